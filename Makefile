@@ -1,0 +1,47 @@
+# Two commands matter: `make run` (dashboard in demo mode) and `make test` (everything).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test lint format emulator bench load clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(VENV)/.runtime $@
+
+run: $(VENV)/.runtime
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+emulator: $(VENV)/.runtime
+	$(BIN)/python -m emulator
+
+test: $(VENV)/.dev
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+format: $(VENV)/.dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(VENV)/.dev
+	$(BIN)/python -m bench
+
+load: $(VENV)/.dev
+	$(BIN)/python -m pytest -m load --load-full
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts
