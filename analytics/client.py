@@ -1,0 +1,423 @@
+"""One async client for every service operation, a thin sync face, retries and typed errors."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
+
+import httpx
+import msgspec
+import stamina
+from pydantic import SecretStr
+
+from analytics import __version__
+from analytics.errors import (
+    AuthorizationError,
+    BadRequestError,
+    ConnectionFailedError,
+    InvalidResponseError,
+    NotFoundError,
+    RateLimitError,
+    ServerError,
+    ServiceError,
+)
+from analytics.models import (
+    AdminUsageReport,
+    DetectionResponse,
+    DetectionResult,
+    DocumentHandle,
+    ErrorBody,
+    LanguageEntry,
+    LanguageList,
+    Translation,
+    TranslationResponse,
+    UsageReport,
+    V2Language,
+)
+
+if TYPE_CHECKING:
+    from analytics.settings import Settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+GroupBy = Literal["key", "key_and_day"] | None
+
+DETECT_BATCH = 50
+ANALYTICS_PATH = "/v2/admin/analytics"
+USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
+
+_ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
+    400: BadRequestError,
+    401: AuthorizationError,
+    403: AuthorizationError,
+    404: NotFoundError,
+}
+# Transport failures after which the request certainly never reached the service.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_error_decoder = msgspec.json.Decoder(ErrorBody)
+_v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """`Retry-After` as seconds: a number of seconds or an HTTP-date; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def error_from_response(response: httpx.Response) -> ServiceError:
+    """The typed error for a non-2xx response, with the service's message, code and trace id."""
+    status = response.status_code
+    trace_id = response.headers.get("X-Trace-ID")
+    try:
+        body = _error_decoder.decode(response.content)
+        message, code = body.message, body.code
+    except msgspec.DecodeError:
+        message, code = None, None
+    message = message or response.reason_phrase or "no message"
+    kwargs: dict[str, Any] = {"status": status, "code": code, "trace_id": trace_id}
+    if status == 429:
+        return RateLimitError(
+            message, retry_after=retry_after_seconds(response.headers.get("Retry-After")), **kwargs
+        )
+    if status >= 500:
+        return ServerError(message, **kwargs)
+    return _ERRORS_BY_STATUS.get(status, ServiceError)(message, **kwargs)
+
+
+def decode(decoder: msgspec.json.Decoder[T], response: httpx.Response) -> T:
+    """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
+    try:
+        return decoder.decode(response.content)
+    except msgspec.DecodeError as exc:
+        raise InvalidResponseError(
+            f"{response.request.method} {response.request.url.path} answered {response.status_code}"
+            f" with a body that is not the documented shape ({exc})",
+            status=response.status_code,
+            trace_id=response.headers.get("X-Trace-ID"),
+        ) from None
+
+
+def _form_value(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _texts(texts: str | Sequence[str]) -> list[str]:
+    """A single string is one text, not a sequence of characters."""
+    return [texts] if isinstance(texts, str) else list(texts)
+
+
+class AsyncServiceClient:
+    """Every service operation over one httpx connection pool.
+
+    Safe requests (GETs and language detection) are retried on 429, 5xx, timeouts and network
+    errors; translation and upload only when the service certainly did not process them (429 or
+    a connection that was never established). `Retry-After` is honoured up to `max_retry_wait`
+    seconds; otherwise waits grow exponentially with jitter from `wait_initial` to `wait_max`.
+    At most `concurrency` requests are in flight at once.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        auth_key: SecretStr,
+        *,
+        auth_scheme: str = "Service-Auth-Key",
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+        max_attempts: int = 5,
+        max_retry_wait: float = 60.0,
+        retry_timeout: float = 300.0,
+        wait_initial: float = 0.5,
+        wait_max: float = 10.0,
+        concurrency: int = 4,
+    ) -> None:
+        if not isinstance(auth_key, SecretStr):
+            auth_key = SecretStr(auth_key)
+        self.base_url = base_url.rstrip("/")
+        self._auth = f"{auth_scheme} {auth_key.get_secret_value()}"
+        self.auth_key = auth_key
+        self.max_attempts = max_attempts
+        self.max_retry_wait = max_retry_wait
+        self.retry_timeout = retry_timeout
+        self.wait_initial = wait_initial
+        self.wait_max = wait_max
+        self._limit = asyncio.Semaphore(concurrency)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            timeout=timeout,
+            headers={"User-Agent": USER_AGENT},
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **options: Any) -> Self:
+        if not (settings.is_configured and settings.auth_key and settings.base_url):
+            raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
+        return cls(
+            settings.base_url, settings.auth_key, auth_scheme=settings.auth_scheme, **options
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, auth_key={self.auth_key!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- transport, errors, retries ---------------------------------------------------------
+
+    def _should_retry(self, idempotent: bool) -> Callable[[Exception], bool | float]:
+        def hook(exc: Exception) -> bool | float:
+            if isinstance(exc, RateLimitError):
+                if exc.retry_after is None:
+                    return True
+                return min(exc.retry_after, self.max_retry_wait)
+            if isinstance(exc, ConnectionFailedError):
+                return idempotent or not exc.request_sent
+            return idempotent and isinstance(exc, ServerError)
+
+        return hook
+
+    async def _send_once(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            async with self._limit:
+                response = await self._http.request(
+                    method, path, headers={"Authorization": self._auth}, **kwargs
+                )
+        except httpx.TransportError as exc:
+            raise ConnectionFailedError(
+                f"{method} {path} to {self._http.base_url.host}: {type(exc).__name__} {exc}",
+                request_sent=not isinstance(exc, _NEVER_SENT),
+            ) from None
+        if response.is_success:
+            return response
+        raise error_from_response(response)
+
+    async def request(
+        self, method: str, path: str, *, idempotent: bool, **kwargs: Any
+    ) -> httpx.Response:
+        """Send one operation with retries; raises a ServiceError subclass on failure."""
+        async for attempt in stamina.retry_context(
+            on=self._should_retry(idempotent),
+            attempts=self.max_attempts,
+            timeout=self.retry_timeout,
+            wait_initial=self.wait_initial,
+            wait_max=self.wait_max,
+            wait_jitter=self.wait_initial,
+        ):
+            with attempt:
+                response = await self._send_once(method, path, **kwargs)
+        return response
+
+    # -- operations ----------------------------------------------------------------------------
+
+    async def usage_report_bytes(
+        self, start: date, end: date, group_by: GroupBy = "key_and_day"
+    ) -> bytes:
+        """The raw analytics body; `start` and `end` are sent as the start_date/end_date values."""
+        params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
+        if group_by:
+            params["group_by"] = group_by
+        response = await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
+        return response.content
+
+    async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
+        params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
+        if group_by:
+            params["group_by"] = group_by
+        response = await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
+        return decode(msgspec.json.Decoder(AdminUsageReport), response).usage_report
+
+    async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
+        """Language of each text, in input order; any number of texts (sent in batches of 50)."""
+        items = _texts(texts)
+        batches = [items[i : i + DETECT_BATCH] for i in range(0, len(items), DETECT_BATCH)]
+        answers = await asyncio.gather(*(self._detect_batch(batch) for batch in batches))
+        return [result for answer in answers for result in answer]
+
+    async def _detect_batch(self, batch: list[str]) -> list[DetectionResult]:
+        # Detection only reads, so it is retried like a GET.
+        path = "/v3/detect/language"
+        response = await self.request("POST", path, idempotent=True, json={"text": batch})
+        results = decode(msgspec.json.Decoder(DetectionResponse), response).results
+        if len(results) != len(batch):
+            raise InvalidResponseError(
+                f"POST {path} returned {len(results)} results for {len(batch)} texts",
+                status=response.status_code,
+                trace_id=response.headers.get("X-Trace-ID"),
+            )
+        return results
+
+    async def translate(
+        self, texts: str | Sequence[str], target_lang: str, source_lang: str | None = None
+    ) -> list[Translation]:
+        body: dict[str, Any] = {"text": _texts(texts), "target_lang": target_lang}
+        if source_lang:
+            body["source_lang"] = source_lang
+        response = await self.request("POST", "/v2/translate", idempotent=False, json=body)
+        return decode(msgspec.json.Decoder(TranslationResponse), response).translations
+
+    async def upload_document(
+        self, file_bytes: bytes, filename: str, target_lang: str, **options: Any
+    ) -> DocumentHandle:
+        """Upload a document (multipart); options are the spec's optional parts, e.g.
+        source_lang, formality, glossary_ids (a list is sent as repeated parts)."""
+        data: dict[str, str | list[str]] = {"target_lang": target_lang}
+        for name, value in options.items():
+            if value is None:
+                continue
+            if isinstance(value, list | tuple):
+                data[name] = [_form_value(v) for v in value]
+            else:
+                data[name] = _form_value(value)
+        response = await self.request(
+            "POST",
+            "/v2/document",
+            idempotent=False,
+            data=data,
+            files={"file": (filename, file_bytes)},
+        )
+        return decode(msgspec.json.Decoder(DocumentHandle), response)
+
+    async def languages(
+        self,
+        resource: str,
+        usable_as_source: bool | None = None,
+        usable_as_target: bool | None = None,
+    ) -> list[LanguageEntry]:
+        params = {"resource": resource}
+        for name, flag in (
+            ("usable_as_source", usable_as_source),
+            ("usable_as_target", usable_as_target),
+        ):
+            if flag is not None:
+                params[name] = _form_value(flag)
+        response = await self.request("GET", "/v3/languages", idempotent=True, params=params)
+        answer = decode(_v3_languages_decoder, response)
+        return answer.languages if isinstance(answer, LanguageList) else answer
+
+    async def languages_v2(self, type: Literal["source", "target"] = "source") -> list[V2Language]:
+        response = await self.request(
+            "GET", "/v2/languages", idempotent=True, params={"type": type}
+        )
+        return decode(msgspec.json.Decoder(list[V2Language]), response)
+
+
+class _EventLoopThread:
+    """A private event loop on a daemon thread, so sync callers on any thread (Streamlit's
+    script threads, the CLI) share one connection pool and never nest event loops."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="service-client", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self, client: AsyncServiceClient) -> None:
+        if self.loop.is_closed():
+            return
+        try:
+            self.run(client.aclose())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=5)
+            self.loop.close()
+
+
+class ServiceClient:
+    """The sync face of AsyncServiceClient: same methods, same arguments, blocking."""
+
+    def __init__(self, base_url: str, auth_key: SecretStr, **options: Any) -> None:
+        self.async_client = AsyncServiceClient(base_url, auth_key, **options)
+        self._loop = _EventLoopThread()
+        self._finalizer = weakref.finalize(self, self._loop.stop, self.async_client)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **options: Any) -> Self:
+        if not (settings.is_configured and settings.auth_key and settings.base_url):
+            raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
+        return cls(
+            settings.base_url, settings.auth_key, auth_scheme=settings.auth_scheme, **options
+        )
+
+    def __repr__(self) -> str:
+        return f"ServiceClient({self.async_client!r})"
+
+    def run(self, func: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """Run `func(*args, **kwargs)` (a coroutine function) on the client's loop and wait."""
+
+        async def call() -> T:
+            return await func(*args, **kwargs)
+
+        return self._loop.run(call())
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def usage_report_bytes(
+        self, start: date, end: date, group_by: GroupBy = "key_and_day"
+    ) -> bytes:
+        return self.run(self.async_client.usage_report_bytes, start, end, group_by)
+
+    def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
+        return self.run(self.async_client.usage_report, start, end, group_by)
+
+    def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
+        return self.run(self.async_client.detect, texts)
+
+    def translate(
+        self, texts: str | Sequence[str], target_lang: str, source_lang: str | None = None
+    ) -> list[Translation]:
+        return self.run(self.async_client.translate, texts, target_lang, source_lang)
+
+    def upload_document(
+        self, file_bytes: bytes, filename: str, target_lang: str, **options: Any
+    ) -> DocumentHandle:
+        return self.run(
+            self.async_client.upload_document, file_bytes, filename, target_lang, **options
+        )
+
+    def languages(
+        self,
+        resource: str,
+        usable_as_source: bool | None = None,
+        usable_as_target: bool | None = None,
+    ) -> list[LanguageEntry]:
+        return self.run(self.async_client.languages, resource, usable_as_source, usable_as_target)
+
+    def languages_v2(self, type: Literal["source", "target"] = "source") -> list[V2Language]:
+        return self.run(self.async_client.languages_v2, type)
