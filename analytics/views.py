@@ -42,6 +42,7 @@ OTHER = "Other"
 # Resample automatically so a chart never carries more than a few hundred points per series.
 DAILY_UP_TO_DAYS = 120
 WEEKLY_UP_TO_DAYS = 730
+DAILY_LIMIT_DAYS = 366
 SPARKLINE_POINTS = 60
 ALL_HISTORY_YEARS = 5
 
@@ -91,6 +92,12 @@ def auto_granularity(start: date, end: date) -> Granularity:
     if days <= DAILY_UP_TO_DAYS:
         return "day"
     return "week" if days <= WEEKLY_UP_TO_DAYS else "month"
+
+
+def allowed_granularities(start: date, end: date) -> list[Granularity]:
+    """Daily points only up to a year, so a chart never carries thousands of bars per series."""
+    days = (end - start).days + 1
+    return ["day", "week", "month"] if days <= DAILY_LIMIT_DAYS else ["week", "month"]
 
 
 def period_start(dates: pd.Series | pd.DatetimeIndex, granularity: Granularity) -> pd.Series:
