@@ -188,7 +188,8 @@ def status_for(used: float, projected: float, limit: float, threshold: float) ->
     """``exceeded`` when the limit is used up, ``warning`` when used or projected reaches it."""
     if used > limit or (limit > 0 and used >= limit):
         return "exceeded"
-    if max(used, projected) >= threshold * limit:
+    reach = max(used, projected)
+    if reach > 0 and reach >= threshold * limit:
         return "warning"
     return "ok"
 

@@ -1,0 +1,204 @@
+"""Budgets: parsing with clear errors, and evaluation at and around each threshold."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from test_forecast import FIRST, usage_frame
+
+from analytics.budgets import (
+    EVALUATION_COLUMNS,
+    BudgetFileError,
+    evaluate,
+    evaluation_frame,
+    load_budgets,
+    parse_budgets,
+    status_for,
+    worst,
+)
+from analytics.forecast import YearStart
+
+ROOT = Path(__file__).resolve().parent.parent
+AS_OF = date(2025, 3, 11)  # ten closed days of March
+
+
+def budgets(*entries: str, head: str = "") -> str:
+    return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
+
+
+ORG_MONTH = 'metric = "total_characters"\nperiod = "month"\nlimit = {limit}'
+
+
+def evaluate_one(kd, text: str, as_of: date = AS_OF):
+    [result] = evaluate(parse_budgets(text), kd, as_of, FIRST)
+    return result
+
+
+@pytest.fixture(scope="module")
+def flat():
+    """100 characters a day for one key, from 1 January 2025."""
+    return usage_frame({"aaaa****0001": [100.0] * 120}, labels={"aaaa****0001": "Website"})
+
+
+def test_example_file_parses():
+    parsed = load_budgets(ROOT / "budgets.example.toml")
+    assert parsed.year_start == YearStart(4, 1)
+    assert len(parsed.budgets) == 5
+    assert {b.period for b in parsed.budgets} == {"month", "quarter", "year"}
+    website = parsed.budgets[3]
+    assert (website.key, website.limit, parsed.threshold(website)) == (
+        "Production website",
+        15_000_000,
+        0.8,
+    )
+    assert parsed.threshold(parsed.budgets[4]) == 0.75
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[[budget]\nmetric = 1", "not valid TOML"),
+        (
+            budgets('metric = "characters"\nperiod = "month"\nlimit = 5'),
+            "unknown metric 'characters'",
+        ),
+        (
+            budgets('metric = "total_characters"\nperiod = "week"\nlimit = 5'),
+            "unknown period 'week'",
+        ),
+        (budgets(ORG_MONTH.format(limit=-1)), "limit must be a finite number ≥ 0, not -1"),
+        (budgets(ORG_MONTH.format(limit="nan")), "limit must be a finite number"),
+        (budgets(ORG_MONTH.format(limit='"lots"')), "Expected `float`, got `str`"),
+        (budgets(ORG_MONTH.format(limit=5) + "\nwarning_at = 0"), "warning_at must be in (0, 1]"),
+        (budgets(ORG_MONTH.format(limit=5) + "\nwarning_at = 1.2"), "warning_at must be in (0, 1]"),
+        (budgets(ORG_MONTH.format(limit=5), head="warning_at = 80\n"), "warning_at must be in"),
+        (budgets(ORG_MONTH.format(limit=5) + '\nkey = " "'), "key must name a key label"),
+        (budgets(ORG_MONTH.format(limit=5) + "\nlimt = 5"), "unknown field `limt`"),
+        (budgets('metric = "total_characters"\nlimit = 5'), "missing required field `period`"),
+        (budgets(ORG_MONTH.format(limit=5), head='contract_year_start = "02-29"\n'), "02-29"),
+        ("warning_at = 0.9\n", "no [[budget]] entries"),
+    ],
+)
+def test_bad_files_give_clear_errors(text, message):
+    with pytest.raises(BudgetFileError) as raised:
+        parse_budgets(text, "team.toml")
+    assert str(raised.value).startswith("team.toml: ")
+    assert message in str(raised.value)
+
+
+def test_errors_name_the_entry_that_breaks_the_rule():
+    text = budgets(ORG_MONTH.format(limit=5), ORG_MONTH.format(limit=-5))
+    with pytest.raises(BudgetFileError, match=r"\[\[budget\]\] #2"):
+        parse_budgets(text)
+
+
+def test_missing_and_unreadable_files(tmp_path):
+    with pytest.raises(BudgetFileError, match="no such file"):
+        load_budgets(tmp_path / "absent.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(BudgetFileError, match="cannot be read"):
+        load_budgets(binary)
+
+
+@pytest.mark.parametrize(
+    ("used", "projected", "expected"),
+    [
+        (79.99, 79.99, "ok"),  # just below the threshold, actual and projected
+        (80, 80, "warning"),  # exactly 80 %
+        (80.01, 80.01, "warning"),  # just above
+        (50, 79.99, "ok"),
+        (50, 80, "warning"),  # projected only
+        (99.99, 150, "warning"),  # projected overrun, not yet exceeded
+        (100, 100, "exceeded"),  # exactly 100 %: the budget is used up
+        (130, 130, "exceeded"),
+    ],
+)
+def test_status_at_and_around_each_threshold(used, projected, expected):
+    assert status_for(used, projected, 100, 0.8) == expected
+
+
+def test_status_of_a_zero_limit():
+    assert status_for(0, 0, 0, 0.8) == "ok"
+    assert status_for(0, 3, 0, 0.8) == "warning"
+    assert status_for(1, 1, 0, 0.8) == "exceeded"
+
+
+def test_evaluation_used_share_projection_and_overrun(flat):
+    # 1,000 used over ten closed days, 3,100 projected for March.
+    result = evaluate_one(flat, budgets(ORG_MONTH.format(limit=1250)))
+    assert (result.start, result.end) == (date(2025, 3, 1), date(2025, 3, 31))
+    assert result.used == 1000
+    assert result.used_share == pytest.approx(0.8)
+    assert result.projected == pytest.approx(3100)
+    assert result.overrun == date(2025, 3, 13)  # 1,200 by the 12th, 1,300 by the 13th
+    assert result.status == "warning"
+
+
+def test_evaluation_exceeded_dates_the_actual_crossing(flat):
+    result = evaluate_one(flat, budgets(ORG_MONTH.format(limit=1000)))
+    assert result.used_share == pytest.approx(1.0)
+    assert result.status == "exceeded"
+    assert result.overrun == date(2025, 3, 10)
+
+
+def test_evaluation_projected_only_warning_and_ok(flat):
+    projected_80 = evaluate_one(flat, budgets(ORG_MONTH.format(limit=3875)))
+    assert projected_80.used_share == pytest.approx(1000 / 3875)
+    assert projected_80.projected_share == pytest.approx(0.8)
+    assert (projected_80.status, projected_80.overrun) == ("warning", None)
+    below = evaluate_one(flat, budgets(ORG_MONTH.format(limit=3900)))
+    assert below.status == "ok"
+    stricter = evaluate_one(flat, budgets(ORG_MONTH.format(limit=3900) + "\nwarning_at = 0.5"))
+    assert stricter.status == "warning"
+
+
+def test_key_budgets_by_label_masked_key_shared_label_and_unknown_key():
+    kd = usage_frame(
+        {"aaaa****0001": [100.0] * 90, "bbbb****0002": [10.0] * 90, "cccc****0003": [1.0] * 90},
+        labels={"aaaa****0001": "Website", "bbbb****0002": "Bots", "cccc****0003": "Bots"},
+    )
+    entry = 'key = "{key}"\nmetric = "total_characters"\nperiod = "month"\nlimit = 100000'
+    text = budgets(*(entry.format(key=k) for k in ("Website", "bbbb****0002", "Bots", "Webiste")))
+    by_label, by_key, shared, unknown = evaluate(parse_budgets(text), kd, AS_OF, FIRST)
+    assert (by_label.keys, by_label.used) == (("aaaa****0001",), 1000)
+    assert (by_key.keys, by_key.used) == (("bbbb****0002",), 100)
+    assert (shared.keys, shared.used) == (("bbbb****0002", "cccc****0003"), 110)
+    assert (unknown.status, unknown.keys, unknown.used) == ("unknown key", (), 0)
+    assert worst([by_label, unknown]) == "unknown key"
+
+
+def test_minutes_budget_and_contract_year():
+    kd = usage_frame(
+        {"aaaa****0001": [100.0] * 120},
+        minutes={"aaaa****0001": [2.5] * 120},
+    )
+    head = 'contract_year_start = "02-01"\n'
+    text = budgets(
+        'metric = "speech_to_text_minutes"\nperiod = "year"\nlimit = 1000',
+        'metric = "speech_to_text_minutes"\nperiod = "quarter"\nlimit = 100',
+        head=head,
+    )
+    year, quarter = evaluate(parse_budgets(text), kd, AS_OF, FIRST)
+    assert (year.start, year.end) == (date(2025, 2, 1), date(2026, 1, 31))
+    assert year.used == pytest.approx(2.5 * 38)  # 1 February to 10 March
+    assert year.projected == pytest.approx(2.5 * 365)
+    assert year.status == "warning"  # 912.5 projected of 1,000
+    assert quarter.used == pytest.approx(2.5 * 69)
+    assert quarter.status == "exceeded"
+    assert quarter.overrun == date(2025, 2, 9)  # the 40th day reaches 100 minutes
+
+
+def test_worst_and_evaluation_frame(flat):
+    text = budgets(ORG_MONTH.format(limit=100000), ORG_MONTH.format(limit=1000))
+    results = evaluate(parse_budgets(text), flat, AS_OF, FIRST)
+    assert worst(results[:1]) == "ok"
+    assert worst(results) == "exceeded"
+    assert worst([]) == "ok"
+    frame = evaluation_frame(results)
+    assert list(frame.columns) == EVALUATION_COLUMNS
+    assert list(frame["status"]) == ["ok", "exceeded"]
+    assert list(frame["used %"]) == pytest.approx([1.0, 100.0])
+    assert frame["period"].iloc[0] == "2025-03-01 – 2025-03-31"
