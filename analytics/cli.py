@@ -1,0 +1,257 @@
+"""`python -m analytics`: scheduled exports and quick look-ups, made for cron and systemd timers.
+
+Exit codes: 0 done; 2 bad arguments or configuration; 3 the service refused the key (403);
+4 the service or the network failed after retries (or answered with an invalid body);
+1 anything unexpected. Errors go to stderr in one or two lines, without a traceback unless
+--debug is given.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from analytics import exports, periods
+from analytics.client import ServiceClient
+from analytics.demo import demo_client
+from analytics.errors import AuthorizationError, ServiceError
+from analytics.history import HistoryStore
+from analytics.pipeline import fetch_usage, utc_today
+from analytics.settings import Settings
+
+EXIT_UNEXPECTED = 1
+EXIT_USAGE = 2
+EXIT_FORBIDDEN = 3
+EXIT_SERVICE = 4
+
+app = typer.Typer(
+    help="Usage exports and look-ups for the Language Service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class GroupByChoice(StrEnum):
+    key_and_day = "key_and_day"
+    key = "key"
+    none = "none"
+
+
+class FormatChoice(StrEnum):
+    csv = "csv"
+    parquet = "parquet"
+    xlsx = "xlsx"
+
+
+class ListFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+
+
+PeriodChoice = StrEnum("PeriodChoice", {name: name for name in periods.PRESETS})
+
+DemoOption = Annotated[
+    bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
+]
+DebugOption = Annotated[
+    bool, typer.Option("--debug", help="Log every step and show tracebacks on errors.")
+]
+
+
+class UsageProblem(Exception):
+    """Bad arguments or configuration: reported with exit code 2."""
+
+
+def _fail(code: int, message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _reported(debug: bool) -> Iterator[None]:
+    """Turn failures into one readable stderr line and the documented exit code."""
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    if not debug:
+        # Retries are routine; their log lines carry no detail worth a cron mail.
+        logging.getLogger("stamina").setLevel(logging.ERROR)
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except UsageProblem as exc:
+        _fail(EXIT_USAGE, str(exc))
+    except AuthorizationError as exc:
+        if debug:
+            raise
+        _fail(EXIT_FORBIDDEN, str(exc))
+    except ServiceError as exc:
+        if debug:
+            raise
+        _fail(EXIT_SERVICE, str(exc))
+    except Exception as exc:
+        if debug:
+            raise
+        _fail(EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)")
+
+
+def _settings() -> Settings:
+    try:
+        return Settings()
+    except ValueError as exc:
+        raise UsageProblem(f"invalid SERVICE_* setting: {exc}") from None
+
+
+def _client(settings: Settings, demo: bool) -> ServiceClient:
+    if demo:
+        return demo_client(settings)
+    if not settings.is_configured:
+        raise UsageProblem(
+            "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set (or pass --demo for demo data)"
+        )
+    return ServiceClient.from_settings(settings)
+
+
+def _day(value: str | None, name: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageProblem(f"{name} must be a day as YYYY-MM-DD, not {value!r}") from None
+
+
+def _range(start: str | None, end: str | None, period: PeriodChoice | None) -> tuple[date, date]:
+    if period is not None:
+        if start or end:
+            raise UsageProblem("give either --period or --start/--end, not both")
+        return periods.resolve(period.value, utc_today())
+    first, last = _day(start, "--start"), _day(end, "--end")
+    if first is None or last is None:
+        raise UsageProblem("give --start and --end (inclusive UTC days) or --period")
+    if last < first:
+        raise UsageProblem(f"--end {last} is before --start {first}")
+    return first, last
+
+
+def _format(output: Path, fmt: FormatChoice | None) -> exports.Format:
+    if output.is_dir():
+        raise UsageProblem(f"--output {output} is a folder; give a file path")
+    if not output.parent.is_dir():
+        raise UsageProblem(f"the folder of --output {output} does not exist")
+    if fmt is not None:
+        return fmt.value  # type: ignore[return-value]
+    try:
+        return exports.format_for(output)
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+@app.command()
+def export(
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write (atomically).")],
+    start: Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")] = None,
+    end: Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")] = None,
+    period: Annotated[
+        PeriodChoice | None, typer.Option(help="Named range ending yesterday (UTC).")
+    ] = None,
+    group_by: Annotated[
+        GroupByChoice, typer.Option(help="Rows per key and day, per key, or one row.")
+    ] = GroupByChoice.key_and_day,
+    fmt: Annotated[
+        FormatChoice | None,
+        typer.Option("--format", help="Output format; by default from the file extension."),
+    ] = None,
+    demo: DemoOption = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help="Fetch every day; do not use the history store.")
+    ] = False,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="Write text cells as they are (no formula guard).")
+    ] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Export usage of a range of UTC days to CSV, Parquet or Excel."""
+    with _reported(debug):
+        first, last = _range(start, end, period)
+        file_format = _format(output, fmt)
+        settings = _settings()
+        with _client(settings, demo) as client:
+            history = None
+            if not (demo or no_history) and settings.auth_key and settings.base_url:
+                history = HistoryStore.for_account(
+                    settings.history_path, settings.base_url, settings.auth_key
+                )
+            if sys.stderr.isatty():
+                typer.echo(f"Fetching usage {first}..{last}…", err=True)
+            usage = fetch_usage(client, first, last, history=history)
+        for mismatch in usage.mismatches:
+            typer.echo(f"warning: totals do not reconcile: {mismatch}", err=True)
+        table = exports.shape_export(usage, group_by.value)
+        exports.write_export(table, output, file_format, raw=raw)
+        if sys.stderr.isatty():
+            typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+@app.command()
+def languages(
+    resource: Annotated[
+        str, typer.Option(help="translate_text, translate_document, glossary, voice or write.")
+    ],
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = ListFormat.table,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """List the languages of one resource with their source/target flags and features."""
+    with _reported(debug), _client(_settings(), demo) as client:
+        entries = client.languages(resource)
+        rows = [
+            [
+                e.lang,
+                e.name,
+                "yes" if e.usable_as_source else "no",
+                "yes" if e.usable_as_target else "no",
+                " ".join(sorted(e.features)),
+            ]
+            for e in entries
+        ]
+        header = ["lang", "name", "source", "target", "features"]
+        if fmt.value == "csv":
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            writer.writerows([header, *rows])
+        else:
+            widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+            for row in [header, *rows]:
+                cells = (str(v).ljust(w) for v, w in zip(row, widths, strict=True))
+                typer.echo("  ".join(cells).rstrip())
+
+
+@app.command()
+def detect(
+    texts: Annotated[list[str], typer.Argument(help="Texts whose language to detect.")],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Detect the language of each text (one line per text, in order)."""
+    with _reported(debug), _client(_settings(), demo) as client:
+        for text, result in zip(texts, client.detect(texts), strict=True):
+            found = result.detected_language or "-"
+            typer.echo(f"{found}\t{result.detection_status}\t{text}")
+
+
+def main() -> None:
+    app()
