@@ -1,0 +1,7 @@
+"""A spec-faithful local emulator of the Language Service API (see emulator/README.md)."""
+
+from emulator.app import Emulator, create_app
+from emulator.config import EmulatorConfig
+from emulator.org import KeySpec, LedgerRow, mask_key
+
+__all__ = ["Emulator", "EmulatorConfig", "KeySpec", "LedgerRow", "create_app", "mask_key"]

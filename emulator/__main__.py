@@ -1,0 +1,65 @@
+"""`python -m emulator`: serve the emulator on a local port (`--port 0` picks a free one)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from emulator.app import create_app
+from emulator.config import EmulatorConfig
+from emulator.orgfile import OrgFileError
+
+cli = typer.Typer(add_completion=False)
+
+
+@cli.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port; 0 picks a free one.")] = 8765,
+    org: Annotated[Path | None, typer.Option(help="Organization TOML file.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic organization.")] = 42,
+    keys: Annotated[int, typer.Option(help="Keys of the synthetic organization.")] = 25,
+    days: Annotated[int, typer.Option(help="Days of synthetic history.")] = 1095,
+    db: Annotated[Path | None, typer.Option(help="SQLite file (default: in memory).")] = None,
+    latency_ms: Annotated[int, typer.Option(help="Delay before every answer.")] = 0,
+    fault_429: Annotated[float, typer.Option(help="Share of requests answered 429.")] = 0.0,
+    fault_503: Annotated[float, typer.Option(help="Share of requests answered 503.")] = 0.0,
+    retry_after: Annotated[int, typer.Option(help="Retry-After seconds on 429.")] = 1,
+    auth_scheme: Annotated[str, typer.Option(help="Authorization scheme.")] = "Service-Auth-Key",
+) -> None:
+    """Start the Language Service emulator."""
+    config = EmulatorConfig(
+        seed=seed,
+        keys=keys,
+        days=days,
+        org_file=org,
+        db=db,
+        latency_ms=latency_ms,
+        fault_429_rate=fault_429,
+        fault_503_rate=fault_503,
+        retry_after_s=retry_after,
+        auth_scheme=auth_scheme,
+    )
+    try:
+        app = create_app(config)
+    except (OrgFileError, ValueError) as exc:
+        typer.echo(f"Cannot start the emulator: {exc}", err=True)
+        raise typer.Exit(2) from None
+    listener = socket.create_server((host, port))
+    bound_port = listener.getsockname()[1]
+    print(f"Emulator listening on http://{host}:{bound_port}", flush=True)
+    emulator = app.state.emulator
+    if emulator.synthetic and emulator.admin_key:
+        print(f"Admin key: {emulator.admin_key}", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[listener])
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    cli()

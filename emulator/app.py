@@ -1,0 +1,245 @@
+"""The emulator's HTTP interface: one FastAPI app per organization, routes on the spec's paths."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Query, Request, Security
+from fastapi.security import APIKeyHeader
+from starlette.responses import Response
+
+from emulator import documents, orgfile, synthetic
+from emulator.bodies import read_fields, texts_of
+from emulator.config import EmulatorConfig
+from emulator.detection import detect
+from emulator.errors import (
+    ServiceError,
+    TraceIdMiddleware,
+    bad_request,
+    install_error_handlers,
+    json_response,
+)
+from emulator.faults import FaultMiddleware, Faults
+from emulator.languages_data import RESOURCES, language_entries, v2_languages
+from emulator.org import KeySpec, LedgerRow, Organization
+from emulator.schemas import (
+    DETECT_BODY,
+    DOCUMENT_BODY,
+    TRANSLATE_BODY,
+    AdminUsageReport,
+    DetectionResponse,
+    DocumentHandle,
+    LanguageEntry,
+    TranslationResponse,
+    V2Language,
+    errors,
+)
+from emulator.store import Store, StoredKey
+from emulator.translation import translate
+from emulator.usage_report import build_report
+
+API_VERSION = "3.12.0"
+AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
+
+
+class Emulator:
+    """One organization served over HTTP: its ledger, keys and live fault settings."""
+
+    def __init__(self, config: EmulatorConfig) -> None:
+        self.config = config
+        self.faults = Faults(
+            latency_ms=config.latency_ms,
+            fault_429_rate=config.fault_429_rate,
+            fault_503_rate=config.fault_503_rate,
+            retry_after_s=config.retry_after_s,
+            seed=config.seed,
+        )
+        org, fingerprint = _organization(config)
+        self.keys: list[KeySpec] = org.keys
+        self.admin_key: str | None = org.admin_key
+        self.synthetic = config.org_file is None
+        self.store = Store(config.db)
+        self.store.ensure(fingerprint, lambda: org)
+
+    def today(self) -> dt.date:
+        return self.config.current_day()
+
+    def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
+        """Stored key-days of the inclusive UTC day range, sorted by (usage_date, api_key)."""
+        return self.store.ledger(start, end)
+
+    def authenticate(self, authorization: str | None) -> StoredKey:
+        """The calling key, or 403 when the header is missing, malformed or unknown."""
+        scheme, _, key = (authorization or "").strip().partition(" ")
+        found = None
+        if scheme.lower() == self.config.auth_scheme.lower() and key.strip():
+            found = self.store.find_key(key.strip())
+        if found is None:
+            raise ServiceError(403, AUTH_FAILED, "authorization_failed")
+        return found
+
+
+def _organization(config: EmulatorConfig) -> tuple[Organization, str]:
+    """The organization and a fingerprint telling whether a database file already holds it."""
+    if config.org_file is not None:
+        path = Path(config.org_file)
+        org = orgfile.load(path)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        return org, f"file:{digest}"
+    today = config.current_day()
+    org = synthetic.generate(config.seed, config.keys, config.days, today)
+    return org, f"synthetic:{config.seed}:{config.keys}:{config.days}:{today}"
+
+
+AUTH_HEADER = APIKeyHeader(
+    name="Authorization",
+    auto_error=False,
+    description="`Service-Auth-Key <API_KEY>`",
+)
+
+
+def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) -> StoredKey:
+    emulator: Emulator = request.app.state.emulator
+    return emulator.authenticate(authorization)
+
+
+Caller = Annotated[StoredKey, Depends(caller)]
+
+
+def _flag(name: str, value: str | None) -> bool | None:
+    if value is None:
+        return None
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise bad_request(f"Bad request. Parameter {name} must be 'true' or 'false'.")
+
+
+def create_app(config: EmulatorConfig | None = None) -> FastAPI:
+    """The ASGI app; usable in-process (httpx.ASGITransport) from any thread or event loop."""
+    emulator = Emulator(config or EmulatorConfig())
+    app = FastAPI(
+        title="Language Service (local emulator)",
+        version=API_VERSION,
+        description="Spec-faithful emulator of the Language Service API; see emulator/README.md.",
+        redoc_url=None,
+    )
+    app.state.emulator = emulator
+    install_error_handlers(app)
+    app.add_middleware(FaultMiddleware, faults=emulator.faults)
+    app.add_middleware(TraceIdMiddleware)
+
+    @app.get("/healthz", tags=["emulator"], summary="Readiness probe (no authentication)")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get(
+        "/v2/admin/analytics",
+        tags=["administrator API"],
+        summary="Get usage analytics",
+        response_model=AdminUsageReport,
+        responses=errors(400),
+    )
+    def analytics(
+        key: Caller,
+        start_date: Annotated[str, Query(description="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC")],
+        end_date: Annotated[str, Query(description="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC")],
+        group_by: Annotated[str, Query(description="empty, key or key_and_day")] = "",
+    ) -> Response:
+        if not key.admin:
+            raise ServiceError(
+                403, "Forbidden: usage analytics need an administrator key.", "admin_required"
+            )
+        return json_response(build_report(emulator.store, start_date, end_date, group_by))
+
+    @app.post(
+        "/v3/detect/language",
+        tags=["language detection (beta)"],
+        summary="Detect the language of each text",
+        response_model=DetectionResponse,
+        responses=errors(400, 415),
+        openapi_extra=DETECT_BODY,
+    )
+    async def detect_language(request: Request, key: Caller) -> Response:
+        if not key.detect_beta:
+            raise ServiceError(403, "Forbidden", "feature_not_enabled")
+        texts = texts_of(await read_fields(request))
+        return json_response({"results": [detect(text).as_result() for text in texts]})
+
+    @app.post(
+        "/v2/translate",
+        tags=["text translation"],
+        summary="Translate text (pseudo-translation)",
+        response_model=TranslationResponse,
+        responses=errors(400, 415),
+        openapi_extra=TRANSLATE_BODY,
+    )
+    async def translate_text(request: Request, key: Caller) -> Response:
+        fields = await read_fields(request)
+        texts = texts_of(fields)
+        translations = translate(fields, texts)
+        characters = sum(len(text) for text in texts)
+        emulator.store.record_usage(key, emulator.today(), text=characters)
+        return json_response({"translations": translations})
+
+    @app.post(
+        "/v2/document",
+        tags=["document translation"],
+        summary="Upload a document for translation",
+        response_model=DocumentHandle,
+        responses=errors(400, 413, 415),
+        openapi_extra=DOCUMENT_BODY,
+    )
+    async def upload_document(request: Request, key: Caller) -> Response:
+        handle = await documents.accept_upload(request, emulator.store, key, emulator.today())
+        return json_response(handle)
+
+    @app.get(
+        "/v3/languages",
+        tags=["language lists"],
+        summary="List the languages of one resource",
+        response_model=list[LanguageEntry],
+        responses=errors(400, 405),
+    )
+    def languages_v3(
+        _: Caller,
+        resource: Annotated[str, Query(description=" | ".join(RESOURCES))],
+        usable_as_source: Annotated[str | None, Query(description="true or false")] = None,
+        usable_as_target: Annotated[str | None, Query(description="true or false")] = None,
+    ) -> Response:
+        if resource not in RESOURCES:
+            raise bad_request(
+                f"Bad request. Value for resource not supported: {resource[:40]!r}. "
+                f"Allowed values: {', '.join(RESOURCES)}."
+            )
+        wanted = {
+            "usable_as_source": _flag("usable_as_source", usable_as_source),
+            "usable_as_target": _flag("usable_as_target", usable_as_target),
+        }
+        entries = [
+            entry
+            for entry in language_entries(resource)
+            if all(flag is None or entry[name] is flag for name, flag in wanted.items())
+        ]
+        return json_response(entries)
+
+    def languages_v2(
+        _: Caller,
+        type: Annotated[str, Query(description="source or target")] = "source",
+    ) -> Response:
+        if type not in ("source", "target"):
+            raise bad_request("Bad request. Parameter type must be 'source' or 'target'.")
+        return json_response(v2_languages(type))
+
+    app.add_api_route(
+        "/v2/languages",
+        languages_v2,
+        methods=["GET", "POST"],
+        tags=["language lists"],
+        summary="List source or target languages (v2)",
+        response_model=list[V2Language],
+        responses=errors(400),
+    )
+    return app

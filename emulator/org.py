@@ -1,0 +1,73 @@
+"""The organization an emulator serves: its keys and its daily usage history."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+METRICS = (
+    "text_translation_characters",
+    "document_translation_characters",
+    "text_improvement_characters",
+    "speech_to_text_minutes",
+)
+
+
+def mask_key(key: str) -> str:
+    """Shape `abcd****wxyz`: enough to tell keys apart, never enough to use one."""
+    if len(key) <= 8:
+        return "****"
+    return f"{key[:4]}****{key[-4:]}"
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One API key of the organization; its repr shows the masked key only."""
+
+    key: str = field(repr=False)
+    label: str
+    admin: bool = False
+    detect_beta: bool = False
+
+    @property
+    def masked(self) -> str:
+        return mask_key(self.key)
+
+    def __repr__(self) -> str:
+        return (
+            f"KeySpec(key={self.masked!r}, label={self.label!r}, "
+            f"admin={self.admin}, detect_beta={self.detect_beta})"
+        )
+
+
+# One stored key-day: (ISO day, index into Organization.keys, label that day, four metrics).
+UsageTuple = tuple[str, int, str, int, int, int, float]
+
+
+@dataclass
+class Organization:
+    """Keys plus non-zero key-days; `usage` rows carry the key's label as of that day."""
+
+    keys: list[KeySpec]
+    usage: list[UsageTuple]
+
+    @property
+    def admin_key(self) -> str | None:
+        """The first admin key, preferring one that is also enrolled in the detection beta."""
+        admins = [k for k in self.keys if k.admin]
+        enrolled = [k for k in admins if k.detect_beta]
+        chosen = (enrolled or admins or [None])[0]
+        return chosen.key if chosen else None
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One key-day of the usage ledger as the emulator stores it (key masked)."""
+
+    usage_date: dt.date
+    api_key: str
+    api_key_label: str
+    text_translation_characters: int
+    document_translation_characters: int
+    text_improvement_characters: int
+    speech_to_text_minutes: float

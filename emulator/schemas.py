@@ -1,0 +1,163 @@
+"""OpenAPI declarations: response models and request bodies the handlers read by hand.
+
+Handlers encode answers with orjson, so these models only describe the interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ErrorResponse(BaseModel):
+    message: str
+    code: str | None = None
+
+
+class UsageBreakdown(BaseModel):
+    total_characters: int
+    text_translation_characters: int
+    document_translation_characters: int
+    text_improvement_characters: int
+    speech_to_text_minutes: float
+
+
+class KeyUsageItem(BaseModel):
+    api_key: str = Field(description="Masked key, shape abcd****wxyz")
+    api_key_label: str
+    usage: UsageBreakdown
+
+
+class KeyAndDayUsageItem(KeyUsageItem):
+    usage_date: str = Field(description="YYYY-MM-DDT00:00:00Z")
+
+
+class UsageReport(BaseModel):
+    total_usage: UsageBreakdown
+    start_date: str
+    end_date: str
+    group_by: Literal["key", "key_and_day"] | None = None
+    key_usages: list[KeyUsageItem] | None = None
+    key_and_day_usages: list[KeyAndDayUsageItem] | None = None
+
+
+class AdminUsageReport(BaseModel):
+    usage_report: UsageReport
+
+
+class DetectionResult(BaseModel):
+    detection_status: Literal[
+        "success", "insufficient_confidence", "unsupported_language", "no_language_detected"
+    ]
+    detected_language: str | None = None
+
+
+class DetectionResponse(BaseModel):
+    results: list[DetectionResult]
+
+
+class Translation(BaseModel):
+    detected_source_language: str
+    text: str
+
+
+class TranslationResponse(BaseModel):
+    translations: list[Translation]
+
+
+class DocumentHandle(BaseModel):
+    document_id: str
+    document_key: str
+
+
+class FeatureStatus(BaseModel):
+    status: str
+
+
+class LanguageEntry(BaseModel):
+    lang: str
+    name: str
+    usable_as_source: bool
+    usable_as_target: bool
+    status: Literal["stable", "beta", "early_access"]
+    features: dict[str, FeatureStatus]
+
+
+class V2Language(BaseModel):
+    language: str
+    name: str
+    supports_formality: bool | None = None
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """Response declarations for error statuses (429/503 come from fault injection)."""
+    return {status: {"model": ErrorResponse} for status in (*statuses, 403, 429, 503)}
+
+
+def _text_body(extra: dict[str, Any]) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "required": ["text", *extra.get("required", [])],
+        "properties": {
+            "text": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 50},
+            **extra.get("properties", {}),
+        },
+    }
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": schema},
+                "application/x-www-form-urlencoded": {"schema": schema},
+            },
+        }
+    }
+
+
+DETECT_BODY = _text_body({})
+TRANSLATE_BODY = _text_body(
+    {
+        "required": ["target_lang"],
+        "properties": {
+            "target_lang": {"type": "string", "example": "DE"},
+            "source_lang": {"type": "string", "example": "EN"},
+        },
+    }
+)
+
+DOCUMENT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["target_lang", "file"],
+                    "properties": {
+                        "target_lang": {"type": "string"},
+                        "file": {"type": "string", "format": "binary"},
+                        "source_lang": {"type": "string"},
+                        "filename": {"type": "string"},
+                        "output_format": {"type": "string"},
+                        "formality": {
+                            "type": "string",
+                            "enum": ["default", "more", "less", "prefer_more", "prefer_less"],
+                        },
+                        "glossary_id": {"type": "string"},
+                        "glossary_ids": {"type": "array", "items": {"type": "string"}},
+                        "style_id": {"type": "string"},
+                        "translation_memory_id": {"type": "string", "format": "uuid"},
+                        "translation_memory_threshold": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "maximum": 100,
+                        },
+                        "enable_watermark": {"type": "boolean"},
+                        "enable_beta_languages": {"type": "boolean"},
+                    },
+                }
+            }
+        },
+    }
+}

@@ -1,0 +1,220 @@
+"""The SQLite usage ledger and document store; every analytics figure is computed here in SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from emulator.org import LedgerRow, Organization
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS keys (
+    key_id INTEGER PRIMARY KEY,      -- in masked-key order: key_id order = api_key order
+    key TEXT NOT NULL UNIQUE,
+    masked TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    admin INTEGER NOT NULL,
+    detect_beta INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS usage (
+    usage_date TEXT NOT NULL,        -- ISO day, UTC
+    key_id INTEGER NOT NULL REFERENCES keys (key_id),
+    label TEXT NOT NULL,             -- the key's label as of that day
+    text_translation_characters INTEGER NOT NULL DEFAULT 0,
+    document_translation_characters INTEGER NOT NULL DEFAULT 0,
+    text_improvement_characters INTEGER NOT NULL DEFAULT 0,
+    speech_to_text_minutes REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (usage_date, key_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY,
+    key_id INTEGER NOT NULL REFERENCES keys (key_id),
+    filename TEXT NOT NULL,
+    source_lang TEXT,
+    target_lang TEXT NOT NULL,
+    output_format TEXT NOT NULL,
+    characters INTEGER NOT NULL,
+    nonce BLOB NOT NULL,
+    ciphertext BLOB NOT NULL,        -- the document key itself is never stored
+    created_at TEXT NOT NULL
+);
+"""
+
+SUMS = """
+    SUM(text_translation_characters), SUM(document_translation_characters),
+    SUM(text_improvement_characters), SUM(speech_to_text_minutes)
+"""
+
+# (text, document, improvement characters, speech minutes)
+Usage = tuple[int, int, int, float]
+
+
+@dataclass(frozen=True)
+class StoredKey:
+    """What a request's authorization resolves to."""
+
+    key_id: int
+    masked: str
+    label: str
+    admin: bool
+    detect_beta: bool
+
+
+class Store:
+    """One SQLite connection shared by all threads and event loops, serialized by a lock."""
+
+    def __init__(self, path: Path | str | None) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(
+            str(path) if path else ":memory:", check_same_thread=False, isolation_level=None
+        )
+        self._conn.execute("PRAGMA synchronous = OFF")
+        self._conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def ensure(self, fingerprint: str, build: Callable[[], Organization]) -> None:
+        """Keep a database that already holds this organization; otherwise load a fresh one."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
+            if row and row[0] == fingerprint:
+                return
+        self._load(fingerprint, build())
+
+    def _load(self, fingerprint: str, org: Organization) -> None:
+        order = sorted(range(len(org.keys)), key=lambda i: org.keys[i].masked)
+        key_id = {index: rank + 1 for rank, index in enumerate(order)}
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN")
+            for table in ("documents", "usage", "keys", "meta"):
+                self._conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            self._conn.executemany(
+                "INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (key_id[i], k.key, k.masked, k.label, k.admin, k.detect_beta)
+                    for i, k in enumerate(org.keys)
+                ],
+            )
+            self._conn.executemany(
+                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ((day, key_id[i], *rest) for day, i, *rest in org.usage),
+            )
+            self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (fingerprint,))
+
+    def find_key(self, key: str) -> StoredKey | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT key_id, masked, label, admin, detect_beta FROM keys WHERE key = ?", (key,)
+            ).fetchone()
+        return StoredKey(row[0], row[1], row[2], bool(row[3]), bool(row[4])) if row else None
+
+    def record_usage(
+        self, key: StoredKey, day: dt.date, *, text: int = 0, document: int = 0
+    ) -> None:
+        """Add characters to the key's ledger row for `day`, creating the row if needed."""
+        with self._lock:
+            self._conn.execute(
+                """
+                INSERT INTO usage (usage_date, key_id, label, text_translation_characters,
+                                   document_translation_characters)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (usage_date, key_id) DO UPDATE SET
+                    label = excluded.label,
+                    text_translation_characters
+                        = text_translation_characters + excluded.text_translation_characters,
+                    document_translation_characters
+                        = document_translation_characters + excluded.document_translation_characters
+                """,
+                (day.isoformat(), key.key_id, key.label, text, document),
+            )
+
+    def total(self, first: dt.date, stop: dt.date) -> Usage:
+        """Sums over the days in [first, stop)."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {SUMS} FROM usage WHERE usage_date >= ? AND usage_date < ?",  # noqa: S608
+                (first.isoformat(), stop.isoformat()),
+            ).fetchone()
+        return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0)
+
+    def by_key(self, first: dt.date, stop: dt.date) -> list[tuple]:
+        """(masked key, latest label in range, *Usage) per key with usage in [first, stop).
+
+        SQLite takes bare columns of a MAX() aggregate from the row holding the maximum,
+        so `label` is the label of the key's last day in the range.
+        """
+        with self._lock:
+            return self._conn.execute(
+                f"""
+                SELECT k.masked, u.label, {SUMS}, MAX(u.usage_date)
+                FROM usage u JOIN keys k USING (key_id)
+                WHERE u.usage_date >= ? AND u.usage_date < ?
+                GROUP BY u.key_id ORDER BY u.key_id
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat()),
+            ).fetchall()
+
+    def by_key_and_day(self, first: dt.date, stop: dt.date) -> list[tuple]:
+        """(ISO day, masked key, label that day, *Usage) sorted by day, then masked key."""
+        with self._lock:
+            return self._conn.execute(
+                """
+                SELECT u.usage_date, k.masked, u.label, u.text_translation_characters,
+                       u.document_translation_characters, u.text_improvement_characters,
+                       u.speech_to_text_minutes
+                FROM usage u JOIN keys k USING (key_id)
+                WHERE u.usage_date >= ? AND u.usage_date < ?
+                ORDER BY u.usage_date, u.key_id
+                """,
+                (first.isoformat(), stop.isoformat()),
+            ).fetchall()
+
+    def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
+        """Stored key-days of the inclusive day range, in analytics order."""
+        rows = self.by_key_and_day(start, end + dt.timedelta(days=1))
+        return [LedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+
+    def save_document(
+        self,
+        document_id: str,
+        key: StoredKey,
+        *,
+        filename: str,
+        source_lang: str | None,
+        target_lang: str,
+        output_format: str,
+        characters: int,
+        nonce: bytes,
+        ciphertext: bytes,
+    ) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    document_id,
+                    key.key_id,
+                    filename,
+                    source_lang,
+                    target_lang,
+                    output_format,
+                    characters,
+                    nonce,
+                    ciphertext,
+                    dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                ),
+            )
+
+    def document(self, document_id: str) -> tuple[bytes, bytes] | None:
+        """(nonce, ciphertext) of a stored document."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT nonce, ciphertext FROM documents WHERE document_id = ?", (document_id,)
+            ).fetchone()
+        return (row[0], row[1]) if row else None

@@ -1,0 +1,104 @@
+"""Shared fixtures: the emulator in-process (ASGI, no port) and as a real loopback process."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the checkout is not installed; make its packages importable
+    sys.path.insert(0, str(ROOT))
+
+from emulator import EmulatorConfig, create_app  # noqa: E402
+
+FIXED_TODAY = dt.date(2025, 6, 1)
+
+
+def auth(key: str) -> dict[str, str]:
+    """The Authorization header the service expects."""
+    return {"Authorization": f"Service-Auth-Key {key}"}
+
+
+def small_config(**overrides: object) -> EmulatorConfig:
+    """A small synthetic organization on a fixed day, quick to build in every test."""
+    settings: dict[str, object] = {"seed": 7, "keys": 8, "days": 60, "today": FIXED_TODAY}
+    settings.update(overrides)
+    return EmulatorConfig(**settings)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def emulator_app() -> Iterator[FastAPI]:
+    """A fresh in-process emulator app (8 keys × 60 days ending 2025-05-31)."""
+    app = create_app(small_config())
+    yield app
+    app.state.emulator.store.close()
+
+
+@pytest.fixture
+async def emulator_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """httpx client over ASGITransport, authorized with the admin key."""
+    transport = httpx.ASGITransport(app=emulator_app)
+    async with httpx.AsyncClient(
+        transport=transport,
+        base_url="http://emulator.test",
+        headers=auth(emulator_app.state.emulator.admin_key),
+    ) as client:
+        yield client
+
+
+@dataclass
+class EmulatorProcess:
+    base_url: str
+    admin_key: str
+    process: subprocess.Popen[str]
+
+
+@pytest.fixture(scope="session")
+def emulator_process() -> Iterator[EmulatorProcess]:
+    """`python -m emulator --port 0` on loopback for the whole session (default organization)."""
+    with tempfile.TemporaryFile(mode="w+") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            first, second = process.stdout.readline(), process.stdout.readline()
+            if not first.startswith("Emulator listening on http://"):
+                stderr.seek(0)
+                pytest.fail(f"emulator did not start: {first!r} {stderr.read()[-2000:]}")
+            base_url = first.split()[-1]
+            admin_key = second.removeprefix("Admin key: ").strip()
+            _wait_healthy(base_url)
+            yield EmulatorProcess(base_url=base_url, admin_key=admin_key, process=process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_healthy(base_url: str, attempts: int = 100) -> None:
+    for _ in range(attempts):
+        try:
+            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"emulator at {base_url} never became healthy")
