@@ -1,0 +1,452 @@
+"""The service client against the emulator (in-process) and tiny misbehaving servers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from email.utils import format_datetime
+
+import httpx
+import pytest
+import stamina
+from pydantic import SecretStr
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from analytics.client import AsyncServiceClient, ServiceClient, retry_after_seconds
+from analytics.errors import (
+    AuthorizationError,
+    BadRequestError,
+    ConnectionFailedError,
+    InvalidResponseError,
+    RateLimitError,
+    ServerError,
+)
+from tests.conftest import FIXED_TODAY
+
+SECRET = "sk-RECOGNIZABLE-0123456789-secret"
+BASE = "http://service.test"
+
+
+class Counting(httpx.AsyncBaseTransport):
+    """Passes requests on and remembers each one, so tests can count attempts."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.requests: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()  # keep the body for assertions (multipart streams included)
+        self.requests.append(request)
+        return await self.inner.handle_async_request(request)
+
+    def paths(self, path: str) -> list[httpx.Request]:
+        return [r for r in self.requests if r.url.path == path]
+
+
+class Failing(httpx.AsyncBaseTransport):
+    """Raises the given transport error on every request."""
+
+    def __init__(self, error: type[httpx.TransportError]) -> None:
+        self.error = error
+        self.calls = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        raise self.error("simulated", request=request)
+
+
+def emulator_transport(app) -> Counting:
+    return Counting(httpx.ASGITransport(app=app))
+
+
+def async_client(transport: httpx.AsyncBaseTransport, key: str = SECRET, **options):
+    return AsyncServiceClient(BASE, SecretStr(key), transport=transport, **options)
+
+
+def app_of(handler, path: str = "/v2/admin/analytics", methods=("GET",)) -> Starlette:
+    return Starlette(routes=[Route(path, handler, methods=list(methods))])
+
+
+@pytest.fixture(autouse=True)
+def no_waits():
+    """Retries without sleeping; each client keeps its own attempt limit."""
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield
+
+
+@pytest.fixture
+def admin(emulator_app) -> str:
+    return emulator_app.state.emulator.admin_key
+
+
+async def test_sends_scheme_key_user_agent_and_json(admin, emulator_app):
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin) as client:
+        await client.translate(["Hello there"], "DE")
+    sent = transport.requests[0]
+    assert sent.headers["Authorization"] == f"Service-Auth-Key {admin}"
+    assert sent.headers["User-Agent"].startswith("usage-dashboard/0.1.0 python-httpx/")
+    assert sent.headers["Content-Type"] == "application/json"
+    assert admin not in str(sent.url)
+
+
+async def test_custom_auth_scheme_is_sent():
+    seen: list[str] = []
+
+    async def handler(request: Request) -> Response:
+        seen.append(request.headers["authorization"])
+        return JSONResponse([])
+
+    transport = httpx.ASGITransport(app=app_of(handler, "/v2/languages"))
+    client = AsyncServiceClient(
+        BASE, SecretStr("k1"), auth_scheme="Other-Scheme", transport=transport
+    )
+    assert await client.languages_v2("target") == []
+    assert seen == ["Other-Scheme k1"]
+
+
+async def test_usage_report_groupings_agree_with_the_ledger(admin, emulator_app):
+    emu = emulator_app.state.emulator
+    start, end = dt.date(2025, 4, 1), dt.date(2025, 5, 1)
+    ledger = emu.ledger(start, end - dt.timedelta(days=1))
+    async with async_client(emulator_transport(emulator_app), admin) as client:
+        total = await client.usage_report(start, end)
+        by_key = await client.usage_report(start, end, "key")
+        by_day = await client.usage_report(start, end, "key_and_day")
+    text = sum(r.text_translation_characters for r in ledger)
+    assert total.total_usage.text_translation_characters == text
+    assert total.key_usages is None and total.key_and_day_usages is None
+    assert sum(k.usage.text_translation_characters for k in by_key.key_usages) == text
+    assert len(by_day.key_and_day_usages) == len(ledger)
+    assert {k.api_key for k in by_key.key_usages} == {r.api_key for r in ledger}
+
+
+async def test_detect_batches_of_fifty_keep_input_order(admin, emulator_app):
+    samples = [
+        "The weather is lovely today and we are going for a long walk in the park.",
+        "Das Wetter ist heute herrlich und wir gehen im Park lange spazieren.",
+        "Il fait très beau aujourd'hui et nous allons faire une longue promenade.",
+        "Hoy hace un tiempo estupendo y vamos a dar un largo paseo por el parque.",
+        "x",
+    ]
+    texts = [samples[i % len(samples)] for i in range(123)]
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin) as client:
+        one_by_one = {text: (await client.detect(text))[0] for text in samples}
+        transport.requests.clear()
+        results = await client.detect(texts)
+    assert [r.detected_language for r in results] == [
+        one_by_one[t].detected_language for t in texts
+    ]
+    assert [one_by_one[s].detected_language for s in samples[:4]] == ["en", "de", "fr", "es"]
+    assert one_by_one["x"].detection_status != "success"
+    assert one_by_one["x"].detected_language is None
+    batches = [len(httpx_json(r)["text"]) for r in transport.paths("/v3/detect/language")]
+    assert sorted(batches) == [23, 50, 50]
+
+
+def httpx_json(request: httpx.Request) -> dict:
+    import json
+
+    return json.loads(request.content)
+
+
+async def test_detect_of_nothing_sends_nothing(admin, emulator_app):
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin) as client:
+        assert await client.detect([]) == []
+    assert transport.requests == []
+
+
+async def test_translate_books_usage(admin, emulator_app):
+    emu = emulator_app.state.emulator
+    before = sum(r.text_translation_characters for r in emu.ledger(FIXED_TODAY, FIXED_TODAY))
+    async with async_client(emulator_transport(emulator_app), admin) as client:
+        result = await client.translate(["Good morning", "Thank you"], "de", source_lang="en")
+    assert len(result) == 2
+    assert all(t.detected_source_language.lower() == "en" for t in result)
+    after = sum(r.text_translation_characters for r in emu.ledger(FIXED_TODAY, FIXED_TODAY))
+    assert after - before == len("Good morning") + len("Thank you")
+
+
+async def test_upload_document_is_multipart(admin, emulator_app):
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin) as client:
+        handle = await client.upload_document(
+            b"Hello world.\n", "note.txt", "DE", formality="prefer_more", enable_watermark=False
+        )
+    assert handle.document_id and handle.document_key
+    assert handle.document_key not in repr(handle)
+    sent = transport.requests[0]
+    assert sent.headers["Content-Type"].startswith("multipart/form-data")
+    assert b'name="formality"' in sent.content and b"prefer_more" in sent.content
+    assert b'filename="note.txt"' in sent.content
+
+
+async def test_language_lists_v3_and_v2(admin, emulator_app):
+    async with async_client(emulator_transport(emulator_app), admin) as client:
+        targets = await client.languages("translate_text", usable_as_target=True)
+        everything = await client.languages("translate_document")
+        v2 = await client.languages_v2("target")
+    assert targets and all(entry.usable_as_target for entry in targets)
+    assert any("formality" in entry.features for entry in everything)
+    assert any(entry.usable_as_source and not entry.usable_as_target for entry in everything) or (
+        any(entry.usable_as_target and not entry.usable_as_source for entry in everything)
+    )
+    assert v2 and all(lang.language == lang.language.upper() for lang in v2)
+
+
+async def test_unknown_fields_and_feature_keys_are_tolerated():
+    async def handler(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "languages": [
+                    {
+                        "lang": "xx-Qaaa",
+                        "name": "Invented",
+                        "status": "preview",
+                        "features": {"teleportation": {}},
+                        "usable_as_source": True,
+                        "brand_new_field": [1, 2],
+                    }
+                ]
+            }
+        )
+
+    transport = httpx.ASGITransport(app=app_of(handler, "/v3/languages"))
+    async with async_client(transport) as client:
+        (entry,) = await client.languages("write")
+    assert (entry.lang, entry.features, entry.usable_as_target) == (
+        "xx-Qaaa",
+        {"teleportation": {}},
+        False,
+    )
+
+
+async def test_wrong_key_is_refused_with_a_readable_error(emulator_app):
+    async with async_client(emulator_transport(emulator_app), SECRET) as client:
+        with pytest.raises(AuthorizationError) as caught:
+            await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 2, 1))
+    error = caught.value
+    assert error.status == 403 and error.trace_id
+    assert str(error).startswith("403 Forbidden: ")
+    assert f"(trace id {error.trace_id})" in str(error)
+    for text in (str(error), repr(error), repr(client), str(error.args)):
+        assert SECRET not in text
+
+
+async def test_bad_request_carries_the_service_message(admin, emulator_app):
+    async with async_client(emulator_transport(emulator_app), admin) as client:
+        with pytest.raises(BadRequestError) as caught:
+            await client.usage_report(dt.date(2023, 1, 1), dt.date(2025, 1, 1))
+    assert caught.value.status == 400 and "366" in caught.value.message
+
+
+async def test_503_on_get_is_retried_up_to_the_attempt_limit(admin, emulator_app):
+    emulator_app.state.emulator.faults.fault_503_rate = 1.0
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin, max_attempts=4) as client:
+        with pytest.raises(ServerError) as caught:
+            await client.languages("translate_text")
+    assert caught.value.status == 503
+    assert len(transport.requests) == 4
+
+
+async def test_503_recovers_when_the_service_comes_back(admin, emulator_app):
+    faults = emulator_app.state.emulator.faults
+    faults.fault_503_rate = 0.5
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin, max_attempts=50) as client:
+        for _ in range(5):
+            assert await client.languages("glossary")
+    assert len(transport.requests) > 5  # some answers were 503 and were retried
+
+
+async def test_translate_is_not_replayed_after_a_503(admin, emulator_app):
+    emulator_app.state.emulator.faults.fault_503_rate = 1.0
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin, max_attempts=5) as client:
+        with pytest.raises(ServerError):
+            await client.translate(["Hello"], "DE")
+        with pytest.raises(ServerError):
+            await client.upload_document(b"Hello.", "a.txt", "DE")
+    assert len(transport.requests) == 2
+
+
+async def test_429_is_retried_for_translate_too(admin, emulator_app):
+    emulator_app.state.emulator.faults.fault_429_rate = 1.0
+    transport = emulator_transport(emulator_app)
+    async with async_client(transport, admin, max_attempts=3) as client:
+        with pytest.raises(RateLimitError) as caught:
+            await client.translate(["Hello"], "DE")
+    assert len(transport.requests) == 3
+    assert caught.value.retry_after == 1.0
+
+
+class FlakyAnalytics:
+    """Answers 429 with the given Retry-After a number of times, then an empty report."""
+
+    def __init__(self, failures: int, retry_after: str | None) -> None:
+        self.failures = failures
+        self.retry_after = retry_after
+        self.calls = 0
+
+    async def handle(self, request: Request) -> Response:
+        self.calls += 1
+        if self.calls <= self.failures:
+            headers = {"Retry-After": self.retry_after} if self.retry_after else {}
+            return JSONResponse({"message": "slow down"}, status_code=429, headers=headers)
+        zero = dict.fromkeys(
+            [
+                "total_characters",
+                "text_translation_characters",
+                "document_translation_characters",
+                "text_improvement_characters",
+                "speech_to_text_minutes",
+            ],
+            0,
+        )
+        return JSONResponse(
+            {"usage_report": {"total_usage": zero, "start_date": "a", "end_date": "b"}}
+        )
+
+
+def record_waits():
+    waits: list[float] = []
+
+    def hook(details: stamina.instrumentation.RetryDetails) -> None:
+        waits.append(details.wait_for)
+
+    return waits, hook
+
+
+@pytest.mark.parametrize(
+    ("header", "cap", "expected"),
+    [("7", 0.05, 0.05), ("0", 5.0, 0.0), (None, 5.0, None)],
+)
+async def test_retry_after_sets_the_wait_capped(header, cap, expected):
+    server = FlakyAnalytics(failures=2, retry_after=header)
+    waits, hook = record_waits()
+    previous = stamina.instrumentation.get_on_retry_hooks()
+    stamina.instrumentation.set_on_retry_hooks([hook])
+    try:
+        with stamina.set_testing(False):
+            transport = httpx.ASGITransport(app=app_of(server.handle))
+            client = async_client(transport, max_retry_wait=cap, wait_initial=0.001, wait_max=0.002)
+            report = await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
+    finally:
+        stamina.instrumentation.set_on_retry_hooks(previous)
+    assert report.total_usage.total_characters == 0
+    assert server.calls == 3
+    if expected is None:  # no Retry-After: short exponential backoff with jitter
+        assert len(waits) == 2 and all(0 < w <= 0.002 for w in waits)
+    else:
+        assert waits == [expected, expected]
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    now = dt.datetime(2025, 6, 1, 12, 0, tzinfo=dt.UTC)
+    later = format_datetime(now + dt.timedelta(seconds=30), usegmt=True)
+    assert retry_after_seconds("12", now) == 12.0
+    assert retry_after_seconds(later, now) == 30.0
+    assert retry_after_seconds(format_datetime(now - dt.timedelta(hours=1), usegmt=True), now) == 0
+    assert retry_after_seconds("soon", now) is None
+    assert retry_after_seconds(None, now) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "get_calls", "translate_calls"),
+    [
+        (httpx.ConnectError, 3, 3),  # never reached the service: safe to resend anything
+        (httpx.ReadTimeout, 3, 1),  # may have been processed: only reads are resent
+    ],
+)
+async def test_network_failures(error, get_calls, translate_calls):
+    transport = Failing(error)
+    async with async_client(transport, max_attempts=3) as client:
+        with pytest.raises(ConnectionFailedError) as caught:
+            await client.languages("voice")
+        assert transport.calls == get_calls
+        transport.calls = 0
+        with pytest.raises(ConnectionFailedError):
+            await client.translate(["Hi"], "DE")
+        assert transport.calls == translate_calls
+    assert caught.value.status is None
+    assert SECRET not in str(caught.value)
+
+
+async def test_connection_refused_on_loopback():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = AsyncServiceClient(f"http://127.0.0.1:{port}", SecretStr(SECRET), max_attempts=2)
+    async with client:
+        with pytest.raises(ConnectionFailedError) as caught:
+            await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
+    assert "ConnectError" in str(caught.value) and SECRET not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"<html><body>Gateway login</body></html>", "text/html"),
+        (b'{"usage_report": {"total_usage": {"total_characters": 1', "application/json"),
+        (b'{"usage_report": {"total_usage": "lots", "start_date": "a"}}', "application/json"),
+        (b"[]", "application/json"),
+    ],
+)
+async def test_bodies_of_the_wrong_shape_are_invalid_responses(body, content_type):
+    async def handler(request: Request) -> Response:
+        return Response(body, media_type=content_type, headers={"X-Trace-ID": "t-42"})
+
+    async with async_client(httpx.ASGITransport(app=app_of(handler))) as client:
+        with pytest.raises(InvalidResponseError) as caught:
+            await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
+    assert caught.value.trace_id == "t-42"
+    assert "documented shape" in str(caught.value)
+
+
+async def test_detect_answer_with_too_few_results_is_invalid():
+    async def handler(request: Request) -> Response:
+        return JSONResponse(
+            {"results": [{"detection_status": "success", "detected_language": "en"}]}
+        )
+
+    transport = httpx.ASGITransport(app=app_of(handler, "/v3/detect/language", ("POST",)))
+    async with async_client(transport) as client:
+        with pytest.raises(InvalidResponseError):
+            await client.detect(["one", "two"])
+
+
+def test_sync_client_from_many_threads(admin, emulator_app):
+    transport = emulator_transport(emulator_app)
+    with ServiceClient(BASE, SecretStr(admin), transport=transport) as client:
+        start = dt.date(2025, 5, 1)
+
+        def total(offset: int) -> int:
+            day = start + dt.timedelta(days=offset % 20)
+            report = client.usage_report(day, day + dt.timedelta(days=1))
+            return report.total_usage.total_characters
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            threaded = list(pool.map(total, range(40)))
+        assert threaded == [total(i) for i in range(40)]  # repeated calls on this thread too
+        assert SECRET not in repr(client) and admin not in repr(client)
+    assert not any(t.name == "service-client" and t.is_alive() for t in threading.enumerate())
+
+
+def test_from_settings_needs_both_key_and_address():
+    from analytics.settings import Settings
+
+    with pytest.raises(ValueError, match="SERVICE_AUTH_KEY"):
+        ServiceClient.from_settings(Settings(auth_key=None, base_url=BASE))
+    settings = Settings(auth_key=SECRET, base_url=BASE)
+    assert settings.is_configured and SECRET not in repr(settings)
+    with ServiceClient.from_settings(settings) as client:
+        assert client.async_client.base_url == BASE
