@@ -1,0 +1,222 @@
+"""The dashboard's cached resources and data: the one analytics module that imports Streamlit.
+
+The client is a shared resource; fetched key-day frames are shared resources too (never
+copied per rerun, never mutated by views); derived tables are cached small data keyed by the
+data source's fingerprint, the range and the view's arguments, so a widget that does not
+change the range recomputes nothing that is already known. No cache key holds the API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, NoReturn, TypeVar
+
+import streamlit as st
+from pydantic import SecretStr
+
+from analytics import exports, languages, views
+from analytics.client import ServiceClient
+from analytics.demo import DEMO_BASE_URL, demo_client
+from analytics.errors import AuthorizationError, ConnectionFailedError, ServiceError
+from analytics.history import HistoryStore
+from analytics.models import DetectionResult, LanguageEntry, V2Language
+from analytics.pipeline import Usage, fetch_usage, utc_today
+from analytics.settings import Settings
+
+T = TypeVar("T")
+USAGE_TTL = "30m"
+LANGUAGES_TTL = "1h"
+SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path")
+DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the data comes from; `fingerprint` names it in caches without revealing the key."""
+
+    settings: Settings
+    fingerprint: str
+    demo: bool
+
+    @property
+    def description(self) -> str:
+        if self.demo:
+            s = self.settings
+            return f"Demo organization: {s.demo_keys} keys, {s.demo_days} days, seed {s.demo_seed}"
+        return f"Organization at {self.settings.base_url}"
+
+
+@dataclass(frozen=True)
+class Period:
+    """The range every page shows, inclusive UTC days, and the preset that produced it."""
+
+    start: date
+    end: date
+    preset: str
+
+
+def secrets() -> Mapping[str, Any]:
+    """`st.secrets` as a plain mapping; empty when there is no secrets file."""
+    try:
+        return st.secrets.to_dict()
+    except (FileNotFoundError, st.errors.StreamlitSecretNotFoundError):
+        return {}
+
+
+def load_settings() -> Settings:
+    """Settings from `.streamlit/secrets.toml` (`SERVICE_*` names) where given, else from the
+    environment."""
+    given = secrets()
+    values = {
+        name: given[f"SERVICE_{name.upper()}"]
+        for name in (*SETTING_NAMES, *DEMO_NAMES)
+        if f"SERVICE_{name.upper()}" in given
+    }
+    return Settings(**values)
+
+
+def source() -> Source:
+    settings = load_settings()
+    if settings.is_configured:
+        secret = (
+            f"{settings.base_url}\n{settings.auth_scheme}\n{settings.auth_key.get_secret_value()}"
+        )
+        return Source(settings, "org-" + hashlib.sha256(secret.encode()).hexdigest()[:16], False)
+    s = settings
+    return Source(settings, f"demo-{s.demo_seed}-{s.demo_keys}-{s.demo_days}", True)
+
+
+@st.cache_resource(show_spinner="Starting the demo organization…")
+def _client(fingerprint: str, _source: Source) -> ServiceClient:
+    if _source.demo:
+        return demo_client(_source.settings)
+    return ServiceClient.from_settings(_source.settings)
+
+
+def _history(src: Source) -> HistoryStore:
+    if src.demo:
+        return HistoryStore.for_account(
+            src.settings.history_path, DEMO_BASE_URL, SecretStr(src.fingerprint)
+        )
+    return HistoryStore.for_account(
+        src.settings.history_path, str(src.settings.base_url), src.settings.auth_key
+    )
+
+
+def client(src: Source) -> ServiceClient:
+    return _client(src.fingerprint, src)
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=12, show_spinner="Loading usage…")
+def _usage(fingerprint: str, start: date, end: date, _source: Source) -> Usage:
+    return fetch_usage(client(_source), start, end, history=_history(_source))
+
+
+def usage(src: Source, start: date, end: date) -> Usage:
+    """The key-day frame of a range; shared between sessions, never to be modified."""
+    return _usage(src.fingerprint, start, end, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
+def _view(
+    fingerprint: str,
+    start: date,
+    end: date,
+    name: str,
+    keys: tuple[str, ...],
+    args: tuple[Any, ...],
+    _source: Source,
+) -> Any:
+    key_day = views.restrict_keys(usage(_source, start, end).key_day, keys)
+    return getattr(views, name)(key_day, *args)
+
+
+def view(
+    src: Source,
+    period: Period,
+    func: Callable[..., T],
+    *args: Any,
+    keys: tuple[str, ...] = (),
+) -> T:
+    """`func(key_day, *args)` from `analytics.views` on the period's frame, cached by value."""
+    return _view(src.fingerprint, period.start, period.end, func.__name__, keys, args, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner=False)
+def _export(
+    fingerprint: str, start: date, end: date, group_by: str, fmt: str, _source: Source
+) -> bytes:
+    table = exports.shape_export(usage(_source, start, end), group_by)
+    return exports.export_bytes(table, fmt)
+
+
+def export(src: Source, period: Period, group_by: str, fmt: str) -> bytes:
+    """The bytes of an export file, built once per range, grouping and format."""
+    return _export(src.fingerprint, period.start, period.end, group_by, fmt, src)
+
+
+def export_rows(src: Source, period: Period, group_by: str) -> int:
+    key_day = usage(src, period.start, period.end).key_day
+    return {"key_and_day": len(key_day), "key": key_day["api_key"].nunique(), "none": 1}[group_by]
+
+
+@st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
+def _language_lists(fingerprint: str, _source: Source) -> dict[str, list[LanguageEntry]]:
+    return {r: client(_source).languages(r) for r in languages.RESOURCES}
+
+
+def language_lists(src: Source) -> dict[str, list[LanguageEntry]]:
+    """The v3 list of every resource, refreshed at most hourly."""
+    return _language_lists(src.fingerprint, src)
+
+
+@st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)
+def _v2_lists(fingerprint: str, _source: Source) -> tuple[list[V2Language], list[V2Language]]:
+    c = client(_source)
+    return c.languages_v2("source"), c.languages_v2("target")
+
+
+def v2_lists(src: Source) -> tuple[list[V2Language], list[V2Language]]:
+    """The v2 source and target lists, refreshed at most hourly."""
+    return _v2_lists(src.fingerprint, src)
+
+
+def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
+    return client(src).detect(texts)
+
+
+def today() -> date:
+    return utc_today()
+
+
+def set_period(period: Period) -> None:
+    st.session_state["chosen_period"] = period
+
+
+def period() -> Period:
+    """The range chosen in the sidebar on this run."""
+    return st.session_state["chosen_period"]
+
+
+def stop_with_error(exc: Exception, src: Source) -> NoReturn:
+    """A clear message instead of a traceback, quoting the trace id where there is one."""
+    if isinstance(exc, ConnectionFailedError):
+        st.error(
+            f"The service at {src.settings.base_url} cannot be reached. Check "
+            f"SERVICE_BASE_URL and the network, then reload. ({exc})",
+            icon=":material/cloud_off:",
+        )
+    elif isinstance(exc, AuthorizationError):
+        st.error(
+            "The service refused the API key (403). Check that SERVICE_AUTH_KEY is an "
+            f"administrator key of this organization. ({exc})",
+            icon=":material/lock:",
+        )
+    elif isinstance(exc, ServiceError):
+        st.error(f"The service could not answer: {exc}", icon=":material/error:")
+    else:
+        st.error(f"Cannot show this page: {exc}", icon=":material/error:")
+    st.stop()

@@ -1,0 +1,118 @@
+"""The usage dashboard: page setup, sign-in gate, shared sidebar (data source, date range), pages.
+
+Run with `streamlit run app.py`. Without SERVICE_AUTH_KEY and SERVICE_BASE_URL it shows a
+synthetic demo organization served by the emulator inside this process.
+"""
+
+import streamlit as st
+
+from analytics import periods, state, views
+from analytics.views import Access
+
+st.set_page_config(page_title="Usage dashboard", page_icon=":material/insights:", layout="wide")
+
+PRESET_LABELS = {
+    "last-7-days": "Last 7 days",
+    "last-30-days": "Last 30 days",
+    "last-90-days": "Last 90 days",
+    "month-to-date": "Month to date",
+    "last-month": "Last month",
+    "quarter-to-date": "Quarter to date",
+    "year-to-date": "Year to date",
+    "last-12-months": "Last 12 months",
+    "all-history": "All history",
+    "custom": "Custom range",
+}
+DEFAULT_PRESET = "last-30-days"
+
+
+def gate() -> Access:
+    """Whether this session may see the dashboard (sign-in applies when `[auth]` is in secrets)."""
+    given = state.secrets()
+    return views.access_decision(
+        "auth" in given,
+        bool(st.user.get("is_logged_in")),
+        st.user.get("email"),
+        given.get("ADMIN_EMAILS", []),
+    )
+
+
+def sign_in_page() -> None:
+    st.title("Usage dashboard")
+    if gate() is Access.SIGN_IN:
+        st.write("Sign in with your organization account to see usage.")
+        st.button("Sign in", on_click=st.login, type="primary", icon=":material/login:")
+    else:
+        st.warning(
+            f"{st.user.get('email') or 'This account'} is not allowed to see this dashboard. "
+            "Ask an administrator to add the address to ADMIN_EMAILS.",
+            icon=":material/block:",
+        )
+        st.button("Sign out", on_click=st.logout, icon=":material/logout:")
+
+
+def sidebar_period(src: state.Source) -> state.Period:
+    """The date range control shared by every page; its choices live in the URL."""
+    today = state.today()
+    through = views.data_through(today)
+    first, _ = views.all_history_range(today, src.settings.demo_days if src.demo else None)
+    with st.sidebar:
+        preset = st.selectbox(
+            "Date range (UTC)",
+            list(PRESET_LABELS),
+            index=list(PRESET_LABELS).index(DEFAULT_PRESET),
+            format_func=PRESET_LABELS.__getitem__,
+            key="period",
+            bind="query-params",
+        )
+        if preset == "custom":
+            chosen = st.date_input(
+                "From – to (UTC)",
+                value=periods.resolve(DEFAULT_PRESET, today),
+                min_value=first,
+                max_value=through,
+                format="YYYY-MM-DD",
+                key="range",
+                bind="query-params",
+            )
+            start, end = (
+                (chosen[0], chosen[-1]) if chosen else periods.resolve(DEFAULT_PRESET, today)
+            )
+        elif preset == "all-history":
+            start, end = first, through
+        else:
+            start, end = periods.resolve(preset, today)
+        days = (end - start).days + 1
+        st.caption(
+            f"**{start:%Y-%m-%d} – {end:%Y-%m-%d}** ({days:,} days)  \n"
+            f"Data through {through:%Y-%m-%d} (UTC)"
+        )
+        st.caption(src.description)
+    return state.Period(start, end, preset)
+
+
+PAGES = [
+    st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("pages/keys.py", title="Keys", icon=":material/key:"),
+    st.Page("pages/trends.py", title="Trends", icon=":material/trending_up:"),
+    st.Page("pages/languages.py", title="Languages", icon=":material/translate:"),
+    st.Page("pages/export.py", title="Export", icon=":material/download:"),
+]
+
+if gate() in (Access.SIGN_IN, Access.DENIED):
+    st.navigation([st.Page(sign_in_page, title="Sign in")], position="hidden").run()
+    st.stop()
+
+page = st.navigation(PAGES)
+source = state.source()
+state.set_period(sidebar_period(source))
+if source.demo:
+    st.info(
+        f"Demo data — a synthetic organization of {source.settings.demo_keys} keys over "
+        f"{source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL to "
+        "read your own organization.",
+        icon=":material/science:",
+    )
+if "auth" in state.secrets() and st.user.get("is_logged_in"):
+    st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
+page.run()

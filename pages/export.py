@@ -1,0 +1,69 @@
+"""Export: the range as CSV, Excel or Parquet, and the CLI command / crontab line for the same."""
+
+import streamlit as st
+
+from analytics import exports, state, views
+from analytics.errors import ServiceError
+
+EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
+GROUP_LABELS = {"key_and_day": "Key and day", "key": "Key", "none": "Range total"}
+FORMATS = {"csv": ("CSV", "text/csv"), "xlsx": ("Excel", None), "parquet": ("Parquet", None)}
+
+source = state.source()
+period = state.period()
+
+st.title("Export")
+st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
+
+group_by = st.segmented_control(
+    "One row per",
+    exports.GROUPINGS,
+    default="key_and_day",
+    format_func=GROUP_LABELS.__getitem__,
+    required=True,
+    key="group",
+    bind="query-params",
+)
+group_by = group_by or "key_and_day"
+
+try:
+    rows = state.export_rows(source, period, group_by)
+except ServiceError as exc:
+    state.stop_with_error(exc, source)
+
+if rows == 0:
+    st.info("No usage in this range: the files would only hold a header row.")
+
+with st.container(horizontal=True):
+    for fmt, (label, mime) in FORMATS.items():
+        too_big = fmt == "xlsx" and rows > EXCEL_MAX_ROWS
+        st.download_button(
+            f"Download {label}",
+            data=lambda fmt=fmt: state.export(source, period, group_by, fmt),
+            file_name=views.export_file_name(group_by, period.start, period.end, fmt),
+            mime=mime,
+            icon=":material/download:",
+            type="primary" if fmt == "csv" else "secondary",
+            disabled=too_big,
+            help="More rows than one Excel sheet holds; use CSV or Parquet." if too_big else None,
+            on_click="ignore",
+            key=f"download_{fmt}",
+        )
+st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
+
+st.subheader("Same file from the command line")
+st.code(
+    views.export_command(group_by, period.start, period.end, "csv", source.demo),
+    language="bash",
+    wrap_lines=True,
+)
+st.subheader("On a schedule (crontab, UTC)")
+st.code(
+    views.export_crontab(group_by, period.start, period.end, "csv", period.preset, source.demo),
+    language="bash",
+    wrap_lines=True,
+)
+st.caption(
+    "The command reads SERVICE_AUTH_KEY and SERVICE_BASE_URL from the environment; "
+    "exit codes: 0 done, 2 bad arguments, 3 key refused (403), 4 service unreachable."
+)

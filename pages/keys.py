@@ -1,0 +1,93 @@
+"""Keys: one row per key with every metric, the top keys, and one key's usage by service."""
+
+import streamlit as st
+
+from analytics import charts, state, views
+from analytics.errors import ServiceError
+
+source = state.source()
+period = state.period()
+granularity = views.auto_granularity(period.start, period.end)
+
+st.title("Keys")
+st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
+
+try:
+    table = state.view(source, period, views.key_table, period.start, period.end)
+except ServiceError as exc:
+    state.stop_with_error(exc, source)
+
+if table.empty:
+    st.info("No key has usage in this range. Pick a longer range in the sidebar.")
+    st.stop()
+
+query = st.text_input(
+    "Search keys",
+    key="q",
+    bind="query-params",
+    placeholder="Label or masked key",
+    icon=":material/search:",
+)
+shown = views.search_keys(table, query)
+number = st.column_config.NumberColumn
+st.dataframe(
+    shown.assign(speech_to_text_minutes=shown["speech_to_text_minutes"].round(2)),
+    hide_index=True,
+    height=min(38 + 35 * len(shown), 420),
+    column_config={
+        "api_key": st.column_config.TextColumn("Key", pinned=True),
+        "api_key_label": st.column_config.TextColumn("Label", pinned=True),
+        "total_characters": number("Total characters", format="localized"),
+        "text_translation_characters": number("Text translation", format="localized"),
+        "document_translation_characters": number("Document translation", format="localized"),
+        "text_improvement_characters": number("Text improvement", format="localized"),
+        "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
+        "share": st.column_config.ProgressColumn(
+            "Share of characters", format="percent", min_value=0.0, max_value=1.0
+        ),
+        "trend": st.column_config.LineChartColumn("Total characters over time", y_min=0),
+    },
+)
+st.caption(f"{len(shown):,} of {len(table):,} keys. Click a column header to sort.")
+
+left, right = st.columns([1, 1], gap="large")
+with left:
+    st.subheader("Top keys")
+    metric_col, top_col = st.columns([2, 1])
+    metric = metric_col.selectbox(
+        "Metric",
+        views.METRICS,
+        format_func=views.METRIC_LABELS.__getitem__,
+        key="metric",
+        bind="query-params",
+    )
+    top = top_col.number_input("Top N", 1, 50, 10, key="top", bind="query-params")
+    totals = state.view(source, period, views.top_n_totals, metric, int(top))
+    if totals.empty:
+        st.info(f"No key used {views.METRIC_LABELS[metric].lower()} in this range.")
+    else:
+        st.plotly_chart(charts.top_keys_bar(totals, metric), key="top_keys")
+
+with right:
+    st.subheader("One key by service")
+    names = dict(zip(table["api_key"], table["api_key_label"], strict=True))
+    chosen = st.selectbox(
+        "Key",
+        list(table["api_key"]),
+        format_func=lambda key: views.key_display(key, names[key]),
+        key="key",
+        bind="query-params",
+    )
+    daily = state.view(
+        source,
+        period,
+        views.usage_over_time,
+        period.start,
+        period.end,
+        granularity,
+        keys=(chosen,),
+    )
+    if not daily.to_numpy().any():
+        st.info("This key has no usage in this range.")
+    else:
+        st.plotly_chart(charts.key_usage_by_service(daily, granularity), key="key_usage")

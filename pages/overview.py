@@ -1,0 +1,59 @@
+"""Overview: totals of the range with their change, and the service mix over time."""
+
+import streamlit as st
+
+from analytics import charts, periods, state, views
+from analytics.errors import ServiceError
+
+source = state.source()
+period = state.period()
+days = (period.end - period.start).days + 1
+prev_start, prev_end = periods.previous_period(period.start, period.end)
+previous = state.Period(prev_start, prev_end, "previous")
+granularity = views.auto_granularity(period.start, period.end)
+
+st.title("Overview")
+st.caption(
+    f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC), compared with the previous "
+    f"{days:,} days ({prev_start:%Y-%m-%d} – {prev_end:%Y-%m-%d})."
+)
+
+try:
+    current_totals = state.view(source, period, views.metric_totals)
+    previous_totals = state.view(source, previous, views.metric_totals)
+    over_time = state.view(
+        source, period, views.usage_over_time, period.start, period.end, granularity
+    )
+    mismatches = state.usage(source, period.start, period.end).mismatches
+except ServiceError as exc:
+    state.stop_with_error(exc, source)
+
+if mismatches:
+    st.warning("Totals did not reconcile for: " + "; ".join(mismatches), icon=":material/warning:")
+
+tiles = views.kpis(current_totals, previous_totals if any(previous_totals.values()) else None)
+for column, kpi in zip(st.columns(len(tiles)), tiles, strict=True):
+    column.metric(
+        views.SERVICE_LABELS.get(kpi.metric, kpi.label),
+        kpi.value_text,
+        delta=kpi.change_text,
+        delta_color="normal" if kpi.change is not None else "off",
+        delta_arrow="auto" if kpi.change is not None else "off",
+        help=f"{kpi.label}; previous period: {views.format_value(kpi.previous, kpi.metric)}",
+        border=True,
+        chart_data=over_time[kpi.metric].round(2).tolist(),
+        chart_type="area",
+    )
+
+if not any(current_totals.values()):
+    st.info("No usage in this range. Pick a longer range in the sidebar.", icon=":material/info:")
+    st.stop()
+
+left, right = st.columns([2, 1])
+with left:
+    st.subheader("Characters by service")
+    st.plotly_chart(charts.service_mix(over_time, granularity), key="service_mix")
+with right:
+    st.subheader("Speech-to-text minutes")
+    st.plotly_chart(charts.minutes_over_time(over_time, granularity), key="minutes")
+st.caption(f"One point per {granularity} (UTC); weeks start on Monday.")

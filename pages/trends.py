@@ -1,0 +1,137 @@
+"""Trends: one metric per key over time, top-N + Other, and the per-key breakdown of a period."""
+
+from datetime import date
+
+import streamlit as st
+
+from analytics import charts, state, views
+from analytics.errors import ServiceError
+
+source = state.source()
+period = state.period()
+
+st.title("Trends")
+st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
+
+try:
+    table = state.view(source, period, views.key_table, period.start, period.end)
+except ServiceError as exc:
+    state.stop_with_error(exc, source)
+
+if table.empty:
+    st.info("No usage in this range. Pick a longer range in the sidebar.")
+    st.stop()
+
+allowed = views.allowed_granularities(period.start, period.end)
+auto = views.auto_granularity(period.start, period.end)
+names = dict(zip(table["api_key"], table["api_key_label"], strict=True))
+with st.container(horizontal=True, vertical_alignment="bottom"):
+    metric = st.selectbox(
+        "Metric",
+        views.METRICS,
+        format_func=views.METRIC_LABELS.__getitem__,
+        key="metric",
+        bind="query-params",
+        width=260,
+    )
+    granularity = st.segmented_control(
+        "Granularity",
+        allowed,
+        default=auto,
+        format_func=str.capitalize,
+        required=True,
+        key="granularity",
+        bind="query-params",
+    )
+    top = st.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=110)
+    rolling = st.toggle("7-day mean", key="rolling", bind="query-params")
+    running = st.toggle("Cumulative", key="cumulative", bind="query-params")
+chosen_keys = st.multiselect(
+    "Keys (all when empty)",
+    list(table["api_key"]),
+    format_func=lambda key: views.key_display(key, names[key]),
+    key="keys",
+    bind="query-params",
+    placeholder="All keys",
+)
+granularity = granularity or auto
+keys = tuple(chosen_keys)
+wide = state.view(
+    source,
+    period,
+    views.top_n_over_time,
+    metric,
+    int(top),
+    period.start,
+    period.end,
+    granularity,
+    keys=keys,
+)
+if not wide.to_numpy().any():
+    st.info(f"No {views.METRIC_LABELS[metric].lower()} for these keys in this range.")
+    st.stop()
+
+shown = wide
+if rolling and granularity == "day":
+    shown = views.rolling_mean(shown)
+if running:
+    shown = views.cumulative(shown)
+if rolling and granularity != "day":
+    st.caption("The 7-day mean applies to daily points only.")
+
+options = [d.date().isoformat() for d in wide.index]
+
+
+def select_from_chart() -> None:
+    """A clicked bar chooses the period shown below."""
+    points = st.session_state["trend_chart"].selection.points
+    if points:
+        st.session_state["day"] = str(points[0]["x"])[:10]
+
+
+kind = "line" if (rolling and granularity == "day") or running else "bar"
+st.plotly_chart(
+    charts.keys_over_time(shown, metric, granularity, kind),
+    key="trend_chart",
+    on_select=select_from_chart,
+    selection_mode="points",
+)
+st.caption("Click a bar, or pick a period below, to see each key's usage in it.")
+
+chosen = st.selectbox(
+    "Period",
+    options,
+    index=len(options) - 1,
+    format_func=lambda d: views.period_label(date.fromisoformat(d), granularity),
+    key="day",
+    bind="query-params",
+)
+breakdown = state.view(
+    source,
+    period,
+    views.period_breakdown,
+    date.fromisoformat(chosen),
+    granularity,
+    metric,
+    keys=keys,
+)
+if breakdown.empty:
+    st.info(f"No usage on {views.period_label(date.fromisoformat(chosen), granularity)}.")
+else:
+    number = st.column_config.NumberColumn
+    st.dataframe(
+        breakdown.assign(speech_to_text_minutes=breakdown["speech_to_text_minutes"].round(2)),
+        hide_index=True,
+        column_config={
+            "api_key": "Key",
+            "api_key_label": "Label",
+            "total_characters": number("Total characters", format="localized"),
+            "text_translation_characters": number("Text translation", format="localized"),
+            "document_translation_characters": number("Document translation", format="localized"),
+            "text_improvement_characters": number("Text improvement", format="localized"),
+            "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
+            "share": st.column_config.ProgressColumn(
+                "Share of characters", format="percent", min_value=0.0, max_value=1.0
+            ),
+        },
+    )
