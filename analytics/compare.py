@@ -44,7 +44,8 @@ def comparison_start(start: date, end: date) -> date:
     return min(previous_period(start, end)[0], same_period_last_year(start, end)[0])
 
 
-def _within(key_day: pd.DataFrame, first: date, last: date) -> pd.DataFrame:
+def within(key_day: pd.DataFrame, first: date, last: date) -> pd.DataFrame:
+    """Rows of the days `first`–`last` (inclusive)."""
     days = key_day["usage_date"]
     return key_day[(days >= pd.Timestamp(first)) & (days <= pd.Timestamp(last))]
 
@@ -84,7 +85,7 @@ def compare(
         "previous": previous_period(start, end),
         "last_year": same_period_last_year(start, end),
     }
-    parts = {name: _within(key_day, *bounds) for name, bounds in ranges.items()}
+    parts = {name: within(key_day, *bounds) for name, bounds in ranges.items()}
     known = {
         name: covered_from is None or bounds[0] >= covered_from for name, bounds in ranges.items()
     }

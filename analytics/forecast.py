@@ -325,4 +325,5 @@ def backtest(
             )
         month_start = period_bounds("month", month_start - timedelta(days=1))[0]
     columns = ["month", "forecast", "low", "high", "actual", "error"]
-    return Backtest(metric=metric, months=pd.DataFrame(rows, columns=columns).iloc[::-1])
+    months_frame = pd.DataFrame(rows, columns=columns).iloc[::-1].reset_index(drop=True)
+    return Backtest(metric=metric, months=months_frame)

@@ -1,0 +1,80 @@
+"""Plotly figures of the capacity review: cumulative usage, its forecast band and budget lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from analytics.charts import HEIGHT, PALETTE
+from analytics.views import METRIC_LABELS, is_minutes
+
+BAND_FILL = "rgba(31, 90, 150, 0.15)"
+LIMIT_COLOR = "#C8463D"
+WARNING_COLOR = "#E3872D"
+
+
+def forecast_figure(
+    path: pd.DataFrame,
+    metric: str,
+    title: str,
+    limits: Sequence[tuple[str, float, float]] = (),
+) -> go.Figure:
+    """Cumulative usage of a period from ``analytics.forecast.projection_path``: the actual line,
+    the expected line and its band; each ``(name, limit, warning_at)`` adds a limit line and a
+    dotted warning line."""
+    x = [f"{d:%Y-%m-%d}" for d in path["day"]]
+    fmt = ",.2f" if is_minutes(metric) else ",.0f"
+    future = path["actual"].isna()
+    # The forecast starts from the last actual point so the two lines join.
+    joined = future | future.shift(-1, fill_value=False)
+    fig = go.Figure()
+    for side in ("high", "low"):
+        fig.add_trace(
+            go.Scatter(
+                x=[v for v, keep in zip(x, joined, strict=True) if keep],
+                y=path.loc[joined, side].round(2).tolist(),
+                mode="lines",
+                line={"width": 0},
+                fill="tonexty" if side == "low" else None,
+                fillcolor=BAND_FILL,
+                name="Band" if side == "low" else "Band high",
+                showlegend=side == "low",
+                hovertemplate=f"{side}: %{{y:{fmt}}}<extra></extra>",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[v for v, keep in zip(x, joined, strict=True) if keep],
+            y=path.loc[joined, "expected"].round(2).tolist(),
+            mode="lines",
+            line={"color": PALETTE[0], "dash": "dash"},
+            name="Forecast",
+            hovertemplate=f"forecast: %{{y:{fmt}}}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[v for v, closed in zip(x, ~future, strict=True) if closed],
+            y=path.loc[~future, "actual"].round(2).tolist(),
+            mode="lines",
+            line={"color": PALETTE[0], "width": 3},
+            name="Used",
+            hovertemplate=f"used: %{{y:{fmt}}}<extra></extra>",
+        )
+    )
+    for name, limit, warning_at in limits:
+        fig.add_hline(y=limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=name)
+        fig.add_hline(y=limit * warning_at, line={"color": WARNING_COLOR, "dash": "dot"})
+    fig.update_layout(
+        title={"text": title, "x": 0, "font": {"size": 14}},
+        height=HEIGHT,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        hovermode="x unified",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
+        yaxis_title=f"{METRIC_LABELS[metric]} (cumulative)",
+        yaxis_tickformat=",~s",
+        xaxis_title="Day (UTC)",
+    )
+    return fig
