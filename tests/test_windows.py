@@ -1,0 +1,169 @@
+"""Splitting ranges into ≤366-day windows and merging them exactly under both end conventions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+import stamina
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from analytics.frames import METRICS
+from analytics.pipeline import fetch_usage
+from analytics.windows import MAX_WINDOW_DAYS, Window, runs, split
+from emulator import create_app
+from tests.conftest import FIXED_TODAY, small_config
+from tests.test_pipeline import assert_matches_ledger, client_for
+
+DAY = dt.timedelta(days=1)
+
+
+@pytest.fixture(autouse=True)
+def no_waits():
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield
+
+
+def test_one_day_is_one_window():
+    assert split(dt.date(2024, 2, 29), dt.date(2024, 2, 29)) == [
+        Window(dt.date(2024, 2, 29), dt.date(2024, 2, 29))
+    ]
+    (window,) = split(dt.date(2024, 2, 29), dt.date(2024, 2, 29))
+    assert window.days == 1 and window.end_date == dt.date(2024, 3, 1)
+
+
+def test_366_days_fit_one_window_even_across_29_february():
+    (leap_year,) = split(dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    assert leap_year.days == 366
+    (across,) = split(dt.date(2023, 12, 1), dt.date(2024, 11, 30))
+    assert across.days == 366 and across.end_date - across.first == dt.timedelta(days=366)
+
+
+def test_367_days_need_two_windows():
+    first, second = split(dt.date(2024, 1, 1), dt.date(2025, 1, 1))
+    assert (first.first, first.last) == (dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    assert (second.first, second.last) == (dt.date(2025, 1, 1), dt.date(2025, 1, 1))
+
+
+def test_1200_days():
+    start = dt.date(2022, 1, 1)
+    windows = split(start, start + dt.timedelta(days=1199))
+    assert [w.days for w in windows] == [366, 366, 366, 102]
+
+
+def test_empty_range_has_no_windows():
+    assert split(dt.date(2025, 1, 2), dt.date(2025, 1, 1)) == []
+
+
+@given(
+    start=st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 1, 1)),
+    length=st.integers(min_value=1, max_value=2500),
+)
+def test_windows_cover_the_range_contiguously(start, length):
+    end = start + dt.timedelta(days=length - 1)
+    windows = split(start, end)
+    assert windows[0].first == start and windows[-1].last == end
+    assert all(1 <= w.days <= MAX_WINDOW_DAYS for w in windows)
+    assert all(a.last + DAY == b.first for a, b in itertools.pairwise(windows))
+    assert sum(w.days for w in windows) == length
+    assert len(windows) == -(-length // MAX_WINDOW_DAYS)
+
+
+def test_runs_of_consecutive_days():
+    days = [dt.date(2024, 2, 28), dt.date(2024, 3, 1), dt.date(2024, 2, 29), dt.date(2024, 3, 5)]
+    assert runs(days) == [
+        (dt.date(2024, 2, 28), dt.date(2024, 3, 1)),
+        (dt.date(2024, 3, 5), dt.date(2024, 3, 5)),
+    ]
+    assert runs([]) == []
+
+
+def ledger_server(emu, extra_before: int, extra_after: int) -> Starlette:
+    """An analytics server on the emulator's ledger with its own reading of end_date.
+
+    extra_after=1 reads a date-only end_date as an inclusive day (the other convention);
+    extra_before/extra_after > 0 also model a sloppy server that returns neighbouring days.
+    Its total_usage always covers exactly the rows it returns.
+    """
+
+    async def analytics(request: Request) -> Response:
+        start = dt.date.fromisoformat(request.query_params["start_date"])
+        end = dt.date.fromisoformat(request.query_params["end_date"])
+        if (end - start).days > 366:
+            return JSONResponse({"message": "date range cannot exceed 366 days"}, 400)
+        rows = emu.ledger(start - dt.timedelta(days=extra_before), end - DAY * (1 - extra_after))
+        items = []
+        for row in rows:
+            usage = {
+                "text_translation_characters": row.text_translation_characters,
+                "document_translation_characters": row.document_translation_characters,
+                "text_improvement_characters": row.text_improvement_characters,
+                "speech_to_text_minutes": row.speech_to_text_minutes,
+            }
+            usage["total_characters"] = sum(v for k, v in usage.items() if "characters" in k)
+            items.append(
+                {
+                    "api_key": row.api_key,
+                    "api_key_label": row.api_key_label,
+                    "usage_date": f"{row.usage_date.isoformat()}T00:00:00Z",
+                    "usage": usage,
+                }
+            )
+        total = {m: sum(item["usage"][m] for item in items) for m in METRICS}
+        report = {
+            "total_usage": total,
+            "start_date": f"{start.isoformat()}T00:00:00",
+            "end_date": f"{end.isoformat()}T00:00:00",
+            "group_by": "key_and_day",
+            "key_and_day_usages": items,
+        }
+        return JSONResponse({"usage_report": report})
+
+    return Starlette(routes=[Route("/v2/admin/analytics", analytics)])
+
+
+@pytest.fixture(scope="module")
+def long_app():
+    """Three keys over 1,300 days ending 2025-05-31: long enough for four windows."""
+    app = create_app(small_config(keys=3, days=1300))
+    yield app
+    app.state.emulator.store.close()
+
+
+@pytest.mark.parametrize(
+    ("server", "start", "end"),
+    [
+        ("emulator", dt.date(2022, 1, 1), dt.date(2025, 4, 15)),  # 1,201 days, 4 windows
+        ("inclusive", dt.date(2022, 1, 1), dt.date(2025, 4, 15)),
+        ("sloppy", dt.date(2022, 1, 1), dt.date(2025, 4, 15)),
+        ("inclusive", dt.date(2023, 12, 1), dt.date(2024, 11, 30)),  # 366 days over 29 Feb
+        ("inclusive", dt.date(2024, 2, 29), dt.date(2024, 2, 29)),  # the leap day alone
+        ("emulator", dt.date(2024, 1, 1), dt.date(2025, 1, 1)),  # 367 days
+    ],
+)
+def test_merge_is_exact_whatever_the_end_date_convention(long_app, server, start, end):
+    emu = long_app.state.emulator
+    app = {
+        "emulator": long_app,
+        "inclusive": ledger_server(emu, 0, 1),
+        "sloppy": ledger_server(emu, 2, 2),
+    }[server]
+    client, transport = client_for(app, emu.admin_key)
+    with client:
+        usage = fetch_usage(client, start, end, today=FIXED_TODAY)
+    ledger = emu.ledger(start, end)
+    assert ledger, "the organization has usage in the range"
+    assert_matches_ledger(usage.key_day, ledger)
+    assert usage.mismatches == []
+    assert usage.windows_fetched == len(split(start, end)) == len(transport.requests)
+    assert not usage.key_day.duplicated(["usage_date", "api_key"]).any()
+    for request in transport.requests:
+        first = dt.date.fromisoformat(request.url.params["start_date"])
+        stop = dt.date.fromisoformat(request.url.params["end_date"])
+        assert 1 <= (stop - first).days <= 366
