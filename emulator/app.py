@@ -233,13 +233,15 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
             raise bad_request("Bad request. Parameter type must be 'source' or 'target'.")
         return json_response(v2_languages(type))
 
-    app.add_api_route(
-        "/v2/languages",
-        languages_v2,
-        methods=["GET", "POST"],
-        tags=["language lists"],
-        summary="List source or target languages (v2)",
-        response_model=list[V2Language],
-        responses=errors(400),
-    )
+    for method in ("GET", "POST"):
+        app.add_api_route(
+            "/v2/languages",
+            languages_v2,
+            methods=[method],
+            operation_id=f"languages_v2_{method.lower()}",
+            tags=["language lists"],
+            summary="List source or target languages (v2)",
+            response_model=list[V2Language],
+            responses=errors(400),
+        )
     return app

@@ -1,0 +1,188 @@
+"""The v3 and v2 language lists and their consistency with each other and with detection."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator.languages_data import DETECTION_LANGUAGES, RESOURCES
+
+V3 = "/v3/languages"
+FEATURES = {
+    "formality",
+    "glossary",
+    "tag_handling",
+    "auto_detection",
+    "style_rules",
+    "transcription",
+    "tone",
+    "writing_style",
+}
+BCP47 = re.compile(r"^[a-z]{2,3}(-([A-Z]{2}|[A-Z][a-z]{3}))?$")
+SPEC_DETECTION = set(
+    [
+        "en",
+        "de",
+        "fr",
+        "es",
+        "pt",
+        "it",
+        "nl",
+        "pl",
+        "ru",
+        "zh",
+        "ja",
+        "bg",
+        "cs",
+        "da",
+        "el",
+        "et",
+        "fi",
+        "hu",
+        "lt",
+        "lv",
+        "ro",
+        "sk",
+        "sl",
+        "sv",
+        "tr",
+        "id",
+        "uk",
+        "ko",
+        "nb",
+        "ar",
+        "vi",
+        "he",
+        "th",
+    ]
+)
+
+
+async def v3(client, resource, **filters):
+    response = await client.get(V3, params={"resource": resource, **filters})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_every_resource_lists_well_formed_entries(emulator_client, resource):
+    entries = await v3(emulator_client, resource)
+    assert isinstance(entries, list) and entries
+    for entry in entries:
+        assert set(entry) == {
+            "lang",
+            "name",
+            "usable_as_source",
+            "usable_as_target",
+            "status",
+            "features",
+        }
+        assert BCP47.match(entry["lang"]), entry["lang"]
+        assert entry["status"] in {"stable", "beta", "early_access"}
+        assert set(entry["features"]) <= FEATURES
+        assert all(set(v) == {"status"} for v in entry["features"].values())
+        assert entry["usable_as_source"] or entry["usable_as_target"]
+    assert len({e["lang"] for e in entries}) == len(entries)
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+@pytest.mark.parametrize("flag", ["usable_as_source", "usable_as_target"])
+async def test_filters(emulator_client, resource, flag):
+    everything = await v3(emulator_client, resource)
+    yes = await v3(emulator_client, resource, **{flag: "true"})
+    no = await v3(emulator_client, resource, **{flag: "false"})
+    assert all(e[flag] for e in yes)
+    assert not any(e[flag] for e in no)
+    assert sorted(e["lang"] for e in yes + no) == sorted(e["lang"] for e in everything)
+
+
+async def test_variants_are_targets_and_bases_are_sources(emulator_client):
+    entries = {e["lang"]: e for e in await v3(emulator_client, "translate_text")}
+    for variant in ("en-US", "en-GB", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant"):
+        assert entries[variant]["usable_as_target"]
+        assert not entries[variant]["usable_as_source"]
+    for base in ("en", "pt", "zh"):
+        assert entries[base]["usable_as_source"]
+        assert not entries[base]["usable_as_target"]
+
+
+async def test_detection_languages_are_the_spec_list_and_translatable(emulator_client):
+    assert set(DETECTION_LANGUAGES) == SPEC_DETECTION
+    sources = {
+        e["lang"] for e in await v3(emulator_client, "translate_text", usable_as_source="true")
+    }
+    assert sources >= SPEC_DETECTION
+    statuses = {e["status"] for e in await v3(emulator_client, "translate_text")}
+    assert {"stable", "beta"} <= statuses
+
+
+async def test_glossary_resource_is_all_pairs(emulator_client):
+    entries = await v3(emulator_client, "glossary")
+    assert all(e["usable_as_source"] and e["usable_as_target"] for e in entries)
+    text = {e["lang"]: e for e in await v3(emulator_client, "translate_document")}
+    assert {e["lang"] for e in entries} == {
+        lang for lang, e in text.items() if e["usable_as_source"] and "glossary" in e["features"]
+    }
+
+
+async def test_feature_keys_per_resource(emulator_client):
+    german = next(e for e in await v3(emulator_client, "translate_text") if e["lang"] == "de")
+    assert {"formality", "glossary", "auto_detection"} <= set(german["features"])
+    finnish = next(e for e in await v3(emulator_client, "translate_text") if e["lang"] == "fi")
+    assert "formality" not in finnish["features"]
+    voice = await v3(emulator_client, "voice", usable_as_source="true")
+    assert all("transcription" in e["features"] for e in voice)
+    write = await v3(emulator_client, "write")
+    assert all("writing_style" in e["features"] for e in write)
+    assert any("tone" in e["features"] for e in write)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"resource": "dictionary"},
+        {"resource": "TRANSLATE_TEXT"},
+        {"resource": "glossary", "usable_as_source": "yes"},
+        {"resource": "glossary", "usable_as_target": "1"},
+    ],
+)
+async def test_v3_bad_parameters(emulator_client, params):
+    response = await emulator_client.get(V3, params=params)
+    assert response.status_code == 400
+    assert response.json()["message"]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+async def test_v3_is_get_only(emulator_client, method):
+    response = await emulator_client.request(method, V3, params={"resource": "glossary"})
+    assert response.status_code == 405
+    assert response.json()["message"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_v2_lists_match_v3_translate_text(emulator_client, method):
+    v3_entries = await v3(emulator_client, "translate_text")
+    source = (await emulator_client.request(method, "/v2/languages")).json()
+    target = (
+        await emulator_client.request(method, "/v2/languages", params={"type": "target"})
+    ).json()
+    assert [e["language"] for e in source] == [
+        e["lang"].upper() for e in v3_entries if e["usable_as_source"]
+    ]
+    assert all(set(e) == {"language", "name"} for e in source)
+    by_code = {e["lang"].upper(): e for e in v3_entries}
+    for entry in target:
+        assert set(entry) == {"language", "name", "supports_formality"}
+        v3_entry = by_code[entry["language"]]
+        assert v3_entry["usable_as_target"]
+        assert entry["name"] == v3_entry["name"]
+        assert entry["supports_formality"] == ("formality" in v3_entry["features"])
+    codes = {e["language"] for e in target}
+    assert {"EN-US", "ZH-HANT", "PT-BR"} <= codes
+
+
+async def test_v2_rejects_unknown_type(emulator_client):
+    response = await emulator_client.get("/v2/languages", params={"type": "both"})
+    assert response.status_code == 400
