@@ -2,8 +2,9 @@
 
 Exit codes: 0 done; 2 bad arguments or configuration; 3 the service refused the key (403);
 4 the service or the network failed after retries (or answered with an invalid body);
-1 anything unexpected. Errors go to stderr in one or two lines, without a traceback unless
---debug is given.
+1 anything unexpected. `check-budgets` also exits 10 when a warning threshold is reached
+(used or projected, or a budget names an unknown key) and 11 when a budget is exceeded.
+Errors go to stderr in one or two lines, without a traceback unless --debug is given.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,17 +22,22 @@ from typing import Annotated
 import typer
 
 from analytics import exports, periods
+from analytics.budgets import BudgetFile, BudgetFileError, evaluate, evaluation_frame, load_budgets
 from analytics.client import ServiceClient
 from analytics.demo import demo_client
 from analytics.errors import AuthorizationError, ServiceError
+from analytics.forecast import YearStart, required_start
 from analytics.history import HistoryStore
-from analytics.pipeline import fetch_usage, utc_today
+from analytics.pipeline import Usage, fetch_usage, utc_today
+from analytics.report import build_report, report_range, write_report
 from analytics.settings import Settings
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
 EXIT_FORBIDDEN = 3
 EXIT_SERVICE = 4
+EXIT_BUDGET_WARNING = 10
+EXIT_BUDGET_EXCEEDED = 11
 
 app = typer.Typer(
     help="Usage exports and look-ups for the Language Service.",
@@ -190,21 +196,95 @@ def export(
         first, last = _range(start, end, period)
         file_format = _format(output, fmt)
         settings = _settings()
-        with _client(settings, demo) as client:
-            history = None
-            if not (demo or no_history) and settings.auth_key and settings.base_url:
-                history = HistoryStore.for_account(
-                    settings.history_path, settings.base_url, settings.auth_key
-                )
-            if sys.stderr.isatty():
-                typer.echo(f"Fetching usage {first}..{last}…", err=True)
-            usage = fetch_usage(client, first, last, history=history)
-        for mismatch in usage.mismatches:
-            typer.echo(f"warning: totals do not reconcile: {mismatch}", err=True)
+        usage = _fetch(settings, demo, first, last, use_history=not no_history)
         table = exports.shape_export(usage, group_by.value)
         exports.write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history: bool) -> Usage:
+    """Usage of first..last (history store only for a configured service); warns on mismatches."""
+    with _client(settings, demo) as client:
+        history = None
+        if use_history and not demo and settings.auth_key and settings.base_url:
+            history = HistoryStore.for_account(
+                settings.history_path, settings.base_url, settings.auth_key
+            )
+        if sys.stderr.isatty():
+            typer.echo(f"Fetching usage {first}..{last}…", err=True)
+        usage = fetch_usage(client, first, last, history=history)
+    for mismatch in usage.mismatches:
+        typer.echo(f"warning: totals do not reconcile: {mismatch}", err=True)
+    return usage
+
+
+def _budgets(path: Path) -> BudgetFile:
+    try:
+        return load_budgets(path)
+    except BudgetFileError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+BudgetsOption = Annotated[Path, typer.Option("--budgets", help="The budgets TOML file.")]
+
+
+@app.command()
+def report(
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="HTML file to write (atomically).")
+    ],
+    start: Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")] = None,
+    end: Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")] = None,
+    period: Annotated[
+        PeriodChoice | None, typer.Option(help="Named range ending yesterday (UTC).")
+    ] = None,
+    budgets: Annotated[
+        Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
+    ] = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Write the capacity meeting report (one self-contained HTML file) for a range of days."""
+    with _reported(debug):
+        first, last = _range(start, end, period)
+        if output.is_dir() or not output.parent.is_dir():
+            raise UsageProblem(f"--output {output} must be a file in an existing folder")
+        budget_file = _budgets(budgets) if budgets else None
+        today = utc_today()
+        year_start = budget_file.year_start if budget_file else YearStart()
+        fetch_first, fetch_last = report_range(first, last, today, year_start)
+        usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
+        write_report(build_report(usage, budget_file, today, start=first, end=last), output)
+        if sys.stderr.isatty():
+            typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
+
+
+@app.command("check-budgets")
+def check_budgets(
+    budgets: BudgetsOption,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded."""
+    with _reported(debug):
+        budget_file = _budgets(budgets)
+        today = utc_today()
+        first = required_start(today, budget_file.year_start)
+        usage = _fetch(_settings(), demo, first, today - timedelta(days=1), use_history=True)
+        evaluations = evaluate(budget_file, usage.key_day, today, usage.start)
+        table = evaluation_frame(evaluations)[
+            ["budget", "used %", "projected %", "overrun", "status"]
+        ]
+        table["used %"] = table["used %"].map("{:.1f}".format)
+        table["projected %"] = table["projected %"].map("{:.1f}".format)
+        table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
+        typer.echo(table.to_string(index=False))
+    statuses = set(table["status"])
+    if "exceeded" in statuses:
+        raise typer.Exit(EXIT_BUDGET_EXCEEDED)
+    if statuses & {"warning", "unknown key"}:
+        raise typer.Exit(EXIT_BUDGET_WARNING)
 
 
 @app.command()

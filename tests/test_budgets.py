@@ -50,7 +50,7 @@ def test_example_file_parses():
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
         "Production website",
-        15_000_000,
+        120_000,
         0.8,
     )
     assert parsed.threshold(parsed.budgets[4]) == 0.75
