@@ -1,0 +1,204 @@
+"""Organizations: the TOML file format and its errors, the synthetic generator, the database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+
+import httpx
+import numpy as np
+import pytest
+from conftest import ROOT, auth
+
+from emulator import EmulatorConfig, create_app
+from emulator.orgfile import OrgFileError, load
+from emulator.synthetic import RELABELLED_TO, SIGNATURE_KEYS, generate
+
+TODAY = dt.date(2025, 6, 1)
+GOOD = """
+[[keys]]
+key = "k-admin-0000-0001"
+label = "Ops"
+admin = true
+
+[[keys]]
+key = "k-plain-0000-0002"
+
+[[usage]]
+key = "k-plain-0000-0002"
+date = "2025-01-02"
+text_translation_characters = 5
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "org.toml"
+    path.write_text(text)
+    return path
+
+
+def test_org_file_loads_with_defaults(tmp_path):
+    org = load(write(tmp_path, GOOD))
+    assert [k.label for k in org.keys] == ["Ops", ""]
+    assert org.keys[1].admin is False and org.keys[1].detect_beta is False
+    assert org.admin_key == "k-admin-0000-0001"
+    assert org.usage == [("2025-01-02", 1, "", 5, 0, 0, 0.0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (GOOD + '[[usage]]\nkey = "nobody"\ndate = "2025-01-02"\n', "not listed"),
+        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-02-30"\n', "YYYY-MM-DD"),
+        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "yesterday"\n', "YYYY-MM-DD"),
+        (
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            "text_translation_characters = -1\n",
+            "non-negative",
+        ),
+        (
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            "speech_to_text_minutes = -0.5\n",
+            "non-negative",
+        ),
+        (
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            "document_translation_characters = 1.5\n",
+            "integer",
+        ),
+        (
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\ncolour = 1\n',
+            "unknown field",
+        ),
+        (GOOD + '[[usage]]\nkey = "k-plain-0000-0002"\ndate = "2025-01-02"\n', "repeats"),
+        (GOOD + '[[keys]]\nkey = "k-plain-0000-0002"\n', "twice"),
+        (GOOD + '[[keys]]\nkey = ""\n', "non-empty"),
+        (GOOD + '[[keys]]\nkey = "k-other"\nadmin = "yes"\n', "true or false"),
+        (GOOD + "[settings]\nx = 1\n", "unknown table"),
+        ("keys = 3\n", "array of tables"),
+        ("[[usage]]\n", "at least one"),
+        ("[[keys]\n", "not valid TOML"),
+    ],
+)
+def test_org_file_errors_are_clear(tmp_path, text, fragment):
+    with pytest.raises(OrgFileError) as caught:
+        load(write(tmp_path, text))
+    assert fragment in str(caught.value)
+    assert "k-admin-0000-0001" not in str(caught.value)
+
+
+def test_missing_org_file(tmp_path):
+    with pytest.raises(OrgFileError, match="cannot read"):
+        load(tmp_path / "absent.toml")
+
+
+async def test_org_file_serves_its_usage(tmp_path):
+    app = create_app(EmulatorConfig(org_file=write(tmp_path, GOOD), today=TODAY))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://e", headers=auth("k-admin-0000-0001")
+    ) as client:
+        body = (
+            await client.get(
+                "/v2/admin/analytics", params={"start_date": "2025-01-01", "end_date": "2025-02-01"}
+            )
+        ).json()
+    assert body["usage_report"]["total_usage"]["text_translation_characters"] == 5
+
+
+def test_cli_reports_a_bad_org_file(tmp_path):
+    path = write(tmp_path, GOOD + '[[usage]]\nkey = "ghost"\ndate = "2025-01-02"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "--port", "0", "--org", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "not listed" in result.stderr
+    assert "Emulator listening" not in result.stdout
+
+
+# --- synthetic -------------------------------------------------------------------------
+
+
+def test_same_seed_same_organization():
+    first, second = generate(3, 10, 90, TODAY), generate(3, 10, 90, TODAY)
+    assert [k.key for k in first.keys] == [k.key for k in second.keys]
+    assert first.usage == second.usage
+    other = generate(4, 10, 90, TODAY)
+    assert [k.key for k in other.keys] != [k.key for k in first.keys]
+    assert other.usage != first.usage
+
+
+def test_history_ends_yesterday_and_spans_the_days():
+    org = generate(1, 8, 120, TODAY)
+    days = sorted({row[0] for row in org.usage})
+    assert days[-1] <= "2025-05-31"
+    assert days[0] >= "2025-02-01"
+    assert len(days) > 100
+
+
+def test_roles_and_shapes():
+    org = generate(5, 12, 400, TODAY)
+    keys = org.keys
+    assert keys[0].admin and keys[0].detect_beta
+    assert any(not k.admin for k in keys) and any(not k.detect_beta for k in keys)
+    assert all(k.key.count("-") == 4 for k in keys)
+    by_key: dict[int, list] = {}
+    for row in org.usage:
+        by_key.setdefault(row[1], []).append(row)
+    shape = {name: i for i, (_, _, _, name) in enumerate(SIGNATURE_KEYS)}
+    dormant = by_key[shape["dormant"]]
+    assert max(row[0] for row in dormant) < "2025-01-01"
+    rephrase = by_key[shape["rephrase"]]
+    assert all(row[3] == 0 and row[4] == 0 and row[5] > 0 for row in rephrase)
+    assert all(row[6] > 0 for row in by_key[shape["speech"]])
+    assert sum(row[4] for row in by_key[shape["documents"]]) > 0
+    labels = [row[2] for row in by_key[shape["relabelled"]]]
+    assert labels[0] == SIGNATURE_KEYS[shape["relabelled"]][0]
+    assert labels[-1] == RELABELLED_TO == keys[shape["relabelled"]].label
+    launch = by_key[shape["launch"]]
+    assert min(row[0] for row in launch) >= "2024-11-01"
+    weekday = [r[3] + r[4] + r[5] for r in org.usage if dt.date.fromisoformat(r[0]).weekday() < 5]
+    weekend = [r[3] + r[4] + r[5] for r in org.usage if dt.date.fromisoformat(r[0]).weekday() >= 5]
+    assert sum(weekday) / 5 > 2 * sum(weekend) / 2
+
+
+def test_largest_size_is_sparse_and_complete():
+    org = generate(42, 1000, 1826, TODAY)
+    assert len(org.keys) == 1000
+    assert len({k.masked for k in org.keys}) == 1000
+    share = len(org.usage) / (1000 * 1826)
+    assert 0.3 < share < 0.5
+    sample = np.array([r[3] + r[4] + r[5] for r in org.usage[:1000]])
+    assert (sample > 0).all()
+
+
+@pytest.mark.parametrize(("keys", "days"), [(2, 10), (5, 0)])
+def test_too_small_synthetic_org_is_refused(keys, days):
+    with pytest.raises(ValueError, match="at least"):
+        generate(1, keys, days, TODAY)
+
+
+# --- database file ---------------------------------------------------------------------
+
+
+async def test_db_file_keeps_recorded_usage_for_the_same_organization(tmp_path):
+    config = EmulatorConfig(seed=9, keys=5, days=30, db=tmp_path / "ledger.sqlite", today=TODAY)
+    first = create_app(config)
+    emulator = first.state.emulator
+    transport = httpx.ASGITransport(app=first)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://e", headers=auth(emulator.admin_key)
+    ) as client:
+        response = await client.post("/v2/translate", json={"text": ["abc"], "target_lang": "DE"})
+        assert response.status_code == 200
+    emulator.store.close()
+    again = create_app(config).state.emulator
+    assert [r.text_translation_characters for r in again.ledger(TODAY, TODAY)] == [3]
+    again.store.close()
+    other = create_app(EmulatorConfig(seed=10, keys=5, days=30, db=config.db, today=TODAY))
+    assert other.state.emulator.ledger(TODAY, TODAY) == []
