@@ -1,0 +1,57 @@
+"""The backtest on the demo organization (25 keys, three years of synthetic usage)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from functools import lru_cache
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from analytics.client import ServiceClient
+from analytics.forecast import backtest
+from analytics.frames import METRICS
+from analytics.pipeline import Usage, fetch_usage
+from emulator import EmulatorConfig, create_app
+
+DEMO_TODAY = date(2026, 6, 15)
+# Month-start run-rate forecasts of the demo organization miss total characters by about 6 %
+# and speech minutes (a few heavy users) by about 18 % on average; seeds 1–4 stay within
+# 4–16 %. Single months with launches or lulls miss by up to ~40 %. 25 % leaves room for that
+# while still failing a model that loses the level, the weekday rhythm or the calendar.
+MAPE_BOUND = 0.25
+
+
+@lru_cache(maxsize=1)
+def demo_usage(days: int = 800) -> Usage:
+    """The demo organization's last ``days`` closed days, fetched through the pipeline."""
+    app = create_app(EmulatorConfig(seed=42, keys=25, days=1095, today=DEMO_TODAY))
+    client = ServiceClient(
+        "http://demo.emulator",
+        SecretStr(app.state.emulator.admin_key),
+        transport=httpx.ASGITransport(app=app),
+    )
+    with client:
+        last = DEMO_TODAY - timedelta(days=1)
+        return fetch_usage(client, last - timedelta(days=days - 1), last, today=DEMO_TODAY)
+
+
+@pytest.mark.parametrize("metric", ["total_characters", "speech_to_text_minutes"])
+def test_backtest_mape_on_the_demo_organization(metric, record_property):
+    usage = demo_usage()
+    result = backtest(usage.key_day, metric, covered_from=usage.start, covered_to=usage.end)
+    assert len(result.months) == 12
+    assert result.months["month"].iloc[-1] == date(2026, 5, 1)
+    record_property(f"backtest_mape_{metric}", round(result.mape, 4))
+    record_property(f"backtest_band_coverage_{metric}", round(result.coverage, 2))
+    print(f"backtest {metric}: MAPE {result.mape:.1%}, band coverage {result.coverage:.0%}")
+    assert 0 < result.mape < MAPE_BOUND
+
+
+def test_backtest_of_every_metric_is_finite():
+    usage = demo_usage()
+    for metric in METRICS:
+        result = backtest(usage.key_day, metric, covered_from=usage.start, covered_to=usage.end)
+        assert result.months["error"].notna().all()
+        assert (result.months["forecast"] >= 0).all()
