@@ -1,0 +1,146 @@
+"""Decoding analytics bodies into frames, key frames, totals and reconciliation."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analytics.errors import InvalidResponseError
+from analytics.frames import (
+    KEY_COLUMNS,
+    KEY_DAY_COLUMNS,
+    METRICS,
+    decode_key_day,
+    key_day_frame,
+    key_frame,
+    reconcile,
+    totals,
+)
+
+
+def item(day: str, key: str, label: str, text: int, doc: int = 0, minutes: float = 0.0) -> dict:
+    return {
+        "api_key": key,
+        "api_key_label": label,
+        "usage_date": f"{day}T00:00:00Z",
+        "usage": {
+            "total_characters": text + doc,
+            "text_translation_characters": text,
+            "document_translation_characters": doc,
+            "text_improvement_characters": 0,
+            "speech_to_text_minutes": minutes,
+        },
+        "future_field": {"ignored": True},
+    }
+
+
+def body(items: list[dict], **total_overrides: float) -> bytes:
+    total = {m: sum(i["usage"][m] for i in items) for m in METRICS}
+    total.update(total_overrides)
+    report = {
+        "total_usage": total,
+        "start_date": "2024-02-28T00:00:00",
+        "end_date": "2024-03-02T00:00:00",
+        "group_by": "key_and_day",
+        "key_and_day_usages": items,
+    }
+    return json.dumps({"usage_report": report}).encode()
+
+
+ITEMS = [
+    item("2024-03-01", "bbbb****2222", "Old name", 5, minutes=1.25),
+    item("2024-02-29", "aaaa****1111", "Web shop", 10, 3),
+    item("2024-02-29", "bbbb****2222", "Old name", 7),
+    item("2024-03-01", "aaaa****1111", "Web shop", 1),
+    item("2024-03-02", "bbbb****2222", "New name", 2, minutes=0.5),
+]
+
+
+def test_decode_keeps_every_row_with_typed_columns():
+    rows, total = decode_key_day(body(ITEMS))
+    assert len(rows) == 5 and list(rows.columns) == KEY_DAY_COLUMNS
+    assert rows["usage_date"].dt.strftime("%Y-%m-%d").tolist()[:2] == ["2024-03-01", "2024-02-29"]
+    assert rows["total_characters"].tolist() == [5, 13, 7, 1, 2]
+    assert total.speech_to_text_minutes == 1.75
+
+
+def test_key_day_frame_sorts_and_applies_the_latest_label():
+    rows, _ = decode_key_day(body(ITEMS))
+    frame = key_day_frame([rows])
+    assert frame["usage_date"].dt.strftime("%m-%d").tolist() == [
+        "02-29",
+        "02-29",
+        "03-01",
+        "03-01",
+        "03-02",
+    ]
+    assert frame["api_key"].astype(str).tolist()[:2] == ["aaaa****1111", "bbbb****2222"]
+    labels = frame.loc[frame["api_key"] == "bbbb****2222", "api_key_label"]
+    assert set(labels) == {"New name"}
+    assert list(frame["api_key_label"].cat.categories) == ["New name", "Web shop"]
+
+
+def test_key_frame_and_totals():
+    rows, _ = decode_key_day(body(ITEMS))
+    frame = key_day_frame([rows])
+    keys = key_frame(frame)
+    assert list(keys.columns) == KEY_COLUMNS
+    assert keys["api_key"].astype(str).tolist() == ["aaaa****1111", "bbbb****2222"]
+    assert keys["total_characters"].tolist() == [14, 14]  # a tie: ordered by key
+    assert keys["speech_to_text_minutes"].tolist() == [0.0, 1.75]
+    sums = totals(frame)
+    assert list(sums.index) == METRICS
+    assert sums["total_characters"] == 28 and isinstance(sums["total_characters"], int)
+    assert sums["speech_to_text_minutes"] == 1.75
+
+
+def test_reconcile_reports_each_differing_metric():
+    rows, total = decode_key_day(body(ITEMS))
+    assert reconcile(rows, total, "window A") is None
+    rows, total = decode_key_day(body(ITEMS, total_characters=29, speech_to_text_minutes=2.0))
+    message = reconcile(rows, total, "window A")
+    assert message.startswith("window A: ")
+    assert "total_characters total 29 but rows sum to 28" in message
+    assert "speech_to_text_minutes" in message
+    assert "text_translation_characters" not in message
+
+
+def test_minutes_reconcile_despite_float_rounding():
+    many = [item("2024-02-29", f"k{i:03d}****zzzz", "x", 1, minutes=0.1) for i in range(30)]
+    rows, total = decode_key_day(body(many, speech_to_text_minutes=3.0))
+    assert reconcile(rows, total, "w") is None
+
+
+def test_empty_frames_keep_the_contract():
+    rows, _ = decode_key_day(body([]))
+    frame = key_day_frame([rows])
+    assert frame.empty and list(frame.columns) == KEY_DAY_COLUMNS
+    assert str(frame["usage_date"].dtype) == "datetime64[us]"
+    assert isinstance(frame["api_key"].dtype, pd.CategoricalDtype)
+    assert key_frame(frame).empty
+    assert totals(frame)["total_characters"] == 0
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b"not json",
+        json.dumps({"usage_report": {"total_usage": {}}}).encode(),
+        body([item("2024-02-30", "aaaa****1111", "x", 1)]),  # no such day
+        body([item("2024-02-29", "aaaa****1111", "x", 1)]).replace(
+            b'"text_translation_characters": 1', b'"text_translation_characters": "1"'
+        ),  # a number as text
+        body([]).replace(b', "key_and_day_usages": []', b""),  # grouping array missing
+    ],
+)
+def test_bodies_of_the_wrong_shape_raise_invalid_response(broken):
+    with pytest.raises(InvalidResponseError):
+        decode_key_day(broken)
+
+
+def test_unicode_labels_survive_decoding():
+    label = 'שלום, "team" 👋\nline two'
+    rows, _ = decode_key_day(body([item("2024-02-29", "aaaa****1111", label, 1)]))
+    assert key_day_frame([rows])["api_key_label"].tolist() == [label]
