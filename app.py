@@ -4,6 +4,8 @@ Run with `streamlit run app.py`. Without SERVICE_AUTH_KEY and SERVICE_BASE_URL i
 synthetic demo organization served by the emulator inside this process.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from analytics import periods, state, views
@@ -91,12 +93,13 @@ def sidebar_period(src: state.Source) -> state.Period:
     return state.Period(start, end, preset)
 
 
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page("pages/keys.py", title="Keys", icon=":material/key:"),
-    st.Page("pages/trends.py", title="Trends", icon=":material/trending_up:"),
-    st.Page("pages/languages.py", title="Languages", icon=":material/translate:"),
-    st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    st.Page(PAGES_DIR / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page(PAGES_DIR / "keys.py", title="Keys", icon=":material/key:"),
+    st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
+    st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
+    st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),
 ]
 
 if gate() in (Access.SIGN_IN, Access.DENIED):

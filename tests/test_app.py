@@ -1,0 +1,220 @@
+"""The dashboard run headless with Streamlit's AppTest on a small demo organization."""
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+import stamina
+from streamlit.testing.v1 import AppTest
+
+from analytics import frames, periods
+from analytics.demo import demo_client
+from analytics.pipeline import fetch_usage, utc_today
+from analytics.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["overview", "keys", "trends", "languages", "export"]
+DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
+
+
+@pytest.fixture
+def demo_env(monkeypatch, tmp_path):
+    monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
+    monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
+    for name, value in DEMO.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+
+
+@pytest.fixture
+def no_retry_waits():
+    stamina.set_testing(True, attempts=1)
+    yield
+    stamina.set_testing(False)
+
+
+def app_test() -> AppTest:
+    """The dashboard run through a one-line launcher outside the checkout.
+
+    AppTest treats an entry script next to a `pages/` folder as an old-style multipage app
+    and then runs page files without the entry script; a launcher elsewhere keeps the
+    `st.navigation` behaviour of a real server.
+    """
+    return AppTest.from_string(f"import runpy; runpy.run_path({APP!r})", default_timeout=120)
+
+
+def open_page(page: str, **params: str | list[str]) -> AppTest:
+    at = app_test()
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    if page != "overview":
+        at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
+    return at
+
+
+def expected_usage(start, end):
+    settings = Settings(demo_keys=8, demo_days=120, demo_seed=42)
+    return fetch_usage(demo_client(settings), start, end).key_day
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page):
+    at = open_page(page)
+    assert not at.exception
+    assert not at.error
+    assert any(info.value.startswith("Demo data — ") for info in at.info)
+    assert at.title[0].value == page.capitalize()
+
+
+def test_overview_kpis_match_the_pipeline(demo_env):
+    at = open_page("overview", period="Last 30 days")
+    start, end = periods.resolve("last-30-days", utc_today())
+    current = frames.totals(expected_usage(start, end))
+    before = frames.totals(expected_usage(*periods.previous_period(start, end)))
+    tiles = {metric.label: metric for metric in at.metric}
+    assert tiles["Total characters"].value == f"{int(current['total_characters']):,}"
+    assert tiles["Text translation"].value == f"{int(current['text_translation_characters']):,}"
+    assert tiles["Speech-to-text"].value == f"{current['speech_to_text_minutes']:,.2f}"
+    change = current["total_characters"] / before["total_characters"] - 1
+    assert tiles["Total characters"].delta == f"{change:+.1%}"
+    mix = chart_specs(at)[0]["data"]
+    assert [trace["name"] for trace in mix] == [
+        "Text translation",
+        "Document translation",
+        "Text improvement",
+    ]
+    assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
+
+
+def test_change_is_na_when_the_previous_period_is_empty(demo_env):
+    at = open_page("overview", period="All history")
+    assert not at.exception
+    assert {metric.delta for metric in at.metric} == {"N/A"}
+
+
+def test_query_parameters_set_the_view(demo_env):
+    # Bound widgets carry their shown labels in the URL: readable links, never a key.
+    at = open_page(
+        "trends",
+        period="Last 90 days",
+        metric="Document translation characters",
+        top="3",
+        granularity="Week",
+    )
+    assert not at.exception
+    assert at.selectbox(key="period").value == "last-90-days"
+    assert at.selectbox(key="metric").value == "document_translation_characters"
+    assert at.number_input(key="top").value == 3
+    assert at.segmented_control(key="granularity").value == "week"
+    traces = chart_specs(at)[0]["data"]
+    assert [t["name"] for t in traces][-1] == "Other"
+    assert len(traces) == 4
+    start, end = periods.resolve("last-90-days", utc_today())
+    assert f"{start:%Y-%m-%d} – {end:%Y-%m-%d}" in at.caption[0].value
+
+
+def test_custom_range_from_the_url(demo_env):
+    start, end = periods.resolve("last-month", utc_today())
+    at = open_page(
+        "keys", period="Custom range", range=[start.isoformat(), end.isoformat()], q="team"
+    )
+    assert not at.exception
+    assert f"{start:%Y-%m-%d} – {end:%Y-%m-%d}" in at.caption[0].value
+    assert at.text_input(key="q").value == "team"
+
+
+def test_trends_period_breakdown_sums_to_that_day(demo_env):
+    start, end = periods.resolve("last-7-days", utc_today())
+    at = open_page("trends", period="Last 7 days", day=f"{end:%Y-%m-%d (%a)}")
+    assert at.selectbox(key="day").value == end.isoformat()
+    breakdown = at.dataframe[-1].value
+    kd = expected_usage(start, end)
+    assert (
+        breakdown["total_characters"].sum()
+        == kd[kd["usage_date"] == str(end)]["total_characters"].sum()
+    )
+
+
+def test_keys_page_drill_down_to_a_key(demo_env):
+    at = open_page("keys", period="Last 90 days")
+    table = at.dataframe[0].value
+    assert table["share"].sum() == pytest.approx(1.0)
+    quiet = table["api_key"].iloc[-1]
+    at.selectbox(key="key").set_value(quiet).run()
+    assert not at.exception
+    assert at.selectbox(key="key").value == quiet
+
+
+def test_export_page_offers_three_files_and_the_cli_command(demo_env):
+    at = open_page("export", period="Last 7 days", group="Key")
+    start, end = periods.resolve("last-7-days", utc_today())
+    commands = [block.value for block in at.code]
+    assert commands[0] == (
+        f"python -m analytics export --start {start} --end {end} --group-by key "
+        f"--output usage_key_{start}_{end}.csv --demo"
+    )
+    assert "--period last-7-days" in commands[1]
+    assert len(at.get("download_button")) == 3
+
+
+def test_unreachable_service_gives_a_clear_message(monkeypatch, tmp_path, no_retry_waits):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("SERVICE_AUTH_KEY", "an-admin-key-0001")
+    monkeypatch.setenv("SERVICE_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    for page in ("overview", "languages"):
+        at = open_page(page)
+        assert not at.exception
+        assert "cannot be reached" in at.error[0].value
+        assert "an-admin-key-0001" not in at.error[0].value
+
+
+def test_refused_key_gives_a_clear_message_with_trace_id(
+    monkeypatch, tmp_path, emulator_process, no_retry_waits
+):
+    monkeypatch.setenv("SERVICE_AUTH_KEY", "not-the-admin-key-42")
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    at = open_page("keys")
+    assert not at.exception
+    message = at.error[0].value
+    assert "403" in message
+    assert "trace id" in message
+    assert "not-the-admin-key-42" not in message
+
+
+AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("user", "allowed", "shown"),
+    [
+        ({"is_logged_in": False}, ["admin@example.org"], "Sign in"),
+        (
+            {"is_logged_in": True, "email": "guest@example.org"},
+            ["admin@example.org"],
+            "not allowed",
+        ),
+        ({"is_logged_in": True, "email": "Admin@Example.org"}, ["admin@example.org"], "Overview"),
+    ],
+)
+def test_sign_in_gate(demo_env, user, allowed, shown):
+    at = app_test()
+    at.secrets.update(AUTH | {"ADMIN_EMAILS": allowed})
+    at.user = user
+    at.run()
+    assert not at.exception
+    text = " ".join([t.value for t in at.title] + [w.value for w in at.warning])
+    text += " ".join(b.label for b in at.button)
+    assert shown in text
+    if shown != "Overview":
+        assert not at.metric  # no usage is shown before the gate opens
