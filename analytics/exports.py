@@ -74,7 +74,8 @@ def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
         table = spreadsheet_safe(table)
     buffer = io.BytesIO()
     if fmt == "csv":
-        table.to_csv(buffer, index=False, lineterminator="\n", encoding="utf-8")
+        # RFC 4180 line ends: the csv writer then also quotes a bare CR inside a label.
+        table.to_csv(buffer, index=False, lineterminator="\r\n", encoding="utf-8")
     elif fmt == "parquet":
         table.to_parquet(buffer, index=False, engine="pyarrow")
     else:
