@@ -41,7 +41,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python -m bench
 
 load: $(VENV)/.dev
-	$(BIN)/python -m pytest -m load --load-full
+	LOAD_FULL=1 $(BIN)/python -m pytest -m load
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts
