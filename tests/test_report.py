@@ -1,0 +1,207 @@
+"""The meeting report: sections, numbers, self-containment, the CLI, and a real browser."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+import plotly.offline
+import pytest
+from test_budgets import budgets
+from test_forecast import FIRST, pattern, usage_frame
+from test_forecast_demo import DEMO_TODAY, demo_usage
+from typer.testing import CliRunner
+
+from analytics.budgets import load_budgets, parse_budgets
+from analytics.cli import app
+from analytics.forecast import YearStart, forecast_table
+from analytics.pipeline import Usage
+from analytics.report import build_report, report_range
+
+ROOT = Path(__file__).resolve().parent.parent
+PLOTLY_JS = plotly.offline.get_plotlyjs()
+TODAY = date(2025, 4, 20)
+SECTIONS = ("Summary", "Usage by service", "Usage by key", "Growth drivers", "Forecasts")
+
+
+@pytest.fixture(scope="module")
+def key_day() -> pd.DataFrame:
+    """Two keys: Website steady, "R&D <tools>" up from 200 to 500 a day in March 2025."""
+    return usage_frame(
+        {
+            "aaaa****0001": [1000.0] * 120,
+            "bbbb****0002": pattern(120, FIRST, lambda d, _: 500.0 if d.month >= 3 else 200.0),
+        },
+        labels={"aaaa****0001": "Website", "bbbb****0002": "R&D <tools>"},
+        minutes={"aaaa****0001": [2.5] * 120},
+    )
+
+
+@pytest.fixture(scope="module")
+def report(key_day) -> str:
+    """The report on March 2025, as of 20 April."""
+    usage = Usage(key_day=key_day, start=FIRST, end=date(2025, 4, 19))
+    limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
+    return build_report(
+        usage,
+        parse_budgets(limits),
+        TODAY,
+        start=date(2025, 3, 1),
+        end=date(2025, 3, 31),
+        title="Review <Q1>",
+    )
+
+
+def outside_plotly(html: str) -> str:
+    return html.replace(PLOTLY_JS, "")
+
+
+def test_report_range_covers_comparisons_and_forecasts():
+    # Last year's March is the earliest comparison; the contract year started 1 April 2024.
+    assert report_range(date(2025, 3, 1), date(2025, 3, 31), TODAY, YearStart(4, 1)) == (
+        date(2024, 3, 1),
+        date(2025, 4, 19),
+    )
+    assert report_range(date(2025, 3, 1), date(2025, 3, 31), TODAY, YearStart()) == (
+        date(2024, 3, 1),
+        date(2025, 4, 19),
+    )
+
+
+def test_sections_are_present(report):
+    for title in (*SECTIONS, "Budget status"):
+        assert f"<section><h2>{title}</h2>" in report
+    assert "<title>Review &lt;Q1&gt;</title>" in report
+
+
+def test_numbers_match_the_frames(report, key_day):
+    # March: 31 × 1,000 + 31 × 500; previous period 29 January – 28 February: 31 × 1,200.
+    summary = report[report.index("<h2>Summary") : report.index("<h2>Usage by service")]
+    assert "46,500" in summary and "37,200" in summary and "+25.0 %" in summary
+    assert "77.50" in summary  # 31 × 2.5 speech minutes
+    assert "N/A vs last year" in summary  # the data starts in 2025: unknown, not zero
+    drivers = report[report.index("<h2>Growth drivers") : report.index("<h2>Forecasts")]
+    assert "R&amp;D &lt;tools&gt;" in drivers and "9,300" in drivers and "+150.0 %" in drivers
+    forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
+    # April: 19 closed days of 1,500 used; the projection is the forecast module's own.
+    april = forecast_table(key_day, TODAY, FIRST)
+    projected = april[(april["metric"] == "total_characters") & (april["period"] == "month")]
+    shown = f"{round(projected['projected'].iloc[0]):,}"
+    row = f"Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>{shown}</td>"
+    assert row in forecasts
+    status = report[report.index("<h2>Budget status") :]
+    assert '<td class="status-warning">warning</td>' in status
+    assert "57.0 %" in status and "90.0 %" in status
+
+
+def test_labels_are_escaped_everywhere(report):
+    assert "<tools>" not in outside_plotly(report)
+    assert "<Q1>" not in report
+
+
+def test_self_contained_plotly_once_and_no_urls(report):
+    assert report.count(PLOTLY_JS) == 1
+    header = re.match(r"/\*\*?\s*\* plotly\.js v[\d.]+", PLOTLY_JS)
+    assert header is not None and report.count(header.group(0)) == 1
+    ours = outside_plotly(report)
+    for needle in ("http://", "https://", "//cdn", "<link", "@import", "src="):
+        assert needle not in ours
+    assert ours.count("Plotly.newPlot") == 8  # every figure draws with the one library
+
+
+def test_report_without_budgets_has_no_budget_section():
+    usage = Usage(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
+    html = build_report(usage, None, date(2025, 3, 2))
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in html
+    assert "Budget status" not in html
+
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def unconfigured(monkeypatch):
+    for name in ("SERVICE_AUTH_KEY", "SERVICE_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_cli_writes_the_report(tmp_path, unconfigured):
+    output = tmp_path / "report.html"
+    args = ["report", "--period", "last-month", "--output", str(output), "--demo"]
+    result = runner.invoke(app, [*args, "--budgets", str(ROOT / "budgets.example.toml")])
+    assert result.exit_code == 0, result.output
+    html = output.read_text(encoding="utf-8")
+    assert "<h2>Budget status</h2>" in html and html.count(PLOTLY_JS) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary left behind
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set"),
+        (["--demo", "--start", "2025-03-05"], "give --start and --end"),
+        (["--demo", "--budgets", "missing.toml"], "missing.toml: no such file"),
+    ],
+)
+def test_cli_refuses_bad_input_with_exit_2(tmp_path, unconfigured, extra, message):
+    output = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", "--period", "last-month", "-o", str(output), *extra])
+    if "--start" in extra:
+        result = runner.invoke(app, ["report", "-o", str(output), *extra])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not output.exists()
+
+
+def test_cli_refuses_a_missing_folder(tmp_path, unconfigured):
+    output = tmp_path / "absent" / "report.html"
+    result = runner.invoke(app, ["report", "--period", "last-month", "-o", str(output), "--demo"])
+    assert result.exit_code == 2
+    assert "existing folder" in result.output
+
+
+@pytest.mark.browser
+def test_report_renders_offline_in_chromium(tmp_path):
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is required in CI")
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    usage = demo_usage()
+    budget_file = load_budgets(ROOT / "budgets.example.toml")
+    html = build_report(
+        usage, budget_file, DEMO_TODAY, start=date(2026, 5, 1), end=date(2026, 5, 31)
+    )
+    page_file = tmp_path / "report.html"
+    page_file.write_text(html, encoding="utf-8")
+    screenshots = ROOT / "test-artifacts" / "screenshots"
+    screenshots.mkdir(parents=True, exist_ok=True)
+    requests: list[str] = []
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1366, "height": 900})
+            page.on("request", lambda request: requests.append(request.url))
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(page_file.as_uri(), wait_until="load")
+            page.wait_for_selector(".js-plotly-plot .main-svg")
+            assert page.locator(".js-plotly-plot").count() == 8
+            page.screenshot(path=str(screenshots / "report.png"), full_page=True)
+            page.emulate_media(media="print")
+            background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+            assert background == "rgb(255, 255, 255)"
+        finally:
+            browser.close()
+    assert errors == []
+    assert [url for url in requests if not url.startswith("file://")] == []
