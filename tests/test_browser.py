@@ -1,0 +1,172 @@
+"""The dashboard served by `streamlit run` and driven in Debian's chromium through Playwright.
+
+Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from analytics import periods
+from analytics.frames import KEY_DAY_COLUMNS
+from analytics.pipeline import utc_today
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+WAIT_MS = 60_000
+PAGES = {
+    "overview": ("", "Overview"),
+    "keys": ("keys", "Keys"),
+    "trends": ("trends", "Trends"),
+    "languages": ("languages", "Languages"),
+    "export": ("export", "Export"),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, process: subprocess.Popen, attempts: int = 600) -> None:
+    for _ in range(attempts):
+        if process.poll() is not None:
+            pytest.fail(f"streamlit exited with {process.returncode}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"{url} never answered")
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory):
+    """`streamlit run app.py` in demo mode on a small organization, stopped afterwards."""
+    if CHROMIUM is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("SERVICE_AUTH_KEY", "SERVICE_BASE_URL")}
+    env |= {
+        "SERVICE_DEMO_KEYS": "8",
+        "SERVICE_DEMO_DAYS": "120",
+        "SERVICE_HISTORY_PATH": str(tmp_path_factory.mktemp("history")),
+    }
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1366, "height": 768},
+            accept_downloads=True,
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    tab = browser.new_page()
+    yield tab
+    tab.close()
+
+
+def open_page(page, base_url: str, path: str, title: str) -> None:
+    page.goto(f"{base_url}/{path}")
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Demo data — ")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders(dashboard, page, name):
+    path, title = PAGES[name]
+    open_page(page, dashboard, path, title)
+    if name in ("overview", "keys", "trends"):
+        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(1500)  # let charts finish their entry animation
+    page.screenshot(path=SHOTS / f"{name}.png")
+
+
+def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
+    open_page(page, dashboard, "", "Overview")
+    page.get_by_test_id("stSidebar").get_by_role("combobox").first.click()
+    page.get_by_role("option", name="Last 7 days", exact=True).click()
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
+    assert "period=Last+7+days" in page.url or "period=Last%207%20days" in page.url
+    start, end = periods.resolve("last-7-days", utc_today())
+    expect(page.get_by_text(f"{start:%Y-%m-%d} – {end:%Y-%m-%d} (UTC)")).to_be_visible()
+    page.screenshot(path=SHOTS / "overview-last-7-days.png")
+
+
+def test_csv_download_has_the_frame_header(dashboard, page):
+    open_page(page, dashboard, "export", "Export")
+    start, end = periods.resolve("last-30-days", utc_today())
+    with page.expect_download(timeout=WAIT_MS) as info:
+        page.get_by_role("button", name="Download CSV").click()
+    download = info.value
+    assert download.suggested_filename == f"usage_key_and_day_{start}_{end}.csv"
+    header = Path(download.path()).read_text().splitlines()[0]
+    assert header.lstrip("\ufeff") == ",".join(KEY_DAY_COLUMNS)
