@@ -39,9 +39,14 @@ from emulator.schemas import (
 )
 from emulator.store import Store, StoredKey
 from emulator.translation import translate
-from emulator.usage_report import build_report
+from emulator.usage_report import GROUPINGS, build_report
 
 API_VERSION = "3.12.0"
+INSTANT_DOC = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC"
+INSTANT_SCHEMA = {
+    "pattern": r"^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
+}
+BOOLEAN_SCHEMA = {"enum": ["true", "false"]}
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
 
 
@@ -144,9 +149,11 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
     )
     def analytics(
         key: Caller,
-        start_date: Annotated[str, Query(description="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC")],
-        end_date: Annotated[str, Query(description="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC")],
-        group_by: Annotated[str, Query(description="empty, key or key_and_day")] = "",
+        start_date: Annotated[
+            str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)
+        ],
+        end_date: Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)],
+        group_by: Annotated[str, Query(json_schema_extra={"enum": list(GROUPINGS)})] = "",
     ) -> Response:
         if not key.admin:
             raise ServiceError(
@@ -205,9 +212,9 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
     )
     def languages_v3(
         _: Caller,
-        resource: Annotated[str, Query(description=" | ".join(RESOURCES))],
-        usable_as_source: Annotated[str | None, Query(description="true or false")] = None,
-        usable_as_target: Annotated[str | None, Query(description="true or false")] = None,
+        resource: Annotated[str, Query(json_schema_extra={"enum": list(RESOURCES)})],
+        usable_as_source: Annotated[str | None, Query(json_schema_extra=BOOLEAN_SCHEMA)] = None,
+        usable_as_target: Annotated[str | None, Query(json_schema_extra=BOOLEAN_SCHEMA)] = None,
     ) -> Response:
         if resource not in RESOURCES:
             raise bad_request(
@@ -227,7 +234,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
 
     def languages_v2(
         _: Caller,
-        type: Annotated[str, Query(description="source or target")] = "source",
+        type: Annotated[str, Query(json_schema_extra={"enum": ["source", "target"]})] = "source",
     ) -> Response:
         if type not in ("source", "target"):
             raise bad_request("Bad request. Parameter type must be 'source' or 'target'.")

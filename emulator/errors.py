@@ -86,11 +86,14 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         return error_response(bad_request(_validation_message(exc)))
 
-    async def on_http(_: Request, exc: Exception) -> Response:
+    async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         messages = {404: "Not found: no such resource.", 405: "Method not allowed."}
         message = messages.get(exc.status_code, str(exc.detail))
-        return error_response(ServiceError(exc.status_code, message, headers=exc.headers))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(ServiceError(exc.status_code, message, headers=headers))
 
     async def on_crash(_: Request, __: Exception) -> Response:
         error = ServiceError(500, "Internal server error", headers={TRACE_HEADER: new_trace_id()})
@@ -100,6 +103,16 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Methods of every route on the requested path (a path may have one route per method)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        pattern, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if pattern is not None and route_methods and pattern.match(request.url.path):
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 def new_trace_id() -> str:

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from emulator.languages_data import language_entries
+
 
 class ErrorResponse(BaseModel):
     message: str
@@ -95,6 +97,11 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorResponse} for status in (*statuses, 403, 429, 503)}
 
 
+def _codes(resource: str, flag: str) -> dict[str, Any]:
+    """Schema of a language parameter: the listed codes (input is case-insensitive)."""
+    return {"type": "string", "enum": [e["lang"] for e in language_entries(resource) if e[flag]]}
+
+
 def _text_body(extra: dict[str, Any]) -> dict[str, Any]:
     schema = {
         "type": "object",
@@ -120,12 +127,13 @@ TRANSLATE_BODY = _text_body(
     {
         "required": ["target_lang"],
         "properties": {
-            "target_lang": {"type": "string", "example": "DE"},
-            "source_lang": {"type": "string", "example": "EN"},
+            "target_lang": _codes("translate_text", "usable_as_target"),
+            "source_lang": _codes("translate_text", "usable_as_source"),
         },
     }
 )
 
+FORM_BOOLEAN = {"type": "string", "enum": ["true", "false", "1", "0"]}
 DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
@@ -135,9 +143,9 @@ DOCUMENT_BODY = {
                     "type": "object",
                     "required": ["target_lang", "file"],
                     "properties": {
-                        "target_lang": {"type": "string"},
+                        "target_lang": _codes("translate_document", "usable_as_target"),
                         "file": {"type": "string", "format": "binary"},
-                        "source_lang": {"type": "string"},
+                        "source_lang": _codes("translate_document", "usable_as_source"),
                         "filename": {"type": "string"},
                         "output_format": {"type": "string"},
                         "formality": {
@@ -153,8 +161,8 @@ DOCUMENT_BODY = {
                             "minimum": 0,
                             "maximum": 100,
                         },
-                        "enable_watermark": {"type": "boolean"},
-                        "enable_beta_languages": {"type": "boolean"},
+                        "enable_watermark": FORM_BOOLEAN,
+                        "enable_beta_languages": FORM_BOOLEAN,
                     },
                 }
             }
