@@ -108,7 +108,7 @@ def _table(frame: pd.DataFrame, text_columns: Iterable[str] = ()) -> str:
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
             css = aligned if column in text else ""
-            if column == "status":
+            if column == "Status":
                 css = f' class="status-{str(value).replace(" ", "-")}"'
             cells.append(f"<td{css}>{html.escape(str(value))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
@@ -195,7 +195,7 @@ def _budget_rows(frame: pd.DataFrame) -> pd.DataFrame:
             "Projected": _numbers(frame["projected"], metric),
             "Projected %": [_percent(v, signed=False) for v in frame["projected %"]],
             "Projected overrun": [str(d) if d else "—" for d in frame["overrun"]],
-            "status": frame["status"],
+            "Status": frame["status"],
         }
     )
 
