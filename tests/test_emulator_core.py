@@ -111,3 +111,39 @@ def test_process_serves_health_and_auth(emulator_process):
     )
     assert allowed.status_code == 200
     assert "usage_report" in allowed.json()
+
+
+def test_safe_across_threads_and_successive_event_loops(emulator_app):
+    """Streamlit reruns drive the in-process app from new threads and new event loops."""
+    import asyncio
+    import threading
+
+    key = emulator_app.state.emulator.admin_key
+    failures: list[str] = []
+
+    async def session() -> None:
+        transport = httpx.ASGITransport(app=emulator_app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://e", headers=auth(key)
+        ) as client:
+            for _ in range(5):
+                translated = await client.post(
+                    "/v2/translate", json={"text": ["abcd"], "target_lang": "DE"}
+                )
+                report = await client.get(ANALYTICS, params=WINDOW | {"group_by": "key"})
+                if translated.status_code != 200 or report.status_code != 200:
+                    failures.append(f"{translated.status_code} {report.status_code}")
+
+    def run() -> None:
+        asyncio.run(session())
+        asyncio.run(session())
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    today = emulator_app.state.emulator.today()
+    [row] = emulator_app.state.emulator.ledger(today, today)
+    assert row.text_translation_characters == 4 * 2 * 5 * 4
