@@ -269,8 +269,8 @@ def build_report(
         ),
         _section(
             "Forecasts",
-            _forecast_note(key_day, covered_from, today),
-            *_forecast_figures(key_day, today, covered_from, year_start, budgets),
+            f'<p class="note">{html.escape(forecast_note(key_day, covered_from, today))}</p>',
+            *map(_figure, forecast_figures(key_day, today, covered_from, year_start, budgets)),
             _table(_forecast_rows(forecasts), ["Metric", "Period"]),
         ),
     ]
@@ -291,7 +291,8 @@ def build_report(
     )
 
 
-def _forecast_note(key_day: pd.DataFrame, covered_from: date, today: date) -> str:
+def forecast_note(key_day: pd.DataFrame, covered_from: date, today: date) -> str:
+    """How the forecasts are made and how well they did over the last twelve months."""
     test = backtest(key_day, covered_from=covered_from, covered_to=today - timedelta(days=1))
     accuracy = (
         f" Over the last {len(test.months)} months, forecasts made on each month's first day "
@@ -300,20 +301,21 @@ def _forecast_note(key_day: pd.DataFrame, covered_from: date, today: date) -> st
         else ""
     )
     return (
-        '<p class="note">Run rate: the mean day of the last 28 days, shaped by each weekday\'s '
+        "Run rate: the mean day of the last 28 days, shaped by each weekday's "
         "share of the last 12 weeks. The band is ± one standard deviation of weekly totals per "
-        f"week still ahead.{accuracy}</p>"
+        f"week still ahead.{accuracy}"
     )
 
 
-def _forecast_figures(
+def forecast_figures(
     key_day: pd.DataFrame,
     today: date,
     covered_from: date,
     year_start: YearStart,
     budgets: BudgetFile | None,
-) -> list[str]:
-    """Cumulative total characters and minutes per period, with the org-wide budget lines."""
+) -> list[go.Figure]:
+    """Cumulative total characters and minutes for the month and the contract year, with their
+    forecast bands and the org-wide budget lines (the report and the capacity page show these)."""
     figures = []
     for metric in ("total_characters", "speech_to_text_minutes"):
         series = daily_series(key_day, metric)
@@ -329,7 +331,7 @@ def _forecast_figures(
             ]
             path = projection_path(series, first, last, rate, covered_from)
             name = f"{views.METRIC_LABELS[metric]} — {PERIOD_TITLES[kind].lower()} to date"
-            figures.append(_figure(forecast_figure(path, metric, name, limits)))
+            figures.append(forecast_figure(path, metric, name, limits))
     return figures
 
 
