@@ -204,7 +204,10 @@ def export(
 
 
 def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history: bool) -> Usage:
-    """Usage of first..last (history store only for a configured service); warns on mismatches."""
+    """Usage of first..last (history store only for a configured service).
+
+    A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
+    """
     with _client(settings, demo) as client:
         history = None
         if use_history and not demo and settings.auth_key and settings.base_url:
@@ -214,8 +217,6 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
         if sys.stderr.isatty():
             typer.echo(f"Fetching usage {first}..{last}…", err=True)
         usage = fetch_usage(client, first, last, history=history)
-    for mismatch in usage.mismatches:
-        typer.echo(f"warning: totals do not reconcile: {mismatch}", err=True)
     return usage
 
 

@@ -1,0 +1,338 @@
+"""The `python -m analytics` commands: exit codes, outputs, the key never shown."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import stamina
+from typer.testing import CliRunner
+
+from analytics import exports
+from analytics.cli import app
+from analytics.demo import demo_app
+from analytics.settings import Settings
+from emulator import EmulatorConfig, create_app
+from tests.conftest import ROOT, small_config
+from tests.test_pipeline import assert_matches_ledger
+
+RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
+SMALL_DEMO = {"SERVICE_DEMO_KEYS": "4", "SERVICE_DEMO_DAYS": "90"}
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, tmp_path):
+    for name in list(os.environ):
+        if name.startswith("SERVICE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def read_export(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, keep_default_na=False)
+    frame["usage_date"] = pd.to_datetime(frame["usage_date"])
+    return frame
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The real command in a child process, as cron would run it."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "analytics", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+# -- exit code 2: bad arguments or configuration ---------------------------------------------
+
+
+def test_without_configuration_it_refuses_instead_of_exporting_demo_data(tmp_path):
+    out = tmp_path / "usage.csv"
+    result = invoke("export", "--start", "2025-01-01", "--end", "2025-01-31", "-o", str(out))
+    assert result.exit_code == 2
+    assert "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--start", "2025-02-30", "--end", "2025-03-01"], "YYYY-MM-DD"),
+        (["--start", "2025-03-02", "--end", "2025-03-01"], "before --start"),
+        (["--start", "2025-03-01"], "give --start and --end"),
+        (["--period", "last-month", "--start", "2025-03-01"], "not both"),
+        (["--period", "fortnight"], "fortnight"),
+        (["--start", "2025-03-01", "--end", "2025-03-02", "--group-by", "week"], "week"),
+        (["--start", "2025-03-01", "--end", "2025-03-02", "--bogus"], "bogus"),
+    ],
+)
+def test_bad_arguments_exit_2(tmp_path, args, message):
+    result = invoke("export", *args, "-o", str(tmp_path / "u.csv"), "--demo", env=SMALL_DEMO)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("report.txt", "cannot tell the format"),
+        ("missing/u.csv", "does not exist"),
+        (".", "folder"),
+    ],
+)
+def test_bad_output_paths_exit_2(tmp_path, output, message):
+    target = tmp_path if output == "." else tmp_path / output
+    result = invoke(
+        "export", "--period", "last-7-days", "-o", str(target), "--demo", env=SMALL_DEMO
+    )
+    assert result.exit_code == 2 and message in result.stderr
+
+
+# -- exit code 0 -------------------------------------------------------------------------------
+
+
+def test_demo_export_of_every_grouping_and_format(tmp_path):
+    settings = Settings(demo_keys=4, demo_days=90)
+    emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
+    yesterday = emu.today() - dt.timedelta(days=1)
+    start = yesterday - dt.timedelta(days=59)
+    args = ["--start", start.isoformat(), "--end", yesterday.isoformat(), "--demo"]
+    result = invoke("export", *args, "-o", str(tmp_path / "day.csv"), env=SMALL_DEMO)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "" and result.stderr == ""  # quiet for cron when all is well
+    assert_matches_ledger(read_export(tmp_path / "day.csv"), emu.ledger(start, yesterday))
+
+    invoke(
+        "export", *args, "--group-by", "key", "-o", str(tmp_path / "key.parquet"), env=SMALL_DEMO
+    )
+    by_key = pd.read_parquet(tmp_path / "key.parquet")
+    assert by_key["total_characters"].is_monotonic_decreasing
+    assert by_key["total_characters"].sum() == sum(
+        r.text_translation_characters
+        + r.document_translation_characters
+        + r.text_improvement_characters
+        for r in emu.ledger(start, yesterday)
+    )
+    result = invoke(
+        "export",
+        *args,
+        "--group-by",
+        "none",
+        "--format",
+        "xlsx",
+        "-o",
+        str(tmp_path / "t.bin"),
+        env=SMALL_DEMO,
+    )
+    assert result.exit_code == 0
+    total = pd.read_excel(tmp_path / "t.bin")
+    assert total.loc[0, "total_characters"] == by_key["total_characters"].sum()
+    assert str(total.loc[0, "start_date"])[:10] == start.isoformat()
+
+
+def test_period_preset_export(tmp_path):
+    result = invoke(
+        "export",
+        "--period",
+        "last-30-days",
+        "-o",
+        str(tmp_path / "u.csv"),
+        "--demo",
+        env=SMALL_DEMO,
+    )
+    assert result.exit_code == 0
+    days = read_export(tmp_path / "u.csv")["usage_date"]
+    today = dt.datetime.now(dt.UTC).date()
+    assert days.max() <= pd.Timestamp(today - dt.timedelta(days=1))
+    assert days.min() >= pd.Timestamp(today - dt.timedelta(days=30))
+
+
+def test_languages_and_detect_commands():
+    table = invoke("languages", "--resource", "translate_document", "--demo", env=SMALL_DEMO)
+    assert table.exit_code == 0
+    assert table.stdout.splitlines()[0].split() == ["lang", "name", "source", "target", "features"]
+    as_csv = invoke(
+        "languages", "--resource", "glossary", "--format", "csv", "--demo", env=SMALL_DEMO
+    )
+    assert as_csv.stdout.startswith("lang,name,source,target,features\n")
+    detected = invoke(
+        "detect",
+        "Wir fahren morgen mit dem Zug nach Berlin und besuchen unsere Freunde.",
+        "We are taking the train to Berlin tomorrow to visit our friends.",
+        "--demo",
+        env=SMALL_DEMO,
+    )
+    assert detected.exit_code == 0
+    assert [line.split("\t")[:2] for line in detected.stdout.splitlines()] == [
+        ["de", "success"],
+        ["en", "success"],
+    ]
+    bad = invoke("languages", "--resource", "teleport", "--demo", env=SMALL_DEMO)
+    assert bad.exit_code == 4 and "400 Bad Request" in bad.stderr
+
+
+# -- exit codes 4 and 1 ------------------------------------------------------------------------
+
+
+def test_unreachable_service_exits_4_after_retries(tmp_path):
+    env = {
+        "SERVICE_BASE_URL": f"http://127.0.0.1:{closed_port()}",
+        "SERVICE_AUTH_KEY": RECOGNIZABLE_KEY,
+    }
+    result = invoke("export", "--period", "last-7-days", "-o", str(tmp_path / "u.csv"), env=env)
+    assert result.exit_code == 4
+    assert result.stderr.startswith("error: Connection failed: GET /v2/admin/analytics")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert RECOGNIZABLE_KEY not in result.stderr + result.stdout
+
+
+def disk_full(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monkeypatch):
+    out = tmp_path / "u.csv"
+    out.write_text("previous export")
+    monkeypatch.setattr(exports.os, "replace", disk_full)
+    result = invoke("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
+    assert result.exit_code == 1
+    assert "unexpected OSError" in result.stderr and "No space left" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert out.read_text() == "previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["u.csv"]
+
+
+def test_debug_shows_the_traceback(tmp_path, monkeypatch):
+    monkeypatch.setattr(exports.os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        invoke(
+            "export",
+            "--period",
+            "last-7-days",
+            "-o",
+            str(tmp_path / "u.csv"),
+            "--demo",
+            "--debug",
+            env=SMALL_DEMO,
+        )
+
+
+def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, caplog):
+    from analytics import cli
+    from tests.test_pipeline import client_for, miscounting_app
+
+    emulator_app = create_app(small_config())
+    key = emulator_app.state.emulator.admin_key
+    miscounting, _ = client_for(miscounting_app(emulator_app), key)
+    monkeypatch.setattr(cli.ServiceClient, "from_settings", lambda settings: miscounting)
+    env = {"SERVICE_BASE_URL": "http://service.test", "SERVICE_AUTH_KEY": key}
+    out = tmp_path / "u.csv"
+    args = ["--start", "2025-04-01", "--end", "2025-05-31", "-o", str(out), "--no-history"]
+    result = invoke("export", *args, env=env)
+    assert result.exit_code == 0
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("WARNING: Usage totals do not reconcile: window 2025-04-01..2025-05-31")
+    assert_matches_ledger(
+        read_export(out),
+        emulator_app.state.emulator.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)),
+    )
+
+
+# -- over loopback, in a child process ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def default_ledger():
+    """The emulator process's organization (the default one), rebuilt in-process to compare."""
+    app = create_app(EmulatorConfig())
+    yield app.state.emulator
+    app.state.emulator.store.close()
+
+
+def test_refused_key_exits_3_without_printing_it(emulator_process, tmp_path):
+    env = {"SERVICE_BASE_URL": emulator_process.base_url, "SERVICE_AUTH_KEY": RECOGNIZABLE_KEY}
+    result = run_cli("export", "--period", "last-7-days", "-o", str(tmp_path / "u.csv"), env=env)
+    assert result.returncode == 3
+    assert result.stderr.startswith("error: 403 Forbidden: ")
+    assert "(trace id " in result.stderr
+    assert RECOGNIZABLE_KEY not in result.stdout + result.stderr
+    assert not (tmp_path / "u.csv").exists()
+
+
+def test_three_years_over_loopback_equal_the_ledger(emulator_process, default_ledger, tmp_path):
+    """Acceptance: every key-day of three years, exported by the real command, is the ledger's."""
+    today = default_ledger.today()
+    start, end = today - dt.timedelta(days=1095), today - dt.timedelta(days=1)
+    out = tmp_path / "three-years.csv"
+    history = tmp_path / "history"
+    env = {
+        "SERVICE_BASE_URL": emulator_process.base_url,
+        "SERVICE_AUTH_KEY": emulator_process.admin_key,
+        "SERVICE_HISTORY_PATH": str(history),
+    }
+    args = ["export", "--start", start.isoformat(), "--end", end.isoformat(), "-o", str(out)]
+    result = run_cli(*args, "--debug", env=env)
+    assert result.returncode == 0, result.stderr
+    ledger = default_ledger.ledger(start, end)
+    assert len(ledger) > 5000
+    exported = read_export(out)
+    assert_matches_ledger(exported, ledger)
+    assert (
+        exported["total_characters"]
+        == exported[
+            [
+                "text_translation_characters",
+                "document_translation_characters",
+                "text_improvement_characters",
+            ]
+        ].sum(axis=1)
+    ).all()
+    # The key appears nowhere: not in output, debug logs, the export or the history file name.
+    key = emulator_process.admin_key
+    assert key not in result.stdout + result.stderr
+    assert key not in out.read_text()
+    (stored,) = history.iterdir()
+    assert key not in stored.name and stored.suffix == ".duckdb"
+
+    # A second run uses the history store and writes the very same bytes.
+    first_bytes = out.read_bytes()
+    again = run_cli(*args, env=env)
+    assert again.returncode == 0 and again.stderr == ""
+    assert out.read_bytes() == first_bytes
+
+
+def test_demo_export_as_a_child_process(tmp_path):
+    out = tmp_path / "demo.csv"
+    result = run_cli("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
+    assert result.returncode == 0, result.stderr
+    days = read_export(out)["usage_date"]
+    today = dt.datetime.now(dt.UTC).date()
+    assert days.min() >= pd.Timestamp(today - dt.timedelta(days=7))
+    assert days.max() <= pd.Timestamp(today - dt.timedelta(days=1))
+    missing = run_cli("export", "--period", "last-7-days", "-o", str(out), env={})
+    assert missing.returncode == 2 and "--demo" in missing.stderr
+    usage = run_cli("export", "--frobnicate", env={})
+    assert usage.returncode == 2
