@@ -47,7 +47,7 @@ def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure
         height=HEIGHT,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         xaxis_title=PERIOD_AXIS[granularity],
         yaxis_title=y_title,
         yaxis_tickformat=",~s",
@@ -187,7 +187,7 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         height=HEIGHT + 120,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
     )
     fig.update_yaxes(title_text="Characters", tickformat=",~s", row=1, col=1)
     fig.update_yaxes(title_text="Minutes", tickformat=",~s", row=2, col=1)

@@ -110,7 +110,7 @@ def client(src: Source) -> ServiceClient:
     return _client(src.fingerprint, src)
 
 
-@st.cache_resource(ttl=USAGE_TTL, max_entries=12, show_spinner="Loading usage…")
+@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading usage…")
 def _usage(fingerprint: str, start: date, end: date, _source: Source) -> Usage:
     return fetch_usage(client(_source), start, end, history=_history(_source))
 

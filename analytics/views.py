@@ -15,6 +15,7 @@ from typing import Literal
 
 import pandas as pd
 
+from analytics.frames import METRICS
 from analytics.periods import PRESETS as NAMED_PRESETS
 
 Granularity = Literal["day", "week", "month"]
@@ -35,11 +36,10 @@ METRIC_LABELS = {
 }
 SERVICE_LABELS = {
     "text_translation_characters": "Text translation",
-    "document_translation_characters": "Document translation",
+    "document_translation_characters": "Documents",
     "text_improvement_characters": "Text improvement",
     MINUTES: "Speech-to-text",
 }
-METRICS = tuple(METRIC_LABELS)
 OTHER = "Other"
 # Resample automatically so a chart never carries more than a few hundred points per series.
 DAILY_UP_TO_DAYS = 120
@@ -199,11 +199,11 @@ def top_keys(key_day: pd.DataFrame, metric: str, n: int) -> list[str]:
     return list(sums.sort_values(ascending=False, kind="stable").index[:n])
 
 
-def key_names(key_day: pd.DataFrame) -> dict[str, str]:
-    """Masked id -> display name, using each key's latest label in the frame."""
+def key_names(key_day: pd.DataFrame, labels_only: bool = False) -> dict[str, str]:
+    """Masked id -> display name (or bare label), from each key's latest label in the frame."""
     latest = key_day.drop_duplicates("api_key", keep="last")
     return {
-        str(k): key_display(str(k), str(label))
+        str(k): str(label) if labels_only else key_display(str(k), str(label))
         for k, label in zip(latest["api_key"], latest["api_key_label"], strict=True)
     }
 
@@ -223,10 +223,13 @@ def top_n_over_time(
     """
     leaders = top_keys(key_day, metric, n)
     names = key_names(key_day)
-    keys = key_day["api_key"].astype(str)
-    bucket = keys.where(keys.isin(leaders), OTHER).map(lambda k: names.get(k, k))
     periods = period_start(key_day["usage_date"], granularity).to_numpy()
-    wide = key_day[metric].groupby([periods, bucket.to_numpy()]).sum().unstack(fill_value=0)
+    # Sum per key and period first (small), then fold the tail into Other.
+    per_key = key_day.groupby([periods, key_day["api_key"]], observed=True)[metric].sum()
+    keys = per_key.index.get_level_values(1).astype(str)
+    bucket = keys.where(keys.isin(leaders), OTHER)
+    wide = per_key.groupby([per_key.index.get_level_values(0), bucket]).sum().unstack(fill_value=0)
+    wide = wide.rename(columns=names)
     columns = [names[k] for k in leaders]
     if OTHER in wide.columns and (wide[OTHER] != 0).any():
         columns.append(OTHER)
@@ -255,7 +258,7 @@ def restrict_keys(key_day: pd.DataFrame, api_keys: Iterable[str]) -> pd.DataFram
     chosen = list(api_keys)
     if not chosen:
         return key_day
-    return key_day[key_day["api_key"].astype(str).isin(chosen)]
+    return key_day[key_day["api_key"].isin(chosen)]
 
 
 def rolling_mean(wide: pd.DataFrame, days: int = 7) -> pd.DataFrame:
@@ -279,19 +282,17 @@ def key_table(key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
     columns = ["api_key", "api_key_label", *METRICS, "share", "trend"]
     if key_day.empty:
         return pd.DataFrame(columns=columns)
-    keys = key_day["api_key"].astype(str)
-    sums = key_day[list(METRICS)].groupby(keys.to_numpy()).sum()
-    labels = key_day.drop_duplicates("api_key", keep="last")
-    sums["api_key_label"] = pd.Series(
-        labels["api_key_label"].astype(str).to_numpy(), index=labels["api_key"].astype(str)
-    )
+    keys = key_day["api_key"]
+    sums = key_day[list(METRICS)].groupby(keys, observed=True).sum()
+    sums.index = sums.index.astype(str)
+    sums["api_key_label"] = pd.Series(key_names(key_day, labels_only=True))
     total = sums[TOTAL_CHARACTERS].sum()
     sums["share"] = sums[TOTAL_CHARACTERS] / total if total else 0.0
     granularity = sparkline_granularity(start, end)
     periods = period_start(key_day["usage_date"], granularity).to_numpy()
-    spark = (
-        key_day[TOTAL_CHARACTERS].groupby([keys.to_numpy(), periods]).sum().unstack(fill_value=0)
-    )
+    spark = key_day.groupby([keys, periods], observed=True)[TOTAL_CHARACTERS].sum()
+    spark = spark.unstack(fill_value=0)
+    spark.index = spark.index.astype(str)
     spark = spark.reindex(columns=_calendar(start, end, granularity), fill_value=0)
     sums["trend"] = pd.Series(spark.to_numpy().tolist(), index=spark.index)
     table = sums.rename_axis("api_key").reset_index()

@@ -49,11 +49,11 @@ if not any(current_totals.values()):
     st.info("No usage in this range. Pick a longer range in the sidebar.", icon=":material/info:")
     st.stop()
 
-left, right = st.columns([2, 1])
+left, right = st.columns([3, 2], gap="large")
 with left:
     st.subheader("Characters by service")
     st.plotly_chart(charts.service_mix(over_time, granularity), key="service_mix")
 with right:
-    st.subheader("Speech-to-text minutes")
+    st.subheader("Speech minutes")
     st.plotly_chart(charts.minutes_over_time(over_time, granularity), key="minutes")
 st.caption(f"One point per {granularity} (UTC); weeks start on Monday.")

@@ -85,11 +85,7 @@ def test_overview_kpis_match_the_pipeline(demo_env):
     change = current["total_characters"] / before["total_characters"] - 1
     assert tiles["Total characters"].delta == f"{change:+.1%}"
     mix = chart_specs(at)[0]["data"]
-    assert [trace["name"] for trace in mix] == [
-        "Text translation",
-        "Document translation",
-        "Text improvement",
-    ]
+    assert [trace["name"] for trace in mix] == ["Text translation", "Documents", "Text improvement"]
     assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
 
 

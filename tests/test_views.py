@@ -183,3 +183,24 @@ def test_restrict_keys():
 )
 def test_access_decision(configured, logged_in, email, allow, expected):
     assert access_decision(configured, logged_in, email, allow) is expected
+
+
+def test_export_file_name_and_cli_command():
+    start, end = date(2026, 10, 1), date(2026, 10, 31)
+    assert views.export_file_name("key", start, end, "csv") == "usage_key_2026-10-01_2026-10-31.csv"
+    assert views.export_command("key_and_day", start, end, "csv", demo=False) == (
+        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        "--group-by key_and_day --output usage_key_and_day_2026-10-01_2026-10-31.csv"
+    )
+
+
+def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
+    start, end = date(2026, 10, 1), date(2026, 10, 31)
+    named = views.export_crontab("key", start, end, "csv", "last-month", demo=False)
+    schedule, command = named[: len(views.CRON_SCHEDULE)], named[len(views.CRON_SCHEDULE) :]
+    assert schedule == views.CRON_SCHEDULE
+    assert "--period last-month" in command
+    assert "--start" not in command
+    assert "\\%Y" in command  # cron treats a bare % as a newline
+    custom = views.export_crontab("key", start, end, "csv", "custom", demo=True)
+    assert custom.endswith(views.export_command("key", start, end, "csv", demo=True))
