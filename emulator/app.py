@@ -44,7 +44,8 @@ from emulator.usage_report import GROUPINGS, build_report
 API_VERSION = "3.12.0"
 INSTANT_DOC = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC"
 INSTANT_SCHEMA = {
-    "pattern": r"^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
+    "pattern": r"^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+    r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
 }
 BOOLEAN_SCHEMA = {"enum": ["true", "false"]}
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
@@ -67,7 +68,7 @@ class Emulator:
         self.admin_key: str | None = org.admin_key
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
-        self.store.ensure(fingerprint, lambda: org)
+        self.store.ensure(fingerprint, org)
 
     def today(self) -> dt.date:
         return self.config.current_day()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,13 +79,13 @@ class Store:
         with self._lock:
             self._conn.close()
 
-    def ensure(self, fingerprint: str, build: Callable[[], Organization]) -> None:
+    def ensure(self, fingerprint: str, org: Organization) -> None:
         """Keep a database that already holds this organization; otherwise load a fresh one."""
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
             if row and row[0] == fingerprint:
                 return
-        self._load(fingerprint, build())
+        self._load(fingerprint, org)
 
     def _load(self, fingerprint: str, org: Organization) -> None:
         order = sorted(range(len(org.keys)), key=lambda i: org.keys[i].masked)
