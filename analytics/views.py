@@ -357,7 +357,7 @@ def access_decision(
 
 # --- export commands ---------------------------------------------------------------------------
 
-CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 UTC, after the previous day has closed
+CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 (with CRON_TZ=UTC), after the UTC day has closed
 
 
 def export_file_name(group_by: str, start: date, end: date, fmt: str) -> str:
@@ -389,4 +389,5 @@ def export_crontab(group_by: str, start: date, end: date, fmt: str, preset: str,
         )
     else:
         command = export_command(group_by, start, end, fmt, demo)
-    return f"{CRON_SCHEDULE} cd /path/to/usage-dashboard && .venv/bin/{command}"
+    environment = "" if demo else "set -a && . /etc/usage-dashboard.env && set +a && "
+    return f"{CRON_SCHEDULE} cd /opt/usage-dashboard && {environment}.venv/bin/{command}"

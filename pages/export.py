@@ -64,6 +64,7 @@ st.code(
     wrap_lines=True,
 )
 st.caption(
-    "The command reads SERVICE_AUTH_KEY and SERVICE_BASE_URL from the environment; "
-    "exit codes: 0 done, 2 bad arguments, 3 key refused (403), 4 service unreachable."
+    "Put `CRON_TZ=UTC` above the line. The command reads SERVICE_AUTH_KEY and SERVICE_BASE_URL "
+    "from the environment (here `/etc/usage-dashboard.env`, mode 0600); exit codes: 0 done, "
+    "2 bad arguments, 3 key refused (403), 4 service unreachable."
 )

@@ -202,5 +202,6 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     assert "--period last-month" in command
     assert "--start" not in command
     assert "\\%Y" in command  # cron treats a bare % as a newline
+    assert ". /etc/usage-dashboard.env" in command  # the key comes from a protected file
     custom = views.export_crontab("key", start, end, "csv", "custom", demo=True)
     assert custom.endswith(views.export_command("key", start, end, "csv", demo=True))
