@@ -209,11 +209,7 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
     A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
     """
     with _client(settings, demo) as client:
-        history = None
-        if use_history and not demo and settings.auth_key and settings.base_url:
-            history = HistoryStore.for_account(
-                settings.history_path, settings.base_url, settings.auth_key
-            )
+        history = HistoryStore.from_settings(settings) if use_history and not demo else None
         if sys.stderr.isatty():
             typer.echo(f"Fetching usage {first}..{last}…", err=True)
         usage = fetch_usage(client, first, last, history=history)

@@ -62,7 +62,12 @@ _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
 # Transport failures after which the request certainly never reached the service.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _error_decoder = msgspec.json.Decoder(ErrorBody)
+_report_decoder = msgspec.json.Decoder(AdminUsageReport)
+_detection_decoder = msgspec.json.Decoder(DetectionResponse)
+_translation_decoder = msgspec.json.Decoder(TranslationResponse)
+_document_decoder = msgspec.json.Decoder(DocumentHandle)
 _v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
+_v2_languages_decoder = msgspec.json.Decoder(list[V2Language])
 
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
@@ -250,7 +255,7 @@ class AsyncServiceClient:
         if group_by:
             params["group_by"] = group_by
         response = await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
-        return decode(msgspec.json.Decoder(AdminUsageReport), response).usage_report
+        return decode(_report_decoder, response).usage_report
 
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
         """Language of each text, in input order; any number of texts (sent in batches of 50)."""
@@ -263,7 +268,7 @@ class AsyncServiceClient:
         # Detection only reads, so it is retried like a GET.
         path = "/v3/detect/language"
         response = await self.request("POST", path, idempotent=True, json={"text": batch})
-        results = decode(msgspec.json.Decoder(DetectionResponse), response).results
+        results = decode(_detection_decoder, response).results
         if len(results) != len(batch):
             raise InvalidResponseError(
                 f"POST {path} returned {len(results)} results for {len(batch)} texts",
@@ -279,7 +284,7 @@ class AsyncServiceClient:
         if source_lang:
             body["source_lang"] = source_lang
         response = await self.request("POST", "/v2/translate", idempotent=False, json=body)
-        return decode(msgspec.json.Decoder(TranslationResponse), response).translations
+        return decode(_translation_decoder, response).translations
 
     async def upload_document(
         self, file_bytes: bytes, filename: str, target_lang: str, **options: Any
@@ -301,7 +306,7 @@ class AsyncServiceClient:
             data=data,
             files={"file": (filename, file_bytes)},
         )
-        return decode(msgspec.json.Decoder(DocumentHandle), response)
+        return decode(_document_decoder, response)
 
     async def languages(
         self,
@@ -324,7 +329,7 @@ class AsyncServiceClient:
         response = await self.request(
             "GET", "/v2/languages", idempotent=True, params={"type": type}
         )
-        return decode(msgspec.json.Decoder(list[V2Language]), response)
+        return decode(_v2_languages_decoder, response)
 
 
 class _EventLoopThread:

@@ -20,6 +20,7 @@ import pandas as pd
 from pydantic import SecretStr
 
 from analytics.frames import KEY_DAY_COLUMNS, empty_rows
+from analytics.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,15 @@ class HistoryStore:
         """The store of one account: the file name holds digests, never the key itself."""
         name = f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}.duckdb"
         return cls(folder / name)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HistoryStore | None:
+        """The configured account's store; None without a key and address or with no path."""
+        if not (settings.is_configured and settings.auth_key and settings.base_url):
+            return None
+        if settings.history_path is None:
+            return None
+        return cls.for_account(settings.history_path, settings.base_url, settings.auth_key)
 
     def __repr__(self) -> str:
         return f"HistoryStore({str(self.path)!r})"

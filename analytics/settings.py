@@ -24,7 +24,8 @@ class Settings(BaseSettings):
     auth_key: SecretStr | None = None
     base_url: str | None = None
     auth_scheme: str = "Service-Auth-Key"
-    history_path: Path = Field(default_factory=default_history_path)
+    # None turns the history store off.
+    history_path: Path | None = Field(default_factory=default_history_path)
     demo_keys: int = Field(default=25, ge=1)
     demo_days: int = Field(default=1095, ge=1)
     demo_seed: int = 42

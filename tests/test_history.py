@@ -165,3 +165,15 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
         transport.requests.clear()
         again = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
     assert again.windows_fetched == 1
+
+
+def test_store_from_settings(tmp_path):
+    from analytics.settings import Settings
+
+    assert HistoryStore.from_settings(Settings(auth_key=None, base_url="http://x.test")) is None
+    off = Settings(auth_key="k", base_url="http://x.test", history_path=None)
+    assert HistoryStore.from_settings(off) is None
+    store = HistoryStore.from_settings(
+        Settings(auth_key="k", base_url="http://x.test", history_path=tmp_path)
+    )
+    assert store.path.parent == tmp_path and store.path.name.endswith(".duckdb")
