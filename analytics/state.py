@@ -15,11 +15,10 @@ from datetime import date
 from typing import Any, NoReturn, TypeVar
 
 import streamlit as st
-from pydantic import SecretStr
 
 from analytics import exports, languages, views
 from analytics.client import ServiceClient
-from analytics.demo import DEMO_BASE_URL, demo_client
+from analytics.demo import demo_client
 from analytics.errors import AuthorizationError, ConnectionFailedError, ServiceError
 from analytics.history import HistoryStore
 from analytics.models import DetectionResult, LanguageEntry, V2Language
@@ -96,23 +95,15 @@ def _client(fingerprint: str, _source: Source) -> ServiceClient:
     return ServiceClient.from_settings(_source.settings)
 
 
-def _history(src: Source) -> HistoryStore:
-    if src.demo:
-        return HistoryStore.for_account(
-            src.settings.history_path, DEMO_BASE_URL, SecretStr(src.fingerprint)
-        )
-    return HistoryStore.for_account(
-        src.settings.history_path, str(src.settings.base_url), src.settings.auth_key
-    )
-
-
 def client(src: Source) -> ServiceClient:
     return _client(src.fingerprint, src)
 
 
 @st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading usage…")
 def _usage(fingerprint: str, start: date, end: date, _source: Source) -> Usage:
-    return fetch_usage(client(_source), start, end, history=_history(_source))
+    # The demo organization is computed in-process: only a real account's days are stored.
+    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
+    return fetch_usage(client(_source), start, end, history=history)
 
 
 def usage(src: Source, start: date, end: date) -> Usage:
