@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -50,7 +49,11 @@ def serve(
     except (OrgFileError, ValueError) as exc:
         typer.echo(f"Cannot start the emulator: {exc}", err=True)
         raise typer.Exit(2) from None
-    listener = socket.create_server((host, port))
+    try:
+        listener = socket.create_server((host, port))
+    except OSError as exc:
+        typer.echo(f"Cannot listen on {host}:{port}: {exc.strerror}", err=True)
+        raise typer.Exit(2) from None
     bound_port = listener.getsockname()[1]
     print(f"Emulator listening on http://{host}:{bound_port}", flush=True)
     emulator = app.state.emulator
@@ -58,7 +61,6 @@ def serve(
         print(f"Admin key: {emulator.admin_key}", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     server.run(sockets=[listener])
-    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,22 @@ def test_cli_reports_a_bad_org_file(tmp_path):
     assert "Emulator listening" not in result.stdout
 
 
+def test_cli_reports_a_busy_port():
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "emulator", "--port", str(port), "--keys", "3", "--days", "5"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert f"Cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
 # --- synthetic -------------------------------------------------------------------------
 
 
