@@ -427,6 +427,7 @@ async def test_detect_answer_with_too_few_results_is_invalid():
 def test_sync_client_from_many_threads(admin, emulator_app):
     transport = emulator_transport(emulator_app)
     with ServiceClient(BASE, SecretStr(admin), transport=transport) as client:
+        loop_thread = next(t for t in threading.enumerate() if t is client._loop.thread)
         start = dt.date(2025, 5, 1)
 
         def total(offset: int) -> int:
@@ -438,7 +439,7 @@ def test_sync_client_from_many_threads(admin, emulator_app):
             threaded = list(pool.map(total, range(40)))
         assert threaded == [total(i) for i in range(40)]  # repeated calls on this thread too
         assert SECRET not in repr(client) and admin not in repr(client)
-    assert not any(t.name == "service-client" and t.is_alive() for t in threading.enumerate())
+    assert not loop_thread.is_alive()  # close() stops the client's event loop thread
 
 
 def test_from_settings_needs_both_key_and_address():
