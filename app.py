@@ -112,9 +112,9 @@ source = state.source()
 state.set_period(sidebar_period(source))
 if source.demo:
     st.info(
-        f"Demo data — a synthetic organization of {source.settings.demo_keys} keys over "
-        f"{source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL to "
-        "read your own organization.",
+        f"Demo data — synthetic organization, {source.settings.demo_keys} keys over "
+        f"{source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL "
+        "for your own.",
         icon=":material/science:",
     )
 if "auth" in state.secrets() and st.user.get("is_logged_in"):

@@ -148,6 +148,7 @@ def test_every_page_renders(dashboard, page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(1500)  # let charts finish their entry animation
     page.screenshot(path=SHOTS / f"{name}.png")
+    page.screenshot(path=SHOTS / f"{name}-full.png", full_page=True)
 
 
 def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
@@ -159,6 +160,10 @@ def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
     start, end = periods.resolve("last-7-days", utc_today())
     expect(page.get_by_text(f"{start:%Y-%m-%d} – {end:%Y-%m-%d} (UTC)")).to_be_visible()
     page.screenshot(path=SHOTS / "overview-last-7-days.png")
+    # The range follows the visitor to another page.
+    page.get_by_test_id("stSidebarNav").get_by_text("Keys", exact=True).click()
+    expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
 
 
 def test_csv_download_has_the_frame_header(dashboard, page):
