@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import format_datetime
 
@@ -427,7 +426,7 @@ async def test_detect_answer_with_too_few_results_is_invalid():
 def test_sync_client_from_many_threads(admin, emulator_app):
     transport = emulator_transport(emulator_app)
     with ServiceClient(BASE, SecretStr(admin), transport=transport) as client:
-        loop_thread = next(t for t in threading.enumerate() if t is client._loop.thread)
+        loop_thread = client._loop.thread
         start = dt.date(2025, 5, 1)
 
         def total(offset: int) -> int:
