@@ -15,11 +15,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # the checkout is not installed; make its packages importable
-    sys.path.insert(0, str(ROOT))
+from emulator import EmulatorConfig, create_app
 
-from emulator import EmulatorConfig, create_app  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 FIXED_TODAY = dt.date(2025, 6, 1)
 
