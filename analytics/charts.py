@@ -49,10 +49,14 @@ def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         xaxis_title=PERIOD_AXIS[granularity],
-        yaxis_title=y_title,
-        yaxis_tickformat=",~s",
+        yaxis={"title": y_title, "tickformat": _tick_format(y_title), "rangemode": "nonnegative"},
     )
     return fig
+
+
+def _tick_format(axis_title: str) -> str:
+    """SI suffixes for characters (120k); plain decimals for minutes, where SI would read 500m."""
+    return ",~f" if axis_title == "Minutes" or "minutes" in axis_title else ",~s"
 
 
 def _color(index: int, name: str) -> str:
@@ -141,7 +145,7 @@ def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         yaxis={"autorange": "reversed"},
         xaxis_title=METRIC_LABELS[metric],
-        xaxis_tickformat=",~s",
+        xaxis_tickformat=_tick_format(METRIC_LABELS[metric]),
         showlegend=False,
     )
     return fig
@@ -189,7 +193,8 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
     )
-    fig.update_yaxes(title_text="Characters", tickformat=",~s", row=1, col=1)
-    fig.update_yaxes(title_text="Minutes", tickformat=",~s", row=2, col=1)
+    fig.update_yaxes(rangemode="nonnegative")
+    fig.update_yaxes(title_text="Characters", tickformat=_tick_format("Characters"), row=1, col=1)
+    fig.update_yaxes(title_text="Minutes", tickformat=_tick_format("Minutes"), row=2, col=1)
     fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
     return fig

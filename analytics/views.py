@@ -41,6 +41,8 @@ SERVICE_LABELS = {
     MINUTES: "Speech-to-text",
 }
 OTHER = "Other"
+# Per-key tables: who, how big a share, the trend, then every metric.
+TABLE_ORDER = ("api_key", "api_key_label", "share", "trend", *METRICS)
 # Resample automatically so a chart never carries more than a few hundred points per series.
 DAILY_UP_TO_DAYS = 120
 WEEKLY_UP_TO_DAYS = 730

@@ -33,6 +33,7 @@ number = st.column_config.NumberColumn
 st.dataframe(
     shown.assign(speech_to_text_minutes=shown["speech_to_text_minutes"].round(2)),
     hide_index=True,
+    column_order=views.TABLE_ORDER,
     height=min(38 + 35 * len(shown), 420),
     column_config={
         "api_key": st.column_config.TextColumn("Key", pinned=True),
@@ -43,9 +44,9 @@ st.dataframe(
         "text_improvement_characters": number("Text improvement", format="localized"),
         "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
         "share": st.column_config.ProgressColumn(
-            "Share of characters", format="percent", min_value=0.0, max_value=1.0
+            "Share", format="percent", min_value=0.0, max_value=1.0
         ),
-        "trend": st.column_config.LineChartColumn("Total characters over time", y_min=0),
+        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
     },
 )
 st.caption(f"{len(shown):,} of {len(table):,} keys. Click a column header to sort.")

@@ -122,6 +122,7 @@ else:
     st.dataframe(
         breakdown.assign(speech_to_text_minutes=breakdown["speech_to_text_minutes"].round(2)),
         hide_index=True,
+        column_order=views.TABLE_ORDER,
         column_config={
             "api_key": "Key",
             "api_key_label": "Label",
@@ -131,7 +132,7 @@ else:
             "text_improvement_characters": number("Text improvement", format="localized"),
             "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
             "share": st.column_config.ProgressColumn(
-                "Share of characters", format="percent", min_value=0.0, max_value=1.0
+                "Share", format="percent", min_value=0.0, max_value=1.0
             ),
         },
     )

@@ -148,7 +148,11 @@ def test_every_page_renders(dashboard, page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(1500)  # let charts finish their entry animation
     page.screenshot(path=SHOTS / f"{name}.png")
-    page.screenshot(path=SHOTS / f"{name}-full.png", full_page=True)
+    # The main area scrolls inside the page: wheel down for the lower half.
+    page.mouse.move(800, 500)
+    page.mouse.wheel(0, 700)
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / f"{name}-lower.png")
 
 
 def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
