@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, NoReturn, TypeVar
 
+import pandas as pd
 import streamlit as st
 
 from analytics import exports, languages, views
@@ -149,9 +150,19 @@ def export(src: Source, period: Period, group_by: str, fmt: str) -> bytes:
     return _export(src.fingerprint, period.start, period.end, group_by, fmt, src)
 
 
-def export_rows(src: Source, period: Period, group_by: str) -> int:
-    key_day = usage(src, period.start, period.end).key_day
-    return {"key_and_day": len(key_day), "key": key_day["api_key"].nunique(), "none": 1}[group_by]
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
+def _export_preview(
+    fingerprint: str, start: date, end: date, group_by: str, rows: int, _source: Source
+) -> tuple[pd.DataFrame, int]:
+    table = exports.shape_export(usage(_source, start, end), group_by)
+    return table.head(rows), len(table)
+
+
+def export_preview(
+    src: Source, period: Period, group_by: str, rows: int = 100
+) -> tuple[pd.DataFrame, int]:
+    """The first rows of an export and its full row count."""
+    return _export_preview(src.fingerprint, period.start, period.end, group_by, rows, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")

@@ -27,7 +27,7 @@ group_by = st.segmented_control(
 group_by = group_by or "key_and_day"
 
 try:
-    rows = state.export_rows(source, period, group_by)
+    preview, rows = state.export_preview(source, period, group_by)
 except ServiceError as exc:
     state.stop_with_error(exc, source)
 
@@ -50,6 +50,9 @@ with st.container(horizontal=True):
             key=f"download_{fmt}",
         )
 st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
+if rows:
+    with st.expander(f"Preview ({min(rows, len(preview)):,} of {rows:,} rows)"):
+        st.dataframe(preview, hide_index=True, height=280)
 
 st.subheader("Same file from the command line")
 st.code(

@@ -2,13 +2,14 @@
 
 import json
 import socket
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import stamina
 from streamlit.testing.v1 import AppTest
 
-from analytics import frames, periods
+from analytics import frames, periods, views
 from analytics.demo import demo_client
 from analytics.pipeline import fetch_usage, utc_today
 from analytics.settings import Settings
@@ -186,6 +187,31 @@ def test_refused_key_gives_a_clear_message_with_trace_id(
     assert "403" in message
     assert "trace id" in message
     assert "not-the-admin-key-42" not in message
+
+
+def test_a_range_without_usage_says_so(monkeypatch, tmp_path, emulator_process):
+    # The emulator's organization is younger than five years: an early custom range is empty.
+    monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    first = views.all_history_range(utc_today(), None)[0]
+    days = [str(first + timedelta(days=10)), str(first + timedelta(days=40))]
+    for page, message in [
+        ("overview", "No usage in this range"),
+        ("keys", "No key has usage in this range"),
+        ("trends", "No usage in this range"),
+        ("export", "No usage in this range"),
+    ]:
+        at = open_page(page, period="Custom range", range=days)
+        assert not at.exception
+        assert any(message in info.value for info in at.info), page
+        assert not any(info.value.startswith("Demo data") for info in at.info)
+    assert {
+        metric.value for metric in open_page("overview", period="Custom range", range=days).metric
+    } == {
+        "0",
+        "0.00",
+    }
 
 
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
