@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import os
 import tempfile
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics import frames
 from analytics.pipeline import Usage
@@ -21,6 +25,7 @@ GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 
 # A spreadsheet reads a cell starting with one of these as a formula (or a command).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+CSV_LINE_END = "\r\n"
 
 
 def shape_export(usage: Usage, group_by: GroupBy) -> pd.DataFrame:
@@ -61,9 +66,82 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     safe = table.copy()
     for column in safe.columns:
         values = safe[column]
-        if isinstance(values.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(values):
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            safe[column] = values.map(_defuse)  # once per category, not once per row
+        elif pd.api.types.is_string_dtype(values):
             safe[column] = values.astype(object).map(_defuse)
     return safe
+
+
+def pandas_csv_bytes(table: pd.DataFrame) -> bytes:
+    """The documented CSV format as pandas writes it: header, QUOTE_MINIMAL, UTF-8, and
+    RFC 4180 line ends (the csv writer then also quotes a bare CR inside a label)."""
+    return table.to_csv(index=False, lineterminator=CSV_LINE_END).encode("utf-8")
+
+
+def csv_bytes(table: pd.DataFrame) -> bytes:
+    """Byte for byte what `pandas_csv_bytes` writes, several times faster.
+
+    Each column is rendered once per distinct value (integers by Arrow), cells are joined by
+    Arrow; a column type without a rule here goes through pandas.
+    """
+    if not all(map(_has_csv_rule, table.dtypes)):
+        return pandas_csv_bytes(table)
+    header = _csv_field_texts(list(map(str, table.columns)), len(table.columns))
+    if table.empty:
+        return (",".join(header) + CSV_LINE_END).encode("utf-8")
+    cells = [_csv_cells(table[column], len(table.columns)) for column in table.columns]
+    comma, line_end, nothing = (pa.scalar(s, pa.large_string()) for s in (",", CSV_LINE_END, ""))
+    rows = pc.binary_join_element_wise(*cells, comma)
+    lines = pc.binary_join_element_wise(rows, nothing, line_end)
+    offsets, data = lines.buffers()[1:3]
+    first, last = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
+    return (",".join(header) + CSV_LINE_END).encode("utf-8") + data[first:last].to_pybytes()
+
+
+def _has_csv_rule(dtype: object) -> bool:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _has_csv_rule(dtype.categories.dtype)
+    return pd.api.types.is_string_dtype(dtype) or (
+        isinstance(dtype, np.dtype) and dtype.kind in "iubfO"
+    )
+
+
+def _csv_cells(values: pd.Series, width: int) -> pa.Array:
+    """The CSV text of every cell of one column, as pandas and the csv module write it."""
+    if values.dtype.kind in "iu" and isinstance(values.dtype, np.dtype):
+        return pc.cast(pa.array(values.to_numpy()), pa.large_string())
+    if values.dtype.kind == "f":
+        # Distinct bit patterns, so -0.0 and 0.0 stay apart; texts as pandas makes them.
+        numbers = values.to_numpy()
+        codes, bits = pd.factorize(numbers.view(f"u{numbers.itemsize}"))
+        uniques = bits.view(numbers.dtype)
+        texts = uniques.astype(str).astype(object)
+        texts[np.isnan(uniques)] = _csv_field_texts([""], width)[0]
+        rendered = list(texts)
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        missing = pd.isna(uniques)
+        texts = ["" if gone else str(value) for value, gone in zip(uniques, missing, strict=True)]
+        rendered = _csv_field_texts(texts, width)
+    return pc.take(pa.array(rendered, pa.large_string()), pa.array(codes))
+
+
+def _csv_field_texts(texts: list[str], width: int) -> list[str]:
+    """Each text as one CSV field, quoted exactly where Python's csv writer quotes it (in a
+    one-column table an empty field is written as `""`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=CSV_LINE_END)
+    rendered = []
+    for text in texts:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([text] if width == 1 else [text, ""])
+        line = buffer.getvalue()
+        rendered.append(
+            line[: -len(CSV_LINE_END)] if width == 1 else line[: -1 - len(CSV_LINE_END)]
+        )
+    return rendered
 
 
 def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
@@ -74,8 +152,7 @@ def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
         table = spreadsheet_safe(table)
     buffer = io.BytesIO()
     if fmt == "csv":
-        # RFC 4180 line ends: the csv writer then also quotes a bare CR inside a label.
-        table.to_csv(buffer, index=False, lineterminator="\r\n", encoding="utf-8")
+        buffer.write(csv_bytes(table))
     elif fmt == "parquet":
         table.to_parquet(buffer, index=False, engine="pyarrow")
     else:
