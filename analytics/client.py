@@ -108,17 +108,22 @@ def error_from_response(response: httpx.Response) -> ServiceError:
     return _ERRORS_BY_STATUS.get(status, ServiceError)(message, **kwargs)
 
 
+def invalid_response(response: httpx.Response, problem: str) -> InvalidResponseError:
+    """The error for a 2xx answer that cannot be used, quoting its status and trace id."""
+    request = response.request
+    return InvalidResponseError(
+        f"{request.method} {request.url.path} answered {response.status_code}: {problem}",
+        status=response.status_code,
+        trace_id=response.headers.get("X-Trace-ID"),
+    )
+
+
 def decode(decoder: msgspec.json.Decoder[T], response: httpx.Response) -> T:
     """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
     try:
         return decoder.decode(response.content)
     except msgspec.DecodeError as exc:
-        raise InvalidResponseError(
-            f"{response.request.method} {response.request.url.path} answered {response.status_code}"
-            f" with a body that is not the documented shape ({exc})",
-            status=response.status_code,
-            trace_id=response.headers.get("X-Trace-ID"),
-        ) from None
+        raise invalid_response(response, f"the body is not the documented shape ({exc})") from None
 
 
 def _form_value(value: object) -> str:
@@ -240,15 +245,15 @@ class AsyncServiceClient:
 
     # -- operations ----------------------------------------------------------------------------
 
-    async def usage_report_bytes(
+    async def usage_report_raw(
         self, start: date, end: date, group_by: GroupBy = "key_and_day"
-    ) -> bytes:
-        """The raw analytics body; `start` and `end` are sent as the start_date/end_date values."""
+    ) -> httpx.Response:
+        """The undecoded analytics answer (its trace id names it in errors); `start` and `end`
+        are sent as the start_date/end_date values."""
         params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
         if group_by:
             params["group_by"] = group_by
-        response = await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
-        return response.content
+        return await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
 
     async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
         params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
@@ -270,11 +275,7 @@ class AsyncServiceClient:
         response = await self.request("POST", path, idempotent=True, json={"text": batch})
         results = decode(_detection_decoder, response).results
         if len(results) != len(batch):
-            raise InvalidResponseError(
-                f"POST {path} returned {len(results)} results for {len(batch)} texts",
-                status=response.status_code,
-                trace_id=response.headers.get("X-Trace-ID"),
-            )
+            raise invalid_response(response, f"{len(results)} results for {len(batch)} texts")
         return results
 
     async def translate(
@@ -393,10 +394,10 @@ class ServiceClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def usage_report_bytes(
+    def usage_report_raw(
         self, start: date, end: date, group_by: GroupBy = "key_and_day"
-    ) -> bytes:
-        return self.run(self.async_client.usage_report_bytes, start, end, group_by)
+    ) -> httpx.Response:
+        return self.run(self.async_client.usage_report_raw, start, end, group_by)
 
     def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
         return self.run(self.async_client.usage_report, start, end, group_by)

@@ -26,7 +26,8 @@ class ServiceError(Exception):
 
     def __str__(self) -> str:
         head = self.default_title
-        if self.status is not None:
+        # A 2xx status names no failure ("200 OK: ..."): the class title says what went wrong.
+        if self.status is not None and not 200 <= self.status < 300:
             try:
                 head = f"{self.status} {HTTPStatus(self.status).phrase}"
             except ValueError:

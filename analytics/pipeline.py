@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from analytics import frames, windows
-from analytics.client import AsyncServiceClient, ServiceClient
+from analytics.client import AsyncServiceClient, ServiceClient, invalid_response
+from analytics.errors import InvalidResponseError
 
 if TYPE_CHECKING:
     from analytics.history import HistoryStore
@@ -52,8 +53,11 @@ def last_closed_day(today: date) -> date:
 async def _fetch_window(
     client: AsyncServiceClient, window: windows.Window
 ) -> tuple[pd.DataFrame, str | None]:
-    body = await client.usage_report_bytes(window.first, window.end_date, "key_and_day")
-    rows, total = frames.decode_key_day(body)
+    response = await client.usage_report_raw(window.first, window.end_date, "key_and_day")
+    try:
+        rows, total = frames.decode_key_day(response.content)
+    except InvalidResponseError as exc:
+        raise invalid_response(response, exc.message) from None
     # Reconcile on the whole answer: its total covers every row it returned, in-window or not.
     mismatch = frames.reconcile(rows, total, f"window {window}")
     return windows.clip(rows, window), mismatch
