@@ -268,6 +268,23 @@ def forecast_table(
     return pd.DataFrame(rows)
 
 
+def key_forecasts(
+    key_day: pd.DataFrame,
+    as_of: date,
+    covered_from: date,
+    *,
+    year_start: YearStart | None = None,
+    metric: str = "total_characters",
+    kind: PeriodKind = "month",
+) -> pd.DataFrame:
+    """One metric's forecast for one period per key, largest projection first."""
+    table = forecast_table(
+        key_day, as_of, covered_from, year_start=year_start, metrics=[metric], by_key=True
+    )
+    table = table[(table["period"] == kind) & (table["api_key"] != ORGANIZATION)]
+    return table.sort_values(["projected", "api_key"], ascending=[False, True], ignore_index=True)
+
+
 @dataclass(frozen=True)
 class Backtest:
     """Month-start forecasts compared with the months' actual totals."""

@@ -32,6 +32,7 @@ from analytics.forecast import (
     backtest,
     daily_series,
     forecast_table,
+    key_forecasts,
     period_bounds,
     projection_path,
     required_start,
@@ -175,10 +176,27 @@ def _forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             ],
             "Used so far": _numbers(table["actual"], table["metric"]),
             "Projected": _numbers(table["projected"], table["metric"]),
-            "Band": [
-                f"{_number(lo, m)} – {_number(hi, m)}"
-                for m, lo, hi in zip(table["metric"], table["low"], table["high"], strict=True)
-            ],
+            "Band": _bands(table, table["metric"]),
+        }
+    )
+
+
+def _bands(table: pd.DataFrame, metrics: Iterable[str]) -> list[str]:
+    return [
+        f"{_number(lo, m)} – {_number(hi, m)}"
+        for m, lo, hi in zip(metrics, table["low"], table["high"], strict=True)
+    ]
+
+
+def _key_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+    metric = ["total_characters"] * len(table)
+    return pd.DataFrame(
+        {
+            "Key": table["api_key_label"],
+            "Masked key": table["api_key"],
+            "Used so far": _numbers(table["actual"], metric),
+            "Projected": _numbers(table["projected"], metric),
+            "Band": _bands(table, metric),
         }
     )
 
@@ -225,6 +243,8 @@ def build_report(
     top = views.top_n_over_time(period, "total_characters", CHART_KEYS, start, end, granularity)
     top_totals = views.top_n_totals(period, "total_characters", TOP_KEYS)
     forecasts = forecast_table(key_day, today, covered_from, year_start=year_start)
+    key_forecasts_top = key_forecasts(key_day, today, covered_from, year_start=year_start)
+    key_forecasts_top = key_forecasts_top.head(TOP_KEYS)
 
     notes = "".join(
         f'<p class="note">Warning: totals do not reconcile: {html.escape(m)}</p>'
@@ -272,6 +292,8 @@ def build_report(
             f'<p class="note">{html.escape(forecast_note(key_day, covered_from, today))}</p>',
             *map(_figure, forecast_figures(key_day, today, covered_from, year_start, budgets)),
             _table(_forecast_rows(forecasts), ["Metric", "Period"]),
+            "<h3>Total characters this month: keys with the largest projections</h3>",
+            _table(_key_forecast_rows(key_forecasts_top), ["Key", "Masked key"]),
         ),
     ]
     if budgets is not None:

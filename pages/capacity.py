@@ -16,7 +16,7 @@ from analytics.budgets import (
 )
 from analytics.compare import compare, growth_drivers
 from analytics.errors import ServiceError
-from analytics.forecast import ORGANIZATION, YearStart, forecast_table
+from analytics.forecast import YearStart, key_forecasts
 from analytics.report import build_report, forecast_figures, forecast_note, report_range
 
 BUDGETS_FILE = Path("budgets.toml")
@@ -78,15 +78,10 @@ for left, right in zip(figures[::2], figures[1::2], strict=True):
         st.plotly_chart(left, width="stretch")
         st.plotly_chart(right, width="stretch")
 
-by_key = forecast_table(
-    key_day, today, usage.start, year_start=year_start, metrics=["total_characters"], by_key=True
-)
-by_key = by_key[(by_key["period"] == "month") & (by_key["api_key"] != ORGANIZATION)]
+by_key = key_forecasts(key_day, today, usage.start, year_start=year_start)
 st.markdown("**Total characters this month, per key**")
 st.dataframe(
-    by_key.sort_values("projected", ascending=False)[
-        ["api_key_label", "api_key", "actual", "projected", "low", "high"]
-    ],
+    by_key[["api_key_label", "api_key", "actual", "projected", "low", "high"]],
     hide_index=True,
     column_config={
         "api_key_label": "Key",

@@ -15,6 +15,7 @@ from analytics.forecast import (
     daily_series,
     forecast,
     forecast_table,
+    key_forecasts,
     period_bounds,
     projection_path,
     required_start,
@@ -197,3 +198,12 @@ def test_backtest_uses_only_data_before_each_month():
     # weekday factors are slightly uneven.
     assert by_month.loc[date(2025, 4, 1), "forecast"] == pytest.approx(200 * 30, rel=0.01)
     assert result.mape == pytest.approx(0.25, abs=0.01)
+
+
+def test_key_forecasts_rank_keys_by_projection():
+    kd = usage_frame({"aaaa****0001": [100.0] * 90, "bbbb****0002": [300.0] * 90})
+    table = key_forecasts(kd, date(2025, 3, 16), FIRST)
+    assert list(table["api_key"]) == ["bbbb****0002", "aaaa****0001"]
+    assert list(table["projected"]) == pytest.approx([300 * 31, 100 * 31])
+    quarter = key_forecasts(kd, date(2025, 3, 16), FIRST, kind="quarter")
+    assert list(quarter["actual"]) == pytest.approx([300 * 74, 100 * 74])

@@ -93,6 +93,9 @@ def test_numbers_match_the_frames(report, key_day):
     shown = f"{round(projected['projected'].iloc[0]):,}"
     row = f"Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>{shown}</td>"
     assert row in forecasts
+    per_key = forecasts[forecasts.index("keys with the largest projections") :]
+    assert per_key.index("Website") < per_key.index("R&amp;D &lt;tools&gt;")
+    assert "<td>19,000</td><td>30,000</td>" in per_key  # Website: 19 days used, 30 projected
     status = report[report.index("<h2>Budget status") :]
     assert '<td class="status-warning">warning</td>' in status
     assert "57.0 %" in status and "90.0 %" in status
