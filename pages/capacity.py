@@ -20,6 +20,7 @@ from analytics.forecast import YearStart, key_forecasts
 from analytics.report import build_report, forecast_figures, forecast_note, report_range
 
 BUDGETS_FILE = Path("budgets.toml")
+DRIVER_VALUES = ["previous", "current", "change", "change %"]
 
 source = state.source()
 period = state.period()
@@ -81,7 +82,7 @@ for left, right in zip(figures[::2], figures[1::2], strict=True):
 by_key = key_forecasts(key_day, today, usage.start, year_start=year_start)
 st.markdown("**Total characters this month, per key**")
 st.dataframe(
-    by_key[["api_key_label", "api_key", "actual", "projected", "low", "high"]],
+    by_key[["api_key_label", "api_key", "actual", "projected", "low", "high"]].round(0),
     hide_index=True,
     column_config={
         "api_key_label": "Key",
@@ -99,23 +100,33 @@ st.caption(
     f"Previous period {comparison.previous[0]:%Y-%m-%d} – {comparison.previous[1]:%Y-%m-%d} · "
     f"last year {comparison.last_year[0]:%Y-%m-%d} – {comparison.last_year[1]:%Y-%m-%d}"
 )
-number = st.column_config.NumberColumn(format="localized")
-percent = st.column_config.NumberColumn(format="%+.1f%%")
-services = comparison.services.rename(index=views.METRIC_LABELS)
-st.dataframe(
-    services,
-    column_config={
-        **dict.fromkeys(["current", "previous", "change", "last_year", "yoy change"], number),
-        "change %": percent,
-        "yoy %": percent,
-    },
-)
+
+
+def number(label: str) -> st.column_config.NumberColumn:
+    return st.column_config.NumberColumn(label, format="localized")
+
+
+def percent(label: str) -> st.column_config.NumberColumn:
+    return st.column_config.NumberColumn(label, format="%+.1f%%")
+
+
+changes = {
+    "current": number("This period"),
+    "previous": number("Previous period"),
+    "change": number("Change"),
+    "change %": percent("Change %"),
+    "last_year": number("Last year"),
+    "yoy change": number("Change on last year"),
+    "yoy %": percent("Change on last year %"),
+}
+st.dataframe(comparison.services.rename(index=views.METRIC_LABELS).round(2), column_config=changes)
 
 st.subheader("Growth drivers")
+st.caption("Keys whose total characters changed most against the previous period.")
 st.dataframe(
-    growth_drivers(comparison, 10),
+    growth_drivers(comparison, 10)[["api_key_label", "api_key", *DRIVER_VALUES]],
     hide_index=True,
-    column_config={"previous": number, "current": number, "change": number, "change %": percent},
+    column_config={"api_key_label": "Key", "api_key": "Masked key", **changes},
 )
 
 st.download_button(
