@@ -1,0 +1,70 @@
+"""`python -m bench [--scale 0.05] [--only NAME ...] [--output PATH]`: run the scenarios, print
+one JSON line per target and write them, with the machine they ran on, to bench/results.json."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from bench.org import Scale
+from bench.scenarios import SCENARIOS
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+
+def machine() -> dict[str, object]:
+    """What the figures came from: CPU count and model, memory, Python."""
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if "model name" in line),
+        platform.processor(),
+    )
+    memory_kb = next(
+        (int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")),
+        0,
+    )
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gib": round(memory_kb / 1024**2, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def _lines(path: str) -> list[str]:
+    try:
+        return Path(path).read_text().splitlines()
+    except OSError:
+        return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--scale", type=float, default=1.0, help="1 = 1,000 keys, 0.05 smoke")
+    parser.add_argument("--only", nargs="*", choices=list(SCENARIOS), help="scenarios to run")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where to write results")
+    args = parser.parse_args(argv)
+    scale = Scale(args.scale)
+    lines = []
+    for name in args.only or SCENARIOS:
+        for line in SCENARIOS[name](scale):
+            print(json.dumps(line), flush=True)
+            lines.append(line)
+    report = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "scale": args.scale,
+        "keys": scale.keys,
+        "machine": machine(),
+        "results": lines,
+    }
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    return 0 if all(line["ok"] for line in lines) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The synthetic organizations the scenarios run against, in-process or as a real process."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from emulator import EmulatorConfig, create_app
+from emulator.usage_report import build_report
+
+ROOT = Path(__file__).resolve().parent.parent
+FULL_KEYS = 1000
+DAYS = 1826  # five years
+SEED = 42
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Organization size: `factor` 1 is the full 1,000 keys, 0.05 the smoke run."""
+
+    factor: float
+
+    @property
+    def keys(self) -> int:
+        return max(10, round(FULL_KEYS * self.factor))
+
+    @property
+    def repeat(self) -> int:
+        return 5 if self.factor >= 0.5 else 2
+
+
+@cache
+def app(keys: int, days: int = DAYS) -> Any:
+    return create_app(EmulatorConfig(seed=SEED, keys=keys, days=days))
+
+
+def key_and_day_body(keys: int, days: int) -> bytes:
+    """The analytics body of the last `days` days for every key, as the emulator sends it."""
+    emulator = app(keys).state.emulator
+    end = emulator.today()
+    start = end - dt.timedelta(days=days)
+    report = build_report(emulator.store, start.isoformat(), end.isoformat(), "key_and_day")
+    return orjson.dumps(report)
+
+
+def five_years(today: dt.date) -> tuple[dt.date, dt.date]:
+    """The inclusive range of the organization's whole history, ending yesterday."""
+    return today - dt.timedelta(days=DAYS), today - dt.timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Served:
+    base_url: str
+    admin_key: str
+
+
+@contextmanager
+def emulator_process(keys: int, latency_ms: int = 0) -> Iterator[Served]:
+    """`python -m emulator` on a free loopback port; stopped on exit."""
+    command = [sys.executable, "-m", "emulator", "--keys", str(keys), "--days", str(DAYS)]
+    command += ["--seed", str(SEED), "--latency-ms", str(latency_ms), "--port", "0"]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = re.search(r"http://\S+", process.stdout.readline())
+        key = process.stdout.readline().removeprefix("Admin key:").strip()
+        if not url or not key:
+            raise RuntimeError("the emulator did not start")
+        yield Served(url.group(0), key)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -1,0 +1,31 @@
+"""Medians of repeated runs, with warm-up, and alternated pairs so drift hits both sides."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def timed(func: Callable[[], T]) -> tuple[float, T]:
+    """Seconds taken by one call, and what it returned."""
+    started = time.perf_counter()
+    value = func()
+    return time.perf_counter() - started, value
+
+
+def medians(
+    contenders: dict[str, Callable[[], Any]], repeat: int, warmup: int = 1
+) -> dict[str, float]:
+    """Median seconds of each contender; rounds alternate between them."""
+    for _ in range(warmup):
+        for func in contenders.values():
+            func()
+    runs: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, func in contenders.items():
+            runs[name].append(timed(func)[0])
+    return {name: statistics.median(times) for name, times in runs.items()}
