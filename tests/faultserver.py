@@ -5,20 +5,24 @@ reset the connection halfway through a body, never answer, close without answeri
 status and body of the test's choosing. Every other request is forwarded to an in-process
 emulator app, so a test can compare what got through with the right answer.
 
-Each request takes the next reply of the script; the last reply repeats.
+Each request takes the next reply of the script; the last reply repeats. `write_org_file`
+makes the small organizations (chosen keys and labels) that these tests serve through it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import struct
 import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from http import HTTPStatus
+from pathlib import Path
 from typing import Literal, Self
 
 import httpx
@@ -193,3 +197,31 @@ def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def write_org_file(path: Path, labels: dict[str, str], days: list[date], admin: str) -> Path:
+    """An emulator organization file: the given keys and labels, usage on every given day.
+
+    `admin` is the administrator key (also enrolled in the detection beta); the numbers differ
+    per key and day so that sums and orderings are checkable.
+    """
+    lines = []
+    for key, label in labels.items():
+        flags = "admin = true\ndetect_beta = true\n" if key == admin else ""
+        lines.append(f"[[keys]]\nkey = {_toml(key)}\nlabel = {_toml(label)}\n{flags}")
+    for k, key in enumerate(labels):
+        for d, day in enumerate(days):
+            lines.append(
+                f"[[usage]]\nkey = {_toml(key)}\ndate = {day.isoformat()}\n"
+                f"text_translation_characters = {1000 * (k + 1) + d}\n"
+                f"document_translation_characters = {100 * k + 7 * d}\n"
+                f"text_improvement_characters = {k + d}\n"
+                f"speech_to_text_minutes = {0.25 * (k + d)}\n"
+            )
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _toml(text: str) -> str:
+    """A TOML basic string (JSON string escapes are valid TOML escapes)."""
+    return json.dumps(text, ensure_ascii=False)
