@@ -29,7 +29,7 @@ from analytics.errors import AuthorizationError, ServiceError
 from analytics.forecast import YearStart, required_start
 from analytics.history import HistoryStore
 from analytics.pipeline import Usage, fetch_usage, utc_today
-from analytics.report import build_report, report_range, write_report
+from analytics.report import build_report, report_range
 from analytics.settings import Settings
 
 EXIT_UNEXPECTED = 1
@@ -252,7 +252,9 @@ def report(
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = report_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
-        write_report(build_report(usage, budget_file, today, start=first, end=last), output)
+        exports.write_atomic(
+            build_report(usage, budget_file, today, start=first, end=last).encode(), output
+        )
         if sys.stderr.isatty():
             typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
 

@@ -168,12 +168,17 @@ def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
 def write_export(
     table: pd.DataFrame, path: Path, fmt: Format | None = None, raw: bool = False
 ) -> Path:
+    """Write `table` in `fmt` (from the file name when not given), atomically."""
+    path = Path(path)
+    return write_atomic(export_bytes(table, fmt or format_for(path), raw), path)
+
+
+def write_atomic(content: bytes, path: Path) -> Path:
     """Write atomically: a temporary file in the same folder, flushed to disk, then renamed.
 
     On any failure the temporary file is removed and an earlier file at `path` is untouched.
     """
     path = Path(path)
-    content = export_bytes(table, fmt or format_for(path), raw)
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
     )

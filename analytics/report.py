@@ -8,14 +8,10 @@ sections.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from datetime import date, timedelta
-from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -355,17 +351,3 @@ def forecast_figures(
             name = f"{views.METRIC_LABELS[metric]} — {PERIOD_TITLES[kind].lower()} to date"
             figures.append(forecast_figure(path, metric, name, limits))
     return figures
-
-
-def write_report(content: str, path: Path) -> Path:
-    """Write the report atomically: a temporary file beside it, then a rename."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    return path
