@@ -97,39 +97,64 @@ def key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
     Every path (fresh fetch, history, or both) ends here, so equal rows give identical frames.
     Keys and labels are handled as integer codes: sorting and the latest-label lookup never
-    compare strings row by row.
+    compare strings row by row, and parts are never concatenated as text.
     """
-    parts = [part for part in parts if len(part)]
-    if not parts:
-        rows = empty_rows()
-    else:
-        rows = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-    days = rows["usage_date"].to_numpy(DATE_DTYPE)
-    key_codes, keys = pd.factorize(rows["api_key"].to_numpy(object), sort=True)
-    label_codes, labels = pd.factorize(rows["api_key_label"].to_numpy(object))
+    parts = [part for part in parts if len(part)] or [empty_rows()]
+    days = np.concatenate([part["usage_date"].to_numpy(DATE_DTYPE) for part in parts])
+    key_codes, keys = _sorted_codes(_codes(parts, "api_key"))
+    label_codes, labels = _codes(parts, "api_key_label")
     day_codes, _ = pd.factorize(days, sort=True)
     # Stable, so rows of one key and day keep their order (timsort: sorted runs are cheap).
     order = np.argsort(day_codes * max(len(keys), 1) + key_codes, kind="stable")
     key_codes, label_codes = key_codes[order], label_codes[order]
     last_row = np.zeros(len(keys), dtype=np.int64)
     np.maximum.at(last_row, key_codes, np.arange(len(order)))
-    latest_label = label_codes[last_row]
-    shown, latest_label = np.unique(latest_label, return_inverse=True)
-    label_names = labels[shown]
-    by_name = np.argsort(label_names, kind="stable")
-    rank = np.empty_like(by_name)
-    rank[by_name] = np.arange(len(by_name))
+    latest_label, label_names = _sorted_codes(_codes_of_used(label_codes[last_row], labels))
     columns: dict[str, object] = {
         "usage_date": days[order],
         "api_key": pd.Categorical.from_codes(key_codes, categories=list(keys)),
         "api_key_label": pd.Categorical.from_codes(
-            rank[latest_label][key_codes], categories=list(label_names[by_name])
+            latest_label[key_codes], categories=list(label_names)
         ),
     }
-    for metric in CHARACTER_METRICS:
-        columns[metric] = rows[metric].to_numpy(np.int64)[order]
-    columns["speech_to_text_minutes"] = rows["speech_to_text_minutes"].to_numpy(np.float64)[order]
+    for metric, dtype in _plain_dtypes().items():
+        if metric in METRICS:
+            values = [part[metric].to_numpy(dtype) for part in parts]
+            columns[metric] = np.concatenate(values)[order]
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
+
+
+Codes = tuple[np.ndarray, np.ndarray]
+
+
+def _codes(parts: Sequence[pd.DataFrame], column: str) -> Codes:
+    """Integer codes of a text column over all parts and the distinct texts they point to.
+
+    Each part is factorized on its own (a categorical part from history costs nothing), then
+    only the distinct texts are merged.
+    """
+    pieces = [pd.factorize(part[column]) for part in parts]
+    merged, names = pd.factorize(np.concatenate([np.asarray(u, dtype=object) for _, u in pieces]))
+    starts = np.cumsum([0, *(len(u) for _, u in pieces)])
+    codes = [
+        merged[start:][part_codes]
+        for (part_codes, _), start in zip(pieces, starts[:-1], strict=True)
+    ]
+    return np.concatenate(codes), np.asarray(names, dtype=object)
+
+
+def _codes_of_used(codes: np.ndarray, names: np.ndarray) -> Codes:
+    used, codes = np.unique(codes, return_inverse=True)
+    return codes, names[used]
+
+
+def _sorted_codes(codes_and_names: Codes) -> Codes:
+    """The same codes renumbered so that the texts are in sorted order."""
+    codes, names = codes_and_names
+    by_name = np.argsort(names, kind="stable")
+    rank = np.empty_like(by_name)
+    rank[by_name] = np.arange(len(by_name))
+    return rank[codes], names[by_name]
 
 
 def empty_rows() -> pd.DataFrame:

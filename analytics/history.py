@@ -88,14 +88,17 @@ class HistoryStore:
                 days = db.execute(
                     "SELECT day FROM covered_days WHERE day BETWEEN ? AND ?", [first, last]
                 ).fetchall()
-                rows = db.execute(
+                rows = db.sql(
                     f"SELECT {_COLUMNS} FROM usage WHERE usage_date BETWEEN ? AND ?",  # noqa: S608
-                    [first, last],
-                ).df()
+                    params=[first, last],
+                ).to_arrow_table()
         except duckdb.Error as exc:
             log.warning("History store %s not readable, fetching instead: %s", self.path, exc)
             return None
-        return rows, {day for (day,) in days}
+        # Keys and labels as categoricals: a few hundred distinct texts, not a string per row.
+        return rows.to_pandas(strings_to_categorical=True, date_as_object=False), {
+            day for (day,) in days
+        }
 
     def write(self, rows: pd.DataFrame, ranges: Sequence[tuple[date, date]]) -> bool:
         """Replace the stored days of each inclusive range with `rows` of those days and mark
