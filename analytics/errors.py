@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
+# Longest service-supplied text (message, code, trace id) quoted in an error line.
+QUOTED_CHARS = 300
+
+
+def one_line(text: str, limit: int = QUOTED_CHARS) -> str:
+    """Service-supplied text made safe for a log or terminal line: control characters
+    (line breaks, escapes) become spaces, and an overlong text is cut."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
 
 class ServiceError(Exception):
     """A request to the service failed; `str()` is a one-line summary safe to show or log."""
@@ -32,11 +42,11 @@ class ServiceError(Exception):
                 head = f"{self.status} {HTTPStatus(self.status).phrase}"
             except ValueError:
                 head = f"{self.status} {self.default_title}"
-        text = f"{head}: {self.message}"
+        text = f"{head}: {one_line(self.message)}"
         if self.code:
-            text += f" [{self.code}]"
+            text += f" [{one_line(self.code, 60)}]"
         if self.trace_id:
-            text += f" (trace id {self.trace_id})"
+            text += f" (trace id {one_line(self.trace_id, 100)})"
         return text
 
     def __repr__(self) -> str:
