@@ -151,6 +151,8 @@ def _range(start: str | None, end: str | None, period: PeriodChoice | None) -> t
         raise UsageProblem("give --start and --end (inclusive UTC days) or --period")
     if last < first:
         raise UsageProblem(f"--end {last} is before --start {first}")
+    if last > (today := utc_today()):
+        raise UsageProblem(f"--end {last} is in the future; usage is known through {today} (UTC)")
     return first, last
 
 
