@@ -108,6 +108,7 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
     st.stop()
 
 page = st.navigation(PAGES)
+state.mark_entry()
 source = state.source()
 state.set_period(sidebar_period(source))
 if source.demo:

@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from analytics import exports, languages, views
 from analytics.client import ServiceClient
@@ -78,7 +79,35 @@ def load_settings() -> Settings:
     return Settings(**values)
 
 
+ENTRY_MARK = "entry_script_ran"
+ENTRY_RETRIED = "entry_script_retried"
+
+
+def mark_entry() -> None:
+    """Called by app.py on every run before any page."""
+    st.session_state[ENTRY_MARK] = True
+
+
+def _rerun_through_entry() -> NoReturn:
+    """Restart a run that began on a page file instead of app.py.
+
+    Until some run of the process has called `st.navigation`, Streamlit follows its older
+    `pages/` folder convention and starts a deep link (say /trends, first after a server
+    start) on the page file itself. Turning the convention off the way `st.navigation` does
+    (declaring a navigation here would change the current page) makes the rerun go through
+    app.py to the same page.
+    """
+    if st.session_state.get(ENTRY_RETRIED):
+        st.error("This page is part of the dashboard: run `streamlit run app.py`.")
+        st.stop()
+    st.session_state[ENTRY_RETRIED] = True
+    PagesManager.uses_pages_directory = False  # what any st.navigation call does
+    st.rerun()
+
+
 def source() -> Source:
+    if ENTRY_MARK not in st.session_state:
+        _rerun_through_entry()
     settings = load_settings()
     if settings.is_configured:
         secret = (

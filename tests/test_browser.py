@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -136,6 +137,29 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("Demo data — ")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+
+
+def test_a_shared_link_opens_its_page_on_a_fresh_server(dashboard, page):
+    # Runs first in this module: the server has not served any page yet.
+    open_page(page, dashboard, "trends?period=Last+7+days&granularity=Day", "Trends")
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_clicking_a_bar_shows_that_day(dashboard, page):
+    open_page(page, dashboard, "trends?period=Last+7+days&granularity=Day", "Trends")
+    chart = page.locator(".js-plotly-plot").first
+    expect(chart).to_be_visible(timeout=WAIT_MS)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)  # let the bars finish their entry animation
+    bars = chart.locator(".trace.bars").first.locator("path")
+    boxes = [bars.nth(i).bounding_box() for i in range(bars.count())]
+    index, box = next((i, b) for i, b in enumerate(boxes) if b and b["height"] > 4)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    start, _ = periods.resolve("last-7-days", utc_today())
+    chosen = start + timedelta(days=index)
+    period = page.get_by_test_id("stSelectbox").filter(has_text="Period")
+    expect(period.locator("input")).to_have_value(f"{chosen:%Y-%m-%d (%a)}", timeout=WAIT_MS)
 
 
 @pytest.mark.parametrize("name", list(PAGES))
