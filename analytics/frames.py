@@ -54,6 +54,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown]:
         days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
     except ValueError as exc:
         raise InvalidResponseError(f"analytics body has an invalid usage_date ({exc})") from None
+    if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
+        raise InvalidResponseError("analytics body has an item without a usage_date")
     columns: dict[str, object] = {
         "usage_date": days.astype(DATE_DTYPE)[day_codes],
         "api_key": _objects(items, "api_key"),

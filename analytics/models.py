@@ -6,17 +6,22 @@ report has tens of thousands of them.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Annotated, Any
 
 import msgspec
 
+# Usage is never negative, and characters must fit the frames' int64 columns.
+Characters = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+Minutes = Annotated[float, msgspec.Meta(ge=0, le=sys.float_info.max)]  # finite
+
 
 class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
-    total_characters: int
-    text_translation_characters: int
-    document_translation_characters: int
-    text_improvement_characters: int
-    speech_to_text_minutes: float
+    total_characters: Characters
+    text_translation_characters: Characters
+    document_translation_characters: Characters
+    text_improvement_characters: Characters
+    speech_to_text_minutes: Minutes
 
 
 class KeyUsage(msgspec.Struct, frozen=True, gc=False):
