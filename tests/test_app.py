@@ -240,3 +240,19 @@ def test_sign_in_gate(demo_env, user, allowed, shown):
     assert shown in text
     if shown != "Overview":
         assert not at.metric  # no usage is shown before the gate opens
+
+
+def test_detection_panel_shows_status_language_and_where_it_is_usable(demo_env):
+    at = open_page("languages")
+    at.text_area[0].input("Das ist ein ganz normaler deutscher Satz über das Wetter.\n\nx")
+    at.button[0].click().run()
+    assert not at.exception
+    result = at.dataframe[-1].value
+    assert list(result["text"]) == [
+        "Das ist ein ganz normaler deutscher Satz über das Wetter.",
+        "x",
+    ]
+    assert result.loc[0, "status"] == "success"
+    assert result.loc[0, "language"] == "de"
+    assert "Text translation" in result.loc[0, "usable_as_source_in"]
+    assert result.loc[1, "language"] == ""
