@@ -167,7 +167,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         tags=["language detection (beta)"],
         summary="Detect the language of each text",
         response_model=DetectionResponse,
-        responses=errors(400, 415),
+        responses=errors(400, 413, 415),
         openapi_extra=DETECT_BODY,
     )
     async def detect_language(request: Request, key: Caller) -> Response:
@@ -181,7 +181,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         tags=["text translation"],
         summary="Translate text (pseudo-translation)",
         response_model=TranslationResponse,
-        responses=errors(400, 415),
+        responses=errors(400, 413, 415),
         openapi_extra=TRANSLATE_BODY,
     )
     async def translate_text(request: Request, key: Caller) -> Response:
