@@ -56,4 +56,6 @@ with left:
 with right:
     st.subheader("Speech minutes")
     st.plotly_chart(charts.minutes_over_time(over_time, granularity), key="minutes")
-st.caption(f"One point per {granularity} (UTC); weeks start on Monday.")
+st.caption(
+    f"One point per {granularity} (UTC); weeks start on Monday, and the last period may be partial."
+)

@@ -34,7 +34,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         bind="query-params",
         width=260,
     )
-    granularity = st.segmented_control(
+    chosen_granularity = st.segmented_control(
         "Granularity",
         allowed,
         default=auto,
@@ -43,9 +43,17 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         key="granularity",
         bind="query-params",
     )
+    granularity = chosen_granularity or auto
     top = st.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=110)
-    rolling = st.toggle("7-day mean", key="rolling", bind="query-params")
+    rolling_on = st.toggle(
+        "7-day mean",
+        key="rolling",
+        bind="query-params",
+        disabled=granularity != "day",
+        help="Trailing mean of daily points (day granularity only).",
+    )
     running = st.toggle("Cumulative", key="cumulative", bind="query-params")
+rolling = rolling_on and granularity == "day"
 chosen_keys = st.multiselect(
     "Keys (all when empty)",
     list(table["api_key"]),
@@ -54,7 +62,6 @@ chosen_keys = st.multiselect(
     bind="query-params",
     placeholder="All keys",
 )
-granularity = granularity or auto
 keys = tuple(chosen_keys)
 wide = state.view(
     source,
@@ -72,12 +79,10 @@ if not wide.to_numpy().any():
     st.stop()
 
 shown = wide
-if rolling and granularity == "day":
+if rolling:
     shown = views.rolling_mean(shown)
 if running:
     shown = views.cumulative(shown)
-if rolling and granularity != "day":
-    st.caption("The 7-day mean applies to daily points only.")
 
 options = [d.date().isoformat() for d in wide.index]
 
@@ -89,14 +94,17 @@ def select_from_chart() -> None:
         st.session_state["day"] = str(points[0]["x"])[:10]
 
 
-kind = "line" if (rolling and granularity == "day") or running else "bar"
+kind = "line" if rolling or running else "bar"
 st.plotly_chart(
     charts.keys_over_time(shown, metric, granularity, kind),
     key="trend_chart",
     on_select=select_from_chart,
     selection_mode="points",
 )
-st.caption("Click a bar, or pick a period below, to see each key's usage in it.")
+st.caption(
+    f"One bar per {granularity} (UTC; weeks start on Monday, the last one may be partial). "
+    "Click a bar, or pick a period below, to see each key's usage in it."
+)
 
 chosen = st.selectbox(
     "Period",

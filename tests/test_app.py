@@ -256,3 +256,21 @@ def test_detection_panel_shows_status_language_and_where_it_is_usable(demo_env):
     assert result.loc[0, "language"] == "de"
     assert "Text translation" in result.loc[0, "usable_as_source_in"]
     assert result.loc[1, "language"] == ""
+
+
+def test_trends_cumulative_and_rolling_views(demo_env):
+    at = open_page("trends", period="Last 30 days", top="3")
+    at.toggle(key="cumulative").set_value(True).run()
+    assert not at.exception
+    traces = chart_specs(at)[0]["data"]
+    assert {t["type"] for t in traces} == {"scatter"}
+    start, end = periods.resolve("last-30-days", utc_today())
+    total = frames.totals(expected_usage(start, end))["total_characters"]
+    assert sum(t["y"][-1] for t in traces) == total
+    at.toggle(key="cumulative").set_value(False).run()
+    at.toggle(key="rolling").set_value(True).run()
+    traces = chart_specs(at)[0]["data"]
+    assert {t["type"] for t in traces} == {"scatter"}
+    kd = expected_usage(end - timedelta(days=6), end)
+    last_week_mean = kd["total_characters"].sum() / 7
+    assert sum(t["y"][-1] for t in traces) == pytest.approx(last_week_mean, abs=0.01 * len(traces))
