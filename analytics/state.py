@@ -32,6 +32,8 @@ USAGE_TTL = "30m"
 LANGUAGES_TTL = "1h"
 SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path")
 DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed")
+# A page should answer within about a minute, or say why; the CLI may wait longer.
+PAGE_CLIENT_OPTIONS = {"timeout": 20.0, "max_attempts": 3, "retry_timeout": 45.0}
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def source() -> Source:
 def _client(fingerprint: str, _source: Source) -> ServiceClient:
     if _source.demo:
         return demo_client(_source.settings)
-    return ServiceClient.from_settings(_source.settings)
+    return ServiceClient.from_settings(_source.settings, **PAGE_CLIENT_OPTIONS)
 
 
 def client(src: Source) -> ServiceClient:
@@ -216,6 +218,7 @@ def v2_lists(src: Source) -> tuple[list[V2Language], list[V2Language]]:
 
 
 def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
+    """Not cached: detection is an explicit request with its own rate limit."""
     return client(src).detect(texts)
 
 
@@ -232,7 +235,7 @@ def period() -> Period:
     return st.session_state["chosen_period"]
 
 
-def stop_with_error(exc: Exception, src: Source) -> NoReturn:
+def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
     """A clear message instead of a traceback, quoting the trace id where there is one."""
     if isinstance(exc, ConnectionFailedError):
         st.error(
@@ -246,8 +249,6 @@ def stop_with_error(exc: Exception, src: Source) -> NoReturn:
             f"administrator key of this organization. ({exc})",
             icon=":material/lock:",
         )
-    elif isinstance(exc, ServiceError):
-        st.error(f"The service could not answer: {exc}", icon=":material/error:")
     else:
-        st.error(f"Cannot show this page: {exc}", icon=":material/error:")
+        st.error(f"The service could not answer: {exc}", icon=":material/error:")
     st.stop()
