@@ -15,7 +15,8 @@ granularity = views.auto_granularity(period.start, period.end)
 st.title("Overview")
 st.caption(
     f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC), compared with the previous "
-    f"{days:,} days ({prev_start:%Y-%m-%d} – {prev_end:%Y-%m-%d})."
+    f"{days:,} days ({prev_start:%Y-%m-%d} – {prev_end:%Y-%m-%d}). "
+    f"Data through {views.data_through(state.today()):%Y-%m-%d} (UTC)."
 )
 
 try:
