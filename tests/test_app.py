@@ -1,7 +1,11 @@
 """The dashboard run headless with Streamlit's AppTest on a small demo organization."""
 
 import json
+import os
+import shlex
 import socket
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -9,7 +13,7 @@ import pytest
 import stamina
 from streamlit.testing.v1 import AppTest
 
-from analytics import frames, periods, views
+from analytics import exports, frames, periods, views
 from analytics.demo import demo_client
 from analytics.pipeline import fetch_usage, utc_today
 from analytics.settings import Settings
@@ -274,3 +278,15 @@ def test_trends_cumulative_and_rolling_views(demo_env):
     kd = expected_usage(end - timedelta(days=6), end)
     last_week_mean = kd["total_characters"].sum() / 7
     assert sum(t["y"][-1] for t in traces) == pytest.approx(last_week_mean, abs=0.01 * len(traces))
+
+
+def test_the_shown_cli_command_writes_the_same_file(demo_env, tmp_path):
+    at = open_page("export", period="Last 7 days", group="Key")
+    command = shlex.split(at.code[0].value)
+    assert command[:3] == ["python", "-m", "analytics"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, env=env, check=True)
+    start, end = periods.resolve("last-7-days", utc_today())
+    usage = fetch_usage(demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42)), start, end)
+    written = (tmp_path / f"usage_key_{start}_{end}.csv").read_bytes()
+    assert written == exports.export_bytes(exports.shape_export(usage, "key"), "csv")
