@@ -290,3 +290,41 @@ def test_the_shown_cli_command_writes_the_same_file(demo_env, tmp_path):
     usage = fetch_usage(demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42)), start, end)
     written = (tmp_path / f"usage_key_{start}_{end}.csv").read_bytes()
     assert written == exports.export_bytes(exports.shape_export(usage, "key"), "csv")
+
+
+def test_unknown_url_values_fall_back_to_defaults(demo_env):
+    at = open_page("trends", period="Next century", metric="Bogus", top="x", granularity="Hour")
+    assert not at.exception
+    assert at.selectbox(key="period").value == "last-30-days"
+    assert at.selectbox(key="metric").value == "total_characters"
+    assert at.number_input(key="top").value == 10
+
+
+def test_the_key_never_reaches_the_page_or_the_url(monkeypatch, tmp_path, emulator_process):
+    monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    for page in PAGES:
+        at = open_page(page)
+        assert not at.exception
+        shown = [str(v) for v in at.query_params.values()]
+        shown += [e.value for kind in ("markdown", "caption", "info", "code") for e in at.get(kind)]
+        shown += [df.value.to_csv() for df in at.dataframe]
+        assert not any(emulator_process.admin_key in text for text in shown), page
+
+
+@pytest.mark.slow
+def test_a_large_organization_gets_small_figures(monkeypatch, tmp_path):
+    # 1,000 keys over five years of history, all of it at once.
+    monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
+    monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
+    monkeypatch.setenv("SERVICE_DEMO_KEYS", "1000")
+    monkeypatch.setenv("SERVICE_DEMO_DAYS", "1825")
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    for page in ("overview", "keys", "trends"):
+        at = open_page(page, period="All history", top="20")
+        assert not at.exception
+        for chart in at.get("plotly_chart"):
+            assert len(chart.proto.spec) < 1_000_000
+            assert len(json.loads(chart.proto.spec)["data"]) <= 21
+    assert at.segmented_control(key="granularity").value == "month"
