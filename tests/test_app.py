@@ -244,6 +244,8 @@ def test_sign_in_gate(demo_env, user, allowed, shown):
     assert shown in text
     if shown != "Overview":
         assert not at.metric  # no usage is shown before the gate opens
+    else:
+        assert [b.label for b in at.sidebar.button] == ["Sign out"]
 
 
 def test_detection_panel_shows_status_language_and_where_it_is_usable(demo_env):
