@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -27,6 +28,7 @@ import pytest
 import websockets
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.conftest import ROOT, auth
@@ -128,25 +130,19 @@ def test_emulator_holds_50_concurrent_clients(emulator_process):
 # -- the dashboard -----------------------------------------------------------------------------
 
 
-def free_port() -> int:
+@contextmanager
+def running_dashboard(env: dict[str, str], *options: str) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port, as deployed: no file watcher (a watcher
+    reloads the app's modules when a file in the checkout changes, racing the sessions that
+    import them). Yields its address; stops it afterwards."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def dashboard(tmp_path_factory) -> Iterator[str]:
-    """`streamlit run app.py` in demo mode on a small organization; its address."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
-    env |= {
-        "SERVICE_DEMO_KEYS": "8",
-        "SERVICE_DEMO_DAYS": "120",
-        "SERVICE_HISTORY_PATH": str(tmp_path_factory.mktemp("history")),
-    }
+        port = probe.getsockname()[1]
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.fileWatcherType", "none", *options]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
     with tempfile.TemporaryFile() as output:
-        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+        server = subprocess.Popen(command, cwd=ROOT, env=clean | env, stdout=output, stderr=output)
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):
@@ -169,30 +165,54 @@ def dashboard(tmp_path_factory) -> Iterator[str]:
                 server.wait()
 
 
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory) -> Iterator[str]:
+    """The dashboard in demo mode on a small organization."""
+    env = {
+        "SERVICE_DEMO_KEYS": "8",
+        "SERVICE_DEMO_DAYS": "120",
+        "SERVICE_HISTORY_PATH": str(tmp_path_factory.mktemp("history")),
+    }
+    with running_dashboard(env) as base:
+        yield base
+
+
 PERIODS = ["Last 30 days", "Last 7 days", "Last 90 days", "Month to date"]
 
 
-async def one_run(socket_: websockets.ClientConnection, query: str) -> list[str]:
-    """Ask for a script run and read it to the end; the problems it showed, if any."""
+async def one_run(
+    session: websockets.ClientConnection, query: str, page_name: str = ""
+) -> list[Element]:
+    """Ask for a script run (`query` as the URL's query string, `page_name` as its path) and
+    read it to the end, reruns included; every element shown. A run that fails is a failure."""
     message = BackMsg()
     message.rerun_script.query_string = query
     message.rerun_script.page_script_hash = ""
-    await socket_.send(message.SerializeToString())
-    problems = []
+    message.rerun_script.page_name = page_name
+    await session.send(message.SerializeToString())
+    elements = []
     while True:
         forward = ForwardMsg()
-        forward.ParseFromString(await asyncio.wait_for(socket_.recv(), timeout=60))
+        forward.ParseFromString(await asyncio.wait_for(session.recv(), timeout=60))
         kind = forward.WhichOneof("type")
         if kind == "script_finished":
-            if forward.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
-                problems.append(f"run ended with status {forward.script_finished}")
-            return problems
+            if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # the app asked for a rerun (e.g. to show another page): read it too
+            assert forward.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY, forward
+            return elements
         if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
-            element = forward.delta.new_element
-            if element.WhichOneof("type") == "exception":
-                problems.append(f"exception: {element.exception.message}")
-            if element.WhichOneof("type") == "alert" and element.alert.format == Alert.ERROR:
-                problems.append(f"error: {element.alert.body}")
+            elements.append(forward.delta.new_element)
+
+
+def problems(elements: list[Element]) -> list[str]:
+    """Exceptions and error messages among the elements of a run."""
+    found = []
+    for element in elements:
+        if element.WhichOneof("type") == "exception":
+            found.append(f"exception: {element.exception.message}")
+        if element.WhichOneof("type") == "alert" and element.alert.format == Alert.ERROR:
+            found.append(f"error: {element.alert.body}")
+    return found
 
 
 def test_dashboard_serves_10_concurrent_sessions(dashboard):
@@ -205,16 +225,16 @@ def test_dashboard_serves_10_concurrent_sessions(dashboard):
                 query = urlencode({"period": PERIODS[turn % len(PERIODS)]})
                 turn += 1
                 began = time.perf_counter()
-                problems = await one_run(session, query)
-                if problems:
-                    tally.failures.extend(problems)
+                shown = problems(await one_run(session, query))
+                if shown:
+                    tally.failures.extend(shown)
                 else:
                     tally.latencies.append(time.perf_counter() - began)
 
     async def warm_up() -> list[str]:
         # The first run builds the demo organization; the figures are for the runs after it.
         async with websockets.connect(stream, max_size=None) as session:
-            return await one_run(session, "")
+            return problems(await one_run(session, ""))
 
     assert asyncio.run(warm_up()) == []
     tally, seconds = asyncio.run(run_clients(10, one_session))

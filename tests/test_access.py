@@ -1,0 +1,190 @@
+"""Who can reach the dashboard: only this machine unless configured otherwise, and with sign-in
+configured only signed-in addresses on the allow-list (see also test_app.test_sign_in_gate).
+
+A session that may not see the dashboard gets the sign-in page and nothing else: no sidebar,
+no page it asks for by name, and not a single request to the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+import websockets
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+from tests.faultserver import FaultServer, Reply
+from tests.test_load import one_run, running_dashboard
+
+PAGES = ["overview", "keys", "trends", "languages", "export"]
+AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
+ALLOWED = ["admin@example.org"]
+
+
+def test_config_keeps_the_server_on_this_machine():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
+    assert config["browser"]["gatherUsageStats"] is False
+    # What Streamlit itself makes of the file (run from the checkout, as `make run` does).
+    names = ["server.address", "server.enableCORS", "server.enableXsrfProtection"]
+    script = (
+        "import json, streamlit.config as c; c.get_config_options(force_reparse=True); "
+        f"print(json.dumps({{n: c.get_option(n) for n in {names!r}}}))"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(shown.stdout.strip().splitlines()[-1]) == {
+        "server.address": "127.0.0.1",
+        "server.enableCORS": True,
+        "server.enableXsrfProtection": True,
+    }
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses with a socket listening on `port`, from the kernel's tables."""
+    found = set()
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        try:
+            lines = open(table).read().splitlines()[1:]  # noqa: SIM115
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port and len(address) == width:
+                found.add(address)
+    return found
+
+
+def test_running_dashboard_listens_on_loopback_only(tmp_path):
+    env = {
+        "SERVICE_DEMO_KEYS": "4",
+        "SERVICE_DEMO_DAYS": "30",
+        "SERVICE_HISTORY_PATH": str(tmp_path),
+    }
+    with running_dashboard(env) as base:
+        port = int(base.rsplit(":", 1)[1])
+        # 127.0.0.1 in the kernel's little-endian hex; nothing on 0.0.0.0 or ::.
+        assert listening_addresses(port) == {"0100007F"}
+
+
+# -- the sign-in gate --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def service(monkeypatch, tmp_path):
+    """A configured service that records every request (and refuses every one)."""
+    for name in list(os.environ):
+        if name.startswith("SERVICE_"):
+            monkeypatch.delenv(name)
+    with FaultServer(None, [Reply(status=403, body=b'{"message": "refused"}')]) as server:
+        monkeypatch.setenv("SERVICE_BASE_URL", server.base_url)
+        monkeypatch.setenv("SERVICE_AUTH_KEY", "gate-test-admin-key-0001")
+        monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+        yield server
+
+
+def gated_app(user: dict[str, object], allowed: object = ALLOWED) -> AppTest:
+    launcher = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
+    at = AppTest.from_string(launcher, default_timeout=60)
+    at.secrets.update(AUTH | {"ADMIN_EMAILS": allowed})
+    at.user = user
+    return at
+
+
+def only_the_sign_in_page(at: AppTest) -> None:
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Usage dashboard"]
+    assert {b.label for b in at.button} <= {"Sign in", "Sign out"}
+    assert not at.sidebar.children
+    for kind in ("metric", "dataframe", "plotly_chart", "selectbox", "download_button", "code"):
+        assert not at.get(kind), f"a signed-out session sees a {kind}"
+
+
+OUTSIDERS = [
+    pytest.param({"is_logged_in": False}, ALLOWED, id="not signed in"),
+    pytest.param({"is_logged_in": True, "email": "guest@example.org"}, ALLOWED, id="not listed"),
+    pytest.param({"is_logged_in": True}, ALLOWED, id="signed in without an address"),
+    pytest.param({"is_logged_in": True, "email": "admin@example.org"}, [], id="empty list"),
+    pytest.param(
+        {"is_logged_in": True, "email": "admin@example.org.evil.test"}, ALLOWED, id="look-alike"
+    ),
+]
+
+
+@pytest.mark.parametrize(("user", "allowed"), OUTSIDERS)
+@pytest.mark.parametrize("page", PAGES)
+def test_outsiders_see_only_the_sign_in_page(service, user, allowed, page):
+    at = gated_app(user, allowed)
+    at.query_params["period"] = "All history"
+    at.run()
+    only_the_sign_in_page(at)
+    # The dashboard's pages are not even registered for this session.
+    with pytest.raises(ValueError, match=r"Known pages: \['Sign in'\]"):
+        at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+    assert service.seen == []  # the gate stands before any request to the service
+
+
+def visit_by_url(tmp_path, page: str, sign_in: bool) -> tuple[list[str], list[str], list]:
+    """Open /<page> on a running dashboard whose secrets name a service (a recording fault
+    server that refuses everything) and, with `sign_in`, an OIDC provider; not signed in.
+    The element kinds and texts shown, and the requests the service saw."""
+    with FaultServer(None, [Reply(status=403, body=b'{"message": "refused"}')]) as service:
+        secrets = tmp_path / "secrets.toml"
+        text = (
+            "ADMIN_EMAILS = ['admin@example.org']\n"
+            f"SERVICE_BASE_URL = '{service.base_url}'\n"
+            "SERVICE_AUTH_KEY = 'gate-test-admin-key-0001'\n"
+        )
+        if sign_in:
+            text += (
+                "[auth]\nredirect_uri = 'http://localhost:8501/oauth2callback'\n"
+                "cookie_secret = 'a-long-random-cookie-secret'\nclient_id = 'dashboard'\n"
+                "client_secret = 'not-used'\n"
+                "server_metadata_url = 'https://login.example.org/.well-known/openid-configuration'\n"
+            )
+        secrets.write_text(text)
+        env = {"SERVICE_HISTORY_PATH": str(tmp_path / "history")}
+        with running_dashboard(env, "--secrets.files", str(secrets)) as base:
+            stream = base.replace("http://", "ws://") + "/_stcore/stream"
+
+            async def visit() -> list:
+                async with websockets.connect(stream, max_size=None) as session:
+                    return await one_run(session, "period=All+history", page_name=page)
+
+            elements = asyncio.run(visit())
+    kinds = [element.WhichOneof("type") for element in elements]
+    return kinds, [str(element) for element in elements], service.seen
+
+
+@pytest.mark.parametrize("page", PAGES[1:])
+def test_a_page_asked_for_by_url_shows_only_sign_in_on_a_real_server(tmp_path, page):
+    kinds, texts, seen = visit_by_url(tmp_path, page, sign_in=True)
+    assert seen == []
+    assert "heading" in kinds and "button" in kinds
+    assert not set(kinds) & {"metric", "dataframe", "plotly_chart", "selectbox"}
+    assert any("Usage dashboard" in text for text in texts)
+    assert any("Sign in" in text for text in texts)
+
+
+def test_without_sign_in_configured_the_same_url_opens_the_page(tmp_path):
+    """The control: the check above would see the page if the gate let it through."""
+    kinds, texts, seen = visit_by_url(tmp_path, "keys", sign_in=False)
+    assert seen  # the page asked the service (which refused the key)
+    assert "selectbox" in kinds  # the sidebar's date range
+    assert any("refused the API key" in text for text in texts)
+
+
+def test_a_listed_address_gets_through_and_can_sign_out(service):
+    at = gated_app({"is_logged_in": True, "email": " Admin@Example.org "})
+    at.run()
+    assert not at.exception
+    assert "Sign out" in {b.label for b in at.sidebar.button}
+    assert service.seen  # now the dashboard asks the service
