@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +27,8 @@ GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 # A spreadsheet reads a cell starting with one of these as a formula (or a command).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_LINE_END = "\r\n"
+# Rows rendered per Arrow join: big enough to be fast, small enough to add little memory.
+CSV_BLOCK_ROWS = 65_536
 
 
 def shape_export(usage: Usage, group_by: GroupBy) -> pd.DataFrame:
@@ -64,7 +67,7 @@ def _defuse(value: object) -> object:
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     """Text cells that a spreadsheet would run as a formula get a leading apostrophe."""
-    safe = table.copy()
+    safe = table.copy(deep=False)  # only replaced columns get new data
     for column in safe.columns:
         values = safe[column]
         if isinstance(values.dtype, pd.CategoricalDtype):
@@ -84,22 +87,26 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
     """Byte for byte what `pandas_csv_bytes` writes, several times faster.
 
     Each column is rendered once per distinct value (integers by Arrow), the last one with the
-    line end, and cells are joined by Arrow; a column type without a rule goes through pandas.
+    line end; cells are joined by Arrow a block of rows at a time, so only the finished text
+    is held in full. A column type without a rule here goes through pandas.
     """
     if not all(map(_has_csv_rule, table.dtypes)):
         return pandas_csv_bytes(table)
-    header = _csv_field_texts(list(map(str, table.columns)), len(table.columns))
-    if table.empty:
-        return (",".join(header) + CSV_LINE_END).encode("utf-8")
     width = len(table.columns)
-    cells = [
-        _csv_cells(table[column], width, CSV_LINE_END if i == width - 1 else "")
+    header = _csv_field_texts(list(map(str, table.columns)), width)
+    pieces: list[bytes | pa.Buffer] = [(",".join(header) + CSV_LINE_END).encode("utf-8")]
+    columns = [
+        _csv_column(table[column], width, CSV_LINE_END if i == width - 1 else "")
         for i, column in enumerate(table.columns)
     ]
-    lines = pc.binary_join_element_wise(*cells, pa.scalar(",", pa.large_string()))
-    offsets, data = lines.buffers()[1:3]
-    first, last = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
-    return (",".join(header) + CSV_LINE_END).encode("utf-8") + data[first:last].to_pybytes()
+    comma = pa.scalar(",", pa.large_string())
+    for start in range(0, len(table), CSV_BLOCK_ROWS):
+        rows = slice(start, start + CSV_BLOCK_ROWS)
+        lines = pc.binary_join_element_wise(*(cells(rows) for cells in columns), comma)
+        offsets, data = lines.buffers()[1:3]
+        first, last = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
+        pieces.append(data[first:last])
+    return b"".join(pieces)
 
 
 def _has_csv_rule(dtype: object) -> bool:
@@ -110,20 +117,23 @@ def _has_csv_rule(dtype: object) -> bool:
     )
 
 
-def _csv_cells(values: pd.Series, width: int, end: str) -> pa.Array:
-    """The CSV text of every cell of one column, as pandas and the csv module write it, each
-    followed by `end`."""
+def _csv_column(values: pd.Series, width: int, end: str) -> Callable[[slice], pa.Array]:
+    """The CSV text of a block of cells of one column, as pandas and the csv module write it,
+    each followed by `end`."""
     if values.dtype.kind in "iu" and isinstance(values.dtype, np.dtype):
-        numbers = pc.cast(pa.array(values.to_numpy()), pa.large_string())
-        if not end:
-            return numbers
-        suffix = pa.scalar(end, pa.large_string())
-        return pc.binary_join_element_wise(numbers, suffix, pa.scalar("", pa.large_string()))
+        integers = values.to_numpy()
+        suffix, nothing = pa.scalar(end, pa.large_string()), pa.scalar("", pa.large_string())
+
+        def numbers(rows: slice) -> pa.Array:
+            texts = pc.cast(pa.array(integers[rows]), pa.large_string())
+            return pc.binary_join_element_wise(texts, suffix, nothing) if end else texts
+
+        return numbers
     if values.dtype.kind == "f":
         # Distinct bit patterns, so -0.0 and 0.0 stay apart; texts as pandas makes them.
-        numbers = values.to_numpy()
-        codes, bits = pd.factorize(numbers.view(f"u{numbers.itemsize}"))
-        uniques = bits.view(numbers.dtype)
+        floats = values.to_numpy()
+        codes, bits = pd.factorize(floats.view(f"u{floats.itemsize}"))
+        uniques = bits.view(floats.dtype)
         texts = uniques.astype(str).astype(object)
         texts[np.isnan(uniques)] = _csv_field_texts([""], width)[0]
         rendered = list(texts)
@@ -132,8 +142,8 @@ def _csv_cells(values: pd.Series, width: int, end: str) -> pa.Array:
         missing = pd.isna(uniques)
         texts = ["" if gone else str(value) for value, gone in zip(uniques, missing, strict=True)]
         rendered = _csv_field_texts(texts, width)
-    rendered = [text + end for text in rendered]
-    return pc.take(pa.array(rendered, pa.large_string()), pa.array(codes))
+    dictionary = pa.array([text + end for text in rendered], pa.large_string())
+    return lambda rows: pc.take(dictionary, pa.array(codes[rows]))
 
 
 def _csv_field_texts(texts: list[str], width: int) -> list[str]:
@@ -159,10 +169,10 @@ def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt != "parquet" and not raw:
         table = spreadsheet_safe(table)
-    buffer = io.BytesIO()
     if fmt == "csv":
-        buffer.write(csv_bytes(table))
-    elif fmt == "parquet":
+        return csv_bytes(table)
+    buffer = io.BytesIO()
+    if fmt == "parquet":
         table.to_parquet(buffer, index=False, engine="pyarrow")
     else:
         # Text stays text: no cell is turned into a formula or a link.
