@@ -72,7 +72,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown]:
 def _objects(items: Sequence[object], name: str) -> pd.Series:
     """One text field of every item, kept as Python strings: converting 150,000 of them to
     Arrow strings costs more than the frame needs (key_day_frame turns them into codes)."""
-    return pd.Series(list(map(attrgetter(name), items)), dtype=object)
+    texts = np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
+    return pd.Series(texts, dtype=object, copy=False)
 
 
 def reconcile(rows: pd.DataFrame, total: UsageBreakdown, what: str) -> str | None:
