@@ -235,6 +235,25 @@ def period() -> Period:
     return st.session_state["chosen_period"]
 
 
+def key_table_columns() -> dict[str, Any]:
+    """How per-key tables show their columns: people's numbers, shares as bars."""
+    number = st.column_config.NumberColumn
+    labels = {views.TOTAL_CHARACTERS: "Total characters"} | {
+        metric: views.SERVICE_LABELS[metric] for metric in views.SERVICE_CHARACTERS
+    }
+    characters = {metric: number(label, format="%,d") for metric, label in labels.items()}
+    return {
+        "api_key": st.column_config.TextColumn("Key", pinned=True),
+        "api_key_label": st.column_config.TextColumn("Label", pinned=True),
+        "share": st.column_config.ProgressColumn(
+            "Share", format="percent", min_value=0.0, max_value=1.0
+        ),
+        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
+        **characters,
+        views.MINUTES: number("Speech minutes", format="%,.2f"),
+    }
+
+
 def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
     """A clear message instead of a traceback, quoting the trace id where there is one."""
     if isinstance(exc, ConnectionFailedError):

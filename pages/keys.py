@@ -29,25 +29,12 @@ query = st.text_input(
     icon=":material/search:",
 )
 shown = views.search_keys(table, query)
-number = st.column_config.NumberColumn
 st.dataframe(
-    shown.assign(speech_to_text_minutes=shown["speech_to_text_minutes"].round(2)),
+    shown,
     hide_index=True,
     column_order=views.TABLE_ORDER,
     height=min(38 + 35 * len(shown), 420),
-    column_config={
-        "api_key": st.column_config.TextColumn("Key", pinned=True),
-        "api_key_label": st.column_config.TextColumn("Label", pinned=True),
-        "total_characters": number("Total characters", format="localized"),
-        "text_translation_characters": number("Text translation", format="localized"),
-        "document_translation_characters": number("Document translation", format="localized"),
-        "text_improvement_characters": number("Text improvement", format="localized"),
-        "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
-        "share": st.column_config.ProgressColumn(
-            "Share", format="percent", min_value=0.0, max_value=1.0
-        ),
-        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
-    },
+    column_config=state.key_table_columns(),
 )
 st.caption(f"{len(shown):,} of {len(table):,} keys. Click a column header to sort.")
 

@@ -126,21 +126,9 @@ breakdown = state.view(
 if breakdown.empty:
     st.info(f"No usage on {views.period_label(date.fromisoformat(chosen), granularity)}.")
 else:
-    number = st.column_config.NumberColumn
     st.dataframe(
-        breakdown.assign(speech_to_text_minutes=breakdown["speech_to_text_minutes"].round(2)),
+        breakdown,
         hide_index=True,
         column_order=views.TABLE_ORDER,
-        column_config={
-            "api_key": "Key",
-            "api_key_label": "Label",
-            "total_characters": number("Total characters", format="localized"),
-            "text_translation_characters": number("Text translation", format="localized"),
-            "document_translation_characters": number("Document translation", format="localized"),
-            "text_improvement_characters": number("Text improvement", format="localized"),
-            "speech_to_text_minutes": number("Speech minutes", format="%.2f"),
-            "share": st.column_config.ProgressColumn(
-                "Share", format="percent", min_value=0.0, max_value=1.0
-            ),
-        },
+        column_config=state.key_table_columns(),
     )
