@@ -85,16 +85,19 @@ def _fail(code: int, message: str) -> None:
 
 @contextmanager
 def _reported(debug: bool) -> Iterator[None]:
-    """Turn failures into one readable stderr line and the documented exit code."""
-    logging.basicConfig(
-        level=logging.DEBUG if debug else logging.WARNING,
-        format="%(levelname)s: %(message)s",
-        stream=sys.stderr,
-        force=True,
-    )
-    if not debug:
-        # Retries are routine; their log lines carry no detail worth a cron mail.
-        logging.getLogger("stamina").setLevel(logging.ERROR)
+    """Turn failures into one readable stderr line and the documented exit code.
+
+    Log lines go to stderr while the command runs; the handler is removed afterwards so a
+    caller that runs several commands in one process (tests) never logs to a closed stream.
+    """
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    previous_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if debug else logging.WARNING)
+    # Retries are routine; their log lines carry no detail worth a cron mail.
+    logging.getLogger("stamina").setLevel(logging.DEBUG if debug else logging.ERROR)
     try:
         yield
     except typer.Exit:
@@ -113,6 +116,9 @@ def _reported(debug: bool) -> Iterator[None]:
         if debug:
             raise
         _fail(EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous_level)
 
 
 def _settings() -> Settings:
