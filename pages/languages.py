@@ -17,6 +17,19 @@ except ServiceError as exc:
     state.stop_with_error(exc, source)
 
 check = st.column_config.CheckboxColumn
+resource = (
+    st.segmented_control(
+        "Resource",
+        languages.RESOURCES,
+        help="Shown in the By resource and Feature matrix tabs.",
+        default="translate_text",
+        format_func=languages.RESOURCE_LABELS.__getitem__,
+        required=True,
+        key="resource",
+        bind="query-params",
+    )
+    or "translate_text"
+)
 by_resource, matrix, side_by_side, glossary, versions, detection = st.tabs(
     [
         "By resource",
@@ -29,16 +42,6 @@ by_resource, matrix, side_by_side, glossary, versions, detection = st.tabs(
 )
 
 with by_resource:
-    resource = st.segmented_control(
-        "Resource",
-        languages.RESOURCES,
-        default="translate_text",
-        format_func=languages.RESOURCE_LABELS.__getitem__,
-        required=True,
-        key="resource",
-        bind="query-params",
-    )
-    resource = resource or "translate_text"
     table = languages.language_table(lists[resource])
     st.dataframe(
         table,
