@@ -330,3 +330,38 @@ def test_a_large_organization_gets_small_figures(monkeypatch, tmp_path):
             assert len(chart.proto.spec) < 1_000_000
             assert len(json.loads(chart.proto.spec)["data"]) <= 21
     assert at.segmented_control(key="granularity").value == "month"
+
+
+def test_languages_page_shows_the_service_lists(demo_env):
+    at = open_page("languages", resource="Document translation")
+    assert not at.exception
+    client = demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42))
+    document = client.languages("translate_document")
+    by_resource, matrix, availability, glossary, document_pairs, versions = (
+        frame.value for frame in at.dataframe
+    )
+    assert list(by_resource["lang"]) == [entry.lang for entry in document]
+    assert list(matrix["lang"]) == [entry.lang for entry in document]
+    assert list(availability.columns[2:]) == [
+        "translate_text",
+        "translate_document",
+        "glossary",
+        "voice",
+        "write",
+    ]
+    glossary_list = client.languages("glossary")
+    base = {e.lang: e.lang.split("-")[0].lower() for e in glossary_list}
+    assert len(glossary) == sum(
+        base[s.lang] != base[t.lang]
+        for s in glossary_list
+        if s.usable_as_source
+        for t in glossary_list
+        if t.usable_as_target
+    )
+    assert len(document_pairs) > 0
+    for _, pair in document_pairs.iterrows():
+        source = next(e for e in document if e.lang == pair["source_lang"])
+        target = next(e for e in document if e.lang == pair["target_lang"])
+        assert "glossary" in source.features and "glossary" in target.features
+    v2_targets = client.languages_v2("target")
+    assert set(versions["v2_code"].dropna()) >= {language.language for language in v2_targets}
