@@ -5,6 +5,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analytics import views
 from analytics.views import METRICS, MINUTES, OTHER, Access, access_decision
@@ -205,3 +207,21 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     assert ". /etc/usage-dashboard.env" in command  # the key comes from a protected file
     custom = views.export_crontab("key", start, end, "csv", "custom", demo=True)
     assert custom.endswith(views.export_command("key", start, end, "csv", demo=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    keys=st.integers(1, 15),
+    days=st.integers(1, 60),
+    n=st.integers(1, 20),
+    granularity=st.sampled_from(["day", "week", "month"]),
+    seed=st.integers(0, 1000),
+)
+def test_top_n_plus_other_always_adds_up(keys, days, n, granularity, seed):
+    kd = make_key_day(keys, days, seed=seed)
+    end = date(2026, 1, 1) + timedelta(days=days - 1)
+    wide = views.top_n_over_time(kd, "total_characters", n, date(2026, 1, 1), end, granularity)
+    assert wide.to_numpy().sum() == kd["total_characters"].sum()
+    assert len(wide.columns) <= n + 1
+    active = (kd.groupby("api_key", observed=True)["total_characters"].sum() > 0).sum()
+    assert (OTHER in wide.columns) == (active > n)
