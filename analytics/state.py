@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 from streamlit.runtime.pages_manager import PagesManager
 
 from analytics import exports, languages, views
@@ -78,7 +79,14 @@ def load_settings() -> Settings:
         for name in (*SETTING_NAMES, *DEMO_NAMES)
         if f"SERVICE_{name.upper()}" in given
     }
-    return Settings(**values)
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        )
+        st.error(f"Invalid setting — {problems}.", icon=":material/settings:")
+        st.stop()
 
 
 ENTRY_MARK = "entry_script_ran"

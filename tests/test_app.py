@@ -365,3 +365,10 @@ def test_languages_page_shows_the_service_lists(demo_env):
         assert "glossary" in source.features and "glossary" in target.features
     v2_targets = client.languages_v2("target")
     assert set(versions["v2_code"].dropna()) >= {language.language for language in v2_targets}
+
+
+def test_an_invalid_setting_is_named_on_the_page(demo_env, monkeypatch):
+    monkeypatch.setenv("SERVICE_DEMO_KEYS", "many")
+    at = open_page("overview")
+    assert not at.exception
+    assert "SERVICE_DEMO_KEYS" in at.error[0].value
