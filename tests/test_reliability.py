@@ -164,7 +164,9 @@ CASES = [
     ),
     Case(
         "429 with Retry-After as HTTP-date",
-        lambda: [reply_on(429, headers={"Retry-After": http_date(2)}), PASS],
+        # 2-3 s ahead (whole seconds), capped at 2 s: a wait of at least 0.5 s shows the date
+        # was understood (otherwise the wait would be the 0.02-0.1 s backoff).
+        lambda: [reply_on(429, headers={"Retry-After": http_date(3)}), PASS],
         requests=2,
         waits=(0.5, 2.0),
     ),
