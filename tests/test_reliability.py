@@ -399,4 +399,6 @@ def teardown_module() -> None:
     if not OBSERVED:
         return
     ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "fault-matrix.json").write_text(json.dumps(OBSERVED, indent=2) + "\n")
+    path = ARTIFACTS / "fault-matrix.json"
+    known = json.loads(path.read_text()) if path.exists() else {}  # a partial run adds to it
+    path.write_text(json.dumps(known | OBSERVED, indent=2) + "\n")
