@@ -20,7 +20,7 @@ from analytics.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ["overview", "keys", "trends", "languages", "export"]
+PAGES = ["overview", "keys", "trends", "languages", "capacity", "export"]
 DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
 
 

@@ -41,6 +41,7 @@ PAGES = {
     "keys": ("keys", "Keys"),
     "trends": ("trends", "Trends"),
     "languages": ("languages", "Languages"),
+    "capacity": ("capacity", "Capacity"),
     "export": ("export", "Export"),
 }
 
@@ -166,7 +167,7 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
 def test_every_page_renders(dashboard, page, name):
     path, title = PAGES[name]
     open_page(page, dashboard, path, title)
-    if name in ("overview", "keys", "trends"):
+    if name in ("overview", "keys", "trends", "capacity"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     SHOTS.mkdir(parents=True, exist_ok=True)
