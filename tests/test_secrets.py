@@ -3,7 +3,8 @@
 A recognizable administrator key is used by every command and every dashboard page; the test
 fails if the key, or the part of it a masked form hides, shows up in standard output or error,
 log records (DEBUG, httpx and httpcore included), exception texts and reprs, exported files,
-the HTML report, any rendered element, the URL's query parameters, or a request URL.
+the history store, the HTML report, any rendered element, the URL's query parameters, or a
+request URL.
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ def test_export_in_every_format(fmt, tmp_path):
     assert "SECR****nary" in text  # the key's usage is there, under its masked form
     assert_no_key(out.read_bytes(), "the exported file")
     assert_no_key(text, "the exported cells")
+    # The history store the export filled: named by digests, holding masked keys only.
+    stored = [path for path in (tmp_path / "history").rglob("*") if path.is_file()]
+    assert stored
+    for path in stored:
+        assert_no_key(str(path), "a history file name")
+        assert_no_key(path.read_bytes(), "a history file")
 
 
 def test_languages_detect_and_report(tmp_path):
