@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import websockets
@@ -132,10 +134,10 @@ def test_outsiders_see_only_the_sign_in_page(service, user, allowed, page):
     assert service.seen == []  # the gate stands before any request to the service
 
 
-def visit_by_url(tmp_path, page: str, sign_in: bool) -> tuple[list[str], list[str], list]:
-    """Open /<page> on a running dashboard whose secrets name a service (a recording fault
-    server that refuses everything) and, with `sign_in`, an OIDC provider; not signed in.
-    The element kinds and texts shown, and the requests the service saw."""
+@contextmanager
+def dashboard_with_secrets(tmp_path, sign_in: bool) -> Iterator[tuple[str, FaultServer]]:
+    """A running dashboard whose secrets name a service (a recording fault server that refuses
+    everything) and, with `sign_in`, an OIDC provider. Its address and the service."""
     with FaultServer(None, [Reply(status=403, body=b'{"message": "refused"}')]) as service:
         secrets = tmp_path / "secrets.toml"
         text = (
@@ -153,31 +155,37 @@ def visit_by_url(tmp_path, page: str, sign_in: bool) -> tuple[list[str], list[st
         secrets.write_text(text)
         env = {"SERVICE_HISTORY_PATH": str(tmp_path / "history")}
         with running_dashboard(env, "--secrets.files", str(secrets)) as base:
-            stream = base.replace("http://", "ws://") + "/_stcore/stream"
-
-            async def visit() -> list:
-                async with websockets.connect(stream, max_size=None) as session:
-                    return await one_run(session, "period=All+history", page_name=page)
-
-            elements = asyncio.run(visit())
-    kinds = [element.WhichOneof("type") for element in elements]
-    return kinds, [str(element) for element in elements], service.seen
+            yield base, service
 
 
-@pytest.mark.parametrize("page", PAGES[1:])
-def test_a_page_asked_for_by_url_shows_only_sign_in_on_a_real_server(tmp_path, page):
-    kinds, texts, seen = visit_by_url(tmp_path, page, sign_in=True)
-    assert seen == []
-    assert "heading" in kinds and "button" in kinds
-    assert not set(kinds) & {"metric", "dataframe", "plotly_chart", "selectbox"}
-    assert any("Usage dashboard" in text for text in texts)
-    assert any("Sign in" in text for text in texts)
+def visit(base: str, page: str) -> tuple[list[str], list[str]]:
+    """Open /<page> in a new session, not signed in: the kinds and texts of what it shows."""
+    stream = base.replace("http://", "ws://") + "/_stcore/stream"
+
+    async def run() -> list:
+        async with websockets.connect(stream, max_size=None) as session:
+            return await one_run(session, "period=All+history", page_name=page)
+
+    elements = asyncio.run(run())
+    return [e.WhichOneof("type") for e in elements], [str(e) for e in elements]
+
+
+def test_pages_asked_for_by_url_show_only_sign_in_on_a_real_server(tmp_path):
+    with dashboard_with_secrets(tmp_path, sign_in=True) as (base, service):
+        for page in PAGES[1:]:
+            kinds, texts = visit(base, page)
+            assert "heading" in kinds and "button" in kinds
+            assert not set(kinds) & {"metric", "dataframe", "plotly_chart", "selectbox"}, page
+            assert any("Usage dashboard" in text for text in texts)
+            assert any("Sign in" in text for text in texts)
+        assert service.seen == []
 
 
 def test_without_sign_in_configured_the_same_url_opens_the_page(tmp_path):
     """The control: the check above would see the page if the gate let it through."""
-    kinds, texts, seen = visit_by_url(tmp_path, "keys", sign_in=False)
-    assert seen  # the page asked the service (which refused the key)
+    with dashboard_with_secrets(tmp_path, sign_in=False) as (base, service):
+        kinds, texts = visit(base, "keys")
+        assert service.seen  # the page asked the service (which refused the key)
     assert "selectbox" in kinds  # the sidebar's date range
     assert any("refused the API key" in text for text in texts)
 
