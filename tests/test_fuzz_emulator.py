@@ -77,3 +77,21 @@ async def test_a_body_just_under_the_limit_is_read(client):
 async def test_an_oversized_document_is_refused(client):
     files = {"file": ("big.txt", b"x" * (MAX_DOCUMENT_BYTES + 1))}
     too_large(await client.post("/v2/document", data={"target_lang": "de"}, files=files))
+
+
+async def test_an_oversized_document_streamed_without_a_length_is_refused(client):
+    boundary = "fuzz-boundary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="target_lang"\r\n\r\nde\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n'
+        "Content-Type: text/plain\r\n\r\n"
+    ).encode()
+
+    async def chunks():
+        yield head
+        for _ in range(MAX_DOCUMENT_BYTES // 65536 + 2):
+            yield b"x" * 65536
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    too_large(await client.post("/v2/document", content=chunks(), headers=headers))
