@@ -142,7 +142,8 @@ class AsyncServiceClient:
     errors; translation and upload only when the service certainly did not process them (429 or
     a connection that was never established). `Retry-After` is honoured up to `max_retry_wait`
     seconds; otherwise waits grow exponentially with jitter from `wait_initial` to `wait_max`.
-    At most `concurrency` requests are in flight at once.
+    At most `concurrency` requests are in flight at once; the default of six fetches every
+    window of a range of up to six years in one round.
     """
 
     def __init__(
@@ -158,7 +159,7 @@ class AsyncServiceClient:
         retry_timeout: float = 300.0,
         wait_initial: float = 0.5,
         wait_max: float = 10.0,
-        concurrency: int = 4,
+        concurrency: int = 6,
     ) -> None:
         if not isinstance(auth_key, SecretStr):
             auth_key = SecretStr(auth_key)

@@ -115,8 +115,7 @@ def concurrent_windows(scale: org.Scale) -> list[Result]:
 
     Gated on the emulator's default organization, where the answers are small enough that
     waiting dominates; the full organization's figure is reported alongside, where decoding
-    150,000 rows per window (one core per process) dominates instead. `concurrency_8` shows
-    the same with every window of a five-year range in flight at once.
+    150,000 rows per window (one core per process) dominates instead.
     """
     latency_bound = _fetch_times(LATENCY_BOUND_KEYS, max(3, scale.repeat - 2))
     full = _fetch_times(scale.keys, 1)
@@ -135,17 +134,16 @@ def concurrent_windows(scale: org.Scale) -> list[Result]:
 
 
 def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
-    """Seconds to fetch five years one window at a time, with the client's default
-    concurrency, and with eight windows in flight."""
+    """Seconds to fetch five years one window at a time and with the client's default
+    concurrency."""
     with org.emulator_process(keys, latency_ms=LATENCY_MS) as served:
         start, end = org.five_years(utc_today())
         key = SecretStr(served.admin_key)
         with (
             ServiceClient(served.base_url, key, concurrency=1) as one_by_one,
             ServiceClient(served.base_url, key) as default,
-            ServiceClient(served.base_url, key, concurrency=8) as eight,
         ):
-            clients = {"sequential": one_by_one, "concurrent": default, "concurrency_8": eight}
+            clients = {"sequential": one_by_one, "concurrent": default}
             fetched = {name: fetch_usage(client, start, end) for name, client in clients.items()}
             times = medians(
                 {name: _fetcher(client, start, end) for name, client in clients.items()},
@@ -156,7 +154,6 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
     return {
         "keys": keys,
         "ratio": round(times["concurrent"] / times["sequential"], 4),
-        "ratio_concurrency_8": round(times["concurrency_8"] / times["sequential"], 4),
         "identical": all(same_frame(frames_fetched[0], other) for other in frames_fetched[1:]),
         "seconds": _rounded(times),
         "windows": fetched["concurrent"].windows_fetched,
