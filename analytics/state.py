@@ -22,7 +22,12 @@ from streamlit.runtime.pages_manager import PagesManager
 from analytics import exports, languages, views
 from analytics.client import ServiceClient
 from analytics.demo import demo_client
-from analytics.errors import AuthorizationError, ConnectionFailedError, ServiceError
+from analytics.errors import (
+    AuthorizationError,
+    ConnectionFailedError,
+    RateLimitError,
+    ServiceError,
+)
 from analytics.history import HistoryStore
 from analytics.models import DetectionResult, LanguageEntry, V2Language
 from analytics.pipeline import Usage, fetch_usage, utc_today
@@ -275,6 +280,12 @@ def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
             "The service refused the API key (403). Check that SERVICE_AUTH_KEY is an "
             f"administrator key of this organization. ({exc})",
             icon=":material/lock:",
+        )
+    elif isinstance(exc, RateLimitError):
+        st.error(
+            "The service is limiting the rate of requests (429) and kept doing so through "
+            f"every retry. Wait a minute, then reload. ({exc})",
+            icon=":material/hourglass:",
         )
     else:
         st.error(f"The service could not answer: {exc}", icon=":material/error:")
