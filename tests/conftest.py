@@ -20,6 +20,44 @@ from emulator import EmulatorConfig, create_app
 ROOT = Path(__file__).resolve().parent.parent
 
 FIXED_TODAY = dt.date(2025, 6, 1)
+# The 33 detection languages the spec lists.
+SPEC_DETECTION_CODES = set(
+    [
+        "en",
+        "de",
+        "fr",
+        "es",
+        "pt",
+        "it",
+        "nl",
+        "pl",
+        "ru",
+        "zh",
+        "ja",
+        "bg",
+        "cs",
+        "da",
+        "el",
+        "et",
+        "fi",
+        "hu",
+        "lt",
+        "lv",
+        "ro",
+        "sk",
+        "sl",
+        "sv",
+        "tr",
+        "id",
+        "uk",
+        "ko",
+        "nb",
+        "ar",
+        "vi",
+        "he",
+        "th",
+    ]
+)
 
 
 def auth(key: str) -> dict[str, str]:

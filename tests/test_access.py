@@ -18,11 +18,10 @@ from contextlib import contextmanager
 
 import pytest
 import websockets
+from conftest import ROOT
+from faultserver import FaultServer, Reply
 from streamlit.testing.v1 import AppTest
-
-from tests.conftest import ROOT
-from tests.faultserver import FaultServer, Reply
-from tests.test_load import one_run, running_dashboard
+from test_load import one_run, running_dashboard
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}

@@ -3,10 +3,10 @@
 from datetime import date, timedelta
 
 import pytest
+from test_views import make_key_day
 
 from analytics import charts, views
 from analytics.views import MINUTES, OTHER, SERVICE_CHARACTERS
-from tests.test_views import make_key_day
 
 START = date(2026, 1, 1)
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import stamina
+from conftest import ROOT, small_config
+from test_pipeline import assert_matches_ledger
 from typer.testing import CliRunner
 
 from analytics import exports
@@ -19,8 +21,6 @@ from analytics.cli import app
 from analytics.demo import demo_app
 from analytics.settings import Settings
 from emulator import EmulatorConfig, create_app
-from tests.conftest import ROOT, small_config
-from tests.test_pipeline import assert_matches_ledger
 
 RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
 SMALL_DEMO = {"SERVICE_DEMO_KEYS": "4", "SERVICE_DEMO_DAYS": "90"}
@@ -241,8 +241,9 @@ def test_debug_shows_the_traceback(tmp_path, monkeypatch):
 
 
 def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, caplog):
+    from test_pipeline import client_for, miscounting_app
+
     from analytics import cli
-    from tests.test_pipeline import client_for, miscounting_app
 
     emulator_app = create_app(small_config())
     key = emulator_app.state.emulator.admin_key

@@ -9,6 +9,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 import stamina
+from conftest import FIXED_TODAY
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -24,7 +25,6 @@ from analytics.errors import (
     RateLimitError,
     ServerError,
 )
-from tests.conftest import FIXED_TODAY
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"
 BASE = "http://service.test"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import SPEC_DETECTION_CODES
 
 from emulator.languages_data import DETECTION_LANGUAGES, RESOURCES
 
@@ -20,43 +21,6 @@ FEATURES = {
     "writing_style",
 }
 BCP47 = re.compile(r"^[a-z]{2,3}(-([A-Z]{2}|[A-Z][a-z]{3}))?$")
-SPEC_DETECTION = set(
-    [
-        "en",
-        "de",
-        "fr",
-        "es",
-        "pt",
-        "it",
-        "nl",
-        "pl",
-        "ru",
-        "zh",
-        "ja",
-        "bg",
-        "cs",
-        "da",
-        "el",
-        "et",
-        "fi",
-        "hu",
-        "lt",
-        "lv",
-        "ro",
-        "sk",
-        "sl",
-        "sv",
-        "tr",
-        "id",
-        "uk",
-        "ko",
-        "nb",
-        "ar",
-        "vi",
-        "he",
-        "th",
-    ]
-)
 
 
 async def v3(client, resource, **filters):
@@ -108,11 +72,11 @@ async def test_variants_are_targets_and_bases_are_sources(emulator_client):
 
 
 async def test_detection_languages_are_the_spec_list_and_translatable(emulator_client):
-    assert set(DETECTION_LANGUAGES) == SPEC_DETECTION
+    assert set(DETECTION_LANGUAGES) == SPEC_DETECTION_CODES
     sources = {
         e["lang"] for e in await v3(emulator_client, "translate_text", usable_as_source="true")
     }
-    assert sources >= SPEC_DETECTION
+    assert sources >= SPEC_DETECTION_CODES
     statuses = {e["status"] for e in await v3(emulator_client, "translate_text")}
     assert {"stable", "beta"} <= statuses
 

@@ -4,47 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import FIXED_TODAY, auth
+from conftest import FIXED_TODAY, SPEC_DETECTION_CODES, auth
 
 DETECT = "/v3/detect/language"
 TRANSLATE = "/v2/translate"
-SUPPORTED = set(
-    [
-        "en",
-        "de",
-        "fr",
-        "es",
-        "pt",
-        "it",
-        "nl",
-        "pl",
-        "ru",
-        "zh",
-        "ja",
-        "bg",
-        "cs",
-        "da",
-        "el",
-        "et",
-        "fi",
-        "hu",
-        "lt",
-        "lv",
-        "ro",
-        "sk",
-        "sl",
-        "sv",
-        "tr",
-        "id",
-        "uk",
-        "ko",
-        "nb",
-        "ar",
-        "vi",
-        "he",
-        "th",
-    ]
-)
 
 
 async def detect(client, texts):
@@ -91,7 +54,9 @@ async def test_results_follow_input_order_and_codes_are_supported(emulator_clien
     ]
     results = await detect(emulator_client, texts)
     assert [r.get("detected_language") for r in results] == ["de", None, "fr", "ja"]
-    assert all(r["detected_language"] in SUPPORTED for r in results if "detected_language" in r)
+    assert all(
+        r["detected_language"] in SPEC_DETECTION_CODES for r in results if "detected_language" in r
+    )
 
 
 async def test_form_encoding_with_repeated_text(emulator_client):

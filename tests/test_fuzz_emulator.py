@@ -10,6 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 import schemathesis
+from conftest import auth, small_config
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -17,7 +18,6 @@ from schemathesis.checks import not_a_server_error
 from emulator import create_app
 from emulator.bodies import MAX_BODY_BYTES
 from emulator.documents import MAX_DOCUMENT_BYTES
-from tests.conftest import auth, small_config
 
 APP = create_app(small_config())
 ADMIN = auth(APP.state.emulator.admin_key)

@@ -10,14 +10,14 @@ import sys
 import pandas as pd
 import pytest
 import stamina
+from conftest import FIXED_TODAY, small_config
 from pydantic import SecretStr
+from test_pipeline import assert_matches_ledger, client_for, miscounting_app
 
 from analytics.exports import export_bytes, shape_export
 from analytics.history import HistoryStore
 from analytics.pipeline import fetch_usage
 from emulator import create_app
-from tests.conftest import FIXED_TODAY, small_config
-from tests.test_pipeline import assert_matches_ledger, client_for, miscounting_app
 
 START, END = dt.date(2023, 6, 1), dt.date(2025, 5, 31)  # 731 days: two windows
 

@@ -26,12 +26,11 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 import websockets
+from conftest import ROOT, auth
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-from tests.conftest import ROOT, auth
 
 pytestmark = pytest.mark.load
 

@@ -9,18 +9,18 @@ import httpx
 import pandas as pd
 import pytest
 import stamina
+from conftest import FIXED_TODAY, small_config
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from test_client import Counting
 
 from analytics.client import ServiceClient
 from analytics.frames import CHARACTER_METRICS, KEY_DAY_COLUMNS, METRICS
 from analytics.pipeline import fetch_usage, fetch_usage_async
 from emulator import create_app
-from tests.conftest import FIXED_TODAY, small_config
-from tests.test_client import Counting
 
 BASE = "http://service.test"
 

@@ -24,6 +24,8 @@ import orjson
 import pandas as pd
 import pytest
 import stamina
+from conftest import ROOT, small_config
+from faultserver import PASS, FaultServer, Reply, closed_port
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
@@ -31,8 +33,6 @@ from analytics import state
 from analytics.cli import app as cli_app
 from analytics.client import AsyncServiceClient
 from emulator import create_app
-from tests.conftest import ROOT, small_config
-from tests.faultserver import PASS, FaultServer, Reply, closed_port
 
 START, END = date(2025, 5, 1), date(2025, 5, 10)
 UPSTREAM = create_app(small_config())

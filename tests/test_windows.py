@@ -7,19 +7,19 @@ import itertools
 
 import pytest
 import stamina
+from conftest import FIXED_TODAY, small_config
 from hypothesis import given
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from test_pipeline import assert_matches_ledger, client_for
 
 from analytics.frames import METRICS
 from analytics.pipeline import fetch_usage
 from analytics.windows import MAX_WINDOW_DAYS, Window, runs, split
 from emulator import create_app
-from tests.conftest import FIXED_TODAY, small_config
-from tests.test_pipeline import assert_matches_ledger, client_for
 
 DAY = dt.timedelta(days=1)
 
