@@ -9,7 +9,8 @@ change the range recomputes nothing that is already known. No cache key holds th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, NoReturn, TypeVar
@@ -265,6 +266,16 @@ def key_table_columns() -> dict[str, Any]:
         **characters,
         views.MINUTES: number("Speech minutes", format="%,.2f"),
     }
+
+
+@contextmanager
+def service_errors(src: Source) -> Iterator[None]:
+    """Around a page's service calls: a failure becomes a message on the page, and the run
+    stops there."""
+    try:
+        yield
+    except ServiceError as exc:
+        stop_with_error(exc, src)
 
 
 def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:

@@ -15,7 +15,6 @@ from analytics.budgets import (
     parse_budgets,
 )
 from analytics.compare import compare, growth_drivers
-from analytics.errors import ServiceError
 from analytics.forecast import YearStart, key_forecasts
 from analytics.report import build_report, forecast_figures, forecast_note, report_range
 
@@ -49,10 +48,8 @@ with st.expander("Budgets", icon=":material/savings:"):
 
 year_start = budgets.year_start if budgets else YearStart()
 first, last = report_range(period.start, period.end, today, year_start)
-try:
+with state.service_errors(source):
     usage = state.usage(source, first, last)
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 key_day = usage.key_day
 
 if budgets is not None:

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from analytics import exports, state, views
-from analytics.errors import ServiceError
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
 GROUP_LABELS = {"key_and_day": "Key and day", "key": "Key", "none": "Range total"}
@@ -26,10 +25,8 @@ group_by = st.segmented_control(
 )
 group_by = group_by or "key_and_day"
 
-try:
+with state.service_errors(source):
     preview, rows = state.export_preview(source, period, group_by)
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 
 if rows == 0:
     st.info("No usage in this range: the files would only hold a header row.")

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from analytics import charts, state, views
-from analytics.errors import ServiceError
 
 source = state.source()
 period = state.period()
@@ -12,10 +11,8 @@ granularity = views.auto_granularity(period.start, period.end)
 st.title("Keys")
 st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
 
-try:
+with state.service_errors(source):
     table = state.view(source, period, views.key_table, period.start, period.end)
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 
 if table.empty:
     st.info("No key has usage in this range. Pick a longer range in the sidebar.")

@@ -3,18 +3,15 @@
 import streamlit as st
 
 from analytics import languages, state
-from analytics.errors import ServiceError
 
 source = state.source()
 
 st.title("Languages")
 st.caption("From the v3 and v2 language lists; refreshed at most hourly.")
 
-try:
+with state.service_errors(source):
     lists = state.language_lists(source)
     v2_sources, v2_targets = state.v2_lists(source)
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 
 check = st.column_config.CheckboxColumn
 resource = (
@@ -119,10 +116,8 @@ with detection:
     if submitted and not texts:
         st.info("Paste at least one line of text.")
     elif submitted:
-        try:
+        with state.service_errors(source):
             results = state.detect(source, texts)
-        except ServiceError as exc:
-            state.stop_with_error(exc, source)
         st.dataframe(
             languages.detection_table(texts, results, lists),
             hide_index=True,

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from analytics import charts, periods, state, views
-from analytics.errors import ServiceError
 
 source = state.source()
 period = state.period()
@@ -19,15 +18,13 @@ st.caption(
     f"Data through {views.data_through(state.today()):%Y-%m-%d} (UTC)."
 )
 
-try:
+with state.service_errors(source):
     current_totals = state.view(source, period, views.metric_totals)
     previous_totals = state.view(source, previous, views.metric_totals)
     over_time = state.view(
         source, period, views.usage_over_time, period.start, period.end, granularity
     )
     mismatches = state.usage(source, period.start, period.end).mismatches
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 
 if mismatches:
     st.warning("Totals did not reconcile for: " + "; ".join(mismatches), icon=":material/warning:")

@@ -5,7 +5,6 @@ from datetime import date
 import streamlit as st
 
 from analytics import charts, state, views
-from analytics.errors import ServiceError
 
 source = state.source()
 period = state.period()
@@ -13,10 +12,8 @@ period = state.period()
 st.title("Trends")
 st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
 
-try:
+with state.service_errors(source):
     table = state.view(source, period, views.key_table, period.start, period.end)
-except ServiceError as exc:
-    state.stop_with_error(exc, source)
 
 if table.empty:
     st.info("No usage in this range. Pick a longer range in the sidebar.")
