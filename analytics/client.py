@@ -179,14 +179,6 @@ class AsyncServiceClient:
             headers={"User-Agent": USER_AGENT},
         )
 
-    @classmethod
-    def from_settings(cls, settings: Settings, **options: Any) -> Self:
-        if not (settings.is_configured and settings.auth_key and settings.base_url):
-            raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
-        return cls(
-            settings.base_url, settings.auth_key, auth_scheme=settings.auth_scheme, **options
-        )
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, auth_key={self.auth_key!r})"
 
