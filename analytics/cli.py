@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from analytics import exports, periods
 from analytics.budgets import BudgetFile, BudgetFileError, evaluate, evaluation_frame, load_budgets
@@ -30,7 +31,7 @@ from analytics.forecast import YearStart, required_start
 from analytics.history import HistoryStore
 from analytics.pipeline import Usage, fetch_usage, utc_today
 from analytics.report import build_report, report_range
-from analytics.settings import Settings
+from analytics.settings import Settings, setting_problems
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
@@ -124,8 +125,8 @@ def _reported(debug: bool) -> Iterator[None]:
 def _settings() -> Settings:
     try:
         return Settings()
-    except ValueError as exc:
-        raise UsageProblem(f"invalid SERVICE_* setting: {exc}") from None
+    except ValidationError as exc:
+        raise UsageProblem(f"invalid setting: {setting_problems(exc)}") from None
 
 
 def _client(settings: Settings, demo: bool) -> ServiceClient:

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -34,3 +34,11 @@ class Settings(BaseSettings):
     def is_configured(self) -> bool:
         """True when a real service can be reached (both the key and the base address are set)."""
         return bool(self.auth_key and self.auth_key.get_secret_value() and self.base_url)
+
+
+def setting_problems(exc: ValidationError) -> str:
+    """One line naming each bad `SERVICE_*` variable: pydantic's own text spans several lines
+    and quotes the input, which a cron mail or a page banner does not need."""
+    return "; ".join(
+        f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+    )

@@ -32,7 +32,7 @@ from analytics.errors import (
 from analytics.history import HistoryStore
 from analytics.models import DetectionResult, LanguageEntry, V2Language
 from analytics.pipeline import Usage, fetch_usage, utc_today
-from analytics.settings import Settings
+from analytics.settings import Settings, setting_problems
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -88,10 +88,7 @@ def load_settings() -> Settings:
     try:
         return Settings(**values)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
-        )
-        st.error(f"Invalid setting — {problems}.", icon=":material/settings:")
+        st.error(f"Invalid setting — {setting_problems(exc)}.", icon=":material/settings:")
         st.stop()
 
 

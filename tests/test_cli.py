@@ -95,6 +95,16 @@ def test_bad_arguments_exit_2(tmp_path, args, message):
     assert "Traceback" not in result.stderr
 
 
+def test_a_bad_setting_is_one_error_line_naming_the_variable(tmp_path):
+    out = tmp_path / "u.csv"
+    env = {**SMALL_DEMO, "SERVICE_DEMO_KEYS": "many"}
+    result = invoke("export", "--period", "last-7-days", "-o", str(out), "--demo", env=env)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: invalid setting: SERVICE_DEMO_KEYS: ")
+    assert result.stderr.count("\n") == 1
+    assert "many" not in result.stderr and not out.exists()
+
+
 @pytest.mark.parametrize(
     ("output", "message"),
     [
