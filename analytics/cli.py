@@ -23,7 +23,15 @@ import typer
 from pydantic import ValidationError
 
 from analytics import exports, periods
-from analytics.budgets import BudgetFile, BudgetFileError, evaluate, evaluation_frame, load_budgets
+from analytics.budgets import (
+    BudgetFile,
+    BudgetFileError,
+    Status,
+    evaluate,
+    evaluation_frame,
+    load_budgets,
+    worst,
+)
 from analytics.client import ServiceClient
 from analytics.demo import demo_client
 from analytics.errors import AuthorizationError, ServiceError
@@ -39,6 +47,12 @@ EXIT_FORBIDDEN = 3
 EXIT_SERVICE = 4
 EXIT_BUDGET_WARNING = 10
 EXIT_BUDGET_EXCEEDED = 11
+BUDGET_EXIT_CODES: dict[Status, int] = {
+    "ok": 0,
+    "unknown key": EXIT_BUDGET_WARNING,
+    "warning": EXIT_BUDGET_WARNING,
+    "exceeded": EXIT_BUDGET_EXCEEDED,
+}
 
 app = typer.Typer(
     help="Usage exports and look-ups for the Language Service.",
@@ -148,26 +162,37 @@ def _day(value: str | None, name: str) -> date | None:
         raise UsageProblem(f"{name} must be a day as YYYY-MM-DD, not {value!r}") from None
 
 
-def _range(start: str | None, end: str | None, period: PeriodChoice | None) -> tuple[date, date]:
+def _range(
+    start: str | None, end: str | None, period: PeriodChoice | None, today: date
+) -> tuple[date, date]:
+    """The inclusive days asked for; `today` is read once per command, so a run that crosses
+    UTC midnight never mixes two days' views of "yesterday"."""
     if period is not None:
         if start or end:
             raise UsageProblem("give either --period or --start/--end, not both")
-        return periods.resolve(period.value, utc_today())
+        return periods.resolve(period.value, today)
     first, last = _day(start, "--start"), _day(end, "--end")
     if first is None or last is None:
         raise UsageProblem("give --start and --end (inclusive UTC days) or --period")
     if last < first:
         raise UsageProblem(f"--end {last} is before --start {first}")
-    if last > (today := utc_today()):
+    if last > today:
         raise UsageProblem(f"--end {last} is in the future; usage is known through {today} (UTC)")
     return first, last
 
 
-def _format(output: Path, fmt: FormatChoice | None) -> exports.Format:
+def _check_output(output: Path) -> None:
+    """Refuse a path that cannot be written before anything is fetched."""
     if output.is_dir():
         raise UsageProblem(f"--output {output} is a folder; give a file path")
     if not output.parent.is_dir():
-        raise UsageProblem(f"the folder of --output {output} does not exist")
+        raise UsageProblem(
+            f"the folder of --output {output} does not exist; give a file in an existing folder"
+        )
+
+
+def _format(output: Path, fmt: FormatChoice | None) -> exports.Format:
+    _check_output(output)
     if fmt is not None:
         return fmt.value  # type: ignore[return-value]
     try:
@@ -202,7 +227,7 @@ def export(
 ) -> None:
     """Export usage of a range of UTC days to CSV, Parquet or Excel."""
     with _reported(debug):
-        first, last = _range(start, end, period)
+        first, last = _range(start, end, period, utc_today())
         file_format = _format(output, fmt)
         settings = _settings()
         usage = _fetch(settings, demo, first, last, use_history=not no_history)
@@ -253,11 +278,10 @@ def report(
 ) -> None:
     """Write the capacity meeting report (one self-contained HTML file) for a range of days."""
     with _reported(debug):
-        first, last = _range(start, end, period)
-        if output.is_dir() or not output.parent.is_dir():
-            raise UsageProblem(f"--output {output} must be a file in an existing folder")
-        budget_file = _budgets(budgets) if budgets else None
         today = utc_today()
+        first, last = _range(start, end, period, today)
+        _check_output(output)
+        budget_file = _budgets(budgets) if budgets else None
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = report_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
@@ -288,11 +312,7 @@ def check_budgets(
         table["projected %"] = table["projected %"].map("{:.1f}".format)
         table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
         typer.echo(table.to_string(index=False))
-    statuses = set(table["status"])
-    if "exceeded" in statuses:
-        raise typer.Exit(EXIT_BUDGET_EXCEEDED)
-    if statuses & {"warning", "unknown key"}:
-        raise typer.Exit(EXIT_BUDGET_WARNING)
+    raise typer.Exit(BUDGET_EXIT_CODES[worst(evaluations)])
 
 
 @app.command()
