@@ -249,10 +249,7 @@ class AsyncServiceClient:
         return await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
 
     async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
-        params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
-        if group_by:
-            params["group_by"] = group_by
-        response = await self.request("GET", ANALYTICS_PATH, idempotent=True, params=params)
+        response = await self.usage_report_raw(start, end, group_by)
         return decode(_report_decoder, response).usage_report
 
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
