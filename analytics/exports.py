@@ -16,7 +16,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analytics import frames
 from analytics.pipeline import Usage
 
 Format = Literal["csv", "parquet", "xlsx"]
@@ -42,9 +41,9 @@ def shape_export(usage: Usage, group_by: GroupBy) -> pd.DataFrame:
         table["usage_date"] = days.date[codes]  # one date object per distinct day, then a take
         return table
     if group_by == "key":
-        return frames.key_frame(usage.key_day)
+        return usage.key
     if group_by == "none":
-        row = {"start_date": usage.start, "end_date": usage.end, **frames.totals(usage.key_day)}
+        row = {"start_date": usage.start, "end_date": usage.end, **usage.totals}
         return pd.DataFrame([row])
     raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(GROUPINGS)}")
 
