@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.charts import HEIGHT, PALETTE
-from analytics.views import METRIC_LABELS, is_minutes
+from analytics.charts import HEIGHT, PALETTE, number_format, tick_format
+from analytics.views import METRIC_LABELS
 
 BAND_FILL = "rgba(31, 90, 150, 0.15)"
 LIMIT_COLOR = "#C8463D"
@@ -25,15 +25,17 @@ def forecast_figure(
     the expected line and its band; each ``(name, limit, warning_at)`` adds a limit line and a
     dotted warning line."""
     x = [f"{d:%Y-%m-%d}" for d in path["day"]]
-    fmt = ",.2f" if is_minutes(metric) else ",.0f"
+    fmt = number_format(metric)
+    y_title = f"{METRIC_LABELS[metric]} (cumulative)"
     future = path["actual"].isna()
     # The forecast starts from the last actual point so the two lines join.
     joined = future | future.shift(-1, fill_value=False)
+    x_ahead = [v for v, keep in zip(x, joined, strict=True) if keep]
     fig = go.Figure()
     for side in ("high", "low"):
         fig.add_trace(
             go.Scatter(
-                x=[v for v, keep in zip(x, joined, strict=True) if keep],
+                x=x_ahead,
                 y=path.loc[joined, side].round(2).tolist(),
                 mode="lines",
                 line={"width": 0},
@@ -46,7 +48,7 @@ def forecast_figure(
         )
     fig.add_trace(
         go.Scatter(
-            x=[v for v, keep in zip(x, joined, strict=True) if keep],
+            x=x_ahead,
             y=path.loc[joined, "expected"].round(2).tolist(),
             mode="lines",
             line={"color": PALETTE[0], "dash": "dash"},
@@ -73,8 +75,8 @@ def forecast_figure(
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
-        yaxis_title=f"{METRIC_LABELS[metric]} (cumulative)",
-        yaxis_tickformat=",~s",
+        yaxis_title=y_title,
+        yaxis_tickformat=tick_format(y_title),
         xaxis_title="Day (UTC)",
     )
     return fig

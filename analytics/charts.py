@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from analytics.views import (
     METRIC_LABELS,
+    MINUTES,
     OTHER,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
@@ -38,7 +39,8 @@ PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Mont
 HEIGHT = 380
 
 
-def _number_format(metric: str) -> str:
+def number_format(metric: str) -> str:
+    """Hover numbers: whole characters, minutes to the hundredth."""
     return ",.2f" if is_minutes(metric) else ",.0f"
 
 
@@ -49,12 +51,12 @@ def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         xaxis_title=PERIOD_AXIS[granularity],
-        yaxis={"title": y_title, "tickformat": _tick_format(y_title), "rangemode": "nonnegative"},
+        yaxis={"title": y_title, "tickformat": tick_format(y_title), "rangemode": "nonnegative"},
     )
     return fig
 
 
-def _tick_format(axis_title: str) -> str:
+def tick_format(axis_title: str) -> str:
     """SI suffixes for characters (120k); plain decimals for minutes, where SI would read 500m."""
     return ",~f" if axis_title == "Minutes" or "minutes" in axis_title else ",~s"
 
@@ -85,18 +87,20 @@ def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
     return _layout(fig, granularity, "Characters")
 
 
+def _minutes_bars(over_time: pd.DataFrame, x: list[str]) -> go.Bar:
+    """Minutes per period: one look wherever they appear, never stacked onto characters."""
+    return go.Bar(
+        x=x,
+        y=over_time[MINUTES].round(2).tolist(),
+        name=SERVICE_LABELS[MINUTES],
+        marker_color=PALETTE[3],
+        hovertemplate="%{y:,.2f} min",
+    )
+
+
 def minutes_over_time(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
     """Speech-to-text minutes per period, as bars on their own axis."""
-    minutes = "speech_to_text_minutes"
-    fig = go.Figure(
-        go.Bar(
-            x=_dates(over_time.index),
-            y=over_time[minutes].round(2).tolist(),
-            name=SERVICE_LABELS[minutes],
-            marker_color=PALETTE[3],
-            hovertemplate="%{y:,.2f} min",
-        )
-    )
+    fig = go.Figure(_minutes_bars(over_time, _dates(over_time.index)))
     fig.update_layout(showlegend=False)
     return _layout(fig, granularity, "Minutes")
 
@@ -110,7 +114,7 @@ def keys_over_time(
     """One series per column of a top-N + Other table: stacked bars, or lines for running views."""
     fig = go.Figure()
     x = _dates(wide.index)
-    fmt = _number_format(metric)
+    fmt = number_format(metric)
     for i, name in enumerate(wide.columns):
         y = wide[name].round(2).tolist()
         color = _color(i, name)
@@ -130,7 +134,7 @@ def keys_over_time(
 def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
     """Horizontal bars of the top-N keys and Other over the whole range, largest on top."""
     names = list(totals.index)
-    fmt = _number_format(metric)
+    fmt = number_format(metric)
     fig = go.Figure(
         go.Bar(
             x=totals.round(2).tolist(),
@@ -145,7 +149,7 @@ def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         yaxis={"autorange": "reversed"},
         xaxis_title=METRIC_LABELS[metric],
-        xaxis_tickformat=_tick_format(METRIC_LABELS[metric]),
+        xaxis_tickformat=tick_format(METRIC_LABELS[metric]),
         showlegend=False,
     )
     return fig
@@ -174,18 +178,7 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
             row=1,
             col=1,
         )
-    minutes = "speech_to_text_minutes"
-    fig.add_trace(
-        go.Bar(
-            x=x,
-            y=over_time[minutes].round(2).tolist(),
-            name=SERVICE_LABELS[minutes],
-            marker_color=PALETTE[3],
-            hovertemplate="%{y:,.2f} min",
-        ),
-        row=2,
-        col=1,
-    )
+    fig.add_trace(_minutes_bars(over_time, x), row=2, col=1)
     fig.update_layout(
         barmode="stack",
         height=HEIGHT + 120,
@@ -194,7 +187,7 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
     )
     fig.update_yaxes(rangemode="nonnegative")
-    fig.update_yaxes(title_text="Characters", tickformat=_tick_format("Characters"), row=1, col=1)
-    fig.update_yaxes(title_text="Minutes", tickformat=_tick_format("Minutes"), row=2, col=1)
+    fig.update_yaxes(title_text="Characters", tickformat=tick_format("Characters"), row=1, col=1)
+    fig.update_yaxes(title_text="Minutes", tickformat=tick_format("Minutes"), row=2, col=1)
     fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
     return fig

@@ -6,6 +6,8 @@ import pytest
 from test_views import make_key_day
 
 from analytics import charts, views
+from analytics.capacity_charts import forecast_figure
+from analytics.forecast import daily_series, projection_path, run_rate
 from analytics.views import MINUTES, OTHER, SERVICE_CHARACTERS
 
 START = date(2026, 1, 1)
@@ -81,3 +83,20 @@ def test_figure_json_stays_small_for_a_large_organization():
     last_year = START + timedelta(days=365)
     daily = views.top_n_over_time(kd, "total_characters", 20, START, last_year, "day")
     assert len(charts.keys_over_time(daily, "total_characters", "day").to_json()) < 1_000_000
+
+
+@pytest.mark.parametrize(("metric", "ticks"), [("total_characters", ",~s"), (MINUTES, ",~f")])
+def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric, ticks):
+    kd = make_key_day(5, 60)
+    as_of = START + timedelta(days=45)
+    series = daily_series(kd, metric)
+    path = projection_path(
+        series,
+        START + timedelta(days=31),
+        START + timedelta(days=58),
+        run_rate(series, as_of, START),
+        START,
+    )
+    fig = forecast_figure(path, metric, "title")
+    assert fig.layout.yaxis.tickformat == ticks
+    assert {trace.name for trace in fig.data} == {"Band", "Band high", "Forecast", "Used"}
