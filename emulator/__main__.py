@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
 from pathlib import Path
 from typing import Annotated
@@ -30,6 +31,10 @@ def serve(
     fault_503: Annotated[float, typer.Option(help="Share of requests answered 503.")] = 0.0,
     retry_after: Annotated[int, typer.Option(help="Retry-After seconds on 429.")] = 1,
     auth_scheme: Annotated[str, typer.Option(help="Authorization scheme.")] = "Service-Auth-Key",
+    today: Annotated[
+        dt.datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], help="Pin the current UTC day (default: the clock)."),
+    ] = None,
 ) -> None:
     """Start the Language Service emulator."""
     config = EmulatorConfig(
@@ -43,6 +48,7 @@ def serve(
         fault_503_rate=fault_503,
         retry_after_s=retry_after,
         auth_scheme=auth_scheme,
+        today=today.date() if today else None,
     )
     try:
         app = create_app(config)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import socket
 import subprocess
 import sys
 import tempfile
@@ -92,19 +93,55 @@ async def emulator_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
         yield client
 
 
+def free_port() -> int:
+    """A loopback port nothing listens on right now (for servers that cannot take port 0)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen, seconds: float = 120) -> bool:
+    """Poll `url` until it answers 200; False when the process exits or time runs out.
+
+    The bound is generous: a loaded two-core machine can take long to start a server.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Terminate, then kill if it does not go within ten seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @dataclass
 class EmulatorProcess:
     base_url: str
     admin_key: str
+    today: dt.date  # pinned at start, so a run across UTC midnight sees one history
     process: subprocess.Popen[str]
 
 
 @pytest.fixture(scope="session")
 def emulator_process() -> Iterator[EmulatorProcess]:
     """`python -m emulator --port 0` on loopback for the whole session (default organization)."""
+    today = dt.datetime.now(dt.UTC).date()
+    command = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"]
     with tempfile.TemporaryFile(mode="w+") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"],
+            [*command, "--today", today.isoformat()],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -118,23 +155,8 @@ def emulator_process() -> Iterator[EmulatorProcess]:
                 pytest.fail(f"emulator did not start: {first!r} {stderr.read()[-2000:]}")
             base_url = first.split()[-1]
             admin_key = second.removeprefix("Admin key: ").strip()
-            _wait_healthy(base_url)
-            yield EmulatorProcess(base_url=base_url, admin_key=admin_key, process=process)
+            if not wait_until_healthy(f"{base_url}/healthz", process):
+                pytest.fail(f"emulator at {base_url} never became healthy")
+            yield EmulatorProcess(base_url, admin_key, today, process)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _wait_healthy(base_url: str, attempts: int = 100) -> None:
-    for _ in range(attempts):
-        try:
-            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"emulator at {base_url} never became healthy")
+            stop_process(process)

@@ -192,13 +192,6 @@ async def _read_request(
     return parts[0], parts[1], headers, body
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (connection refused)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def write_org_file(path: Path, labels: dict[str, str], days: list[date], admin: str) -> Path:
     """An emulator organization file: the given keys and labels, usage on every given day.
 

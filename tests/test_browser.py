@@ -5,15 +5,13 @@ Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a 
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
+from conftest import free_port, stop_process, wait_until_healthy
 from playwright.sync_api import expect, sync_playwright
 
 from analytics import periods
@@ -44,25 +42,6 @@ PAGES = {
     "capacity": ("capacity", "Capacity"),
     "export": ("export", "Export"),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_healthy(url: str, process: subprocess.Popen, attempts: int = 600) -> None:
-    for _ in range(attempts):
-        if process.poll() is not None:
-            pytest.fail(f"streamlit exited with {process.returncode}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"{url} never answered")
 
 
 @pytest.fixture(scope="module")
@@ -99,15 +78,11 @@ def dashboard(tmp_path_factory):
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process)
+            if not wait_until_healthy(f"http://127.0.0.1:{port}/_stcore/health", process):
+                pytest.fail(f"streamlit did not start (exit code {process.poll()})")
             yield f"http://127.0.0.1:{port}"
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
     assert "Traceback" not in log.read_text()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import stamina
-from conftest import ROOT, small_config
+from conftest import ROOT, free_port, small_config
 from test_pipeline import assert_matches_ledger
 from typer.testing import CliRunner
 
@@ -44,12 +43,6 @@ def read_export(path: Path) -> pd.DataFrame:
     frame = pd.read_csv(path, keep_default_na=False)
     frame["usage_date"] = pd.to_datetime(frame["usage_date"])
     return frame
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -209,7 +202,7 @@ def test_languages_and_detect_commands():
 
 def test_unreachable_service_exits_4_after_retries(tmp_path):
     env = {
-        "SERVICE_BASE_URL": f"http://127.0.0.1:{closed_port()}",
+        "SERVICE_BASE_URL": f"http://127.0.0.1:{free_port()}",
         "SERVICE_AUTH_KEY": RECOGNIZABLE_KEY,
     }
     result = invoke("export", "--period", "last-7-days", "-o", str(tmp_path / "u.csv"), env=env)
@@ -276,9 +269,9 @@ def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, 
 
 
 @pytest.fixture(scope="module")
-def default_ledger():
+def default_ledger(emulator_process):
     """The emulator process's organization (the default one), rebuilt in-process to compare."""
-    app = create_app(EmulatorConfig())
+    app = create_app(EmulatorConfig(today=emulator_process.today))
     yield app.state.emulator
     app.state.emulator.store.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import httpx
 import pytest
 from conftest import FIXED_TODAY, SPEC_DETECTION_CODES, auth
@@ -212,9 +214,7 @@ def test_process_detect_and_translate_round_trip(emulator_process):
     assert detected.json() == {
         "results": [{"detection_status": "success", "detected_language": "en"}]
     }
-    import datetime as dt
-
-    today = dt.datetime.now(dt.UTC).date()
+    today = emulator_process.today  # the process books usage on this pinned day
     window = {
         "start_date": today.isoformat(),
         "end_date": (today + dt.timedelta(days=1)).isoformat(),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 import websockets
-from conftest import ROOT, auth
+from conftest import ROOT, auth, free_port, stop_process, wait_until_healthy
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
@@ -134,9 +133,7 @@ def running_dashboard(env: dict[str, str], *options: str) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port, as deployed: no file watcher (a watcher
     reloads the app's modules when a file in the checkout changes, racing the sessions that
     import them). Yields its address; stops it afterwards."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.fileWatcherType", "none", *options]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
@@ -144,24 +141,12 @@ def running_dashboard(env: dict[str, str], *options: str) -> Iterator[str]:
         server = subprocess.Popen(command, cwd=ROOT, env=clean | env, stdout=output, stderr=output)
         try:
             base = f"http://127.0.0.1:{port}"
-            for _ in range(300):
-                try:
-                    if httpx.get(f"{base}/_stcore/health", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-            else:
+            if not wait_until_healthy(f"{base}/_stcore/health", server):
                 output.seek(0)
                 pytest.fail(f"the dashboard never started: {output.read()[-2000:]!r}")
             yield base
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_process(server)
 
 
 @pytest.fixture(scope="module")

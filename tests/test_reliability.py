@@ -24,8 +24,8 @@ import orjson
 import pandas as pd
 import pytest
 import stamina
-from conftest import ROOT, small_config
-from faultserver import PASS, FaultServer, Reply, closed_port
+from conftest import ROOT, free_port, small_config
+from faultserver import PASS, FaultServer, Reply
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
@@ -279,7 +279,7 @@ def test_export_through_a_fault(case, upstream, clean_export, retry_waits, tmp_p
     out.write_bytes(EARLIER)
     server = served(case, upstream)
     if server is None:
-        result = export(f"http://127.0.0.1:{closed_port()}", out)
+        result = export(f"http://127.0.0.1:{free_port()}", out)
         seen = []
     else:
         with server:
@@ -369,7 +369,7 @@ def test_dashboard_through_a_fault(case, upstream, monkeypatch):
     monkeypatch.setitem(state.PAGE_CLIENT_OPTIONS, "timeout", 1.0)
     server = served(case, upstream)
     if server is None:
-        at = open_overview(monkeypatch, f"http://127.0.0.1:{closed_port()}")
+        at = open_overview(monkeypatch, f"http://127.0.0.1:{free_port()}")
     else:
         with server:
             at = open_overview(monkeypatch, server.base_url)

@@ -20,8 +20,8 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
-from conftest import ROOT
-from faultserver import PASS, FaultServer, Reply, closed_port, write_org_file
+from conftest import ROOT, free_port
+from faultserver import PASS, FaultServer, Reply, write_org_file
 from pydantic import SecretStr
 from streamlit.testing.v1 import AppTest
 
@@ -181,7 +181,7 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
     ):
         fetch_usage(client, START, END)
     failures.append(caught.value)
-    with ServiceClient(f"http://127.0.0.1:{closed_port()}", SecretStr(CANARY)) as client:
+    with ServiceClient(f"http://127.0.0.1:{free_port()}", SecretStr(CANARY)) as client:
         client.async_client.max_attempts = 2
         with pytest.raises(ServiceError) as caught:
             client.languages("voice")
