@@ -202,7 +202,8 @@ def top_keys(key_day: pd.DataFrame, metric: str, n: int) -> list[str]:
 
 
 def key_names(key_day: pd.DataFrame, labels_only: bool = False) -> dict[str, str]:
-    """Masked id -> display name (or bare label), from each key's latest label in the frame."""
+    """Masked id -> display name (or bare label), from each key's latest label in the frame
+    (a key-day frame or a one-row-per-key table, whose order it keeps)."""
     latest = key_day.drop_duplicates("api_key", keep="last")
     return {
         str(k): str(label) if labels_only else key_display(str(k), str(label))

@@ -55,11 +55,11 @@ with left:
 
 with right:
     st.subheader("One key by service")
-    names = dict(zip(table["api_key"], table["api_key_label"], strict=True))
+    names = views.key_names(table)
     chosen = st.selectbox(
         "Key",
-        list(table["api_key"]),
-        format_func=lambda key: views.key_display(key, names[key]),
+        list(names),
+        format_func=names.__getitem__,
         key="key",
         bind="query-params",
     )

@@ -21,7 +21,7 @@ if table.empty:
 
 allowed = views.allowed_granularities(period.start, period.end)
 auto = views.auto_granularity(period.start, period.end)
-names = dict(zip(table["api_key"], table["api_key_label"], strict=True))
+names = views.key_names(table)
 with st.container(horizontal=True, vertical_alignment="bottom"):
     metric = st.selectbox(
         "Metric",
@@ -53,8 +53,8 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
 rolling = rolling_on and granularity == "day"
 chosen_keys = st.multiselect(
     "Keys (all when empty)",
-    list(table["api_key"]),
-    format_func=lambda key: views.key_display(key, names[key]),
+    list(names),
+    format_func=names.__getitem__,
     key="keys",
     bind="query-params",
     placeholder="All keys",
