@@ -156,7 +156,12 @@ def test_demo_export_of_every_grouping_and_format(tmp_path):
     assert str(total.loc[0, "start_date"])[:10] == start.isoformat()
 
 
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
 def test_period_preset_export(tmp_path):
+    before = utc_today()  # the command resolves the preset on its own clock, in between
     result = invoke(
         "export",
         "--period",
@@ -168,9 +173,9 @@ def test_period_preset_export(tmp_path):
     )
     assert result.exit_code == 0
     days = read_export(tmp_path / "u.csv")["usage_date"]
-    today = dt.datetime.now(dt.UTC).date()
-    assert days.max() <= pd.Timestamp(today - dt.timedelta(days=1))
-    assert days.min() >= pd.Timestamp(today - dt.timedelta(days=30))
+    after = utc_today()
+    assert days.max() <= pd.Timestamp(after - dt.timedelta(days=1))
+    assert days.min() >= pd.Timestamp(before - dt.timedelta(days=30))
 
 
 def test_languages_and_detect_commands():
@@ -330,12 +335,13 @@ def test_three_years_over_loopback_equal_the_ledger(emulator_process, default_le
 
 def test_demo_export_as_a_child_process(tmp_path):
     out = tmp_path / "demo.csv"
+    before = utc_today()  # the child resolves the preset on its own clock, in between
     result = run_cli("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
     assert result.returncode == 0, result.stderr
     days = read_export(out)["usage_date"]
-    today = dt.datetime.now(dt.UTC).date()
-    assert days.min() >= pd.Timestamp(today - dt.timedelta(days=7))
-    assert days.max() <= pd.Timestamp(today - dt.timedelta(days=1))
+    after = utc_today()
+    assert days.min() >= pd.Timestamp(before - dt.timedelta(days=7))
+    assert days.max() <= pd.Timestamp(after - dt.timedelta(days=1))
     missing = run_cli("export", "--period", "last-7-days", "-o", str(out), env={})
     assert missing.returncode == 2 and "--demo" in missing.stderr
     usage = run_cli("export", "--frobnicate", env={})
