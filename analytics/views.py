@@ -162,8 +162,11 @@ def kpis(current: Mapping[str, float], previous: Mapping[str, float] | None) -> 
     """One tile per metric with its change against the previous period of equal length.
 
     The change is N/A when the previous period is empty or the metric was zero then: a
-    percentage of nothing tells an admin nothing.
+    percentage of nothing tells an admin nothing. A previous period without any usage (none,
+    or all zeros) counts as no previous period at all.
     """
+    if previous is not None and not any(previous.values()):
+        previous = None
     tiles = []
     for metric in METRICS:
         before = None if previous is None else previous.get(metric)

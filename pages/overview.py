@@ -29,7 +29,7 @@ with state.service_errors(source):
 if mismatches:
     st.warning("Totals did not reconcile for: " + "; ".join(mismatches), icon=":material/warning:")
 
-tiles = views.kpis(current_totals, previous_totals if any(previous_totals.values()) else None)
+tiles = views.kpis(current_totals, previous_totals)
 for column, kpi in zip(st.columns(len(tiles)), tiles, strict=True):
     column.metric(
         views.SERVICE_LABELS.get(kpi.metric, kpi.label),

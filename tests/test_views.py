@@ -51,6 +51,8 @@ def test_kpis_change_against_previous_period():
     assert tiles[MINUTES].change is None  # zero before: no meaningful percentage
     assert tiles[MINUTES].change_text == "N/A"
     assert all(t.change is None for t in views.kpis(current, None))
+    nothing_before = views.kpis(current, dict.fromkeys(METRICS, 0.0))
+    assert all(t.previous is None and t.change_text == "N/A" for t in nothing_before)
 
 
 def test_metric_totals_match_frame_sums():
