@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import FIXED_TODAY
 
@@ -27,6 +29,8 @@ async def test_upload_returns_handle_and_stores_only_ciphertext(emulator_app, em
     assert response.status_code == 200, response.text
     handle = response.json()
     assert set(handle) == {"document_id", "document_key"}
+    assert re.fullmatch(r"[0-9A-F]{32}", handle["document_id"])
+    assert re.fullmatch(r"[0-9A-F]{64}", handle["document_key"])
     store = emulator_app.state.emulator.store
     nonce, ciphertext = store.document(handle["document_id"])
     assert TEXT.encode() not in ciphertext

@@ -6,7 +6,9 @@ import datetime as dt
 
 import httpx
 import pytest
-from conftest import auth
+from conftest import auth, small_config
+
+from emulator import create_app
 
 ANALYTICS = "/v2/admin/analytics"
 WINDOW = {"start_date": "2025-05-01", "end_date": "2025-05-08"}
@@ -18,7 +20,10 @@ async def test_forced_429_carries_retry_after(emulator_app, emulator_client):
     response = await emulator_client.get(ANALYTICS, params=WINDOW)
     assert response.status_code == 429
     assert response.headers["Retry-After"] == "7"
-    assert response.json()["message"]
+    assert response.json() == {
+        "message": "Too many requests: rate limit exceeded, retry after the given delay.",
+        "code": "rate_limited",
+    }
     assert response.headers["X-Trace-ID"]
     assert (await emulator_client.get("/healthz")).status_code == 200
     faults.fault_429_rate = 0.0
@@ -30,7 +35,12 @@ async def test_forced_503(emulator_app, emulator_client):
     for path in ("/v3/languages?resource=glossary", "/v2/languages"):
         response = await emulator_client.get(path)
         assert response.status_code == 503
-        assert response.json()["message"]
+        assert response.json() == {
+            "message": "Service temporarily unavailable, please retry.",
+            "code": "service_unavailable",
+        }
+    for exempt in ("/healthz", "/openapi.json", "/docs"):
+        assert (await emulator_client.get(exempt)).status_code == 200
 
 
 async def test_partial_rates_mix_outcomes(emulator_app, emulator_client):
@@ -41,10 +51,6 @@ async def test_partial_rates_mix_outcomes(emulator_app, emulator_client):
 
 
 def test_config_sets_the_initial_faults():
-    from conftest import small_config
-
-    from emulator import create_app
-
     app = create_app(small_config(latency_ms=5, fault_429_rate=0.25, retry_after_s=3))
     faults = app.state.emulator.faults
     assert (faults.latency_ms, faults.fault_429_rate, faults.retry_after_s) == (5, 0.25, 3)

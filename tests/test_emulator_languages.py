@@ -122,7 +122,31 @@ async def test_v3_bad_parameters(emulator_client, params):
 async def test_v3_is_get_only(emulator_client, method):
     response = await emulator_client.request(method, V3, params={"resource": "glossary"})
     assert response.status_code == 405
-    assert response.json()["message"]
+    assert response.json() == {"message": "Method not allowed.", "code": "method_not_allowed"}
+    assert response.headers["Allow"] == "GET"
+
+
+async def test_v2_allows_get_and_post(emulator_client):
+    response = await emulator_client.delete("/v2/languages")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "GET, POST"
+
+
+async def test_document_list_is_text_list_without_text_only_features(emulator_client):
+    text = await v3(emulator_client, "translate_text")
+    document = await v3(emulator_client, "translate_document")
+    assert [e["lang"] for e in document] == [e["lang"] for e in text]
+    assert any("tag_handling" in e["features"] for e in text)
+    assert any("style_rules" in e["features"] for e in text)
+    assert not any({"tag_handling", "style_rules"} & set(e["features"]) for e in document)
+    styled = [e["features"]["style_rules"] for e in text if "style_rules" in e["features"]]
+    assert all(feature == {"status": "beta"} for feature in styled)
+
+
+async def test_write_languages_and_their_status(emulator_client):
+    statuses = {e["lang"]: e["status"] for e in await v3(emulator_client, "write")}
+    stable = {"de", "en-GB", "en-US", "es", "fr", "it", "pt-BR", "pt-PT"}
+    assert statuses == {lang: "stable" for lang in stable} | {"ja": "beta", "ko": "beta"}
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])

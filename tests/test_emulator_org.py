@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import socket
 import subprocess
 import sys
 
@@ -88,6 +89,22 @@ def test_org_file_errors_are_clear(tmp_path, text, fragment):
     assert "k-admin-0000-0001" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("flags", "chosen"),
+    [
+        ({"a": "admin = true", "b": "admin = true\ndetect_beta = true"}, "key-b-0000-0002"),
+        ({"a": "admin = true", "b": "admin = true"}, "key-a-0000-0001"),
+        ({"a": "detect_beta = true", "b": ""}, None),
+    ],
+)
+def test_admin_key_prefers_an_admin_in_the_detection_beta(tmp_path, flags, chosen):
+    text = "".join(
+        f'[[keys]]\nkey = "key-{name}-0000-000{i}"\n{flags[name]}\n'
+        for i, name in enumerate(("a", "b"), start=1)
+    )
+    assert load(write(tmp_path, text)).admin_key == chosen
+
+
 def test_missing_org_file(tmp_path):
     with pytest.raises(OrgFileError, match="cannot read"):
         load(tmp_path / "absent.toml")
@@ -122,8 +139,6 @@ def test_cli_reports_a_bad_org_file(tmp_path):
 
 
 def test_cli_reports_a_busy_port():
-    import socket
-
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
         result = subprocess.run(

@@ -121,7 +121,7 @@ async def test_detect_403_for_keys_outside_beta(emulator_app, emulator_client):
         DETECT, json={"text": ["hello there"]}, headers=auth(outsider.key)
     )
     assert response.status_code == 403
-    assert response.json()["message"] == "Forbidden"
+    assert response.json() == {"message": "Forbidden", "code": "feature_not_enabled"}
 
 
 async def test_detect_allowed_for_enrolled_non_admin(emulator_app, emulator_client):
@@ -174,11 +174,19 @@ async def test_translate_rejects_bad_requests(emulator_client, body, fragment):
     assert fragment in response.json()["message"]
 
 
+async def test_translate_without_a_detectable_source_reports_en(emulator_client):
+    response = await emulator_client.post(TRANSLATE, json={"text": ["12345"], "target_lang": "de"})
+    assert response.json() == {
+        "translations": [{"detected_source_language": "EN", "text": "[DE] 12345"}]
+    }
+
+
 async def test_translate_415(emulator_client):
     response = await emulator_client.post(
         TRANSLATE, content=b"<x/>", headers={"Content-Type": "application/xml"}
     )
     assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
 
 
 async def test_translation_usage_shows_up_in_analytics(emulator_app, emulator_client):
