@@ -68,18 +68,19 @@ def sidebar_period(src: state.Source) -> state.Period:
             bind="query-params",
         )
         if preset == "custom":
+            # The default range, kept inside a demo organization shorter than it.
+            default_start, default_end = periods.resolve(DEFAULT_PRESET, today)
+            default = (max(default_start, first), default_end)
             chosen = st.date_input(
                 "From – to (UTC)",
-                value=periods.resolve(DEFAULT_PRESET, today),
+                value=default,
                 min_value=first,
                 max_value=through,
                 format="YYYY-MM-DD",
                 key="range",
                 bind="query-params",
             )
-            start, end = (
-                (chosen[0], chosen[-1]) if chosen else periods.resolve(DEFAULT_PRESET, today)
-            )
+            start, end = (chosen[0], chosen[-1]) if chosen else default
         elif preset == "all-history":
             start, end = first, through
         else:

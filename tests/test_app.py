@@ -13,7 +13,7 @@ import pytest
 import stamina
 from streamlit.testing.v1 import AppTest
 
-from analytics import exports, frames, periods, views
+from analytics import exports, frames, periods, state, views
 from analytics.demo import demo_client
 from analytics.pipeline import fetch_usage, utc_today
 from analytics.settings import Settings
@@ -21,11 +21,14 @@ from analytics.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGES = ["overview", "keys", "trends", "languages", "capacity", "export"]
+TODAY = utc_today()
 DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
 
 
 @pytest.fixture
 def demo_env(monkeypatch, tmp_path):
+    # The dashboard's day is pinned, so a run across UTC midnight compares like with like.
+    monkeypatch.setattr(state, "today", lambda: TODAY)
     monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
     monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
     for name, value in DEMO.items():
@@ -80,7 +83,7 @@ def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page):
 
 def test_overview_kpis_match_the_pipeline(demo_env):
     at = open_page("overview", period="Last 30 days")
-    start, end = periods.resolve("last-30-days", utc_today())
+    start, end = periods.resolve("last-30-days", TODAY)
     current = frames.totals(expected_usage(start, end))
     before = frames.totals(expected_usage(*periods.previous_period(start, end)))
     tiles = {metric.label: metric for metric in at.metric}
@@ -117,12 +120,12 @@ def test_query_parameters_set_the_view(demo_env):
     traces = chart_specs(at)[0]["data"]
     assert [t["name"] for t in traces][-1] == "Other"
     assert len(traces) == 4
-    start, end = periods.resolve("last-90-days", utc_today())
+    start, end = periods.resolve("last-90-days", TODAY)
     assert f"{start:%Y-%m-%d} – {end:%Y-%m-%d}" in at.caption[0].value
 
 
 def test_custom_range_from_the_url(demo_env):
-    start, end = periods.resolve("last-month", utc_today())
+    start, end = periods.resolve("last-month", TODAY)
     at = open_page(
         "keys", period="Custom range", range=[start.isoformat(), end.isoformat()], q="team"
     )
@@ -132,7 +135,7 @@ def test_custom_range_from_the_url(demo_env):
 
 
 def test_trends_period_breakdown_sums_to_that_day(demo_env):
-    start, end = periods.resolve("last-7-days", utc_today())
+    start, end = periods.resolve("last-7-days", TODAY)
     at = open_page("trends", period="Last 7 days", day=f"{end:%Y-%m-%d (%a)}")
     assert at.selectbox(key="day").value == end.isoformat()
     breakdown = at.dataframe[-1].value
@@ -155,7 +158,7 @@ def test_keys_page_drill_down_to_a_key(demo_env):
 
 def test_export_page_offers_three_files_and_the_cli_command(demo_env):
     at = open_page("export", period="Last 7 days", group="Key")
-    start, end = periods.resolve("last-7-days", utc_today())
+    start, end = periods.resolve("last-7-days", TODAY)
     commands = [block.value for block in at.code]
     assert commands[0] == (
         f"python -m analytics export --start {start} --end {end} --group-by key "
@@ -218,6 +221,15 @@ def test_a_range_without_usage_says_so(monkeypatch, tmp_path, emulator_process):
     }
 
 
+def test_custom_range_on_a_demo_organization_shorter_than_the_default_range(demo_env, monkeypatch):
+    monkeypatch.setenv("SERVICE_DEMO_DAYS", "10")
+    at = open_page("overview", period="Custom range")
+    assert not at.exception
+    yesterday = TODAY - timedelta(days=1)
+    first = yesterday - timedelta(days=9)
+    assert f"{first:%Y-%m-%d} – {yesterday:%Y-%m-%d}** (10 days)" in at.sidebar.caption[0].value
+
+
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
 
 
@@ -270,7 +282,7 @@ def test_trends_cumulative_and_rolling_views(demo_env):
     assert not at.exception
     traces = chart_specs(at)[0]["data"]
     assert {t["type"] for t in traces} == {"scatter"}
-    start, end = periods.resolve("last-30-days", utc_today())
+    start, end = periods.resolve("last-30-days", TODAY)
     total = frames.totals(expected_usage(start, end))["total_characters"]
     assert sum(t["y"][-1] for t in traces) == total
     at.toggle(key="cumulative").set_value(False).run()
@@ -288,7 +300,7 @@ def test_the_shown_cli_command_writes_the_same_file(demo_env, tmp_path):
     assert command[:3] == ["python", "-m", "analytics"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, env=env, check=True)
-    start, end = periods.resolve("last-7-days", utc_today())
+    start, end = periods.resolve("last-7-days", TODAY)
     usage = fetch_usage(demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42)), start, end)
     written = (tmp_path / f"usage_key_{start}_{end}.csv").read_bytes()
     assert written == exports.export_bytes(exports.shape_export(usage, "key"), "csv")
