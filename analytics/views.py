@@ -17,6 +17,7 @@ import pandas as pd
 
 from analytics.frames import METRICS
 from analytics.periods import PRESETS as NAMED_PRESETS
+from analytics.periods import shift_years
 
 Granularity = Literal["day", "week", "month"]
 
@@ -86,8 +87,7 @@ def all_history_range(today: date, demo_days: int | None) -> tuple[date, date]:
     end = data_through(today)
     if demo_days is not None:
         return end - timedelta(days=demo_days - 1), end
-    start = (pd.Timestamp(end) - pd.DateOffset(years=ALL_HISTORY_YEARS)).date() + timedelta(days=1)
-    return start, end
+    return shift_years(end, -ALL_HISTORY_YEARS) + timedelta(days=1), end
 
 
 def auto_granularity(start: date, end: date) -> Granularity:
