@@ -215,7 +215,7 @@ def evaluate(
                     Evaluation(budget, threshold, start, end, 0, 0, 0, 0, None, "unknown key", keys)
                 )
                 continue
-        series = daily_series(key_day, budget.metric, keys if budget.key else None)
+        series = daily_series(key_day, budget.metric, keys or None)
         path = projection_path(
             series, start, end, run_rate(series, as_of, covered_from), covered_from
         )

@@ -87,7 +87,8 @@ def _numbers(values: Iterable[float], metrics: Iterable[str]) -> list[str]:
     return [_number(v, m) for v, m in zip(values, metrics, strict=True)]
 
 
-def _percent(value: float, signed: bool = True) -> str:
+def _percent(value: float | None, signed: bool = True) -> str:
+    """A percentage for a table cell; N/A where there was nothing to compare against."""
     if value is None or math.isnan(value) or math.isinf(value):
         return "N/A"
     return f"{value:+.1f} %" if signed else f"{value:.1f} %"
