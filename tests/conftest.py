@@ -15,10 +15,16 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
+from hypothesis import settings
 
 from emulator import EmulatorConfig, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests draw the same examples on every run, so CI failures reproduce anywhere, and
+# carry no per-example deadline: how long an example takes on a busy machine is no verdict.
+settings.register_profile("repeatable", derandomize=True, deadline=None)
+settings.load_profile("repeatable")
 
 FIXED_TODAY = dt.date(2025, 6, 1)
 # The 33 detection languages the spec lists.

@@ -15,7 +15,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, suppress_health_check=list(HealthCheck))
 def test_generated_requests_get_documented_answers(case):
     response = case.call(headers=ADMIN)
     assert response.status_code < 500, response.text

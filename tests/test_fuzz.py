@@ -37,7 +37,7 @@ near_leap_day = st.builds(
     st.sampled_from([1900, 2000, 2023, 2024, 2100, 2400]),
     st.integers(-400, 400),
 )
-FUZZ = settings(max_examples=300, deadline=None)
+FUZZ = settings(max_examples=300)
 
 
 @FUZZ

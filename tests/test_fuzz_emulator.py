@@ -26,9 +26,7 @@ schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.N
 
 
 @schema.parametrize()
-@settings(
-    max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
-)
+@settings(max_examples=150, suppress_health_check=list(HealthCheck))
 def test_no_generated_request_gets_a_server_error(case):
     for headers in (ADMIN, {"Authorization": "Service-Auth-Key not-a-key"}):
         response = case.call(headers=headers)

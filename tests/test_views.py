@@ -211,7 +211,7 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     assert custom.endswith(views.export_command("key", start, end, "csv", demo=True))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     keys=st.integers(1, 15),
     days=st.integers(1, 60),
