@@ -71,6 +71,7 @@ class Emulator:
         self.store.ensure(fingerprint, org)
 
     def today(self) -> dt.date:
+        """The day translations and uploads book usage on (pinned by `EmulatorConfig.today`)."""
         return self.config.current_day()
 
     def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
@@ -108,6 +109,7 @@ AUTH_HEADER = APIKeyHeader(
 
 
 def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) -> StoredKey:
+    """Every operation's dependency: the spec answers 403 before looking at anything else."""
     emulator: Emulator = request.app.state.emulator
     return emulator.authenticate(authorization)
 
@@ -116,6 +118,7 @@ Caller = Annotated[StoredKey, Depends(caller)]
 
 
 def _flag(name: str, value: str | None) -> bool | None:
+    """A language-list filter: absent means no filtering, so None is kept apart from False."""
     if value is None:
         return None
     if value.lower() in ("true", "false"):

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator.errors import ServiceError, error_response
 
-EXEMPT_PATHS = ("/healthz", "/openapi.json", "/docs", "/redoc")
+EXEMPT_PATHS = ("/healthz", "/openapi.json", "/docs")
 
 
 @dataclass

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from emulator.bodies import MAX_TEXTS
+from emulator.documents import BOOLEANS, FORMALITIES
 from emulator.languages_data import language_entries
 
 
@@ -107,7 +109,12 @@ def _text_body(extra: dict[str, Any]) -> dict[str, Any]:
         "type": "object",
         "required": ["text", *extra.get("required", [])],
         "properties": {
-            "text": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 50},
+            "text": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "maxItems": MAX_TEXTS,
+            },
             **extra.get("properties", {}),
         },
     }
@@ -133,7 +140,7 @@ TRANSLATE_BODY = _text_body(
     }
 )
 
-FORM_BOOLEAN = {"type": "string", "enum": ["true", "false", "1", "0"]}
+FORM_BOOLEAN = {"type": "string", "enum": list(BOOLEANS)}
 DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
@@ -148,10 +155,7 @@ DOCUMENT_BODY = {
                         "source_lang": _codes("translate_document", "usable_as_source"),
                         "filename": {"type": "string"},
                         "output_format": {"type": "string"},
-                        "formality": {
-                            "type": "string",
-                            "enum": ["default", "more", "less", "prefer_more", "prefer_less"],
-                        },
+                        "formality": {"type": "string", "enum": list(FORMALITIES)},
                         "glossary_id": {"type": "string"},
                         "glossary_ids": {"type": "array", "items": {"type": "string"}},
                         "style_id": {"type": "string"},
