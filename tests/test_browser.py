@@ -115,6 +115,18 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
 
 
+def settled_boxes(page, bars) -> list:
+    """The bars' boxes once two reads 0.2 s apart agree: clicks land after any animation."""
+    previous = None
+    for _ in range(300):
+        boxes = [bars.nth(i).bounding_box() for i in range(bars.count())]
+        if boxes and boxes == previous:
+            return boxes
+        previous = boxes
+        page.wait_for_timeout(200)
+    pytest.fail("the bars never settled")
+
+
 def test_a_shared_link_opens_its_page_on_a_fresh_server(dashboard, page):
     # Runs first in this module: the server has not served any page yet.
     open_page(page, dashboard, "trends?period=Last+7+days&granularity=Day", "Trends")
@@ -127,9 +139,7 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
     chart = page.locator(".js-plotly-plot").first
     expect(chart).to_be_visible(timeout=WAIT_MS)
     chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(1000)  # let the bars finish their entry animation
-    bars = chart.locator(".trace.bars").first.locator("path")
-    boxes = [bars.nth(i).bounding_box() for i in range(bars.count())]
+    boxes = settled_boxes(page, chart.locator(".trace.bars").first.locator("path"))
     index, box = next((i, b) for i, b in enumerate(boxes) if b and b["height"] > 4)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     start, _ = periods.resolve("last-7-days", utc_today())
