@@ -89,7 +89,7 @@ async def test_trace_ids_are_unique_on_success_errors_and_404(emulator_client):
 async def test_unknown_path_is_json_404(emulator_client):
     response = await emulator_client.get("/v9/nothing")
     assert response.status_code == 404
-    assert response.json()["message"]
+    assert response.json() == {"message": "Not found: no such resource.", "code": "not_found"}
 
 
 async def test_auth_scheme_is_configurable():
