@@ -46,9 +46,14 @@ class Detection:
         return {"detection_status": self.status}
 
 
+def _has_letters(text: str) -> bool:
+    """Digits and punctuation carry no language, though lingua would still guess one."""
+    return any(ch.isalpha() for ch in text)
+
+
 def detect(text: str) -> Detection:
     """Classify one text as success / insufficient_confidence / unsupported / none."""
-    if not any(ch.isalpha() for ch in text):
+    if not _has_letters(text):
         return Detection("no_language_detected", None, 0.0)
     values = _get_detector().compute_language_confidence_values(text)
     if not values or values[0].value <= 0.0:
@@ -64,7 +69,7 @@ def detect(text: str) -> Detection:
 
 def likely_source(text: str, sources: frozenset[str]) -> str | None:
     """The most probable language among `sources` (translation's source detection)."""
-    if not any(ch.isalpha() for ch in text):
+    if not _has_letters(text):
         return None
     for value in _get_detector().compute_language_confidence_values(text):
         code = value.language.iso_code_639_1.name.lower()
