@@ -10,7 +10,7 @@ import sys
 import httpx
 import numpy as np
 import pytest
-from conftest import ROOT, auth
+from conftest import ROOT, auth, stop_process, wait_until_healthy
 
 from emulator import EmulatorConfig, create_app
 from emulator.orgfile import OrgFileError, load
@@ -136,6 +136,30 @@ def test_cli_reports_a_bad_org_file(tmp_path):
     assert result.returncode == 2
     assert "not listed" in result.stderr
     assert "Emulator listening" not in result.stdout
+
+
+def test_cli_serves_a_file_org_on_a_pinned_day_without_printing_a_key(tmp_path):
+    command = [sys.executable, "-m", "emulator", "--port", "0", "--org", str(write(tmp_path, GOOD))]
+    process = subprocess.Popen(
+        [*command, "--today", "2025-01-10"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        base = process.stdout.readline().removeprefix("Emulator listening on ").strip()
+        assert wait_until_healthy(f"{base}/healthz", process)
+        headers = auth("k-admin-0000-0001")
+        translated = httpx.post(
+            f"{base}/v2/translate", json={"text": ["hello"], "target_lang": "DE"}, headers=headers
+        )
+        assert translated.status_code == 200
+        window = {"start_date": "2025-01-10", "end_date": "2025-01-11", "group_by": "key_and_day"}
+        report = httpx.get(f"{base}/v2/admin/analytics", params=window, headers=headers).json()
+    finally:
+        stop_process(process)
+    [row] = report["usage_report"]["key_and_day_usages"]
+    assert row["usage"]["text_translation_characters"] == len("hello")
+    rest = process.stdout.read()
+    assert "Admin key" not in rest and "k-admin-0000-0001" not in rest
 
 
 def test_cli_reports_a_busy_port():
