@@ -18,10 +18,10 @@ from contextlib import contextmanager
 
 import pytest
 import websockets
-from conftest import ROOT
+from conftest import ROOT, running_dashboard
 from faultserver import FaultServer, Reply
 from streamlit.testing.v1 import AppTest
-from test_load import one_run, running_dashboard
+from test_load import one_run
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}

@@ -5,13 +5,11 @@ Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a 
 
 import os
 import shutil
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import free_port, stop_process, wait_until_healthy
+from conftest import running_dashboard
 from playwright.sync_api import expect, sync_playwright
 
 from analytics import periods
@@ -51,38 +49,14 @@ def dashboard(tmp_path_factory):
         if os.environ.get("CI") == "true":
             pytest.fail("chromium is not installed (apt-get install chromium)")
         pytest.skip("chromium is not installed")
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("SERVICE_AUTH_KEY", "SERVICE_BASE_URL")}
-    env |= {
+    env = {
         "SERVICE_DEMO_KEYS": "8",
         "SERVICE_DEMO_DAYS": "120",
         "SERVICE_HISTORY_PATH": str(tmp_path_factory.mktemp("history")),
     }
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.headless",
-                "true",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            if not wait_until_healthy(f"http://127.0.0.1:{port}/_stcore/health", process):
-                pytest.fail(f"streamlit did not start (exit code {process.poll()})")
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            stop_process(process)
+    with running_dashboard(env, log=log) as base:
+        yield base
     assert "Traceback" not in log.read_text()
 
 

@@ -13,19 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import httpx
 import pytest
 import websockets
-from conftest import ROOT, auth, free_port, stop_process, wait_until_healthy
+from conftest import ROOT, auth, running_dashboard
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
@@ -126,27 +122,6 @@ def test_emulator_holds_50_concurrent_clients(emulator_process):
 
 
 # -- the dashboard -----------------------------------------------------------------------------
-
-
-@contextmanager
-def running_dashboard(env: dict[str, str], *options: str) -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port, as deployed: no file watcher (a watcher
-    reloads the app's modules when a file in the checkout changes, racing the sessions that
-    import them). Yields its address; stops it afterwards."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.fileWatcherType", "none", *options]
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
-    with tempfile.TemporaryFile() as output:
-        server = subprocess.Popen(command, cwd=ROOT, env=clean | env, stdout=output, stderr=output)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            if not wait_until_healthy(f"{base}/_stcore/health", server):
-                output.seek(0)
-                pytest.fail(f"the dashboard never started: {output.read()[-2000:]!r}")
-            yield base
-        finally:
-            stop_process(server)
 
 
 @pytest.fixture(scope="module")
