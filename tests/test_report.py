@@ -153,9 +153,8 @@ def test_cli_writes_the_report(tmp_path, unconfigured):
 )
 def test_cli_refuses_bad_input_with_exit_2(tmp_path, unconfigured, extra, message):
     output = tmp_path / "report.html"
-    result = runner.invoke(app, ["report", "--period", "last-month", "-o", str(output), *extra])
-    if "--start" in extra:
-        result = runner.invoke(app, ["report", "-o", str(output), *extra])
+    period = [] if "--start" in extra else ["--period", "last-month"]
+    result = runner.invoke(app, ["report", *period, "-o", str(output), *extra])
     assert result.exit_code == 2
     assert message in result.output
     assert not output.exists()
