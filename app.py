@@ -87,7 +87,7 @@ def sidebar_period(src: state.Source) -> state.Period:
             start, end = periods.resolve(preset, today)
         days = (end - start).days + 1
         st.caption(
-            f"**{start:%Y-%m-%d} – {end:%Y-%m-%d}** ({days:,} days)  \n"
+            f"**{views.range_text(start, end)}** ({days:,} days)  \n"
             f"Data through {through:%Y-%m-%d} (UTC)"
         )
         st.caption(src.description)

@@ -124,6 +124,11 @@ def period_bounds(first_day: date, granularity: Granularity) -> tuple[date, date
     return first_day, first_day
 
 
+def range_text(start: date, end: date) -> str:
+    """An inclusive range of UTC days as every page writes it, so the format lives once."""
+    return f"{start:%Y-%m-%d} – {end:%Y-%m-%d}"
+
+
 def period_label(first_day: date, granularity: Granularity) -> str:
     if granularity == "week":
         return f"Week of {first_day:%Y-%m-%d}"

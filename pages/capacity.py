@@ -27,7 +27,7 @@ today = state.today()
 
 st.title("Capacity")
 st.caption(
-    f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC) against the previous period and "
+    f"{views.range_text(period.start, period.end)} (UTC) against the previous period and "
     f"last year · forecasts as of {today:%Y-%m-%d}"
 )
 
@@ -94,8 +94,8 @@ st.dataframe(
 comparison = compare(key_day, period.start, period.end, covered_from=usage.start)
 st.subheader("Period comparison")
 st.caption(
-    f"Previous period {comparison.previous[0]:%Y-%m-%d} – {comparison.previous[1]:%Y-%m-%d} · "
-    f"last year {comparison.last_year[0]:%Y-%m-%d} – {comparison.last_year[1]:%Y-%m-%d}"
+    f"Previous period {views.range_text(*comparison.previous)} · "
+    f"last year {views.range_text(*comparison.last_year)}"
 )
 
 

@@ -12,7 +12,7 @@ source = state.source()
 period = state.period()
 
 st.title("Export")
-st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
+st.caption(f"{views.range_text(period.start, period.end)} (UTC)")
 
 group_by = st.segmented_control(
     "One row per",

@@ -9,7 +9,7 @@ period = state.period()
 granularity = views.auto_granularity(period.start, period.end)
 
 st.title("Keys")
-st.caption(f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC)")
+st.caption(f"{views.range_text(period.start, period.end)} (UTC)")
 
 with state.service_errors(source):
     table = state.view(source, period, views.key_table, period.start, period.end)

@@ -13,8 +13,8 @@ granularity = views.auto_granularity(period.start, period.end)
 
 st.title("Overview")
 st.caption(
-    f"{period.start:%Y-%m-%d} – {period.end:%Y-%m-%d} (UTC), compared with the previous "
-    f"{days:,} days ({prev_start:%Y-%m-%d} – {prev_end:%Y-%m-%d}). "
+    f"{views.range_text(period.start, period.end)} (UTC), compared with the previous "
+    f"{days:,} days ({views.range_text(prev_start, prev_end)}). "
     f"Data through {views.data_through(state.today()):%Y-%m-%d} (UTC)."
 )
 

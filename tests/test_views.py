@@ -227,3 +227,7 @@ def test_top_n_plus_other_always_adds_up(keys, days, n, granularity, seed):
     assert len(wide.columns) <= n + 1
     active = (kd.groupby("api_key", observed=True)["total_characters"].sum() > 0).sum()
     assert (OTHER in wide.columns) == (active > n)
+
+
+def test_range_text_writes_both_inclusive_days():
+    assert views.range_text(date(2024, 2, 1), date(2024, 2, 29)) == "2024-02-01 – 2024-02-29"
