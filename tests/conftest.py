@@ -16,9 +16,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+import stamina
 from fastapi import FastAPI
+from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
+from analytics.usage import calendar
 from emulator import EmulatorConfig, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,6 +102,41 @@ async def emulator_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
         headers=auth(emulator_app.state.emulator.admin_key),
     ) as client:
         yield client
+
+
+@pytest.fixture
+def instant_retries() -> Iterator[None]:
+    """Retries without sleeping; each client keeps its own attempt limit."""
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield
+
+
+@pytest.fixture
+def no_retries() -> Iterator[None]:
+    """Every request is tried once: a failure shows at once."""
+    with stamina.set_testing(True, attempts=1):
+        yield
+
+
+@pytest.fixture
+def demo_env(monkeypatch, tmp_path) -> None:
+    """The headless dashboard on the small demo organization, on the pinned day TODAY, with no
+    service configured and a private history folder."""
+    monkeypatch.setattr(calendar, "utc_today", lambda: TODAY)
+    monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
+    monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
+    for name, value in DEMO.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+
+
+@pytest.fixture(scope="module")
+def demo_ledger() -> Iterator:
+    """The emulator of the headless dashboard's demo organization (see `demo_env`), built again
+    from its settings: its ledger is what the pages must show."""
+    app = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    yield app.state.emulator
+    app.state.emulator.store.close()
 
 
 def free_port() -> int:
