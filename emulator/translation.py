@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.bodies import optional_string
+from emulator.bodies import Params
 from emulator.detection import likely_source
 from emulator.errors import bad_request
 from emulator.languages_data import find_entry, language_entries
@@ -48,10 +48,10 @@ def source_codes(resource: str) -> frozenset[str]:
     return frozenset(e["lang"] for e in language_entries(resource) if e["usable_as_source"])
 
 
-def translate(fields: dict[str, Any], texts: list[str]) -> list[dict[str, str]]:
+def translate(params: Params, texts: list[str]) -> list[dict[str, str]]:
     """One pseudo-translation per text with the given or detected source language."""
-    target = resolve_target("translate_text", optional_string(fields, "target_lang"))
-    source = resolve_source("translate_text", optional_string(fields, "source_lang"))
+    target = resolve_target("translate_text", params.text("target_lang"))
+    source = resolve_source("translate_text", params.text("source_lang"))
     sources = source_codes("translate_text")
     tag = target["lang"].upper()
     results = []
