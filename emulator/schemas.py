@@ -68,6 +68,9 @@ class DetectionResponse(BaseModel):
 class Translation(BaseModel):
     detected_source_language: str
     text: str
+    billed_characters: int | None = Field(
+        None, description="Only when show_billed_characters is true"
+    )
 
 
 class TranslationResponse(BaseModel):
@@ -163,6 +166,7 @@ TRANSLATE_PARAMETERS = parameters(
         "text": TEXTS,
         "target_lang": _codes("translate_text", "usable_as_target"),
         "source_lang": _codes("translate_text", "usable_as_source"),
+        "show_billed_characters": {"type": "boolean"},
     },
     required=["text", "target_lang"],
     body_required=True,

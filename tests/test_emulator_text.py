@@ -245,3 +245,53 @@ def test_process_detect_and_translate_round_trip(emulator_process):
     )
     assert translated.status_code == 200
     assert admin_chars() == before + len(text)
+
+
+# --- billed characters ---------------------------------------------------------------------
+
+BILLED_TEXTS = ["Grüße aus München", "ñandú 🦤", ""]
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        lambda c: c.post(
+            TRANSLATE,
+            json={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": True},
+        ),
+        lambda c: c.post(
+            TRANSLATE,
+            data={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": "1"},
+        ),
+        lambda c: c.post(
+            TRANSLATE,
+            data={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": "TRUE"},
+        ),
+    ],
+    ids=["json-true", "form-1", "form-TRUE"],
+)
+async def test_show_billed_characters_counts_code_points_per_text(emulator_client, send):
+    response = await send(emulator_client)
+    assert response.status_code == 200, response.text
+    assert [t["billed_characters"] for t in response.json()["translations"]] == [17, 7, 0]
+
+
+@pytest.mark.parametrize("value", [None, False, "0", "false"])
+async def test_billed_characters_only_when_asked_for(emulator_client, value):
+    body = {"text": ["Hallo"], "target_lang": "FR", "source_lang": "DE"}
+    if value is not None:
+        body["show_billed_characters"] = value
+    response = await emulator_client.post(TRANSLATE, json=body)
+    assert response.json() == {
+        "translations": [{"detected_source_language": "DE", "text": "[FR] Hallo"}]
+    }
+
+
+@pytest.mark.parametrize("value", ["yes", 1, ["true"]])
+async def test_show_billed_characters_must_be_a_boolean(emulator_client, value):
+    body = {"text": ["Hallo"], "target_lang": "FR", "show_billed_characters": value}
+    response = await emulator_client.post(TRANSLATE, json=body)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "Bad request. Parameter show_billed_characters must be true, false, 1 or 0."
+    )
