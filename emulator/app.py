@@ -12,7 +12,7 @@ from fastapi.security import APIKeyHeader
 from starlette.responses import Response
 
 from emulator import documents, orgfile, synthetic
-from emulator.bodies import Params, read_params, required, texts_of
+from emulator.bodies import TRANSLATE_BODIES, Params, read_params, required, texts_of
 from emulator.config import EmulatorConfig
 from emulator.detection import detect
 from emulator.errors import (
@@ -190,7 +190,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         openapi_extra=TRANSLATE_PARAMETERS,
     )
     async def translate_text(request: Request, key: Caller) -> Response:
-        params = await read_params(request)
+        params = await read_params(request, TRANSLATE_BODIES)
         texts = texts_of(params)
         translations = translate(params, texts)
         characters = sum(len(text) for text in texts)

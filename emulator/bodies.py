@@ -25,6 +25,8 @@ from emulator.errors import ServiceError, bad_request
 MAX_TEXTS = 50
 # Bodies of the other operations; 50 texts of ordinary length fit many times over.
 MAX_BODY_BYTES = 1024 * 1024
+# The published request size limit of a text translation.
+MAX_TRANSLATE_BYTES = 128 * 1024
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
@@ -48,6 +50,13 @@ class BodyRule:
 
 
 TEXT_BODIES = BodyRule()
+TRANSLATE_BODIES = BodyRule(
+    max_bytes=MAX_TRANSLATE_BYTES,
+    too_large=(
+        f"Request too large: the limit is 128 KiB ({MAX_TRANSLATE_BYTES} bytes) "
+        "for a text translation request."
+    ),
+)
 
 
 @dataclass(frozen=True)

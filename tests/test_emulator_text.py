@@ -247,7 +247,7 @@ def test_process_detect_and_translate_round_trip(emulator_process):
     assert admin_chars() == before + len(text)
 
 
-# --- billed characters ---------------------------------------------------------------------
+# --- billed characters and the request size limit --------------------------------------
 
 BILLED_TEXTS = ["Grüße aus München", "ñandú 🦤", ""]
 
@@ -295,3 +295,39 @@ async def test_show_billed_characters_must_be_a_boolean(emulator_client, value):
     assert response.json()["message"] == (
         "Bad request. Parameter show_billed_characters must be true, false, 1 or 0."
     )
+
+
+def json_body_of_size(size: int) -> bytes:
+    """A translation request body of exactly `size` bytes."""
+    frame = b'{"target_lang":"DE","source_lang":"EN","text":[""]}'
+    return frame.replace(b'[""]', b'["' + b"a" * (size - len(frame)) + b'"]')
+
+
+async def test_translation_requests_up_to_128_kib_are_read(emulator_client):
+    body = json_body_of_size(128 * 1024)
+    response = await emulator_client.post(
+        TRANSLATE, content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("query", ["", "?source_lang=EN"])
+async def test_translation_requests_over_128_kib_are_413(emulator_client, query):
+    size = 128 * 1024 + 1 - len(query.lstrip("?"))
+    response = await emulator_client.post(
+        TRANSLATE + query,
+        content=json_body_of_size(size),
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.json() == {
+        "message": "Request too large: the limit is 128 KiB (131072 bytes) "
+        "for a text translation request.",
+        "code": "payload_too_large",
+    }
+
+
+async def test_detection_keeps_the_one_mib_body_limit(emulator_client):
+    text = "Guten Morgen. " * (200 * 1024 // 14)
+    response = await emulator_client.post(DETECT, json={"text": [text]})
+    assert response.status_code == 200
