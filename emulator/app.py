@@ -23,7 +23,13 @@ from emulator.errors import (
     json_response,
 )
 from emulator.faults import FaultMiddleware, Faults
-from emulator.languages_data import RESOURCES, language_entries, v2_languages
+from emulator.languages_data import (
+    INCLUDE_VALUES,
+    RESOURCES,
+    listed_entries,
+    resource_list,
+    v2_languages,
+)
 from emulator.org import KeySpec, LedgerRow, Organization
 from emulator.schemas import (
     ANALYTICS_PARAMETERS,
@@ -36,6 +42,7 @@ from emulator.schemas import (
     DetectionResponse,
     DocumentHandle,
     LanguageEntry,
+    LanguageResource,
     TranslationResponse,
     V2Language,
     errors,
@@ -122,6 +129,18 @@ def _filter(params: Params, name: str) -> bool | None:
     if value.lower() in ("true", "false"):
         return value.lower() == "true"
     raise bad_request(f"Bad request. Parameter {name} must be 'true' or 'false'.")
+
+
+def _includes_beta(params: Params) -> bool:
+    """`include` is repeatable (empty values count as absent); only `beta` changes the list."""
+    values = [value for value in params.texts("include") if value]
+    unknown = [value for value in values if value not in INCLUDE_VALUES]
+    if unknown:
+        raise bad_request(
+            f"Value for 'include' not supported: {unknown[0][:40]!r}. "
+            f"Allowed: {', '.join(repr(value) for value in INCLUDE_VALUES)}."
+        )
+    return "beta" in values
 
 
 def create_app(config: EmulatorConfig | None = None) -> FastAPI:
@@ -228,10 +247,20 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         wanted = {name: _filter(params, name) for name in ("usable_as_source", "usable_as_target")}
         entries = [
             entry
-            for entry in language_entries(resource)
+            for entry in listed_entries(resource, _includes_beta(params))
             if all(flag is None or entry[name] is flag for name, flag in wanted.items())
         ]
         return json_response(entries)
+
+    @app.get(
+        "/v3/languages/resources",
+        tags=["language lists"],
+        summary="List the resources and which side of a pair each feature needs",
+        response_model=list[LanguageResource],
+        responses=errors(405),
+    )
+    def language_resources(_: Caller) -> Response:
+        return json_response(resource_list())
 
     async def languages_v2(request: Request, _: Caller) -> Response:
         kind = (await read_params(request)).text("type") or "source"

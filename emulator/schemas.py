@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from emulator.bodies import BOOLEANS, FORM, JSON, MAX_TEXTS, MULTIPART
 from emulator.documents import FORMALITIES
-from emulator.languages_data import RESOURCES, language_entries
+from emulator.languages_data import INCLUDE_VALUES, RESOURCES, language_entries
 from emulator.usage_report import GROUPINGS
 
 
@@ -82,8 +82,11 @@ class DocumentHandle(BaseModel):
     document_key: str
 
 
+Status = Literal["stable", "beta", "early_access"]
+
+
 class FeatureStatus(BaseModel):
-    status: str
+    status: Status
 
 
 class LanguageEntry(BaseModel):
@@ -91,8 +94,19 @@ class LanguageEntry(BaseModel):
     name: str
     usable_as_source: bool
     usable_as_target: bool
-    status: Literal["stable", "beta", "early_access"]
+    status: Status
     features: dict[str, FeatureStatus]
+
+
+class ResourceFeature(BaseModel):
+    name: str
+    needs_source_support: bool | None = None
+    needs_target_support: bool | None = None
+
+
+class LanguageResource(BaseModel):
+    name: str = Field(json_schema_extra={"enum": list(RESOURCES)})
+    features: list[ResourceFeature]
 
 
 class V2Language(BaseModel):
@@ -196,6 +210,7 @@ V3_LANGUAGES_PARAMETERS = parameters(
         "resource": {"type": "string", "enum": list(RESOURCES)},
         "usable_as_source": FILTER,
         "usable_as_target": FILTER,
+        "include": {"type": "array", "items": {"type": "string", "enum": list(INCLUDE_VALUES)}},
     },
     required=["resource"],
 )

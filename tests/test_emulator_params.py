@@ -22,7 +22,7 @@ async def test_v2_target_list_from_a_form_body_on_get(emulator_client):
     targets = await v2_codes(
         await emulator_client.request("GET", "/v2/languages", content=b"type=target", headers=FORM)
     )
-    assert {"EN-GB", "PT-BR", "ZH-HANT"} <= set(targets)
+    assert {"EN-GB", "ES-419", "PT-BR", "ZH-HANT"} <= set(targets)
     sources = await v2_codes(await emulator_client.get("/v2/languages"))
     assert "EN-GB" not in sources
     assert targets != sources
@@ -40,6 +40,7 @@ async def test_v2_target_list_from_a_form_body_on_get(emulator_client):
 )
 async def test_v2_target_list_by_post_from_anywhere(emulator_client, kwargs):
     targets = await v2_codes(await emulator_client.post("/v2/languages", **kwargs))
+    assert "ES-419" in targets
     assert "EN-GB" in targets
 
 
@@ -121,7 +122,7 @@ async def test_v3_languages_from_a_json_body(emulator_client):
     response = await emulator_client.request(
         "GET",
         "/v3/languages",
-        json={"resource": "write", "usable_as_target": "true"},
+        json={"resource": "write", "usable_as_target": "true", "include": ["beta"]},
     )
     assert response.status_code == 200
     assert [e["lang"] for e in response.json()] == [
@@ -168,7 +169,7 @@ async def test_an_empty_body_is_no_body_whatever_its_type(emulator_client):
     response = await emulator_client.get(
         "/v2/languages", params={"type": "target"}, headers={"Content-Type": "text/yaml"}
     )
-    assert "EN-GB" in await v2_codes(response)
+    assert "ES-419" in await v2_codes(response)
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,9 @@ async def test_detect_allowed_for_enrolled_non_admin(emulator_app, emulator_clie
 # --- translation -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["DE", "de", "EN-US", "en-us", "pt-BR", "zh-hant"])
+@pytest.mark.parametrize(
+    "target", ["DE", "de", "EN-US", "en-us", "pt-BR", "zh-hant", "ES-419", "EN", "pt", "ZH"]
+)
 async def test_translate_accepts_codes_case_insensitively(emulator_client, target):
     response = await emulator_client.post(
         TRANSLATE, json={"text": ["Bonjour à tous, comment allez-vous ?"], "target_lang": target}
@@ -162,7 +164,8 @@ async def test_translate_detects_each_text_and_honours_source_lang(emulator_clie
         ({"target_lang": "DE"}, "text is missing"),
         ({"text": ["hi"]}, "target_lang is missing"),
         ({"text": ["hi"], "target_lang": "XX"}, "target_lang"),
-        ({"text": ["hi"], "target_lang": "EN"}, "target_lang"),
+        ({"text": ["hi"], "target_lang": "EN-AU"}, "target_lang"),
+        ({"text": ["hi"], "target_lang": "DE", "source_lang": "ES-419"}, "source_lang"),
         ({"text": ["hi"], "target_lang": "DE", "source_lang": "EN-US"}, "source_lang"),
         ({"text": ["hi"], "target_lang": 5}, "target_lang"),
         ({"text": "hi", "target_lang": "DE"}, "array of strings"),
