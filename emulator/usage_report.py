@@ -43,15 +43,13 @@ def days_of(start: dt.datetime, end: dt.datetime) -> tuple[dt.date, dt.date]:
 
 
 def check_range(start: dt.datetime, end: dt.datetime, group_by: str) -> None:
+    """The published rules on [start, end): at most 366 days, and a known grouping."""
     if end <= start:
         raise bad_request("Bad request. Reason: end_date must be after start_date.")
     if end - start > MAX_RANGE:
-        raise bad_request("Bad request. Reason: date range cannot exceed 366 days.")
+        raise bad_request("Bad request. Reason: Date range cannot exceed 366 days")
     if group_by not in GROUPINGS:
-        raise bad_request(
-            f"Bad request. Reason: the value {group_by[:40]!r} for group_by is not supported. "
-            "Allowed values: '' (empty, no grouping), 'key', 'key_and_day'."
-        )
+        raise bad_request("Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'.")
 
 
 def breakdown(usage: Usage) -> dict[str, Any]:
