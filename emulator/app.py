@@ -183,6 +183,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
             required(params, "start_date"),
             required(params, "end_date"),
             params.text("group_by") or "",
+            end_date_reading=emulator.config.end_date_reading,
         )
         return json_response(report)
 
