@@ -221,3 +221,12 @@ def emulator_server(*options: str, today: dt.date | None = None) -> Iterator[Emu
             yield EmulatorProcess(base_url, admin_key, today, process)
         finally:
             stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def official_client_emulator() -> Iterator[EmulatorProcess]:
+    """An emulator process taking the official client libraries' `DeepL-Auth-Key` scheme."""
+    with emulator_server(
+        "--auth-scheme", "DeepL-Auth-Key", "--keys", "3", "--days", "30"
+    ) as server:
+        yield server
