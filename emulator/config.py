@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+
+
+class EndDateReading(StrEnum):
+    """How the analytics operation reads a date-only `end_date`.
+
+    `exclusive` (the default): the range ends at that day's 00:00:00 UTC, so the day itself is
+    left out. `inclusive`: the day is the last one of the range, for clients whose windows
+    name their last day.
+    """
+
+    EXCLUSIVE = "exclusive"
+    INCLUSIVE = "inclusive"
 
 
 @dataclass
@@ -12,7 +25,8 @@ class EmulatorConfig:
     """How to build the organization and how the service should misbehave.
 
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
-    current UTC day so histories and recorded usage are reproducible.
+    current UTC day so histories and recorded usage are reproducible; `end_date_reading` is
+    one of `EndDateReading`'s values.
     """
 
     seed: int = 42
@@ -26,6 +40,15 @@ class EmulatorConfig:
     retry_after_s: int = 1
     auth_scheme: str = "Service-Auth-Key"
     today: dt.date | None = None
+    end_date_reading: str = EndDateReading.EXCLUSIVE
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown reading here, before a server starts with it."""
+        if self.end_date_reading not in tuple(EndDateReading):
+            raise ValueError(
+                f"end_date_reading must be one of {', '.join(EndDateReading)}, "
+                f"not {self.end_date_reading!r}"
+            )
 
     def current_day(self) -> dt.date:
         """The UTC day that recorded usage is booked on."""

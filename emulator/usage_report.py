@@ -1,7 +1,9 @@
 """The analytics operation: parameter rules and the report body.
 
 Dates are instants (date-only means 00:00:00 UTC) and the range is half-open [start, end):
-a usage day belongs to the report when its 00:00:00 UTC instant lies in that range.
+a usage day belongs to the report when its 00:00:00 UTC instant lies in that range. With the
+"inclusive" end-date reading a date-only `end_date` names the last day of the range instead,
+for clients that send inclusive windows; the range is then [start, end + 1 day).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from emulator.config import EndDateReading
 from emulator.errors import bad_request
 from emulator.store import Store, Usage
 
@@ -42,16 +45,21 @@ def days_of(start: dt.datetime, end: dt.datetime) -> tuple[dt.date, dt.date]:
     return first_midnight_at_or_after(start), first_midnight_at_or_after(end)
 
 
+def range_end(end_raw: str, end: dt.datetime, end_date_reading: str) -> dt.datetime:
+    """The exclusive end instant: a date-only end read inclusively is the next midnight."""
+    if end_date_reading == EndDateReading.INCLUSIVE and "T" not in end_raw:
+        return end + dt.timedelta(days=1)
+    return end
+
+
 def check_range(start: dt.datetime, end: dt.datetime, group_by: str) -> None:
+    """The published rules on [start, end): at most 366 days, and a known grouping."""
     if end <= start:
         raise bad_request("Bad request. Reason: end_date must be after start_date.")
     if end - start > MAX_RANGE:
-        raise bad_request("Bad request. Reason: date range cannot exceed 366 days.")
+        raise bad_request("Bad request. Reason: Date range cannot exceed 366 days")
     if group_by not in GROUPINGS:
-        raise bad_request(
-            f"Bad request. Reason: the value {group_by[:40]!r} for group_by is not supported. "
-            "Allowed values: '' (empty, no grouping), 'key', 'key_and_day'."
-        )
+        raise bad_request("Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'.")
 
 
 def breakdown(usage: Usage) -> dict[str, Any]:
@@ -65,12 +73,24 @@ def breakdown(usage: Usage) -> dict[str, Any]:
     }
 
 
-def build_report(store: Store, start_raw: str, end_raw: str, group_by: str) -> dict[str, Any]:
-    """The AdminUsageReport body; raises a 400 ServiceError for any rule violation."""
+def build_report(
+    store: Store,
+    start_raw: str,
+    end_raw: str,
+    group_by: str,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
+) -> dict[str, Any]:
+    """The AdminUsageReport body; raises a 400 ServiceError for any rule violation.
+
+    `start_date` and `end_date` are echoed as given; only the covered range depends on the
+    end-date reading.
+    """
     start = parse_instant("start_date", start_raw)
     end = parse_instant("end_date", end_raw)
-    check_range(start, end, group_by)
-    first, stop = days_of(start, end)
+    stop_instant = range_end(end_raw, end, end_date_reading)
+    check_range(start, stop_instant, group_by)
+    first, stop = days_of(start, stop_instant)
     report: dict[str, Any] = {
         "total_usage": breakdown(store.total(first, stop)),
         "start_date": start.strftime(RENDER),

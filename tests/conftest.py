@@ -228,3 +228,43 @@ def emulator_process() -> Iterator[EmulatorProcess]:
             yield EmulatorProcess(base_url, admin_key, today, process)
         finally:
             stop_process(process)
+
+
+@contextmanager
+def emulator_server(*options: str, today: dt.date | None = None) -> Iterator[EmulatorProcess]:
+    """`python -m emulator --port 0 ...options` on loopback, stopped on leaving the block.
+
+    The current UTC day is pinned (`today`, else the clock's). `admin_key` is empty for an
+    organization file (`--org`), for which the command line prints no key.
+    """
+    today = today or dt.datetime.now(dt.UTC).date()
+    command = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"]
+    command += ["--today", today.isoformat(), *options]
+    with tempfile.TemporaryFile(mode="w+") as stderr:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True
+        )
+        try:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            if not first.startswith("Emulator listening on http://"):
+                stderr.seek(0)
+                pytest.fail(f"emulator did not start: {first!r} {stderr.read()[-2000:]}")
+            base_url = first.split()[-1]
+            admin_key = ""
+            if "--org" not in options:
+                admin_key = process.stdout.readline().removeprefix("Admin key: ").strip()
+            if not wait_until_healthy(f"{base_url}/healthz", process):
+                pytest.fail(f"emulator at {base_url} never became healthy")
+            yield EmulatorProcess(base_url, admin_key, today, process)
+        finally:
+            stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def official_client_emulator() -> Iterator[EmulatorProcess]:
+    """An emulator process taking the official client libraries' `DeepL-Auth-Key` scheme."""
+    with emulator_server(
+        "--auth-scheme", "DeepL-Auth-Key", "--keys", "3", "--days", "30"
+    ) as server:
+        yield server
