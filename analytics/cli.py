@@ -19,6 +19,8 @@ from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analytics.capacity.budgets import (
     BudgetFile,
@@ -228,10 +230,23 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
     """
     with _client(settings, demo) as client:
         history = HistoryStore.from_settings(settings) if use_history and not demo else None
-        if sys.stderr.isatty():
-            typer.echo(f"Fetching usage {first}..{last}…", err=True)
-        usage = fetch_usage(client, first, last, history=history)
-    return usage
+        if not sys.stderr.isatty():  # cron: quiet unless something needs saying
+            return fetch_usage(client, first, last, history=history)
+        console = Console(stderr=True)
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("windows"),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task(f"Fetching usage {first}..{last}", total=None)
+
+            def arrived(done: int, planned: int) -> None:
+                bar.update(task, completed=done, total=planned)
+
+            return fetch_usage(client, first, last, history=history, progress=arrived)
 
 
 def _budgets(path: Path) -> BudgetFile:
@@ -302,12 +317,17 @@ def languages(
         str, typer.Option(help="translate_text, translate_document, glossary, voice or write.")
     ],
     fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = "table",
+    beta: Annotated[
+        bool,
+        typer.Option("--beta", help="Include beta and early-access languages and features."),
+    ] = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """List the languages of one resource with their source/target flags and features."""
+    """List the languages of one resource with their source/target flags and features (the
+    service lists only stable ones unless --beta asks for the rest)."""
     with _reported(debug), _client(_settings(), demo) as client:
-        entries = client.languages(resource)
+        entries = client.languages(resource, include_beta=beta)
         table = language_table(entries).drop(columns="status")
         # Space-separated, as scripts split them (the page's table separates with commas).
         table["features"] = [" ".join(sorted(e.features)) for e in entries]

@@ -1,7 +1,10 @@
-"""Language-list shaping: per-resource tables, feature matrix, availability, glossary pairs, v2↔v3.
+"""Language-list shaping: per-resource tables, feature matrix, availability, pair check,
+glossary pairs, v2↔v3.
 
-Inputs are the client's decoded entries (`LanguageEntry`, `V2Language`, `DetectionResult`);
-outputs are small frames the Languages page shows as they are.
+Inputs are the client's decoded entries (`LanguageEntry`, `LanguageResource`, `V2Language`,
+`DetectionResult`); outputs are small frames the Languages page shows as they are. Languages
+and features that are not stable are marked with their status wherever they appear, since the
+service may still change or withdraw them.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from analytics.service.models import DetectionResult, LanguageEntry, V2Language
+from analytics.service.models import DetectionResult, LanguageEntry, LanguageResource, V2Language
 
 RESOURCES = ("translate_text", "translate_document", "glossary", "voice", "write")
 RESOURCE_LABELS = {
@@ -21,11 +24,36 @@ RESOURCE_LABELS = {
     "write": "Write",
 }
 NOT_AVAILABLE = "—"
+STABLE = "stable"
 
 
 def base_language(code: str) -> str:
     """`en-US` -> `en`: pairs within one base language are not translations."""
     return code.split("-")[0].lower()
+
+
+def status_label(status: str | None) -> str:
+    """`early_access` -> `early access`; no status counts as stable, as in the lists published
+    before statuses existed, which held stable entries only."""
+    return (status or STABLE).replace("_", " ")
+
+
+def marked(text: str, status: str | None) -> str:
+    """`text`, followed by its status in parentheses unless it is stable."""
+    label = status_label(status)
+    return text if label == STABLE else f"{text} ({label})"
+
+
+def feature_status(entry: LanguageEntry, feature: str) -> str | None:
+    """The status an entry gives one of its feature keys (the key's `status`), if stated."""
+    value = entry.features.get(feature)
+    status = value.get("status") if isinstance(value, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def _least_stable(statuses: Sequence[str | None]) -> str:
+    """The first status that is not stable, else stable: one beta side makes a feature beta."""
+    return next((label for label in map(status_label, statuses) if label != STABLE), STABLE)
 
 
 def roles(entry: LanguageEntry) -> str:
@@ -44,33 +72,41 @@ def language_table(entries: Sequence[LanguageEntry]) -> pd.DataFrame:
             "name": [e.name for e in entries],
             "source": [e.usable_as_source for e in entries],
             "target": [e.usable_as_target for e in entries],
-            "status": [e.status or "" for e in entries],
-            "features": [", ".join(sorted(e.features)) for e in entries],
+            "status": [status_label(e.status) for e in entries],
+            "features": [
+                ", ".join(marked(f, feature_status(e, f)) for f in sorted(e.features))
+                for e in entries
+            ],
         }
     )
 
 
 def feature_matrix(entries: Sequence[LanguageEntry]) -> pd.DataFrame:
-    """Languages × features of one resource; True where the feature key is present."""
+    """Languages × features of one resource; True where the feature key is present. Names and
+    feature columns that are not stable carry their status."""
     features = sorted({name for e in entries for name in e.features})
+    headers = [
+        marked(name, _least_stable([feature_status(e, name) for e in entries])) for name in features
+    ]
     matrix = pd.DataFrame(
         [[name in e.features for name in features] for e in entries],
-        columns=features,
+        columns=headers,
         dtype=bool,
     )
-    matrix.insert(0, "name", [e.name for e in entries])
+    matrix.insert(0, "name", [marked(e.name, e.status) for e in entries])
     matrix.insert(0, "lang", [e.lang for e in entries])
     return matrix
 
 
 def availability(lists: Mapping[str, Sequence[LanguageEntry]]) -> pd.DataFrame:
-    """Every language code of any resource, with its role in each resource side by side."""
+    """Every language code of any resource, with its role in each resource side by side (marked
+    where the language is not stable in that resource)."""
     names: dict[str, str] = {}
     cells: dict[str, dict[str, str]] = {}
     for resource, entries in lists.items():
         for entry in entries:
             names.setdefault(entry.lang, entry.name)
-            cells.setdefault(entry.lang, {})[resource] = roles(entry)
+            cells.setdefault(entry.lang, {})[resource] = marked(roles(entry), entry.status)
     codes = sorted(names, key=str.lower)
     table = pd.DataFrame(
         {resource: [cells[c].get(resource, NOT_AVAILABLE) for c in codes] for resource in lists}
@@ -78,6 +114,61 @@ def availability(lists: Mapping[str, Sequence[LanguageEntry]]) -> pd.DataFrame:
     table.insert(0, "name", [names[c] for c in codes])
     table.insert(0, "lang", codes)
     return table
+
+
+def _entry(entries: Sequence[LanguageEntry], code: str) -> LanguageEntry:
+    """The entry of a code the caller took from the same list."""
+    for entry in entries:
+        if entry.lang == code:
+            return entry
+    raise ValueError(f"{code!r} is not in the language list")
+
+
+def other_language(codes: Sequence[str], code: str | None) -> int:
+    """The index of the first code of another language than `code` (0 when there is none): a
+    default target that makes a translation pair."""
+    others = (
+        i for i, c in enumerate(codes) if code is None or base_language(c) != base_language(code)
+    )
+    return next(others, 0)
+
+
+def pair_features(
+    resources: Sequence[LanguageResource],
+    entries: Sequence[LanguageEntry],
+    resource: str,
+    source: str,
+    target: str,
+) -> pd.DataFrame:
+    """Which features of `resource` the pair `source` → `target` (codes of its list `entries`)
+    can use, one row per feature of `/v3/languages/resources`.
+
+    A feature is available when every side that needs it carries its key; `why_not` names the
+    sides that lack it. `status` is the least stable status either language gives the feature
+    (one beta side makes it beta), or — when neither carries it.
+    """
+    pair = {"source": _entry(entries, source), "target": _entry(entries, target)}
+    features = next((r.features for r in resources if r.name == resource), [])
+    rows = []
+    for feature in features:
+        flags = {"source": feature.needs_source_support, "target": feature.needs_target_support}
+        needs = [side for side, flag in flags.items() if flag]
+        lacking = [side for side in needs if feature.name not in pair[side].features]
+        statuses = [
+            feature_status(e, feature.name) for e in pair.values() if feature.name in e.features
+        ]
+        rows.append(
+            {
+                "feature": feature.name,
+                "needs": " and ".join(needs) or "neither",
+                "available": not lacking,
+                "why_not": f"{' and '.join(lacking)} lack{'s' if len(lacking) == 1 else ''} it"
+                if lacking
+                else "",
+                "status": _least_stable(statuses) if statuses else NOT_AVAILABLE,
+            }
+        )
+    return pd.DataFrame(rows, columns=["feature", "needs", "available", "why_not", "status"])
 
 
 def _pairs(sources: list[LanguageEntry], targets: list[LanguageEntry]) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import orjson
 import pandas as pd
 from pydantic import SecretStr
@@ -28,6 +29,7 @@ from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_
 from analytics.exports.tables import shape_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
+from analytics.service.models import AdminUsageReport
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
@@ -92,6 +94,36 @@ def naive_key_day(body: bytes) -> pd.DataFrame:
     return frame[frames.KEY_DAY_COLUMNS]
 
 
+class _StrictUsage(msgspec.Struct, frozen=True, gc=False):
+    """The analytics answer as the spec reads it, every field required: what tolerant decoding
+    (absent counts are 0, absent labels empty, two names for the rows) is measured against."""
+
+    total_characters: int
+    text_translation_characters: int
+    document_translation_characters: int
+    text_improvement_characters: int
+    speech_to_text_minutes: float
+
+
+class _StrictRow(msgspec.Struct, frozen=True, gc=False):
+    api_key: str
+    api_key_label: str
+    usage: _StrictUsage
+    usage_date: str
+
+
+class _StrictReport(msgspec.Struct, frozen=True):
+    total_usage: _StrictUsage
+    start_date: str
+    end_date: str
+    key_and_day_usages: list[_StrictRow]
+    group_by: str | None = None
+
+
+class _StrictAnswer(msgspec.Struct, frozen=True):
+    usage_report: _StrictReport
+
+
 def tidy_key_day(body: bytes) -> pd.DataFrame:
     return frames.key_day_frame([frames.decode_key_day(body)[0]])
 
@@ -115,6 +147,11 @@ def decoding(scale: org.Scale) -> list[Result]:
         },
         scale.repeat,
     )
+    tolerant, strict = msgspec.json.Decoder(AdminUsageReport), msgspec.json.Decoder(_StrictAnswer)
+    typed = medians(
+        {"tolerant": lambda: tolerant.decode(body), "strict": lambda: strict.decode(body)},
+        scale.repeat,
+    )
     raw = {"seconds": _rounded(times), "body_mb": round(len(body) / 1e6, 1)}
     return [
         result(
@@ -125,6 +162,14 @@ def decoding(scale: org.Scale) -> list[Result]:
             **raw,
         ),
         result("decode_vs_orjson", times["frames"] / times["orjson_loads"], 1.0, {}, **raw),
+        result(
+            "decode_tolerance",
+            typed["tolerant"] / typed["strict"],
+            1.1,
+            {},
+            seconds=_rounded(typed),
+            body_mb=raw["body_mb"],
+        ),
     ]
 
 

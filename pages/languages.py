@@ -1,4 +1,5 @@
-"""Languages: what each resource supports, side by side, with glossary pairs and v2→v3 changes."""
+"""Languages: what each resource supports, side by side, with a pair check, glossary pairs and
+v2→v3 changes."""
 
 import streamlit as st
 
@@ -10,10 +11,15 @@ from analytics.dashboard.source import source as data_source
 source = data_source()
 
 st.title("Languages")
-st.caption("From the v3 and v2 language lists; refreshed at most hourly.")
+st.caption(
+    "From the v3 and v2 language lists; refreshed at most hourly. Beta and early-access "
+    "languages and features are included and marked with their status: the service may still "
+    "change or withdraw them."
+)
 
 with service_errors(source):
     lists = data.language_lists(source)
+    resources = data.language_resources(source)
     v2_sources, v2_targets = data.v2_lists(source)
 
 check = st.column_config.CheckboxColumn
@@ -21,7 +27,7 @@ resource = (
     st.segmented_control(
         "Resource",
         languages.RESOURCES,
-        help="Shown in the By resource and Feature matrix tabs.",
+        help="Shown in the By resource, Feature matrix and Pair check tabs.",
         default="translate_text",
         format_func=languages.RESOURCE_LABELS.__getitem__,
         required=True,
@@ -30,10 +36,12 @@ resource = (
     )
     or "translate_text"
 )
-by_resource, matrix, side_by_side, glossary, versions, detection = st.tabs(
+label = languages.RESOURCE_LABELS[resource]
+by_resource, matrix, pair_check, side_by_side, glossary, versions, detection = st.tabs(
     [
         "By resource",
         "Feature matrix",
+        "Pair check",
         "Availability",
         "Glossary pairs",
         "v2 → v3",
@@ -55,12 +63,51 @@ with by_resource:
             "features": "Features",
         },
     )
-    st.caption(f"{len(table)} languages for {languages.RESOURCE_LABELS[resource].lower()}.")
+    st.caption(f"{len(table)} languages for {label.lower()}.")
 
 with matrix:
     features = languages.feature_matrix(lists[resource])
-    st.caption(f"Features per language for {languages.RESOURCE_LABELS[resource].lower()}.")
+    st.caption(f"Features per language for {label.lower()}.")
     st.dataframe(features, hide_index=True, column_config={"lang": "Code", "name": "Language"})
+
+with pair_check:
+    entries = lists[resource]
+    sources = [e.lang for e in entries if e.usable_as_source]
+    targets = [e.lang for e in entries if e.usable_as_target]
+    left, right = st.columns(2)
+    source_lang = left.selectbox("Source language", sources, key="source", bind="query-params")
+    target_lang = right.selectbox(
+        "Target language",
+        targets,
+        index=languages.other_language(targets, source_lang),
+        key="target",
+        bind="query-params",
+    )
+    if source_lang is None or target_lang is None:
+        st.info(f"{label} lists no source or no target language.")
+    else:
+        usable = languages.pair_features(resources, entries, resource, source_lang, target_lang)
+        names = {e.lang: languages.marked(e.name, e.status) for e in entries}
+        pair = f"{names[source_lang]} → {names[target_lang]}"
+        if usable.empty:
+            st.info(f"No features are listed for {label.lower()}: nothing to check for {pair}.")
+        else:
+            st.caption(
+                f"{usable['available'].sum()} of {len(usable)} features of "
+                f"{label.lower()} available for {pair}. A feature is available when each "
+                "language it is needed on supports it."
+            )
+            st.dataframe(
+                usable,
+                hide_index=True,
+                column_config={
+                    "feature": "Feature",
+                    "needs": "Needed on",
+                    "available": check("Available"),
+                    "why_not": "Why not",
+                    "status": "Status",
+                },
+            )
 
 with side_by_side:
     st.dataframe(

@@ -275,14 +275,14 @@ def test_a_large_organization_gets_small_figures(monkeypatch, tmp_path):
 
 
 def test_languages_page_shows_the_service_lists(demo_env):
-    at = open_page("languages", resource="Document translation")
+    at = open_page("languages", resource="Text translation", source="de", target="en-US")
     assert not at.exception
-    document = language_entries("translate_document")
-    by_resource, matrix, availability, glossary, document_pairs, versions = (
+    text = language_entries("translate_text")  # every status: the page asks for beta too
+    by_resource, matrix, pair, availability, glossary, document_pairs, versions = (
         frame.value for frame in at.dataframe
     )
-    assert list(by_resource["lang"]) == [entry["lang"] for entry in document]
-    assert list(matrix["lang"]) == [entry["lang"] for entry in document]
+    assert list(by_resource["lang"]) == [entry["lang"] for entry in text]
+    assert list(matrix["lang"]) == [entry["lang"] for entry in text]
     assert list(availability.columns[2:]) == [
         "translate_text",
         "translate_document",
@@ -290,16 +290,61 @@ def test_languages_page_shows_the_service_lists(demo_env):
         "voice",
         "write",
     ]
+    # Beta and early access are marked: statuses, the beta style-rules feature, names in the
+    # matrix, and roles where a language is not stable in one resource (Japanese in write).
+    assert any("may still change" in caption.value for caption in at.caption)
+    shown = by_resource.set_index("lang")
+    assert list(shown.loc[["de", "ca", "ms"], "status"]) == ["stable", "beta", "early access"]
+    assert shown.loc["de", "features"] == (
+        "auto_detection, formality, glossary, style_rules (beta), tag_handling"
+    )
+    assert list(matrix.columns) == [
+        "lang",
+        "name",
+        "auto_detection",
+        "formality",
+        "glossary",
+        "style_rules (beta)",
+        "tag_handling",
+    ]
+    assert list(matrix.set_index("lang").loc[["ca", "ms"], "name"]) == [
+        "Catalan (beta)",
+        "Malay (early access)",
+    ]
+    roles = availability.set_index("lang")
+    assert roles.loc["ja", "write"] == "Source + target (beta)"
+    assert roles.loc["ms", "translate_text"] == "Source + target (early access)"
+    # Pair check: English (American) has no formality; style rules are beta.
+    assert pair.values.tolist() == [
+        ["auto_detection", "source", True, "", "stable"],
+        ["formality", "target", False, "target lacks it", "stable"],
+        ["glossary", "source and target", True, "", "stable"],
+        ["style_rules", "target", True, "", "beta"],
+        ["tag_handling", "source and target", True, "", "stable"],
+    ]
+    assert (
+        "4 of 5 features of text translation available for German → English (American). A "
+        "feature is available when each language it is needed on supports it."
+        in [caption.value for caption in at.caption]
+    )
+    # Hebrew has no glossaries.
+    at.selectbox(key="source").set_value("he").run()
+    assert at.dataframe[2].value.set_index("feature").loc["glossary"].tolist() == [
+        "source and target",
+        False,
+        "source lacks it",
+        "stable",
+    ]
     # 30 of the 36 languages have glossaries (not Hebrew, Thai, Vietnamese, Catalan, Croatian,
     # Malay), each a source and a target: every ordered pair of two of them.
     assert len(glossary) == 30 * 29
     pairs = set(zip(glossary["source_lang"], glossary["target_lang"], strict=True))
     assert {("de", "en"), ("en", "de"), ("ja", "zh")} <= pairs
     assert not {pair for pair in pairs if "he" in pair or pair[0] == pair[1]}
-    # Documents: the 30 glossary languages as sources; as targets 27 of them by their own code
-    # and English, Portuguese and Chinese by two regional codes each (33); less the 33 pairs
-    # of one language with itself.
-    assert len(document_pairs) == 30 * 33 - 33
+    # Documents: the 30 glossary languages as sources; as targets the same 30 by their base
+    # code and the 7 regional codes of English, Spanish, Portuguese and Chinese (37); less the
+    # 37 pairs of one language with itself.
+    assert len(document_pairs) == 30 * 37 - 37
     document_pairs_set = set(
         zip(document_pairs["source_lang"], document_pairs["target_lang"], strict=True)
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -205,18 +207,32 @@ def test_languages_and_detect_commands():
 
 def test_languages_lines_as_scripts_read_them():
     """Left-aligned columns two spaces apart, yes/no flags, features sorted and space-separated:
-    the lines scripts and people read (the emulator's document languages)."""
+    the lines scripts and people read (the emulator's document languages). Only stable
+    languages unless --beta, and the lines keep their shape either way."""
     table = invoke("languages", "--resource", "translate_document", "--demo", env=SMALL_DEMO)
     lines = table.stdout.splitlines()
-    assert lines[0] == "lang     name                    source  target  features"
-    assert "de       German                  yes     yes     auto_detection formality glossary" in (
-        lines
-    )
-    assert "en       English                 yes     no      auto_detection glossary" in lines
-    assert "pt-BR    Portuguese (Brazilian)  no      yes     formality glossary" in lines
-    assert "ca       Catalan                 yes     yes" in lines  # no trailing spaces
+    assert lines[0] == "lang     name                      source  target  features"
+    assert {
+        "de       German                    yes     yes     auto_detection formality glossary",
+        "en       English                   yes     yes     auto_detection glossary",
+        "pt-BR    Portuguese (Brazilian)    no      yes     formality glossary",
+    } <= set(lines)
+    assert not [line for line in lines if line.split()[0] in ("ca", "hr", "ms")]
+    with_beta = invoke(
+        "languages", "--resource", "translate_document", "--beta", "--demo", env=SMALL_DEMO
+    ).stdout.splitlines()
+    assert with_beta[0] == lines[0]
+    assert "ca       Catalan                   yes     yes" in with_beta  # no trailing spaces
+    assert "ms       Malay                     yes     yes" in with_beta
     as_csv = invoke(
-        "languages", "--resource", "translate_document", "--format", "csv", "--demo", env=SMALL_DEMO
+        "languages",
+        "--resource",
+        "translate_document",
+        "--format",
+        "csv",
+        "--beta",
+        "--demo",
+        env=SMALL_DEMO,
     )
     rows = as_csv.stdout.splitlines()
     assert rows[:2] == [
@@ -224,8 +240,30 @@ def test_languages_lines_as_scripts_read_them():
         "ar,Arabic,yes,yes,auto_detection glossary",
     ]
     assert "en-GB,English (British),no,yes,glossary" in rows
+    assert "es-419,Spanish (Latin American),no,yes,formality glossary" in rows
     assert "ca,Catalan,yes,yes," in rows
-    assert len(rows) == 1 + 42  # 36 languages and 6 regional target variants
+    assert len(rows) == 1 + 43  # 36 languages and 7 regional target variants
+
+
+def test_languages_beta_adds_beta_features():
+    """Style rules are a beta feature of text translation: listed with --beta only."""
+    german = {}
+    for options in ((), ("--beta",)):
+        out = invoke(
+            "languages",
+            "--resource",
+            "translate_text",
+            "--format",
+            "csv",
+            *options,
+            "--demo",
+            env=SMALL_DEMO,
+        )
+        german[options] = next(row for row in out.stdout.splitlines() if row.startswith("de,"))
+    assert german[()] == "de,German,yes,yes,auto_detection formality glossary tag_handling"
+    assert german[("--beta",)] == (
+        "de,German,yes,yes,auto_detection formality glossary style_rules tag_handling"
+    )
 
 
 # -- exit codes 4 and 1 ------------------------------------------------------------------------
@@ -368,3 +406,43 @@ def test_demo_export_as_a_child_process(tmp_path):
     assert missing.returncode == 2 and "--demo" in missing.stderr
     usage = run_cli("export", "--frobnicate", env={})
     assert usage.returncode == 2
+
+
+# -- a terminal sees progress, cron sees nothing -----------------------------------------------
+
+
+def test_a_terminal_sees_each_window_arrive_and_cron_sees_nothing(tmp_path):
+    """1,095 days are three windows: on a terminal the bar counts them; without one, the
+    same export writes nothing to stderr."""
+    env = {**SMALL_DEMO, "SERVICE_DEMO_DAYS": "1100", "COLUMNS": "120"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    args = ["export", "--start", "2023-01-01", "--end", "2025-12-30", "--demo"]
+    primary, secondary = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "analytics", *args, "-o", str(tmp_path / "tty.csv")],
+        cwd=ROOT,
+        env={**clean, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+    ) as child:
+        os.close(secondary)
+        seen = b""
+        while chunk := _read(primary):
+            seen += chunk
+        assert child.wait(timeout=300) == 0
+    os.close(primary)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode(errors="replace"))
+    assert "Fetching usage 2023-01-01..2025-12-30" in text
+    assert "3/3 windows" in text
+    assert "Wrote " in text
+    quiet = run_cli(*args, "-o", str(tmp_path / "cron.csv"), env=env)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert (tmp_path / "tty.csv").read_bytes() == (tmp_path / "cron.csv").read_bytes()
+
+
+def _read(descriptor: int) -> bytes:
+    """What the child wrote to its terminal; empty once it has closed it."""
+    try:
+        return os.read(descriptor, 65536)
+    except OSError:  # EIO: the child's side is closed
+        return b""

@@ -26,6 +26,7 @@ from analytics.service.errors import (
     RateLimitError,
     ServerError,
 )
+from analytics.service.models import LanguageResource, ResourceFeature
 from analytics.service.settings import Settings
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"
@@ -191,12 +192,83 @@ async def test_language_lists_v3_and_v2(admin, emulator_app):
         v2 = await client.languages_v2("target")
     assert targets and all(entry.usable_as_target for entry in targets)
     assert any("formality" in entry.features for entry in everything)
-    # A language with regional variants is a source by its base code and a target only by a
-    # variant's code: each entry's flags are decoded as sent, not assumed symmetric.
+    # A regional variant is a target only, while the base code is both (the unspecified
+    # variant stays a usable target): each entry's flags are decoded as sent.
     by_code = {entry.lang: entry for entry in everything}
-    assert (by_code["en"].usable_as_source, by_code["en"].usable_as_target) == (True, False)
+    assert (by_code["en"].usable_as_source, by_code["en"].usable_as_target) == (True, True)
     assert (by_code["en-US"].usable_as_source, by_code["en-US"].usable_as_target) == (False, True)
     assert v2 and all(lang.language == lang.language.upper() for lang in v2)
+
+
+async def test_beta_languages_and_features_only_when_asked_for(emulator_app):
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
+        stable = await client.languages("translate_text")
+        everything = await client.languages("translate_text", include_beta=True)
+    assert [r.url.params.get_list("include") for r in transport.requests] == [[], ["beta"]]
+    assert {e.lang for e in everything} - {e.lang for e in stable} == {"ca", "hr", "ms"}
+    by_code = {entry.lang: entry for entry in everything}
+    assert [by_code[code].status for code in ("de", "ca", "ms")] == [
+        "stable",
+        "beta",
+        "early_access",
+    ]
+    # Style rules are a beta feature: German carries the key only when beta is asked for.
+    assert sorted(next(e for e in stable if e.lang == "de").features) == [
+        "auto_detection",
+        "formality",
+        "glossary",
+        "tag_handling",
+    ]
+    assert by_code["de"].features["style_rules"] == {"status": "beta"}
+
+
+async def test_language_resources_name_the_sides_each_feature_needs(emulator_app):
+    client, _ = async_asgi_client(emulator_app)
+    async with client:
+        resources = await client.language_resources()
+    source, target, both = (True, False), (False, True), (True, True)
+    assert resources == [
+        LanguageResource(
+            "translate_text",
+            [
+                ResourceFeature("auto_detection", *source),
+                ResourceFeature("formality", *target),
+                ResourceFeature("glossary", *both),
+                ResourceFeature("style_rules", *target),
+                ResourceFeature("tag_handling", *both),
+            ],
+        ),
+        LanguageResource(
+            "translate_document",
+            [
+                ResourceFeature("auto_detection", *source),
+                ResourceFeature("formality", *target),
+                ResourceFeature("glossary", *both),
+            ],
+        ),
+        LanguageResource("glossary", []),
+        LanguageResource("voice", [ResourceFeature("transcription", *source)]),
+        LanguageResource(
+            "write",
+            [ResourceFeature("tone", *target), ResourceFeature("writing_style", *target)],
+        ),
+    ]
+
+
+def test_resource_flags_default_to_false_and_unknown_fields_are_ignored():
+    async def handler(request: Request) -> Response:
+        feature = {"name": "glossary", "needs_target_support": True, "pricing": "extra"}
+        return JSONResponse(
+            [{"name": "translate_text", "features": [{"name": "magic"}, feature], "new": 1}]
+        )
+
+    client, _ = asgi_client(app_of(handler, "/v3/languages/resources"), SECRET)
+    with client:  # the sync face
+        (resource,) = client.language_resources()
+    assert resource == LanguageResource(
+        "translate_text", [ResourceFeature("magic"), ResourceFeature("glossary", False, True)]
+    )
 
 
 async def test_unknown_fields_and_feature_keys_are_tolerated():

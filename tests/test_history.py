@@ -20,7 +20,7 @@ from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_usage
 from emulator import create_app
 
-START, END = dt.date(2023, 6, 1), dt.date(2025, 5, 31)  # 731 days: two windows
+START, END = dt.date(2023, 6, 2), dt.date(2025, 5, 31)  # 730 days: two windows
 
 
 pytestmark = pytest.mark.usefixtures("instant_retries")

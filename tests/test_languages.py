@@ -1,17 +1,27 @@
 """Language-list shaping on entries built here."""
 
+import pytest
+
 from analytics import languages
-from analytics.service.models import DetectionResult, LanguageEntry, V2Language
+from analytics.service.models import (
+    DetectionResult,
+    LanguageEntry,
+    LanguageResource,
+    ResourceFeature,
+    V2Language,
+)
 
 STABLE = {"status": "stable"}
+BETA = {"status": "beta"}
 
 
-def entry(lang, name, source, target, *features, status="stable"):
+def entry(lang, name, source, target, *features, status="stable", beta=()):
+    """An entry whose `features` are stable and `beta` features beta."""
     return LanguageEntry(
         lang=lang,
         name=name,
         status=status,
-        features={f: STABLE for f in features},
+        features={f: STABLE for f in features} | {f: BETA for f in beta},
         usable_as_source=source,
         usable_as_target=target,
     )
@@ -40,6 +50,33 @@ def test_language_table_flags_status_and_features():
     assert table.set_index("lang").loc["ca", "status"] == "beta"
 
 
+def test_language_table_marks_what_is_not_stable():
+    table = languages.language_table(
+        [
+            entry("de", "German", True, True, "glossary", beta=["style_rules"]),
+            entry("ms", "Malay", True, True, status="early_access"),
+            LanguageEntry("xx", "Unstated", features={"glossary": {}}, usable_as_source=True),
+        ]
+    )
+    assert table[["lang", "status", "features"]].values.tolist() == [
+        ["de", "stable", "glossary, style_rules (beta)"],
+        ["ms", "early access", ""],
+        ["xx", "stable", "glossary"],
+    ]
+
+
+def test_feature_matrix_marks_beta_languages_and_features():
+    matrix = languages.feature_matrix(
+        [
+            entry("de", "German", True, True, "glossary", beta=["style_rules"]),
+            entry("ca", "Catalan", True, True, "style_rules", status="beta"),
+        ]
+    )
+    assert list(matrix.columns) == ["lang", "name", "glossary", "style_rules (beta)"]
+    assert list(matrix["name"]) == ["German", "Catalan (beta)"]
+    assert matrix["style_rules (beta)"].tolist() == [True, True]
+
+
 def test_feature_matrix():
     matrix = languages.feature_matrix(DOCUMENT).set_index("lang")
     assert list(matrix.columns) == ["name", "formality", "glossary"]
@@ -56,6 +93,72 @@ def test_availability_side_by_side():
     assert table.loc["fr", "translate_document"] == languages.NOT_AVAILABLE
     assert table.loc["de", "glossary"] == "Source + target"
     assert table.loc["en-US", "translate_document"] == "Target"
+    assert table.loc["ca", "translate_document"] == "Source + target (beta)"
+
+
+TEXT_FEATURES = LanguageResource(
+    "translate_text",
+    [
+        ResourceFeature("auto_detection", needs_source_support=True),
+        ResourceFeature("formality", needs_target_support=True),
+        ResourceFeature("glossary", needs_source_support=True, needs_target_support=True),
+        ResourceFeature("style_rules", needs_target_support=True),
+        ResourceFeature("echo"),
+    ],
+)
+RESOURCE_LIST = [LanguageResource("glossary", []), TEXT_FEATURES]
+TEXT = [
+    entry(
+        "de", "German", True, True, "auto_detection", "formality", "glossary", beta=["style_rules"]
+    ),
+    entry("en-US", "English (American)", False, True, "glossary", beta=["style_rules"]),
+    entry("he", "Hebrew", True, True, "auto_detection"),
+    entry("th", "Thai", True, True, "auto_detection", "formality"),
+]
+PAIR_COLUMNS = ["feature", "needs", "available", "why_not", "status"]
+
+
+def test_pair_features_of_german_to_american_english():
+    table = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "de", "en-US")
+    assert table.values.tolist() == [
+        ["auto_detection", "source", True, "", "stable"],
+        ["formality", "target", False, "target lacks it", "stable"],
+        ["glossary", "source and target", True, "", "stable"],
+        ["style_rules", "target", True, "", "beta"],
+        ["echo", "neither", True, "", languages.NOT_AVAILABLE],
+    ]
+    assert list(table.columns) == PAIR_COLUMNS
+
+
+def test_pair_features_name_the_side_that_lacks_a_feature():
+    hebrew_to_german = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "he", "de")
+    hebrew_to_thai = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "he", "th")
+    rows = {
+        "he→de": hebrew_to_german.set_index("feature").loc["glossary"].tolist(),
+        "he→th": hebrew_to_thai.set_index("feature").loc["glossary"].tolist(),
+        "he→th style": hebrew_to_thai.set_index("feature").loc["style_rules"].tolist(),
+    }
+    assert rows == {
+        "he→de": ["source and target", False, "source lacks it", "stable"],
+        "he→th": ["source and target", False, "source and target lack it", "—"],
+        "he→th style": ["target", False, "target lacks it", "—"],
+    }
+
+
+def test_pair_features_of_a_resource_without_features():
+    for resource in ("glossary", "voice"):  # listed without features; not listed at all
+        table = languages.pair_features(RESOURCE_LIST, TEXT, resource, "de", "en-US")
+        assert table.empty and list(table.columns) == PAIR_COLUMNS
+    with pytest.raises(ValueError, match="'fr' is not in the language list"):
+        languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "fr", "de")
+
+
+def test_default_target_is_another_language():
+    targets = ["en", "en-GB", "en-US", "es"]
+    assert languages.other_language(targets, "en") == 3
+    assert languages.other_language(targets, "de") == 0
+    assert languages.other_language(targets, None) == 0
+    assert languages.other_language(["en", "en-US"], "en") == 0
 
 
 def test_glossary_pairs_every_source_with_every_other_target():

@@ -26,7 +26,12 @@ from analytics.exports.files import Format, export_bytes
 from analytics.exports.tables import GroupBy, shape_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import demo_client
-from analytics.service.models import DetectionResult, LanguageEntry, V2Language
+from analytics.service.models import (
+    DetectionResult,
+    LanguageEntry,
+    LanguageResource,
+    V2Language,
+)
 from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
@@ -162,12 +167,24 @@ def review(
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
 def _language_lists(fingerprint: str, _source: Source) -> dict[str, list[LanguageEntry]]:
-    return {r: client(_source).languages(r) for r in languages.RESOURCES}
+    return {r: client(_source).languages(r, include_beta=True) for r in languages.RESOURCES}
 
 
 def language_lists(src: Source) -> dict[str, list[LanguageEntry]]:
-    """The v3 list of every resource, refreshed at most hourly."""
+    """The v3 list of every resource, refreshed at most hourly; beta and early-access entries
+    included, since the page shows (and marks) everything the service offers."""
     return _language_lists(src.fingerprint, src)
+
+
+@st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)
+def _language_resources(fingerprint: str, _source: Source) -> list[LanguageResource]:
+    return client(_source).language_resources()
+
+
+def language_resources(src: Source) -> list[LanguageResource]:
+    """Each resource's features and the side of a pair that needs them, refreshed at most
+    hourly."""
+    return _language_resources(src.fingerprint, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)

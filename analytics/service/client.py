@@ -37,6 +37,7 @@ from analytics.service.models import (
     ErrorBody,
     LanguageEntry,
     LanguageList,
+    LanguageResource,
     Translation,
     TranslationResponse,
     UsageReport,
@@ -72,6 +73,7 @@ _translation_decoder = msgspec.json.Decoder(TranslationResponse)
 _document_decoder = msgspec.json.Decoder(DocumentHandle)
 _v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
 _v2_languages_decoder = msgspec.json.Decoder(list[V2Language])
+_resources_decoder = msgspec.json.Decoder(list[LanguageResource])
 
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
@@ -346,8 +348,14 @@ class AsyncServiceClient:
         resource: str,
         usable_as_source: bool | None = None,
         usable_as_target: bool | None = None,
+        *,
+        include_beta: bool = False,
     ) -> list[LanguageEntry]:
+        """The v3 list of one resource: stable languages and features only, unless
+        `include_beta` also asks for those not yet stable (beta and early access)."""
         params = {"resource": resource}
+        if include_beta:
+            params["include"] = "beta"
         for name, flag in (
             ("usable_as_source", usable_as_source),
             ("usable_as_target", usable_as_target),
@@ -359,6 +367,11 @@ class AsyncServiceClient:
         )
         answer = decode(_v3_languages_decoder, response)
         return answer.languages if isinstance(answer, LanguageList) else answer
+
+    async def language_resources(self) -> list[LanguageResource]:
+        """Each resource's features and which language of a pair must support each one."""
+        path = "/v3/languages/resources"
+        return decode(_resources_decoder, await self.request("GET", path, idempotent=True))
 
     async def languages_v2(self, type: Literal["source", "target"] = "source") -> list[V2Language]:
         request = Request({"type": type})
@@ -457,4 +470,5 @@ class ServiceClient:
     translate = _blocking(AsyncServiceClient.translate)
     upload_document = _blocking(AsyncServiceClient.upload_document)
     languages = _blocking(AsyncServiceClient.languages)
+    language_resources = _blocking(AsyncServiceClient.language_resources)
     languages_v2 = _blocking(AsyncServiceClient.languages_v2)

@@ -1,5 +1,9 @@
 """Typed shapes of the service's responses (msgspec): unknown extra fields are ignored.
 
+The published interface marks no field of the analytics answer as required, so an absent count
+is 0, an absent label is empty and an absent usage object is all zeros; the structure itself (a
+row's `api_key`, types of values) stays strict, and nothing else is invented.
+
 Row structs skip garbage-collector tracking (gc=False): they hold no cycles, and a three-year
 report has tens of thousands of them.
 """
@@ -17,34 +21,51 @@ Minutes = Annotated[float, msgspec.Meta(ge=0, le=sys.float_info.max)]  # finite
 
 
 class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
-    total_characters: Characters
-    text_translation_characters: Characters
-    document_translation_characters: Characters
-    text_improvement_characters: Characters
-    speech_to_text_minutes: Minutes
+    total_characters: Characters = 0
+    text_translation_characters: Characters = 0
+    document_translation_characters: Characters = 0
+    text_improvement_characters: Characters = 0
+    # The interface's first revision had no speech field: no minutes were reported then.
+    speech_to_text_minutes: Minutes = 0.0
+
+
+NO_USAGE = UsageBreakdown()
 
 
 class KeyUsage(msgspec.Struct, frozen=True, gc=False):
     api_key: str
-    api_key_label: str
-    usage: UsageBreakdown
+    api_key_label: str = ""
+    usage: UsageBreakdown = NO_USAGE
 
 
 class KeyAndDayUsage(msgspec.Struct, frozen=True, gc=False):
+    """A row of a key-and-day report; also the shape of `grouped_usage` rows, whose
+    `usage_date` is absent when they are grouped by key only."""
+
     api_key: str
-    api_key_label: str
-    usage: UsageBreakdown
+    api_key_label: str = ""
+    usage: UsageBreakdown = NO_USAGE
     # `YYYY-MM-DDT00:00:00Z`; kept as text so frames can convert a whole column at once.
-    usage_date: str
+    usage_date: str | None = None
 
 
 class UsageReport(msgspec.Struct, frozen=True):
-    total_usage: UsageBreakdown
-    start_date: str
-    end_date: str
+    # None when the service leaves it out: nothing to reconcile the rows with.
+    total_usage: UsageBreakdown | None = None
+    start_date: str = ""
+    end_date: str = ""
     group_by: str | None = None
     key_usages: list[KeyUsage] | None = None
     key_and_day_usages: list[KeyAndDayUsage] | None = None
+    # Where the interface's first revision put the rows of either grouping.
+    grouped_usage: list[KeyAndDayUsage] | None = None
+
+    @property
+    def day_rows(self) -> list[KeyAndDayUsage] | None:
+        """The key-and-day rows, under either name."""
+        if self.key_and_day_usages is not None:
+            return self.key_and_day_usages
+        return self.grouped_usage
 
 
 class AdminUsageReport(msgspec.Struct, frozen=True):
@@ -104,3 +125,19 @@ class V2Language(msgspec.Struct, frozen=True):
 class ErrorBody(msgspec.Struct, frozen=True):
     message: str | None = None
     code: str | None = None
+
+
+class ResourceFeature(msgspec.Struct, frozen=True):
+    """A feature of a resource and which language(s) of a pair must carry its key for the
+    pair to use it; an absent flag means that side need not."""
+
+    name: str
+    needs_source_support: bool = False
+    needs_target_support: bool = False
+
+
+class LanguageResource(msgspec.Struct, frozen=True):
+    """One entry of `/v3/languages/resources`: a resource and its features."""
+
+    name: str
+    features: list[ResourceFeature]

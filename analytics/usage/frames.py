@@ -29,8 +29,9 @@ DATE_DTYPE = "datetime64[us]"
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
 
 
-def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown]:
-    """Rows of a key_and_day analytics body (unsorted, plain dtypes) and its total_usage.
+def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
+    """Rows of a key_and_day analytics body (unsorted, plain dtypes) and its total_usage
+    (None when the body has none).
 
     Typed decoding (no per-row dicts), then one C-level pass per column; each distinct
     usage_date is parsed once, not once per row.
@@ -39,12 +40,14 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown]:
         report = _report_decoder.decode(body).usage_report
     except msgspec.DecodeError as exc:
         raise InvalidResponseError(f"analytics body is not the documented shape ({exc})") from None
-    items = report.key_and_day_usages
+    items = report.day_rows
     if items is None:
         raise InvalidResponseError("analytics body has no key_and_day_usages")
     count = len(items)
     usage = list(map(attrgetter("usage"), items))
     day_codes, day_texts = pd.factorize(_objects(items, "usage_date").to_numpy())
+    if count and day_codes.min() < 0:  # None, an absent usage_date, factorizes to -1
+        raise InvalidResponseError("analytics body has an item without a usage_date")
     try:
         days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
     except ValueError as exc:
@@ -71,8 +74,11 @@ def _objects(items: Sequence[object], name: str) -> pd.Series:
     return pd.Series(texts, dtype=object, copy=False)
 
 
-def reconcile(rows: pd.DataFrame, total: UsageBreakdown, what: str) -> str | None:
-    """A readable mismatch when a response's total_usage differs from the sum of its rows."""
+def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> str | None:
+    """A readable mismatch when a response's total_usage differs from the sum of its rows
+    (absent counts in it are 0, as in the rows; no total_usage, nothing to compare)."""
+    if total is None:
+        return None
     differences = []
     for metric in METRICS:
         reported = getattr(total, metric)

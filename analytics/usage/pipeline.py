@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 # The service's data runs to the previous UTC day and may still change for a few days after:
 # the last OPEN_DAYS days before today are always fetched again, never taken from history.
 OPEN_DAYS = 3
+# Windows arrived so far, and windows planned.
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -59,9 +62,11 @@ async def fetch_usage_async(
     *,
     history: HistoryStore | None = None,
     today: date | None = None,
+    progress: Progress | None = None,
 ) -> Usage:
     """Usage for start..end: closed days from history when stored, the rest from the service
-    in concurrent windows of at most 366 days; fetched closed days are then stored."""
+    in concurrent windows (see `windows`); fetched closed days are then stored. `progress`
+    hears of each window as it arrives."""
     if end < start:
         raise ValueError(f"the range ends ({end}) before it starts ({start})")
     closed_through = last_closed_day(today or utc_today())
@@ -73,7 +78,17 @@ async def fetch_usage_async(
         if (day := start + timedelta(days=offset)) not in covered
     ]
     plan = [w for first, last in windows.runs(missing) for w in windows.split(first, last)]
-    fetched = await asyncio.gather(*(_fetch_window(client, w) for w in plan))
+    arrived = 0
+
+    async def fetch(window: windows.Window) -> tuple[pd.DataFrame, str | None]:
+        nonlocal arrived
+        answer = await _fetch_window(client, window)
+        arrived += 1
+        if progress:
+            progress(arrived, len(plan))
+        return answer
+
+    fetched = await asyncio.gather(*map(fetch, plan))
     mismatches = [m for _, m in fetched if m]
     if history:
         # Only days that reconciled and can no longer change are kept.
@@ -101,6 +116,9 @@ def fetch_usage(
     *,
     history: HistoryStore | None = None,
     today: date | None = None,
+    progress: Progress | None = None,
 ) -> Usage:
     """The blocking form of fetch_usage_async, for the dashboard and the CLI."""
-    return client.run(fetch_usage_async, start, end, history=history, today=today)
+    return client.run(
+        fetch_usage_async, start, end, history=history, today=today, progress=progress
+    )

@@ -1,4 +1,11 @@
-"""Any inclusive range of UTC days as contiguous windows the analytics operation accepts."""
+"""Any inclusive range of UTC days as contiguous windows the analytics operation accepts.
+
+The operation covers at most 366 days per request, and a server may read a date-only
+`end_date` either as the exclusive end of the range or as one more inclusive day. A window is
+at most 365 days and asks `end_date = last + 1`: 365 days under the exclusive reading, 366
+under the inclusive one, within the limit either way; `clip` drops the extra day the
+inclusive reading returns, so the merge is exact under both.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ import pandas as pd
 
 from analytics.usage.frames import within
 
-MAX_WINDOW_DAYS = 366
+MAX_WINDOW_DAYS = 365
 ONE_DAY = timedelta(days=1)
 
 
