@@ -10,7 +10,9 @@ METRICS = (
     "document_translation_characters",
     "text_improvement_characters",
     "speech_to_text_minutes",
+    "speech_to_speech_minutes",
 )
+MINUTE_METRICS = ("speech_to_text_minutes", "speech_to_speech_minutes")
 
 
 def mask_key(key: str) -> str:
@@ -40,8 +42,8 @@ class KeySpec:
         )
 
 
-# One stored key-day: (ISO day, index into Organization.keys, label that day, four metrics).
-UsageTuple = tuple[str, int, str, int, int, int, float]
+# One stored key-day: (ISO day, index into Organization.keys, label that day, the METRICS).
+UsageTuple = tuple[str, int, str, int, int, int, float, float]
 
 
 @dataclass
@@ -71,3 +73,4 @@ class LedgerRow:
     document_translation_characters: int
     text_improvement_characters: int
     speech_to_text_minutes: float
+    speech_to_speech_minutes: float

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from emulator.org import METRICS, KeySpec, Organization, UsageTuple
+from emulator.org import METRICS, MINUTE_METRICS, KeySpec, Organization, UsageTuple
 
 KEY_FIELDS = {"key", "label", "admin", "detect_beta"}
 USAGE_FIELDS = {"key", "date", *METRICS}
@@ -86,14 +86,14 @@ def _usage(
     values = []
     for metric in METRICS:
         value = item.get(metric, 0)
-        is_minutes = metric == "speech_to_text_minutes"
+        is_minutes = metric in MINUTE_METRICS
         allowed = (int, float) if is_minutes else (int,)
         if isinstance(value, bool) or not isinstance(value, allowed) or value < 0:
             kind = "number" if is_minutes else "integer"
             raise OrgFileError(f"{where}: {metric} must be a non-negative {kind}")
         values.append(float(value) if is_minutes else value)
     spec = keys[index[key]]
-    return (day.isoformat(), index[key], spec.label, values[0], values[1], values[2], values[3])
+    return (day.isoformat(), index[key], spec.label, *values)
 
 
 def _no_unknown(item: dict[str, Any], allowed: set[str], where: str) -> None:

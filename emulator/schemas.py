@@ -25,6 +25,9 @@ class UsageBreakdown(BaseModel):
     document_translation_characters: int
     text_improvement_characters: int
     speech_to_text_minutes: float
+    speech_to_speech_minutes: float = Field(
+        description="Interpreted speech; counted neither as characters nor as speech-to-text"
+    )
 
 
 class KeyUsageItem(BaseModel):

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from emulator.org import LedgerRow, Organization
 
+# Part of every stored fingerprint: a database file written by an older layout is reloaded.
+SCHEMA_VERSION = 2
+TABLES = ("documents", "usage", "keys", "meta")  # dependants first
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (
@@ -28,6 +31,7 @@ CREATE TABLE IF NOT EXISTS usage (
     document_translation_characters INTEGER NOT NULL DEFAULT 0,
     text_improvement_characters INTEGER NOT NULL DEFAULT 0,
     speech_to_text_minutes REAL NOT NULL DEFAULT 0,
+    speech_to_speech_minutes REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (usage_date, key_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS documents (
@@ -46,11 +50,11 @@ CREATE TABLE IF NOT EXISTS documents (
 
 SUMS = """
     SUM(text_translation_characters), SUM(document_translation_characters),
-    SUM(text_improvement_characters), SUM(speech_to_text_minutes)
+    SUM(text_improvement_characters), SUM(speech_to_text_minutes), SUM(speech_to_speech_minutes)
 """
 
-# (text, document, improvement characters, speech minutes)
-Usage = tuple[int, int, int, float]
+# (text, document, improvement characters, speech-to-text minutes, speech-to-speech minutes)
+Usage = tuple[int, int, int, float, float]
 
 
 @dataclass(frozen=True)
@@ -81,19 +85,23 @@ class Store:
 
     def ensure(self, fingerprint: str, org: Organization) -> None:
         """Keep a database that already holds this organization; otherwise load a fresh one."""
+        stamp = f"v{SCHEMA_VERSION}:{fingerprint}"
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
-            if row and row[0] == fingerprint:
+            if row and row[0] == stamp:
                 return
-        self._load(fingerprint, org)
+        self._load(stamp, org)
 
-    def _load(self, fingerprint: str, org: Organization) -> None:
+    def _load(self, stamp: str, org: Organization) -> None:
+        """Recreate the tables (a file may hold an older layout) and fill them from `org`."""
         order = sorted(range(len(org.keys)), key=lambda i: org.keys[i].masked)
         key_id = {index: rank + 1 for rank, index in enumerate(order)}
         with self._lock, self._conn:
             self._conn.execute("BEGIN")
-            for table in ("documents", "usage", "keys", "meta"):
-                self._conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            for table in TABLES:
+                self._conn.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in SCHEMA.split(";"):
+                self._conn.execute(statement)
             self._conn.executemany(
                 "INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?)",
                 [
@@ -102,10 +110,10 @@ class Store:
                 ],
             )
             self._conn.executemany(
-                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 ((day, key_id[i], *rest) for day, i, *rest in org.usage),
             )
-            self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (fingerprint,))
+            self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (stamp,))
 
     def find_key(self, key: str) -> StoredKey | None:
         with self._lock:
@@ -141,7 +149,7 @@ class Store:
                 f"SELECT {SUMS} FROM usage WHERE usage_date >= ? AND usage_date < ?",  # noqa: S608
                 (first.isoformat(), stop.isoformat()),
             ).fetchone()
-        return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0)
+        return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0, row[4] or 0.0)
 
     def by_key(self, first: dt.date, stop: dt.date) -> list[tuple]:
         """(masked key, latest label in range, *Usage) per key with usage in [first, stop).
@@ -167,7 +175,7 @@ class Store:
                 """
                 SELECT u.usage_date, k.masked, u.label, u.text_translation_characters,
                        u.document_translation_characters, u.text_improvement_characters,
-                       u.speech_to_text_minutes
+                       u.speech_to_text_minutes, u.speech_to_speech_minutes
                 FROM usage u JOIN keys k USING (key_id)
                 WHERE u.usage_date >= ? AND u.usage_date < ?
                 ORDER BY u.usage_date, u.key_id

@@ -106,6 +106,7 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
     for k, shape in enumerate(shapes):
         if shape == "speech":
             speech[k] = np.round(level[k] / 400.0, 2)
+    interpreting = _speech_to_speech(np.random.default_rng([seed, 1]), shapes, level)
 
     labels = np.array([k.label for k in keys], dtype=object)
     relabel_day = n_days * 3 // 5
@@ -113,18 +114,34 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
     k_idx, d_idx = np.nonzero(active.T)[::-1]  # ordered by day, then key
     dates = [(first_day + dt.timedelta(days=int(d))).isoformat() for d in range(n_days)]
     rows: list[UsageTuple] = [
-        (dates[d], k, old_label if (k == 2 and d < relabel_day) else labels[k], a, b, c, s)
-        for d, k, a, b, c, s in zip(
+        (dates[d], k, old_label if (k == 2 and d < relabel_day) else labels[k], a, b, c, s, i)
+        for d, k, a, b, c, s, i in zip(
             d_idx.tolist(),
             k_idx.tolist(),
             chars[k_idx, d_idx, 0].tolist(),
             chars[k_idx, d_idx, 1].tolist(),
             chars[k_idx, d_idx, 2].tolist(),
             speech[k_idx, d_idx].tolist(),
+            interpreting[k_idx, d_idx].tolist(),
             strict=True,
         )
     ]
     return Organization(keys=keys, usage=rows)
+
+
+def _speech_to_speech(rng: np.random.Generator, shapes: list[str], level: np.ndarray) -> np.ndarray:
+    """Minutes of interpreted speech: the newer product, taken up half-way through the history
+    by the meeting-transcription key and by about half of the other speech keys.
+
+    Drawn from a generator of its own, so adding it left every other figure of a seed as it was.
+    """
+    n_keys, n_days = level.shape
+    minutes = np.zeros((n_keys, n_days))
+    for k, shape in enumerate(shapes):
+        if shape == "speech" and (k < len(SIGNATURE_KEYS) or rng.random() < 0.5):
+            uptake = int(n_days * rng.uniform(0.4, 0.7))
+            minutes[k, uptake:] = np.round(level[k, uptake:] / 1600.0, 2)
+    return minutes
 
 
 def _keys(rng: np.random.Generator, n_keys: int) -> list[KeySpec]:

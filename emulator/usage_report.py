@@ -55,13 +55,15 @@ def check_range(start: dt.datetime, end: dt.datetime, group_by: str) -> None:
 
 
 def breakdown(usage: Usage) -> dict[str, Any]:
-    text, document, improvement, minutes = usage
+    """The UsageBreakdown every analytics answer shares; minutes never count as characters."""
+    text, document, improvement, speech_to_text, speech_to_speech = usage
     return {
         "total_characters": text + document + improvement,
         "text_translation_characters": text,
         "document_translation_characters": document,
         "text_improvement_characters": improvement,
-        "speech_to_text_minutes": round(minutes, 6),
+        "speech_to_text_minutes": round(speech_to_text, 6),
+        "speech_to_speech_minutes": round(speech_to_speech, 6),
     }
 
 
@@ -88,11 +90,9 @@ def build_report(store: Store, start_raw: str, end_raw: str, group_by: str) -> d
             {
                 "api_key": masked,
                 "api_key_label": label,
-                "usage": breakdown((text, document, improvement, minutes)),
+                "usage": breakdown(sums),
                 "usage_date": day + "T00:00:00Z",
             }
-            for day, masked, label, text, document, improvement, minutes in store.by_key_and_day(
-                first, stop
-            )
+            for day, masked, label, *sums in store.by_key_and_day(first, stop)
         ]
     return {"usage_report": report}
