@@ -3,5 +3,6 @@
 from emulator.app import Emulator, create_app
 from emulator.config import EmulatorConfig
 from emulator.org import KeySpec, LedgerRow, mask_key
+from emulator.plan import Plan
 
-__all__ = ["Emulator", "EmulatorConfig", "KeySpec", "LedgerRow", "create_app", "mask_key"]
+__all__ = ["Emulator", "EmulatorConfig", "KeySpec", "LedgerRow", "Plan", "create_app", "mask_key"]

@@ -25,6 +25,7 @@ from emulator.errors import (
 from emulator.faults import FaultMiddleware, Faults
 from emulator.languages_data import RESOURCES, language_entries, v2_languages
 from emulator.org import KeySpec, LedgerRow, Organization
+from emulator.plan import Plan, usage_body
 from emulator.schemas import (
     DETECT_BODY,
     DOCUMENT_BODY,
@@ -34,6 +35,7 @@ from emulator.schemas import (
     DocumentHandle,
     LanguageEntry,
     TranslationResponse,
+    UsageResponse,
     V2Language,
     errors,
 )
@@ -66,6 +68,7 @@ class Emulator:
         org, fingerprint = _organization(config)
         self.keys: list[KeySpec] = org.keys
         self.admin_key: str | None = org.admin_key
+        self.plan: Plan = org.plan
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
         self.store.ensure(fingerprint, org)
@@ -77,6 +80,14 @@ class Emulator:
     def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
         """Stored key-days of the inclusive UTC day range, sorted by (usage_date, api_key)."""
         return self.store.ledger(start, end)
+
+    def usage_and_limits(self, key: StoredKey) -> dict[str, object]:
+        """The `GET /v2/usage` body: the billing period holding today, up to and with today."""
+        today = self.today()
+        period = self.plan.period(today)
+        first, stop = period[0], today + dt.timedelta(days=1)
+        account, own = self.store.total(first, stop), self.store.total(first, stop, key.key_id)
+        return usage_body(self.plan, period, account, own)
 
     def authenticate(self, authorization: str | None) -> StoredKey:
         """The calling key, or 403 when the header is missing, malformed or unknown."""
@@ -164,6 +175,16 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
                 403, "Forbidden: usage analytics need an administrator key.", "admin_required"
             )
         return json_response(build_report(emulator.store, start_date, end_date, group_by))
+
+    @app.get(
+        "/v2/usage",
+        tags=["usage and limits"],
+        summary="Usage and limits of the current billing period",
+        response_model=UsageResponse,
+        responses=errors(),
+    )
+    def usage(key: Caller) -> Response:
+        return json_response(emulator.usage_and_limits(key))
 
     @app.post(
         "/v3/detect/language",

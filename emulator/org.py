@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from emulator.plan import Plan
+
 METRICS = (
     "text_translation_characters",
     "document_translation_characters",
@@ -48,10 +50,11 @@ UsageTuple = tuple[str, int, str, int, int, int, float, float]
 
 @dataclass
 class Organization:
-    """Keys plus non-zero key-days; `usage` rows carry the key's label as of that day."""
+    """Keys, non-zero key-days and the plan; `usage` rows carry the key's label as of that day."""
 
     keys: list[KeySpec]
     usage: list[UsageTuple]
+    plan: Plan = field(default_factory=Plan)
 
     @property
     def admin_key(self) -> str | None:

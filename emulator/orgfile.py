@@ -8,9 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from emulator.org import METRICS, MINUTE_METRICS, KeySpec, Organization, UsageTuple
+from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
+TABLES = ("keys", "usage", "plan")
 KEY_FIELDS = {"key", "label", "admin", "detect_beta"}
 USAGE_FIELDS = {"key", "date", *METRICS}
+# Integer fields of [plan]: (default, least allowed value, largest allowed value or None).
+PLAN_NUMBERS: dict[str, tuple[int | None, int, int | None]] = {
+    "billing_day": (1, 1, 31),
+    "character_limit": (None, 0, None),
+    "speech_to_text_minutes_limit": (DEFAULT_MINUTES_LIMIT, 0, None),
+    "speech_to_speech_minutes_limit": (DEFAULT_MINUTES_LIMIT, 0, None),
+}
 
 
 class OrgFileError(ValueError):
@@ -28,9 +37,11 @@ def load(path: Path) -> Organization:
 
 
 def parse(data: dict[str, Any], where: str = "organization") -> Organization:
-    unknown = set(data) - {"keys", "usage"}
+    unknown = set(data) - set(TABLES)
     if unknown:
-        raise OrgFileError(f"{where}: unknown table(s) {sorted(unknown)}; expected keys, usage")
+        raise OrgFileError(
+            f"{where}: unknown table(s) {sorted(unknown)}; expected {', '.join(TABLES)}"
+        )
     keys = [_key(item, f"{where}: keys[{i}]") for i, item in enumerate(_tables(data, "keys"))]
     if not keys:
         raise OrgFileError(f"{where}: at least one [[keys]] entry is needed")
@@ -45,7 +56,31 @@ def parse(data: dict[str, Any], where: str = "organization") -> Organization:
         if (row[0], row[1]) in usage:
             raise OrgFileError(f"{where}: usage[{i}] repeats a key and date already listed")
         usage[(row[0], row[1])] = row
-    return Organization(keys=keys, usage=sorted(usage.values(), key=lambda r: (r[0], r[1])))
+    rows = sorted(usage.values(), key=lambda r: (r[0], r[1]))
+    return Organization(keys=keys, usage=rows, plan=_plan(data.get("plan", {}), f"{where}: plan"))
+
+
+def _plan(item: Any, where: str) -> Plan:
+    """The [plan] table; without one, a paid plan billed from the 1st with no cost control."""
+    if not isinstance(item, dict):
+        raise OrgFileError(f"{where} must be a table ([plan])")
+    _no_unknown(item, {"pro", *PLAN_NUMBERS}, where)
+    pro = item.get("pro", True)
+    if not isinstance(pro, bool):
+        raise OrgFileError(f"{where}: pro must be true or false")
+    numbers = {}
+    for name, (default, least, most) in PLAN_NUMBERS.items():
+        value = item.get(name, default)
+        if name in item and (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < least
+            or (most is not None and value > most)
+        ):
+            upper = f" to {most}" if most is not None else " or more"
+            raise OrgFileError(f"{where}: {name} must be an integer from {least}{upper}")
+        numbers[name] = value
+    return Plan(pro=pro, **numbers)
 
 
 def _tables(data: dict[str, Any], name: str) -> list[dict[str, Any]]:

@@ -53,6 +53,33 @@ class AdminUsageReport(BaseModel):
     usage_report: UsageReport
 
 
+class ProductUsage(BaseModel):
+    product_type: Literal["write", "translate", "speechToText", "speechToSpeech"]
+    billing_unit: Literal["characters", "minutes"]
+    api_key_unit_count: int
+    account_unit_count: int
+    api_key_character_count: int = Field(deprecated=True)
+    character_count: int = Field(deprecated=True)
+
+
+class UsageResponse(BaseModel):
+    """Usage of the current billing period; the optional fields are absent on a free plan."""
+
+    character_count: int
+    character_limit: int
+    products: list[ProductUsage] | None = None
+    api_key_character_count: int | None = None
+    api_key_character_limit: int | None = None
+    speech_to_text_milliseconds_count: int | None = Field(None, deprecated=True)
+    speech_to_text_milliseconds_limit: int | None = Field(None, deprecated=True)
+    speech_to_text_minutes_count: int | None = None
+    speech_to_text_minutes_limit: int | None = None
+    speech_to_speech_minutes_count: int | None = None
+    speech_to_speech_minutes_limit: int | None = None
+    start_time: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z")
+    end_time: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z")
+
+
 class DetectionResult(BaseModel):
     detection_status: Literal[
         "success", "insufficient_confidence", "unsupported_language", "no_language_detected"

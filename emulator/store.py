@@ -142,12 +142,15 @@ class Store:
                 (day.isoformat(), key.key_id, key.label, text, document),
             )
 
-    def total(self, first: dt.date, stop: dt.date) -> Usage:
-        """Sums over the days in [first, stop)."""
+    def total(self, first: dt.date, stop: dt.date, key_id: int | None = None) -> Usage:
+        """Sums over the days in [first, stop), of one key when `key_id` is given."""
         with self._lock:
             row = self._conn.execute(
-                f"SELECT {SUMS} FROM usage WHERE usage_date >= ? AND usage_date < ?",  # noqa: S608
-                (first.isoformat(), stop.isoformat()),
+                f"""
+                SELECT {SUMS} FROM usage
+                WHERE usage_date >= ? AND usage_date < ? AND (?3 IS NULL OR key_id = ?3)
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat(), key_id),
             ).fetchone()
         return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0, row[4] or 0.0)
 

@@ -7,11 +7,13 @@ further keys get random mixes. Every key-day is drawn at once as a keys × days 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import uuid
 
 import numpy as np
 
 from emulator.org import KeySpec, Organization, UsageTuple
+from emulator.plan import Plan
 
 # label, admin, detect_beta, shape
 SIGNATURE_KEYS = (
@@ -56,6 +58,8 @@ MIXES = {
     "text": (1.0, 0.0, 0.0),
 }
 WEEKEND_ACTIVITY = 0.45  # weekend days are both rarer and lighter than weekdays
+# The plan's limits are this many times the recent monthly usage, rounded up to 1, 2 or 5 × 10^n.
+LIMIT_HEADROOM = 1.5
 
 
 def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organization:
@@ -126,7 +130,32 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
             strict=True,
         )
     ]
-    return Organization(keys=keys, usage=rows)
+    plan = _plan(first_day, active[:, :, None] * np.dstack([chars, speech, interpreting]))
+    return Organization(keys=keys, usage=rows, plan=plan)
+
+
+def _plan(first_day: dt.date, usage: np.ndarray) -> Plan:
+    """A paid plan billed from the day of the month the history began, with limits that leave
+    the recent usage at about two thirds of each limit by the end of a period.
+
+    `usage` is keys × days × (text, document, improvement, speech-to-text, speech-to-speech).
+    """
+    recent = usage[:, -90:].sum(axis=(0, 1)) * 30.4 / min(usage.shape[1], 90)
+    characters, speech_to_text, speech_to_speech = recent[:3].sum(), recent[3], recent[4]
+    return Plan(
+        pro=True,
+        billing_day=first_day.day,
+        character_limit=_round_limit(characters, 10_000),
+        speech_to_text_minutes_limit=_round_limit(speech_to_text, 100),
+        speech_to_speech_minutes_limit=_round_limit(speech_to_speech, 100),
+    )
+
+
+def _round_limit(monthly: float, least: int) -> int:
+    """LIMIT_HEADROOM × `monthly` rounded up to 1, 2 or 5 × 10^n, and at least `least`."""
+    wanted = max(monthly * LIMIT_HEADROOM, least)
+    power = 10 ** math.floor(math.log10(wanted))
+    return next(step * power for step in (1, 2, 5, 10) if step * power >= wanted)
 
 
 def _speech_to_speech(rng: np.random.Generator, shapes: list[str], level: np.ndarray) -> np.ndarray:
