@@ -2,7 +2,17 @@
 
 from emulator.app import Emulator, create_app
 from emulator.config import EmulatorConfig
-from emulator.org import KeySpec, LedgerRow, mask_key
+from emulator.org import KeySpec, LedgerRow, TagLedgerRow, TagShare, mask_key
 from emulator.plan import Plan
 
-__all__ = ["Emulator", "EmulatorConfig", "KeySpec", "LedgerRow", "Plan", "create_app", "mask_key"]
+__all__ = [
+    "Emulator",
+    "EmulatorConfig",
+    "KeySpec",
+    "LedgerRow",
+    "Plan",
+    "TagLedgerRow",
+    "TagShare",
+    "create_app",
+    "mask_key",
+]

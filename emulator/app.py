@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.security import APIKeyHeader
@@ -24,13 +24,14 @@ from emulator.errors import (
 )
 from emulator.faults import FaultMiddleware, Faults
 from emulator.languages_data import RESOURCES, language_entries, v2_languages
-from emulator.org import KeySpec, LedgerRow, Organization
+from emulator.org import KeySpec, LedgerRow, Organization, TagLedgerRow
 from emulator.plan import Plan, usage_body
 from emulator.schemas import (
     DETECT_BODY,
     DOCUMENT_BODY,
     TRANSLATE_BODY,
     AdminUsageReport,
+    CustomTagUsageReport,
     DetectionResponse,
     DocumentHandle,
     LanguageEntry,
@@ -41,7 +42,7 @@ from emulator.schemas import (
 )
 from emulator.store import Store, StoredKey
 from emulator.translation import translate
-from emulator.usage_report import GROUPINGS, build_report
+from emulator.usage_report import AGGREGATIONS, GROUPINGS, build_report, build_tag_report
 
 API_VERSION = "3.12.0"
 INSTANT_DOC = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC"
@@ -50,6 +51,15 @@ INSTANT_SCHEMA = {
     r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
 }
 BOOLEAN_SCHEMA = {"enum": ["true", "false"]}
+
+
+def _page_schema(schema: dict[str, Any]) -> None:
+    """Declare `page` as the integer it is; the handler reads the text itself (see Page)."""
+    schema.clear()
+    schema.update(type="integer", minimum=1, maximum=999_999_999, default=1)
+
+
+PAGE_DOC = "Page number: 1 or the next_page of the previous answer"
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
 
 
@@ -69,6 +79,9 @@ class Emulator:
         self.keys: list[KeySpec] = org.keys
         self.admin_key: str | None = org.admin_key
         self.plan: Plan = org.plan
+        if config.page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.page_size = config.page_size
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
         self.store.ensure(fingerprint, org)
@@ -88,6 +101,11 @@ class Emulator:
         first, stop = period[0], today + dt.timedelta(days=1)
         account, own = self.store.total(first, stop), self.store.total(first, stop, key.key_id)
         return usage_body(self.plan, period, account, own)
+
+    def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
+        """Tagged characters per key-day and tag of the inclusive UTC day range, sorted by
+        (usage_date, api_key, custom_tag); the custom-tag report sums these."""
+        return self.store.tag_ledger(start, end)
 
     def authenticate(self, authorization: str | None) -> StoredKey:
         """The calling key, or 403 when the header is missing, malformed or unknown."""
@@ -128,6 +146,21 @@ def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) 
 Caller = Annotated[StoredKey, Depends(caller)]
 
 
+def admin(key: Caller) -> StoredKey:
+    """The analytics operations belong to the administrator API."""
+    if not key.admin:
+        raise ServiceError(
+            403, "Forbidden: usage analytics need an administrator key.", "admin_required"
+        )
+    return key
+
+
+Admin = Annotated[StoredKey, Depends(admin)]
+StartDate = Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)]
+EndDate = Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)]
+PageNumber = Annotated[str | None, Query(description=PAGE_DOC, json_schema_extra=_page_schema)]
+
+
 def _flag(name: str, value: str | None) -> bool | None:
     """A language-list filter: absent means no filtering, so None is kept apart from False."""
     if value is None:
@@ -163,18 +196,32 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         responses=errors(400),
     )
     def analytics(
-        key: Caller,
-        start_date: Annotated[
-            str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)
-        ],
-        end_date: Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)],
+        _: Admin,
+        start_date: StartDate,
+        end_date: EndDate,
         group_by: Annotated[str, Query(json_schema_extra={"enum": list(GROUPINGS)})] = "",
     ) -> Response:
-        if not key.admin:
-            raise ServiceError(
-                403, "Forbidden: usage analytics need an administrator key.", "admin_required"
-            )
         return json_response(build_report(emulator.store, start_date, end_date, group_by))
+
+    @app.get(
+        "/v2/admin/analytics/custom-tags",
+        tags=["administrator API"],
+        summary="Get usage per custom tag",
+        response_model=CustomTagUsageReport,
+        responses=errors(400),
+    )
+    def custom_tags(
+        _: Admin,
+        start_date: StartDate,
+        end_date: EndDate,
+        aggregate_by: Annotated[str, Query(json_schema_extra={"enum": list(AGGREGATIONS)})] = "",
+        page: PageNumber = None,
+    ) -> Response:
+        return json_response(
+            build_tag_report(
+                emulator.store, start_date, end_date, aggregate_by, page, emulator.page_size
+            )
+        )
 
     @app.get(
         "/v2/usage",

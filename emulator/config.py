@@ -12,7 +12,8 @@ class EmulatorConfig:
     """How to build the organization and how the service should misbehave.
 
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
-    current UTC day so histories and recorded usage are reproducible.
+    current UTC day so histories and recorded usage are reproducible; `page_size` is the number
+    of rows per page of the paged analytics operations (small values make paging easy to test).
     """
 
     seed: int = 42
@@ -26,6 +27,7 @@ class EmulatorConfig:
     retry_after_s: int = 1
     auth_scheme: str = "Service-Auth-Key"
     today: dt.date | None = None
+    page_size: int = 500
 
     def current_day(self) -> dt.date:
         """The UTC day that recorded usage is booked on."""

@@ -24,6 +24,28 @@ def mask_key(key: str) -> str:
     return f"{key[:4]}****{key[-4:]}"
 
 
+PARTS = 1_000_000  # tag shares are stored as whole parts per million
+
+
+@dataclass(frozen=True)
+class TagShare:
+    """A custom tag on a share of one key's text characters (translation and improvement alike)
+    on each day from `first` to `last` (inclusive; open-ended when None).
+
+    A key-day's tagged characters are `floor(characters * parts / PARTS)` per tag, so a key
+    whose shares add up to at most 1 never has more tagged than text characters on a day.
+    """
+
+    tag: str
+    share: float
+    first: dt.date | None = None
+    last: dt.date | None = None
+
+    @property
+    def parts(self) -> int:
+        return round(self.share * PARTS)
+
+
 @dataclass(frozen=True)
 class KeySpec:
     """One API key of the organization; its repr shows the masked key only."""
@@ -32,6 +54,7 @@ class KeySpec:
     label: str
     admin: bool = False
     detect_beta: bool = False
+    tags: tuple[TagShare, ...] = ()
 
     @property
     def masked(self) -> str:
@@ -77,3 +100,14 @@ class LedgerRow:
     text_improvement_characters: int
     speech_to_text_minutes: float
     speech_to_speech_minutes: float
+
+
+@dataclass(frozen=True)
+class TagLedgerRow:
+    """Characters of one key-day carrying one custom tag (key masked)."""
+
+    usage_date: dt.date
+    api_key: str
+    custom_tag: str
+    text_translation_characters: int
+    text_improvement_characters: int

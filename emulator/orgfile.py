@@ -7,11 +7,20 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from emulator.org import METRICS, MINUTE_METRICS, KeySpec, Organization, UsageTuple
+from emulator.org import (
+    METRICS,
+    MINUTE_METRICS,
+    PARTS,
+    KeySpec,
+    Organization,
+    TagShare,
+    UsageTuple,
+)
 from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
 TABLES = ("keys", "usage", "plan")
-KEY_FIELDS = {"key", "label", "admin", "detect_beta"}
+KEY_FIELDS = {"key", "label", "admin", "detect_beta", "tags"}
+TAG_FIELDS = {"tag", "share", "first", "last"}
 USAGE_FIELDS = {"key", "date", *METRICS}
 # Integer fields of [plan]: (default, least allowed value, largest allowed value or None).
 PLAN_NUMBERS: dict[str, tuple[int | None, int, int | None]] = {
@@ -42,7 +51,9 @@ def parse(data: dict[str, Any], where: str = "organization") -> Organization:
         raise OrgFileError(
             f"{where}: unknown table(s) {sorted(unknown)}; expected {', '.join(TABLES)}"
         )
-    keys = [_key(item, f"{where}: keys[{i}]") for i, item in enumerate(_tables(data, "keys"))]
+    keys = [
+        _key(item, f"{where}: keys[{i}]") for i, item in enumerate(_tables(data, "keys", where))
+    ]
     if not keys:
         raise OrgFileError(f"{where}: at least one [[keys]] entry is needed")
     index = {spec.key: i for i, spec in enumerate(keys)}
@@ -51,7 +62,7 @@ def parse(data: dict[str, Any], where: str = "organization") -> Organization:
     if len({spec.masked for spec in keys}) != len(keys):
         raise OrgFileError(f"{where}: two keys share the same masked form; make them differ")
     usage: dict[tuple[str, int], UsageTuple] = {}
-    for i, item in enumerate(_tables(data, "usage")):
+    for i, item in enumerate(_tables(data, "usage", where)):
         row = _usage(item, index, keys, f"{where}: usage[{i}]")
         if (row[0], row[1]) in usage:
             raise OrgFileError(f"{where}: usage[{i}] repeats a key and date already listed")
@@ -83,10 +94,10 @@ def _plan(item: Any, where: str) -> Plan:
     return Plan(pro=pro, **numbers)
 
 
-def _tables(data: dict[str, Any], name: str) -> list[dict[str, Any]]:
+def _tables(data: dict[str, Any], name: str, where: str) -> list[dict[str, Any]]:
     items = data.get(name, [])
     if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise OrgFileError(f"{name} must be an array of tables ([[{name}]])")
+        raise OrgFileError(f"{where}: {name} must be an array of tables ([[{name}]])")
     return items
 
 
@@ -101,7 +112,29 @@ def _key(item: dict[str, Any], where: str) -> KeySpec:
     for name, value in flags.items():
         if not isinstance(value, bool):
             raise OrgFileError(f"{where}: {name} must be true or false")
-    return KeySpec(key, label, **flags)
+    tags = tuple(
+        _tag(tag, f"{where}.tags[{i}]") for i, tag in enumerate(_tables(item, "tags", where))
+    )
+    if len({t.tag for t in tags}) != len(tags):
+        raise OrgFileError(f"{where}: a tag is listed twice")
+    if sum(t.parts for t in tags) > PARTS:
+        raise OrgFileError(f"{where}: the tags' shares add up to more than 1")
+    return KeySpec(key, label, **flags, tags=tags)
+
+
+def _tag(item: dict[str, Any], where: str) -> TagShare:
+    _no_unknown(item, TAG_FIELDS, where)
+    tag, share = item.get("tag"), item.get("share")
+    if not isinstance(tag, str) or not tag.strip():
+        raise OrgFileError(f"{where}: tag must be a non-empty string")
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+        raise OrgFileError(f"{where}: share must be a number above 0 and at most 1")
+    first, last = (
+        _day(item[name], where, name) if name in item else None for name in ("first", "last")
+    )
+    if first and last and last < first:
+        raise OrgFileError(f"{where}: last must not be before first")
+    return TagShare(tag, float(share), first, last)
 
 
 def _usage(
@@ -111,13 +144,7 @@ def _usage(
     key = item.get("key")
     if key not in index:
         raise OrgFileError(f"{where}: key is not listed in [[keys]]")
-    day = item.get("date")
-    try:
-        day = dt.date.fromisoformat(day) if isinstance(day, str) else day
-    except ValueError:
-        day = None
-    if not isinstance(day, dt.date) or isinstance(day, dt.datetime):
-        raise OrgFileError(f"{where}: date must be a day formatted YYYY-MM-DD")
+    day = _day(item.get("date"), where, "date")
     values = []
     for metric in METRICS:
         value = item.get(metric, 0)
@@ -129,6 +156,17 @@ def _usage(
         values.append(float(value) if is_minutes else value)
     spec = keys[index[key]]
     return (day.isoformat(), index[key], spec.label, *values)
+
+
+def _day(value: Any, where: str, name: str) -> dt.date:
+    """A TOML date or a `YYYY-MM-DD` string."""
+    try:
+        day = dt.date.fromisoformat(value) if isinstance(value, str) else value
+    except ValueError:
+        day = None
+    if not isinstance(day, dt.date) or isinstance(day, dt.datetime):
+        raise OrgFileError(f"{where}: {name} must be a day formatted YYYY-MM-DD")
+    return day
 
 
 def _no_unknown(item: dict[str, Any], allowed: set[str], where: str) -> None:

@@ -53,6 +53,30 @@ class AdminUsageReport(BaseModel):
     usage_report: UsageReport
 
 
+class CustomTagBreakdown(BaseModel):
+    total_characters: int
+    text_translation_characters: int
+    text_improvement_characters: int
+
+
+class CustomTagUsageItem(BaseModel):
+    custom_tag: str
+    usage_date: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z; aggregate_by=day")
+    breakdown: CustomTagBreakdown
+
+
+class CustomTagUsageReportData(BaseModel):
+    aggregate_by: Literal["period", "day"]
+    start_date: str
+    end_date: str
+    next_page: int | None = Field(description="The page to ask for next; null on the last page")
+    usage: list[CustomTagUsageItem]
+
+
+class CustomTagUsageReport(BaseModel):
+    custom_tag_usage_report: CustomTagUsageReportData
+
+
 class ProductUsage(BaseModel):
     product_type: Literal["write", "translate", "speechToText", "speechToSpeech"]
     billing_unit: Literal["characters", "minutes"]

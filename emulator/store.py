@@ -8,11 +8,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.org import LedgerRow, Organization
+from emulator.org import PARTS, LedgerRow, Organization, TagLedgerRow
 
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
-SCHEMA_VERSION = 2
-TABLES = ("documents", "usage", "keys", "meta")  # dependants first
+SCHEMA_VERSION = 3
+TABLES = ("documents", "key_tags", "usage", "keys", "meta")  # dependants first
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (
@@ -33,6 +33,14 @@ CREATE TABLE IF NOT EXISTS usage (
     speech_to_text_minutes REAL NOT NULL DEFAULT 0,
     speech_to_speech_minutes REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (usage_date, key_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS key_tags (
+    key_id INTEGER NOT NULL REFERENCES keys (key_id),
+    tag TEXT NOT NULL,
+    parts INTEGER NOT NULL,          -- share of the key's text characters, per million
+    first_day TEXT NOT NULL,         -- ISO days, inclusive
+    last_day TEXT NOT NULL,
+    PRIMARY KEY (key_id, tag)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS documents (
     document_id TEXT PRIMARY KEY,
@@ -55,6 +63,17 @@ SUMS = """
 
 # (text, document, improvement characters, speech-to-text minutes, speech-to-speech minutes)
 Usage = tuple[int, int, int, float, float]
+
+# Each key-day's characters per custom tag, derived from the ledger and the keys' tag shares
+# (see org.TagShare); parameters: the first and the stop day.
+TAGGED = f"""
+    SELECT u.usage_date, u.key_id, t.tag,
+           u.text_translation_characters * t.parts / {PARTS} AS text,
+           u.text_improvement_characters * t.parts / {PARTS} AS improvement
+    FROM usage u JOIN key_tags t
+        ON t.key_id = u.key_id AND u.usage_date BETWEEN t.first_day AND t.last_day
+    WHERE u.usage_date >= ?1 AND u.usage_date < ?2
+"""  # noqa: S608 - a constant
 
 
 @dataclass(frozen=True)
@@ -112,6 +131,20 @@ class Store:
             self._conn.executemany(
                 "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 ((day, key_id[i], *rest) for day, i, *rest in org.usage),
+            )
+            self._conn.executemany(
+                "INSERT INTO key_tags VALUES (?, ?, ?, ?, ?)",
+                (
+                    (
+                        key_id[i],
+                        t.tag,
+                        t.parts,
+                        (t.first or dt.date.min).isoformat(),
+                        (t.last or dt.date.max).isoformat(),
+                    )
+                    for i, k in enumerate(org.keys)
+                    for t in k.tags
+                ),
             )
             self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (stamp,))
 
@@ -190,6 +223,38 @@ class Store:
         """Stored key-days of the inclusive day range, in analytics order."""
         rows = self.by_key_and_day(start, end + dt.timedelta(days=1))
         return [LedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+
+    def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
+        """Tagged characters per key-day and tag of the inclusive day range (none all zero),
+        sorted by day, masked key and tag."""
+        stop = end + dt.timedelta(days=1)
+        with self._lock:
+            rows = self._conn.execute(
+                f"""
+                SELECT g.usage_date, k.masked, g.tag, g.text, g.improvement
+                FROM ({TAGGED}) g JOIN keys k USING (key_id)
+                WHERE g.text + g.improvement > 0
+                ORDER BY g.usage_date, g.key_id, g.tag
+                """,  # noqa: S608
+                (start.isoformat(), stop.isoformat()),
+            ).fetchall()
+        return [TagLedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+
+    def tag_usage(
+        self, first: dt.date, stop: dt.date, *, by_day: bool, limit: int, offset: int
+    ) -> list[tuple]:
+        """([ISO day,] tag, text, improvement) per tag (and day) of [first, stop) with usage,
+        sorted by (day,) tag; the slice [offset, offset + limit)."""
+        day = "usage_date, " if by_day else ""
+        with self._lock:
+            return self._conn.execute(
+                f"""
+                SELECT {day}tag, SUM(text), SUM(improvement) FROM ({TAGGED})
+                GROUP BY {day}tag HAVING SUM(text) + SUM(improvement) > 0
+                ORDER BY {day}tag LIMIT ?3 OFFSET ?4
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat(), limit, offset),
+            ).fetchall()
 
     def save_document(
         self,

@@ -9,10 +9,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
+from dataclasses import replace
 
 import numpy as np
 
-from emulator.org import KeySpec, Organization, UsageTuple
+from emulator.org import KeySpec, Organization, TagShare, UsageTuple
 from emulator.plan import Plan
 
 # label, admin, detect_beta, shape
@@ -46,6 +47,35 @@ MORE_LABELS = (
     "Analytics pipeline",
     "Mobile app",
 )
+# Custom tags of the signature keys: (tag, share of the key's text characters). The launch
+# campaign's tag runs for LAUNCH_CAMPAIGN_DAYS from the launch; the dormant key and the document
+# pipeline tag nothing.
+SIGNATURE_TAGS: tuple[tuple[tuple[str, float], ...], ...] = (
+    (("checkout", 0.2), ("product-pages", 0.3)),
+    (("quarterly-report", 0.5),),
+    (("support-tickets", 0.45), ("chat-replies", 0.2)),
+    (),
+    (("launch-campaign", 0.6), ("newsletter", 0.15)),
+    (("email-drafts", 0.35), ("product-pages", 0.15)),
+    (("meeting-notes", 0.5),),
+    (),
+)
+LAUNCH_CAMPAIGN_DAYS = 90
+# Further keys draw one to three of these, so most tags span several keys.
+MORE_TAGS = (
+    "checkout",
+    "product-pages",
+    "help-center",
+    "support-tickets",
+    "release-notes",
+    "newsletter",
+    "chat-replies",
+    "catalog-sync",
+    "legal-review",
+    "onboarding",
+    "email-drafts",
+    "meeting-notes",
+)
 # Share of characters going to (text, document, improvement) per shape.
 MIXES = {
     "mixed": (0.6, 0.25, 0.15),
@@ -60,6 +90,7 @@ MIXES = {
 WEEKEND_ACTIVITY = 0.45  # weekend days are both rarer and lighter than weekdays
 # The plan's limits are this many times the recent monthly usage, rounded up to 1, 2 or 5 × 10^n.
 LIMIT_HEADROOM = 1.5
+PLAN_DAYS = 90  # the recent usage the limits are set from
 
 
 def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organization:
@@ -130,17 +161,60 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
             strict=True,
         )
     ]
-    plan = _plan(first_day, active[:, :, None] * np.dstack([chars, speech, interpreting]))
+    recent = slice(max(n_days - PLAN_DAYS, 0), n_days)
+    plan = _plan(
+        first_day,
+        active[:, recent, None]
+        * np.dstack([chars[:, recent], speech[:, recent], interpreting[:, recent]]),
+    )
+    tags = _tags(np.random.default_rng([seed, 2]), n_keys, first_day, n_days)
+    keys = [replace(spec, tags=key_tags) for spec, key_tags in zip(keys, tags, strict=True)]
     return Organization(keys=keys, usage=rows, plan=plan)
+
+
+def _tags(
+    rng: np.random.Generator, n_keys: int, first_day: dt.date, n_days: int
+) -> list[tuple[TagShare, ...]]:
+    """Custom tags per key: the signature keys' own, then for three in four further keys one to
+    three shared tags on 10-35% of the text each (at most 90% together), a quarter of them
+    only for a stretch of 30-180 days. Every key has some text, so all tags come to use."""
+    launch = first_day + dt.timedelta(days=n_days // 2)
+    campaign = (launch, launch + dt.timedelta(days=LAUNCH_CAMPAIGN_DAYS - 1))
+    tags: list[tuple[TagShare, ...]] = []
+    for k in range(n_keys):
+        if k < len(SIGNATURE_TAGS):
+            tags.append(
+                tuple(
+                    TagShare(tag, share, *(campaign if tag == "launch-campaign" else ()))
+                    for tag, share in SIGNATURE_TAGS[k]
+                )
+            )
+            continue
+        if rng.random() >= 0.75:
+            tags.append(())
+            continue
+        names = rng.choice(MORE_TAGS, size=int(rng.integers(1, 4)), replace=False)
+        shares = rng.uniform(0.1, 0.35, len(names))
+        shares *= min(1.0, 0.9 / shares.sum())
+        drawn = []
+        for name, share in zip(names.tolist(), shares.tolist(), strict=True):
+            span: tuple[dt.date, ...] = ()
+            if rng.random() < 0.25:
+                begin = first_day + dt.timedelta(days=int(rng.integers(0, n_days)))
+                span = (begin, begin + dt.timedelta(days=int(rng.integers(30, 181))))
+            drawn.append(TagShare(name, round(share, 4), *span))
+        tags.append(tuple(drawn))
+    return tags
 
 
 def _plan(first_day: dt.date, usage: np.ndarray) -> Plan:
     """A paid plan billed from the day of the month the history began, with limits that leave
     the recent usage at about two thirds of each limit by the end of a period.
 
-    `usage` is keys × days × (text, document, improvement, speech-to-text, speech-to-speech).
+    `usage` is keys × the last PLAN_DAYS days × (text, document, improvement characters,
+    speech-to-text and speech-to-speech minutes).
     """
-    recent = usage[:, -90:].sum(axis=(0, 1)) * 30.4 / min(usage.shape[1], 90)
+    recent = usage.sum(axis=(0, 1)) * 30.4 / usage.shape[1]
     characters, speech_to_text, speech_to_speech = recent[:3].sum(), recent[3], recent[4]
     return Plan(
         pro=True,

@@ -1,22 +1,28 @@
-"""The analytics operation: parameter rules and the report body.
+"""The analytics operations: their shared parameter rules, paging and report bodies.
 
 Dates are instants (date-only means 00:00:00 UTC) and the range is half-open [start, end):
-a usage day belongs to the report when its 00:00:00 UTC instant lies in that range.
+a usage day belongs to a report when its 00:00:00 UTC instant lies in that range.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from emulator.errors import bad_request
 from emulator.store import Store, Usage
 
 MAX_RANGE = dt.timedelta(days=366)
 GROUPINGS = ("", "key", "key_and_day")
+AGGREGATIONS = ("", "period", "day")
 INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?")
+PAGE = re.compile(r"[1-9]\d{0,8}")  # bounded, so an offset always fits SQLite's integers
 RENDER = "%Y-%m-%dT%H:%M:%S"
+# The custom-tag breakdown is the usage breakdown of text translation and improvement alone.
+TAG_BREAKDOWN = ("total_characters", "text_translation_characters", "text_improvement_characters")
+Row = TypeVar("Row")
 
 
 def parse_instant(name: str, value: str) -> dt.datetime:
@@ -32,26 +38,81 @@ def parse_instant(name: str, value: str) -> dt.datetime:
     )
 
 
-def days_of(start: dt.datetime, end: dt.datetime) -> tuple[dt.date, dt.date]:
-    """[first, stop) of the usage days whose midnight lies in [start, end)."""
+@dataclass(frozen=True)
+class Window:
+    """The requested [start, end) and the usage days [first, stop) whose midnight lies in it."""
 
-    def first_midnight_at_or_after(instant: dt.datetime) -> dt.date:
-        midnight = instant.time() == dt.time(0)
-        return instant.date() if midnight else instant.date() + dt.timedelta(days=1)
+    start: dt.datetime
+    end: dt.datetime
 
-    return first_midnight_at_or_after(start), first_midnight_at_or_after(end)
+    @classmethod
+    def parse(cls, start_raw: str, end_raw: str) -> Window:
+        """The range rules every analytics operation shares; a 400 for any violation."""
+        start = parse_instant("start_date", start_raw)
+        end = parse_instant("end_date", end_raw)
+        if end <= start:
+            raise bad_request("Bad request. Reason: end_date must be after start_date.")
+        if end - start > MAX_RANGE:
+            raise bad_request("Bad request. Reason: date range cannot exceed 366 days.")
+        return cls(start, end)
+
+    @property
+    def first(self) -> dt.date:
+        return _first_midnight_at_or_after(self.start)
+
+    @property
+    def stop(self) -> dt.date:
+        return _first_midnight_at_or_after(self.end)
+
+    def echo(self) -> dict[str, str]:
+        return {"start_date": self.start.strftime(RENDER), "end_date": self.end.strftime(RENDER)}
 
 
-def check_range(start: dt.datetime, end: dt.datetime, group_by: str) -> None:
-    if end <= start:
-        raise bad_request("Bad request. Reason: end_date must be after start_date.")
-    if end - start > MAX_RANGE:
-        raise bad_request("Bad request. Reason: date range cannot exceed 366 days.")
-    if group_by not in GROUPINGS:
-        raise bad_request(
-            f"Bad request. Reason: the value {group_by[:40]!r} for group_by is not supported. "
-            "Allowed values: '' (empty, no grouping), 'key', 'key_and_day'."
-        )
+def _first_midnight_at_or_after(instant: dt.datetime) -> dt.date:
+    midnight = instant.time() == dt.time(0)
+    return instant.date() if midnight else instant.date() + dt.timedelta(days=1)
+
+
+def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    """`value` when it is one of `allowed` (where '' means the parameter's default)."""
+    if value not in allowed:
+        listed = ", ".join(f"'{option}'" for option in allowed)
+        raise bad_request(f"Value for '{name}' not supported. Allowed: {listed}.")
+    return value
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a paged report: pages are numbered from 1 and hold `size` rows each."""
+
+    number: int
+    size: int
+
+    @classmethod
+    def parse(cls, raw: str | None, size: int) -> Page:
+        """Page `raw` (absent: the first) of `size` rows; a 400 unless a positive integer."""
+        if raw is None:
+            return cls(1, size)
+        if not PAGE.fullmatch(raw):
+            raise bad_request(
+                "Bad request. Reason: page must be a positive integer (a next_page value), "
+                f"got {raw[:40]!r}."
+            )
+        return cls(int(raw), size)
+
+    @property
+    def limit(self) -> int:
+        """Rows to fetch: one beyond the page tells whether another page follows."""
+        return self.size + 1
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    def split(self, rows: list[Row]) -> tuple[list[Row], int | None]:
+        """The page's rows and `next_page` (None on the last page) from `limit` fetched rows."""
+        more = len(rows) > self.size
+        return rows[: self.size], self.number + 1 if more else None
 
 
 def breakdown(usage: Usage) -> dict[str, Any]:
@@ -67,17 +128,16 @@ def breakdown(usage: Usage) -> dict[str, Any]:
     }
 
 
+def _day(iso_day: str) -> str:
+    return iso_day + "T00:00:00Z"
+
+
 def build_report(store: Store, start_raw: str, end_raw: str, group_by: str) -> dict[str, Any]:
     """The AdminUsageReport body; raises a 400 ServiceError for any rule violation."""
-    start = parse_instant("start_date", start_raw)
-    end = parse_instant("end_date", end_raw)
-    check_range(start, end, group_by)
-    first, stop = days_of(start, end)
-    report: dict[str, Any] = {
-        "total_usage": breakdown(store.total(first, stop)),
-        "start_date": start.strftime(RENDER),
-        "end_date": end.strftime(RENDER),
-    }
+    window = Window.parse(start_raw, end_raw)
+    choice("group_by", group_by, GROUPINGS)
+    first, stop = window.first, window.stop
+    report: dict[str, Any] = {"total_usage": breakdown(store.total(first, stop)), **window.echo()}
     if group_by == "key":
         report["group_by"] = group_by
         report["key_usages"] = [
@@ -91,8 +151,37 @@ def build_report(store: Store, start_raw: str, end_raw: str, group_by: str) -> d
                 "api_key": masked,
                 "api_key_label": label,
                 "usage": breakdown(sums),
-                "usage_date": day + "T00:00:00Z",
+                "usage_date": _day(day),
             }
             for day, masked, label, *sums in store.by_key_and_day(first, stop)
         ]
     return {"usage_report": report}
+
+
+def build_tag_report(
+    store: Store,
+    start_raw: str,
+    end_raw: str,
+    aggregate_by: str,
+    page_raw: str | None,
+    page_size: int,
+) -> dict[str, Any]:
+    """The CustomTagUsageReport body: one page of characters per tag (and day)."""
+    window = Window.parse(start_raw, end_raw)
+    by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
+    page = Page.parse(page_raw, page_size)
+    rows = store.tag_usage(
+        window.first, window.stop, by_day=by_day, limit=page.limit, offset=page.offset
+    )
+    rows, next_page = page.split(rows)
+    usage = []
+    for row in rows:
+        *day, tag, text, improvement = row
+        full = breakdown((text, 0, improvement, 0.0, 0.0))
+        item: dict[str, Any] = {"custom_tag": tag}
+        if by_day:
+            item["usage_date"] = _day(day[0])
+        item["breakdown"] = {name: full[name] for name in TAG_BREAKDOWN}
+        usage.append(item)
+    report = {"aggregate_by": "day" if by_day else "period", **window.echo()}
+    return {"custom_tag_usage_report": report | {"next_page": next_page, "usage": usage}}

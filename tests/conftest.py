@@ -81,6 +81,22 @@ def small_config(**overrides: object) -> EmulatorConfig:
     return EmulatorConfig(**settings)  # type: ignore[arg-type]
 
 
+def file_app(directory: Path, text: str, **overrides: object) -> FastAPI:
+    """An emulator serving the organization file `text` (written to `directory/org.toml`)."""
+    path = directory / "org.toml"
+    path.write_text(text)
+    return create_app(EmulatorConfig(org_file=path, **overrides))  # type: ignore[arg-type]
+
+
+def client_for(app: FastAPI, key: str | None = None) -> httpx.AsyncClient:
+    """httpx over ASGITransport, authorized with `key` when given."""
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://emulator.test",
+        headers=auth(key) if key else None,
+    )
+
+
 @pytest.fixture
 def emulator_app() -> Iterator[FastAPI]:
     """A fresh in-process emulator app (8 keys × 60 days ending 2025-05-31)."""

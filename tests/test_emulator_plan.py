@@ -6,7 +6,7 @@ import datetime as dt
 
 import httpx
 import pytest
-from conftest import auth
+from conftest import auth, client_for, file_app
 
 from emulator import EmulatorConfig, create_app
 from emulator.orgfile import OrgFileError, load
@@ -70,15 +70,8 @@ text_translation_characters = 5000
 TODAY = dt.date(2025, 3, 20)
 
 
-def client_for(app, key: str) -> httpx.AsyncClient:
-    transport = httpx.ASGITransport(app=app)
-    return httpx.AsyncClient(transport=transport, base_url="http://e", headers=auth(key))
-
-
-def org_app(tmp_path, text: str, today: dt.date = TODAY):
-    path = tmp_path / "org.toml"
-    path.write_text(text)
-    return create_app(EmulatorConfig(org_file=path, today=today))
+def org_app(tmp_path, text: str):
+    return file_app(tmp_path, text, today=TODAY)
 
 
 async def usage_of(app, key: str) -> dict:
@@ -190,9 +183,7 @@ async def test_file_without_a_plan_is_paid_from_the_first_without_cost_control(t
     "headers", [{}, {"Authorization": "Service-Auth-Key nope"}, {"Authorization": "Bearer x"}]
 )
 async def test_usage_needs_a_valid_key(tmp_path, headers):
-    app = org_app(tmp_path, KEYS)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://e") as client:
+    async with client_for(org_app(tmp_path, KEYS)) as client:
         response = await client.get(USAGE, headers=headers)
     assert response.status_code == 403
     assert response.json()["code"] == "authorization_failed"
