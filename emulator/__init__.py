@@ -2,14 +2,24 @@
 
 from emulator.app import Emulator, create_app
 from emulator.config import EmulatorConfig
-from emulator.org import KeySpec, LedgerRow, TagLedgerRow, TagShare, mask_key
+from emulator.org import (
+    KeySpec,
+    LanguagePair,
+    LedgerRow,
+    PairLedgerRow,
+    TagLedgerRow,
+    TagShare,
+    mask_key,
+)
 from emulator.plan import Plan
 
 __all__ = [
     "Emulator",
     "EmulatorConfig",
     "KeySpec",
+    "LanguagePair",
     "LedgerRow",
+    "PairLedgerRow",
     "Plan",
     "TagLedgerRow",
     "TagShare",

@@ -24,7 +24,7 @@ from emulator.errors import (
 )
 from emulator.faults import FaultMiddleware, Faults
 from emulator.languages_data import RESOURCES, language_entries, v2_languages
-from emulator.org import KeySpec, LedgerRow, Organization, TagLedgerRow
+from emulator.org import KeySpec, LedgerRow, Organization, PairLedgerRow, TagLedgerRow
 from emulator.plan import Plan, usage_body
 from emulator.schemas import (
     DETECT_BODY,
@@ -35,6 +35,7 @@ from emulator.schemas import (
     DetectionResponse,
     DocumentHandle,
     LanguageEntry,
+    LanguagePairUsageReport,
     TranslationResponse,
     UsageResponse,
     V2Language,
@@ -42,7 +43,14 @@ from emulator.schemas import (
 )
 from emulator.store import Store, StoredKey
 from emulator.translation import translate
-from emulator.usage_report import AGGREGATIONS, GROUPINGS, build_report, build_tag_report
+from emulator.usage_report import (
+    AGGREGATIONS,
+    GROUPINGS,
+    PAIR_GROUPINGS,
+    build_pair_report,
+    build_report,
+    build_tag_report,
+)
 
 API_VERSION = "3.12.0"
 INSTANT_DOC = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC"
@@ -106,6 +114,12 @@ class Emulator:
         """Tagged characters per key-day and tag of the inclusive UTC day range, sorted by
         (usage_date, api_key, custom_tag); the custom-tag report sums these."""
         return self.store.tag_ledger(start, end)
+
+    def pair_ledger(self, start: dt.date, end: dt.date) -> list[PairLedgerRow]:
+        """Usage per key-day and language pair of the inclusive UTC day range, sorted by
+        (usage_date, api_key, source, target, attributed); the language-pair report sums
+        these, with unattributed rows under key '-'."""
+        return self.store.pair_ledger(start, end)
 
     def authenticate(self, authorization: str | None) -> StoredKey:
         """The calling key, or 403 when the header is missing, malformed or unknown."""
@@ -220,6 +234,33 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         return json_response(
             build_tag_report(
                 emulator.store, start_date, end_date, aggregate_by, page, emulator.page_size
+            )
+        )
+
+    @app.get(
+        "/v2/admin/analytics/language-pairs",
+        tags=["administrator API"],
+        summary="Get usage per language pair",
+        response_model=LanguagePairUsageReport,
+        responses=errors(400),
+    )
+    def language_pairs(
+        _: Admin,
+        start_date: StartDate,
+        end_date: EndDate,
+        group_by: Annotated[str, Query(json_schema_extra={"enum": list(PAIR_GROUPINGS)})] = "",
+        aggregate_by: Annotated[str, Query(json_schema_extra={"enum": list(AGGREGATIONS)})] = "",
+        page: PageNumber = None,
+    ) -> Response:
+        return json_response(
+            build_pair_report(
+                emulator.store,
+                start_date,
+                end_date,
+                group_by,
+                aggregate_by,
+                page,
+                emulator.page_size,
             )
         )
 

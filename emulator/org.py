@@ -46,6 +46,30 @@ class TagShare:
         return round(self.share * PARTS)
 
 
+UNKNOWN = "-"  # the language pair of usage a key declares no pair for; the key of unattributed
+
+
+@dataclass(frozen=True)
+class LanguagePair:
+    """A language pair of one key's usage and its weight among the key's pairs of its kind.
+
+    A translation pair (source ≠ target) carries text and document translation characters and
+    speech-to-speech minutes; a same-language pair (source = target) carries text improvement
+    characters and speech-to-text minutes. Each key-day's figure of a kind is split over the
+    key's pairs of that kind by weight, rounding so that the parts add up to the figure.
+    `attributed` False: usage the service cannot tie to the key (reported under key `-`).
+    """
+
+    source: str
+    target: str
+    weight: int
+    attributed: bool = True
+
+    @property
+    def same_language(self) -> bool:
+        return self.source == self.target
+
+
 @dataclass(frozen=True)
 class KeySpec:
     """One API key of the organization; its repr shows the masked key only."""
@@ -55,6 +79,7 @@ class KeySpec:
     admin: bool = False
     detect_beta: bool = False
     tags: tuple[TagShare, ...] = ()
+    pairs: tuple[LanguagePair, ...] = ()
 
     @property
     def masked(self) -> str:
@@ -111,3 +136,20 @@ class TagLedgerRow:
     custom_tag: str
     text_translation_characters: int
     text_improvement_characters: int
+
+
+@dataclass(frozen=True)
+class PairLedgerRow:
+    """One key-day's usage on one language pair (key masked, whether attributed or not)."""
+
+    usage_date: dt.date
+    api_key: str
+    api_key_label: str
+    source_language: str
+    target_language: str
+    attributed: bool
+    text_translation_characters: int
+    document_translation_characters: int
+    text_improvement_characters: int
+    speech_to_text_minutes: float
+    speech_to_speech_minutes: float

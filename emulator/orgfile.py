@@ -1,8 +1,9 @@
-"""Organizations defined in a TOML file (`[[keys]]` and `[[usage]]` tables; see README)."""
+"""Organizations defined in a TOML file (`[[keys]]`, `[[usage]]`, `[plan]`; see README)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from emulator.org import (
     MINUTE_METRICS,
     PARTS,
     KeySpec,
+    LanguagePair,
     Organization,
     TagShare,
     UsageTuple,
@@ -19,8 +21,10 @@ from emulator.org import (
 from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
 TABLES = ("keys", "usage", "plan")
-KEY_FIELDS = {"key", "label", "admin", "detect_beta", "tags"}
+KEY_FIELDS = {"key", "label", "admin", "detect_beta", "tags", "pairs"}
 TAG_FIELDS = {"tag", "share", "first", "last"}
+PAIR_FIELDS = {"source", "target", "weight", "attributed"}
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?")
 USAGE_FIELDS = {"key", "date", *METRICS}
 # Integer fields of [plan]: (default, least allowed value, largest allowed value or None).
 PLAN_NUMBERS: dict[str, tuple[int | None, int, int | None]] = {
@@ -119,7 +123,25 @@ def _key(item: dict[str, Any], where: str) -> KeySpec:
         raise OrgFileError(f"{where}: a tag is listed twice")
     if sum(t.parts for t in tags) > PARTS:
         raise OrgFileError(f"{where}: the tags' shares add up to more than 1")
-    return KeySpec(key, label, **flags, tags=tags)
+    pairs = tuple(
+        _pair(pair, f"{where}.pairs[{i}]") for i, pair in enumerate(_tables(item, "pairs", where))
+    )
+    if len({(p.source, p.target, p.attributed) for p in pairs}) != len(pairs):
+        raise OrgFileError(f"{where}: a language pair is listed twice")
+    return KeySpec(key, label, **flags, tags=tags, pairs=pairs)
+
+
+def _pair(item: dict[str, Any], where: str) -> LanguagePair:
+    _no_unknown(item, PAIR_FIELDS, where)
+    for name in ("source", "target"):
+        if not isinstance(item.get(name), str) or not LANGUAGE.fullmatch(item[name]):
+            raise OrgFileError(f"{where}: {name} must be a language code such as en or pt-BR")
+    weight, attributed = item.get("weight", 1), item.get("attributed", True)
+    if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+        raise OrgFileError(f"{where}: weight must be a positive integer")
+    if not isinstance(attributed, bool):
+        raise OrgFileError(f"{where}: attributed must be true or false")
+    return LanguagePair(item["source"], item["target"], weight, attributed)
 
 
 def _tag(item: dict[str, Any], where: str) -> TagShare:

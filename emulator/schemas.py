@@ -77,6 +77,28 @@ class CustomTagUsageReport(BaseModel):
     custom_tag_usage_report: CustomTagUsageReportData
 
 
+class LanguagePairUsageItem(BaseModel):
+    source_language: str
+    target_language: str = Field(description="Equal to source_language for text improvement")
+    api_key: str | None = Field(None, description="Masked key, or '-'; group_by=key only")
+    api_key_label: str | None = Field(None, description="'unknown' for key '-'")
+    usage_date: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z; aggregate_by=day")
+    usage: UsageBreakdown
+
+
+class LanguagePairUsageReportData(BaseModel):
+    group_by: list[Literal["key"]]
+    aggregate_by: Literal["period", "day"]
+    start_date: str
+    end_date: str
+    next_page: int | None = Field(description="The page to ask for next; null on the last page")
+    language_pair_usages: list[LanguagePairUsageItem]
+
+
+class LanguagePairUsageReport(BaseModel):
+    language_pair_usage_report: LanguagePairUsageReportData
+
+
 class ProductUsage(BaseModel):
     product_type: Literal["write", "translate", "speechToText", "speechToSpeech"]
     billing_unit: Literal["characters", "minutes"]

@@ -97,6 +97,24 @@ def client_for(app: FastAPI, key: str | None = None) -> httpx.AsyncClient:
     )
 
 
+async def all_pages(app: FastAPI, path: str, rows: str, **params: str) -> tuple[list[dict], int]:
+    """Every row (`rows` field) of a paged report, following next_page from the first page;
+    and the number of pages. Each next_page must be the following page's number."""
+    found: list[dict] = []
+    pages = 0
+    async with client_for(app, app.state.emulator.admin_key) as client:
+        while True:
+            query = params if not pages else {**params, "page": str(pages + 1)}
+            response = await client.get(path, params=query)
+            assert response.status_code == 200, response.text
+            [report] = response.json().values()
+            found += report[rows]
+            pages += 1
+            if report["next_page"] is None:
+                return found, pages
+            assert report["next_page"] == pages + 1
+
+
 @pytest.fixture
 def emulator_app() -> Iterator[FastAPI]:
     """A fresh in-process emulator app (8 keys × 60 days ending 2025-05-31)."""

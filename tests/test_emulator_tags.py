@@ -6,7 +6,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 
 import pytest
-from conftest import FIXED_TODAY, client_for, file_app, small_config
+from conftest import FIXED_TODAY, all_pages, client_for, file_app, small_config
 
 from emulator import EmulatorConfig, create_app
 from emulator.orgfile import OrgFileError, load
@@ -91,21 +91,8 @@ async def tag_report(app, key=ADMIN, **params) -> dict:
     return response.json()["custom_tag_usage_report"]
 
 
-async def all_pages(app, **params) -> tuple[list[dict], int]:
-    """Every row of a paged report, following next_page; and the number of pages."""
-    rows, page, pages = [], None, 0
-    async with client_for(app, app.state.emulator.admin_key) as client:
-        while True:
-            query = params if page is None else {**params, "page": page}
-            response = await client.get(TAGS, params=query)
-            assert response.status_code == 200, response.text
-            body = response.json()["custom_tag_usage_report"]
-            rows += body["usage"]
-            pages += 1
-            page = body["next_page"]
-            if page is None:
-                return rows, pages
-            assert page == pages + 1
+async def tag_pages(app, **params) -> tuple[list[dict], int]:
+    return await all_pages(app, TAGS, "usage", **params)
 
 
 @pytest.mark.parametrize("aggregate_by", [None, "", "period"])
@@ -175,7 +162,7 @@ def answer_sums(rows: list[dict], by_day: bool) -> dict:
 @pytest.mark.parametrize("aggregate_by", ["day", "period"])
 async def test_pages_together_equal_the_tag_ledger(aggregate_by):
     app = create_app(small_config(page_size=25))
-    rows, pages = await all_pages(
+    rows, pages = await tag_pages(
         app, start_date="2025-04-01", end_date="2025-06-01", aggregate_by=aggregate_by
     )
     ledger = app.state.emulator.tag_ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31))
@@ -190,7 +177,7 @@ async def test_pages_together_equal_the_tag_ledger(aggregate_by):
 
 async def test_a_year_by_day_of_the_demo_organization_takes_several_pages():
     app = create_app(EmulatorConfig(today=FIXED_TODAY))
-    rows, pages = await all_pages(
+    rows, pages = await tag_pages(
         app, start_date="2024-06-01", end_date="2025-06-01", aggregate_by="day"
     )
     assert pages >= 4
@@ -204,7 +191,7 @@ async def test_tags_never_exceed_the_organization_s_text_characters():
     app = create_app(EmulatorConfig(today=FIXED_TODAY))
     emu = app.state.emulator
     start, end = dt.date(2024, 6, 1), dt.date(2025, 5, 31)
-    rows, _ = await all_pages(
+    rows, _ = await tag_pages(
         app, start_date=start.isoformat(), end_date="2025-06-01", aggregate_by="day"
     )
     tagged: dict = defaultdict(lambda: [0, 0])
