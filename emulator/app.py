@@ -59,15 +59,7 @@ INSTANT_SCHEMA = {
     r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
 }
 BOOLEAN_SCHEMA = {"enum": ["true", "false"]}
-
-
-def _page_schema(schema: dict[str, Any]) -> None:
-    """Declare `page` as the integer it is; the handler reads the text itself (see Page)."""
-    schema.clear()
-    schema.update(type="integer", minimum=1, maximum=999_999_999, default=1)
-
-
-PAGE_DOC = "Page number: 1 or the next_page of the previous answer"
+PAGE_DOC = "Page number from 1 (absent: 1); the next_page of the previous answer"
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
 
 
@@ -167,6 +159,12 @@ def admin(key: Caller) -> StoredKey:
             403, "Forbidden: usage analytics need an administrator key.", "admin_required"
         )
     return key
+
+
+def _page_schema(schema: dict[str, Any]) -> None:
+    """Declare `page` as the integer it is; the handler reads the text itself (see Page)."""
+    schema.clear()
+    schema.update(type="integer", minimum=1, maximum=999_999_999)
 
 
 Admin = Annotated[StoredKey, Depends(admin)]

@@ -121,16 +121,21 @@ def _part(column: str) -> str:
         share = f"u.{column} * p.{bound} / p.total"
         return f"ROUND({share}, 6)" if column.endswith("_minutes") else share
 
-    zero = "0.0" if column.endswith("_minutes") else "0"
     return (
-        f"CASE WHEN u.{column} > 0 THEN {cumulative('high')} - {cumulative('low')} ELSE {zero} END"
+        f"CASE WHEN u.{column} > 0 THEN {cumulative('high')} - {cumulative('low')} "
+        f"ELSE {_zero(column)} END"
     )
+
+
+def _zero(column: str) -> str:
+    return "0.0" if column.endswith("_minutes") else "0"
 
 
 def _paired(same: bool) -> str:
     """Usage per key-day and pair of one kind; key-days with nothing of that kind are skipped."""
     parts = ", ".join(
-        f"{_part(column) if kind is same else '0'} AS {name}" for column, name, kind in PAIR_METRICS
+        f"{_part(column) if kind is same else _zero(column)} AS {name}"
+        for column, name, kind in PAIR_METRICS
     )
     used = " OR ".join(f"u.{column} > 0" for column, _, kind in PAIR_METRICS if kind is same)
     return f"""
@@ -142,9 +147,7 @@ def _paired(same: bool) -> str:
 
 # Each key-day's usage per language pair; parameters as TAGGED.
 PAIRED = f"{_paired(same=False)} UNION ALL {_paired(same=True)}"
-PAIR_SUMS = """
-    SUM(text), SUM(document), SUM(improvement), SUM(speech_to_text), SUM(speech_to_speech)
-"""
+PAIR_SUMS = ", ".join(f"SUM({name}) AS {name}" for _, name, _ in PAIR_METRICS)
 NONZERO = (
     "SUM(text) + SUM(document) + SUM(improvement) > 0 OR SUM(speech_to_text) > 0 "
     "OR SUM(speech_to_speech) > 0"
@@ -395,10 +398,7 @@ class Store:
                        g.text, g.document, g.improvement, g.speech_to_text, g.speech_to_speech
                 FROM (
                     SELECT {"usage_date" if by_day else "NULL"} AS day, pair_id, {key} AS key,
-                           label, SUM(text) AS text, SUM(document) AS document,
-                           SUM(improvement) AS improvement,
-                           SUM(speech_to_text) AS speech_to_text,
-                           SUM(speech_to_speech) AS speech_to_speech, MAX(usage_date)
+                           label, {PAIR_SUMS}, MAX(usage_date)
                     FROM ({PAIRED}) GROUP BY {groups} HAVING {NONZERO}
                     ORDER BY {order} LIMIT ?3 OFFSET ?4
                 ) g JOIN language_pairs l USING (pair_id) LEFT JOIN keys k ON k.key_id = g.key

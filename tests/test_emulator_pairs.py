@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
+import httpx
 import pytest
-from conftest import FIXED_TODAY, all_pages, client_for, file_app, small_config
+from conftest import FIXED_TODAY, all_pages, auth, client_for, file_app, small_config
 
 from emulator import EmulatorConfig, create_app, mask_key
 from emulator.orgfile import OrgFileError, load
@@ -386,3 +387,30 @@ def test_org_file_pair_errors(tmp_path, pairs, fragment):
     assert fragment in str(caught.value)
     assert "keys[0]" in str(caught.value)
     assert ADMIN not in str(caught.value)
+
+
+def test_pages_over_loopback_link_to_the_end(emulator_process):
+    """The real command line: a month by key and day, page after page, until next_page is null."""
+    end = emulator_process.today
+    params = {
+        "start_date": (end - dt.timedelta(days=30)).isoformat(),
+        "end_date": end.isoformat(),
+        "group_by": "key",
+        "aggregate_by": "day",
+    }
+    headers = auth(emulator_process.admin_key)
+    rows, page = [], 1
+    while page:
+        response = httpx.get(
+            f"{emulator_process.base_url}{PAIRS}", params={**params, "page": page}, headers=headers
+        )
+        assert response.status_code == 200
+        assert response.headers["X-Trace-ID"]
+        report = response.json()["language_pair_usage_report"]
+        assert len(report["language_pair_usages"]) == 500 or report["next_page"] is None
+        rows += report["language_pair_usages"]
+        page = report["next_page"]
+    assert len(rows) > 500  # at least two pages
+    assert len(
+        {(r["usage_date"], r["source_language"], r["target_language"], r["api_key"]) for r in rows}
+    ) == len(rows)
