@@ -24,14 +24,15 @@ run: $(VENV)/.runtime
 emulator: $(VENV)/.runtime
 	$(BIN)/python -m emulator
 
-test: $(VENV)/.dev
-	$(BIN)/ruff format --check .
-	$(BIN)/ruff check .
+test: lint
 	$(BIN)/python -m pytest
 
+# Style, the import contracts of docs/architecture.md, and strict types on analytics/.
 lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format .

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics import periods, state, views
-from analytics.views import Access
+from analytics.dashboard import session
+from analytics.dashboard.access import Access, access_decision
+from analytics.dashboard.source import Source, secrets, source
+from analytics.usage import calendar
 
 st.set_page_config(page_title="Usage dashboard", page_icon=":material/insights:", layout="wide")
 
@@ -30,8 +32,8 @@ DEFAULT_PRESET = "last-30-days"
 
 def gate() -> Access:
     """Whether this session may see the dashboard (sign-in applies when `[auth]` is in secrets)."""
-    given = state.secrets()
-    return views.access_decision(
+    given = secrets()
+    return access_decision(
         "auth" in given,
         bool(st.user.get("is_logged_in")),
         st.user.get("email"),
@@ -53,11 +55,11 @@ def sign_in_page() -> None:
         st.button("Sign out", on_click=st.logout, icon=":material/logout:")
 
 
-def sidebar_period(src: state.Source) -> state.Period:
+def sidebar_range(src: Source) -> session.ChosenRange:
     """The date range control shared by every page; its choices live in the URL."""
-    today = state.today()
-    through = views.data_through(today)
-    first, _ = views.all_history_range(today, src.settings.demo_days if src.demo else None)
+    today = calendar.utc_today()
+    through = calendar.data_through(today)
+    first, _ = calendar.all_history_range(today, src.settings.demo_days if src.demo else None)
     with st.sidebar:
         preset = st.selectbox(
             "Date range (UTC)",
@@ -69,7 +71,7 @@ def sidebar_period(src: state.Source) -> state.Period:
         )
         if preset == "custom":
             # The default range, kept inside a demo organization shorter than it.
-            default_start, default_end = periods.resolve(DEFAULT_PRESET, today)
+            default_start, default_end = calendar.resolve(DEFAULT_PRESET, today)
             default = (max(default_start, first), default_end)
             chosen = st.date_input(
                 "From – to (UTC)",
@@ -84,14 +86,14 @@ def sidebar_period(src: state.Source) -> state.Period:
         elif preset == "all-history":
             start, end = first, through
         else:
-            start, end = periods.resolve(preset, today)
+            start, end = calendar.resolve(preset, today)
         days = (end - start).days + 1
         st.caption(
-            f"**{views.range_text(start, end)}** ({days:,} days)  \n"
+            f"**{calendar.range_text(start, end)}** ({days:,} days)  \n"
             f"Data through {through:%Y-%m-%d} (UTC)"
         )
         st.caption(src.description)
-    return state.Period(start, end, preset)
+    return session.ChosenRange(start, end, preset)
 
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
@@ -109,16 +111,16 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
     st.stop()
 
 page = st.navigation(PAGES)
-state.mark_entry()
-source = state.source()
-state.set_period(sidebar_period(source))
-if source.demo:
+session.mark_entry()
+data_source = source()
+session.choose_range(sidebar_range(data_source))
+if data_source.demo:
     st.info(
-        f"Demo data — synthetic organization, {source.settings.demo_keys} keys over "
-        f"{source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL "
+        f"Demo data — synthetic organization, {data_source.settings.demo_keys} keys over "
+        f"{data_source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL "
         "for your own.",
         icon=":material/science:",
     )
-if "auth" in state.secrets() and st.user.get("is_logged_in"):
+if "auth" in secrets() and st.user.get("is_logged_in"):
     st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
 page.run()

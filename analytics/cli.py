@@ -9,21 +9,18 @@ Errors go to stderr in one or two lines, without a traceback unless --debug is g
 
 from __future__ import annotations
 
-import csv
 import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, timedelta
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
 
-from analytics import exports, periods
-from analytics.budgets import (
+from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
     Status,
@@ -32,14 +29,19 @@ from analytics.budgets import (
     load_budgets,
     worst,
 )
-from analytics.client import ServiceClient
-from analytics.demo import demo_client
-from analytics.errors import AuthorizationError, ServiceError
-from analytics.forecast import YearStart, required_start
-from analytics.history import HistoryStore
-from analytics.pipeline import Usage, fetch_usage, utc_today
-from analytics.report import build_report, report_range
-from analytics.settings import Settings, setting_problems
+from analytics.capacity.forecast import required_start
+from analytics.capacity.review import build_review, review_range
+from analytics.exports.files import Format, format_for, write_atomic, write_export
+from analytics.exports.tables import GroupBy, shape_export
+from analytics.languages import language_table
+from analytics.reports.meeting import render
+from analytics.service.client import ServiceClient
+from analytics.service.demo import demo_client
+from analytics.service.errors import AuthorizationError, ServiceError
+from analytics.service.settings import Settings, setting_problems
+from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
+from analytics.usage.history import HistoryStore
+from analytics.usage.pipeline import Usage, fetch_usage
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
@@ -62,28 +64,14 @@ app = typer.Typer(
 )
 
 
-class GroupByChoice(StrEnum):
-    key_and_day = "key_and_day"
-    key = "key"
-    none = "none"
-
-
-class FormatChoice(StrEnum):
-    csv = "csv"
-    parquet = "parquet"
-    xlsx = "xlsx"
-
-
-class ListFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-
-
-PeriodChoice = StrEnum("PeriodChoice", {name: name for name in periods.PRESETS})
+ListFormat = Literal["table", "csv"]
 
 DemoOption = Annotated[
     bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
 ]
+StartOption = Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")]
+EndOption = Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")]
+PeriodOption = Annotated[Preset | None, typer.Option(help="Named range ending yesterday (UTC).")]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Log every step and show tracebacks on errors.")
 ]
@@ -163,14 +151,14 @@ def _day(value: str | None, name: str) -> date | None:
 
 
 def _range(
-    start: str | None, end: str | None, period: PeriodChoice | None, today: date
+    start: str | None, end: str | None, period: Preset | None, today: date
 ) -> tuple[date, date]:
     """The inclusive days asked for; `today` is read once per command, so a run that crosses
     UTC midnight never mixes two days' views of "yesterday"."""
     if period is not None:
         if start or end:
             raise UsageProblem("give either --period or --start/--end, not both")
-        return periods.resolve(period.value, today)
+        return resolve(period, today)
     first, last = _day(start, "--start"), _day(end, "--end")
     if first is None or last is None:
         raise UsageProblem("give --start and --end (inclusive UTC days) or --period")
@@ -191,12 +179,10 @@ def _check_output(output: Path) -> None:
         )
 
 
-def _format(output: Path, fmt: FormatChoice | None) -> exports.Format:
+def _format(output: Path, fmt: Format | None) -> Format:
     _check_output(output)
-    if fmt is not None:
-        return fmt.value  # type: ignore[return-value]
     try:
-        return exports.format_for(output)
+        return fmt or format_for(output)
     except ValueError as exc:
         raise UsageProblem(str(exc)) from None
 
@@ -204,16 +190,14 @@ def _format(output: Path, fmt: FormatChoice | None) -> exports.Format:
 @app.command()
 def export(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write (atomically).")],
-    start: Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")] = None,
-    end: Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")] = None,
-    period: Annotated[
-        PeriodChoice | None, typer.Option(help="Named range ending yesterday (UTC).")
-    ] = None,
+    start: StartOption = None,
+    end: EndOption = None,
+    period: PeriodOption = None,
     group_by: Annotated[
-        GroupByChoice, typer.Option(help="Rows per key and day, per key, or one row.")
-    ] = GroupByChoice.key_and_day,
+        GroupBy, typer.Option(help="Rows per key and day, per key, or one row.")
+    ] = "key_and_day",
     fmt: Annotated[
-        FormatChoice | None,
+        Format | None,
         typer.Option("--format", help="Output format; by default from the file extension."),
     ] = None,
     demo: DemoOption = False,
@@ -231,8 +215,8 @@ def export(
         file_format = _format(output, fmt)
         settings = _settings()
         usage = _fetch(settings, demo, first, last, use_history=not no_history)
-        table = exports.shape_export(usage, group_by.value)
-        exports.write_export(table, output, file_format, raw=raw)
+        table = shape_export(usage.key_day, first, last, group_by)
+        write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
 
@@ -265,11 +249,9 @@ def report(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="HTML file to write (atomically).")
     ],
-    start: Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")] = None,
-    end: Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")] = None,
-    period: Annotated[
-        PeriodChoice | None, typer.Option(help="Named range ending yesterday (UTC).")
-    ] = None,
+    start: StartOption = None,
+    end: EndOption = None,
+    period: PeriodOption = None,
     budgets: Annotated[
         Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
     ] = None,
@@ -283,11 +265,10 @@ def report(
         _check_output(output)
         budget_file = _budgets(budgets) if budgets else None
         year_start = budget_file.year_start if budget_file else YearStart()
-        fetch_first, fetch_last = report_range(first, last, today, year_start)
+        fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
-        exports.write_atomic(
-            build_report(usage, budget_file, today, start=first, end=last).encode(), output
-        )
+        review = build_review(usage, budget_file, today, first, last)
+        write_atomic(render(usage.key_day, review).encode(), output)
         if sys.stderr.isatty():
             typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
 
@@ -320,31 +301,25 @@ def languages(
     resource: Annotated[
         str, typer.Option(help="translate_text, translate_document, glossary, voice or write.")
     ],
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = ListFormat.table,
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """List the languages of one resource with their source/target flags and features."""
     with _reported(debug), _client(_settings(), demo) as client:
         entries = client.languages(resource)
-        rows = [
-            [
-                e.lang,
-                e.name,
-                "yes" if e.usable_as_source else "no",
-                "yes" if e.usable_as_target else "no",
-                " ".join(sorted(e.features)),
-            ]
-            for e in entries
-        ]
-        header = ["lang", "name", "source", "target", "features"]
-        if fmt.value == "csv":
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            writer.writerows([header, *rows])
+        table = language_table(entries).drop(columns="status")
+        # Space-separated, as scripts split them (the page's table separates with commas).
+        table["features"] = [" ".join(sorted(e.features)) for e in entries]
+        for flag in ("source", "target"):
+            table[flag] = table[flag].map({True: "yes", False: "no"})
+        if fmt == "csv":
+            table.to_csv(sys.stdout, index=False, lineterminator="\n")
         else:
-            widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-            for row in [header, *rows]:
-                cells = (str(v).ljust(w) for v, w in zip(row, widths, strict=True))
+            rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]
+            widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
+            for row in rows:
+                cells = (value.ljust(width) for value, width in zip(row, widths, strict=True))
                 typer.echo("  ".join(cells).rstrip())
 
 

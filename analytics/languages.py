@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from analytics.models import DetectionResult, LanguageEntry, V2Language
+from analytics.service.models import DetectionResult, LanguageEntry, V2Language
 
 RESOURCES = ("translate_text", "translate_document", "glossary", "voice", "write")
 RESOURCE_LABELS = {

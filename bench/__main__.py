@@ -1,5 +1,6 @@
-"""`python -m bench [--scale 0.05] [--only NAME ...] [--output PATH]`: run the scenarios, print
-one JSON line per target and write them, with the machine they ran on, to bench/results.json.
+"""`python -m bench [--scale 0.05] [--only NAME ...] [--output PATH] [--keep FOLDER]`: run the
+scenarios, print one JSON line per target and write them, with the machine they ran on, to
+bench/results.json; `--keep` leaves the outputs each scenario compares in FOLDER.
 
 Exits 0 when every target is met and 3 when one is missed."""
 
@@ -13,6 +14,7 @@ import platform
 import sys
 from pathlib import Path
 
+from bench import scenarios
 from bench.org import Scale
 from bench.scenarios import SCENARIOS
 
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="1 = 1,000 keys, 0.05 smoke")
     parser.add_argument("--only", nargs="*", choices=list(SCENARIOS), help="scenarios to run")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write results")
+    parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
+    scenarios.KEPT = args.keep
     scale = Scale(args.scale)
     lines = []
     for name in args.only or SCENARIOS:

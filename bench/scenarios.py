@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,11 +24,15 @@ import orjson
 import pandas as pd
 from pydantic import SecretStr
 
-from analytics import exports, frames
-from analytics.client import ServiceClient
-from analytics.demo import DEMO_BASE_URL
-from analytics.history import HistoryStore
-from analytics.pipeline import Usage, fetch_usage, last_closed_day, utc_today
+from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
+from analytics.exports.tables import shape_export
+from analytics.service.client import Policy, ServiceClient
+from analytics.service.demo import DEMO_BASE_URL
+from analytics.usage import frames
+from analytics.usage.calendar import utc_today
+from analytics.usage.history import HistoryStore
+from analytics.usage.metrics import CHARACTER_METRICS
+from analytics.usage.pipeline import Usage, fetch_usage, last_closed_day
 from bench import org
 from bench.timing import medians, timed
 from emulator import EmulatorConfig
@@ -38,6 +43,23 @@ MAX_FIGURE_BYTES = 1024**2
 SMALL_KEYS = 10
 LATENCY_MS = 200
 LATENCY_BOUND_KEYS = EmulatorConfig().keys
+
+
+# Where scenarios leave the outputs they call identical (`python -m bench --keep FOLDER`), so
+# that a reader can compare the files themselves; None keeps nothing.
+KEPT: Path | None = None
+
+
+def keep(scenario: str, name: str, data: bytes | Path) -> None:
+    """Leave `data` (bytes, or a file to copy) as KEPT/<scenario>/<name>."""
+    if KEPT is None:
+        return
+    folder = KEPT / scenario
+    folder.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, Path):
+        shutil.copyfile(data, folder / name)
+    else:
+        (folder / name).write_bytes(data)
 
 
 def result(name: str, ratio: float, target: float, checks: dict[str, bool], **raw: Any) -> Result:
@@ -59,7 +81,7 @@ def naive_key_day(body: bytes) -> pd.DataFrame:
     days = pd.to_datetime(frame["usage_date"]).dt.tz_localize(None)
     frame["usage_date"] = days.astype(frames.DATE_DTYPE)
     frame = frame.astype(
-        {**dict.fromkeys(frames.CHARACTER_METRICS, "int64"), "speech_to_text_minutes": "float64"}
+        {**dict.fromkeys(CHARACTER_METRICS, "int64"), "speech_to_text_minutes": "float64"}
     )
     frame = frame.sort_values(["usage_date", "api_key"], kind="stable", ignore_index=True)
     latest = frame.drop_duplicates("api_key", keep="last").set_index("api_key")["api_key_label"]
@@ -140,7 +162,7 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
         start, end = org.five_years(utc_today())
         key = SecretStr(served.admin_key)
         with (
-            ServiceClient(served.base_url, key, concurrency=1) as one_by_one,
+            ServiceClient(served.base_url, key, policy=Policy(concurrency=1)) as one_by_one,
             ServiceClient(served.base_url, key) as default,
         ):
             clients = {"sequential": one_by_one, "concurrent": default}
@@ -183,6 +205,8 @@ def incremental_refresh(scale: org.Scale) -> list[Result]:
                 took, again = timed(partial(_export, client, start, end, store, second))
                 second_runs.append(took)
                 outcomes.append((first.read_bytes() == second.read_bytes(), again))
+                keep("incremental_refresh", first.name, first)
+                keep("incremental_refresh", second.name, second)
     times = {"first": statistics.median(first_runs), "second": statistics.median(second_runs)}
     again = outcomes[-1][1]
     return [
@@ -207,7 +231,7 @@ def _export(
 ) -> Usage:
     """What `python -m analytics export` does for a configured service."""
     usage = fetch_usage(client, start, end, history=store)
-    exports.write_export(exports.shape_export(usage, "key_and_day"), path)
+    write_export(shape_export(usage.key_day, start, end, "key_and_day"), path)
     return usage
 
 
@@ -336,13 +360,16 @@ def five_year_usage(keys: int) -> Usage:
 
 
 def csv_export(scale: org.Scale) -> list[Result]:
-    table = exports.shape_export(five_year_usage(scale.keys), "key_and_day")
-    safe = exports.spreadsheet_safe(table)
-    identical = exports.export_bytes(table, "csv") == exports.pandas_csv_bytes(safe)
+    usage = five_year_usage(scale.keys)
+    table = shape_export(usage.key_day, usage.start, usage.end, "key_and_day")
+    safe = spreadsheet_safe(table)
+    ours, reference = export_bytes(table, "csv"), pandas_csv_bytes(safe)
+    keep("csv_export", "exports.csv", ours)
+    keep("csv_export", "pandas_to_csv.csv", reference)
     times = medians(
         {
-            "pandas_to_csv": lambda: exports.pandas_csv_bytes(safe),
-            "exports": lambda: exports.export_bytes(table, "csv"),
+            "pandas_to_csv": lambda: pandas_csv_bytes(safe),
+            "exports": lambda: export_bytes(table, "csv"),
         },
         scale.repeat,
     )
@@ -351,9 +378,48 @@ def csv_export(scale: org.Scale) -> list[Result]:
             "csv_export",
             times["exports"] / times["pandas_to_csv"],
             0.5,
-            {"identical": identical},
+            {"identical": ours == reference},
             seconds=_rounded(times),
             rows=len(table),
+        )
+    ]
+
+
+# --- 7. capacity page rerun ------------------------------------------------------------------
+
+
+def capacity_rerun(scale: org.Scale) -> list[Result]:
+    """The Capacity page over all history: a rerun that changes neither the range nor the
+    budgets (any widget) against the first run of a fresh session with empty caches."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    launcher = f"import runpy; runpy.run_path({str(org.ROOT / 'app.py')!r})"
+    page = str(org.ROOT / "pages" / "capacity.py")
+    runs: dict[str, list[float]] = {"cold": [], "warm": []}
+    with tempfile.TemporaryDirectory() as folder, _environment(folder):
+        os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
+        for _ in range(scale.repeat + 1):  # the first round builds the organization: dropped
+            st.cache_data.clear()
+            st.cache_resource.clear()
+            at = AppTest.from_string(launcher, default_timeout=900)
+            at.query_params["period"] = "All history"
+            at.run()
+            cold, _ = timed(lambda at=at: at.switch_page(page).run())
+            warm, _ = timed(at.run)
+            if at.exception:
+                raise RuntimeError(f"capacity failed: {at.exception[0].message}")
+            runs["cold"].append(cold)
+            runs["warm"].append(warm)
+    times = {name: statistics.median(values[1:]) for name, values in runs.items()}
+    return [
+        result(
+            "capacity_rerun",
+            times["warm"] / times["cold"],
+            0.2,
+            {},
+            seconds=_rounded(times),
+            keys=scale.keys,
         )
     ]
 
@@ -365,4 +431,5 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "pages": pages,
     "incremental_refresh": incremental_refresh,
     "concurrent_windows": concurrent_windows,
+    "capacity_rerun": capacity_rerun,
 }

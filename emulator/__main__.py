@@ -11,7 +11,7 @@ import typer
 import uvicorn
 
 from emulator.app import create_app
-from emulator.config import EmulatorConfig
+from emulator.config import EmulatorConfig, EndDateReading
 from emulator.orgfile import OrgFileError
 
 cli = typer.Typer(add_completion=False)
@@ -35,6 +35,10 @@ def serve(
         dt.datetime | None,
         typer.Option(formats=["%Y-%m-%d"], help="Pin the current UTC day (default: the clock)."),
     ] = None,
+    end_date_reading: Annotated[
+        EndDateReading,
+        typer.Option(help="Analytics: whether a date-only end_date is the range's last day."),
+    ] = EndDateReading.EXCLUSIVE,
 ) -> None:
     """Start the Language Service emulator."""
     config = EmulatorConfig(
@@ -49,6 +53,7 @@ def serve(
         retry_after_s=retry_after,
         auth_scheme=auth_scheme,
         today=today.date() if today else None,
+        end_date_reading=end_date_reading,
     )
     try:
         app = create_app(config)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import Depends, FastAPI, Query, Request, Security
+from fastapi import Depends, FastAPI, Request, Security
 from fastapi.security import APIKeyHeader
 from starlette.responses import Response
 
 from emulator import documents, orgfile, synthetic
-from emulator.bodies import read_fields, texts_of
+from emulator.bodies import TRANSLATE_BODIES, Params, read_params, required, texts_of
 from emulator.config import EmulatorConfig
 from emulator.detection import detect
 from emulator.errors import (
@@ -23,19 +23,31 @@ from emulator.errors import (
     json_response,
 )
 from emulator.faults import FaultMiddleware, Faults
-from emulator.languages_data import RESOURCES, language_entries, v2_languages
+from emulator.languages_data import (
+    INCLUDE_VALUES,
+    RESOURCES,
+    listed_entries,
+    resource_list,
+    v2_languages,
+)
 from emulator.org import KeySpec, LedgerRow, Organization, PairLedgerRow, TagLedgerRow
 from emulator.plan import Plan, usage_body
 from emulator.schemas import (
-    DETECT_BODY,
-    DOCUMENT_BODY,
-    TRANSLATE_BODY,
+    ANALYTICS_PARAMETERS,
+    CUSTOM_TAGS_PARAMETERS,
+    DETECT_PARAMETERS,
+    DOCUMENT_PARAMETERS,
+    LANGUAGE_PAIRS_PARAMETERS,
+    TRANSLATE_PARAMETERS,
+    V2_LANGUAGES_PARAMETERS,
+    V3_LANGUAGES_PARAMETERS,
     AdminUsageReport,
     CustomTagUsageReport,
     DetectionResponse,
     DocumentHandle,
     LanguageEntry,
     LanguagePairUsageReport,
+    LanguageResource,
     TranslationResponse,
     UsageResponse,
     V2Language,
@@ -43,23 +55,9 @@ from emulator.schemas import (
 )
 from emulator.store import Store, StoredKey
 from emulator.translation import translate
-from emulator.usage_report import (
-    AGGREGATIONS,
-    GROUPINGS,
-    PAIR_GROUPINGS,
-    build_pair_report,
-    build_report,
-    build_tag_report,
-)
+from emulator.usage_report import build_pair_report, build_report, build_tag_report
 
 API_VERSION = "3.12.0"
-INSTANT_DOC = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC"
-INSTANT_SCHEMA = {
-    "pattern": r"^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
-    r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$"
-}
-BOOLEAN_SCHEMA = {"enum": ["true", "false"]}
-PAGE_DOC = "Page number from 1 (absent: 1); the next_page of the previous answer"
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
 
 
@@ -153,7 +151,7 @@ Caller = Annotated[StoredKey, Depends(caller)]
 
 
 def admin(key: Caller) -> StoredKey:
-    """The analytics operations belong to the administrator API."""
+    """The analytics operations belong to the administrator API: 403 before any parameter."""
     if not key.admin:
         raise ServiceError(
             403, "Forbidden: usage analytics need an administrator key.", "admin_required"
@@ -161,25 +159,29 @@ def admin(key: Caller) -> StoredKey:
     return key
 
 
-def _page_schema(schema: dict[str, Any]) -> None:
-    """Declare `page` as the integer it is; the handler reads the text itself (see Page)."""
-    schema.clear()
-    schema.update(type="integer", minimum=1, maximum=999_999_999)
-
-
 Admin = Annotated[StoredKey, Depends(admin)]
-StartDate = Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)]
-EndDate = Annotated[str, Query(description=INSTANT_DOC, json_schema_extra=INSTANT_SCHEMA)]
-PageNumber = Annotated[str | None, Query(description=PAGE_DOC, json_schema_extra=_page_schema)]
 
 
-def _flag(name: str, value: str | None) -> bool | None:
+def _filter(params: Params, name: str) -> bool | None:
     """A language-list filter: absent means no filtering, so None is kept apart from False."""
+    value = params.text(name)
     if value is None:
         return None
     if value.lower() in ("true", "false"):
         return value.lower() == "true"
     raise bad_request(f"Bad request. Parameter {name} must be 'true' or 'false'.")
+
+
+def _includes_beta(params: Params) -> bool:
+    """`include` is repeatable (empty values count as absent); only `beta` changes the list."""
+    values = [value for value in params.texts("include") if value]
+    unknown = [value for value in values if value not in INCLUDE_VALUES]
+    if unknown:
+        raise bad_request(
+            f"Value for 'include' not supported: {unknown[0][:40]!r}. "
+            f"Allowed: {', '.join(repr(value) for value in INCLUDE_VALUES)}."
+        )
+    return "beta" in values
 
 
 def create_app(config: EmulatorConfig | None = None) -> FastAPI:
@@ -188,7 +190,10 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
     app = FastAPI(
         title="Language Service (local emulator)",
         version=API_VERSION,
-        description="Spec-faithful emulator of the Language Service API; see emulator/README.md.",
+        description=(
+            "Spec-faithful emulator of the Language Service API; see emulator/README.md. "
+            "Every operation takes its parameters from the query string or from the body."
+        ),
         redoc_url=None,
     )
     app.state.emulator = emulator
@@ -205,71 +210,72 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         tags=["administrator API"],
         summary="Get usage analytics",
         response_model=AdminUsageReport,
-        responses=errors(400),
+        responses=errors(400, 413, 415),
+        openapi_extra=ANALYTICS_PARAMETERS,
     )
-    def analytics(
-        _: Admin,
-        start_date: StartDate,
-        end_date: EndDate,
-        group_by: Annotated[str, Query(json_schema_extra={"enum": list(GROUPINGS)})] = "",
-    ) -> Response:
-        return json_response(build_report(emulator.store, start_date, end_date, group_by))
+    async def analytics(request: Request, _: Admin) -> Response:
+        params = await read_params(request)
+        report = build_report(
+            emulator.store,
+            required(params, "start_date"),
+            required(params, "end_date"),
+            params.text("group_by") or "",
+            end_date_reading=emulator.config.end_date_reading,
+        )
+        return json_response(report)
 
     @app.get(
         "/v2/admin/analytics/custom-tags",
         tags=["administrator API"],
         summary="Get usage per custom tag",
         response_model=CustomTagUsageReport,
-        responses=errors(400),
+        responses=errors(400, 413, 415),
+        openapi_extra=CUSTOM_TAGS_PARAMETERS,
     )
-    def custom_tags(
-        _: Admin,
-        start_date: StartDate,
-        end_date: EndDate,
-        aggregate_by: Annotated[str, Query(json_schema_extra={"enum": list(AGGREGATIONS)})] = "",
-        page: PageNumber = None,
-    ) -> Response:
-        return json_response(
-            build_tag_report(
-                emulator.store, start_date, end_date, aggregate_by, page, emulator.page_size
-            )
+    async def custom_tags(request: Request, _: Admin) -> Response:
+        params = await read_params(request)
+        report = build_tag_report(
+            emulator.store,
+            required(params, "start_date"),
+            required(params, "end_date"),
+            params.text("aggregate_by") or "",
+            params.integer("page"),
+            emulator.page_size,
+            end_date_reading=emulator.config.end_date_reading,
         )
+        return json_response(report)
 
     @app.get(
         "/v2/admin/analytics/language-pairs",
         tags=["administrator API"],
         summary="Get usage per language pair",
         response_model=LanguagePairUsageReport,
-        responses=errors(400),
+        responses=errors(400, 413, 415),
+        openapi_extra=LANGUAGE_PAIRS_PARAMETERS,
     )
-    def language_pairs(
-        _: Admin,
-        start_date: StartDate,
-        end_date: EndDate,
-        group_by: Annotated[str, Query(json_schema_extra={"enum": list(PAIR_GROUPINGS)})] = "",
-        aggregate_by: Annotated[str, Query(json_schema_extra={"enum": list(AGGREGATIONS)})] = "",
-        page: PageNumber = None,
-    ) -> Response:
-        return json_response(
-            build_pair_report(
-                emulator.store,
-                start_date,
-                end_date,
-                group_by,
-                aggregate_by,
-                page,
-                emulator.page_size,
-            )
+    async def language_pairs(request: Request, _: Admin) -> Response:
+        params = await read_params(request)
+        report = build_pair_report(
+            emulator.store,
+            required(params, "start_date"),
+            required(params, "end_date"),
+            params.text("group_by") or "",
+            params.text("aggregate_by") or "",
+            params.integer("page"),
+            emulator.page_size,
+            end_date_reading=emulator.config.end_date_reading,
         )
+        return json_response(report)
 
     @app.get(
         "/v2/usage",
         tags=["usage and limits"],
         summary="Usage and limits of the current billing period",
         response_model=UsageResponse,
-        responses=errors(),
+        responses=errors(413, 415),
     )
-    def usage(key: Caller) -> Response:
+    async def usage(request: Request, key: Caller) -> Response:
+        await read_params(request)  # no parameters, but a body obeys the common rules
         return json_response(emulator.usage_and_limits(key))
 
     @app.post(
@@ -278,12 +284,12 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         summary="Detect the language of each text",
         response_model=DetectionResponse,
         responses=errors(400, 413, 415),
-        openapi_extra=DETECT_BODY,
+        openapi_extra=DETECT_PARAMETERS,
     )
     async def detect_language(request: Request, key: Caller) -> Response:
         if not key.detect_beta:
             raise ServiceError(403, "Forbidden", "feature_not_enabled")
-        texts = texts_of(await read_fields(request))
+        texts = texts_of(await read_params(request))
         return json_response({"results": [detect(text).as_result() for text in texts]})
 
     @app.post(
@@ -292,12 +298,12 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         summary="Translate text (pseudo-translation)",
         response_model=TranslationResponse,
         responses=errors(400, 413, 415),
-        openapi_extra=TRANSLATE_BODY,
+        openapi_extra=TRANSLATE_PARAMETERS,
     )
     async def translate_text(request: Request, key: Caller) -> Response:
-        fields = await read_fields(request)
-        texts = texts_of(fields)
-        translations = translate(fields, texts)
+        params = await read_params(request, TRANSLATE_BODIES)
+        texts = texts_of(params)
+        translations = translate(params, texts)
         characters = sum(len(text) for text in texts)
         emulator.store.record_usage(key, emulator.today(), text=characters)
         return json_response({"translations": translations})
@@ -308,7 +314,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         summary="Upload a document for translation",
         response_model=DocumentHandle,
         responses=errors(400, 413, 415),
-        openapi_extra=DOCUMENT_BODY,
+        openapi_extra=DOCUMENT_PARAMETERS,
     )
     async def upload_document(request: Request, key: Caller) -> Response:
         handle = await documents.accept_upload(request, emulator.store, key, emulator.today())
@@ -319,37 +325,40 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         tags=["language lists"],
         summary="List the languages of one resource",
         response_model=list[LanguageEntry],
-        responses=errors(400, 405),
+        responses=errors(400, 405, 413, 415),
+        openapi_extra=V3_LANGUAGES_PARAMETERS,
     )
-    def languages_v3(
-        _: Caller,
-        resource: Annotated[str, Query(json_schema_extra={"enum": list(RESOURCES)})],
-        usable_as_source: Annotated[str | None, Query(json_schema_extra=BOOLEAN_SCHEMA)] = None,
-        usable_as_target: Annotated[str | None, Query(json_schema_extra=BOOLEAN_SCHEMA)] = None,
-    ) -> Response:
+    async def languages_v3(request: Request, _: Caller) -> Response:
+        params = await read_params(request)
+        resource = required(params, "resource")
         if resource not in RESOURCES:
             raise bad_request(
                 f"Bad request. Value for resource not supported: {resource[:40]!r}. "
                 f"Allowed values: {', '.join(RESOURCES)}."
             )
-        wanted = {
-            "usable_as_source": _flag("usable_as_source", usable_as_source),
-            "usable_as_target": _flag("usable_as_target", usable_as_target),
-        }
+        wanted = {name: _filter(params, name) for name in ("usable_as_source", "usable_as_target")}
         entries = [
             entry
-            for entry in language_entries(resource)
+            for entry in listed_entries(resource, _includes_beta(params))
             if all(flag is None or entry[name] is flag for name, flag in wanted.items())
         ]
         return json_response(entries)
 
-    def languages_v2(
-        _: Caller,
-        type: Annotated[str, Query(json_schema_extra={"enum": ["source", "target"]})] = "source",
-    ) -> Response:
-        if type not in ("source", "target"):
+    @app.get(
+        "/v3/languages/resources",
+        tags=["language lists"],
+        summary="List the resources and which side of a pair each feature needs",
+        response_model=list[LanguageResource],
+        responses=errors(405),
+    )
+    def language_resources(_: Caller) -> Response:
+        return json_response(resource_list())
+
+    async def languages_v2(request: Request, _: Caller) -> Response:
+        kind = (await read_params(request)).text("type") or "source"
+        if kind not in ("source", "target"):
             raise bad_request("Bad request. Parameter type must be 'source' or 'target'.")
-        return json_response(v2_languages(type))
+        return json_response(v2_languages(kind))
 
     for method in ("GET", "POST"):
         app.add_api_route(
@@ -360,6 +369,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
             tags=["language lists"],
             summary="List source or target languages (v2)",
             response_model=list[V2Language],
-            responses=errors(400),
+            responses=errors(400, 413, 415),
+            openapi_extra=V2_LANGUAGES_PARAMETERS,
         )
     return app

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+
+
+class EndDateReading(StrEnum):
+    """How the analytics operations read a date-only `end_date`.
+
+    `exclusive` (the default): the range ends at that day's 00:00:00 UTC, so the day itself is
+    left out. `inclusive`: the day is the last one of the range, for clients whose windows
+    name their last day.
+    """
+
+    EXCLUSIVE = "exclusive"
+    INCLUSIVE = "inclusive"
 
 
 @dataclass
@@ -13,7 +26,8 @@ class EmulatorConfig:
 
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
     current UTC day so histories and recorded usage are reproducible; `page_size` is the number
-    of rows per page of the paged analytics operations (small values make paging easy to test).
+    of rows per page of the paged analytics operations (small values make paging easy to test);
+    `end_date_reading` is one of `EndDateReading`'s values.
     """
 
     seed: int = 42
@@ -28,6 +42,15 @@ class EmulatorConfig:
     auth_scheme: str = "Service-Auth-Key"
     today: dt.date | None = None
     page_size: int = 500
+    end_date_reading: str = EndDateReading.EXCLUSIVE
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown reading here, before a server starts with it."""
+        if self.end_date_reading not in tuple(EndDateReading):
+            raise ValueError(
+                f"end_date_reading must be one of {', '.join(EndDateReading)}, "
+                f"not {self.end_date_reading!r}"
+            )
 
     def current_day(self) -> dt.date:
         """The UTC day that recorded usage is booked on."""

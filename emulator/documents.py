@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
+from emulator.bodies import MULTIPART, BodyRule, Params, read_params
 from emulator.errors import ServiceError, bad_request
 from emulator.languages_data import base_code
 from emulator.store import Store, StoredKey
@@ -23,6 +23,14 @@ from emulator.translation import resolve_source, resolve_target
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
 MULTIPART_OVERHEAD = 64 * 1024
+TOO_LARGE = f"Document too large: the limit is 10 MiB ({MAX_DOCUMENT_BYTES} bytes)."
+# The request may carry the file plus its multipart framing and the other parts.
+UPLOAD_BODY = BodyRule(
+    media_types=(MULTIPART,),
+    max_bytes=MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD,
+    too_large=TOO_LARGE,
+    too_large_code="document_too_large",
+)
 EXTENSIONS = [
     "docx",
     "pptx",
@@ -48,7 +56,6 @@ TEXT_FORMATS = frozenset(
 )
 BINARY_BYTES_PER_CHARACTER = 4  # estimate for zipped, binary and image formats
 FORMALITIES = ("default", "more", "less", "prefer_more", "prefer_less")
-BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 MAX_GLOSSARIES = 5
 RESOURCE = "translate_document"
 
@@ -80,31 +87,14 @@ async def accept_upload(
     request: Request, store: Store, key: StoredKey, today: dt.date
 ) -> dict[str, str]:
     """Validate, encrypt and store one upload; book its characters on `today`."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type != "multipart/form-data":
-        raise ServiceError(
-            415,
-            "Unsupported media type: document upload needs multipart/form-data. "
-            "Please set the Content-Type header accordingly.",
-        )
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD:
-        raise _too_large()
-    form = await request.form()  # a malformed body becomes a 400 with the parser's reason
-    try:
-        return await _accept(form, store, key, today)
-    finally:
-        await form.close()
-
-
-async def _accept(form: FormData, store: Store, key: StoredKey, today: dt.date) -> dict[str, str]:
-    upload = _file(form)
-    content = await upload.read()
+    params = await read_params(request, UPLOAD_BODY)
+    upload = params.file("file")
+    content = upload.content
     if len(content) > MAX_DOCUMENT_BYTES:
-        raise _too_large()
+        raise ServiceError(413, TOO_LARGE, "document_too_large")
     if not content:
         raise bad_request("Bad request. The uploaded file is empty.")
-    filename = _text(form, "filename") or upload.filename or ""
+    filename = params.text("filename") or upload.filename or ""
     extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     if not filename:
         raise bad_request(
@@ -116,20 +106,20 @@ async def _accept(form: FormData, store: Store, key: StoredKey, today: dt.date) 
             f"Bad request. File extension {extension or '(none)'!r} is not supported. "
             f"Supported: {', '.join(EXTENSIONS)}."
         )
-    target = resolve_target(RESOURCE, _text(form, "target_lang"))
-    source = resolve_source(RESOURCE, _text(form, "source_lang"))
-    output_format = (_text(form, "output_format") or extension).lower().lstrip(".")
+    target = resolve_target(RESOURCE, params.text("target_lang"))
+    source = resolve_source(RESOURCE, params.text("source_lang"))
+    output_format = (params.text("output_format") or extension).lower().lstrip(".")
     if output_format not in EXTENSIONS:
         raise bad_request(
             f"Bad request. Value for output_format not supported: {output_format[:20]!r}. "
             f"Supported: {', '.join(EXTENSIONS)}."
         )
-    _check_formality(_text(form, "formality"), target)
-    _check_glossaries(form, source, target)
-    _check_style(_text(form, "style_id"), target)
-    _check_memory(form)
+    _check_formality(params.text("formality"), target)
+    _check_glossaries(params, source, target)
+    _check_style(params.text("style_id"), target)
+    _check_memory(params)
     for name in ("enable_watermark", "enable_beta_languages"):
-        _boolean(form, name)
+        params.flag(name)
 
     document_id = uuid.uuid4().hex.upper()
     document_key = AESGCM.generate_key(bit_length=256)
@@ -156,40 +146,6 @@ def decrypt(nonce: bytes, ciphertext: bytes, document_id: str, document_key: str
     return AESGCM(bytes.fromhex(document_key)).decrypt(nonce, ciphertext, document_id.encode())
 
 
-def _too_large() -> ServiceError:
-    return ServiceError(
-        413,
-        f"Document too large: the limit is 10 MiB ({MAX_DOCUMENT_BYTES} bytes).",
-        "document_too_large",
-    )
-
-
-def _file(form: FormData) -> UploadFile:
-    parts = form.getlist("file")
-    if not parts:
-        raise bad_request("Bad request. Parameter file is missing.")
-    if len(parts) > 1 or not isinstance(parts[0], UploadFile):
-        raise bad_request("Bad request. Parameter file must be exactly one file upload.")
-    return parts[0]
-
-
-def _text(form: FormData, name: str) -> str | None:
-    """A single text part; empty counts as absent."""
-    value = form.get(name)
-    if isinstance(value, UploadFile):
-        raise bad_request(f"Bad request. Parameter {name} must be a text field, not a file.")
-    return value or None
-
-
-def _boolean(form: FormData, name: str) -> bool:
-    value = _text(form, name)
-    if value is None:
-        return False
-    if value.lower() not in BOOLEANS:
-        raise bad_request(f"Bad request. Parameter {name} must be true, false, 1 or 0.")
-    return BOOLEANS[value.lower()]
-
-
 def _check_formality(formality: str | None, target: dict[str, Any]) -> None:
     if formality is None:
         return
@@ -204,12 +160,12 @@ def _check_formality(formality: str | None, target: dict[str, Any]) -> None:
         )
 
 
-def _glossary_ids(form: FormData) -> list[str]:
-    single = _text(form, "glossary_id")
+def _glossary_ids(params: Params) -> list[str]:
+    """`glossary_id`, or `glossary_ids` comma-separated and/or repeated."""
+    single = params.text("glossary_id")
     many = [
         part.strip()
-        for value in form.getlist("glossary_ids")
-        if isinstance(value, str)
+        for value in params.texts("glossary_ids")
         for part in value.split(",")
         if part.strip()
     ]
@@ -221,9 +177,9 @@ def _glossary_ids(form: FormData) -> list[str]:
 
 
 def _check_glossaries(
-    form: FormData, source: dict[str, Any] | None, target: dict[str, Any]
+    params: Params, source: dict[str, Any] | None, target: dict[str, Any]
 ) -> None:
-    ids = _glossary_ids(form)
+    ids = _glossary_ids(params)
     if not ids:
         return
     if source is None:
@@ -256,14 +212,14 @@ def _check_style(style_id: str | None, target: dict[str, Any]) -> None:
         )
 
 
-def _check_memory(form: FormData) -> None:
-    memory_id = _text(form, "translation_memory_id")
+def _check_memory(params: Params) -> None:
+    memory_id = params.text("translation_memory_id")
     if memory_id is not None:
         try:
             uuid.UUID(memory_id)
         except ValueError:
             raise bad_request("Bad request. translation_memory_id must be a UUID.") from None
-    threshold = _text(form, "translation_memory_threshold")
+    threshold = params.text("translation_memory_threshold")
     if threshold is not None and not (threshold.isdigit() and 0 <= int(threshold) <= 100):
         raise bad_request(
             "Bad request. translation_memory_threshold must be an integer from 0 to 100."

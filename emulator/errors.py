@@ -1,7 +1,8 @@
 """JSON error bodies (`message`, `code`) and the per-response trace id.
 
-Every failure the emulator reports, including FastAPI's own validation, routing and method
-errors, leaves as a JSON ErrorResponse with a 4xx status; nothing malformed reaches a 500.
+Every failure the emulator reports, including routing and method errors and the form
+parser's, leaves as a JSON ErrorResponse with a 4xx status; nothing malformed reaches a 500.
+Parameters are read by hand (`bodies.read_params`), so FastAPI validates none.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from collections.abc import Mapping
 
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -64,27 +64,12 @@ def error_response(error: ServiceError) -> Response:
     )
 
 
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        name = str(err.get("loc", ["", "?"])[-1])
-        if err.get("type") == "missing":
-            parts.append(f"Parameter {name} is missing")
-        else:
-            parts.append(f"Parameter {name}: {err.get('msg', 'invalid value')}")
-    return "Bad request. " + "; ".join(parts or ["Invalid request"]) + "."
-
-
 def install_error_handlers(app: FastAPI) -> None:
     """Route every failure path to the JSON ErrorResponse shape."""
 
     async def on_service_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, ServiceError)
         return error_response(exc)
-
-    async def on_validation(_: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestValidationError)
-        return error_response(bad_request(_validation_message(exc)))
 
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -100,7 +85,6 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(error)
 
     app.add_exception_handler(ServiceError, on_service_error)
-    app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)
 

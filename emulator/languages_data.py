@@ -1,21 +1,63 @@
 """The language tables behind every language list, translation and detection rule.
 
-One row per base language; the v3 lists of all five resources and the v2 list are derived
-from these rows, so v2 and v3 stay consistent by construction.
+One row per base language; the v3 lists of all five resources, their feature keys, the
+resource list and the v2 list are derived from these rows and from `RESOURCE_FEATURES`, so
+they stay consistent with each other and with what translation accepts by construction.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-RESOURCES = ("translate_text", "translate_document", "glossary", "voice", "write")
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature key of one resource, and which side of a language pair must support it."""
+
+    name: str
+    source: bool
+    target: bool
+    status: str = "stable"
+
+
+_AUTO_DETECTION = Feature("auto_detection", source=True, target=False)
+_FORMALITY = Feature("formality", source=False, target=True)
+_GLOSSARY = Feature("glossary", source=True, target=True)
+# The features of each resource: what `/v3/languages/resources` lists, and the only keys a
+# language entry of that resource can carry (each on the side it belongs to).
+RESOURCE_FEATURES: dict[str, tuple[Feature, ...]] = {
+    "translate_text": (
+        _AUTO_DETECTION,
+        _FORMALITY,
+        _GLOSSARY,
+        Feature("style_rules", source=False, target=True, status="beta"),
+        Feature("tag_handling", source=True, target=True),
+    ),
+    "translate_document": (_AUTO_DETECTION, _FORMALITY, _GLOSSARY),
+    "glossary": (),
+    "voice": (Feature("transcription", source=True, target=False),),
+    "write": (
+        Feature("tone", source=False, target=True),
+        Feature("writing_style", source=False, target=True),
+    ),
+}
+RESOURCES = tuple(RESOURCE_FEATURES)
+# Values of `/v3/languages?include=`: `beta` adds what is not yet stable; `external` would add
+# features relying on third-party providers, of which the emulator has none.
+INCLUDE_VALUES = ("beta", "external")
 
 
 @dataclass(frozen=True)
 class Language:
-    """A base language; `variants` are its regional/script target codes (source uses the base)."""
+    """A base language and what it supports; attributes are named after feature keys.
+
+    The base code is a source and, as the published interface's unspecified variant for
+    backward compatibility (`EN`, `PT`, `ZH`), also a target; `variants` are regional or
+    script targets only (`en-GB`, `es-419`, `zh-Hant`).
+    """
 
     code: str
     name: str
@@ -25,6 +67,12 @@ class Language:
     glossary: bool = True
     style_rules: bool = False
     transcription: bool = False
+    tag_handling: bool = True
+
+    @property
+    def auto_detection(self) -> bool:
+        """Detection reports exactly the stable languages (the spec's 33 codes)."""
+        return self.status == "stable"
 
 
 LANGUAGES = (
@@ -41,7 +89,14 @@ LANGUAGES = (
         style_rules=True,
         transcription=True,
     ),
-    Language("es", "Spanish", formality=True, style_rules=True, transcription=True),
+    Language(
+        "es",
+        "Spanish",
+        variants=(("es-419", "Spanish (Latin American)"),),
+        formality=True,
+        style_rules=True,
+        transcription=True,
+    ),
     Language("et", "Estonian"),
     Language("fi", "Finnish"),
     Language("fr", "French", formality=True, style_rules=True, transcription=True),
@@ -84,31 +139,54 @@ LANGUAGES = (
     Language("ms", "Malay", status="early_access", glossary=False),
 )
 
-# The detection beta reports exactly the stable languages (the spec's 33 codes).
-DETECTION_LANGUAGES = frozenset(lang.code for lang in LANGUAGES if lang.status == "stable")
+DETECTION_LANGUAGES = frozenset(lang.code for lang in LANGUAGES if lang.auto_detection)
 
-# Write (rephrasing): code, name, status, tone supported.
+
+@dataclass(frozen=True)
+class WriteLanguage:
+    """A language of the write (rephrasing) resource; attributes are named after feature keys."""
+
+    code: str
+    name: str
+    status: str = "stable"
+    tone: bool = False
+    writing_style: bool = True
+
+
 WRITE_LANGUAGES = (
-    ("de", "German", "stable", True),
-    ("en-GB", "English (British)", "stable", True),
-    ("en-US", "English (American)", "stable", True),
-    ("es", "Spanish", "stable", False),
-    ("fr", "French", "stable", False),
-    ("it", "Italian", "stable", False),
-    ("pt-BR", "Portuguese (Brazilian)", "stable", False),
-    ("pt-PT", "Portuguese (European)", "stable", False),
-    ("ja", "Japanese", "beta", False),
-    ("ko", "Korean", "beta", False),
+    WriteLanguage("de", "German", tone=True),
+    WriteLanguage("en-GB", "English (British)", tone=True),
+    WriteLanguage("en-US", "English (American)", tone=True),
+    WriteLanguage("es", "Spanish"),
+    WriteLanguage("fr", "French"),
+    WriteLanguage("it", "Italian"),
+    WriteLanguage("pt-BR", "Portuguese (Brazilian)"),
+    WriteLanguage("pt-PT", "Portuguese (European)"),
+    WriteLanguage("ja", "Japanese", status="beta"),
+    WriteLanguage("ko", "Korean", status="beta"),
 )
 
 
-def _flags(*names: str) -> dict[str, dict[str, str]]:
-    return {name: {"status": "beta" if name == "style_rules" else "stable"} for name in names}
+def _supports(language: Language | WriteLanguage) -> Callable[[str], bool]:
+    """Whether the language supports a feature key (its attribute of that name)."""
+    return lambda feature: bool(getattr(language, feature, False))
 
 
 def _entry(
-    lang: str, name: str, status: str, source: bool, target: bool, features: dict[str, Any]
+    resource: str,
+    lang: str,
+    name: str,
+    status: str,
+    source: bool,
+    target: bool,
+    supports: Callable[[str], bool],
 ) -> dict[str, Any]:
+    """One v3 entry; a feature is listed when the language supports it on a side it is used."""
+    features = {
+        feature.name: {"status": feature.status}
+        for feature in RESOURCE_FEATURES[resource]
+        if supports(feature.name) and ((source and feature.source) or (target and feature.target))
+    }
     return {
         "lang": lang,
         "name": name,
@@ -119,70 +197,83 @@ def _entry(
     }
 
 
-def _translation_entries(language: Language, document: bool) -> list[dict[str, Any]]:
-    """Base entry (source, and target when there are no variants) plus target-only variants."""
-    shared = ["glossary"] if language.glossary else []
-    if not document:
-        shared.append("tag_handling")
-    source_features = (
-        ["auto_detection", *shared] if language.code in DETECTION_LANGUAGES else shared
-    )
-    target_features = [*shared]
-    if language.formality:
-        target_features.append("formality")
-    if language.style_rules and not document:
-        target_features.append("style_rules")
-    is_target = not language.variants
-    features = sorted(set(source_features + (target_features if is_target else [])))
-    entries = [
-        _entry(language.code, language.name, language.status, True, is_target, _flags(*features))
+def _base_and_variants(resource: str, language: Language, source: bool) -> list[dict[str, Any]]:
+    """The base code (target, and source when `source`) plus its target-only variants."""
+    rows = [(language.code, language.name, source), *((c, n, False) for c, n in language.variants)]
+    return [
+        _entry(resource, code, name, language.status, as_source, True, _supports(language))
+        for code, name, as_source in rows
     ]
-    for code, name in language.variants:
-        features = sorted(target_features)
-        entries.append(_entry(code, name, language.status, False, True, _flags(*features)))
-    return entries
-
-
-def _voice_entries(language: Language) -> list[dict[str, Any]]:
-    """Transcription languages are sources; every stable text target is a voice target."""
-    source = language.transcription
-    features = _flags("transcription") if source else {}
-    if not language.variants:
-        return [_entry(language.code, language.name, language.status, source, True, features)]
-    entries = [_entry(language.code, language.name, language.status, source, False, features)]
-    entries += [_entry(c, n, language.status, False, True, {}) for c, n in language.variants]
-    return entries
 
 
 @functools.cache
 def language_entries(resource: str) -> list[dict[str, Any]]:
-    """The v3 list of one resource, in stable code order (cached: callers must not mutate)."""
+    """The full v3 list of one resource, every status included, in code order (cached:
+    callers must not mutate). Translation accepts exactly the codes listed here."""
     entries: list[dict[str, Any]] = []
     if resource in ("translate_text", "translate_document"):
         for language in LANGUAGES:
-            entries += _translation_entries(language, document=resource == "translate_document")
+            entries += _base_and_variants(resource, language, source=True)
     elif resource == "glossary":
         entries = [
-            _entry(lang.code, lang.name, lang.status, True, True, {})
+            _entry(resource, lang.code, lang.name, lang.status, True, True, _supports(lang))
             for lang in LANGUAGES
             if lang.glossary
         ]
     elif resource == "voice":
         for language in LANGUAGES:
             if language.status == "stable":
-                entries += _voice_entries(language)
+                entries += _base_and_variants(resource, language, source=language.transcription)
     elif resource == "write":
         entries = [
-            _entry(code, name, status, True, True, _flags("writing_style", *(["tone"] * tone)))
-            for code, name, status, tone in WRITE_LANGUAGES
+            _entry(resource, lang.code, lang.name, lang.status, True, True, _supports(lang))
+            for lang in WRITE_LANGUAGES
         ]
     else:
         raise ValueError(f"unknown resource {resource!r}")
     return sorted(entries, key=lambda e: e["lang"].lower())
 
 
+def listed_entries(resource: str, include_beta: bool) -> list[dict[str, Any]]:
+    """What `/v3/languages` shows: stable languages and features only, unless beta is asked
+    for, which adds everything not yet stable (beta and early access)."""
+    entries = language_entries(resource)
+    if include_beta:
+        return entries
+    return [
+        {
+            **entry,
+            "features": {
+                name: feature
+                for name, feature in entry["features"].items()
+                if feature["status"] == "stable"
+            },
+        }
+        for entry in entries
+        if entry["status"] == "stable"
+    ]
+
+
+def resource_list() -> list[dict[str, Any]]:
+    """`/v3/languages/resources`: each resource's features and the sides that need them."""
+    return [
+        {
+            "name": resource,
+            "features": [
+                {
+                    "name": feature.name,
+                    **({"needs_source_support": True} if feature.source else {}),
+                    **({"needs_target_support": True} if feature.target else {}),
+                }
+                for feature in features
+            ],
+        }
+        for resource, features in RESOURCE_FEATURES.items()
+    ]
+
+
 def v2_languages(kind: str) -> list[dict[str, Any]]:
-    """The v2 list (`source` or `target`) derived from v3 translate_text."""
+    """The v2 list (`source` or `target`): every code text translation accepts that way."""
     flag = "usable_as_source" if kind == "source" else "usable_as_target"
     rows = []
     for entry in language_entries("translate_text"):

@@ -1,17 +1,21 @@
-"""OpenAPI declarations: response models and request bodies the handlers read by hand.
+"""OpenAPI declarations: response models and the parameters the handlers read by hand.
 
-Handlers encode answers with orjson, so these models only describe the interface.
+Handlers encode answers with orjson, so these models only describe the interface. Every
+operation reads its parameters through `bodies.read_params`, from the query string or a
+body, and `parameters` declares them both ways from one set of property schemas.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from emulator.bodies import MAX_TEXTS
-from emulator.documents import BOOLEANS, FORMALITIES
-from emulator.languages_data import language_entries
+from emulator.bodies import BOOLEANS, FORM, JSON, MAX_TEXTS, MULTIPART
+from emulator.documents import FORMALITIES
+from emulator.languages_data import INCLUDE_VALUES, RESOURCES, language_entries
+from emulator.usage_report import AGGREGATIONS, GROUPINGS, PAIR_GROUPINGS
 
 
 class ErrorResponse(BaseModel):
@@ -140,6 +144,9 @@ class DetectionResponse(BaseModel):
 class Translation(BaseModel):
     detected_source_language: str
     text: str
+    billed_characters: int | None = Field(
+        None, description="Only when show_billed_characters is true"
+    )
 
 
 class TranslationResponse(BaseModel):
@@ -151,8 +158,11 @@ class DocumentHandle(BaseModel):
     document_key: str
 
 
+Status = Literal["stable", "beta", "early_access"]
+
+
 class FeatureStatus(BaseModel):
-    status: str
+    status: Status
 
 
 class LanguageEntry(BaseModel):
@@ -160,8 +170,19 @@ class LanguageEntry(BaseModel):
     name: str
     usable_as_source: bool
     usable_as_target: bool
-    status: Literal["stable", "beta", "early_access"]
+    status: Status
     features: dict[str, FeatureStatus]
+
+
+class ResourceFeature(BaseModel):
+    name: str
+    needs_source_support: bool | None = None
+    needs_target_support: bool | None = None
+
+
+class LanguageResource(BaseModel):
+    name: str = Field(json_schema_extra={"enum": list(RESOURCES)})
+    features: list[ResourceFeature]
 
 
 class V2Language(BaseModel):
@@ -175,77 +196,125 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorResponse} for status in (*statuses, 403, 429, 503)}
 
 
+def parameters(
+    properties: dict[str, dict[str, Any]],
+    *,
+    required: Sequence[str] = (),
+    body_types: Sequence[str] = (JSON, FORM),
+    body_required: bool = False,
+) -> dict[str, Any]:
+    """`openapi_extra` for an operation reading `properties` from the query string or a body.
+
+    When the body is required it carries the required names and the query parameters are
+    all optional; otherwise the query parameters carry them and the body is optional. File
+    parts exist only in the body.
+    """
+    query = [
+        {
+            "name": name,
+            "in": "query",
+            "required": name in required and not body_required,
+            "schema": schema,
+            **({"style": "form", "explode": True} if schema.get("type") == "array" else {}),
+        }
+        for name, schema in properties.items()
+        if schema.get("format") != "binary"
+    ]
+    body: dict[str, Any] = {"type": "object", "properties": properties}
+    if body_required:
+        body["required"] = list(required)
+    content = {media_type: {"schema": body} for media_type in body_types}
+    return {"parameters": query, "requestBody": {"required": body_required, "content": content}}
+
+
 def _codes(resource: str, flag: str) -> dict[str, Any]:
     """Schema of a language parameter: the listed codes (input is case-insensitive)."""
     return {"type": "string", "enum": [e["lang"] for e in language_entries(resource) if e[flag]]}
 
 
-def _text_body(extra: dict[str, Any]) -> dict[str, Any]:
-    schema = {
-        "type": "object",
-        "required": ["text", *extra.get("required", [])],
-        "properties": {
-            "text": {
-                "type": "array",
-                "items": {"type": "string"},
-                "minItems": 1,
-                "maxItems": MAX_TEXTS,
-            },
-            **extra.get("properties", {}),
-        },
-    }
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": schema},
-                "application/x-www-form-urlencoded": {"schema": schema},
-            },
-        }
-    }
-
-
-DETECT_BODY = _text_body({})
-TRANSLATE_BODY = _text_body(
-    {
-        "required": ["target_lang"],
-        "properties": {
-            "target_lang": _codes("translate_text", "usable_as_target"),
-            "source_lang": _codes("translate_text", "usable_as_source"),
-        },
-    }
-)
-
+TEXTS = {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_TEXTS}
 FORM_BOOLEAN = {"type": "string", "enum": list(BOOLEANS)}
-DOCUMENT_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["target_lang", "file"],
-                    "properties": {
-                        "target_lang": _codes("translate_document", "usable_as_target"),
-                        "file": {"type": "string", "format": "binary"},
-                        "source_lang": _codes("translate_document", "usable_as_source"),
-                        "filename": {"type": "string"},
-                        "output_format": {"type": "string"},
-                        "formality": {"type": "string", "enum": list(FORMALITIES)},
-                        "glossary_id": {"type": "string"},
-                        "glossary_ids": {"type": "array", "items": {"type": "string"}},
-                        "style_id": {"type": "string"},
-                        "translation_memory_id": {"type": "string", "format": "uuid"},
-                        "translation_memory_threshold": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "maximum": 100,
-                        },
-                        "enable_watermark": FORM_BOOLEAN,
-                        "enable_beta_languages": FORM_BOOLEAN,
-                    },
-                }
-            }
-        },
-    }
+INSTANT = {
+    "type": "string",
+    "description": "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, UTC",
+    "pattern": r"^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+    r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$",
 }
+FILTER = {"type": "string", "enum": ["true", "false"]}
+PAGE = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 999_999_999,
+    "description": "Page number from 1 (absent: 1); the next_page of the previous answer",
+}
+
+ANALYTICS_PARAMETERS = parameters(
+    {
+        "start_date": INSTANT,
+        "end_date": INSTANT,
+        "group_by": {"type": "string", "enum": list(GROUPINGS)},
+    },
+    required=["start_date", "end_date"],
+)
+CUSTOM_TAGS_PARAMETERS = parameters(
+    {
+        "start_date": INSTANT,
+        "end_date": INSTANT,
+        "aggregate_by": {"type": "string", "enum": list(AGGREGATIONS)},
+        "page": PAGE,
+    },
+    required=["start_date", "end_date"],
+)
+LANGUAGE_PAIRS_PARAMETERS = parameters(
+    {
+        "start_date": INSTANT,
+        "end_date": INSTANT,
+        "group_by": {"type": "string", "enum": list(PAIR_GROUPINGS)},
+        "aggregate_by": {"type": "string", "enum": list(AGGREGATIONS)},
+        "page": PAGE,
+    },
+    required=["start_date", "end_date"],
+)
+DETECT_PARAMETERS = parameters({"text": TEXTS}, required=["text"], body_required=True)
+TRANSLATE_PARAMETERS = parameters(
+    {
+        "text": TEXTS,
+        "target_lang": _codes("translate_text", "usable_as_target"),
+        "source_lang": _codes("translate_text", "usable_as_source"),
+        "show_billed_characters": {"type": "boolean"},
+    },
+    required=["text", "target_lang"],
+    body_required=True,
+)
+DOCUMENT_PARAMETERS = parameters(
+    {
+        "target_lang": _codes("translate_document", "usable_as_target"),
+        "file": {"type": "string", "format": "binary"},
+        "source_lang": _codes("translate_document", "usable_as_source"),
+        "filename": {"type": "string"},
+        "output_format": {"type": "string"},
+        "formality": {"type": "string", "enum": list(FORMALITIES)},
+        "glossary_id": {"type": "string"},
+        "glossary_ids": {"type": "array", "items": {"type": "string"}},
+        "style_id": {"type": "string"},
+        "translation_memory_id": {"type": "string", "format": "uuid"},
+        "translation_memory_threshold": {"type": "integer", "minimum": 0, "maximum": 100},
+        "enable_watermark": FORM_BOOLEAN,
+        "enable_beta_languages": FORM_BOOLEAN,
+    },
+    required=["target_lang", "file"],
+    body_types=[MULTIPART],
+    body_required=True,
+)
+V3_LANGUAGES_PARAMETERS = parameters(
+    {
+        "resource": {"type": "string", "enum": list(RESOURCES)},
+        "usable_as_source": FILTER,
+        "usable_as_target": FILTER,
+        "include": {"type": "array", "items": {"type": "string", "enum": list(INCLUDE_VALUES)}},
+    },
+    required=["resource"],
+)
+V2_LANGUAGES_PARAMETERS = parameters(
+    {"type": {"type": "string", "enum": ["source", "target"], "default": "source"}}
+)

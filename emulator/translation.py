@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.bodies import optional_string
+from emulator.bodies import Params
 from emulator.detection import likely_source
 from emulator.errors import bad_request
 from emulator.languages_data import find_entry, language_entries
@@ -48,14 +48,22 @@ def source_codes(resource: str) -> frozenset[str]:
     return frozenset(e["lang"] for e in language_entries(resource) if e["usable_as_source"])
 
 
-def translate(fields: dict[str, Any], texts: list[str]) -> list[dict[str, str]]:
-    """One pseudo-translation per text with the given or detected source language."""
-    target = resolve_target("translate_text", optional_string(fields, "target_lang"))
-    source = resolve_source("translate_text", optional_string(fields, "source_lang"))
+def translate(params: Params, texts: list[str]) -> list[dict[str, Any]]:
+    """One pseudo-translation per text with the given or detected source language, and its
+    billed characters (code points, as booked) when `show_billed_characters` is true."""
+    target = resolve_target("translate_text", params.text("target_lang"))
+    source = resolve_source("translate_text", params.text("source_lang"))
+    show_billed = params.flag("show_billed_characters")
     sources = source_codes("translate_text")
     tag = target["lang"].upper()
     results = []
     for text in texts:
         code = source["lang"] if source else likely_source(text, sources) or FALLBACK_SOURCE
-        results.append({"detected_source_language": code.upper(), "text": f"[{tag}] {text}"})
+        result: dict[str, Any] = {
+            "detected_source_language": code.upper(),
+            "text": f"[{tag}] {text}",
+        }
+        if show_billed:
+            result["billed_characters"] = len(text)
+        results.append(result)
     return results

@@ -1,7 +1,9 @@
 """The analytics operations: their shared parameter rules, paging and report bodies.
 
 Dates are instants (date-only means 00:00:00 UTC) and the range is half-open [start, end):
-a usage day belongs to a report when its 00:00:00 UTC instant lies in that range.
+a usage day belongs to a report when its 00:00:00 UTC instant lies in that range. With the
+"inclusive" end-date reading a date-only `end_date` names the last day of the range instead,
+for clients that send inclusive windows; the range is then [start, end + 1 day).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from emulator.config import EndDateReading
 from emulator.errors import bad_request
 from emulator.store import Store, Usage
 
@@ -41,21 +44,35 @@ def parse_instant(name: str, value: str) -> dt.datetime:
 
 @dataclass(frozen=True)
 class Window:
-    """The requested [start, end) and the usage days [first, stop) whose midnight lies in it."""
+    """The requested range and the usage days [first, stop) whose midnight lies in it.
+
+    `start` and `end` are the instants as given (and echoed); `until` is the exclusive end of
+    the covered range, which differs from `end` only for a date-only end read inclusively.
+    """
 
     start: dt.datetime
     end: dt.datetime
+    until: dt.datetime
 
     @classmethod
-    def parse(cls, start_raw: str, end_raw: str) -> Window:
-        """The range rules every analytics operation shares; a 400 for any violation."""
+    def parse(
+        cls, start_raw: str, end_raw: str, end_date_reading: str = EndDateReading.EXCLUSIVE
+    ) -> Window:
+        """The range rules every analytics operation shares; a 400 for any violation.
+
+        The 366-day limit applies to the covered range, so with the inclusive reading it
+        counts covered days: D..D+365 is accepted, D..D+366 is not.
+        """
         start = parse_instant("start_date", start_raw)
         end = parse_instant("end_date", end_raw)
-        if end <= start:
+        until = end
+        if end_date_reading == EndDateReading.INCLUSIVE and "T" not in end_raw:
+            until = end + dt.timedelta(days=1)
+        if until <= start:
             raise bad_request("Bad request. Reason: end_date must be after start_date.")
-        if end - start > MAX_RANGE:
-            raise bad_request("Bad request. Reason: date range cannot exceed 366 days.")
-        return cls(start, end)
+        if until - start > MAX_RANGE:
+            raise bad_request("Bad request. Reason: Date range cannot exceed 366 days")
+        return cls(start, end, until)
 
     @property
     def first(self) -> dt.date:
@@ -63,7 +80,7 @@ class Window:
 
     @property
     def stop(self) -> dt.date:
-        return _first_midnight_at_or_after(self.end)
+        return _first_midnight_at_or_after(self.until)
 
     def echo(self) -> dict[str, str]:
         return {"start_date": self.start.strftime(RENDER), "end_date": self.end.strftime(RENDER)}
@@ -75,7 +92,11 @@ def _first_midnight_at_or_after(instant: dt.datetime) -> dt.date:
 
 
 def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    """`value` when it is one of `allowed` (where '' means the parameter's default)."""
+    """`value` when it is one of `allowed` (where '' means the parameter's default).
+
+    Otherwise the published 400 text, e.g. "Value for 'group_by' not supported. Allowed: '',
+    'key', 'key_and_day'.", in the same form for every listed parameter (`aggregate_by` too).
+    """
     if value not in allowed:
         listed = ", ".join(f"'{option}'" for option in allowed)
         raise bad_request(f"Value for '{name}' not supported. Allowed: {listed}.")
@@ -136,9 +157,20 @@ def _day(iso_day: str) -> str:
     return iso_day + "T00:00:00Z"
 
 
-def build_report(store: Store, start_raw: str, end_raw: str, group_by: str) -> dict[str, Any]:
-    """The AdminUsageReport body; raises a 400 ServiceError for any rule violation."""
-    window = Window.parse(start_raw, end_raw)
+def build_report(
+    store: Store,
+    start_raw: str,
+    end_raw: str,
+    group_by: str,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
+) -> dict[str, Any]:
+    """The AdminUsageReport body; raises a 400 ServiceError for any rule violation.
+
+    `start_date` and `end_date` are echoed as given; only the covered range depends on the
+    end-date reading.
+    """
+    window = Window.parse(start_raw, end_raw, end_date_reading)
     choice("group_by", group_by, GROUPINGS)
     first, stop = window.first, window.stop
     report: dict[str, Any] = {"total_usage": breakdown(store.total(first, stop)), **window.echo()}
@@ -169,9 +201,11 @@ def build_tag_report(
     aggregate_by: str,
     page_raw: str | None,
     page_size: int,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
 ) -> dict[str, Any]:
     """The CustomTagUsageReport body: one page of characters per tag (and day)."""
-    window = Window.parse(start_raw, end_raw)
+    window = Window.parse(start_raw, end_raw, end_date_reading)
     by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
     page = Page.parse(page_raw, page_size)
     rows = store.tag_usage(
@@ -198,9 +232,11 @@ def build_pair_report(
     aggregate_by: str,
     page_raw: str | None,
     page_size: int,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
 ) -> dict[str, Any]:
     """The language-pair report body: one page of usage per pair (and key, and day)."""
-    window = Window.parse(start_raw, end_raw)
+    window = Window.parse(start_raw, end_raw, end_date_reading)
     by_key = choice("group_by", group_by, PAIR_GROUPINGS) == "key"
     by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
     page = Page.parse(page_raw, page_size)

@@ -2,21 +2,24 @@
 
 import streamlit as st
 
-from analytics import exports, state, views
+from analytics.dashboard import data, page, session
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
+from analytics.exports.commands import export_command, export_crontab, export_file_name
+from analytics.exports.tables import GROUPINGS
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
 GROUP_LABELS = {"key_and_day": "Key and day", "key": "Key", "none": "Range total"}
 FORMATS = {"csv": ("CSV", "text/csv"), "xlsx": ("Excel", None), "parquet": ("Parquet", None)}
 
-source = state.source()
-period = state.period()
+source = data_source()
+chosen = session.chosen_range()
 
-st.title("Export")
-st.caption(f"{views.range_text(period.start, period.end)} (UTC)")
+page.header("Export", chosen)
 
 group_by = st.segmented_control(
     "One row per",
-    exports.GROUPINGS,
+    GROUPINGS,
     default="key_and_day",
     format_func=GROUP_LABELS.__getitem__,
     required=True,
@@ -25,8 +28,8 @@ group_by = st.segmented_control(
 )
 group_by = group_by or "key_and_day"
 
-with state.service_errors(source):
-    preview, rows = state.export_preview(source, period, group_by)
+with service_errors(source):
+    preview, rows = data.export_preview(source, chosen, group_by)
 
 if rows == 0:
     st.info("No usage in this range: the files would only hold a header row.")
@@ -36,8 +39,8 @@ with st.container(horizontal=True):
         too_big = fmt == "xlsx" and rows > EXCEL_MAX_ROWS
         st.download_button(
             f"Download {label}",
-            data=lambda fmt=fmt: state.export(source, period, group_by, fmt),
-            file_name=views.export_file_name(group_by, period.start, period.end, fmt),
+            data=lambda fmt=fmt: data.export(source, chosen, group_by, fmt),
+            file_name=export_file_name(group_by, chosen.start, chosen.end, fmt),
             mime=mime,
             icon=":material/download:",
             type="primary" if fmt == "csv" else "secondary",
@@ -53,13 +56,13 @@ if rows:
 
 st.subheader("Same file from the command line")
 st.code(
-    views.export_command(group_by, period.start, period.end, "csv", source.demo),
+    export_command(group_by, chosen.start, chosen.end, "csv", source.demo),
     language="bash",
     wrap_lines=True,
 )
 st.subheader("On a schedule (crontab, UTC)")
 st.code(
-    views.export_crontab(group_by, period.start, period.end, "csv", period.preset, source.demo),
+    export_crontab(group_by, chosen.start, chosen.end, "csv", chosen.preset, source.demo),
     language="bash",
     wrap_lines=True,
 )

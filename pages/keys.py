@@ -2,21 +2,21 @@
 
 import streamlit as st
 
-from analytics import charts, state, views
+from analytics.dashboard import data, page, session
+from analytics.dashboard.columns import key_table_columns
+from analytics.dashboard.source import source as data_source
+from analytics.figures import usage as figures
+from analytics.usage import calendar, tables
+from analytics.usage.metrics import METRIC_LABELS
 
-source = state.source()
-period = state.period()
-granularity = views.auto_granularity(period.start, period.end)
+source = data_source()
+chosen = session.chosen_range()
+granularity = calendar.auto_granularity(chosen.start, chosen.end)
 
-st.title("Keys")
-st.caption(f"{views.range_text(period.start, period.end)} (UTC)")
-
-with state.service_errors(source):
-    table = state.view(source, period, views.key_table, period.start, period.end)
-
-if table.empty:
-    st.info("No key has usage in this range. Pick a longer range in the sidebar.")
-    st.stop()
+page.header("Keys", chosen)
+table = page.key_table_or_stop(
+    source, chosen, "No key has usage in this range. Pick a longer range in the sidebar."
+)
 
 query = st.text_input(
     "Search keys",
@@ -25,13 +25,13 @@ query = st.text_input(
     placeholder="Label or masked key",
     icon=":material/search:",
 )
-shown = views.search_keys(table, query)
+shown = tables.search_keys(table, query)
 st.dataframe(
     shown,
     hide_index=True,
-    column_order=views.TABLE_ORDER,
+    column_order=tables.TABLE_ORDER,
     height=min(38 + 35 * len(shown), 420),
-    column_config=state.key_table_columns(),
+    column_config=key_table_columns(),
 )
 st.caption(f"{len(shown):,} of {len(table):,} keys. Click a column header to sort.")
 
@@ -39,40 +39,27 @@ left, right = st.columns([1, 1], gap="large")
 with left:
     st.subheader("Top keys")
     metric_col, top_col = st.columns([2, 1])
-    metric = metric_col.selectbox(
-        "Metric",
-        views.METRICS,
-        format_func=views.METRIC_LABELS.__getitem__,
-        key="metric",
-        bind="query-params",
-    )
-    top = top_col.number_input("Top N", 1, 50, 10, key="top", bind="query-params")
-    totals = state.view(source, period, views.top_n_totals, metric, int(top))
-    if totals.empty:
-        st.info(f"No key used {views.METRIC_LABELS[metric].lower()} in this range.")
+    metric = page.metric_select(metric_col)
+    top = page.top_n_input(top_col)
+    top_totals = data.table(source, chosen, tables.top_n_totals, metric, top)
+    if top_totals.empty:
+        st.info(f"No key used {METRIC_LABELS[metric].lower()} in this range.")
     else:
-        st.plotly_chart(charts.top_keys_bar(totals, metric), key="top_keys")
+        st.plotly_chart(figures.top_keys_bar(top_totals, metric), key="top_keys")
 
 with right:
     st.subheader("One key by service")
-    names = views.key_names(table)
-    chosen = st.selectbox(
-        "Key",
-        list(names),
-        format_func=names.__getitem__,
-        key="key",
-        bind="query-params",
-    )
-    daily = state.view(
+    key = st.selectbox("Key", key="key", **page.key_choices(table))
+    daily = data.table(
         source,
-        period,
-        views.usage_over_time,
-        period.start,
-        period.end,
+        chosen,
+        tables.usage_over_time,
+        chosen.start,
+        chosen.end,
         granularity,
-        keys=(chosen,),
+        keys=(key,),
     )
     if not daily.to_numpy().any():
         st.info("This key has no usage in this range.")
     else:
-        st.plotly_chart(charts.key_usage_by_service(daily, granularity), key="key_usage")
+        st.plotly_chart(figures.key_usage_by_service(daily, granularity), key="key_usage")

@@ -2,16 +2,19 @@
 
 import streamlit as st
 
-from analytics import languages, state
+from analytics import languages
+from analytics.dashboard import data
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
 
-source = state.source()
+source = data_source()
 
 st.title("Languages")
 st.caption("From the v3 and v2 language lists; refreshed at most hourly.")
 
-with state.service_errors(source):
-    lists = state.language_lists(source)
-    v2_sources, v2_targets = state.v2_lists(source)
+with service_errors(source):
+    lists = data.language_lists(source)
+    v2_sources, v2_targets = data.v2_lists(source)
 
 check = st.column_config.CheckboxColumn
 resource = (
@@ -116,8 +119,8 @@ with detection:
     if submitted and not texts:
         st.info("Paste at least one line of text.")
     elif submitted:
-        with state.service_errors(source):
-            results = state.detect(source, texts)
+        with service_errors(source):
+            results = data.detect(source, texts)
         st.dataframe(
             languages.detection_table(texts, results, lists),
             hide_index=True,

@@ -4,33 +4,26 @@ from datetime import date
 
 import streamlit as st
 
-from analytics import charts, state, views
+from analytics.dashboard import data, page, session
+from analytics.dashboard.columns import key_table_columns
+from analytics.dashboard.source import source as data_source
+from analytics.figures import usage as figures
+from analytics.usage import calendar, tables
+from analytics.usage.metrics import METRIC_LABELS
 
-source = state.source()
-period = state.period()
+source = data_source()
+chosen_range = session.chosen_range()
 
-st.title("Trends")
-st.caption(f"{views.range_text(period.start, period.end)} (UTC)")
+page.header("Trends", chosen_range)
+table = page.key_table_or_stop(
+    source, chosen_range, "No usage in this range. Pick a longer range in the sidebar."
+)
 
-with state.service_errors(source):
-    table = state.view(source, period, views.key_table, period.start, period.end)
-
-if table.empty:
-    st.info("No usage in this range. Pick a longer range in the sidebar.")
-    st.stop()
-
-allowed = views.allowed_granularities(period.start, period.end)
-auto = views.auto_granularity(period.start, period.end)
-names = views.key_names(table)
-with st.container(horizontal=True, vertical_alignment="bottom"):
-    metric = st.selectbox(
-        "Metric",
-        views.METRICS,
-        format_func=views.METRIC_LABELS.__getitem__,
-        key="metric",
-        bind="query-params",
-        width=260,
-    )
+allowed = calendar.allowed_granularities(chosen_range.start, chosen_range.end)
+auto = calendar.auto_granularity(chosen_range.start, chosen_range.end)
+row = st.container(horizontal=True, vertical_alignment="bottom")
+with row:
+    metric = page.metric_select(row, width=260)
     chosen_granularity = st.segmented_control(
         "Granularity",
         allowed,
@@ -41,7 +34,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         bind="query-params",
     )
     granularity = chosen_granularity or auto
-    top = st.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=110)
+    top = page.top_n_input(row, width=110)
     rolling_on = st.toggle(
         "7-day mean",
         key="rolling",
@@ -52,34 +45,29 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
     running = st.toggle("Cumulative", key="cumulative", bind="query-params")
 rolling = rolling_on and granularity == "day"
 chosen_keys = st.multiselect(
-    "Keys (all when empty)",
-    list(names),
-    format_func=names.__getitem__,
-    key="keys",
-    bind="query-params",
-    placeholder="All keys",
+    "Keys (all when empty)", key="keys", placeholder="All keys", **page.key_choices(table)
 )
 keys = tuple(chosen_keys)
-wide = state.view(
+wide = data.table(
     source,
-    period,
-    views.top_n_over_time,
+    chosen_range,
+    tables.top_n_over_time,
     metric,
-    int(top),
-    period.start,
-    period.end,
+    top,
+    chosen_range.start,
+    chosen_range.end,
     granularity,
     keys=keys,
 )
 if not wide.to_numpy().any():
-    st.info(f"No {views.METRIC_LABELS[metric].lower()} for these keys in this range.")
+    st.info(f"No {METRIC_LABELS[metric].lower()} for these keys in this range.")
     st.stop()
 
 shown = wide
 if rolling:
-    shown = views.rolling_mean(shown)
+    shown = tables.rolling_mean(shown)
 if running:
-    shown = views.cumulative(shown)
+    shown = tables.cumulative(shown)
 
 options = [d.date().isoformat() for d in wide.index]
 
@@ -93,7 +81,7 @@ def select_from_chart() -> None:
 
 kind = "line" if rolling or running else "bar"
 st.plotly_chart(
-    charts.keys_over_time(shown, metric, granularity, kind),
+    figures.keys_over_time(shown, metric, granularity, kind),
     key="trend_chart",
     on_select=select_from_chart,
     selection_mode="points",
@@ -107,25 +95,25 @@ chosen = st.selectbox(
     "Period",
     options,
     index=len(options) - 1,
-    format_func=lambda d: views.period_label(date.fromisoformat(d), granularity),
+    format_func=lambda d: calendar.bucket_label(date.fromisoformat(d), granularity),
     key="day",
     bind="query-params",
 )
-breakdown = state.view(
+breakdown = data.table(
     source,
-    period,
-    views.period_breakdown,
+    chosen_range,
+    tables.bucket_breakdown,
     date.fromisoformat(chosen),
     granularity,
     metric,
     keys=keys,
 )
 if breakdown.empty:
-    st.info(f"No usage on {views.period_label(date.fromisoformat(chosen), granularity)}.")
+    st.info(f"No usage on {calendar.bucket_label(date.fromisoformat(chosen), granularity)}.")
 else:
     st.dataframe(
         breakdown,
         hide_index=True,
-        column_order=views.TABLE_ORDER,
-        column_config=state.key_table_columns(),
+        column_order=tables.TABLE_ORDER,
+        column_config=key_table_columns(),
     )

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+import stamina
 from fastapi import FastAPI
+from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
+from analytics.usage import calendar
 from emulator import EmulatorConfig, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,6 +138,41 @@ async def emulator_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
         yield client
 
 
+@pytest.fixture
+def instant_retries() -> Iterator[None]:
+    """Retries without sleeping; each client keeps its own attempt limit."""
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield
+
+
+@pytest.fixture
+def no_retries() -> Iterator[None]:
+    """Every request is tried once: a failure shows at once."""
+    with stamina.set_testing(True, attempts=1):
+        yield
+
+
+@pytest.fixture
+def demo_env(monkeypatch, tmp_path) -> None:
+    """The headless dashboard on the small demo organization, on the pinned day TODAY, with no
+    service configured and a private history folder."""
+    monkeypatch.setattr(calendar, "utc_today", lambda: TODAY)
+    monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
+    monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
+    for name, value in DEMO.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+
+
+@pytest.fixture(scope="module")
+def demo_ledger() -> Iterator:
+    """The emulator of the headless dashboard's demo organization (see `demo_env`), built again
+    from its settings: its ledger is what the pages must show."""
+    app = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    yield app.state.emulator
+    app.state.emulator.store.close()
+
+
 def free_port() -> int:
     """A loopback port nothing listens on right now (for servers that cannot take port 0)."""
     with socket.socket() as probe:
@@ -224,3 +262,43 @@ def emulator_process() -> Iterator[EmulatorProcess]:
             yield EmulatorProcess(base_url, admin_key, today, process)
         finally:
             stop_process(process)
+
+
+@contextmanager
+def emulator_server(*options: str, today: dt.date | None = None) -> Iterator[EmulatorProcess]:
+    """`python -m emulator --port 0 ...options` on loopback, stopped on leaving the block.
+
+    The current UTC day is pinned (`today`, else the clock's). `admin_key` is empty for an
+    organization file (`--org`), for which the command line prints no key.
+    """
+    today = today or dt.datetime.now(dt.UTC).date()
+    command = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"]
+    command += ["--today", today.isoformat(), *options]
+    with tempfile.TemporaryFile(mode="w+") as stderr:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True
+        )
+        try:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            if not first.startswith("Emulator listening on http://"):
+                stderr.seek(0)
+                pytest.fail(f"emulator did not start: {first!r} {stderr.read()[-2000:]}")
+            base_url = first.split()[-1]
+            admin_key = ""
+            if "--org" not in options:
+                admin_key = process.stdout.readline().removeprefix("Admin key: ").strip()
+            if not wait_until_healthy(f"{base_url}/healthz", process):
+                pytest.fail(f"emulator at {base_url} never became healthy")
+            yield EmulatorProcess(base_url, admin_key, today, process)
+        finally:
+            stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def official_client_emulator() -> Iterator[EmulatorProcess]:
+    """An emulator process taking the official client libraries' `DeepL-Auth-Key` scheme."""
+    with emulator_server(
+        "--auth-scheme", "DeepL-Auth-Key", "--keys", "3", "--days", "30"
+    ) as server:
+        yield server

@@ -1,5 +1,5 @@
 """Who can reach the dashboard: only this machine unless configured otherwise, and with sign-in
-configured only signed-in addresses on the allow-list (see also test_app.test_sign_in_gate).
+configured only signed-in addresses on the allow-list.
 
 A session that may not see the dashboard gets the sign-in page and nothing else: no sidebar,
 no page it asks for by name, and not a single request to the service.
@@ -20,8 +20,10 @@ import pytest
 import websockets
 from conftest import ROOT, running_dashboard
 from faultserver import FaultServer, Reply
+from headless import app_test, one_run
 from streamlit.testing.v1 import AppTest
-from test_load import one_run
+
+from analytics.dashboard.access import Access, access_decision
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
@@ -79,6 +81,50 @@ def test_running_dashboard_listens_on_loopback_only(tmp_path):
 # -- the sign-in gate --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("configured", "logged_in", "email", "allow", "expected"),
+    [
+        (False, False, None, [], Access.OPEN),
+        (True, False, None, ["a@x.org"], Access.SIGN_IN),
+        (True, True, "A@X.org", ["a@x.org"], Access.ALLOWED),
+        (True, True, " a@x.org ", [" A@x.org", ""], Access.ALLOWED),
+        (True, True, "b@x.org", ["a@x.org"], Access.DENIED),
+        (True, True, "a@x.org", [], Access.DENIED),
+        (True, True, "a@x.org", ["", "  "], Access.DENIED),
+        (True, True, None, ["a@x.org"], Access.DENIED),
+    ],
+)
+def test_access_decision(configured, logged_in, email, allow, expected):
+    assert access_decision(configured, logged_in, email, allow) is expected
+
+
+@pytest.mark.parametrize(
+    ("user", "allowed", "shown"),
+    [
+        ({"is_logged_in": False}, ["admin@example.org"], "Sign in"),
+        (
+            {"is_logged_in": True, "email": "guest@example.org"},
+            ["admin@example.org"],
+            "not allowed",
+        ),
+        ({"is_logged_in": True, "email": "Admin@Example.org"}, ["admin@example.org"], "Overview"),
+    ],
+)
+def test_sign_in_gate_on_the_demo_organization(demo_env, user, allowed, shown):
+    at = app_test()
+    at.secrets.update(AUTH | {"ADMIN_EMAILS": allowed})
+    at.user = user
+    at.run()
+    assert not at.exception
+    text = " ".join([t.value for t in at.title] + [w.value for w in at.warning])
+    text += " ".join(b.label for b in at.button)
+    assert shown in text
+    if shown != "Overview":
+        assert not at.metric  # no usage is shown before the gate opens
+    else:
+        assert [b.label for b in at.sidebar.button] == ["Sign out"]
+
+
 @pytest.fixture
 def service(monkeypatch, tmp_path):
     """A configured service that records every request (and refuses every one)."""
@@ -93,8 +139,7 @@ def service(monkeypatch, tmp_path):
 
 
 def gated_app(user: dict[str, object], allowed: object = ALLOWED) -> AppTest:
-    launcher = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
-    at = AppTest.from_string(launcher, default_timeout=60)
+    at = app_test(timeout=60)
     at.secrets.update(AUTH | {"ADMIN_EMAILS": allowed})
     at.user = user
     return at

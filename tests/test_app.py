@@ -1,75 +1,32 @@
-"""The dashboard run headless with Streamlit's AppTest on a small demo organization."""
+"""The dashboard run headless with Streamlit's AppTest on a small demo organization.
+
+Expected figures come from the emulator's ledger of the same organization, rebuilt here, and
+from the emulator's language tables.
+"""
 
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 from datetime import timedelta
-from pathlib import Path
 
+import pandas as pd
 import pytest
-import stamina
-from streamlit.testing.v1 import AppTest
+from builders import ledger_totals
+from conftest import free_port
+from headless import PAGES, ROOT, TODAY, chart_specs, open_page
 
-from analytics import exports, frames, periods, state, views
-from analytics.demo import demo_client
-from analytics.pipeline import fetch_usage, utc_today
-from analytics.settings import Settings
+from analytics.usage.calendar import all_history_range, utc_today
+from emulator.languages_data import language_entries, v2_languages
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-PAGES = ["overview", "keys", "trends", "languages", "capacity", "export"]
-TODAY = utc_today()
-DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
+DAY = timedelta(days=1)
+YESTERDAY = TODAY - DAY
 
 
-@pytest.fixture
-def demo_env(monkeypatch, tmp_path):
-    # The dashboard's day is pinned, so a run across UTC midnight compares like with like.
-    monkeypatch.setattr(state, "today", lambda: TODAY)
-    monkeypatch.delenv("SERVICE_AUTH_KEY", raising=False)
-    monkeypatch.delenv("SERVICE_BASE_URL", raising=False)
-    for name, value in DEMO.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
-
-
-@pytest.fixture
-def no_retry_waits():
-    stamina.set_testing(True, attempts=1)
-    yield
-    stamina.set_testing(False)
-
-
-def app_test() -> AppTest:
-    """The dashboard run through a one-line launcher outside the checkout.
-
-    AppTest treats an entry script next to a `pages/` folder as an old-style multipage app
-    and then runs page files without the entry script; a launcher elsewhere keeps the
-    `st.navigation` behaviour of a real server.
-    """
-    return AppTest.from_string(f"import runpy; runpy.run_path({APP!r})", default_timeout=120)
-
-
-def open_page(page: str, **params: str | list[str]) -> AppTest:
-    at = app_test()
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    if page != "overview":
-        at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
-    return at
-
-
-def expected_usage(start, end):
-    settings = Settings(demo_keys=8, demo_days=120, demo_seed=42)
-    return fetch_usage(demo_client(settings), start, end).key_day
-
-
-def chart_specs(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+def last_days(count: int) -> tuple:
+    """The preset `last-<count>-days` as seen on TODAY: the days before it, through yesterday."""
+    return TODAY - count * DAY, YESTERDAY
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -81,14 +38,16 @@ def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page):
     assert at.title[0].value == page.capitalize()
 
 
-def test_overview_kpis_match_the_pipeline(demo_env):
+def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     at = open_page("overview", period="Last 30 days")
-    start, end = periods.resolve("last-30-days", TODAY)
-    current = frames.totals(expected_usage(start, end))
-    before = frames.totals(expected_usage(*periods.previous_period(start, end)))
+    start, end = last_days(30)
+    current = ledger_totals(demo_ledger.ledger(start, end))
+    before = ledger_totals(demo_ledger.ledger(start - 30 * DAY, start - DAY))
+    assert current["total_characters"] > 0 and before["total_characters"] > 0
     tiles = {metric.label: metric for metric in at.metric}
-    assert tiles["Total characters"].value == f"{int(current['total_characters']):,}"
-    assert tiles["Text translation"].value == f"{int(current['text_translation_characters']):,}"
+    assert tiles["Total characters"].value == f"{current['total_characters']:,}"
+    assert tiles["Text translation"].value == f"{current['text_translation_characters']:,}"
+    assert tiles["Documents"].value == f"{current['document_translation_characters']:,}"
     assert tiles["Speech-to-text"].value == f"{current['speech_to_text_minutes']:,.2f}"
     change = current["total_characters"] / before["total_characters"] - 1
     assert tiles["Total characters"].delta == f"{change:+.1%}"
@@ -120,12 +79,13 @@ def test_query_parameters_set_the_view(demo_env):
     traces = chart_specs(at)[0]["data"]
     assert [t["name"] for t in traces][-1] == "Other"
     assert len(traces) == 4
-    start, end = periods.resolve("last-90-days", TODAY)
+    start, end = last_days(90)
     assert f"{start:%Y-%m-%d} – {end:%Y-%m-%d}" in at.caption[0].value
 
 
 def test_custom_range_from_the_url(demo_env):
-    start, end = periods.resolve("last-month", TODAY)
+    end = TODAY.replace(day=1) - DAY  # last month
+    start = end.replace(day=1)
     at = open_page(
         "keys", period="Custom range", range=[start.isoformat(), end.isoformat()], q="team"
     )
@@ -134,16 +94,15 @@ def test_custom_range_from_the_url(demo_env):
     assert at.text_input(key="q").value == "team"
 
 
-def test_trends_period_breakdown_sums_to_that_day(demo_env):
-    start, end = periods.resolve("last-7-days", TODAY)
-    at = open_page("trends", period="Last 7 days", day=f"{end:%Y-%m-%d (%a)}")
-    assert at.selectbox(key="day").value == end.isoformat()
+def test_trends_breakdown_of_a_day_holds_that_days_usage(demo_env, demo_ledger):
+    at = open_page("trends", period="Last 7 days", day=f"{YESTERDAY:%Y-%m-%d (%a)}")
+    assert at.selectbox(key="day").value == YESTERDAY.isoformat()
     breakdown = at.dataframe[-1].value
-    kd = expected_usage(start, end)
-    assert (
-        breakdown["total_characters"].sum()
-        == kd[kd["usage_date"] == str(end)]["total_characters"].sum()
-    )
+    that_day = demo_ledger.ledger(YESTERDAY, YESTERDAY)
+    assert breakdown["total_characters"].sum() == ledger_totals(that_day)["total_characters"]
+    assert set(breakdown["api_key"]) == {
+        row.api_key for row in that_day if ledger_totals([row])["total_characters"]
+    }
 
 
 def test_keys_page_drill_down_to_a_key(demo_env):
@@ -158,7 +117,7 @@ def test_keys_page_drill_down_to_a_key(demo_env):
 
 def test_export_page_offers_three_files_and_the_cli_command(demo_env):
     at = open_page("export", period="Last 7 days", group="Key")
-    start, end = periods.resolve("last-7-days", TODAY)
+    start, end = last_days(7)
     commands = [block.value for block in at.code]
     assert commands[0] == (
         f"python -m analytics export --start {start} --end {end} --group-by key "
@@ -168,10 +127,8 @@ def test_export_page_offers_three_files_and_the_cli_command(demo_env):
     assert len(at.get("download_button")) == 3
 
 
-def test_unreachable_service_gives_a_clear_message(monkeypatch, tmp_path, no_retry_waits):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_unreachable_service_gives_a_clear_message(monkeypatch, tmp_path, no_retries):
+    port = free_port()
     monkeypatch.setenv("SERVICE_AUTH_KEY", "an-admin-key-0001")
     monkeypatch.setenv("SERVICE_BASE_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
@@ -183,7 +140,7 @@ def test_unreachable_service_gives_a_clear_message(monkeypatch, tmp_path, no_ret
 
 
 def test_refused_key_gives_a_clear_message_with_trace_id(
-    monkeypatch, tmp_path, emulator_process, no_retry_waits
+    monkeypatch, tmp_path, emulator_process, no_retries
 ):
     monkeypatch.setenv("SERVICE_AUTH_KEY", "not-the-admin-key-42")
     monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
@@ -201,7 +158,7 @@ def test_a_range_without_usage_says_so(monkeypatch, tmp_path, emulator_process):
     monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
     monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
-    first = views.all_history_range(utc_today(), None)[0]
+    first = all_history_range(utc_today(), None)[0]
     days = [str(first + timedelta(days=10)), str(first + timedelta(days=40))]
     for page, message in [
         ("overview", "No usage in this range"),
@@ -225,39 +182,8 @@ def test_custom_range_on_a_demo_organization_shorter_than_the_default_range(demo
     monkeypatch.setenv("SERVICE_DEMO_DAYS", "10")
     at = open_page("overview", period="Custom range")
     assert not at.exception
-    yesterday = TODAY - timedelta(days=1)
-    first = yesterday - timedelta(days=9)
-    assert f"{first:%Y-%m-%d} – {yesterday:%Y-%m-%d}** (10 days)" in at.sidebar.caption[0].value
-
-
-AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
-
-
-@pytest.mark.parametrize(
-    ("user", "allowed", "shown"),
-    [
-        ({"is_logged_in": False}, ["admin@example.org"], "Sign in"),
-        (
-            {"is_logged_in": True, "email": "guest@example.org"},
-            ["admin@example.org"],
-            "not allowed",
-        ),
-        ({"is_logged_in": True, "email": "Admin@Example.org"}, ["admin@example.org"], "Overview"),
-    ],
-)
-def test_sign_in_gate(demo_env, user, allowed, shown):
-    at = app_test()
-    at.secrets.update(AUTH | {"ADMIN_EMAILS": allowed})
-    at.user = user
-    at.run()
-    assert not at.exception
-    text = " ".join([t.value for t in at.title] + [w.value for w in at.warning])
-    text += " ".join(b.label for b in at.button)
-    assert shown in text
-    if shown != "Overview":
-        assert not at.metric  # no usage is shown before the gate opens
-    else:
-        assert [b.label for b in at.sidebar.button] == ["Sign out"]
+    first = YESTERDAY - 9 * DAY
+    assert f"{first:%Y-%m-%d} – {YESTERDAY:%Y-%m-%d}** (10 days)" in at.sidebar.caption[0].value
 
 
 def test_detection_panel_shows_status_language_and_where_it_is_usable(demo_env):
@@ -276,34 +202,38 @@ def test_detection_panel_shows_status_language_and_where_it_is_usable(demo_env):
     assert result.loc[1, "language"] == ""
 
 
-def test_trends_cumulative_and_rolling_views(demo_env):
+def test_trends_cumulative_and_rolling_views(demo_env, demo_ledger):
     at = open_page("trends", period="Last 30 days", top="3")
     at.toggle(key="cumulative").set_value(True).run()
     assert not at.exception
     traces = chart_specs(at)[0]["data"]
     assert {t["type"] for t in traces} == {"scatter"}
-    start, end = periods.resolve("last-30-days", TODAY)
-    total = frames.totals(expected_usage(start, end))["total_characters"]
+    start, end = last_days(30)
+    total = ledger_totals(demo_ledger.ledger(start, end))["total_characters"]
     assert sum(t["y"][-1] for t in traces) == total
     at.toggle(key="cumulative").set_value(False).run()
     at.toggle(key="rolling").set_value(True).run()
     traces = chart_specs(at)[0]["data"]
     assert {t["type"] for t in traces} == {"scatter"}
-    kd = expected_usage(end - timedelta(days=6), end)
-    last_week_mean = kd["total_characters"].sum() / 7
-    assert sum(t["y"][-1] for t in traces) == pytest.approx(last_week_mean, abs=0.01 * len(traces))
+    last_week = ledger_totals(demo_ledger.ledger(end - 6 * DAY, end))["total_characters"]
+    assert sum(t["y"][-1] for t in traces) == pytest.approx(last_week / 7, abs=0.01 * len(traces))
 
 
-def test_the_shown_cli_command_writes_the_same_file(demo_env, tmp_path):
+def test_the_shown_cli_command_writes_the_rows_the_page_previews(demo_env, demo_ledger, tmp_path):
     at = open_page("export", period="Last 7 days", group="Key")
+    preview = at.dataframe[0].value
     command = shlex.split(at.code[0].value)
     assert command[:3] == ["python", "-m", "analytics"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, env=env, check=True)
-    start, end = periods.resolve("last-7-days", TODAY)
-    usage = fetch_usage(demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42)), start, end)
-    written = (tmp_path / f"usage_key_{start}_{end}.csv").read_bytes()
-    assert written == exports.export_bytes(exports.shape_export(usage, "key"), "csv")
+    start, end = last_days(7)
+    written = pd.read_csv(tmp_path / f"usage_key_{start}_{end}.csv", keep_default_na=False)
+    assert written["api_key"].tolist() == preview["api_key"].astype(str).tolist()
+    assert written["total_characters"].tolist() == preview["total_characters"].tolist()
+    by_key: dict[str, int] = {}
+    for row in demo_ledger.ledger(start, end):
+        by_key[row.api_key] = by_key.get(row.api_key, 0) + ledger_totals([row])["total_characters"]
+    assert dict(zip(written["api_key"], written["total_characters"], strict=True)) == by_key
 
 
 def test_unknown_url_values_fall_back_to_defaults(demo_env):
@@ -347,13 +277,12 @@ def test_a_large_organization_gets_small_figures(monkeypatch, tmp_path):
 def test_languages_page_shows_the_service_lists(demo_env):
     at = open_page("languages", resource="Document translation")
     assert not at.exception
-    client = demo_client(Settings(demo_keys=8, demo_days=120, demo_seed=42))
-    document = client.languages("translate_document")
+    document = language_entries("translate_document")
     by_resource, matrix, availability, glossary, document_pairs, versions = (
         frame.value for frame in at.dataframe
     )
-    assert list(by_resource["lang"]) == [entry.lang for entry in document]
-    assert list(matrix["lang"]) == [entry.lang for entry in document]
+    assert list(by_resource["lang"]) == [entry["lang"] for entry in document]
+    assert list(matrix["lang"]) == [entry["lang"] for entry in document]
     assert list(availability.columns[2:]) == [
         "translate_text",
         "translate_document",
@@ -361,22 +290,21 @@ def test_languages_page_shows_the_service_lists(demo_env):
         "voice",
         "write",
     ]
-    glossary_list = client.languages("glossary")
-    base = {e.lang: e.lang.split("-")[0].lower() for e in glossary_list}
-    assert len(glossary) == sum(
-        base[s.lang] != base[t.lang]
-        for s in glossary_list
-        if s.usable_as_source
-        for t in glossary_list
-        if t.usable_as_target
+    # 30 of the 36 languages have glossaries (not Hebrew, Thai, Vietnamese, Catalan, Croatian,
+    # Malay), each a source and a target: every ordered pair of two of them.
+    assert len(glossary) == 30 * 29
+    pairs = set(zip(glossary["source_lang"], glossary["target_lang"], strict=True))
+    assert {("de", "en"), ("en", "de"), ("ja", "zh")} <= pairs
+    assert not {pair for pair in pairs if "he" in pair or pair[0] == pair[1]}
+    # Documents: the 30 glossary languages as sources; as targets 27 of them by their own code
+    # and English, Portuguese and Chinese by two regional codes each (33); less the 33 pairs
+    # of one language with itself.
+    assert len(document_pairs) == 30 * 33 - 33
+    document_pairs_set = set(
+        zip(document_pairs["source_lang"], document_pairs["target_lang"], strict=True)
     )
-    assert len(document_pairs) > 0
-    for _, pair in document_pairs.iterrows():
-        source = next(e for e in document if e.lang == pair["source_lang"])
-        target = next(e for e in document if e.lang == pair["target_lang"])
-        assert "glossary" in source.features and "glossary" in target.features
-    v2_targets = client.languages_v2("target")
-    assert set(versions["v2_code"].dropna()) >= {language.language for language in v2_targets}
+    assert ("de", "en-GB") in document_pairs_set and ("en", "en-GB") not in document_pairs_set
+    assert set(versions["v2_code"].dropna()) >= {row["language"] for row in v2_languages("target")}
 
 
 def test_an_invalid_setting_is_named_on_the_page(demo_env, monkeypatch):

@@ -1,23 +1,34 @@
-"""The benchmark harness at 1/20 scale: every scenario runs and every output is identical.
+"""The benchmark harness at 1/20 scale: every scenario runs, and what it claims holds.
 
 Timings are not checked here (a busy test machine says nothing about them); `python -m bench`
-at full scale is the measurement.
+at full scale is the measurement. What is checked is what the run cannot fake: the outputs a
+scenario calls identical are compared as files, row counts and window counts against the
+emulator's ledger and the calendar, and the results file against its schema.
 """
 
+import datetime as dt
 import json
+import math
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+import pandas as pd
 import pytest
+from builders import assert_matches_ledger
 
 from bench.__main__ import MISSED, machine
 from bench.scenarios import SCENARIOS, naive_key_day, tidy_key_day
+from emulator import EmulatorConfig, create_app
 from emulator.usage_report import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
+SCALE = 0.05
+KEYS = 50  # 1,000 keys at full scale
+HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",
@@ -26,14 +37,29 @@ TARGETS = {
     "pages_scale",
     "incremental_refresh",
     "concurrent_windows",
+    "capacity_rerun",
 }
 
 
+@dataclass(frozen=True)
+class Smoke:
+    returncode: int
+    printed: list[dict]
+    report: dict
+    kept: Path
+    began: dt.datetime
+    ended: dt.datetime
+    today: dt.date  # the UTC day the run saw (the suite fails over if it spans midnight)
+
+
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> tuple[list[dict], dict]:
-    output = tmp_path_factory.mktemp("bench") / "results.json"
+def smoke(tmp_path_factory) -> Smoke:
+    folder = tmp_path_factory.mktemp("bench")
+    output, kept = folder / "results.json", folder / "kept"
+    began = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    command = [sys.executable, "-m", "bench", "--scale", str(SCALE), "--output", str(output)]
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--scale", "0.05", "--output", str(output)],
+        [*command, "--keep", str(kept)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -41,40 +67,102 @@ def smoke(tmp_path_factory) -> tuple[list[dict], dict]:
         timeout=900,
         check=False,
     )
+    ended = dt.datetime.now(dt.UTC)
     assert run.returncode in (0, MISSED), run.stderr[-3000:]
-    lines = [json.loads(line) for line in run.stdout.splitlines()]
-    return lines, json.loads(output.read_text())
+    if began.date() != ended.date():
+        pytest.fail("the smoke run crossed UTC midnight: its five years are ambiguous; rerun")
+    printed = [json.loads(line) for line in run.stdout.splitlines()]
+    report = json.loads(output.read_text())
+    return Smoke(run.returncode, printed, report, kept, began, ended, began.date())
 
 
-def test_every_target_prints_one_line_with_a_ratio(smoke):
-    lines, _ = smoke
-    assert {line["name"] for line in lines} == TARGETS
-    assert len(lines) == len(TARGETS)
-    for line in lines:
-        assert line["ratio"] > 0 and line["target"] > 0
-        assert isinstance(line["ok"], bool)
-        assert not line["ok"] or line["ratio"] <= line["target"], line
+@pytest.fixture(scope="module")
+def five_years(smoke):
+    """The smoke organization's ledger of the five years the scenarios read, rebuilt here."""
+    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
+    emulator = app.state.emulator
+    yield emulator.ledger(
+        smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
+    )
+    emulator.store.close()
 
 
-def test_outputs_are_identical_and_side_conditions_hold(smoke):
-    lines, _ = smoke
-    by_name = {line["name"]: line for line in lines}
-    for name in ("decode_vs_naive", "csv_export", "incremental_refresh", "concurrent_windows"):
-        assert by_name[name]["identical"] is True, name
-    assert by_name["incremental_refresh"]["only_open_days_fetched"] is True
-    assert by_name["incremental_refresh"]["second_run_windows"] == 1
-    assert by_name["memory_export"]["export_succeeded"] is True
-    assert by_name["memory_export"]["rows"] > 0
-    assert by_name["pages_scale"]["figures_under_1mb"] is True
-    assert by_name["concurrent_windows"]["windows"] == 5
+def by_name(lines: list[dict]) -> dict[str, dict]:
+    return {line["name"]: line for line in lines}
 
 
-def test_results_file_holds_the_printed_lines_and_the_machine(smoke):
-    lines, report = smoke
-    assert report["results"] == lines
-    assert report["scale"] == 0.05
+def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
+    for lines in (smoke.printed, smoke.report["results"]):
+        assert sorted(line["name"] for line in lines) == sorted(TARGETS)
+        for line in lines:
+            assert isinstance(line["ratio"], float | int) and math.isfinite(line["ratio"]), line
+            assert line["ratio"] > 0 and line["target"] > 0, line
+            assert isinstance(line["ok"], bool), line
+
+
+def test_the_exit_status_says_whether_a_target_was_missed(smoke):
+    missed = [line["name"] for line in smoke.report["results"] if not line["ok"]]
+    assert smoke.returncode == (MISSED if missed else 0), missed
+
+
+def test_results_file_names_the_run_and_the_machine(smoke):
+    report = smoke.report
+    assert set(report) == {"date", "scale", "keys", "machine", "results"}
+    when = dt.datetime.fromisoformat(report["date"])
+    assert smoke.began <= when <= smoke.ended
+    assert (report["scale"], report["keys"]) == (SCALE, KEYS)
     assert report["machine"]["nproc"] == os.cpu_count()
-    assert set(report["machine"]) >= {"cpu", "memory_gib", "python"}
+    assert report["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert report["machine"]["memory_gib"] > 0 and report["machine"]["cpu"]
+
+
+def test_csv_export_files_are_byte_identical_and_hold_the_ledger(smoke, five_years):
+    kept = smoke.kept / "csv_export"
+    ours, reference = (kept / "exports.csv").read_bytes(), (kept / "pandas_to_csv.csv").read_bytes()
+    assert ours == reference
+    assert by_name(smoke.printed)["csv_export"]["identical"] is True
+    assert by_name(smoke.printed)["csv_export"]["rows"] == len(five_years)
+    assert_matches_ledger(read_export(kept / "exports.csv"), five_years)
+
+
+def test_incremental_refresh_writes_the_same_file_twice_from_closed_history(smoke, five_years):
+    kept = smoke.kept / "incremental_refresh"
+    firsts = sorted(kept.glob("first-*.csv"))
+    assert len(firsts) >= 2
+    for first in firsts:
+        second = kept / first.name.replace("first", "second")
+        assert first.read_bytes() == second.read_bytes(), first.name
+        assert_matches_ledger(read_export(first), five_years)
+    line = by_name(smoke.printed)["incremental_refresh"]
+    assert (line["identical"], line["only_open_days_fetched"]) == (True, True)
+    # The second run fetches one window of the three days that may still change.
+    assert line["second_run_windows"] == 1
+    assert line["second_run_days_from_history"] == HISTORY_DAYS - 3
+
+
+def test_memory_export_wrote_every_key_day(smoke, five_years):
+    line = by_name(smoke.printed)["memory_export"]
+    assert line["export_succeeded"] is True
+    assert line["rows"] == len(five_years) > 10_000
+    assert line["peak_rss_mb"] > 0
+
+
+def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
+    line = by_name(smoke.printed)["concurrent_windows"]
+    assert line["windows"] == line["full_organization"]["windows"] == 5  # ⌈1,826 / 366⌉
+    assert line["identical"] is True and line["full_organization"]["identical"] is True
+    assert line["keys"] == EmulatorConfig().keys and line["full_organization"]["keys"] == KEYS
+
+
+def test_pages_figures_stay_small(smoke):
+    line = by_name(smoke.printed)["pages_scale"]
+    assert line["figures_under_1mb"] is True
+    assert 0 < line["largest_figure_bytes"] <= 1024**2
+    assert line["keys"] == {"big": KEYS, "small": 10}
+
+
+def test_decoding_baseline_is_the_same_frame(smoke):
+    assert by_name(smoke.printed)["decode_vs_naive"]["identical"] is True
 
 
 def test_scenarios_cover_every_target_name():
@@ -85,11 +173,13 @@ def test_scenarios_cover_every_target_name():
         "pages",
         "incremental_refresh",
         "concurrent_windows",
+        "capacity_rerun",
     }
 
 
 def test_naive_baseline_builds_the_documented_frame(emulator_app):
-    """The baseline is only fair if it produces exactly the frame the pipeline does."""
+    """The baseline is only fair if it produces exactly the frame the pipeline does, and both
+    are the ledger's key-days."""
     emulator = emulator_app.state.emulator
     report = build_report(emulator.store, "2025-04-01", "2025-06-01", "key_and_day")
     body = orjson.dumps(report)
@@ -98,6 +188,7 @@ def test_naive_baseline_builds_the_documented_frame(emulator_app):
     assert tidy["api_key_label"].dtype == "category"
     assert naive.equals(tidy)
     assert (naive.dtypes == tidy.dtypes).all()
+    assert_matches_ledger(tidy, emulator.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)))
 
 
 def test_machine_names_the_cpu_and_memory():
@@ -105,3 +196,9 @@ def test_machine_names_the_cpu_and_memory():
     assert info["nproc"] == os.cpu_count()
     assert info["memory_gib"] > 0
     assert info["cpu"]
+
+
+def read_export(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, keep_default_na=False)
+    frame["usage_date"] = pd.to_datetime(frame["usage_date"])
+    return frame

@@ -12,9 +12,8 @@ import pytest
 from conftest import running_dashboard
 from playwright.sync_api import expect, sync_playwright
 
-from analytics import periods
-from analytics.frames import KEY_DAY_COLUMNS
-from analytics.pipeline import utc_today
+from analytics.usage.calendar import resolve, utc_today
+from analytics.usage.frames import KEY_DAY_COLUMNS
 
 pytestmark = pytest.mark.browser
 
@@ -116,7 +115,7 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
     boxes = settled_boxes(page, chart.locator(".trace.bars").first.locator("path"))
     index, box = next((i, b) for i, b in enumerate(boxes) if b and b["height"] > 4)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    start, _ = periods.resolve("last-7-days", utc_today())
+    start, _ = resolve("last-7-days", utc_today())
     chosen = start + timedelta(days=index)
     period = page.get_by_test_id("stSelectbox").filter(has_text="Period")
     expect(period.locator("input")).to_have_value(f"{chosen:%Y-%m-%d (%a)}", timeout=WAIT_MS)
@@ -145,7 +144,7 @@ def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
     page.get_by_role("option", name="Last 7 days", exact=True).click()
     expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
     assert "period=Last+7+days" in page.url or "period=Last%207%20days" in page.url
-    start, end = periods.resolve("last-7-days", utc_today())
+    start, end = resolve("last-7-days", utc_today())
     expect(page.get_by_text(f"{start:%Y-%m-%d} – {end:%Y-%m-%d} (UTC)")).to_be_visible()
     page.screenshot(path=SHOTS / "overview-last-7-days.png")
     # The range follows the visitor to another page.
@@ -156,7 +155,7 @@ def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
 
 def test_csv_download_has_the_frame_header(dashboard, page):
     open_page(page, dashboard, "export", "Export")
-    start, end = periods.resolve("last-30-days", utc_today())
+    start, end = resolve("last-30-days", utc_today())
     with page.expect_download(timeout=WAIT_MS) as info:
         page.get_by_role("button", name="Download CSV").click()
     download = info.value

@@ -6,9 +6,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_forecast import FIRST, usage_frame
+from builders import FIRST, budgets, usage_frame
 
-from analytics.budgets import (
+from analytics.capacity.budgets import (
     EVALUATION_COLUMNS,
     BudgetFileError,
     evaluate,
@@ -18,14 +18,10 @@ from analytics.budgets import (
     status_for,
     worst,
 )
-from analytics.forecast import YearStart
+from analytics.usage.calendar import YearStart
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = date(2025, 3, 11)  # ten closed days of March
-
-
-def budgets(*entries: str, head: str = "") -> str:
-    return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
 
 
 ORG_MONTH = 'metric = "total_characters"\nperiod = "month"\nlimit = {limit}'

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analytics.cli import app
-from analytics.pipeline import utc_today
+from analytics.usage.calendar import utc_today
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

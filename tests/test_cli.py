@@ -11,14 +11,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import stamina
+from builders import asgi_client, assert_matches_ledger, miscounting_app
 from conftest import ROOT, free_port, small_config
-from test_pipeline import assert_matches_ledger
 from typer.testing import CliRunner
 
-from analytics import exports
+from analytics import cli
 from analytics.cli import app
-from analytics.demo import demo_app
-from analytics.settings import Settings
+from analytics.exports import files
+from analytics.service.demo import demo_app
+from analytics.service.settings import Settings
 from emulator import EmulatorConfig, create_app
 
 RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
@@ -202,6 +203,31 @@ def test_languages_and_detect_commands():
     assert bad.exit_code == 4 and "400 Bad Request" in bad.stderr
 
 
+def test_languages_lines_as_scripts_read_them():
+    """Left-aligned columns two spaces apart, yes/no flags, features sorted and space-separated:
+    the lines scripts and people read (the emulator's document languages)."""
+    table = invoke("languages", "--resource", "translate_document", "--demo", env=SMALL_DEMO)
+    lines = table.stdout.splitlines()
+    assert lines[0] == "lang     name                    source  target  features"
+    assert "de       German                  yes     yes     auto_detection formality glossary" in (
+        lines
+    )
+    assert "en       English                 yes     no      auto_detection glossary" in lines
+    assert "pt-BR    Portuguese (Brazilian)  no      yes     formality glossary" in lines
+    assert "ca       Catalan                 yes     yes" in lines  # no trailing spaces
+    as_csv = invoke(
+        "languages", "--resource", "translate_document", "--format", "csv", "--demo", env=SMALL_DEMO
+    )
+    rows = as_csv.stdout.splitlines()
+    assert rows[:2] == [
+        "lang,name,source,target,features",
+        "ar,Arabic,yes,yes,auto_detection glossary",
+    ]
+    assert "en-GB,English (British),no,yes,glossary" in rows
+    assert "ca,Catalan,yes,yes," in rows
+    assert len(rows) == 1 + 42  # 36 languages and 6 regional target variants
+
+
 # -- exit codes 4 and 1 ------------------------------------------------------------------------
 
 
@@ -224,7 +250,7 @@ def disk_full(*args, **kwargs):
 def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monkeypatch):
     out = tmp_path / "u.csv"
     out.write_text("previous export")
-    monkeypatch.setattr(exports.os, "replace", disk_full)
+    monkeypatch.setattr(files.os, "replace", disk_full)
     result = invoke("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
     assert result.exit_code == 1
     assert "unexpected OSError" in result.stderr and "No space left" in result.stderr
@@ -234,7 +260,7 @@ def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monke
 
 
 def test_debug_shows_the_traceback(tmp_path, monkeypatch):
-    monkeypatch.setattr(exports.os, "replace", disk_full)
+    monkeypatch.setattr(files.os, "replace", disk_full)
     with pytest.raises(OSError, match="No space left"):
         invoke(
             "export",
@@ -249,13 +275,9 @@ def test_debug_shows_the_traceback(tmp_path, monkeypatch):
 
 
 def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, caplog):
-    from test_pipeline import client_for, miscounting_app
-
-    from analytics import cli
-
     emulator_app = create_app(small_config())
     key = emulator_app.state.emulator.admin_key
-    miscounting, _ = client_for(miscounting_app(emulator_app), key)
+    miscounting, _ = asgi_client(miscounting_app(emulator_app), key)
     monkeypatch.setattr(cli.ServiceClient, "from_settings", lambda settings: miscounting)
     env = {"SERVICE_BASE_URL": "http://service.test", "SERVICE_AUTH_KEY": key}
     out = tmp_path / "u.csv"

@@ -9,6 +9,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 import stamina
+from builders import BASE, asgi_client, async_asgi_client
 from conftest import FIXED_TODAY
 from pydantic import SecretStr
 from starlette.applications import Starlette
@@ -16,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from analytics.client import AsyncServiceClient, ServiceClient, retry_after_seconds
-from analytics.errors import (
+from analytics.service.client import AsyncServiceClient, Policy, ServiceClient, retry_after_seconds
+from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
     ConnectionFailedError,
@@ -25,25 +26,11 @@ from analytics.errors import (
     RateLimitError,
     ServerError,
 )
+from analytics.service.settings import Settings
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"
-BASE = "http://service.test"
 
-
-class Counting(httpx.AsyncBaseTransport):
-    """Passes requests on and remembers each one, so tests can count attempts."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()  # keep the body for assertions (multipart streams included)
-        self.requests.append(request)
-        return await self.inner.handle_async_request(request)
-
-    def paths(self, path: str) -> list[httpx.Request]:
-        return [r for r in self.requests if r.url.path == path]
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 class Failing(httpx.AsyncBaseTransport):
@@ -58,23 +45,8 @@ class Failing(httpx.AsyncBaseTransport):
         raise self.error("simulated", request=request)
 
 
-def emulator_transport(app) -> Counting:
-    return Counting(httpx.ASGITransport(app=app))
-
-
-def async_client(transport: httpx.AsyncBaseTransport, key: str = SECRET, **options):
-    return AsyncServiceClient(BASE, SecretStr(key), transport=transport, **options)
-
-
 def app_of(handler, path: str = "/v2/admin/analytics", methods=("GET",)) -> Starlette:
     return Starlette(routes=[Route(path, handler, methods=list(methods))])
-
-
-@pytest.fixture(autouse=True)
-def no_waits():
-    """Retries without sleeping; each client keeps its own attempt limit."""
-    with stamina.set_testing(True, attempts=1000, cap=True):
-        yield
 
 
 @pytest.fixture
@@ -83,8 +55,8 @@ def admin(emulator_app) -> str:
 
 
 async def test_sends_scheme_key_user_agent_and_json(admin, emulator_app):
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin) as client:
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
         await client.translate(["Hello there"], "DE")
     sent = transport.requests[0]
     assert sent.headers["Authorization"] == f"Service-Auth-Key {admin}"
@@ -100,11 +72,11 @@ async def test_custom_auth_scheme_is_sent():
         seen.append(request.headers["authorization"])
         return JSONResponse([])
 
-    transport = httpx.ASGITransport(app=app_of(handler, "/v2/languages"))
-    client = AsyncServiceClient(
-        BASE, SecretStr("k1"), auth_scheme="Other-Scheme", transport=transport
+    client, _ = async_asgi_client(
+        app_of(handler, "/v2/languages"), "k1", auth_scheme="Other-Scheme"
     )
-    assert await client.languages_v2("target") == []
+    async with client:
+        assert await client.languages_v2("target") == []
     assert seen == ["Other-Scheme k1"]
 
 
@@ -112,7 +84,8 @@ async def test_usage_report_groupings_agree_with_the_ledger(admin, emulator_app)
     emu = emulator_app.state.emulator
     start, end = dt.date(2025, 4, 1), dt.date(2025, 5, 1)
     ledger = emu.ledger(start, end - dt.timedelta(days=1))
-    async with async_client(emulator_transport(emulator_app), admin) as client:
+    client, _ = async_asgi_client(emulator_app)
+    async with client:
         total = await client.usage_report(start, end)
         by_key = await client.usage_report(start, end, "key")
         by_day = await client.usage_report(start, end, "key_and_day")
@@ -133,8 +106,8 @@ async def test_detect_batches_of_fifty_keep_input_order(admin, emulator_app):
         "x",
     ]
     texts = [samples[i % len(samples)] for i in range(123)]
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin) as client:
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
         one_by_one = {text: (await client.detect(text))[0] for text in samples}
         transport.requests.clear()
         results = await client.detect(texts)
@@ -155,8 +128,8 @@ def httpx_json(request: httpx.Request) -> dict:
 
 
 async def test_detect_of_nothing_sends_nothing(admin, emulator_app):
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin) as client:
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
         assert await client.detect([]) == []
     assert transport.requests == []
 
@@ -164,7 +137,8 @@ async def test_detect_of_nothing_sends_nothing(admin, emulator_app):
 async def test_translate_books_usage(admin, emulator_app):
     emu = emulator_app.state.emulator
     before = sum(r.text_translation_characters for r in emu.ledger(FIXED_TODAY, FIXED_TODAY))
-    async with async_client(emulator_transport(emulator_app), admin) as client:
+    client, _ = async_asgi_client(emulator_app)
+    async with client:
         result = await client.translate(["Good morning", "Thank you"], "de", source_lang="en")
     assert len(result) == 2
     assert all(t.detected_source_language.lower() == "en" for t in result)
@@ -173,8 +147,8 @@ async def test_translate_books_usage(admin, emulator_app):
 
 
 async def test_upload_document_is_multipart(admin, emulator_app):
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin) as client:
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
         handle = await client.upload_document(
             b"Hello world.\n", "note.txt", "DE", formality="prefer_more", enable_watermark=False
         )
@@ -186,16 +160,42 @@ async def test_upload_document_is_multipart(admin, emulator_app):
     assert b'filename="note.txt"' in sent.content
 
 
+async def test_upload_document_sends_each_option_as_the_spec_names_it(emulator_app):
+    product, legal = "3f1b6c2e-6b1a-4c55-9a0e-1d2f3a4b5c6d", "8a7d4e21-2c3b-4f6a-8e9d-0b1c2d3e4f50"
+    memory = "0d9e8f7a-6b5c-4d3e-8f21-123456789abc"
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
+        handle = await client.upload_document(
+            b"Guten Tag.\n",
+            "gruss.txt",
+            "EN-GB",
+            source_lang="DE",
+            glossary_ids=[product, legal],
+            translation_memory_id=memory,
+            translation_memory_threshold=80,
+        )
+    assert handle.document_id
+    parts = transport.requests[0].content
+    assert parts.count(b'name="glossary_ids"') == 2  # repeated parts, not one joined value
+    assert product.encode() in parts and legal.encode() in parts
+    assert b'name="translation_memory_threshold"\r\n\r\n80\r\n' in parts
+    assert b'name="source_lang"\r\n\r\nDE\r\n' in parts
+    assert b'name="formality"' not in parts  # options left out are not sent at all
+
+
 async def test_language_lists_v3_and_v2(admin, emulator_app):
-    async with async_client(emulator_transport(emulator_app), admin) as client:
+    client, _ = async_asgi_client(emulator_app)
+    async with client:
         targets = await client.languages("translate_text", usable_as_target=True)
         everything = await client.languages("translate_document")
         v2 = await client.languages_v2("target")
     assert targets and all(entry.usable_as_target for entry in targets)
     assert any("formality" in entry.features for entry in everything)
-    assert any(entry.usable_as_source and not entry.usable_as_target for entry in everything) or (
-        any(entry.usable_as_target and not entry.usable_as_source for entry in everything)
-    )
+    # A language with regional variants is a source by its base code and a target only by a
+    # variant's code: each entry's flags are decoded as sent, not assumed symmetric.
+    by_code = {entry.lang: entry for entry in everything}
+    assert (by_code["en"].usable_as_source, by_code["en"].usable_as_target) == (True, False)
+    assert (by_code["en-US"].usable_as_source, by_code["en-US"].usable_as_target) == (False, True)
     assert v2 and all(lang.language == lang.language.upper() for lang in v2)
 
 
@@ -216,8 +216,8 @@ async def test_unknown_fields_and_feature_keys_are_tolerated():
             }
         )
 
-    transport = httpx.ASGITransport(app=app_of(handler, "/v3/languages"))
-    async with async_client(transport) as client:
+    client, _ = async_asgi_client(app_of(handler, "/v3/languages"), SECRET)
+    async with client:
         (entry,) = await client.languages("write")
     assert (entry.lang, entry.features, entry.usable_as_target) == (
         "xx-Qaaa",
@@ -227,7 +227,8 @@ async def test_unknown_fields_and_feature_keys_are_tolerated():
 
 
 async def test_wrong_key_is_refused_with_a_readable_error(emulator_app):
-    async with async_client(emulator_transport(emulator_app), SECRET) as client:
+    client, _ = async_asgi_client(emulator_app, SECRET)
+    async with client:
         with pytest.raises(AuthorizationError) as caught:
             await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 2, 1))
     error = caught.value
@@ -239,7 +240,8 @@ async def test_wrong_key_is_refused_with_a_readable_error(emulator_app):
 
 
 async def test_bad_request_carries_the_service_message(admin, emulator_app):
-    async with async_client(emulator_transport(emulator_app), admin) as client:
+    client, _ = async_asgi_client(emulator_app)
+    async with client:
         with pytest.raises(BadRequestError) as caught:
             await client.usage_report(dt.date(2023, 1, 1), dt.date(2025, 1, 1))
     assert caught.value.status == 400 and "366" in caught.value.message
@@ -247,8 +249,9 @@ async def test_bad_request_carries_the_service_message(admin, emulator_app):
 
 async def test_503_on_get_is_retried_up_to_the_attempt_limit(admin, emulator_app):
     emulator_app.state.emulator.faults.fault_503_rate = 1.0
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin, max_attempts=4) as client:
+    policy = Policy(max_attempts=4)
+    client, transport = async_asgi_client(emulator_app, policy=policy)
+    async with client:
         with pytest.raises(ServerError) as caught:
             await client.languages("translate_text")
     assert caught.value.status == 503
@@ -258,8 +261,9 @@ async def test_503_on_get_is_retried_up_to_the_attempt_limit(admin, emulator_app
 async def test_503_recovers_when_the_service_comes_back(admin, emulator_app):
     faults = emulator_app.state.emulator.faults
     faults.fault_503_rate = 0.5
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin, max_attempts=50) as client:
+    policy = Policy(max_attempts=50)
+    client, transport = async_asgi_client(emulator_app, policy=policy)
+    async with client:
         for _ in range(5):
             assert await client.languages("glossary")
     assert len(transport.requests) > 5  # some answers were 503 and were retried
@@ -267,8 +271,9 @@ async def test_503_recovers_when_the_service_comes_back(admin, emulator_app):
 
 async def test_translate_is_not_replayed_after_a_503(admin, emulator_app):
     emulator_app.state.emulator.faults.fault_503_rate = 1.0
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin, max_attempts=5) as client:
+    policy = Policy(max_attempts=5)
+    client, transport = async_asgi_client(emulator_app, policy=policy)
+    async with client:
         with pytest.raises(ServerError):
             await client.translate(["Hello"], "DE")
         with pytest.raises(ServerError):
@@ -278,8 +283,9 @@ async def test_translate_is_not_replayed_after_a_503(admin, emulator_app):
 
 async def test_429_is_retried_for_translate_too(admin, emulator_app):
     emulator_app.state.emulator.faults.fault_429_rate = 1.0
-    transport = emulator_transport(emulator_app)
-    async with async_client(transport, admin, max_attempts=3) as client:
+    policy = Policy(max_attempts=3)
+    client, transport = async_asgi_client(emulator_app, policy=policy)
+    async with client:
         with pytest.raises(RateLimitError) as caught:
             await client.translate(["Hello"], "DE")
     assert len(transport.requests) == 3
@@ -334,9 +340,10 @@ async def test_retry_after_sets_the_wait_capped(header, cap, expected):
     stamina.instrumentation.set_on_retry_hooks([hook])
     try:
         with stamina.set_testing(False):
-            transport = httpx.ASGITransport(app=app_of(server.handle))
-            client = async_client(transport, max_retry_wait=cap, wait_initial=0.001, wait_max=0.002)
-            report = await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
+            policy = Policy(max_retry_wait=cap, wait_initial=0.001, wait_max=0.002)
+            client, _ = async_asgi_client(app_of(server.handle), SECRET, policy=policy)
+            async with client:
+                report = await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
     finally:
         stamina.instrumentation.set_on_retry_hooks(previous)
     assert report.total_usage.total_characters == 0
@@ -366,7 +373,10 @@ def test_retry_after_accepts_seconds_and_http_dates():
 )
 async def test_network_failures(error, get_calls, translate_calls):
     transport = Failing(error)
-    async with async_client(transport, max_attempts=3) as client:
+    policy = Policy(max_attempts=3)
+    async with AsyncServiceClient(
+        BASE, SecretStr(SECRET), transport=transport, policy=policy
+    ) as client:
         with pytest.raises(ConnectionFailedError) as caught:
             await client.languages("voice")
         assert transport.calls == get_calls
@@ -384,7 +394,9 @@ async def test_connection_refused_on_loopback():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = AsyncServiceClient(f"http://127.0.0.1:{port}", SecretStr(SECRET), max_attempts=2)
+    client = AsyncServiceClient(
+        f"http://127.0.0.1:{port}", SecretStr(SECRET), policy=Policy(max_attempts=2)
+    )
     async with client:
         with pytest.raises(ConnectionFailedError) as caught:
             await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
@@ -404,7 +416,8 @@ async def test_bodies_of_the_wrong_shape_are_invalid_responses(body, content_typ
     async def handler(request: Request) -> Response:
         return Response(body, media_type=content_type, headers={"X-Trace-ID": "t-42"})
 
-    async with async_client(httpx.ASGITransport(app=app_of(handler))) as client:
+    client, _ = async_asgi_client(app_of(handler), SECRET)
+    async with client:
         with pytest.raises(InvalidResponseError) as caught:
             await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))
     assert caught.value.trace_id == "t-42"
@@ -417,15 +430,15 @@ async def test_detect_answer_with_too_few_results_is_invalid():
             {"results": [{"detection_status": "success", "detected_language": "en"}]}
         )
 
-    transport = httpx.ASGITransport(app=app_of(handler, "/v3/detect/language", ("POST",)))
-    async with async_client(transport) as client:
+    client, _ = async_asgi_client(app_of(handler, "/v3/detect/language", ("POST",)), SECRET)
+    async with client:
         with pytest.raises(InvalidResponseError):
             await client.detect(["one", "two"])
 
 
 def test_sync_client_from_many_threads(admin, emulator_app):
-    transport = emulator_transport(emulator_app)
-    with ServiceClient(BASE, SecretStr(admin), transport=transport) as client:
+    client, _ = asgi_client(emulator_app)
+    with client:
         loop_thread = client._loop.thread
         start = dt.date(2025, 5, 1)
 
@@ -442,11 +455,13 @@ def test_sync_client_from_many_threads(admin, emulator_app):
 
 
 def test_from_settings_needs_both_key_and_address():
-    from analytics.settings import Settings
-
     with pytest.raises(ValueError, match="SERVICE_AUTH_KEY"):
         ServiceClient.from_settings(Settings(auth_key=None, base_url=BASE))
     settings = Settings(auth_key=SECRET, base_url=BASE)
     assert settings.is_configured and SECRET not in repr(settings)
     with ServiceClient.from_settings(settings) as client:
         assert client.async_client.base_url == BASE
+        assert client.async_client.policy == Policy()
+    patient = Policy(max_attempts=9, timeout=2.0)
+    with ServiceClient.from_settings(settings, patient) as client:
+        assert client.async_client.policy is patient

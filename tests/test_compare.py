@@ -7,10 +7,9 @@ from datetime import date, timedelta
 
 import pandas as pd
 import pytest
-from test_forecast import pattern, usage_frame
+from builders import METRICS, pattern, usage_frame
 
-from analytics.compare import compare, comparison_start, growth_drivers
-from analytics.frames import METRICS
+from analytics.capacity.compare import compare, comparison_start, growth_drivers
 
 START = date(2024, 1, 1)
 STEP = date(2025, 6, 1)
@@ -54,7 +53,7 @@ def test_services_against_previous_period_and_last_year(frame):
     assert total["yoy %"] == pytest.approx(100 * (270 - 190) / 190)
     minutes = result.services.loc["speech_to_text_minutes"]
     assert (minutes["current"], minutes["previous"], minutes["change %"]) == (45.0, 45.0, 0.0)
-    assert list(result.services.index) == list(METRICS)
+    assert list(result.services.index) == METRICS
     assert math.isnan(result.services.loc["document_translation_characters", "change %"])
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from conftest import FIXED_TODAY, auth, small_config
+from conftest import FIXED_TODAY, auth, emulator_server, small_config
 
 from emulator import EmulatorConfig, create_app, mask_key
 from emulator.synthetic import SIGNATURE_KEYS, generate
@@ -52,15 +53,33 @@ text_improvement_characters = 30000
 """
 
 
-@pytest.fixture
-async def org_client(tmp_path):
-    path = tmp_path / "org.toml"
-    path.write_text(ORG)
-    app = create_app(EmulatorConfig(org_file=path, today=dt.date(2025, 3, 10)))
+@asynccontextmanager
+async def client_for(path, **settings):
+    app = create_app(EmulatorConfig(org_file=path, today=dt.date(2025, 3, 10), **settings))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(
         transport=transport, base_url="http://e", headers=auth("admin-secret-0001-aaaa")
     ) as client:
+        yield client
+    app.state.emulator.store.close()
+
+
+@pytest.fixture
+def org_path(tmp_path):
+    path = tmp_path / "org.toml"
+    path.write_text(ORG)
+    return path
+
+
+@pytest.fixture
+async def org_client(org_path):
+    async with client_for(org_path) as client:
+        yield client
+
+
+@pytest.fixture
+async def inclusive_client(org_path):
+    async with client_for(org_path, end_date_reading="inclusive") as client:
         yield client
 
 
@@ -161,7 +180,10 @@ async def test_366_days_accepted_367_rejected(org_client):
         ANALYTICS, params={"start_date": "2024-01-01", "end_date": "2025-01-02"}
     )
     assert too_long.status_code == 400
-    assert "date range cannot exceed 366 days" in too_long.json()["message"]
+    assert too_long.json() == {
+        "message": "Bad request. Reason: Date range cannot exceed 366 days",
+        "code": "bad_request",
+    }
     one_second_over = await org_client.get(
         ANALYTICS, params={"start_date": "2024-01-01", "end_date": "2025-01-01T00:00:01"}
     )
@@ -173,10 +195,9 @@ async def test_unsupported_group_by_lists_allowed_values(org_client):
         ANALYTICS, params={"start_date": "2025-03-01", "end_date": "2025-03-04", "group_by": "day"}
     )
     assert response.status_code == 400
-    message = response.json()["message"]
-    assert "group_by" in message
-    assert "not supported" in message
-    assert "'key'" in message and "'key_and_day'" in message
+    assert response.json()["message"] == (
+        "Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'."
+    )
 
 
 @pytest.mark.parametrize(
@@ -203,6 +224,62 @@ async def test_bad_dates_are_400_with_message(org_client, params):
 async def test_missing_parameter_is_named(org_client):
     response = await org_client.get(ANALYTICS, params={"start_date": "2025-03-01"})
     assert "end_date is missing" in response.json()["message"]
+
+
+# --- the inclusive end-date reading -------------------------------------------------------
+
+
+async def test_inclusive_reading_includes_the_end_day(inclusive_client):
+    body = await report(inclusive_client, "2025-03-01", "2025-03-02", "key_and_day")
+    days = sorted({row["usage_date"] for row in body["key_and_day_usages"]})
+    assert days == ["2025-03-01T00:00:00Z", "2025-03-02T00:00:00Z"]
+    assert (body["start_date"], body["end_date"]) == ("2025-03-01T00:00:00", "2025-03-02T00:00:00")
+    one_day = await report(inclusive_client, "2025-03-03", "2025-03-03", "key_and_day")
+    assert [row["usage_date"] for row in one_day["key_and_day_usages"]] == ["2025-03-03T00:00:00Z"]
+
+
+async def test_inclusive_reading_counts_covered_days_against_the_limit(inclusive_client):
+    accepted = await inclusive_client.get(
+        ANALYTICS, params={"start_date": "2024-03-01", "end_date": "2025-03-01"}
+    )  # 2024-03-01 + 365 days: 366 covered days
+    assert accepted.status_code == 200
+    assert accepted.json()["usage_report"]["total_usage"]["total_characters"] == 311
+    refused = await inclusive_client.get(
+        ANALYTICS, params={"start_date": "2024-03-01", "end_date": "2025-03-02"}
+    )  # 367 covered days
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "Bad request. Reason: Date range cannot exceed 366 days"
+
+
+async def test_inclusive_reading_leaves_instants_and_the_default_alone(
+    inclusive_client, org_client
+):
+    instant = await report(inclusive_client, "2025-03-01", "2025-03-02T00:00:00", "key_and_day")
+    assert {row["usage_date"] for row in instant["key_and_day_usages"]} == {"2025-03-01T00:00:00Z"}
+    exclusive = await report(org_client, "2025-03-01", "2025-03-02", "key_and_day")
+    assert exclusive == instant
+    same_day = await org_client.get(
+        ANALYTICS, params={"start_date": "2025-03-01", "end_date": "2025-03-01"}
+    )
+    assert same_day.status_code == 400
+
+
+def test_unknown_end_date_reading_is_refused():
+    with pytest.raises(ValueError, match="end_date_reading must be one of exclusive, inclusive"):
+        EmulatorConfig(end_date_reading="sideways")
+
+
+def test_command_line_reads_end_dates_inclusively(org_path):
+    with emulator_server(
+        "--org", str(org_path), "--end-date-reading", "inclusive", today=dt.date(2025, 3, 10)
+    ) as server:
+        response = httpx.get(
+            f"{server.base_url}{ANALYTICS}",
+            params={"start_date": "2025-03-03", "end_date": "2025-03-03"},
+            headers=auth("admin-secret-0001-aaaa"),
+        )
+    assert response.status_code == 200
+    assert response.json()["usage_report"]["total_usage"]["text_improvement_characters"] == 30000
 
 
 # --- synthetic organization ------------------------------------------------------------

@@ -20,7 +20,7 @@ FEATURES = {
     "tone",
     "writing_style",
 }
-BCP47 = re.compile(r"^[a-z]{2,3}(-([A-Z]{2}|[A-Z][a-z]{3}))?$")
+BCP47 = re.compile(r"^[a-z]{2,3}(-([A-Z]{2}|\d{3}|[A-Z][a-z]{3}))?$")
 
 
 async def v3(client, resource, **filters):
@@ -31,7 +31,7 @@ async def v3(client, resource, **filters):
 
 @pytest.mark.parametrize("resource", RESOURCES)
 async def test_every_resource_lists_well_formed_entries(emulator_client, resource):
-    entries = await v3(emulator_client, resource)
+    entries = await v3(emulator_client, resource, include="beta")
     assert isinstance(entries, list) and entries
     for entry in entries:
         assert set(entry) == {
@@ -61,14 +61,21 @@ async def test_filters(emulator_client, resource, flag):
     assert sorted(e["lang"] for e in yes + no) == sorted(e["lang"] for e in everything)
 
 
-async def test_variants_are_targets_and_bases_are_sources(emulator_client):
-    entries = {e["lang"]: e for e in await v3(emulator_client, "translate_text")}
-    for variant in ("en-US", "en-GB", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant"):
+@pytest.mark.parametrize("resource", ["translate_text", "translate_document"])
+async def test_variants_are_targets_and_bases_are_both(emulator_client, resource):
+    entries = {e["lang"]: e for e in await v3(emulator_client, resource)}
+    variants = ["en-GB", "en-US", "es-419", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant"]
+    assert sorted(lang for lang in entries if "-" in lang) == variants
+    for variant in variants:
         assert entries[variant]["usable_as_target"]
         assert not entries[variant]["usable_as_source"]
-    for base in ("en", "pt", "zh"):
+    # The unspecified variants EN, PT and ZH stay usable as targets for backward compatibility.
+    for base in ("en", "es", "pt", "zh"):
         assert entries[base]["usable_as_source"]
-        assert not entries[base]["usable_as_target"]
+        assert entries[base]["usable_as_target"]
+    assert entries["es-419"]["name"] == "Spanish (Latin American)"
+    assert "formality" in entries["es-419"]["features"]
+    assert "auto_detection" not in entries["es-419"]["features"]
 
 
 async def test_detection_languages_are_the_spec_list_and_translatable(emulator_client):
@@ -77,8 +84,8 @@ async def test_detection_languages_are_the_spec_list_and_translatable(emulator_c
         e["lang"] for e in await v3(emulator_client, "translate_text", usable_as_source="true")
     }
     assert sources >= SPEC_DETECTION_CODES
-    statuses = {e["status"] for e in await v3(emulator_client, "translate_text")}
-    assert {"stable", "beta"} <= statuses
+    statuses = {e["status"] for e in await v3(emulator_client, "translate_text", include="beta")}
+    assert statuses == {"stable", "beta", "early_access"}
 
 
 async def test_glossary_resource_is_all_pairs(emulator_client):
@@ -133,8 +140,8 @@ async def test_v2_allows_get_and_post(emulator_client):
 
 
 async def test_document_list_is_text_list_without_text_only_features(emulator_client):
-    text = await v3(emulator_client, "translate_text")
-    document = await v3(emulator_client, "translate_document")
+    text = await v3(emulator_client, "translate_text", include="beta")
+    document = await v3(emulator_client, "translate_document", include="beta")
     assert [e["lang"] for e in document] == [e["lang"] for e in text]
     assert any("tag_handling" in e["features"] for e in text)
     assert any("style_rules" in e["features"] for e in text)
@@ -144,14 +151,111 @@ async def test_document_list_is_text_list_without_text_only_features(emulator_cl
 
 
 async def test_write_languages_and_their_status(emulator_client):
-    statuses = {e["lang"]: e["status"] for e in await v3(emulator_client, "write")}
+    statuses = {e["lang"]: e["status"] for e in await v3(emulator_client, "write", include="beta")}
     stable = {"de", "en-GB", "en-US", "es", "fr", "it", "pt-BR", "pt-PT"}
     assert statuses == {lang: "stable" for lang in stable} | {"ja": "beta", "ko": "beta"}
 
 
+async def test_only_stable_languages_and_features_unless_beta_is_included(emulator_client):
+    default = await v3(emulator_client, "translate_text")
+    assert {e["status"] for e in default} == {"stable"}
+    assert not any("style_rules" in e["features"] for e in default)
+    assert not {"ca", "hr", "ms"} & {e["lang"] for e in default}
+    beta = {e["lang"]: e for e in await v3(emulator_client, "translate_text", include="beta")}
+    assert {lang: beta[lang]["status"] for lang in ("ca", "hr", "ms")} == {
+        "ca": "beta",
+        "hr": "beta",
+        "ms": "early_access",
+    }
+    assert beta["de"]["features"]["style_rules"] == {"status": "beta"}
+    assert [e["lang"] for e in default] == [
+        lang for lang, e in beta.items() if e["status"] == "stable"
+    ]
+
+
+async def test_include_is_repeatable_and_external_adds_nothing(emulator_client):
+    response = await emulator_client.get(
+        V3, params=[("resource", "write"), ("include", "external"), ("include", "beta")]
+    )
+    assert {e["lang"] for e in response.json()} >= {"ja", "ko"}
+    default = await v3(emulator_client, "write")
+    assert await v3(emulator_client, "write", include="external") == default
+    assert await v3(emulator_client, "write", include="") == default
+
+
+@pytest.mark.parametrize("value", ["alpha", "BETA", "beta,external"])
+async def test_include_takes_the_published_values_only(emulator_client, value):
+    response = await emulator_client.get(V3, params={"resource": "write", "include": value})
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        f"Value for 'include' not supported: {value!r}. Allowed: 'beta', 'external'."
+    )
+
+
+async def test_resources_list_every_resource_and_the_side_each_feature_needs(emulator_client):
+    response = await emulator_client.get("/v3/languages/resources")
+    assert response.status_code == 200
+    assert response.json() == [
+        {
+            "name": "translate_text",
+            "features": [
+                {"name": "auto_detection", "needs_source_support": True},
+                {"name": "formality", "needs_target_support": True},
+                {"name": "glossary", "needs_source_support": True, "needs_target_support": True},
+                {"name": "style_rules", "needs_target_support": True},
+                {
+                    "name": "tag_handling",
+                    "needs_source_support": True,
+                    "needs_target_support": True,
+                },
+            ],
+        },
+        {
+            "name": "translate_document",
+            "features": [
+                {"name": "auto_detection", "needs_source_support": True},
+                {"name": "formality", "needs_target_support": True},
+                {"name": "glossary", "needs_source_support": True, "needs_target_support": True},
+            ],
+        },
+        {"name": "glossary", "features": []},
+        {"name": "voice", "features": [{"name": "transcription", "needs_source_support": True}]},
+        {
+            "name": "write",
+            "features": [
+                {"name": "tone", "needs_target_support": True},
+                {"name": "writing_style", "needs_target_support": True},
+            ],
+        },
+    ]
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_features_sit_on_the_side_the_resource_list_names(emulator_client, resource):
+    sides = {
+        item["name"]: item
+        for entry in (await emulator_client.get("/v3/languages/resources")).json()
+        if entry["name"] == resource
+        for item in entry["features"]
+    }
+    for entry in await v3(emulator_client, resource, include="beta"):
+        for feature in entry["features"]:
+            needs_source = sides[feature].get("needs_source_support", False)
+            needs_target = sides[feature].get("needs_target_support", False)
+            assert (needs_source and entry["usable_as_source"]) or (
+                needs_target and entry["usable_as_target"]
+            ), (entry["lang"], feature)
+
+
+async def test_resources_is_get_only(emulator_client):
+    response = await emulator_client.post("/v3/languages/resources")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "GET"
+
+
 @pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_v2_lists_match_v3_translate_text(emulator_client, method):
-    v3_entries = await v3(emulator_client, "translate_text")
+    v3_entries = await v3(emulator_client, "translate_text", include="beta")
     source = (await emulator_client.request(method, "/v2/languages")).json()
     target = (
         await emulator_client.request(method, "/v2/languages", params={"type": "target"})
@@ -168,7 +272,7 @@ async def test_v2_lists_match_v3_translate_text(emulator_client, method):
         assert entry["name"] == v3_entry["name"]
         assert entry["supports_formality"] == ("formality" in v3_entry["features"])
     codes = {e["language"] for e in target}
-    assert {"EN-US", "ZH-HANT", "PT-BR"} <= codes
+    assert {"EN", "EN-US", "ES-419", "PT", "PT-BR", "ZH", "ZH-HANT"} <= codes
 
 
 async def test_v2_rejects_unknown_type(emulator_client):

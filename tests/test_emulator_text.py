@@ -135,7 +135,9 @@ async def test_detect_allowed_for_enrolled_non_admin(emulator_app, emulator_clie
 # --- translation -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["DE", "de", "EN-US", "en-us", "pt-BR", "zh-hant"])
+@pytest.mark.parametrize(
+    "target", ["DE", "de", "EN-US", "en-us", "pt-BR", "zh-hant", "ES-419", "EN", "pt", "ZH"]
+)
 async def test_translate_accepts_codes_case_insensitively(emulator_client, target):
     response = await emulator_client.post(
         TRANSLATE, json={"text": ["Bonjour à tous, comment allez-vous ?"], "target_lang": target}
@@ -162,7 +164,8 @@ async def test_translate_detects_each_text_and_honours_source_lang(emulator_clie
         ({"target_lang": "DE"}, "text is missing"),
         ({"text": ["hi"]}, "target_lang is missing"),
         ({"text": ["hi"], "target_lang": "XX"}, "target_lang"),
-        ({"text": ["hi"], "target_lang": "EN"}, "target_lang"),
+        ({"text": ["hi"], "target_lang": "EN-AU"}, "target_lang"),
+        ({"text": ["hi"], "target_lang": "DE", "source_lang": "ES-419"}, "source_lang"),
         ({"text": ["hi"], "target_lang": "DE", "source_lang": "EN-US"}, "source_lang"),
         ({"text": ["hi"], "target_lang": 5}, "target_lang"),
         ({"text": "hi", "target_lang": "DE"}, "array of strings"),
@@ -245,3 +248,89 @@ def test_process_detect_and_translate_round_trip(emulator_process):
     )
     assert translated.status_code == 200
     assert admin_chars() == before + len(text)
+
+
+# --- billed characters and the request size limit --------------------------------------
+
+BILLED_TEXTS = ["Grüße aus München", "ñandú 🦤", ""]
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        lambda c: c.post(
+            TRANSLATE,
+            json={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": True},
+        ),
+        lambda c: c.post(
+            TRANSLATE,
+            data={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": "1"},
+        ),
+        lambda c: c.post(
+            TRANSLATE,
+            data={"text": BILLED_TEXTS, "target_lang": "DE", "show_billed_characters": "TRUE"},
+        ),
+    ],
+    ids=["json-true", "form-1", "form-TRUE"],
+)
+async def test_show_billed_characters_counts_code_points_per_text(emulator_client, send):
+    response = await send(emulator_client)
+    assert response.status_code == 200, response.text
+    assert [t["billed_characters"] for t in response.json()["translations"]] == [17, 7, 0]
+
+
+@pytest.mark.parametrize("value", [None, False, "0", "false"])
+async def test_billed_characters_only_when_asked_for(emulator_client, value):
+    body = {"text": ["Hallo"], "target_lang": "FR", "source_lang": "DE"}
+    if value is not None:
+        body["show_billed_characters"] = value
+    response = await emulator_client.post(TRANSLATE, json=body)
+    assert response.json() == {
+        "translations": [{"detected_source_language": "DE", "text": "[FR] Hallo"}]
+    }
+
+
+@pytest.mark.parametrize("value", ["yes", 1, ["true"]])
+async def test_show_billed_characters_must_be_a_boolean(emulator_client, value):
+    body = {"text": ["Hallo"], "target_lang": "FR", "show_billed_characters": value}
+    response = await emulator_client.post(TRANSLATE, json=body)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "Bad request. Parameter show_billed_characters must be true, false, 1 or 0."
+    )
+
+
+def json_body_of_size(size: int) -> bytes:
+    """A translation request body of exactly `size` bytes."""
+    frame = b'{"target_lang":"DE","source_lang":"EN","text":[""]}'
+    return frame.replace(b'[""]', b'["' + b"a" * (size - len(frame)) + b'"]')
+
+
+async def test_translation_requests_up_to_128_kib_are_read(emulator_client):
+    body = json_body_of_size(128 * 1024)
+    response = await emulator_client.post(
+        TRANSLATE, content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("query", ["", "?source_lang=EN"])
+async def test_translation_requests_over_128_kib_are_413(emulator_client, query):
+    size = 128 * 1024 + 1 - len(query.lstrip("?"))
+    response = await emulator_client.post(
+        TRANSLATE + query,
+        content=json_body_of_size(size),
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.json() == {
+        "message": "Request too large: the limit is 128 KiB (131072 bytes) "
+        "for a text translation request.",
+        "code": "payload_too_large",
+    }
+
+
+async def test_detection_keeps_the_one_mib_body_limit(emulator_client):
+    text = "Guten Morgen. " * (200 * 1024 // 14)
+    response = await emulator_client.post(DETECT, json={"text": [text]})
+    assert response.status_code == 200

@@ -1,4 +1,5 @@
-"""Export shapes, spreadsheet safety, round trips and atomic writes."""
+"""Export shapes, spreadsheet safety, round trips, atomic writes, and the command line and
+crontab line the Export page shows."""
 
 from __future__ import annotations
 
@@ -10,11 +11,21 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
+from builders import KEY_DAY_COLUMNS, METRICS
 
-from analytics import exports
-from analytics.exports import export_bytes, format_for, shape_export, write_export
-from analytics.frames import KEY_COLUMNS, KEY_DAY_COLUMNS, METRICS, key_day_frame
-from analytics.pipeline import Usage
+from analytics.exports import files
+from analytics.exports.commands import (
+    CRON_SCHEDULE,
+    export_command,
+    export_crontab,
+    export_file_name,
+)
+from analytics.exports.files import export_bytes, format_for, write_export
+from analytics.exports.tables import shape_export
+from analytics.usage.frames import key_day_frame
+
+KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
+START, END = dt.date(2024, 2, 29), dt.date(2024, 3, 1)
 
 TRICKY = [
     '=HYPERLINK("http://x","y")',
@@ -30,7 +41,9 @@ TRICKY = [
 ]
 
 
-def usage_with_labels(labels: list[str]) -> Usage:
+def frame_with_labels(labels: list[str]) -> pd.DataFrame:
+    """Key ``i`` labelled ``labels[i]`` uses 10·(i+1) characters on 29 February 2024; key 0
+    also uses 5 on 1 March."""
     rows = pd.DataFrame(
         {
             "usage_date": pd.to_datetime(["2024-02-29"] * len(labels) + ["2024-03-01"]),
@@ -43,7 +56,7 @@ def usage_with_labels(labels: list[str]) -> Usage:
             "speech_to_text_minutes": [0.1 * i for i in range(len(labels))] + [2.5],
         }
     )
-    return Usage(key_day_frame([rows]), dt.date(2024, 2, 29), dt.date(2024, 3, 1))
+    return key_day_frame([rows])
 
 
 def read_csv(data: bytes) -> pd.DataFrame:
@@ -51,24 +64,24 @@ def read_csv(data: bytes) -> pd.DataFrame:
 
 
 def test_shapes_of_the_three_groupings():
-    usage = usage_with_labels(["Web", "App"])
-    by_day = shape_export(usage, "key_and_day")
+    key_day = frame_with_labels(["Web", "App"])
+    by_day = shape_export(key_day, START, END, "key_and_day")
     assert list(by_day.columns) == KEY_DAY_COLUMNS
     assert by_day["usage_date"].tolist() == [dt.date(2024, 2, 29)] * 2 + [dt.date(2024, 3, 1)]
-    by_key = shape_export(usage, "key")
+    by_key = shape_export(key_day, START, END, "key")
     assert list(by_key.columns) == KEY_COLUMNS
     assert by_key["total_characters"].tolist() == [20, 15]
-    (total,) = shape_export(usage, "none").to_dict("records")
+    (total,) = shape_export(key_day, START, END, "none").to_dict("records")
     assert list(total) == ["start_date", "end_date", *METRICS]
     assert (total["start_date"], total["end_date"]) == (dt.date(2024, 2, 29), dt.date(2024, 3, 1))
     assert total["total_characters"] == 35
     with pytest.raises(ValueError, match="grouping"):
-        shape_export(usage, "month")
+        shape_export(key_day, START, END, "month")
 
 
 def test_csv_is_guarded_against_formulas_and_round_trips_everything_else():
-    usage = usage_with_labels(TRICKY)
-    table = shape_export(usage, "key_and_day")
+    key_day = frame_with_labels(TRICKY)
+    table = shape_export(key_day, START, END, "key_and_day")
     text = export_bytes(table, "csv").decode("utf-8")
     assert text.splitlines()[0] == ",".join(KEY_DAY_COLUMNS)
     assert text.startswith("usage_date,api_key,") and "\r\n2024-02-29," in text
@@ -82,14 +95,14 @@ def test_csv_is_guarded_against_formulas_and_round_trips_everything_else():
 
 
 def test_raw_csv_keeps_text_exactly():
-    usage = usage_with_labels(TRICKY)
-    back = read_csv(export_bytes(shape_export(usage, "key"), "csv", raw=True))
+    key_day = frame_with_labels(TRICKY)
+    back = read_csv(export_bytes(shape_export(key_day, START, END, "key"), "csv", raw=True))
     assert set(back["api_key_label"]) == set(TRICKY)
 
 
 def test_xlsx_cells_are_text_never_formulas(tmp_path):
-    usage = usage_with_labels(TRICKY)
-    table = shape_export(usage, "key_and_day")
+    key_day = frame_with_labels(TRICKY)
+    table = shape_export(key_day, START, END, "key_and_day")
     for raw in (False, True):
         path = write_export(table, tmp_path / f"usage-{raw}.xlsx", raw=raw)
         sheet = openpyxl.load_workbook(path).active
@@ -103,8 +116,10 @@ def test_xlsx_cells_are_text_never_formulas(tmp_path):
 
 
 def test_parquet_keeps_types_and_text(tmp_path):
-    usage = usage_with_labels(TRICKY)
-    path = write_export(shape_export(usage, "key_and_day"), tmp_path / "usage.parquet")
+    key_day = frame_with_labels(TRICKY)
+    path = write_export(
+        shape_export(key_day, START, END, "key_and_day"), tmp_path / "usage.parquet"
+    )
     back = pd.read_parquet(path)
     assert list(back.columns) == KEY_DAY_COLUMNS
     assert set(back["api_key_label"].astype(str)) == set(TRICKY)  # not a spreadsheet: no guard
@@ -120,7 +135,7 @@ def test_format_from_extension():
 
 
 def test_write_export_replaces_the_file_and_leaves_no_temporaries(tmp_path):
-    table = shape_export(usage_with_labels(["Web"]), "key_and_day")
+    table = shape_export(frame_with_labels(["Web"]), START, END, "key_and_day")
     target = tmp_path / "usage.csv"
     target.write_text("old content")
     assert write_export(table, target) == target
@@ -133,14 +148,14 @@ def test_write_export_replaces_the_file_and_leaves_no_temporaries(tmp_path):
 
 @pytest.mark.parametrize("failing", ["fsync", "replace"])
 def test_a_failed_write_leaves_the_earlier_file_untouched(tmp_path, monkeypatch, failing):
-    table = shape_export(usage_with_labels(["Web"]), "key_and_day")
+    table = shape_export(frame_with_labels(["Web"]), START, END, "key_and_day")
     target = tmp_path / "usage.csv"
     target.write_text("yesterday's export")
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(exports.os, failing, broken)
+    monkeypatch.setattr(files.os, failing, broken)
     with pytest.raises(OSError, match="No space"):
         write_export(table, target)
     monkeypatch.undo()
@@ -149,7 +164,31 @@ def test_a_failed_write_leaves_the_earlier_file_untouched(tmp_path, monkeypatch,
 
 
 def test_unknown_format_writes_nothing(tmp_path):
-    table = shape_export(usage_with_labels(["Web"]), "key")
+    table = shape_export(frame_with_labels(["Web"]), START, END, "key")
     with pytest.raises(ValueError, match="format"):
         write_export(table, tmp_path / "usage.csv", fmt="json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_export_file_name_and_cli_command():
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    assert export_file_name("key", start, end, "csv") == "usage_key_2026-10-01_2026-10-31.csv"
+    assert export_command("key_and_day", start, end, "csv", demo=False) == (
+        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        "--group-by key_and_day --output usage_key_and_day_2026-10-01_2026-10-31.csv"
+    )
+    assert export_command("none", start, end, "csv", demo=True).endswith(" --demo")
+
+
+def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    named = export_crontab("key", start, end, "csv", "last-month", demo=False)
+    schedule, command = named[: len(CRON_SCHEDULE)], named[len(CRON_SCHEDULE) :]
+    assert schedule == "15 6 * * *"
+    assert "--period last-month" in command
+    assert "--start" not in command
+    assert "\\%Y" in command  # cron treats a bare % as a newline
+    assert ". /etc/usage-dashboard.env" in command  # the key comes from a protected file
+    custom = export_crontab("key", start, end, "csv", "custom", demo=True)
+    assert custom.endswith(export_command("key", start, end, "csv", demo=True))
+    assert "/etc/usage-dashboard.env" not in custom  # the demo needs no key

@@ -1,88 +1,27 @@
-"""Run-rate forecasts on frames with a known rhythm, period bounds and the backtest."""
+"""Run-rate forecasts on frames with a known rhythm, and the backtest."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
 import pytest
+from builders import FIRST, METRICS, pattern, usage_frame
 
-from analytics.forecast import (
-    YearStart,
+from analytics.capacity.forecast import (
     backtest,
     daily_series,
     forecast,
     forecast_table,
     key_forecasts,
-    period_bounds,
     projection_path,
     required_start,
     run_rate,
 )
-from analytics.frames import KEY_DAY_COLUMNS, METRICS, key_day_frame
-
-FIRST = date(2025, 1, 1)  # a Wednesday
-
-
-def usage_frame(
-    per_key: Mapping[str, Sequence[float]],
-    first: date = FIRST,
-    labels: Mapping[str, str] | None = None,
-    minutes: Mapping[str, Sequence[float]] | None = None,
-) -> pd.DataFrame:
-    """A key-day frame: text translation characters per key and day from ``first`` on.
-
-    Zero days get no row, as the service sends none; minutes are optional per key.
-    """
-    rows = []
-    for api_key, values in per_key.items():
-        spoken = (minutes or {}).get(api_key, [0.0] * len(values))
-        for offset, (chars, mins) in enumerate(zip(values, spoken, strict=True)):
-            if chars == 0 and mins == 0:
-                continue
-            rows.append(
-                {
-                    "usage_date": pd.Timestamp(first + timedelta(days=offset)),
-                    "api_key": api_key,
-                    "api_key_label": (labels or {}).get(api_key, f"Label {api_key[:4]}"),
-                    "total_characters": int(chars),
-                    "text_translation_characters": int(chars),
-                    "document_translation_characters": 0,
-                    "text_improvement_characters": 0,
-                    "speech_to_text_minutes": float(mins),
-                }
-            )
-    return key_day_frame([pd.DataFrame(rows, columns=KEY_DAY_COLUMNS)])
-
-
-def pattern(days: int, first: date, value: Callable[[date, int], float]) -> list[float]:
-    return [value(first + timedelta(days=i), i) for i in range(days)]
-
+from analytics.usage.calendar import YearStart
 
 WORKWEEK = pattern(400, FIRST, lambda d, _: 10.0 if d.weekday() >= 5 else 100.0)
-
-
-def test_period_bounds_month_quarter_and_contract_year():
-    assert period_bounds("month", date(2024, 2, 10)) == (date(2024, 2, 1), date(2024, 2, 29))
-    assert period_bounds("month", date(2025, 12, 31)) == (date(2025, 12, 1), date(2025, 12, 31))
-    assert period_bounds("quarter", date(2025, 5, 20)) == (date(2025, 4, 1), date(2025, 6, 30))
-    assert period_bounds("quarter", date(2025, 12, 1)) == (date(2025, 10, 1), date(2025, 12, 31))
-    april = YearStart(4, 1)
-    assert period_bounds("year", date(2025, 3, 31), april) == (date(2024, 4, 1), date(2025, 3, 31))
-    assert period_bounds("year", date(2025, 4, 1), april) == (date(2025, 4, 1), date(2026, 3, 31))
-    assert period_bounds("year", date(2025, 7, 4)) == (date(2025, 1, 1), date(2025, 12, 31))
-    with pytest.raises(ValueError, match="unknown period 'week'"):
-        period_bounds("week", date(2025, 1, 1))  # type: ignore[arg-type]
-
-
-def test_year_start_parsing_and_rejections():
-    assert YearStart.parse("04-01") == YearStart(4, 1)
-    assert str(YearStart(10, 15)) == "10-15"
-    for text in ("02-29", "13-01", "04-31", "April", "0401", "-1-01"):
-        with pytest.raises(ValueError, match="contract year start"):
-            YearStart.parse(text)
 
 
 def test_required_start_covers_every_period_and_the_rhythm_window():

@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
-from functools import lru_cache
+from datetime import date
 
-import httpx
 import pytest
-from pydantic import SecretStr
+from builders import METRICS, demo_usage
 
-from analytics.client import ServiceClient
-from analytics.forecast import backtest
-from analytics.frames import METRICS
-from analytics.pipeline import Usage, fetch_usage
-from emulator import EmulatorConfig, create_app
+from analytics.capacity.forecast import backtest
 
-DEMO_TODAY = date(2026, 6, 15)
 # Month-start run-rate forecasts of the demo organization miss total characters by about 6 %
 # and speech minutes (a few heavy users) by about 18 % on average; seeds 1–4 stay within
 # 4–16 %. Single months with launches or lulls miss by up to ~40 %. 25 % leaves room for that
 # while still failing a model that loses the level, the weekday rhythm or the calendar.
 MAPE_BOUND = 0.25
-
-
-@lru_cache(maxsize=1)
-def demo_usage(days: int = 800) -> Usage:
-    """The demo organization's last ``days`` closed days, fetched through the pipeline."""
-    app = create_app(EmulatorConfig(seed=42, keys=25, days=1095, today=DEMO_TODAY))
-    client = ServiceClient(
-        "http://demo.emulator",
-        SecretStr(app.state.emulator.admin_key),
-        transport=httpx.ASGITransport(app=app),
-    )
-    with client:
-        last = DEMO_TODAY - timedelta(days=1)
-        return fetch_usage(client, last - timedelta(days=days - 1), last, today=DEMO_TODAY)
 
 
 @pytest.mark.parametrize("metric", ["total_characters", "speech_to_text_minutes"])

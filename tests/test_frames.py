@@ -1,23 +1,26 @@
-"""Decoding analytics bodies into frames, key frames, totals and reconciliation."""
+"""Decoding analytics bodies into frames, key frames, labels, totals and reconciliation."""
 
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pandas as pd
 import pytest
+from builders import KEY_DAY_COLUMNS, METRICS, make_key_day
 
-from analytics.errors import InvalidResponseError
-from analytics.frames import (
-    KEY_COLUMNS,
-    KEY_DAY_COLUMNS,
-    METRICS,
+from analytics.service.errors import InvalidResponseError
+from analytics.usage.frames import (
     decode_key_day,
     key_day_frame,
     key_frame,
+    labels,
     reconcile,
     totals,
+    within,
 )
+
+KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
 
 
 def item(day: str, key: str, label: str, text: int, doc: int = 0, minutes: float = 0.0) -> dict:
@@ -90,10 +93,39 @@ def test_key_frame_and_totals():
     assert keys["api_key"].astype(str).tolist() == ["aaaa****1111", "bbbb****2222"]
     assert keys["total_characters"].tolist() == [14, 14]  # a tie: ordered by key
     assert keys["speech_to_text_minutes"].tolist() == [0.0, 1.75]
-    sums = totals(frame)
-    assert list(sums.index) == METRICS
-    assert sums["total_characters"] == 28 and isinstance(sums["total_characters"], int)
-    assert sums["speech_to_text_minutes"] == 1.75
+    assert totals(frame) == {
+        "total_characters": 28,
+        "text_translation_characters": 25,
+        "document_translation_characters": 3,
+        "text_improvement_characters": 0,
+        "speech_to_text_minutes": 1.75,
+    }
+    assert isinstance(totals(frame)["total_characters"], int)
+
+
+def test_totals_match_frame_sums():
+    kd = make_key_day(5, 10)
+    sums = totals(kd)
+    assert list(sums) == METRICS
+    assert sums["total_characters"] == kd["total_characters"].sum()
+    assert sums["speech_to_text_minutes"] == pytest.approx(kd["speech_to_text_minutes"].sum())
+    assert totals(kd.iloc[0:0]) == dict.fromkeys(METRICS, 0)
+
+
+def test_labels_name_each_key_by_its_latest_label():
+    rows, _ = decode_key_day(body(ITEMS))
+    named = labels(key_day_frame([rows]))
+    assert dict(named) == {"aaaa****1111": "Web shop", "bbbb****2222": "New name"}
+    assert len(labels(key_day_frame([rows]).iloc[0:0])) == 0
+
+
+def test_within_keeps_the_inclusive_days():
+    rows, _ = decode_key_day(body(ITEMS))
+    frame = key_day_frame([rows])
+    leap_day = within(frame, date(2024, 2, 29), date(2024, 2, 29))
+    assert leap_day["total_characters"].tolist() == [13, 7]
+    assert len(within(frame, date(2024, 2, 29), date(2024, 3, 2))) == 5
+    assert within(frame, date(2024, 3, 3), date(2024, 3, 31)).empty
 
 
 def test_reconcile_reports_each_differing_metric():

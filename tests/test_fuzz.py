@@ -18,12 +18,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from analytics import periods
-from analytics.client import decode, error_from_response, retry_after_seconds
-from analytics.errors import InvalidResponseError, ServiceError
-from analytics.frames import KEY_DAY_COLUMNS, decode_key_day
-from analytics.models import AdminUsageReport
-from analytics.windows import MAX_WINDOW_DAYS, split
+from analytics.service.client import decode, error_from_response, retry_after_seconds
+from analytics.service.errors import InvalidResponseError, ServiceError
+from analytics.service.models import AdminUsageReport
+from analytics.usage import calendar
+from analytics.usage.frames import KEY_DAY_COLUMNS, decode_key_day
+from analytics.usage.windows import MAX_WINDOW_DAYS, split
 
 DAY = timedelta(days=1)
 # Every day from year 1 to 9998 (the command refuses ends after today, so the last day Python
@@ -62,9 +62,9 @@ def test_windows_cover_any_range_exactly(start, end):
 
 
 @FUZZ
-@given(preset=st.sampled_from(sorted(periods.PRESETS)), today=st.dates(date(1971, 1, 1)))
+@given(preset=st.sampled_from(sorted(calendar.PRESETS)), today=st.dates(date(1971, 1, 1)))
 def test_every_preset_is_a_closed_range_before_today(preset, today):
-    start, end = periods.resolve(preset, today)
+    start, end = calendar.resolve(preset, today)
     assert start <= end < today
 
 

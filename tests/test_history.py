@@ -9,23 +9,21 @@ import sys
 
 import pandas as pd
 import pytest
-import stamina
+from builders import BASE, asgi_client, assert_matches_ledger, miscounting_app
 from conftest import FIXED_TODAY, small_config
 from pydantic import SecretStr
-from test_pipeline import assert_matches_ledger, client_for, miscounting_app
 
-from analytics.exports import export_bytes, shape_export
-from analytics.history import HistoryStore
-from analytics.pipeline import fetch_usage
+from analytics.exports.files import export_bytes
+from analytics.exports.tables import shape_export
+from analytics.service.settings import Settings
+from analytics.usage.history import HistoryStore
+from analytics.usage.pipeline import fetch_usage
 from emulator import create_app
 
 START, END = dt.date(2023, 6, 1), dt.date(2025, 5, 31)  # 731 days: two windows
 
 
-@pytest.fixture(autouse=True)
-def no_waits():
-    with stamina.set_testing(True, attempts=1000, cap=True):
-        yield
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +40,7 @@ def analytics_requests(transport) -> int:
 def test_second_run_fetches_only_open_days_and_is_byte_identical(app, tmp_path):
     emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = client_for(app, emu.admin_key)
+    client, transport = asgi_client(app)
     with client:
         plain = fetch_usage(client, START, END, today=FIXED_TODAY)
         transport.requests.clear()
@@ -63,8 +61,8 @@ def test_second_run_fetches_only_open_days_and_is_byte_identical(app, tmp_path):
                 plain.key_day[column].cat.categories
             )
         for grouping in ("key_and_day", "key", "none"):
-            assert export_bytes(shape_export(usage, grouping), "csv") == export_bytes(
-                shape_export(plain, grouping), "csv"
+            assert export_bytes(shape_export(usage.key_day, START, END, grouping), "csv") == (
+                export_bytes(shape_export(plain.key_day, START, END, grouping), "csv")
             )
     assert_matches_ledger(second.key_day, emu.ledger(START, END))
 
@@ -72,7 +70,7 @@ def test_second_run_fetches_only_open_days_and_is_byte_identical(app, tmp_path):
 def test_sub_range_and_later_days_use_what_is_stored(app, tmp_path):
     emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = client_for(app, emu.admin_key)
+    client, transport = asgi_client(app)
     with client:
         fetch_usage(
             client, dt.date(2024, 1, 1), dt.date(2024, 6, 30), history=store, today=FIXED_TODAY
@@ -91,9 +89,8 @@ def test_sub_range_and_later_days_use_what_is_stored(app, tmp_path):
 
 
 def test_days_without_usage_are_not_fetched_twice(app, tmp_path):
-    emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = client_for(app, emu.admin_key)
+    client, transport = asgi_client(app)
     quiet = (dt.date(2015, 1, 1), dt.date(2015, 12, 31))  # long before the organization
     with client:
         first = fetch_usage(client, *quiet, history=store, today=FIXED_TODAY)
@@ -107,7 +104,7 @@ def test_days_without_usage_are_not_fetched_twice(app, tmp_path):
 def test_unreconciled_windows_are_not_stored(app, tmp_path):
     emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
-    client, _ = client_for(miscounting_app(app), emu.admin_key)
+    client, _ = asgi_client(miscounting_app(app), emu.admin_key)
     with client:
         first = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
         second = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
@@ -118,11 +115,11 @@ def test_unreconciled_windows_are_not_stored(app, tmp_path):
 
 def test_store_file_is_named_by_digests_never_the_key(app, tmp_path):
     key = app.state.emulator.admin_key
-    store = HistoryStore.for_account(tmp_path, "http://service.test", SecretStr(key))
-    base_digest = hashlib.sha256(b"http://service.test").hexdigest()[:12]
+    store = HistoryStore.for_account(tmp_path, BASE, SecretStr(key))
+    base_digest = hashlib.sha256(BASE.encode()).hexdigest()[:12]
     key_digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     assert store.path == tmp_path / f"{base_digest}-{key_digest}.duckdb"
-    client, _ = client_for(app, key)
+    client, _ = asgi_client(app)
     with client:
         fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
     assert store.path.exists()
@@ -143,7 +140,7 @@ connection.close()
 def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, caplog):
     emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = client_for(app, emu.admin_key)
+    client, transport = asgi_client(app)
     with client:
         fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
         holder = subprocess.Popen(
@@ -168,8 +165,6 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
 
 
 def test_store_from_settings(tmp_path):
-    from analytics.settings import Settings
-
     assert HistoryStore.from_settings(Settings(auth_key=None, base_url="http://x.test")) is None
     off = Settings(auth_key="k", base_url="http://x.test", history_path=None)
     assert HistoryStore.from_settings(off) is None

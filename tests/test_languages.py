@@ -1,7 +1,7 @@
 """Language-list shaping on entries built here."""
 
 from analytics import languages
-from analytics.models import DetectionResult, LanguageEntry, V2Language
+from analytics.service.models import DetectionResult, LanguageEntry, V2Language
 
 STABLE = {"status": "stable"}
 

@@ -22,10 +22,9 @@ import httpx
 import pytest
 import websockets
 from conftest import ROOT, auth, running_dashboard
+from headless import one_run
 from streamlit.proto.Alert_pb2 import Alert
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 pytestmark = pytest.mark.load
 
@@ -137,30 +136,6 @@ def dashboard(tmp_path_factory) -> Iterator[str]:
 
 
 PERIODS = ["Last 30 days", "Last 7 days", "Last 90 days", "Month to date"]
-
-
-async def one_run(
-    session: websockets.ClientConnection, query: str, page_name: str = ""
-) -> list[Element]:
-    """Ask for a script run (`query` as the URL's query string, `page_name` as its path) and
-    read it to the end, reruns included; every element shown. A run that fails is a failure."""
-    message = BackMsg()
-    message.rerun_script.query_string = query
-    message.rerun_script.page_script_hash = ""
-    message.rerun_script.page_name = page_name
-    await session.send(message.SerializeToString())
-    elements = []
-    while True:
-        forward = ForwardMsg()
-        forward.ParseFromString(await asyncio.wait_for(session.recv(), timeout=60))
-        kind = forward.WhichOneof("type")
-        if kind == "script_finished":
-            if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                continue  # the app asked for a rerun (e.g. to show another page): read it too
-            assert forward.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY, forward
-            return elements
-        if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
-            elements.append(forward.delta.new_element)
 
 
 def problems(elements: list[Element]) -> list[str]:

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -26,12 +26,12 @@ import pytest
 import stamina
 from conftest import ROOT, free_port, small_config
 from faultserver import PASS, FaultServer, Reply
+from headless import open_page
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
-from analytics import state
 from analytics.cli import app as cli_app
-from analytics.client import AsyncServiceClient
+from analytics.service.client import AsyncServiceClient, Policy
 from emulator import create_app
 
 START, END = date(2025, 5, 1), date(2025, 5, 10)
@@ -66,15 +66,15 @@ def clean_export(upstream, tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def quick_client(monkeypatch, tmp_path):
-    """Real retries with short waits: the client's own defaults, scaled down for a test run."""
-    defaults = AsyncServiceClient.__init__.__kwdefaults__
-    for name, value in {
-        "timeout": 1.0,
-        "wait_initial": 0.02,
-        "wait_max": 0.1,
-        "max_retry_wait": 2.0,
-    }.items():
-        monkeypatch.setitem(defaults, name, value)
+    """Real retries with short waits: each client's own policy (the CLI's or the dashboard's:
+    attempts, retry budget), its timeout and waits scaled down for a test run."""
+    build = AsyncServiceClient.__init__
+
+    def quick(self, *args, policy: Policy = Policy(), **kwargs) -> None:  # noqa: B008
+        scaled = replace(policy, timeout=1.0, wait_initial=0.02, wait_max=0.1, max_retry_wait=2.0)
+        build(self, *args, policy=scaled, **kwargs)
+
+    monkeypatch.setattr(AsyncServiceClient, "__init__", quick)
     for name in list(os.environ):
         if name.startswith("SERVICE_"):
             monkeypatch.delenv(name)
@@ -353,20 +353,14 @@ def test_export_as_a_child_process(status, upstream, clean_export, tmp_path):
 
 
 def open_overview(monkeypatch, base_url: str) -> AppTest:
-    launcher = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
-    at = AppTest.from_string(launcher, default_timeout=120)
     monkeypatch.setenv("SERVICE_BASE_URL", base_url)
     # The range the export matrix uses, where the emulator's organization has usage.
-    at.query_params["period"] = "Custom range"
-    at.query_params["range"] = [START.isoformat(), END.isoformat()]
-    at.run()
-    return at
+    return open_page("overview", period="Custom range", range=[START.isoformat(), END.isoformat()])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_dashboard_through_a_fault(case, upstream, monkeypatch):
-    # The dashboard's own retry policy (fewer attempts than the CLI) with a short timeout.
-    monkeypatch.setitem(state.PAGE_CLIENT_OPTIONS, "timeout", 1.0)
+    # The dashboard's own retry policy (fewer attempts than the CLI), scaled by quick_client.
     server = served(case, upstream)
     if server is None:
         at = open_overview(monkeypatch, f"http://127.0.0.1:{free_port()}")

@@ -1,4 +1,5 @@
-"""The meeting report: sections, numbers, self-containment, the CLI, and a real browser."""
+"""The meeting report (reports.meeting): sections, numbers, self-containment, the CLI, and a
+real browser."""
 
 from __future__ import annotations
 
@@ -11,16 +12,14 @@ from pathlib import Path
 import pandas as pd
 import plotly.offline
 import pytest
-from test_budgets import budgets
-from test_forecast import FIRST, pattern, usage_frame
-from test_forecast_demo import DEMO_TODAY, demo_usage
+from builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
 from typer.testing import CliRunner
 
-from analytics.budgets import load_budgets, parse_budgets
+from analytics.capacity.budgets import load_budgets, parse_budgets
+from analytics.capacity.review import build_review
 from analytics.cli import app
-from analytics.forecast import YearStart, forecast_table
-from analytics.pipeline import Usage
-from analytics.report import build_report, report_range
+from analytics.reports.meeting import render
+from analytics.usage.pipeline import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTLY_JS = plotly.offline.get_plotlyjs()
@@ -46,30 +45,12 @@ def report(key_day) -> str:
     """The report on March 2025, as of 20 April."""
     usage = Usage(key_day=key_day, start=FIRST, end=date(2025, 4, 19))
     limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
-    return build_report(
-        usage,
-        parse_budgets(limits),
-        TODAY,
-        start=date(2025, 3, 1),
-        end=date(2025, 3, 31),
-        title="Review <Q1>",
-    )
+    review = build_review(usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31))
+    return render(key_day, review, title="Review <Q1>")
 
 
 def outside_plotly(html: str) -> str:
     return html.replace(PLOTLY_JS, "")
-
-
-def test_report_range_covers_comparisons_and_forecasts():
-    # Last year's March is the earliest comparison; the contract year started 1 April 2024.
-    assert report_range(date(2025, 3, 1), date(2025, 3, 31), TODAY, YearStart(4, 1)) == (
-        date(2024, 3, 1),
-        date(2025, 4, 19),
-    )
-    assert report_range(date(2025, 3, 1), date(2025, 3, 31), TODAY, YearStart()) == (
-        date(2024, 3, 1),
-        date(2025, 4, 19),
-    )
 
 
 def test_sections_are_present(report):
@@ -87,11 +68,13 @@ def test_numbers_match_the_frames(report, key_day):
     drivers = report[report.index("<h2>Growth drivers") : report.index("<h2>Forecasts")]
     assert "R&amp;D &lt;tools&gt;" in drivers and "9,300" in drivers and "+150.0 %" in drivers
     forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
-    # April: 19 closed days of 1,500 used; the projection is the forecast module's own.
-    april = forecast_table(key_day, TODAY, FIRST)
-    projected = april[(april["metric"] == "total_characters") & (april["period"] == "month")]
-    shown = f"{round(projected['projected'].iloc[0]):,}"
-    row = f"Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>{shown}</td>"
+    # April: 19 closed days of 1,500 used. The 11 days ahead (20–30 April: ten Sunday–Friday
+    # days, one Saturday) run at 1,500 a day shaped by the weekday rhythm of 26 January –
+    # 19 April: Sunday–Friday average (5 × 1,200 + 7 × 1,500) / 12 = 1,375 a day there,
+    # Saturday (4 × 1,200 + 8 × 1,500) / 12 = 1,400; the mean weekday is 9,650 / 7.
+    ahead = 1500 * 7 / 9650 * (10 * 1375 + 1 * 1400)
+    assert round(28_500 + ahead) == 44_984
+    row = "Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>44,984</td>"
     assert row in forecasts
     per_key = forecasts[forecasts.index("keys with the largest projections") :]
     assert per_key.index("Website") < per_key.index("R&amp;D &lt;tools&gt;")
@@ -118,7 +101,7 @@ def test_self_contained_plotly_once_and_no_urls(report):
 
 def test_report_without_budgets_has_no_budget_section():
     usage = Usage(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
-    html = build_report(usage, None, date(2025, 3, 2))
+    html = render(usage.key_day, build_review(usage, None, date(2025, 3, 2), FIRST, usage.end))
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in html
     assert "Budget status" not in html
@@ -178,9 +161,8 @@ def test_report_renders_offline_in_chromium(tmp_path):
 
     usage = demo_usage()
     budget_file = load_budgets(ROOT / "budgets.example.toml")
-    html = build_report(
-        usage, budget_file, DEMO_TODAY, start=date(2026, 5, 1), end=date(2026, 5, 31)
-    )
+    review = build_review(usage, budget_file, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
+    html = render(usage.key_day, review)
     page_file = tmp_path / "report.html"
     page_file.write_text(html, encoding="utf-8")
     screenshots = ROOT / "test-artifacts" / "screenshots"

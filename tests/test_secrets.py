@@ -22,13 +22,14 @@ import pandas as pd
 import pytest
 from conftest import ROOT, free_port
 from faultserver import PASS, FaultServer, Reply, write_org_file
+from headless import open_page
 from pydantic import SecretStr
 from streamlit.testing.v1 import AppTest
 
-from analytics.client import ServiceClient
-from analytics.errors import ServiceError
-from analytics.pipeline import fetch_usage
-from analytics.settings import Settings
+from analytics.service.client import Policy, ServiceClient
+from analytics.service.errors import ServiceError
+from analytics.service.settings import Settings
+from analytics.usage.pipeline import fetch_usage
 from emulator import EmulatorConfig, create_app
 
 CANARY = "SECRETKEY-abcdef1234567890-canary"
@@ -155,6 +156,9 @@ def test_failures_with_tracebacks(script, service, tmp_path):
     assert "Traceback" in child.stderr
 
 
+TWO_ATTEMPTS = Policy(max_attempts=2)
+
+
 def test_logs_exceptions_and_reprs_in_process(service, caplog):
     caplog.set_level(logging.DEBUG)
     for name in ("httpx", "httpcore", "stamina", "analytics", "asyncio"):
@@ -176,13 +180,13 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
         texts = [repr(settings), str(settings), repr(client), repr(client.async_client)]
     with (
         FaultServer(None, [Reply(status=200, body=b"<html>")]) as broken,
-        ServiceClient(broken.base_url, SecretStr(CANARY), max_attempts=2) as client,
+        ServiceClient(broken.base_url, SecretStr(CANARY), policy=TWO_ATTEMPTS) as client,
         pytest.raises(ServiceError) as caught,
     ):
         fetch_usage(client, START, END)
     failures.append(caught.value)
-    with ServiceClient(f"http://127.0.0.1:{free_port()}", SecretStr(CANARY)) as client:
-        client.async_client.max_attempts = 2
+    unreachable = f"http://127.0.0.1:{free_port()}"
+    with ServiceClient(unreachable, SecretStr(CANARY), policy=TWO_ATTEMPTS) as client:
         with pytest.raises(ServiceError) as caught:
             client.languages("voice")
         failures.append(caught.value)
@@ -194,17 +198,6 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
     texts += [repr(record.__dict__) for record in caplog.records]
     for text in texts:
         assert_no_key(text, f"in-process text: {text[:80]!r}")
-
-
-def page_test(page: str) -> AppTest:
-    launcher = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
-    at = AppTest.from_string(launcher, default_timeout=120)
-    at.query_params["period"] = "Custom range"
-    at.query_params["range"] = [START.isoformat(), END.isoformat()]
-    at.run()
-    if page != "overview":
-        at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
-    return at
 
 
 def rendered(at: AppTest) -> bytes:
@@ -224,7 +217,7 @@ def rendered(at: AppTest) -> bytes:
 @pytest.mark.parametrize("page", PAGES)
 def test_every_dashboard_page(page, caplog):
     caplog.set_level(logging.DEBUG)
-    at = page_test(page)
+    at = open_page(page, period="Custom range", range=[START.isoformat(), END.isoformat()])
     if page == "languages":
         at.text_area[0].set_value("Guten Morgen\nBonjour tout le monde")
         at.button[0].click().run()

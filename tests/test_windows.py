@@ -6,7 +6,7 @@ import datetime as dt
 import itertools
 
 import pytest
-import stamina
+from builders import METRICS, asgi_client, assert_matches_ledger
 from conftest import FIXED_TODAY, small_config
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,20 +14,14 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from test_pipeline import assert_matches_ledger, client_for
 
-from analytics.frames import METRICS
-from analytics.pipeline import fetch_usage
-from analytics.windows import MAX_WINDOW_DAYS, Window, runs, split
+from analytics.usage.pipeline import fetch_usage
+from analytics.usage.windows import MAX_WINDOW_DAYS, Window, runs, split
 from emulator import create_app
 
 DAY = dt.timedelta(days=1)
 
-
-@pytest.fixture(autouse=True)
-def no_waits():
-    with stamina.set_testing(True, attempts=1000, cap=True):
-        yield
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 def test_one_day_is_one_window():
@@ -154,7 +148,7 @@ def test_merge_is_exact_whatever_the_end_date_convention(long_app, server, start
         "inclusive": ledger_server(emu, 0, 1),
         "sloppy": ledger_server(emu, 2, 2),
     }[server]
-    client, transport = client_for(app, emu.admin_key)
+    client, transport = asgi_client(app, emu.admin_key)
     with client:
         usage = fetch_usage(client, start, end, today=FIXED_TODAY)
     ledger = emu.ledger(start, end)

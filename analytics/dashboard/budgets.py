@@ -1,0 +1,23 @@
+"""The budgets file the Capacity page uses: an upload, or `budgets.toml` beside the dashboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets, parse_budgets
+
+BUDGETS_FILE = Path("budgets.toml")
+
+
+def chosen_budgets(uploaded: UploadedFile | None) -> tuple[BudgetFile | None, str | None]:
+    """The budgets in force and the problem that stopped reading them, if any."""
+    try:
+        if uploaded is not None:
+            return parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name), None
+        if BUDGETS_FILE.is_file():
+            return load_budgets(BUDGETS_FILE), None
+    except (BudgetFileError, UnicodeDecodeError) as exc:
+        return None, str(exc)
+    return None, None

@@ -1,0 +1,186 @@
+"""The dashboard's cached data, at the boundary where it comes in.
+
+The client and fetched key-day frames are shared resources (never copied per rerun, never
+mutated); derived tables are cached small data keyed by the source's fingerprint, the range
+and the table's arguments, so a widget that does not change the range recomputes nothing that
+is already known. The capacity review is a shared resource keyed by range, day and budgets.
+No cache key holds the API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any, TypeVar
+
+import msgspec
+import pandas as pd
+import streamlit as st
+
+from analytics import languages
+from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.review import CapacityReview, build_review, review_range
+from analytics.dashboard.session import ChosenRange
+from analytics.dashboard.source import Source
+from analytics.exports.files import Format, export_bytes
+from analytics.exports.tables import GroupBy, shape_export
+from analytics.service.client import Policy, ServiceClient
+from analytics.service.demo import demo_client
+from analytics.service.models import DetectionResult, LanguageEntry, V2Language
+from analytics.usage import tables
+from analytics.usage.calendar import YearStart
+from analytics.usage.frames import totals
+from analytics.usage.history import HistoryStore
+from analytics.usage.pipeline import Usage, fetch_usage
+
+T = TypeVar("T")
+USAGE_TTL = "30m"
+LANGUAGES_TTL = "1h"
+# The tables pages may ask for by name, so that the cache key is the name, not the function.
+_TABLES: dict[str, Callable[..., Any]] = {
+    func.__name__: func
+    for func in (
+        totals,
+        tables.usage_over_time,
+        tables.top_n_over_time,
+        tables.top_n_totals,
+        tables.key_table,
+        tables.bucket_breakdown,
+    )
+}
+# A page should answer within about a minute, or say why; the CLI may wait longer.
+PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
+
+
+@st.cache_resource(show_spinner="Starting the demo organization…")
+def _client(fingerprint: str, _source: Source) -> ServiceClient:
+    if _source.demo:
+        return demo_client(_source.settings)
+    return ServiceClient.from_settings(_source.settings, PAGE_POLICY)
+
+
+def client(src: Source) -> ServiceClient:
+    return _client(src.fingerprint, src)
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading usage…")
+def _usage(fingerprint: str, start: date, end: date, _source: Source) -> Usage:
+    # The demo organization is computed in-process: only a real account's days are stored.
+    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
+    return fetch_usage(client(_source), start, end, history=history)
+
+
+def usage(src: Source, start: date, end: date) -> Usage:
+    """The key-day frame of a range; shared between sessions, never to be modified."""
+    return _usage(src.fingerprint, start, end, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
+def _table(
+    fingerprint: str,
+    start: date,
+    end: date,
+    name: str,
+    keys: tuple[str, ...],
+    args: tuple[Any, ...],
+    _source: Source,
+) -> Any:
+    key_day = tables.restrict_keys(usage(_source, start, end).key_day, keys)
+    return _TABLES[name](key_day, *args)
+
+
+def table(
+    src: Source,
+    chosen: ChosenRange,
+    func: Callable[..., T],
+    *args: Any,
+    keys: tuple[str, ...] = (),
+) -> T:
+    """`func(key_day, *args)` on the range's frame, cached by value; `func` is one of
+    `_TABLES`."""
+    if _TABLES.get(func.__name__) is not func:
+        raise ValueError(f"{func.__name__} is not a cached table")
+    result: T = _table(src.fingerprint, chosen.start, chosen.end, func.__name__, keys, args, src)
+    return result
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner=False)
+def _export(
+    fingerprint: str, start: date, end: date, group_by: GroupBy, fmt: Format, _source: Source
+) -> bytes:
+    rows = shape_export(usage(_source, start, end).key_day, start, end, group_by)
+    return export_bytes(rows, fmt)
+
+
+def export(src: Source, chosen: ChosenRange, group_by: GroupBy, fmt: Format) -> bytes:
+    """The bytes of an export file, built once per range, grouping and format."""
+    return _export(src.fingerprint, chosen.start, chosen.end, group_by, fmt, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
+def _export_preview(
+    fingerprint: str, start: date, end: date, group_by: GroupBy, rows: int, _source: Source
+) -> tuple[pd.DataFrame, int]:
+    shaped = shape_export(usage(_source, start, end).key_day, start, end, group_by)
+    return shaped.head(rows), len(shaped)
+
+
+def export_preview(
+    src: Source, chosen: ChosenRange, group_by: GroupBy, rows: int = 100
+) -> tuple[pd.DataFrame, int]:
+    """The first rows of an export and its full row count."""
+    return _export_preview(src.fingerprint, chosen.start, chosen.end, group_by, rows, src)
+
+
+@st.cache_resource(
+    ttl=USAGE_TTL,
+    max_entries=6,
+    show_spinner="Preparing the capacity review…",
+    # Streamlit cannot hash a msgspec struct itself: the file's content names it.
+    hash_funcs={BudgetFile: msgspec.json.encode},
+)
+def _review(
+    fingerprint: str,
+    start: date,
+    end: date,
+    today: date,
+    budgets: BudgetFile | None,
+    _source: Source,
+) -> tuple[CapacityReview, Usage]:
+    year_start = budgets.year_start if budgets else YearStart()
+    read = usage(_source, *review_range(start, end, today, year_start))
+    return build_review(read, budgets, today, start, end), read
+
+
+def review(
+    src: Source, chosen: ChosenRange, today: date, budgets: BudgetFile | None
+) -> tuple[CapacityReview, Usage]:
+    """The capacity review of the range and the usage it read: built once per range, day and
+    budgets, so other widgets of the page recompute nothing."""
+    return _review(src.fingerprint, chosen.start, chosen.end, today, budgets, src)
+
+
+@st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
+def _language_lists(fingerprint: str, _source: Source) -> dict[str, list[LanguageEntry]]:
+    return {r: client(_source).languages(r) for r in languages.RESOURCES}
+
+
+def language_lists(src: Source) -> dict[str, list[LanguageEntry]]:
+    """The v3 list of every resource, refreshed at most hourly."""
+    return _language_lists(src.fingerprint, src)
+
+
+@st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)
+def _v2_lists(fingerprint: str, _source: Source) -> tuple[list[V2Language], list[V2Language]]:
+    c = client(_source)
+    return c.languages_v2("source"), c.languages_v2("target")
+
+
+def v2_lists(src: Source) -> tuple[list[V2Language], list[V2Language]]:
+    """The v2 source and target lists, refreshed at most hourly."""
+    return _v2_lists(src.fingerprint, src)
+
+
+def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
+    """Not cached: detection is an explicit request with its own rate limit."""
+    return client(src).detect(texts)

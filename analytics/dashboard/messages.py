@@ -1,0 +1,51 @@
+"""Service failures as messages on the page instead of tracebacks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import streamlit as st
+
+from analytics.dashboard.source import Source
+from analytics.service.errors import (
+    AuthorizationError,
+    ConnectionFailedError,
+    RateLimitError,
+    ServiceError,
+)
+
+
+@contextmanager
+def service_errors(src: Source) -> Iterator[None]:
+    """Around a page's service calls: a failure becomes a message, and the run stops there."""
+    try:
+        yield
+    except ServiceError as exc:
+        stop_with_error(exc, src)
+
+
+def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
+    """A clear message quoting the trace id where there is one."""
+    if isinstance(exc, ConnectionFailedError):
+        st.error(
+            f"The service at {src.settings.base_url} cannot be reached. Check "
+            f"SERVICE_BASE_URL and the network, then reload. ({exc})",
+            icon=":material/cloud_off:",
+        )
+    elif isinstance(exc, AuthorizationError):
+        st.error(
+            "The service refused the API key (403). Check that SERVICE_AUTH_KEY is an "
+            f"administrator key of this organization. ({exc})",
+            icon=":material/lock:",
+        )
+    elif isinstance(exc, RateLimitError):
+        st.error(
+            "The service is limiting the rate of requests (429) and kept doing so through "
+            f"every retry. Wait a minute, then reload. ({exc})",
+            icon=":material/hourglass:",
+        )
+    else:
+        st.error(f"The service could not answer: {exc}", icon=":material/error:")
+    st.stop()

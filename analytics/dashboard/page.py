@@ -1,0 +1,57 @@
+"""What every page starts with: its title over the chosen range, and the per-key table that
+the Keys and Trends pages stand on."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pandas as pd
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from analytics.dashboard import data
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.session import ChosenRange
+from analytics.dashboard.source import Source
+from analytics.usage import tables
+from analytics.usage.calendar import range_text
+from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
+
+
+def header(title: str, chosen: ChosenRange) -> None:
+    st.title(title)
+    st.caption(f"{range_text(chosen.start, chosen.end)} (UTC)")
+
+
+def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.DataFrame:
+    """The range's per-key table; a page without any key's usage says `when_empty` and stops."""
+    with service_errors(src):
+        table: pd.DataFrame = data.table(src, chosen, tables.key_table, chosen.start, chosen.end)
+    if table.empty:
+        st.info(when_empty)
+        st.stop()
+    return table
+
+
+def metric_select(where: DeltaGenerator, width: int | Literal["stretch"] = "stretch") -> Metric:
+    """The metric a chart shows; kept in the URL as `metric`."""
+    metric: Metric = where.selectbox(
+        "Metric",
+        METRICS,
+        format_func=METRIC_LABELS.__getitem__,
+        key="metric",
+        bind="query-params",
+        width=width,
+    )
+    return metric
+
+
+def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretch") -> int:
+    """How many keys a chart names before folding the rest into Other; kept as `top`."""
+    return int(where.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=width))
+
+
+def key_choices(table: pd.DataFrame) -> dict[str, Any]:
+    """How a key widget offers keys: masked ids, shown by name, kept in the URL."""
+    names = tables.key_names(table)
+    return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}

@@ -1,0 +1,70 @@
+"""Where the dashboard's data comes from: settings from Streamlit secrets or the environment,
+and a fingerprint that names the source in caches without revealing the key."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+from pydantic import ValidationError
+
+from analytics.dashboard.session import ensure_entry
+from analytics.service.settings import Settings, setting_problems
+
+SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path")
+DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The configured service, or the embedded demo organization."""
+
+    settings: Settings
+    fingerprint: str
+    demo: bool
+
+    @property
+    def description(self) -> str:
+        if self.demo:
+            s = self.settings
+            return f"Demo organization: {s.demo_keys} keys, {s.demo_days} days, seed {s.demo_seed}"
+        return f"Organization at {self.settings.base_url}"
+
+
+def secrets() -> Mapping[str, Any]:
+    """`st.secrets` as a plain mapping; empty when there is no secrets file."""
+    try:
+        return st.secrets.to_dict()
+    except (FileNotFoundError, st.errors.StreamlitSecretNotFoundError):
+        return {}
+
+
+def load_settings() -> Settings:
+    """Settings from `.streamlit/secrets.toml` (`SERVICE_*` names) where given, else from the
+    environment."""
+    given = secrets()
+    values = {
+        name: given[f"SERVICE_{name.upper()}"]
+        for name in (*SETTING_NAMES, *DEMO_NAMES)
+        if f"SERVICE_{name.upper()}" in given
+    }
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        st.error(f"Invalid setting — {setting_problems(exc)}.", icon=":material/settings:")
+        st.stop()
+
+
+def source() -> Source:
+    ensure_entry()
+    settings = load_settings()
+    if settings.auth_key and settings.is_configured:
+        secret = (
+            f"{settings.base_url}\n{settings.auth_scheme}\n{settings.auth_key.get_secret_value()}"
+        )
+        return Source(settings, "org-" + hashlib.sha256(secret.encode()).hexdigest()[:16], False)
+    s = settings
+    return Source(settings, f"demo-{s.demo_seed}-{s.demo_keys}-{s.demo_days}", True)

@@ -1,0 +1,77 @@
+"""Plotly figures of the capacity review: cumulative usage, its forecast band and budget lines."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from analytics.capacity.review import ForecastPath
+from analytics.figures.usage import HEIGHT, PALETTE, number_format, tick_format
+from analytics.usage.metrics import METRIC_LABELS
+
+BAND_FILL = "rgba(31, 90, 150, 0.15)"
+LIMIT_COLOR = "#C8463D"
+WARNING_COLOR = "#E3872D"
+
+
+def forecast_figure(forecast: ForecastPath) -> go.Figure:
+    """Cumulative usage of a period: the actual line, the expected line and its band; each
+    budget limit adds a limit line and a dotted warning line."""
+    path, metric = forecast.path, forecast.metric
+    x = [f"{d:%Y-%m-%d}" for d in path["day"]]
+    fmt = number_format(metric)
+    y_title = f"{METRIC_LABELS[metric]} (cumulative)"
+    future = path["actual"].isna()
+    # The forecast starts from the last actual point so the two lines join.
+    joined = future | future.shift(-1, fill_value=False)
+    x_ahead = [v for v, keep in zip(x, joined, strict=True) if keep]
+    fig = go.Figure()
+    for side in ("high", "low"):
+        fig.add_trace(
+            go.Scatter(
+                x=x_ahead,
+                y=path.loc[joined, side].round(2).tolist(),
+                mode="lines",
+                line={"width": 0},
+                fill="tonexty" if side == "low" else None,
+                fillcolor=BAND_FILL,
+                name="Band" if side == "low" else "Band high",
+                showlegend=side == "low",
+                hovertemplate=f"{side}: %{{y:{fmt}}}<extra></extra>",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x_ahead,
+            y=path.loc[joined, "expected"].round(2).tolist(),
+            mode="lines",
+            line={"color": PALETTE[0], "dash": "dash"},
+            name="Forecast",
+            hovertemplate=f"forecast: %{{y:{fmt}}}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[v for v, closed in zip(x, ~future, strict=True) if closed],
+            y=path.loc[~future, "actual"].round(2).tolist(),
+            mode="lines",
+            line={"color": PALETTE[0], "width": 3},
+            name="Used",
+            hovertemplate=f"used: %{{y:{fmt}}}<extra></extra>",
+        )
+    )
+    for line in forecast.limits:
+        fig.add_hline(
+            y=line.limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=line.name
+        )
+        fig.add_hline(y=line.limit * line.warning_at, line={"color": WARNING_COLOR, "dash": "dot"})
+    fig.update_layout(
+        title={"text": forecast.title, "x": 0, "font": {"size": 14}},
+        height=HEIGHT,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        hovermode="x unified",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
+        yaxis_title=y_title,
+        yaxis_tickformat=tick_format(y_title),
+        xaxis_title="Day (UTC)",
+    )
+    return fig

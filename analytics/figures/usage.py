@@ -1,0 +1,191 @@
+"""Plotly figures of usage: small prepared tables in, `go.Figure` out.
+
+Characters and minutes never share an axis; a figure gets at most top-N + Other series, so
+its JSON stays small whatever the size of the organization.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from analytics.usage.calendar import Granularity
+from analytics.usage.metrics import (
+    METRIC_LABELS,
+    MINUTES,
+    SERVICE_CHARACTERS,
+    SERVICE_LABELS,
+    is_minutes,
+)
+from analytics.usage.tables import OTHER
+
+PALETTE = (
+    "#1F5A96",
+    "#E3872D",
+    "#3A9A6B",
+    "#C8463D",
+    "#7A5BA6",
+    "#2FA3B5",
+    "#B7892B",
+    "#D46FA8",
+    "#5C7A29",
+    "#8C6D5A",
+)
+OTHER_COLOR = "#A7ADB5"
+PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Month (UTC)"}
+HEIGHT = 380
+
+
+def number_format(metric: str) -> str:
+    """Hover numbers: whole characters, minutes to the hundredth."""
+    return ",.2f" if is_minutes(metric) else ",.0f"
+
+
+def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure:
+    fig.update_layout(
+        height=HEIGHT,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        hovermode="x unified",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
+        xaxis_title=PERIOD_AXIS[granularity],
+        yaxis={"title": y_title, "tickformat": tick_format(y_title), "rangemode": "nonnegative"},
+    )
+    return fig
+
+
+def tick_format(axis_title: str) -> str:
+    """SI suffixes for characters (120k); plain decimals for minutes, where SI would read 500m."""
+    return ",~f" if axis_title == "Minutes" or "minutes" in axis_title else ",~s"
+
+
+def _color(index: int, name: str) -> str:
+    return OTHER_COLOR if name == OTHER else PALETTE[index % len(PALETTE)]
+
+
+def _dates(index: pd.Index) -> list[str]:
+    return [f"{d:%Y-%m-%d}" for d in pd.DatetimeIndex(index)]
+
+
+def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
+    """Stacked areas of characters per service (text, document, improvement)."""
+    fig = go.Figure()
+    x = _dates(over_time.index)
+    for trace, color in _per_service(over_time):
+        fig.add_trace(
+            go.Scatter(x=x, stackgroup="characters", line={"width": 0.5, "color": color}, **trace)
+        )
+    return _layout(fig, granularity, "Characters")
+
+
+def _per_service(over_time: pd.DataFrame) -> list[tuple[dict[str, object], str]]:
+    """The values, name and hover text of each service's characters, with its colour."""
+    return [
+        (
+            {
+                "y": over_time[metric].tolist(),
+                "name": SERVICE_LABELS[metric],
+                "hovertemplate": "%{y:,.0f}",
+            },
+            PALETTE[i],
+        )
+        for i, metric in enumerate(SERVICE_CHARACTERS)
+    ]
+
+
+def _minutes_bars(over_time: pd.DataFrame, x: list[str]) -> go.Bar:
+    """Minutes per period: one look wherever they appear, never stacked onto characters."""
+    return go.Bar(
+        x=x,
+        y=over_time[MINUTES].round(2).tolist(),
+        name=SERVICE_LABELS[MINUTES],
+        marker_color=PALETTE[3],
+        hovertemplate="%{y:,.2f} min",
+    )
+
+
+def minutes_over_time(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
+    """Speech-to-text minutes per period, as bars on their own axis."""
+    fig = go.Figure(_minutes_bars(over_time, _dates(over_time.index)))
+    fig.update_layout(showlegend=False)
+    return _layout(fig, granularity, "Minutes")
+
+
+def keys_over_time(
+    wide: pd.DataFrame,
+    metric: str,
+    granularity: Granularity,
+    kind: Literal["bar", "line"] = "bar",
+) -> go.Figure:
+    """One series per column of a top-N + Other table: stacked bars, or lines for running views."""
+    fig = go.Figure()
+    x = _dates(wide.index)
+    fmt = number_format(metric)
+    for i, name in enumerate(wide.columns):
+        y = wide[name].round(2).tolist()
+        color = _color(i, name)
+        hover = f"%{{y:{fmt}}}"
+        if kind == "bar":
+            fig.add_trace(go.Bar(x=x, y=y, name=name, marker_color=color, hovertemplate=hover))
+        else:
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=y, name=name, mode="lines", line={"color": color}, hovertemplate=hover
+                )
+            )
+    fig.update_layout(barmode="stack", clickmode="event+select")
+    return _layout(fig, granularity, METRIC_LABELS[metric])
+
+
+def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
+    """Horizontal bars of the top-N keys and Other over the whole range, largest on top."""
+    names = list(totals.index)
+    fmt = number_format(metric)
+    fig = go.Figure(
+        go.Bar(
+            x=totals.round(2).tolist(),
+            y=names,
+            orientation="h",
+            marker_color=[_color(0, name) for name in names],
+            hovertemplate=f"%{{y}}: %{{x:{fmt}}}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=max(200, 28 * len(names) + 80),
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        yaxis={"autorange": "reversed"},
+        xaxis_title=METRIC_LABELS[metric],
+        xaxis_tickformat=tick_format(METRIC_LABELS[metric]),
+        showlegend=False,
+    )
+    return fig
+
+
+def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
+    """One key's usage: characters per service stacked above, minutes below on a separate axis."""
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.68, 0.32],
+        vertical_spacing=0.08,
+        subplot_titles=("Characters by service", "Speech-to-text minutes"),
+    )
+    x = _dates(over_time.index)
+    for trace, color in _per_service(over_time):
+        fig.add_trace(go.Bar(x=x, marker_color=color, **trace), row=1, col=1)
+    fig.add_trace(_minutes_bars(over_time, x), row=2, col=1)
+    fig.update_layout(
+        barmode="stack",
+        height=HEIGHT + 120,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        hovermode="x unified",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
+    )
+    fig.update_yaxes(rangemode="nonnegative")
+    fig.update_yaxes(title_text="Characters", tickformat=tick_format("Characters"), row=1, col=1)
+    fig.update_yaxes(title_text="Minutes", tickformat=tick_format("Minutes"), row=2, col=1)
+    fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
+    return fig

@@ -1,0 +1,271 @@
+"""The capacity meeting report: one self-contained HTML file.
+
+Everything the file needs is inside it: the plotly.js library once in the head, then each
+figure as a div without its own copy. No web fonts, no CDN, no external links, so the report
+opens offline, can be mailed as an attachment, and prints on white with page breaks between
+sections.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.offline
+
+from analytics.capacity.budgets import evaluation_frame
+from analytics.capacity.review import CapacityReview
+from analytics.figures.capacity import forecast_figure
+from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
+from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
+from analytics.usage.frames import within
+from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
+from analytics.usage.tables import top_n_over_time, top_n_totals, usage_over_time
+
+TOP_KEYS = 10
+CHART_KEYS = 8
+DRIVERS = 5
+
+STYLE = """
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+       color: #1b2733; background: #fff; margin: 0 auto; max-width: 1180px; padding: 24px 32px;
+       line-height: 1.4; }
+h1 { font-size: 1.7rem; margin: 0 0 4px; color: #0F2B46; }
+h2 { font-size: 1.25rem; margin: 32px 0 8px; padding-bottom: 4px; color: #0F2B46;
+     border-bottom: 2px solid #0F2B46; }
+.meta, .note { color: #4a5a6a; font-size: 0.9rem; }
+.kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 10px; }
+.kpi { border: 1px solid #c9d3dd; border-radius: 6px; padding: 10px 12px; }
+.kpi .label { font-size: 0.82rem; color: #4a5a6a; }
+.kpi .value { font-size: 1.35rem; font-weight: 600; }
+.kpi .delta { font-size: 0.82rem; color: #4a5a6a; }
+table { border-collapse: collapse; width: 100%; font-size: 0.86rem; margin: 6px 0 14px; }
+th, td { border-bottom: 1px solid #dde3e9; padding: 4px 8px; text-align: right; }
+th { background: #eef2f6; color: #1b2733; }
+th:first-child, td:first-child, .text { text-align: left; }
+.status-ok { color: #2d7a52; font-weight: 600; }
+.status-warning, .status-unknown-key { color: #9a5a00; font-weight: 600; }
+.status-exceeded { color: #b02a22; font-weight: 600; }
+.chart { break-inside: avoid; page-break-inside: avoid; }
+@media print {
+  body { max-width: none; padding: 0; }
+  section { break-before: page; page-break-before: always; }
+  section:first-of-type { break-before: auto; page-break-before: auto; }
+  table, .kpis, .chart { break-inside: avoid; page-break-inside: avoid; }
+  th { background: #fff; border-bottom: 2px solid #1b2733; }
+}
+"""
+
+
+def _number(value: float, metric: str) -> str:
+    return format_value(value, metric)
+
+
+def _numbers(values: Iterable[float], metrics: Iterable[str]) -> list[str]:
+    return [_number(v, m) for v, m in zip(values, metrics, strict=True)]
+
+
+def _percent(value: float | None, signed: bool = True) -> str:
+    """A percentage for a table cell; N/A where there was nothing to compare against."""
+    if value is None or math.isnan(value) or math.isinf(value):
+        return "N/A"
+    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
+
+
+def _table(frame: pd.DataFrame, text_columns: Iterable[str] = ()) -> str:
+    """An escaped HTML table; ``text_columns`` are left-aligned."""
+    text = set(text_columns)
+    aligned = ' class="text"'
+    head = "".join(
+        f"<th{aligned if c in text else ''}>{html.escape(str(c))}</th>" for c in frame.columns
+    )
+    rows = []
+    for record in frame.itertuples(index=False):
+        cells = []
+        for column, value in zip(frame.columns, record, strict=True):
+            css = aligned if column in text else ""
+            if column == "Status":
+                css = f' class="status-{str(value).replace(" ", "-")}"'
+            cells.append(f"<td{css}>{html.escape(str(value))}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _figure(fig: go.Figure) -> str:
+    fig.update_layout(template="plotly_white", paper_bgcolor="#fff", plot_bgcolor="#fff")
+    div = fig.to_html(full_html=False, include_plotlyjs=False, config={"displayModeBar": False})
+    return f'<div class="chart">{div}</div>'
+
+
+def _section(title: str, *parts: str) -> str:
+    return f"<section><h2>{html.escape(title)}</h2>{''.join(parts)}</section>"
+
+
+def _kpis(services: pd.DataFrame) -> str:
+    ordered = services.reindex(list(METRICS))
+    columns = (ordered[c].to_numpy(dtype=float) for c in ("current", "change %", "yoy %"))
+    tiles = [
+        '<div class="kpi">'
+        f'<div class="label">{html.escape(METRIC_LABELS[metric])}</div>'
+        f'<div class="value">{_number(current, metric)}</div>'
+        f'<div class="delta">{_percent(change)} vs previous period · '
+        f"{_percent(yoy)} vs last year</div></div>"
+        for metric, current, change, yoy in zip(METRICS, *columns, strict=True)
+    ]
+    return f'<div class="kpis">{"".join(tiles)}</div>'
+
+
+def _services_table(services: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Service": [METRIC_LABELS[m] for m in services.index],
+            "This period": _numbers(services["current"], services.index),
+            "Previous period": _numbers(services["previous"], services.index),
+            "Change": [_percent(v) for v in services["change %"]],
+            "Same period last year": _numbers(services["last_year"], services.index),
+            "Year on year": [_percent(v) for v in services["yoy %"]],
+        }
+    )
+
+
+def _keys_table(keys: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Key": keys["api_key_label"].astype(str),
+            "Masked key": keys["api_key"].astype(str),
+            "Previous period": [_number(v, metric) for v in keys["previous"]],
+            "This period": [_number(v, metric) for v in keys["current"]],
+            "Change": [_number(v, metric) for v in keys["change"]],
+            "Change %": [_percent(v) for v in keys["change %"]],
+        }
+    )
+
+
+def _forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Metric": [METRIC_LABELS[m] for m in table["metric"]],
+            "Period": [
+                f"{PERIOD_TITLES[p]} {range_text(s, e)}"
+                for p, s, e in zip(table["period"], table["start"], table["end"], strict=True)
+            ],
+            "Used so far": _numbers(table["actual"], table["metric"]),
+            "Projected": _numbers(table["projected"], table["metric"]),
+            "Band": _bands(table, table["metric"]),
+        }
+    )
+
+
+def _bands(table: pd.DataFrame, metrics: Iterable[str]) -> list[str]:
+    return [
+        f"{_number(lo, m)} – {_number(hi, m)}"
+        for m, lo, hi in zip(metrics, table["low"], table["high"], strict=True)
+    ]
+
+
+def _key_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+    metric = ["total_characters"] * len(table)
+    return pd.DataFrame(
+        {
+            "Key": table["api_key_label"],
+            "Masked key": table["api_key"],
+            "Used so far": _numbers(table["actual"], metric),
+            "Projected": _numbers(table["projected"], metric),
+            "Band": _bands(table, metric),
+        }
+    )
+
+
+def _budget_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    metric = frame["metric"]
+    return pd.DataFrame(
+        {
+            "Budget": frame["budget"],
+            "Period": frame["period"],
+            "Limit": _numbers(frame["limit"], metric),
+            "Used": _numbers(frame["used"], metric),
+            "Used %": [_percent(v, signed=False) for v in frame["used %"]],
+            "Projected": _numbers(frame["projected"], metric),
+            "Projected %": [_percent(v, signed=False) for v in frame["projected %"]],
+            "Projected overrun": [str(d) if d else "—" for d in frame["overrun"]],
+            "Status": frame["status"],
+        }
+    )
+
+
+def render(key_day: pd.DataFrame, review: CapacityReview, title: str = "Capacity review") -> str:
+    """The review as one HTML page, with usage charts of its range from ``key_day`` (which
+    covers at least that range)."""
+    start, end = review.start, review.end
+    comparison = review.comparison
+    period = within(key_day, start, end)
+    granularity = auto_granularity(start, end)
+    over_time = usage_over_time(period, start, end, granularity)
+    top = top_n_over_time(period, "total_characters", CHART_KEYS, start, end, granularity)
+    top_totals = top_n_totals(period, "total_characters", TOP_KEYS)
+
+    notes = "".join(
+        f'<p class="note">Warning: totals do not reconcile: {html.escape(m)}</p>'
+        for m in review.mismatches
+    )
+    header = (
+        f"<header><h1>{html.escape(title)}</h1>"
+        f'<p class="meta">Period {range_text(start, end)} (UTC days) · compared with '
+        f"{range_text(*comparison.previous)} and {range_text(*comparison.last_year)} · "
+        f"forecasts as of {review.today:%Y-%m-%d} · contract year starts {review.year_start}"
+        f"</p>{notes}</header>"
+    )
+    sections = [
+        _section(
+            "Summary",
+            _kpis(comparison.services),
+            _table(_services_table(comparison.services), ["Service"]),
+        ),
+        _section(
+            "Usage by service",
+            _figure(service_mix(over_time, granularity)),
+            _figure(minutes_over_time(over_time, granularity)),
+        ),
+        _section(
+            "Usage by key",
+            _figure(keys_over_time(top, "total_characters", granularity)),
+            _figure(top_keys_bar(top_totals, "total_characters")),
+            "<h3>Top keys by total characters</h3>",
+            _table(
+                _keys_table(comparison.keys.head(TOP_KEYS), comparison.metric),
+                ["Key", "Masked key"],
+            ),
+        ),
+        _section(
+            "Growth drivers",
+            '<p class="note">Keys whose total characters changed most against the previous '
+            "period.</p>",
+            _table(_keys_table(review.drivers(DRIVERS), comparison.metric), ["Key", "Masked key"]),
+        ),
+        _section(
+            "Forecasts",
+            f'<p class="note">{html.escape(review.forecast_note)}</p>',
+            *(_figure(forecast_figure(path)) for path in review.paths),
+            _table(_forecast_rows(review.forecasts), ["Metric", "Period"]),
+            "<h3>Total characters this month: keys with the largest projections</h3>",
+            _table(_key_forecast_rows(review.key_forecasts.head(TOP_KEYS)), ["Key", "Masked key"]),
+        ),
+    ]
+    if review.evaluations is not None:
+        sections.append(
+            _section(
+                "Budget status",
+                _table(_budget_rows(evaluation_frame(review.evaluations)), ["Budget", "Period"]),
+            )
+        )
+    body = header + "".join(sections)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
+        f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>'
+        f"</head><body>{body}</body></html>\n"
+    )

@@ -1,0 +1,460 @@
+"""One async client for every service operation, a thin sync face, retries and typed errors."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Self, TypeVar
+
+import httpx
+import msgspec
+import stamina
+from pydantic import SecretStr
+
+from analytics import __version__
+from analytics.service.errors import (
+    AuthorizationError,
+    BadRequestError,
+    ConnectionFailedError,
+    InvalidResponseError,
+    NotFoundError,
+    RateLimitError,
+    ServerError,
+    ServiceError,
+)
+from analytics.service.models import (
+    AdminUsageReport,
+    DetectionResponse,
+    DetectionResult,
+    DocumentHandle,
+    ErrorBody,
+    LanguageEntry,
+    LanguageList,
+    Translation,
+    TranslationResponse,
+    UsageReport,
+    V2Language,
+)
+
+if TYPE_CHECKING:
+    from analytics.service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+P = ParamSpec("P")
+GroupBy = Literal["key", "key_and_day"] | None
+Formality = Literal["default", "more", "less", "prefer_more", "prefer_less"]
+
+DETECT_BATCH = 50
+ANALYTICS_PATH = "/v2/admin/analytics"
+USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
+
+_ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
+    400: BadRequestError,
+    401: AuthorizationError,
+    403: AuthorizationError,
+    404: NotFoundError,
+}
+# Transport failures after which the request certainly never reached the service.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_error_decoder = msgspec.json.Decoder(ErrorBody)
+_report_decoder = msgspec.json.Decoder(AdminUsageReport)
+_detection_decoder = msgspec.json.Decoder(DetectionResponse)
+_translation_decoder = msgspec.json.Decoder(TranslationResponse)
+_document_decoder = msgspec.json.Decoder(DocumentHandle)
+_v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
+_v2_languages_decoder = msgspec.json.Decoder(list[V2Language])
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """`Retry-After` as seconds: a number of seconds or an HTTP-date; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def error_from_response(response: httpx.Response) -> ServiceError:
+    """The typed error for a non-2xx response, with the service's message, code and trace id."""
+    status = response.status_code
+    trace_id = response.headers.get("X-Trace-ID")
+    try:
+        body = _error_decoder.decode(response.content)
+        message, code = body.message, body.code
+    except msgspec.DecodeError:
+        message, code = None, None
+    message = message or response.reason_phrase or "no message"
+    if status == 429:
+        wait = retry_after_seconds(response.headers.get("Retry-After"))
+        return RateLimitError(message, retry_after=wait, code=code, trace_id=trace_id)
+    kind = ServerError if status >= 500 else _ERRORS_BY_STATUS.get(status, ServiceError)
+    return kind(message, status=status, code=code, trace_id=trace_id)
+
+
+def invalid_response(response: httpx.Response, problem: str) -> InvalidResponseError:
+    """The error for a 2xx answer that cannot be used, quoting its status and trace id."""
+    request = response.request
+    return InvalidResponseError(
+        f"{request.method} {request.url.path} answered {response.status_code}: {problem}",
+        status=response.status_code,
+        trace_id=response.headers.get("X-Trace-ID"),
+    )
+
+
+def decode(decoder: msgspec.json.Decoder[T], response: httpx.Response) -> T:
+    """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
+    try:
+        return decoder.decode(response.content)
+    except msgspec.DecodeError as exc:
+        raise invalid_response(response, f"the body is not the documented shape ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one operation sends besides its method and path."""
+
+    params: Mapping[str, str] | None = None
+    json: Mapping[str, object] | None = None
+    data: Mapping[str, str | list[str]] | None = None
+    files: Mapping[str, tuple[str, bytes]] | None = None
+
+
+def _form_value(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _texts(texts: str | Sequence[str]) -> list[str]:
+    """A single string is one text, not a sequence of characters."""
+    return [texts] if isinstance(texts, str) else list(texts)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How patiently a client waits: timeouts, retries and requests in flight.
+
+    `Retry-After` is honoured up to `max_retry_wait` seconds; otherwise waits grow
+    exponentially with jitter from `wait_initial` to `wait_max`. The default of six requests
+    in flight fetches every window of a range of up to six years in one round.
+    """
+
+    timeout: float = 30.0
+    max_attempts: int = 5
+    max_retry_wait: float = 60.0
+    retry_timeout: float = 300.0
+    wait_initial: float = 0.5
+    wait_max: float = 10.0
+    concurrency: int = 6
+
+
+DEFAULT_POLICY = Policy()
+
+
+class AsyncServiceClient:
+    """Every service operation over one httpx connection pool.
+
+    Safe requests (GETs and language detection) are retried on 429, 5xx, timeouts and network
+    errors; translation and upload only when the service certainly did not process them (429 or
+    a connection that was never established).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        auth_key: SecretStr | str,
+        *,
+        auth_scheme: str = "Service-Auth-Key",
+        transport: httpx.AsyncBaseTransport | None = None,
+        policy: Policy = DEFAULT_POLICY,
+    ) -> None:
+        if not isinstance(auth_key, SecretStr):
+            auth_key = SecretStr(auth_key)
+        self.base_url = base_url.rstrip("/")
+        self._auth = f"{auth_scheme} {auth_key.get_secret_value()}"
+        self.auth_key = auth_key
+        self.policy = policy
+        self._limit = asyncio.Semaphore(policy.concurrency)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            timeout=policy.timeout,
+            headers={"User-Agent": USER_AGENT},
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, auth_key={self.auth_key!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- transport, errors, retries ---------------------------------------------------------
+
+    def _should_retry(self, idempotent: bool) -> Callable[[Exception], bool | float]:
+        def hook(exc: Exception) -> bool | float:
+            if isinstance(exc, RateLimitError):
+                if exc.retry_after is None:
+                    return True
+                return min(exc.retry_after, self.policy.max_retry_wait)
+            if isinstance(exc, ConnectionFailedError):
+                return idempotent or not exc.request_sent
+            return idempotent and isinstance(exc, ServerError)
+
+        return hook
+
+    async def _send_once(self, method: str, path: str, request: Request) -> httpx.Response:
+        try:
+            async with self._limit:
+                response = await self._http.request(
+                    method,
+                    path,
+                    headers={"Authorization": self._auth},
+                    params=request.params,
+                    json=request.json,
+                    data=request.data,
+                    files=request.files,
+                )
+        except httpx.TransportError as exc:
+            raise ConnectionFailedError(
+                f"{method} {path} to {self._http.base_url.host}: {type(exc).__name__} {exc}",
+                request_sent=not isinstance(exc, _NEVER_SENT),
+            ) from None
+        if response.is_success:
+            return response
+        raise error_from_response(response)
+
+    async def request(
+        self, method: str, path: str, *, idempotent: bool, request: Request | None = None
+    ) -> httpx.Response:
+        """Send one operation with retries; raises a ServiceError subclass on failure."""
+        request = request or Request()
+        async for attempt in stamina.retry_context(
+            on=self._should_retry(idempotent),
+            attempts=self.policy.max_attempts,
+            timeout=self.policy.retry_timeout,
+            wait_initial=self.policy.wait_initial,
+            wait_max=self.policy.wait_max,
+            wait_jitter=self.policy.wait_initial,
+        ):
+            with attempt:
+                response = await self._send_once(method, path, request)
+        return response
+
+    # -- operations ----------------------------------------------------------------------------
+
+    async def usage_report_raw(
+        self, start: date, end: date, group_by: GroupBy = "key_and_day"
+    ) -> httpx.Response:
+        """The undecoded analytics answer (its trace id names it in errors); `start` and `end`
+        are sent as the start_date/end_date values."""
+        params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
+        if group_by:
+            params["group_by"] = group_by
+        return await self.request("GET", ANALYTICS_PATH, idempotent=True, request=Request(params))
+
+    async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
+        response = await self.usage_report_raw(start, end, group_by)
+        return decode(_report_decoder, response).usage_report
+
+    async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
+        """Language of each text, in input order; any number of texts (sent in batches of 50)."""
+        items = _texts(texts)
+        batches = [items[i : i + DETECT_BATCH] for i in range(0, len(items), DETECT_BATCH)]
+        answers = await asyncio.gather(*(self._detect_batch(batch) for batch in batches))
+        return [result for answer in answers for result in answer]
+
+    async def _detect_batch(self, batch: list[str]) -> list[DetectionResult]:
+        # Detection only reads, so it is retried like a GET.
+        path = "/v3/detect/language"
+        request = Request(json={"text": batch})
+        response = await self.request("POST", path, idempotent=True, request=request)
+        results = decode(_detection_decoder, response).results
+        if len(results) != len(batch):
+            raise invalid_response(response, f"{len(results)} results for {len(batch)} texts")
+        return results
+
+    async def translate(
+        self, texts: str | Sequence[str], target_lang: str, source_lang: str | None = None
+    ) -> list[Translation]:
+        body: dict[str, object] = {"text": _texts(texts), "target_lang": target_lang}
+        if source_lang:
+            body["source_lang"] = source_lang
+        request = Request(json=body)
+        response = await self.request("POST", "/v2/translate", idempotent=False, request=request)
+        return decode(_translation_decoder, response).translations
+
+    async def upload_document(
+        self,
+        file_bytes: bytes,
+        filename: str,
+        target_lang: str,
+        *,
+        source_lang: str | None = None,
+        output_format: str | None = None,
+        formality: Formality | None = None,
+        glossary_id: str | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        style_id: str | None = None,
+        translation_memory_id: str | None = None,
+        translation_memory_threshold: int | None = None,
+        enable_watermark: bool | None = None,
+    ) -> DocumentHandle:
+        """Upload a document (multipart) with the spec's optional parts; `glossary_ids` is
+        sent as repeated parts."""
+        options: dict[str, object] = {
+            "source_lang": source_lang,
+            "output_format": output_format,
+            "formality": formality,
+            "glossary_id": glossary_id,
+            "style_id": style_id,
+            "translation_memory_id": translation_memory_id,
+            "translation_memory_threshold": translation_memory_threshold,
+            "enable_watermark": enable_watermark,
+        }
+        data: dict[str, str | list[str]] = {"target_lang": target_lang}
+        data |= {name: _form_value(v) for name, v in options.items() if v is not None}
+        if glossary_ids is not None:
+            data["glossary_ids"] = list(glossary_ids)
+        request = Request(data=data, files={"file": (filename, file_bytes)})
+        response = await self.request("POST", "/v2/document", idempotent=False, request=request)
+        return decode(_document_decoder, response)
+
+    async def languages(
+        self,
+        resource: str,
+        usable_as_source: bool | None = None,
+        usable_as_target: bool | None = None,
+    ) -> list[LanguageEntry]:
+        params = {"resource": resource}
+        for name, flag in (
+            ("usable_as_source", usable_as_source),
+            ("usable_as_target", usable_as_target),
+        ):
+            if flag is not None:
+                params[name] = _form_value(flag)
+        response = await self.request(
+            "GET", "/v3/languages", idempotent=True, request=Request(params)
+        )
+        answer = decode(_v3_languages_decoder, response)
+        return answer.languages if isinstance(answer, LanguageList) else answer
+
+    async def languages_v2(self, type: Literal["source", "target"] = "source") -> list[V2Language]:
+        request = Request({"type": type})
+        response = await self.request("GET", "/v2/languages", idempotent=True, request=request)
+        return decode(_v2_languages_decoder, response)
+
+
+class _EventLoopThread:
+    """A private event loop on a daemon thread, so sync callers on any thread (Streamlit's
+    script threads, the CLI) share one connection pool and never nest event loops."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="service-client", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self, client: AsyncServiceClient) -> None:
+        if self.loop.is_closed():
+            return
+        try:
+            self.run(client.aclose())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=5)
+            self.loop.close()
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[ServiceClient, P], T]:
+    """The sync form of an AsyncServiceClient method: same name, arguments and docstring."""
+
+    def call(self: ServiceClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.run(method, *args, **kwargs)
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+class ServiceClient:
+    """The sync face of AsyncServiceClient: every operation below is the async method run on
+    the client's own event loop, so the two faces cannot drift apart."""
+
+    def __init__(
+        self,
+        base_url: str,
+        auth_key: SecretStr,
+        *,
+        auth_scheme: str = "Service-Auth-Key",
+        transport: httpx.AsyncBaseTransport | None = None,
+        policy: Policy = DEFAULT_POLICY,
+    ) -> None:
+        self.async_client = AsyncServiceClient(
+            base_url, auth_key, auth_scheme=auth_scheme, transport=transport, policy=policy
+        )
+        self._loop = _EventLoopThread()
+        self._finalizer = weakref.finalize(self, self._loop.stop, self.async_client)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, policy: Policy = DEFAULT_POLICY) -> Self:
+        if not (settings.is_configured and settings.auth_key and settings.base_url):
+            raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
+        return cls(
+            settings.base_url, settings.auth_key, auth_scheme=settings.auth_scheme, policy=policy
+        )
+
+    def __repr__(self) -> str:
+        return f"ServiceClient({self.async_client!r})"
+
+    def run(
+        self,
+        func: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`func(async_client, *args, **kwargs)` run on the client's loop, waited for."""
+        return self._loop.run(func(self.async_client, *args, **kwargs))
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    usage_report_raw = _blocking(AsyncServiceClient.usage_report_raw)
+    usage_report = _blocking(AsyncServiceClient.usage_report)
+    detect = _blocking(AsyncServiceClient.detect)
+    translate = _blocking(AsyncServiceClient.translate)
+    upload_document = _blocking(AsyncServiceClient.upload_document)
+    languages = _blocking(AsyncServiceClient.languages)
+    languages_v2 = _blocking(AsyncServiceClient.languages_v2)

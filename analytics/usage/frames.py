@@ -1,0 +1,204 @@
+"""Analytics bodies decoded into the tidy frames every page, export and report relies on.
+
+The key-day frame has one row per key and UTC day (columns KEY_DAY_COLUMNS, sorted by
+usage_date then api_key); see docs/architecture.md for the dtypes.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from datetime import date
+from operator import attrgetter
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from analytics.service.errors import InvalidResponseError
+from analytics.service.models import AdminUsageReport, UsageBreakdown
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS
+
+log = logging.getLogger(__name__)
+
+KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
+KEY_DAY_COLUMNS = ["usage_date", *KEY_COLUMNS]
+DATE_DTYPE = "datetime64[us]"
+
+_report_decoder = msgspec.json.Decoder(AdminUsageReport)
+
+
+def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown]:
+    """Rows of a key_and_day analytics body (unsorted, plain dtypes) and its total_usage.
+
+    Typed decoding (no per-row dicts), then one C-level pass per column; each distinct
+    usage_date is parsed once, not once per row.
+    """
+    try:
+        report = _report_decoder.decode(body).usage_report
+    except msgspec.DecodeError as exc:
+        raise InvalidResponseError(f"analytics body is not the documented shape ({exc})") from None
+    items = report.key_and_day_usages
+    if items is None:
+        raise InvalidResponseError("analytics body has no key_and_day_usages")
+    count = len(items)
+    usage = list(map(attrgetter("usage"), items))
+    day_codes, day_texts = pd.factorize(_objects(items, "usage_date").to_numpy())
+    try:
+        days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
+    except ValueError as exc:
+        raise InvalidResponseError(f"analytics body has an invalid usage_date ({exc})") from None
+    if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
+        raise InvalidResponseError("analytics body has an item without a usage_date")
+    columns: dict[str, object] = {
+        "usage_date": days.astype(DATE_DTYPE)[day_codes],
+        "api_key": _objects(items, "api_key"),
+        "api_key_label": _objects(items, "api_key_label"),
+    }
+    for metric in CHARACTER_METRICS:
+        columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.int64, count)
+    columns["speech_to_text_minutes"] = np.fromiter(
+        map(attrgetter("speech_to_text_minutes"), usage), np.float64, count
+    )
+    return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS), report.total_usage
+
+
+def _objects(items: Sequence[object], name: str) -> pd.Series:
+    """One text field of every item, kept as Python strings: converting 150,000 of them to
+    Arrow strings costs more than the frame needs (key_day_frame turns them into codes)."""
+    texts = np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
+    return pd.Series(texts, dtype=object, copy=False)
+
+
+def reconcile(rows: pd.DataFrame, total: UsageBreakdown, what: str) -> str | None:
+    """A readable mismatch when a response's total_usage differs from the sum of its rows."""
+    differences = []
+    for metric in METRICS:
+        reported = getattr(total, metric)
+        summed = rows[metric].sum()
+        if metric in CHARACTER_METRICS:
+            same = int(summed) == int(reported)
+        else:
+            same = math.isclose(float(summed), float(reported), rel_tol=1e-9, abs_tol=1e-6)
+        if not same:
+            differences.append(f"{metric} total {reported} but rows sum to {summed}")
+    if not differences:
+        return None
+    message = f"{what}: " + "; ".join(differences)
+    log.warning("Usage totals do not reconcile: %s", message)
+    return message
+
+
+def key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The key-day frame from row parts: sorted, latest label per key, contract dtypes.
+
+    Every path (fresh fetch, history, or both) ends here, so equal rows give identical frames.
+    Keys and labels are handled as integer codes: sorting and the latest-label lookup never
+    compare strings row by row, and parts are never concatenated as text.
+    """
+    parts = [part for part in parts if len(part)] or [empty_rows()]
+    days = np.concatenate([part["usage_date"].to_numpy(DATE_DTYPE) for part in parts])
+    key_codes, keys = _sorted_codes(_codes(parts, "api_key"))
+    label_codes, labels = _codes(parts, "api_key_label")
+    day_codes, _ = pd.factorize(days, sort=True)
+    # Stable, so rows of one key and day keep their order (timsort: sorted runs are cheap).
+    order = np.argsort(day_codes * max(len(keys), 1) + key_codes, kind="stable")
+    key_codes, label_codes = key_codes[order], label_codes[order]
+    last_row = np.zeros(len(keys), dtype=np.int64)
+    np.maximum.at(last_row, key_codes, np.arange(len(order)))
+    latest_label, label_names = _sorted_codes(_codes_of_used(label_codes[last_row], labels))
+    columns: dict[str, object] = {
+        "usage_date": days[order],
+        "api_key": pd.Categorical.from_codes(key_codes, categories=pd.Index(keys.tolist())),
+        "api_key_label": pd.Categorical.from_codes(
+            latest_label[key_codes], categories=pd.Index(label_names.tolist())
+        ),
+    }
+    for metric, dtype in _plain_dtypes().items():
+        if metric in METRICS:
+            values = [part[metric].to_numpy(dtype) for part in parts]
+            columns[metric] = np.concatenate(values)[order]
+    return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
+
+
+Codes = tuple[np.ndarray, np.ndarray]
+
+
+def _codes(parts: Sequence[pd.DataFrame], column: str) -> Codes:
+    """Integer codes of a text column over all parts and the distinct texts they point to.
+
+    Each part is factorized on its own (a categorical part from history costs nothing), then
+    only the distinct texts are merged.
+    """
+    pieces = [pd.factorize(part[column]) for part in parts]
+    merged, names = pd.factorize(np.concatenate([np.asarray(u, dtype=object) for _, u in pieces]))
+    starts = np.cumsum([0, *(len(u) for _, u in pieces)])
+    codes = [
+        merged[start:][part_codes]
+        for (part_codes, _), start in zip(pieces, starts[:-1], strict=True)
+    ]
+    return np.concatenate(codes), np.asarray(names, dtype=object)
+
+
+def _codes_of_used(codes: np.ndarray, names: np.ndarray) -> Codes:
+    used, codes = np.unique(codes, return_inverse=True)
+    return codes, names[used]
+
+
+def _sorted_codes(codes_and_names: Codes) -> Codes:
+    """The same codes renumbered so that the texts are in sorted order."""
+    codes, names = codes_and_names
+    by_name = np.argsort(names, kind="stable")
+    rank = np.empty_like(by_name)
+    rank[by_name] = np.arange(len(by_name))
+    return rank[codes], names[by_name]
+
+
+def empty_rows() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _plain_dtypes().items()})
+
+
+def _plain_dtypes() -> dict[str, str]:
+    return {
+        "usage_date": DATE_DTYPE,
+        "api_key": "str",
+        "api_key_label": "str",
+        **dict.fromkeys(CHARACTER_METRICS, "int64"),
+        "speech_to_text_minutes": "float64",
+    }
+
+
+def labels(key_day: pd.DataFrame) -> dict[str, str]:
+    """Each key's label (masked key -> label, in the order keys first appear).
+
+    The key-day frame carries every key's latest label on all of its rows, so any row names it.
+    """
+    first = key_day.drop_duplicates("api_key")
+    return dict(zip(map(str, first["api_key"]), map(str, first["api_key_label"]), strict=True))
+
+
+def key_frame(key_day: pd.DataFrame) -> pd.DataFrame:
+    """One row per key over the whole frame, biggest total_characters first (ties by key)."""
+    sums = key_day.groupby("api_key", observed=True, sort=True)[list(METRICS)].sum()
+    names = key_day.drop_duplicates("api_key").set_index("api_key")["api_key_label"]
+    frame = sums.join(names).reset_index()
+    frame = frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
+    for column in ("api_key", "api_key_label"):
+        frame[column] = frame[column].astype("category").cat.remove_unused_categories()
+    return frame[KEY_COLUMNS]
+
+
+def totals(key_day: pd.DataFrame) -> dict[str, int | float]:
+    """The five metrics summed over the frame (characters as int, minutes as float; 0 when
+    the frame is empty)."""
+    values: dict[str, int | float] = {m: int(key_day[m].sum()) for m in CHARACTER_METRICS}
+    values["speech_to_text_minutes"] = float(key_day["speech_to_text_minutes"].sum())
+    return values
+
+
+def within(key_day: pd.DataFrame, first: date, last: date) -> pd.DataFrame:
+    """Rows of the days `first`–`last` (inclusive)."""
+    days = key_day["usage_date"]
+    inside = (days >= pd.Timestamp(first)) & (days <= pd.Timestamp(last))
+    return key_day if bool(inside.all()) else key_day.loc[inside]

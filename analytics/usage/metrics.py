@@ -1,0 +1,61 @@
+"""The one vocabulary of usage metrics: the names the service uses, their labels and units.
+
+Characters and minutes are different units: minutes are never added to characters, charted on
+their own axis and shown with two decimals.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final, Literal
+
+Metric = Literal[
+    "total_characters",
+    "text_translation_characters",
+    "document_translation_characters",
+    "text_improvement_characters",
+    "speech_to_text_minutes",
+]
+
+TOTAL_CHARACTERS: Final = "total_characters"
+MINUTES: Final = "speech_to_text_minutes"
+# The services whose characters make up the total.
+SERVICE_CHARACTERS: Final[tuple[Metric, ...]] = (
+    "text_translation_characters",
+    "document_translation_characters",
+    "text_improvement_characters",
+)
+CHARACTER_METRICS: Final[tuple[Metric, ...]] = (TOTAL_CHARACTERS, *SERVICE_CHARACTERS)
+METRICS: Final[tuple[Metric, ...]] = (*CHARACTER_METRICS, MINUTES)
+
+METRIC_LABELS: Final[dict[str, str]] = {
+    TOTAL_CHARACTERS: "Total characters",
+    "text_translation_characters": "Text translation characters",
+    "document_translation_characters": "Document translation characters",
+    "text_improvement_characters": "Text improvement characters",
+    MINUTES: "Speech-to-text minutes",
+}
+# Short names where the unit is clear from the context (legends, KPI tiles).
+SERVICE_LABELS: Final[dict[str, str]] = {
+    "text_translation_characters": "Text translation",
+    "document_translation_characters": "Documents",
+    "text_improvement_characters": "Text improvement",
+    MINUTES: "Speech-to-text",
+}
+
+
+def is_minutes(metric: str) -> bool:
+    """Minutes are a duration: they are charted and summed apart from characters."""
+    return metric == MINUTES
+
+
+def format_value(value: float | None, metric: str) -> str:
+    """Thousands separators; minutes with two decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "N/A"
+    return f"{value:,.2f}" if is_minutes(metric) else f"{round(value):,}"
+
+
+def format_change(change: float | None) -> str | None:
+    """A relative change as `+12.3%`; None when there is nothing to compare against."""
+    return None if change is None else f"{change:+.1%}"

@@ -1,0 +1,230 @@
+"""Inputs and oracles shared by the tests: hand-made key-day frames, budget files, the emulator's
+ledger as the expected frame, and service clients that reach an ASGI app in-process (no port).
+
+Expected values come from here only when they are independent of the code under test: the
+emulator's ledger, or frames whose every number the test wrote down.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date, timedelta
+from functools import lru_cache
+
+import httpx
+import numpy as np
+import pandas as pd
+from pydantic import SecretStr
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
+from analytics.usage.frames import key_day_frame
+from analytics.usage.pipeline import Usage, fetch_usage
+from emulator import EmulatorConfig, create_app
+
+BASE = "http://service.test"
+SCHEME = "Service-Auth-Key"
+# The frame contract's columns, written out here rather than taken from the code under test.
+SERVICE_CHARACTERS = [
+    "text_translation_characters",
+    "document_translation_characters",
+    "text_improvement_characters",
+]
+METRICS = ["total_characters", *SERVICE_CHARACTERS, "speech_to_text_minutes"]
+KEY_DAY_COLUMNS = ["usage_date", "api_key", "api_key_label", *METRICS]
+
+# --- hand-made key-day frames ----------------------------------------------------------------
+
+FIRST = date(2025, 1, 1)  # a Wednesday
+
+
+def usage_frame(
+    per_key: Mapping[str, Sequence[float]],
+    first: date = FIRST,
+    labels: Mapping[str, str] | None = None,
+    minutes: Mapping[str, Sequence[float]] | None = None,
+) -> pd.DataFrame:
+    """A key-day frame: text translation characters per key and day from ``first`` on.
+
+    Zero days get no row, as the service sends none; minutes are optional per key.
+    """
+    rows = []
+    for api_key, values in per_key.items():
+        spoken = (minutes or {}).get(api_key, [0.0] * len(values))
+        for offset, (chars, mins) in enumerate(zip(values, spoken, strict=True)):
+            if chars == 0 and mins == 0:
+                continue
+            rows.append(
+                {
+                    "usage_date": pd.Timestamp(first + timedelta(days=offset)),
+                    "api_key": api_key,
+                    "api_key_label": (labels or {}).get(api_key, f"Label {api_key[:4]}"),
+                    "total_characters": int(chars),
+                    "text_translation_characters": int(chars),
+                    "document_translation_characters": 0,
+                    "text_improvement_characters": 0,
+                    "speech_to_text_minutes": float(mins),
+                }
+            )
+    return key_day_frame([pd.DataFrame(rows, columns=KEY_DAY_COLUMNS)])
+
+
+def pattern(days: int, first: date, value: Callable[[date, int], float]) -> list[float]:
+    """``value(day, index)`` for each of ``days`` days from ``first``."""
+    return [value(first + timedelta(days=i), i) for i in range(days)]
+
+
+def make_key_day(keys: int, days: int, start: date = date(2026, 1, 1), seed: int = 1):
+    """A frame in the documented key-day shape with random, reproducible usage.
+
+    Key ``i`` is ``k{i:03d}****z{i:03d}`` labelled ``Team {i}``; later keys use more.
+    """
+    rng = np.random.default_rng(seed)
+    dates = pd.date_range(start, periods=days, freq="D")
+    api_keys = [f"k{i:03d}****z{i:03d}" for i in range(keys)]
+    frame = pd.DataFrame(
+        {
+            "usage_date": np.repeat(dates, keys),
+            "api_key": np.tile(api_keys, days),
+            "api_key_label": np.tile([f"Team {i}" for i in range(keys)], days),
+        }
+    )
+    n = len(frame)
+    scale = np.tile(np.linspace(1, 50, keys), days)
+    frame["text_translation_characters"] = (rng.integers(0, 1000, n) * scale).astype("int64")
+    frame["document_translation_characters"] = (rng.integers(0, 500, n) * scale).astype("int64")
+    frame["text_improvement_characters"] = rng.integers(0, 200, n).astype("int64")
+    frame["total_characters"] = frame[SERVICE_CHARACTERS].sum(axis=1)
+    frame["speech_to_text_minutes"] = rng.integers(0, 1000, n) / 100
+    frame["api_key"] = frame["api_key"].astype("category")
+    frame["api_key_label"] = frame["api_key_label"].astype("category")
+    return frame[KEY_DAY_COLUMNS]
+
+
+def budgets(*entries: str, head: str = "") -> str:
+    """A budgets file: ``head`` (top-level settings), then one ``[[budget]]`` per entry."""
+    return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
+
+
+# --- the emulator's ledger as the oracle -------------------------------------------------------
+
+
+def ledger_frame(rows) -> pd.DataFrame:
+    """The emulator's ledger in the frame contract's shape (labels: each key's latest)."""
+    frame = pd.DataFrame(
+        {
+            "usage_date": pd.to_datetime([r.usage_date for r in rows]),
+            "api_key": [r.api_key for r in rows],
+            "api_key_label": [r.api_key_label for r in rows],
+            "text_translation_characters": [r.text_translation_characters for r in rows],
+            "document_translation_characters": [r.document_translation_characters for r in rows],
+            "text_improvement_characters": [r.text_improvement_characters for r in rows],
+            "speech_to_text_minutes": [float(r.speech_to_text_minutes) for r in rows],
+        }
+    )
+    frame["total_characters"] = frame[SERVICE_CHARACTERS].sum(axis=1).astype("int64")
+    latest = frame.drop_duplicates("api_key", keep="last").set_index("api_key")["api_key_label"]
+    frame["api_key_label"] = frame["api_key"].map(latest)
+    return frame[KEY_DAY_COLUMNS]
+
+
+def assert_matches_ledger(key_day: pd.DataFrame, rows) -> None:
+    """Key-day for key-day equality with the ledger, all columns, in contract order."""
+    kinds = {"api_key": str, "api_key_label": str, "usage_date": "datetime64[us]"}
+    pd.testing.assert_frame_equal(key_day.astype(kinds), ledger_frame(rows).astype(kinds))
+
+
+def ledger_totals(rows: Iterable) -> dict[str, float]:
+    """Each metric summed over ledger rows; total characters is the three services' sum."""
+    sums = dict.fromkeys(METRICS, 0)
+    for row in rows:
+        for metric in SERVICE_CHARACTERS:
+            sums[metric] += getattr(row, metric)
+            sums["total_characters"] += getattr(row, metric)
+        sums["speech_to_text_minutes"] += row.speech_to_text_minutes
+    return sums
+
+
+# --- service clients of an ASGI app --------------------------------------------------------------
+
+
+class Counting(httpx.AsyncBaseTransport):
+    """Passes requests on and remembers each one, so tests can count attempts."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.requests: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()  # keep the body for assertions (multipart streams included)
+        self.requests.append(request)
+        return await self.inner.handle_async_request(request)
+
+    def paths(self, path: str) -> list[httpx.Request]:
+        return [r for r in self.requests if r.url.path == path]
+
+
+def _key(app, key: str | None) -> SecretStr:
+    return SecretStr(key if key is not None else app.state.emulator.admin_key)
+
+
+def asgi_client(
+    app, key: str | None = None, *, policy: Policy | None = None, auth_scheme: str = SCHEME
+) -> tuple[ServiceClient, Counting]:
+    """A ServiceClient of `app` in-process, and the transport that records its requests.
+
+    The key is the emulator's admin key unless `key` is given (an app that only relays the
+    emulator, or a stand-in server, has none of its own).
+    """
+    transport = Counting(httpx.ASGITransport(app=app))
+    options = {"auth_scheme": auth_scheme, "transport": transport, "policy": policy or Policy()}
+    return ServiceClient(BASE, _key(app, key), **options), transport
+
+
+def async_asgi_client(
+    app, key: str | None = None, *, policy: Policy | None = None, auth_scheme: str = SCHEME
+) -> tuple[AsyncServiceClient, Counting]:
+    """The AsyncServiceClient form of `asgi_client`."""
+    transport = Counting(httpx.ASGITransport(app=app))
+    options = {"auth_scheme": auth_scheme, "transport": transport, "policy": policy or Policy()}
+    return AsyncServiceClient(BASE, _key(app, key), **options), transport
+
+
+def miscounting_app(emulator_app) -> Starlette:
+    """Relays the emulator but inflates total_usage of any window holding 2025-05-10."""
+    inner = httpx.AsyncClient(transport=httpx.ASGITransport(app=emulator_app), base_url=BASE)
+
+    async def analytics(request: Request) -> Response:
+        answer = await inner.get(
+            "/v2/admin/analytics",
+            params=dict(request.query_params),
+            headers={"Authorization": request.headers["authorization"]},
+        )
+        body = json.loads(answer.content)
+        start = date.fromisoformat(request.query_params["start_date"])
+        end = date.fromisoformat(request.query_params["end_date"])
+        if start <= date(2025, 5, 10) < end:
+            body["usage_report"]["total_usage"]["text_translation_characters"] += 7
+        return JSONResponse(body)
+
+    return Starlette(routes=[Route("/v2/admin/analytics", analytics)])
+
+
+# --- the demo organization -------------------------------------------------------------------
+
+DEMO_TODAY = date(2026, 6, 15)
+
+
+@lru_cache(maxsize=1)
+def demo_usage(days: int = 800) -> Usage:
+    """The demo organization's (25 keys, three years) last ``days`` closed days before
+    DEMO_TODAY, fetched through the pipeline."""
+    app = create_app(EmulatorConfig(seed=42, keys=25, days=1095, today=DEMO_TODAY))
+    client, _ = asgi_client(app)
+    with client:
+        last = DEMO_TODAY - timedelta(days=1)
+        return fetch_usage(client, last - timedelta(days=days - 1), last, today=DEMO_TODAY)

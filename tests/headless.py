@@ -1,0 +1,81 @@
+"""The dashboard driven without a browser: Streamlit's AppTest in-process, and the websocket
+protocol a browser tab speaks to a running server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.testing.v1 import AppTest
+
+from analytics.usage.calendar import utc_today
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["overview", "keys", "trends", "languages", "capacity", "export"]
+# The day the headless dashboard runs on (the `demo_env` fixture pins it), so a run across UTC
+# midnight compares like with like.
+TODAY = utc_today()
+# The demo organization of the headless tests.
+DEMO_SEED, DEMO_KEYS, DEMO_DAYS = 42, 8, 120
+DEMO = {
+    "SERVICE_DEMO_KEYS": str(DEMO_KEYS),
+    "SERVICE_DEMO_DAYS": str(DEMO_DAYS),
+    "SERVICE_DEMO_SEED": str(DEMO_SEED),
+}
+
+
+def app_test(timeout: float = 120) -> AppTest:
+    """The dashboard run through a one-line launcher outside the checkout.
+
+    AppTest treats an entry script next to a `pages/` folder as an old-style multipage app
+    and then runs page files without the entry script; a launcher elsewhere keeps the
+    `st.navigation` behaviour of a real server.
+    """
+    return AppTest.from_string(f"import runpy; runpy.run_path({APP!r})", default_timeout=timeout)
+
+
+def open_page(page: str, **params: str | list[str]) -> AppTest:
+    """A fresh session of `page` with the given URL query parameters, run once."""
+    at = app_test()
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    if page != "overview":
+        at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
+    return at
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """The plotly figures of a run, as the browser receives them."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+async def one_run(
+    session: websockets.ClientConnection, query: str, page_name: str = ""
+) -> list[Element]:
+    """Ask a running dashboard for a script run (`query` as the URL's query string, `page_name`
+    as its path) and read it to the end, reruns included; every element shown. A run that
+    fails is a failure."""
+    message = BackMsg()
+    message.rerun_script.query_string = query
+    message.rerun_script.page_script_hash = ""
+    message.rerun_script.page_name = page_name
+    await session.send(message.SerializeToString())
+    elements = []
+    while True:
+        forward = ForwardMsg()
+        forward.ParseFromString(await asyncio.wait_for(session.recv(), timeout=60))
+        kind = forward.WhichOneof("type")
+        if kind == "script_finished":
+            if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # the app asked for a rerun (e.g. to show another page): read it too
+            assert forward.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY, forward
+            return elements
+        if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
+            elements.append(forward.delta.new_element)

@@ -1,0 +1,48 @@
+"""The Capacity page in the headless dashboard: forecasts, budgets, comparison, report download."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import timedelta
+
+import pytest
+from builders import ledger_totals
+from headless import ROOT, TODAY, open_page
+
+
+@pytest.fixture
+def example_budgets(monkeypatch, tmp_path):
+    """The dashboard reads budgets.toml from its working folder."""
+    shutil.copy(ROOT / "budgets.example.toml", tmp_path / "budgets.toml")
+    monkeypatch.chdir(tmp_path)
+
+
+def test_capacity_page_without_budgets(demo_env, demo_ledger):
+    at = open_page("capacity", period="Last 30 days")
+    assert not at.exception
+    assert not at.error
+    assert at.title[0].value == "Capacity"
+    headers = [h.value for h in at.subheader]
+    assert headers == ["Forecasts", "Period comparison", "Growth drivers"]
+    assert len(at.get("plotly_chart")) == 4
+    services = at.dataframe[1].value
+    start, end = TODAY - timedelta(days=30), TODAY - timedelta(days=1)
+    totals = ledger_totals(demo_ledger.ledger(start, end))
+    assert services.loc["Total characters", "current"] == totals["total_characters"]
+    assert services.loc["Speech-to-text minutes", "current"] == pytest.approx(
+        totals["speech_to_text_minutes"], abs=0.01
+    )
+
+
+def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
+    at = open_page("capacity", period="Last 30 days")
+    assert not at.exception
+    assert not at.error
+    assert at.subheader[0].value == "Budget status"
+    status = at.dataframe[0].value
+    assert len(status) == 5
+    assert set(status["status"]) <= {"ok", "warning", "exceeded", "unknown key"}
+    # The monthly budget counts this month's closed days (none on the 1st).
+    monthly = status.set_index("budget").loc["All characters, monthly"]
+    this_month = demo_ledger.ledger(TODAY.replace(day=1), TODAY - timedelta(days=1))
+    assert monthly["used"] == ledger_totals(this_month)["total_characters"]

@@ -1,0 +1,133 @@
+"""Usage and capacity figures checked on their plotly output."""
+
+from datetime import date, timedelta
+
+import pytest
+from builders import SERVICE_CHARACTERS, make_key_day
+
+from analytics.capacity.forecast import daily_series, projection_path, run_rate
+from analytics.capacity.review import ForecastPath, Limit
+from analytics.figures import usage as figures
+from analytics.figures.capacity import forecast_figure
+from analytics.usage import tables
+from analytics.usage.calendar import auto_granularity
+from analytics.usage.tables import OTHER
+
+MINUTES = "speech_to_text_minutes"
+LEGEND = {
+    "text_translation_characters": "Text translation",
+    "document_translation_characters": "Documents",
+    "text_improvement_characters": "Text improvement",
+    MINUTES: "Speech-to-text",
+}
+
+START = date(2026, 1, 1)
+
+
+def trace_sum(fig) -> float:
+    return sum(sum(trace.y) for trace in fig.data)
+
+
+def test_service_mix_has_one_area_per_character_service_and_no_minutes():
+    kd = make_key_day(5, 40)
+    over = tables.usage_over_time(kd, START, START + timedelta(days=39), "day")
+    fig = figures.service_mix(over, "day")
+    assert [t.name for t in fig.data] == [LEGEND[m] for m in SERVICE_CHARACTERS]
+    assert all(t.stackgroup == "characters" for t in fig.data)
+    assert trace_sum(fig) == kd["total_characters"].sum()
+    assert fig.layout.xaxis.title.text == "Day (UTC)"
+
+
+def test_minutes_chart_holds_only_minutes():
+    kd = make_key_day(5, 40)
+    over = tables.usage_over_time(kd, START, START + timedelta(days=39), "week")
+    fig = figures.minutes_over_time(over, "week")
+    assert len(fig.data) == 1
+    assert fig.layout.yaxis.title.text == "Minutes"
+    assert trace_sum(fig) == pytest.approx(kd[MINUTES].sum(), abs=0.01 * len(over))
+
+
+@pytest.mark.parametrize("kind", ["bar", "line"])
+def test_keys_over_time_top_n_plus_other_equals_total(kind):
+    kd = make_key_day(15, 60)
+    end = START + timedelta(days=59)
+    wide = tables.top_n_over_time(kd, "text_translation_characters", 4, START, end, "week")
+    fig = figures.keys_over_time(wide, "text_translation_characters", "week", kind)
+    names = [t.name for t in fig.data]
+    assert len(names) == 5
+    assert names[-1] == OTHER
+    assert trace_sum(fig) == kd["text_translation_characters"].sum()
+    assert fig.layout.yaxis.title.text == "Text translation characters"
+
+
+def test_top_keys_bar_totals_equal_full_total():
+    kd = make_key_day(30, 10)
+    totals = tables.top_n_totals(kd, "total_characters", 10)
+    fig = figures.top_keys_bar(totals, "total_characters")
+    assert list(fig.data[0].y)[-1] == OTHER
+    assert sum(fig.data[0].x) == kd["total_characters"].sum()
+
+
+def test_key_usage_by_service_keeps_minutes_on_their_own_axis():
+    kd = tables.restrict_keys(make_key_day(3, 20), ["k001****z001"])
+    over = tables.usage_over_time(kd, START, START + timedelta(days=19), "day")
+    fig = figures.key_usage_by_service(over, "day")
+    axes = {t.name: t.yaxis for t in fig.data}
+    assert axes[LEGEND[MINUTES]] == "y2"
+    assert {axes[LEGEND[m]] for m in SERVICE_CHARACTERS} == {"y"}
+
+
+@pytest.mark.slow
+def test_figure_json_stays_small_for_a_large_organization():
+    # 1,000 keys over five years (1.8M key-day rows), top 20 + Other at the automatic granularity.
+    days = 5 * 365
+    kd = make_key_day(1000, days)
+    end = START + timedelta(days=days - 1)
+    granularity = auto_granularity(START, end)
+    wide = tables.top_n_over_time(kd, "total_characters", 20, START, end, granularity)
+    fig = figures.keys_over_time(wide, "total_characters", granularity)
+    assert len(fig.data) == 21
+    assert len(fig.to_json()) < 1_000_000
+    over = tables.usage_over_time(kd, START, end, granularity)
+    assert len(figures.service_mix(over, granularity).to_json()) < 1_000_000
+    # Even daily points for the longest range the page allows stay under the bound.
+    last_year = START + timedelta(days=365)
+    daily = tables.top_n_over_time(kd, "total_characters", 20, START, last_year, "day")
+    assert len(figures.keys_over_time(daily, "total_characters", "day").to_json()) < 1_000_000
+
+
+@pytest.mark.parametrize(("metric", "ticks"), [("total_characters", ",~s"), (MINUTES, ",~f")])
+def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric, ticks):
+    kd = make_key_day(5, 60)
+    as_of = START + timedelta(days=45)
+    series = daily_series(kd, metric)
+    path = projection_path(
+        series,
+        START + timedelta(days=31),
+        START + timedelta(days=58),
+        run_rate(series, as_of, START),
+        START,
+    )
+    fig = forecast_figure(ForecastPath(metric, "month", "title", path, ()))
+    assert fig.layout.yaxis.tickformat == ticks
+    assert {trace.name for trace in fig.data} == {"Band", "Band high", "Forecast", "Used"}
+    assert fig.layout.title.text == "title"
+    assert not fig.layout.shapes  # no budget: no limit lines
+
+
+def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
+    kd = make_key_day(2, 60)
+    series = daily_series(kd, "total_characters")
+    first, last = START + timedelta(days=31), START + timedelta(days=58)
+    path = projection_path(
+        series, first, last, run_rate(series, START + timedelta(days=45), START), START
+    )
+    limits = (Limit("Monthly cap", 2_000_000.0, 0.8), Limit("Hard stop", 3_000_000.0, 0.5))
+    fig = forecast_figure(ForecastPath("total_characters", "month", "Month", path, limits))
+    lines = sorted(shape.y0 for shape in fig.layout.shapes)
+    assert lines == [1_500_000.0, 1_600_000.0, 2_000_000.0, 3_000_000.0]
+    assert {a.text for a in fig.layout.annotations} >= {"Monthly cap", "Hard stop"}
+    # The used line starts on the period's first day; the forecast runs on to its last.
+    used = next(trace for trace in fig.data if trace.name == "Used")
+    forecast = next(trace for trace in fig.data if trace.name == "Forecast")
+    assert used.x[0] == f"{first:%Y-%m-%d}" and forecast.x[-1] == f"{last:%Y-%m-%d}"

@@ -1,0 +1,145 @@
+"""The capacity review of a range, computed once for the Capacity page and the meeting report:
+the days it reads, its comparison, forecast paths with budget lines, budgets and notes.
+
+Two keys on a hand-made frame: Website uses 1,000 characters and 2.5 speech minutes a day from
+1 January 2025; "R&D" uses 200 a day, then 500 from 1 March. The review is of March, as of
+20 April 2025 (closed days through the 19th).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from builders import FIRST, budgets, pattern, usage_frame
+
+from analytics.capacity.budgets import parse_budgets
+from analytics.capacity.review import Limit, build_review, review_range
+from analytics.usage.calendar import YearStart
+from analytics.usage.pipeline import Usage
+
+TODAY = date(2025, 4, 20)
+MARCH = (date(2025, 3, 1), date(2025, 3, 31))
+
+
+@pytest.fixture(scope="module")
+def usage() -> Usage:
+    key_day = usage_frame(
+        {
+            "aaaa****0001": [1000.0] * 120,
+            "bbbb****0002": pattern(120, FIRST, lambda d, _: 500.0 if d.month >= 3 else 200.0),
+        },
+        labels={"aaaa****0001": "Website", "bbbb****0002": "R&D"},
+        minutes={"aaaa****0001": [2.5] * 120},
+    )
+    return Usage(key_day, FIRST, date(2025, 4, 19), mismatches=["window X: totals differ"])
+
+
+def test_review_range_covers_comparisons_and_forecasts():
+    # Last year's March is the earliest comparison; the contract year started 1 April 2024.
+    assert review_range(*MARCH, TODAY, YearStart(4, 1)) == (date(2024, 3, 1), date(2025, 4, 19))
+    assert review_range(*MARCH, TODAY, YearStart()) == (date(2024, 3, 1), date(2025, 4, 19))
+    # A range reaching past yesterday is read to its end; forecasts need the year so far.
+    assert review_range(date(2025, 4, 1), date(2025, 4, 30), TODAY, YearStart()) == (
+        date(2024, 4, 1),
+        date(2025, 4, 30),
+    )
+    assert review_range(date(2025, 4, 10), date(2025, 4, 12), TODAY, YearStart(2, 1)) == (
+        date(2024, 4, 10),
+        date(2025, 4, 19),
+    )
+
+
+def test_review_without_budgets(usage):
+    review = build_review(usage, None, TODAY, *MARCH)
+    assert (review.start, review.end, review.today) == (*MARCH, TODAY)
+    assert review.covered_from == FIRST
+    assert review.year_start == YearStart(1, 1)
+    assert review.evaluations is None
+    assert review.mismatches == ("window X: totals differ",)
+    assert [(p.metric, p.kind, p.title, p.limits) for p in review.paths] == [
+        ("total_characters", "month", "Total characters — month to date", ()),
+        ("total_characters", "year", "Total characters — contract year to date", ()),
+        ("speech_to_text_minutes", "month", "Speech-to-text minutes — month to date", ()),
+        ("speech_to_text_minutes", "year", "Speech-to-text minutes — contract year to date", ()),
+    ]
+
+
+def test_comparison_and_growth_drivers(usage):
+    review = build_review(usage, None, TODAY, *MARCH)
+    comparison = review.comparison
+    assert comparison.previous == (date(2025, 1, 29), date(2025, 2, 28))
+    assert comparison.last_year == (date(2024, 3, 1), date(2024, 3, 31))
+    total = comparison.services.loc["total_characters"]
+    assert (total["current"], total["previous"]) == (31 * 1500, 31 * 1200)
+    drivers = review.drivers(5)  # Website did not change: R&D alone drove the growth
+    assert drivers[["api_key_label", "previous", "current", "change"]].to_numpy().tolist() == [
+        ["R&D", 31 * 200, 31 * 500, 31 * 300]
+    ]
+
+
+def test_forecast_paths_run_through_each_period(usage):
+    review = build_review(usage, None, TODAY, *MARCH)
+    month, year = review.paths[0].path, review.paths[1].path
+    assert [month["day"].iloc[i].date() for i in (0, -1)] == [date(2025, 4, 1), date(2025, 4, 30)]
+    assert month["actual"].dropna().iloc[-1] == 19 * 1500  # 1–19 April closed
+    assert month["actual"].isna().sum() == 11  # 20–30 April ahead
+    # The year so far: January and February at 1,200 a day, then 1,500 a day.
+    assert year["actual"].dropna().iloc[-1] == 59 * 1200 + 50 * 1500
+    minutes = review.paths[2].path
+    assert minutes["actual"].dropna().iloc[-1] == pytest.approx(19 * 2.5)
+    assert minutes["expected"].iloc[-1] == pytest.approx(30 * 2.5)
+
+
+def test_key_forecasts_rank_this_months_projections(usage):
+    review = build_review(usage, None, TODAY, *MARCH)
+    table = review.key_forecasts
+    assert table["api_key_label"].tolist() == ["Website", "R&D"]
+    assert table["projected"].iloc[0] == pytest.approx(30 * 1000)  # a steady key, no rhythm
+    assert set(review.forecasts["period"]) == {"month", "quarter", "year"}
+
+
+def test_org_wide_budgets_become_lines_on_their_own_forecast(usage):
+    text = budgets(
+        'name = "Monthly cap"\nmetric = "total_characters"\nperiod = "month"\nlimit = 50000'
+        "\nwarning_at = 0.9",
+        'metric = "total_characters"\nperiod = "year"\nlimit = 400000',
+        'metric = "total_characters"\nperiod = "quarter"\nlimit = 150000',  # not charted
+        'key = "Website"\nmetric = "total_characters"\nperiod = "month"\nlimit = 40000',
+        'metric = "speech_to_text_minutes"\nperiod = "month"\nlimit = 60',
+        head='contract_year_start = "02-01"\n',
+    )
+    review = build_review(usage, parse_budgets(text), TODAY, *MARCH)
+    assert review.year_start == YearStart(2, 1)
+    limits = {(p.metric, p.kind): p.limits for p in review.paths}
+    assert limits == {
+        ("total_characters", "month"): (Limit("Monthly cap", 50000.0, 0.9),),
+        ("total_characters", "year"): (
+            Limit("Organization · total_characters · contract year", 400000.0, 0.8),
+        ),
+        ("speech_to_text_minutes", "month"): (
+            Limit("Organization · speech_to_text_minutes · month", 60.0, 0.8),
+        ),
+        ("speech_to_text_minutes", "year"): (),
+    }
+    year = review.paths[1].path
+    assert [year["day"].iloc[i].date() for i in (0, -1)] == [date(2025, 2, 1), date(2026, 1, 31)]
+    assert review.evaluations is not None and len(review.evaluations) == 5
+    by_scope = {(e.budget.scope, e.budget.period): e for e in review.evaluations}
+    assert by_scope[("Website", "month")].used == 19 * 1000
+    assert by_scope[("Organization", "month")].status == "warning"  # 44,984 projected ≥ 90 %
+
+
+def test_forecast_note_says_how_well_past_forecasts_did(usage):
+    review = build_review(usage, None, TODAY, *MARCH)
+    # February was forecast exactly from January; March, from 1,200 a day, missed 46,500 by
+    # 9,300 (20 %): 10 % on average over the two months with history before them.
+    assert review.backtest.months["month"].tolist() == [date(2025, 2, 1), date(2025, 3, 1)]
+    assert review.forecast_note.endswith(
+        "Over the last 2 months, forecasts made on each month's first day missed the month's "
+        "total characters by 10.0 % on average."
+    )
+    young = Usage(usage.key_day, date(2025, 4, 1), usage.end)
+    note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
+    assert note.startswith("Run rate: the mean day of the last 28 days")
+    assert "Over the last" not in note  # no whole month of history to test a forecast on
