@@ -313,7 +313,53 @@ async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
     assert ok.status_code == 200
     assert too_long.status_code == 400
     assert too_long.json() == analytics.json()
+    assert too_long.json()["message"] == "Bad request. Reason: Date range cannot exceed 366 days"
     assert too_long.headers["X-Trace-ID"]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"json": {**WINDOW, "group_by": "key", "aggregate_by": "day", "page": 2}},
+        {
+            "data": {**WINDOW, "group_by": "key", "aggregate_by": "day", "page": "2"},
+            "params": {"group_by": ""},  # the body's value wins
+        },
+        {"params": WINDOW, "json": {"group_by": "key", "aggregate_by": "day", "page": 2}},
+    ],
+    ids=["json", "form-over-query", "query-and-json"],
+)
+async def test_parameters_from_the_query_or_the_body(tmp_path, kwargs):
+    async with client_for(file_app(tmp_path, ORG, page_size=4), ADMIN) as client:
+        response = await client.request("GET", PAIRS, **kwargs)
+    assert response.status_code == 200, response.text
+    report = response.json()["language_pair_usage_report"]
+    assert (report["group_by"], report["aggregate_by"], report["next_page"]) == (["key"], "day", 3)
+    assert report["language_pair_usages"] == BY_KEY_AND_DAY[4:8]
+
+
+async def test_inclusive_reading_as_in_analytics(tmp_path):
+    app = file_app(tmp_path, ORG, end_date_reading="inclusive")
+    second = await pair_report(
+        app, start_date="2025-03-02", end_date="2025-03-02", group_by="key", aggregate_by="day"
+    )
+    assert second["language_pair_usages"] == BY_KEY_AND_DAY[6:]
+    assert second["end_date"] == "2025-03-02T00:00:00"
+    instant = await pair_report(
+        app, start_date="2025-03-01", end_date="2025-03-02T00:00:00", group_by="key"
+    )
+    text = [r["usage"]["text_translation_characters"] for r in instant["language_pair_usages"]]
+    assert sum(text) == 1000 + 70  # an end with a time stays an instant: the 1st only
+    async with client_for(app, ADMIN) as client:
+        accepted = await client.get(
+            PAIRS, params={"start_date": "2024-03-01", "end_date": "2025-03-01"}
+        )
+        refused = await client.get(
+            PAIRS, params={"start_date": "2024-03-01", "end_date": "2025-03-02"}
+        )
+    assert accepted.status_code == 200  # 366 covered days
+    assert refused.status_code == 400  # 367
+    assert refused.json()["message"] == "Bad request. Reason: Date range cannot exceed 366 days"
 
 
 @pytest.mark.parametrize(
@@ -331,6 +377,7 @@ async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
         ({"page": "x"}, "page must be a positive integer"),
         ({"end_date": "2025-02-28"}, "end_date must be after start_date"),
         ({"start_date": "2025-03-01Z"}, "start_date must be a date"),
+        ({"start_date": ""}, "Bad request. Parameter start_date is missing."),
     ],
 )
 async def test_bad_parameters_are_400(tmp_path, params, message):

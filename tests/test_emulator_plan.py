@@ -13,6 +13,7 @@ from emulator.orgfile import OrgFileError, load
 from emulator.plan import Plan
 
 USAGE = "/v2/usage"
+FORM = "application/x-www-form-urlencoded"
 ADMIN, PLAIN = "plan-admin-0001-aaaa", "plan-plain-0002-bbbb"
 KEYS = f"""
 [[keys]]
@@ -177,6 +178,29 @@ async def test_file_without_a_plan_is_paid_from_the_first_without_cost_control(t
         600,
         600,
     )
+
+
+async def test_usage_reads_its_request_like_every_operation(tmp_path):
+    """No parameters, so none changes the answer; a body still obeys the common rules."""
+    app = org_app(tmp_path, KEYS + PAID + USAGE_ROWS)
+    expected = await usage_of(app, ADMIN)
+    async with client_for(app, ADMIN) as client:
+        with_query = await client.get(USAGE, params={"start_date": "2025-01-01"})
+        with_json = await client.request("GET", USAGE, json={"anything": ["ignored"]})
+        with_form = await client.request("GET", USAGE, data={"type": "target"})
+        with_yaml = await client.request(
+            "GET", USAGE, content=b"a: 1", headers={"Content-Type": "text/yaml"}
+        )
+        too_large = await client.request(
+            "GET", USAGE, content=b"a=" + b"x" * 1024 * 1024, headers={"Content-Type": FORM}
+        )
+        not_json = await client.request(
+            "GET", USAGE, content=b"[", headers={"Content-Type": "application/json"}
+        )
+    assert [r.json() for r in (with_query, with_json, with_form)] == [expected] * 3
+    assert (with_yaml.status_code, with_yaml.json()["code"]) == (415, "unsupported_media_type")
+    assert (too_large.status_code, too_large.json()["code"]) == (413, "payload_too_large")
+    assert not_json.status_code == 400
 
 
 @pytest.mark.parametrize(

@@ -271,10 +271,83 @@ async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
     assert too_long.headers["X-Trace-ID"]
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"params": {**WINDOW, "aggregate_by": "day", "page": "2"}},
+        {"json": {**WINDOW, "aggregate_by": "day", "page": 2}},
+        {
+            "content": b"start_date=2025-03-01&end_date=2025-03-06&aggregate_by=day&page=2",
+            "headers": {"Content-Type": "application/x-www-form-urlencoded"},
+        },
+        {  # the body's page wins over the query's
+            "params": {"start_date": "2025-03-01", "page": "1"},
+            "json": {"end_date": "2025-03-06", "aggregate_by": "day", "page": 2},
+        },
+    ],
+    ids=["query", "json", "form", "query-and-body"],
+)
+async def test_parameters_from_the_query_or_the_body(tmp_path, kwargs):
+    async with client_for(file_app(tmp_path, ORG, page_size=3), ADMIN) as client:
+        response = await client.request("GET", TAGS, **kwargs)
+    assert response.status_code == 200, response.text
+    report = response.json()["custom_tag_usage_report"]
+    assert (report["usage"], report["next_page"]) == (BY_DAY[3:], None)
+
+
 async def test_an_empty_page_is_the_first_page(tmp_path):
     app = file_app(tmp_path, ORG, page_size=3)
     empty = await tag_report(app, **WINDOW, aggregate_by="day", page="")
     assert (empty["usage"], empty["next_page"]) == (BY_DAY[:3], 2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status", "message"),
+    [
+        (
+            {"json": {**WINDOW, "page": True}},
+            400,
+            "Bad request. Parameter page must be an integer.",
+        ),
+        ({"json": {**WINDOW, "page": 0}}, 400, "page must be a positive integer"),
+        ({"json": {"start_date": "2025-03-01"}}, 400, "Parameter end_date is missing."),
+        (
+            {"content": b"start_date: 2025-03-01", "headers": {"Content-Type": "text/yaml"}},
+            415,
+            "Unsupported media type",
+        ),
+    ],
+)
+async def test_body_parameters_obey_the_common_rules(tmp_path, kwargs, status, message):
+    async with client_for(file_app(tmp_path, ORG), ADMIN) as client:
+        response = await client.request("GET", TAGS, **kwargs)
+    assert response.status_code == status
+    assert message in response.json()["message"]
+
+
+async def test_inclusive_reading_as_in_analytics(tmp_path):
+    app = file_app(tmp_path, ORG, end_date_reading="inclusive")
+    one_day = await tag_report(app, start_date="2025-03-04", end_date="2025-03-04")
+    assert one_day["usage"] == [tag("checkout", 2, 0)]
+    assert (one_day["start_date"], one_day["end_date"]) == (
+        "2025-03-04T00:00:00",
+        "2025-03-04T00:00:00",
+    )
+    instant = await tag_report(app, start_date="2025-03-01", end_date="2025-03-04T00:00:00")
+    assert instant["usage"] == [tag("checkout", 250 + 283, 11), tag("spring", 166, 3)]
+    async with client_for(app, ADMIN) as client:
+        accepted = await client.get(
+            TAGS, params={"start_date": "2024-03-01", "end_date": "2025-03-01"}
+        )
+        refused = await client.get(
+            TAGS, params={"start_date": "2024-03-01", "end_date": "2025-03-02"}
+        )
+        analytics = await client.get(
+            "/v2/admin/analytics", params={"start_date": "2024-03-01", "end_date": "2025-03-02"}
+        )
+    assert accepted.status_code == 200  # 366 covered days
+    assert refused.status_code == 400  # 367
+    assert refused.json() == analytics.json()
 
 
 @pytest.mark.parametrize(
