@@ -2,6 +2,27 @@
 
 from emulator.app import Emulator, create_app
 from emulator.config import EmulatorConfig
-from emulator.org import KeySpec, LedgerRow, mask_key
+from emulator.org import (
+    KeySpec,
+    LanguagePair,
+    LedgerRow,
+    PairLedgerRow,
+    TagLedgerRow,
+    TagShare,
+    mask_key,
+)
+from emulator.plan import Plan
 
-__all__ = ["Emulator", "EmulatorConfig", "KeySpec", "LedgerRow", "create_app", "mask_key"]
+__all__ = [
+    "Emulator",
+    "EmulatorConfig",
+    "KeySpec",
+    "LanguagePair",
+    "LedgerRow",
+    "PairLedgerRow",
+    "Plan",
+    "TagLedgerRow",
+    "TagShare",
+    "create_app",
+    "mask_key",
+]

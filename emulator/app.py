@@ -30,26 +30,32 @@ from emulator.languages_data import (
     resource_list,
     v2_languages,
 )
-from emulator.org import KeySpec, LedgerRow, Organization
+from emulator.org import KeySpec, LedgerRow, Organization, PairLedgerRow, TagLedgerRow
+from emulator.plan import Plan, usage_body
 from emulator.schemas import (
     ANALYTICS_PARAMETERS,
+    CUSTOM_TAGS_PARAMETERS,
     DETECT_PARAMETERS,
     DOCUMENT_PARAMETERS,
+    LANGUAGE_PAIRS_PARAMETERS,
     TRANSLATE_PARAMETERS,
     V2_LANGUAGES_PARAMETERS,
     V3_LANGUAGES_PARAMETERS,
     AdminUsageReport,
+    CustomTagUsageReport,
     DetectionResponse,
     DocumentHandle,
     LanguageEntry,
+    LanguagePairUsageReport,
     LanguageResource,
     TranslationResponse,
+    UsageResponse,
     V2Language,
     errors,
 )
 from emulator.store import Store, StoredKey
 from emulator.translation import translate
-from emulator.usage_report import build_report
+from emulator.usage_report import build_pair_report, build_report, build_tag_report
 
 API_VERSION = "3.12.0"
 AUTH_FAILED = "Authorization failed: supply a valid key in the Authorization header."
@@ -70,6 +76,10 @@ class Emulator:
         org, fingerprint = _organization(config)
         self.keys: list[KeySpec] = org.keys
         self.admin_key: str | None = org.admin_key
+        self.plan: Plan = org.plan
+        if config.page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.page_size = config.page_size
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
         self.store.ensure(fingerprint, org)
@@ -81,6 +91,25 @@ class Emulator:
     def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
         """Stored key-days of the inclusive UTC day range, sorted by (usage_date, api_key)."""
         return self.store.ledger(start, end)
+
+    def usage_and_limits(self, key: StoredKey) -> dict[str, object]:
+        """The `GET /v2/usage` body: the billing period holding today, up to and with today."""
+        today = self.today()
+        period = self.plan.period(today)
+        first, stop = period[0], today + dt.timedelta(days=1)
+        account, own = self.store.total(first, stop), self.store.total(first, stop, key.key_id)
+        return usage_body(self.plan, period, account, own)
+
+    def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
+        """Tagged characters per key-day and tag of the inclusive UTC day range, sorted by
+        (usage_date, api_key, custom_tag); the custom-tag report sums these."""
+        return self.store.tag_ledger(start, end)
+
+    def pair_ledger(self, start: dt.date, end: dt.date) -> list[PairLedgerRow]:
+        """Usage per key-day and language pair of the inclusive UTC day range, sorted by
+        (usage_date, api_key, source, target, attributed); the language-pair report sums
+        these, with unattributed rows under key '-'."""
+        return self.store.pair_ledger(start, end)
 
     def authenticate(self, authorization: str | None) -> StoredKey:
         """The calling key, or 403 when the header is missing, malformed or unknown."""
@@ -119,6 +148,18 @@ def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) 
 
 
 Caller = Annotated[StoredKey, Depends(caller)]
+
+
+def admin(key: Caller) -> StoredKey:
+    """The analytics operations belong to the administrator API: 403 before any parameter."""
+    if not key.admin:
+        raise ServiceError(
+            403, "Forbidden: usage analytics need an administrator key.", "admin_required"
+        )
+    return key
+
+
+Admin = Annotated[StoredKey, Depends(admin)]
 
 
 def _filter(params: Params, name: str) -> bool | None:
@@ -172,11 +213,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
         responses=errors(400, 413, 415),
         openapi_extra=ANALYTICS_PARAMETERS,
     )
-    async def analytics(request: Request, key: Caller) -> Response:
-        if not key.admin:
-            raise ServiceError(
-                403, "Forbidden: usage analytics need an administrator key.", "admin_required"
-            )
+    async def analytics(request: Request, _: Admin) -> Response:
         params = await read_params(request)
         report = build_report(
             emulator.store,
@@ -186,6 +223,60 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
             end_date_reading=emulator.config.end_date_reading,
         )
         return json_response(report)
+
+    @app.get(
+        "/v2/admin/analytics/custom-tags",
+        tags=["administrator API"],
+        summary="Get usage per custom tag",
+        response_model=CustomTagUsageReport,
+        responses=errors(400, 413, 415),
+        openapi_extra=CUSTOM_TAGS_PARAMETERS,
+    )
+    async def custom_tags(request: Request, _: Admin) -> Response:
+        params = await read_params(request)
+        report = build_tag_report(
+            emulator.store,
+            required(params, "start_date"),
+            required(params, "end_date"),
+            params.text("aggregate_by") or "",
+            params.integer("page"),
+            emulator.page_size,
+            end_date_reading=emulator.config.end_date_reading,
+        )
+        return json_response(report)
+
+    @app.get(
+        "/v2/admin/analytics/language-pairs",
+        tags=["administrator API"],
+        summary="Get usage per language pair",
+        response_model=LanguagePairUsageReport,
+        responses=errors(400, 413, 415),
+        openapi_extra=LANGUAGE_PAIRS_PARAMETERS,
+    )
+    async def language_pairs(request: Request, _: Admin) -> Response:
+        params = await read_params(request)
+        report = build_pair_report(
+            emulator.store,
+            required(params, "start_date"),
+            required(params, "end_date"),
+            params.text("group_by") or "",
+            params.text("aggregate_by") or "",
+            params.integer("page"),
+            emulator.page_size,
+            end_date_reading=emulator.config.end_date_reading,
+        )
+        return json_response(report)
+
+    @app.get(
+        "/v2/usage",
+        tags=["usage and limits"],
+        summary="Usage and limits of the current billing period",
+        response_model=UsageResponse,
+        responses=errors(413, 415),
+    )
+    async def usage(request: Request, key: Caller) -> Response:
+        await read_params(request)  # no parameters, but a body obeys the common rules
+        return json_response(emulator.usage_and_limits(key))
 
     @app.post(
         "/v3/detect/language",

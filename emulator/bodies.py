@@ -101,6 +101,16 @@ class Params:
             raise bad_request(f"Bad request. Parameter {name} must be a string.")
         return value or None
 
+    def integer(self, name: str) -> str | None:
+        """An integer parameter as text, for the operation's own check: a JSON integer or
+        text as given; empty counts as absent."""
+        value = self._last(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if value is not None and not isinstance(value, str):
+            raise bad_request(f"Bad request. Parameter {name} must be an integer.")
+        return value or None
+
     def texts(self, name: str) -> list[str]:
         """An array parameter: repeated query or form fields, then a JSON array of strings."""
         values = self._strings(name)

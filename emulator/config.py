@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 class EndDateReading(StrEnum):
-    """How the analytics operation reads a date-only `end_date`.
+    """How the analytics operations read a date-only `end_date`.
 
     `exclusive` (the default): the range ends at that day's 00:00:00 UTC, so the day itself is
     left out. `inclusive`: the day is the last one of the range, for clients whose windows
@@ -25,8 +25,9 @@ class EmulatorConfig:
     """How to build the organization and how the service should misbehave.
 
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
-    current UTC day so histories and recorded usage are reproducible; `end_date_reading` is
-    one of `EndDateReading`'s values.
+    current UTC day so histories and recorded usage are reproducible; `page_size` is the number
+    of rows per page of the paged analytics operations (small values make paging easy to test);
+    `end_date_reading` is one of `EndDateReading`'s values.
     """
 
     seed: int = 42
@@ -40,6 +41,7 @@ class EmulatorConfig:
     retry_after_s: int = 1
     auth_scheme: str = "Service-Auth-Key"
     today: dt.date | None = None
+    page_size: int = 500
     end_date_reading: str = EndDateReading.EXCLUSIVE
 
     def __post_init__(self) -> None:

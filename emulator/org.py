@@ -5,12 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from emulator.plan import Plan
+
 METRICS = (
     "text_translation_characters",
     "document_translation_characters",
     "text_improvement_characters",
     "speech_to_text_minutes",
+    "speech_to_speech_minutes",
 )
+MINUTE_METRICS = ("speech_to_text_minutes", "speech_to_speech_minutes")
 
 
 def mask_key(key: str) -> str:
@@ -18,6 +22,52 @@ def mask_key(key: str) -> str:
     if len(key) <= 8:
         return "****"
     return f"{key[:4]}****{key[-4:]}"
+
+
+PARTS = 1_000_000  # tag shares are stored as whole parts per million
+
+
+@dataclass(frozen=True)
+class TagShare:
+    """A custom tag on a share of one key's text characters (translation and improvement alike)
+    on each day from `first` to `last` (inclusive; open-ended when None).
+
+    A key-day's tagged characters are `floor(characters * parts / PARTS)` per tag, so a key
+    whose shares add up to at most 1 never has more tagged than text characters on a day.
+    """
+
+    tag: str
+    share: float
+    first: dt.date | None = None
+    last: dt.date | None = None
+
+    @property
+    def parts(self) -> int:
+        return round(self.share * PARTS)
+
+
+UNKNOWN = "-"  # the language pair of usage a key declares no pair for; the key of unattributed
+
+
+@dataclass(frozen=True)
+class LanguagePair:
+    """A language pair of one key's usage and its weight among the key's pairs of its kind.
+
+    A translation pair (source ≠ target) carries text and document translation characters and
+    speech-to-speech minutes; a same-language pair (source = target) carries text improvement
+    characters and speech-to-text minutes. Each key-day's figure of a kind is split over the
+    key's pairs of that kind by weight, rounding so that the parts add up to the figure.
+    `attributed` False: usage the service cannot tie to the key (reported under key `-`).
+    """
+
+    source: str
+    target: str
+    weight: int
+    attributed: bool = True
+
+    @property
+    def same_language(self) -> bool:
+        return self.source == self.target
 
 
 @dataclass(frozen=True)
@@ -28,6 +78,8 @@ class KeySpec:
     label: str
     admin: bool = False
     detect_beta: bool = False
+    tags: tuple[TagShare, ...] = ()
+    pairs: tuple[LanguagePair, ...] = ()
 
     @property
     def masked(self) -> str:
@@ -40,16 +92,17 @@ class KeySpec:
         )
 
 
-# One stored key-day: (ISO day, index into Organization.keys, label that day, four metrics).
-UsageTuple = tuple[str, int, str, int, int, int, float]
+# One stored key-day: (ISO day, index into Organization.keys, label that day, the METRICS).
+UsageTuple = tuple[str, int, str, int, int, int, float, float]
 
 
 @dataclass
 class Organization:
-    """Keys plus non-zero key-days; `usage` rows carry the key's label as of that day."""
+    """Keys, non-zero key-days and the plan; `usage` rows carry the key's label as of that day."""
 
     keys: list[KeySpec]
     usage: list[UsageTuple]
+    plan: Plan = field(default_factory=Plan)
 
     @property
     def admin_key(self) -> str | None:
@@ -71,3 +124,32 @@ class LedgerRow:
     document_translation_characters: int
     text_improvement_characters: int
     speech_to_text_minutes: float
+    speech_to_speech_minutes: float
+
+
+@dataclass(frozen=True)
+class TagLedgerRow:
+    """Characters of one key-day carrying one custom tag (key masked)."""
+
+    usage_date: dt.date
+    api_key: str
+    custom_tag: str
+    text_translation_characters: int
+    text_improvement_characters: int
+
+
+@dataclass(frozen=True)
+class PairLedgerRow:
+    """One key-day's usage on one language pair (key masked, whether attributed or not)."""
+
+    usage_date: dt.date
+    api_key: str
+    api_key_label: str
+    source_language: str
+    target_language: str
+    attributed: bool
+    text_translation_characters: int
+    document_translation_characters: int
+    text_improvement_characters: int
+    speech_to_text_minutes: float
+    speech_to_speech_minutes: float

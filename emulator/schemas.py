@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from emulator.bodies import BOOLEANS, FORM, JSON, MAX_TEXTS, MULTIPART
 from emulator.documents import FORMALITIES
 from emulator.languages_data import INCLUDE_VALUES, RESOURCES, language_entries
-from emulator.usage_report import GROUPINGS
+from emulator.usage_report import AGGREGATIONS, GROUPINGS, PAIR_GROUPINGS
 
 
 class ErrorResponse(BaseModel):
@@ -29,6 +29,9 @@ class UsageBreakdown(BaseModel):
     document_translation_characters: int
     text_improvement_characters: int
     speech_to_text_minutes: float
+    speech_to_speech_minutes: float = Field(
+        description="Interpreted speech; counted neither as characters nor as speech-to-text"
+    )
 
 
 class KeyUsageItem(BaseModel):
@@ -52,6 +55,79 @@ class UsageReport(BaseModel):
 
 class AdminUsageReport(BaseModel):
     usage_report: UsageReport
+
+
+class CustomTagBreakdown(BaseModel):
+    total_characters: int
+    text_translation_characters: int
+    text_improvement_characters: int
+
+
+class CustomTagUsageItem(BaseModel):
+    custom_tag: str
+    usage_date: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z; aggregate_by=day")
+    breakdown: CustomTagBreakdown
+
+
+class CustomTagUsageReportData(BaseModel):
+    aggregate_by: Literal["period", "day"]
+    start_date: str
+    end_date: str
+    next_page: int | None = Field(description="The page to ask for next; null on the last page")
+    usage: list[CustomTagUsageItem]
+
+
+class CustomTagUsageReport(BaseModel):
+    custom_tag_usage_report: CustomTagUsageReportData
+
+
+class LanguagePairUsageItem(BaseModel):
+    source_language: str
+    target_language: str = Field(description="Equal to source_language for text improvement")
+    api_key: str | None = Field(None, description="Masked key, or '-'; group_by=key only")
+    api_key_label: str | None = Field(None, description="'unknown' for key '-'")
+    usage_date: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z; aggregate_by=day")
+    usage: UsageBreakdown
+
+
+class LanguagePairUsageReportData(BaseModel):
+    group_by: list[Literal["key"]]
+    aggregate_by: Literal["period", "day"]
+    start_date: str
+    end_date: str
+    next_page: int | None = Field(description="The page to ask for next; null on the last page")
+    language_pair_usages: list[LanguagePairUsageItem]
+
+
+class LanguagePairUsageReport(BaseModel):
+    language_pair_usage_report: LanguagePairUsageReportData
+
+
+class ProductUsage(BaseModel):
+    product_type: Literal["write", "translate", "speechToText", "speechToSpeech"]
+    billing_unit: Literal["characters", "minutes"]
+    api_key_unit_count: int
+    account_unit_count: int
+    api_key_character_count: int = Field(deprecated=True)
+    character_count: int = Field(deprecated=True)
+
+
+class UsageResponse(BaseModel):
+    """Usage of the current billing period; the optional fields are absent on a free plan."""
+
+    character_count: int
+    character_limit: int
+    products: list[ProductUsage] | None = None
+    api_key_character_count: int | None = None
+    api_key_character_limit: int | None = None
+    speech_to_text_milliseconds_count: int | None = Field(None, deprecated=True)
+    speech_to_text_milliseconds_limit: int | None = Field(None, deprecated=True)
+    speech_to_text_minutes_count: int | None = None
+    speech_to_text_minutes_limit: int | None = None
+    speech_to_speech_minutes_count: int | None = None
+    speech_to_speech_minutes_limit: int | None = None
+    start_time: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z")
+    end_time: str | None = Field(None, description="YYYY-MM-DDT00:00:00Z")
 
 
 class DetectionResult(BaseModel):
@@ -165,12 +241,37 @@ INSTANT = {
     r"(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$",
 }
 FILTER = {"type": "string", "enum": ["true", "false"]}
+PAGE = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 999_999_999,
+    "description": "Page number from 1 (absent: 1); the next_page of the previous answer",
+}
 
 ANALYTICS_PARAMETERS = parameters(
     {
         "start_date": INSTANT,
         "end_date": INSTANT,
         "group_by": {"type": "string", "enum": list(GROUPINGS)},
+    },
+    required=["start_date", "end_date"],
+)
+CUSTOM_TAGS_PARAMETERS = parameters(
+    {
+        "start_date": INSTANT,
+        "end_date": INSTANT,
+        "aggregate_by": {"type": "string", "enum": list(AGGREGATIONS)},
+        "page": PAGE,
+    },
+    required=["start_date", "end_date"],
+)
+LANGUAGE_PAIRS_PARAMETERS = parameters(
+    {
+        "start_date": INSTANT,
+        "end_date": INSTANT,
+        "group_by": {"type": "string", "enum": list(PAIR_GROUPINGS)},
+        "aggregate_by": {"type": "string", "enum": list(AGGREGATIONS)},
+        "page": PAGE,
     },
     required=["start_date", "end_date"],
 )

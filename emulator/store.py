@@ -8,8 +8,20 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.org import LedgerRow, Organization
+from emulator.org import (
+    PARTS,
+    UNKNOWN,
+    LanguagePair,
+    LedgerRow,
+    Organization,
+    PairLedgerRow,
+    TagLedgerRow,
+)
 
+# Part of every stored fingerprint: a database file written by an older layout is reloaded.
+SCHEMA_VERSION = 4
+# dependants first
+TABLES = ("documents", "key_pairs", "language_pairs", "key_tags", "usage", "keys", "meta")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (
@@ -28,8 +40,32 @@ CREATE TABLE IF NOT EXISTS usage (
     document_translation_characters INTEGER NOT NULL DEFAULT 0,
     text_improvement_characters INTEGER NOT NULL DEFAULT 0,
     speech_to_text_minutes REAL NOT NULL DEFAULT 0,
+    speech_to_speech_minutes REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (usage_date, key_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS key_tags (
+    key_id INTEGER NOT NULL REFERENCES keys (key_id),
+    tag TEXT NOT NULL,
+    parts INTEGER NOT NULL,          -- share of the key's text characters, per million
+    first_day TEXT NOT NULL,         -- ISO days, inclusive
+    last_day TEXT NOT NULL,
+    PRIMARY KEY (key_id, tag)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS language_pairs (
+    pair_id INTEGER PRIMARY KEY,     -- in (source, target) order, so reports sort on the id
+    source TEXT NOT NULL,
+    target TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS key_pairs (
+    key_id INTEGER NOT NULL REFERENCES keys (key_id),
+    pair_id INTEGER NOT NULL REFERENCES language_pairs (pair_id),
+    attributed INTEGER NOT NULL,
+    same INTEGER NOT NULL,           -- 1: same-language kind (improvement, speech-to-text)
+    low INTEGER NOT NULL,            -- cumulative weights before and after this pair among
+    high INTEGER NOT NULL,           -- the key's pairs of its kind, and their total
+    total INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS key_pairs_by_kind ON key_pairs (key_id, same);
 CREATE TABLE IF NOT EXISTS documents (
     document_id TEXT PRIMARY KEY,
     key_id INTEGER NOT NULL REFERENCES keys (key_id),
@@ -46,11 +82,76 @@ CREATE TABLE IF NOT EXISTS documents (
 
 SUMS = """
     SUM(text_translation_characters), SUM(document_translation_characters),
-    SUM(text_improvement_characters), SUM(speech_to_text_minutes)
+    SUM(text_improvement_characters), SUM(speech_to_text_minutes), SUM(speech_to_speech_minutes)
 """
 
-# (text, document, improvement characters, speech minutes)
-Usage = tuple[int, int, int, float]
+# (text, document, improvement characters, speech-to-text minutes, speech-to-speech minutes)
+Usage = tuple[int, int, int, float, float]
+
+# Each key-day's characters per custom tag, derived from the ledger and the keys' tag shares
+# (see org.TagShare); parameters: the first and the stop day.
+TAGGED = f"""
+    SELECT u.usage_date, u.key_id, t.tag,
+           u.text_translation_characters * t.parts / {PARTS} AS text,
+           u.text_improvement_characters * t.parts / {PARTS} AS improvement
+    FROM usage u JOIN key_tags t
+        ON t.key_id = u.key_id AND u.usage_date BETWEEN t.first_day AND t.last_day
+    WHERE u.usage_date >= ?1 AND u.usage_date < ?2
+"""  # noqa: S608 - a constant
+
+
+# Ledger column, its name in PAIRED, and the kind of language pair that carries it (False:
+# translation pairs, True: same-language pairs; see org.LanguagePair); in Usage order.
+PAIR_METRICS = (
+    ("text_translation_characters", "text", False),
+    ("document_translation_characters", "document", False),
+    ("text_improvement_characters", "improvement", True),
+    ("speech_to_text_minutes", "speech_to_text", True),
+    ("speech_to_speech_minutes", "speech_to_speech", False),
+)
+
+
+def _part(column: str) -> str:
+    """The pair's part of a key-day figure, as the difference of two cumulative shares: floors
+    for characters, minutes rounded to six decimals. The parts of a figure then add up to it
+    exactly (minutes to six decimals, as every answer rounds them). Zero figures, the most
+    common, are not computed at all."""
+
+    def cumulative(bound: str) -> str:
+        share = f"u.{column} * p.{bound} / p.total"
+        return f"ROUND({share}, 6)" if column.endswith("_minutes") else share
+
+    return (
+        f"CASE WHEN u.{column} > 0 THEN {cumulative('high')} - {cumulative('low')} "
+        f"ELSE {_zero(column)} END"
+    )
+
+
+def _zero(column: str) -> str:
+    return "0.0" if column.endswith("_minutes") else "0"
+
+
+def _paired(same: bool) -> str:
+    """Usage per key-day and pair of one kind; key-days with nothing of that kind are skipped."""
+    parts = ", ".join(
+        f"{_part(column) if kind is same else _zero(column)} AS {name}"
+        for column, name, kind in PAIR_METRICS
+    )
+    used = " OR ".join(f"u.{column} > 0" for column, _, kind in PAIR_METRICS if kind is same)
+    return f"""
+        SELECT u.usage_date, u.key_id, u.label, p.pair_id, p.attributed, {parts}
+        FROM usage u JOIN key_pairs p ON p.key_id = u.key_id AND p.same = {int(same)}
+        WHERE u.usage_date >= ?1 AND u.usage_date < ?2 AND ({used})
+    """  # noqa: S608 - built from constants
+
+
+# Each key-day's usage per language pair; parameters as TAGGED.
+PAIRED = f"{_paired(same=False)} UNION ALL {_paired(same=True)}"
+PAIR_SUMS = ", ".join(f"SUM({name}) AS {name}" for _, name, _ in PAIR_METRICS)
+NONZERO = (
+    "SUM(text) + SUM(document) + SUM(improvement) > 0 OR SUM(speech_to_text) > 0 "
+    "OR SUM(speech_to_speech) > 0"
+)
 
 
 @dataclass(frozen=True)
@@ -81,19 +182,23 @@ class Store:
 
     def ensure(self, fingerprint: str, org: Organization) -> None:
         """Keep a database that already holds this organization; otherwise load a fresh one."""
+        stamp = f"v{SCHEMA_VERSION}:{fingerprint}"
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
-            if row and row[0] == fingerprint:
+            if row and row[0] == stamp:
                 return
-        self._load(fingerprint, org)
+        self._load(stamp, org)
 
-    def _load(self, fingerprint: str, org: Organization) -> None:
+    def _load(self, stamp: str, org: Organization) -> None:
+        """Recreate the tables (a file may hold an older layout) and fill them from `org`."""
         order = sorted(range(len(org.keys)), key=lambda i: org.keys[i].masked)
         key_id = {index: rank + 1 for rank, index in enumerate(order)}
         with self._lock, self._conn:
             self._conn.execute("BEGIN")
-            for table in ("documents", "usage", "keys", "meta"):
-                self._conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            for table in TABLES:
+                self._conn.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in SCHEMA.split(";"):
+                self._conn.execute(statement)
             self._conn.executemany(
                 "INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?)",
                 [
@@ -102,10 +207,34 @@ class Store:
                 ],
             )
             self._conn.executemany(
-                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 ((day, key_id[i], *rest) for day, i, *rest in org.usage),
             )
-            self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (fingerprint,))
+            self._conn.executemany(
+                "INSERT INTO key_tags VALUES (?, ?, ?, ?, ?)",
+                (
+                    (
+                        key_id[i],
+                        t.tag,
+                        t.parts,
+                        (t.first or dt.date.min).isoformat(),
+                        (t.last or dt.date.max).isoformat(),
+                    )
+                    for i, k in enumerate(org.keys)
+                    for t in k.tags
+                ),
+            )
+            pairs = [row for i, k in enumerate(org.keys) for row in _pair_rows(key_id[i], k.pairs)]
+            pair_id = {pair: n for n, pair in enumerate(sorted({row[1] for row in pairs}), 1)}
+            self._conn.executemany(
+                "INSERT INTO language_pairs VALUES (?, ?, ?)",
+                ((n, *pair) for pair, n in pair_id.items()),
+            )
+            self._conn.executemany(
+                "INSERT INTO key_pairs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ((k, pair_id[pair], *rest) for k, pair, *rest in pairs),
+            )
+            self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (stamp,))
 
     def find_key(self, key: str) -> StoredKey | None:
         with self._lock:
@@ -134,14 +263,17 @@ class Store:
                 (day.isoformat(), key.key_id, key.label, text, document),
             )
 
-    def total(self, first: dt.date, stop: dt.date) -> Usage:
-        """Sums over the days in [first, stop)."""
+    def total(self, first: dt.date, stop: dt.date, key_id: int | None = None) -> Usage:
+        """Sums over the days in [first, stop), of one key when `key_id` is given."""
         with self._lock:
             row = self._conn.execute(
-                f"SELECT {SUMS} FROM usage WHERE usage_date >= ? AND usage_date < ?",  # noqa: S608
-                (first.isoformat(), stop.isoformat()),
+                f"""
+                SELECT {SUMS} FROM usage
+                WHERE usage_date >= ? AND usage_date < ? AND (?3 IS NULL OR key_id = ?3)
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat(), key_id),
             ).fetchone()
-        return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0)
+        return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0, row[4] or 0.0)
 
     def by_key(self, first: dt.date, stop: dt.date) -> list[tuple]:
         """(masked key, latest label in range, *Usage) per key with usage in [first, stop).
@@ -167,7 +299,7 @@ class Store:
                 """
                 SELECT u.usage_date, k.masked, u.label, u.text_translation_characters,
                        u.document_translation_characters, u.text_improvement_characters,
-                       u.speech_to_text_minutes
+                       u.speech_to_text_minutes, u.speech_to_speech_minutes
                 FROM usage u JOIN keys k USING (key_id)
                 WHERE u.usage_date >= ? AND u.usage_date < ?
                 ORDER BY u.usage_date, u.key_id
@@ -179,6 +311,101 @@ class Store:
         """Stored key-days of the inclusive day range, in analytics order."""
         rows = self.by_key_and_day(start, end + dt.timedelta(days=1))
         return [LedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+
+    def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
+        """Tagged characters per key-day and tag of the inclusive day range (none all zero),
+        sorted by day, masked key and tag."""
+        stop = end + dt.timedelta(days=1)
+        with self._lock:
+            rows = self._conn.execute(
+                f"""
+                SELECT g.usage_date, k.masked, g.tag, g.text, g.improvement
+                FROM ({TAGGED}) g JOIN keys k USING (key_id)
+                WHERE g.text + g.improvement > 0
+                ORDER BY g.usage_date, g.key_id, g.tag
+                """,  # noqa: S608
+                (start.isoformat(), stop.isoformat()),
+            ).fetchall()
+        return [TagLedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+
+    def tag_usage(
+        self, first: dt.date, stop: dt.date, *, by_day: bool, limit: int, offset: int
+    ) -> list[tuple]:
+        """(ISO day or None, tag, text, improvement) per tag (and day) of [first, stop) with
+        characters, sorted by (day,) tag; the slice [offset, offset + limit)."""
+        day = "usage_date, " if by_day else ""
+        with self._lock:
+            return self._conn.execute(
+                f"""
+                SELECT {"usage_date" if by_day else "NULL"}, tag, SUM(text), SUM(improvement)
+                FROM ({TAGGED})
+                GROUP BY {day}tag HAVING SUM(text) + SUM(improvement) > 0
+                ORDER BY {day}tag LIMIT ?3 OFFSET ?4
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat(), limit, offset),
+            ).fetchall()
+
+    def pair_ledger(self, start: dt.date, end: dt.date) -> list[PairLedgerRow]:
+        """Usage per key-day and language pair of the inclusive day range (none all zero),
+        sorted by day, masked key, source, target, attributed."""
+        stop = end + dt.timedelta(days=1)
+        with self._lock:
+            rows = self._conn.execute(
+                f"""
+                SELECT s.usage_date, k.masked, s.label, l.source, l.target, s.attributed,
+                       {PAIR_SUMS}
+                FROM ({PAIRED}) s JOIN keys k USING (key_id) JOIN language_pairs l USING (pair_id)
+                GROUP BY s.usage_date, s.key_id, s.pair_id, s.attributed
+                HAVING {NONZERO}
+                ORDER BY s.usage_date, s.key_id, s.pair_id, s.attributed
+                """,  # noqa: S608
+                (start.isoformat(), stop.isoformat()),
+            ).fetchall()
+        return [
+            PairLedgerRow(dt.date.fromisoformat(day), masked, label, source, target, bool(a), *sums)
+            for day, masked, label, source, target, a, *sums in rows
+        ]
+
+    def pair_usage(
+        self,
+        first: dt.date,
+        stop: dt.date,
+        *,
+        by_key: bool,
+        by_day: bool,
+        limit: int,
+        offset: int,
+    ) -> list[tuple]:
+        """(ISO day or None, source, target, masked key or '-' or None, label or None, *Usage)
+        per language pair (and day, and key) of [first, stop) with usage, sorted by (day,)
+        source, target(, key with '-' last); the slice [offset, offset + limit).
+
+        Unattributed usage of all keys is one key '-' labelled 'unknown'. Grouping runs on
+        integer ids (pair ids sort as their names, key ids as the masked keys); names are
+        looked up for the page's rows only. SQLite takes bare columns of a MAX() aggregate from
+        the row holding the maximum, so a key's label is that of its last day in the group
+        (that day's label when by day).
+        """
+        key = "CASE WHEN attributed THEN key_id END" if by_key else "NULL"
+        groups = ", ".join(["usage_date"] * by_day + ["pair_id"] + ["key"] * by_key)
+        order = ", ".join(["day"] * by_day + ["pair_id"] + ["key IS NULL, key"] * by_key)
+        with self._lock:
+            return self._conn.execute(
+                f"""
+                SELECT g.day, l.source, l.target,
+                       CASE WHEN g.key IS NOT NULL THEN k.masked WHEN ?5 THEN '{UNKNOWN}' END,
+                       CASE WHEN g.key IS NOT NULL THEN g.label WHEN ?5 THEN 'unknown' END,
+                       g.text, g.document, g.improvement, g.speech_to_text, g.speech_to_speech
+                FROM (
+                    SELECT {"usage_date" if by_day else "NULL"} AS day, pair_id, {key} AS key,
+                           label, {PAIR_SUMS}, MAX(usage_date)
+                    FROM ({PAIRED}) GROUP BY {groups} HAVING {NONZERO}
+                    ORDER BY {order} LIMIT ?3 OFFSET ?4
+                ) g JOIN language_pairs l USING (pair_id) LEFT JOIN keys k ON k.key_id = g.key
+                ORDER BY {", ".join(f"g.{column}" for column in order.split(", "))}
+                """,  # noqa: S608
+                (first.isoformat(), stop.isoformat(), limit, offset, by_key),
+            ).fetchall()
 
     def save_document(
         self,
@@ -217,3 +444,18 @@ class Store:
                 "SELECT nonce, ciphertext FROM documents WHERE document_id = ?", (document_id,)
             ).fetchone()
         return (row[0], row[1]) if row else None
+
+
+def _pair_rows(key_id: int, pairs: tuple[LanguagePair, ...]) -> list[tuple]:
+    """(key id, (source, target), attributed, same, low, high, total) of one key: per kind,
+    its pairs with cumulative weights; a kind the key declares no pair for goes to the pair
+    '-' → '-' (language not recorded)."""
+    rows = []
+    for same in (False, True):
+        kind = [p for p in pairs if p.same_language is same] or [LanguagePair(UNKNOWN, UNKNOWN, 1)]
+        total, low = sum(p.weight for p in kind), 0
+        for p in kind:
+            pair = (p.source, p.target)
+            rows.append((key_id, pair, p.attributed, same, low, low + p.weight, total))
+            low += p.weight
+    return rows

@@ -7,11 +7,14 @@ further keys get random mixes. Every key-day is drawn at once as a keys × days 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import uuid
+from dataclasses import replace
 
 import numpy as np
 
-from emulator.org import KeySpec, Organization, UsageTuple
+from emulator.org import KeySpec, LanguagePair, Organization, TagShare, UsageTuple
+from emulator.plan import Plan
 
 # label, admin, detect_beta, shape
 SIGNATURE_KEYS = (
@@ -44,6 +47,47 @@ MORE_LABELS = (
     "Analytics pipeline",
     "Mobile app",
 )
+# Custom tags of the signature keys: (tag, share of the key's text characters). The launch
+# campaign's tag runs for LAUNCH_CAMPAIGN_DAYS from the launch; the dormant key and the document
+# pipeline tag nothing.
+SIGNATURE_TAGS: tuple[tuple[tuple[str, float], ...], ...] = (
+    (("checkout", 0.2), ("product-pages", 0.3)),
+    (("quarterly-report", 0.5),),
+    (("support-tickets", 0.45), ("chat-replies", 0.2)),
+    (),
+    (("launch-campaign", 0.6), ("newsletter", 0.15)),
+    (("email-drafts", 0.35), ("product-pages", 0.15)),
+    (("meeting-notes", 0.5),),
+    (),
+)
+LAUNCH_CAMPAIGN_DAYS = 90
+# Further keys draw one to three of these, so most tags span several keys.
+MORE_TAGS = (
+    "checkout",
+    "product-pages",
+    "help-center",
+    "support-tickets",
+    "release-notes",
+    "newsletter",
+    "chat-replies",
+    "catalog-sync",
+    "legal-review",
+    "onboarding",
+    "email-drafts",
+    "meeting-notes",
+)
+# Language pairs: each key translates from one source (mostly English) into one to three
+# dominant targets and a tail of two to eight rare ones; it improves text (and transcribes
+# speech) in its source language, some keys in a second one too.
+SOURCES = ("en", "de", "fr", "es", "ja")
+SOURCE_ODDS = (0.7, 0.12, 0.08, 0.05, 0.05)
+# Target and how likely it is picked early (so dominant pairs favour the popular targets).
+TARGETS = {
+    "de": 14, "fr": 12, "es": 11, "ja": 9, "it": 7, "zh-Hans": 7, "pt-BR": 6, "en-US": 5,
+    "nl": 5, "pl": 4, "ko": 4, "en-GB": 4, "sv": 2, "da": 2, "tr": 2, "fi": 1.5, "cs": 1.5,
+    "uk": 1.5, "pt-PT": 1.5,
+}  # fmt: skip
+PAIR_WEIGHT = 10_000  # a key's weights of one kind add up to about this
 # Share of characters going to (text, document, improvement) per shape.
 MIXES = {
     "mixed": (0.6, 0.25, 0.15),
@@ -56,6 +100,9 @@ MIXES = {
     "text": (1.0, 0.0, 0.0),
 }
 WEEKEND_ACTIVITY = 0.45  # weekend days are both rarer and lighter than weekdays
+# The plan's limits are this many times the recent monthly usage, rounded up to 1, 2 or 5 × 10^n.
+LIMIT_HEADROOM = 1.5
+PLAN_DAYS = 90  # the recent usage the limits are set from
 
 
 def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organization:
@@ -106,6 +153,7 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
     for k, shape in enumerate(shapes):
         if shape == "speech":
             speech[k] = np.round(level[k] / 400.0, 2)
+    interpreting = _speech_to_speech(np.random.default_rng([seed, 1]), shapes, level)
 
     labels = np.array([k.label for k in keys], dtype=object)
     relabel_day = n_days * 3 // 5
@@ -113,18 +161,158 @@ def generate(seed: int, n_keys: int, n_days: int, today: dt.date) -> Organizatio
     k_idx, d_idx = np.nonzero(active.T)[::-1]  # ordered by day, then key
     dates = [(first_day + dt.timedelta(days=int(d))).isoformat() for d in range(n_days)]
     rows: list[UsageTuple] = [
-        (dates[d], k, old_label if (k == 2 and d < relabel_day) else labels[k], a, b, c, s)
-        for d, k, a, b, c, s in zip(
+        (dates[d], k, old_label if (k == 2 and d < relabel_day) else labels[k], a, b, c, s, i)
+        for d, k, a, b, c, s, i in zip(
             d_idx.tolist(),
             k_idx.tolist(),
             chars[k_idx, d_idx, 0].tolist(),
             chars[k_idx, d_idx, 1].tolist(),
             chars[k_idx, d_idx, 2].tolist(),
             speech[k_idx, d_idx].tolist(),
+            interpreting[k_idx, d_idx].tolist(),
             strict=True,
         )
     ]
-    return Organization(keys=keys, usage=rows)
+    recent = slice(max(n_days - PLAN_DAYS, 0), n_days)
+    plan = _plan(
+        first_day,
+        active[:, recent, None]
+        * np.dstack([chars[:, recent], speech[:, recent], interpreting[:, recent]]),
+    )
+    tags = _tags(np.random.default_rng([seed, 2]), n_keys, first_day, n_days)
+    pairs = _pairs(np.random.default_rng([seed, 3]), n_keys)
+    keys = [
+        replace(spec, tags=key_tags, pairs=key_pairs)
+        for spec, key_tags, key_pairs in zip(keys, tags, pairs, strict=True)
+    ]
+    return Organization(keys=keys, usage=rows, plan=plan)
+
+
+def _tags(
+    rng: np.random.Generator, n_keys: int, first_day: dt.date, n_days: int
+) -> list[tuple[TagShare, ...]]:
+    """Custom tags per key: the signature keys' own, then for three in four further keys one to
+    three shared tags on 10-35% of the text each (at most 90% together), a quarter of them
+    only for a stretch of 30-180 days. Every key has some text, so all tags come to use."""
+    launch = first_day + dt.timedelta(days=n_days // 2)
+    campaign = (launch, launch + dt.timedelta(days=LAUNCH_CAMPAIGN_DAYS - 1))
+    tags: list[tuple[TagShare, ...]] = []
+    for k in range(n_keys):
+        if k < len(SIGNATURE_TAGS):
+            tags.append(
+                tuple(
+                    TagShare(tag, share, *(campaign if tag == "launch-campaign" else ()))
+                    for tag, share in SIGNATURE_TAGS[k]
+                )
+            )
+            continue
+        if rng.random() >= 0.75:
+            tags.append(())
+            continue
+        names = rng.choice(MORE_TAGS, size=int(rng.integers(1, 4)), replace=False)
+        shares = rng.uniform(0.1, 0.35, len(names))
+        shares *= min(1.0, 0.9 / shares.sum())
+        drawn = []
+        for name, share in zip(names.tolist(), shares.tolist(), strict=True):
+            span: tuple[dt.date, ...] = ()
+            if rng.random() < 0.25:
+                begin = first_day + dt.timedelta(days=int(rng.integers(0, n_days)))
+                span = (begin, begin + dt.timedelta(days=int(rng.integers(30, 181))))
+            drawn.append(TagShare(name, round(share, 4), *span))
+        tags.append(tuple(drawn))
+    return tags
+
+
+def _plan(first_day: dt.date, usage: np.ndarray) -> Plan:
+    """A paid plan billed from the day of the month the history began, with limits that leave
+    the recent usage at about two thirds of each limit by the end of a period.
+
+    `usage` is keys × the last PLAN_DAYS days × (text, document, improvement characters,
+    speech-to-text and speech-to-speech minutes).
+    """
+    recent = usage.sum(axis=(0, 1)) * 30.4 / usage.shape[1]
+    characters, speech_to_text, speech_to_speech = recent[:3].sum(), recent[3], recent[4]
+    return Plan(
+        pro=True,
+        billing_day=first_day.day,
+        character_limit=_round_limit(characters, 10_000),
+        speech_to_text_minutes_limit=_round_limit(speech_to_text, 100),
+        speech_to_speech_minutes_limit=_round_limit(speech_to_speech, 100),
+    )
+
+
+def _round_limit(monthly: float, least: int) -> int:
+    """LIMIT_HEADROOM × `monthly` rounded up to 1, 2 or 5 × 10^n, and at least `least`."""
+    wanted = max(monthly * LIMIT_HEADROOM, least)
+    power = 10 ** math.floor(math.log10(wanted))
+    return next(step * power for step in (1, 2, 5, 10) if step * power >= wanted)
+
+
+def _pairs(rng: np.random.Generator, n_keys: int) -> list[tuple[LanguagePair, ...]]:
+    """Language pairs per key: 80-95% of its translation on one to three dominant targets, the
+    rest on a tail of two to eight; for three keys in ten 2-10% of the dominant pair cannot be
+    attributed to the key; same-language pairs for improvement and speech-to-text.
+
+    Drawn for all keys at once (a thousand keys' worth of small draws would be slow): targets
+    in weighted order without replacement through Efraimidis-Spirakis keys, shares through
+    gamma variates (a Dirichlet per key, truncated to the key's number of pairs).
+    """
+    source = np.searchsorted(np.cumsum(SOURCE_ODDS), rng.random(n_keys) * sum(SOURCE_ODDS))
+    codes = list(TARGETS)
+    excluded = np.array([[c.split("-")[0] == s for c in codes] for s in SOURCES])[source]
+    priority = np.where(excluded, -np.inf, np.log(rng.random((n_keys, len(codes)))))
+    order = np.argsort(-priority / np.array(list(TARGETS.values())), axis=1)
+    n_major, n_tail = rng.integers(1, 4, n_keys), rng.integers(2, 9, n_keys)
+    major = _shares(rng.gamma(2.0, size=(n_keys, 3)), n_major) * rng.uniform(0.8, 0.95, (n_keys, 1))
+    major = -np.sort(-major, axis=1)
+    tail = _shares(rng.gamma(0.7, size=(n_keys, 8)), n_tail) * (
+        1 - major.sum(axis=1, keepdims=True)
+    )
+    weights = np.maximum(np.rint(np.hstack([major, tail]) * PAIR_WEIGHT), 1).astype(int)
+    unattributed = np.where(rng.random(n_keys) < 0.3, rng.uniform(0.02, 0.1, n_keys), 0)
+    second = np.where(rng.random(n_keys) < 0.3, rng.integers(1, len(SOURCES), n_keys), 0)
+    second_share = rng.uniform(0.05, 0.3, n_keys)
+    keys = []
+    for k in range(n_keys):
+        language = SOURCES[source[k]]
+        slots = [*range(n_major[k]), *range(3, 3 + n_tail[k])]
+        pairs = [
+            LanguagePair(language, codes[target], weight)
+            for target, weight in zip(
+                order[k, : len(slots)].tolist(), weights[k, slots].tolist(), strict=True
+            )
+        ]
+        if unattributed[k]:
+            pairs.append(
+                replace(pairs[0], weight=int(unattributed[k] * PAIR_WEIGHT), attributed=False)
+            )
+        pairs.append(LanguagePair(language, language, PAIR_WEIGHT))
+        if second[k]:
+            other = SOURCES[(source[k] + second[k]) % len(SOURCES)]
+            pairs.append(LanguagePair(other, other, int(second_share[k] * PAIR_WEIGHT)))
+        keys.append(tuple(pairs))
+    return keys
+
+
+def _shares(draws: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Rows of `draws` keeping the first `used` columns, scaled to add up to 1."""
+    kept = np.where(np.arange(draws.shape[1]) < used[:, None], draws, 0.0)
+    return kept / kept.sum(axis=1, keepdims=True)
+
+
+def _speech_to_speech(rng: np.random.Generator, shapes: list[str], level: np.ndarray) -> np.ndarray:
+    """Minutes of interpreted speech: the newer product, taken up half-way through the history
+    by the meeting-transcription key and by about half of the other speech keys.
+
+    Drawn from a generator of its own, so adding it left every other figure of a seed as it was.
+    """
+    n_keys, n_days = level.shape
+    minutes = np.zeros((n_keys, n_days))
+    for k, shape in enumerate(shapes):
+        if shape == "speech" and (k < len(SIGNATURE_KEYS) or rng.random() < 0.5):
+            uptake = int(n_days * rng.uniform(0.4, 0.7))
+            minutes[k, uptake:] = np.round(level[k, uptake:] / 1600.0, 2)
+    return minutes
 
 
 def _keys(rng: np.random.Generator, n_keys: int) -> list[KeySpec]:

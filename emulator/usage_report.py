@@ -1,7 +1,7 @@
-"""The analytics operation: parameter rules and the report body.
+"""The analytics operations: their shared parameter rules, paging and report bodies.
 
 Dates are instants (date-only means 00:00:00 UTC) and the range is half-open [start, end):
-a usage day belongs to the report when its 00:00:00 UTC instant lies in that range. With the
+a usage day belongs to a report when its 00:00:00 UTC instant lies in that range. With the
 "inclusive" end-date reading a date-only `end_date` names the last day of the range instead,
 for clients that send inclusive windows; the range is then [start, end + 1 day).
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from emulator.config import EndDateReading
 from emulator.errors import bad_request
@@ -18,8 +19,14 @@ from emulator.store import Store, Usage
 
 MAX_RANGE = dt.timedelta(days=366)
 GROUPINGS = ("", "key", "key_and_day")
+PAIR_GROUPINGS = ("", "key")
+AGGREGATIONS = ("", "period", "day")
 INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?")
+PAGE = re.compile(r"[1-9]\d{0,8}")  # bounded, so an offset always fits SQLite's integers
 RENDER = "%Y-%m-%dT%H:%M:%S"
+# The custom-tag breakdown is the usage breakdown of text translation and improvement alone.
+TAG_BREAKDOWN = ("total_characters", "text_translation_characters", "text_improvement_characters")
+Row = TypeVar("Row")
 
 
 def parse_instant(name: str, value: str) -> dt.datetime:
@@ -35,42 +42,119 @@ def parse_instant(name: str, value: str) -> dt.datetime:
     )
 
 
-def days_of(start: dt.datetime, end: dt.datetime) -> tuple[dt.date, dt.date]:
-    """[first, stop) of the usage days whose midnight lies in [start, end)."""
+@dataclass(frozen=True)
+class Window:
+    """The requested range and the usage days [first, stop) whose midnight lies in it.
 
-    def first_midnight_at_or_after(instant: dt.datetime) -> dt.date:
-        midnight = instant.time() == dt.time(0)
-        return instant.date() if midnight else instant.date() + dt.timedelta(days=1)
+    `start` and `end` are the instants as given (and echoed); `until` is the exclusive end of
+    the covered range, which differs from `end` only for a date-only end read inclusively.
+    """
 
-    return first_midnight_at_or_after(start), first_midnight_at_or_after(end)
+    start: dt.datetime
+    end: dt.datetime
+    until: dt.datetime
+
+    @classmethod
+    def parse(
+        cls, start_raw: str, end_raw: str, end_date_reading: str = EndDateReading.EXCLUSIVE
+    ) -> Window:
+        """The range rules every analytics operation shares; a 400 for any violation.
+
+        The 366-day limit applies to the covered range, so with the inclusive reading it
+        counts covered days: D..D+365 is accepted, D..D+366 is not.
+        """
+        start = parse_instant("start_date", start_raw)
+        end = parse_instant("end_date", end_raw)
+        until = end
+        if end_date_reading == EndDateReading.INCLUSIVE and "T" not in end_raw:
+            until = end + dt.timedelta(days=1)
+        if until <= start:
+            raise bad_request("Bad request. Reason: end_date must be after start_date.")
+        if until - start > MAX_RANGE:
+            raise bad_request("Bad request. Reason: Date range cannot exceed 366 days")
+        return cls(start, end, until)
+
+    @property
+    def first(self) -> dt.date:
+        return _first_midnight_at_or_after(self.start)
+
+    @property
+    def stop(self) -> dt.date:
+        return _first_midnight_at_or_after(self.until)
+
+    def echo(self) -> dict[str, str]:
+        return {"start_date": self.start.strftime(RENDER), "end_date": self.end.strftime(RENDER)}
 
 
-def range_end(end_raw: str, end: dt.datetime, end_date_reading: str) -> dt.datetime:
-    """The exclusive end instant: a date-only end read inclusively is the next midnight."""
-    if end_date_reading == EndDateReading.INCLUSIVE and "T" not in end_raw:
-        return end + dt.timedelta(days=1)
-    return end
+def _first_midnight_at_or_after(instant: dt.datetime) -> dt.date:
+    midnight = instant.time() == dt.time(0)
+    return instant.date() if midnight else instant.date() + dt.timedelta(days=1)
 
 
-def check_range(start: dt.datetime, end: dt.datetime, group_by: str) -> None:
-    """The published rules on [start, end): at most 366 days, and a known grouping."""
-    if end <= start:
-        raise bad_request("Bad request. Reason: end_date must be after start_date.")
-    if end - start > MAX_RANGE:
-        raise bad_request("Bad request. Reason: Date range cannot exceed 366 days")
-    if group_by not in GROUPINGS:
-        raise bad_request("Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'.")
+def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    """`value` when it is one of `allowed` (where '' means the parameter's default).
+
+    Otherwise the published 400 text, e.g. "Value for 'group_by' not supported. Allowed: '',
+    'key', 'key_and_day'.", in the same form for every listed parameter (`aggregate_by` too).
+    """
+    if value not in allowed:
+        listed = ", ".join(f"'{option}'" for option in allowed)
+        raise bad_request(f"Value for '{name}' not supported. Allowed: {listed}.")
+    return value
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a paged report: pages are numbered from 1 and hold `size` rows each."""
+
+    number: int
+    size: int
+
+    @classmethod
+    def parse(cls, raw: str | None, size: int) -> Page:
+        """Page `raw` (absent: the first) of `size` rows; a 400 unless a positive integer."""
+        if raw is None:
+            return cls(1, size)
+        if not PAGE.fullmatch(raw):
+            raise bad_request(
+                "Bad request. Reason: page must be a positive integer (a next_page value), "
+                f"got {raw[:40]!r}."
+            )
+        return cls(int(raw), size)
+
+    @property
+    def limit(self) -> int:
+        """Rows to fetch: one beyond the page tells whether another page follows."""
+        return self.size + 1
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    def split(self, rows: list[Row]) -> tuple[list[Row], int | None]:
+        """The page's rows and `next_page` (None on the last page) from `limit` fetched rows."""
+        more = len(rows) > self.size
+        return rows[: self.size], self.number + 1 if more else None
 
 
 def breakdown(usage: Usage) -> dict[str, Any]:
-    text, document, improvement, minutes = usage
+    """The UsageBreakdown every analytics answer shares; minutes never count as characters.
+
+    Most rows have no minutes, and skipping round() for them keeps large answers fast.
+    """
+    text, document, improvement, speech_to_text, speech_to_speech = usage
     return {
         "total_characters": text + document + improvement,
         "text_translation_characters": text,
         "document_translation_characters": document,
         "text_improvement_characters": improvement,
-        "speech_to_text_minutes": round(minutes, 6),
+        "speech_to_text_minutes": round(speech_to_text, 6) if speech_to_text else 0.0,
+        "speech_to_speech_minutes": round(speech_to_speech, 6) if speech_to_speech else 0.0,
     }
+
+
+def _day(iso_day: str) -> str:
+    return iso_day + "T00:00:00Z"
 
 
 def build_report(
@@ -86,16 +170,10 @@ def build_report(
     `start_date` and `end_date` are echoed as given; only the covered range depends on the
     end-date reading.
     """
-    start = parse_instant("start_date", start_raw)
-    end = parse_instant("end_date", end_raw)
-    stop_instant = range_end(end_raw, end, end_date_reading)
-    check_range(start, stop_instant, group_by)
-    first, stop = days_of(start, stop_instant)
-    report: dict[str, Any] = {
-        "total_usage": breakdown(store.total(first, stop)),
-        "start_date": start.strftime(RENDER),
-        "end_date": end.strftime(RENDER),
-    }
+    window = Window.parse(start_raw, end_raw, end_date_reading)
+    choice("group_by", group_by, GROUPINGS)
+    first, stop = window.first, window.stop
+    report: dict[str, Any] = {"total_usage": breakdown(store.total(first, stop)), **window.echo()}
     if group_by == "key":
         report["group_by"] = group_by
         report["key_usages"] = [
@@ -108,11 +186,83 @@ def build_report(
             {
                 "api_key": masked,
                 "api_key_label": label,
-                "usage": breakdown((text, document, improvement, minutes)),
-                "usage_date": day + "T00:00:00Z",
+                "usage": breakdown(sums),
+                "usage_date": _day(day),
             }
-            for day, masked, label, text, document, improvement, minutes in store.by_key_and_day(
-                first, stop
-            )
+            for day, masked, label, *sums in store.by_key_and_day(first, stop)
         ]
     return {"usage_report": report}
+
+
+def build_tag_report(
+    store: Store,
+    start_raw: str,
+    end_raw: str,
+    aggregate_by: str,
+    page_raw: str | None,
+    page_size: int,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
+) -> dict[str, Any]:
+    """The CustomTagUsageReport body: one page of characters per tag (and day)."""
+    window = Window.parse(start_raw, end_raw, end_date_reading)
+    by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
+    page = Page.parse(page_raw, page_size)
+    rows = store.tag_usage(
+        window.first, window.stop, by_day=by_day, limit=page.limit, offset=page.offset
+    )
+    rows, next_page = page.split(rows)
+    usage = []
+    for day, tag, text, improvement in rows:
+        full = breakdown((text, 0, improvement, 0.0, 0.0))
+        item: dict[str, Any] = {"custom_tag": tag}
+        if by_day:
+            item["usage_date"] = _day(day)
+        item["breakdown"] = {name: full[name] for name in TAG_BREAKDOWN}
+        usage.append(item)
+    report = {"aggregate_by": "day" if by_day else "period", **window.echo()}
+    return {"custom_tag_usage_report": report | {"next_page": next_page, "usage": usage}}
+
+
+def build_pair_report(
+    store: Store,
+    start_raw: str,
+    end_raw: str,
+    group_by: str,
+    aggregate_by: str,
+    page_raw: str | None,
+    page_size: int,
+    *,
+    end_date_reading: str = EndDateReading.EXCLUSIVE,
+) -> dict[str, Any]:
+    """The language-pair report body: one page of usage per pair (and key, and day)."""
+    window = Window.parse(start_raw, end_raw, end_date_reading)
+    by_key = choice("group_by", group_by, PAIR_GROUPINGS) == "key"
+    by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
+    page = Page.parse(page_raw, page_size)
+    rows = store.pair_usage(
+        window.first,
+        window.stop,
+        by_key=by_key,
+        by_day=by_day,
+        limit=page.limit,
+        offset=page.offset,
+    )
+    rows, next_page = page.split(rows)
+    usages = []
+    for day, source, target, api_key, label, *sums in rows:
+        item: dict[str, Any] = {"source_language": source, "target_language": target}
+        if by_key:
+            item |= {"api_key": api_key, "api_key_label": label}
+        if by_day:
+            item["usage_date"] = _day(day)
+        item["usage"] = breakdown(sums)
+        usages.append(item)
+    report = {
+        "group_by": ["key"] if by_key else [],
+        "aggregate_by": "day" if by_day else "period",
+        **window.echo(),
+        "next_page": next_page,
+        "language_pair_usages": usages,
+    }
+    return {"language_pair_usage_report": report}

@@ -84,6 +84,40 @@ def small_config(**overrides: object) -> EmulatorConfig:
     return EmulatorConfig(**settings)  # type: ignore[arg-type]
 
 
+def file_app(directory: Path, text: str, **overrides: object) -> FastAPI:
+    """An emulator serving the organization file `text` (written to `directory/org.toml`)."""
+    path = directory / "org.toml"
+    path.write_text(text)
+    return create_app(EmulatorConfig(org_file=path, **overrides))  # type: ignore[arg-type]
+
+
+def client_for(app: FastAPI, key: str | None = None) -> httpx.AsyncClient:
+    """httpx over ASGITransport, authorized with `key` when given."""
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://emulator.test",
+        headers=auth(key) if key else None,
+    )
+
+
+async def all_pages(app: FastAPI, path: str, rows: str, **params: str) -> tuple[list[dict], int]:
+    """Every row (`rows` field) of a paged report, following next_page from the first page;
+    and the number of pages. Each next_page must be the following page's number."""
+    found: list[dict] = []
+    pages = 0
+    async with client_for(app, app.state.emulator.admin_key) as client:
+        while True:
+            query = params if not pages else {**params, "page": str(pages + 1)}
+            response = await client.get(path, params=query)
+            assert response.status_code == 200, response.text
+            [report] = response.json().values()
+            found += report[rows]
+            pages += 1
+            if report["next_page"] is None:
+                return found, pages
+            assert report["next_page"] == pages + 1
+
+
 @pytest.fixture
 def emulator_app() -> Iterator[FastAPI]:
     """A fresh in-process emulator app (8 keys × 60 days ending 2025-05-31)."""

@@ -33,6 +33,7 @@ text_translation_characters = 100
 document_translation_characters = 10
 text_improvement_characters = 1
 speech_to_text_minutes = 0.5
+speech_to_speech_minutes = 2.25
 
 [[usage]]
 key = "plain-secret-0002-bbbb"
@@ -122,6 +123,7 @@ async def test_breakdown_figures_and_total_characters(org_client):
         "document_translation_characters": 10,
         "text_improvement_characters": 30001,
         "speech_to_text_minutes": 1.75,
+        "speech_to_speech_minutes": 2.25,  # counted neither as characters nor as speech-to-text
     }
 
 
@@ -141,6 +143,8 @@ async def test_group_by_key_fields(org_client):
     assert website["api_key_label"] == "Website"
     assert website["usage"]["text_translation_characters"] == 2200
     assert website["usage"]["speech_to_text_minutes"] == 1.25
+    assert website["usage"]["speech_to_speech_minutes"] == 0
+    assert rows[mask_key("admin-secret-0001-aaaa")]["usage"]["speech_to_speech_minutes"] == 2.25
     assert all(set(row) == {"api_key", "api_key_label", "usage"} for row in body["key_usages"])
 
 
@@ -309,6 +313,7 @@ async def test_figures_match_the_generated_organization(emulator_client):
     assert body["document_translation_characters"] == sum(row[4] for row in in_window)
     assert body["text_improvement_characters"] == sum(row[5] for row in in_window)
     assert body["speech_to_text_minutes"] == pytest.approx(sum(row[6] for row in in_window))
+    assert body["speech_to_speech_minutes"] == pytest.approx(sum(row[7] for row in in_window))
 
 
 async def test_labels_follow_history(emulator_app, emulator_client):

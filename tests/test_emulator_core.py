@@ -37,6 +37,9 @@ async def test_healthz_needs_no_auth(emulator_app):
     ("method", "path"),
     [
         ("GET", ANALYTICS + "?start_date=2025-05-01&end_date=2025-05-08"),
+        ("GET", "/v2/usage"),
+        ("GET", "/v2/admin/analytics/custom-tags?start_date=2025-05-01&end_date=2025-05-08"),
+        ("GET", "/v2/admin/analytics/language-pairs?start_date=2025-05-01&end_date=2025-05-08"),
         ("POST", "/v3/detect/language"),
         ("POST", "/v2/translate"),
         ("POST", "/v2/document"),

@@ -2,8 +2,9 @@
 
 The emulator runs as a real process on loopback with the `DeepL-Auth-Key` scheme the library
 sends, and every spec operation the library covers is driven through the library itself:
-language lists, text translation with billed characters, document upload, and the 403, 413
-and 429 answers. The library's operations outside the spec end in a plain 404.
+language lists, text translation with billed characters, document upload, usage and limits of
+the billing period, and the 403, 413 and 429 answers. The library's operations outside the spec
+end in a plain 404.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import deepl
 import httpx
 import pytest
 from conftest import emulator_server
+
+from emulator import EmulatorConfig, create_app
 
 # Every code text translation accepts, as the v2 lists show them.
 SOURCES = [
@@ -181,10 +184,85 @@ def test_a_document_over_10_mib_is_413(translator):
     assert "Document too large" in str(raised.value)
 
 
+def characters(row) -> int:
+    return (
+        row.text_translation_characters
+        + row.document_translation_characters
+        + row.text_improvement_characters
+    )
+
+
+def test_get_usage_reads_the_plan_and_the_ledger(translator, official_client_emulator):
+    server = official_client_emulator
+    translator.translate_text("Guten Morgen", target_lang="EN-GB")  # booked today, counted at once
+    usage = translator.get_usage()
+    # The process's organization built again in-process: the same seed, keys, days and day.
+    twin = create_app(EmulatorConfig(keys=3, days=30, today=server.today)).state.emulator
+    try:
+        start, _ = twin.plan.period(server.today)
+        history = sum(characters(row) for row in twin.ledger(start, server.today))
+        limit = twin.plan.effective_character_limit
+    finally:
+        twin.store.close()
+    assert history > 0
+    assert usage.character.count == history + booked(server, "total_characters")
+    assert usage.character.limit == limit
+    assert usage.character.valid
+    assert not usage.character.limit_reached
+    assert not usage.document.valid  # the emulator sends no document counts
+    assert not usage.team_document.valid
+    assert not usage.any_limit_reached
+    assert (
+        str(usage) == f"Usage this billing period:\nCharacters: {usage.character.count} of {limit}"
+    )
+
+
+FREE_KEY = "free-plan-key-0001-aaaa"
+FREE_ORG = f"""
+[plan]
+pro = false
+billing_day = 5
+character_limit = 1000
+
+[[keys]]
+key = "{FREE_KEY}"
+admin = true
+
+[[usage]]
+key = "{FREE_KEY}"
+date = "2025-03-04"
+text_translation_characters = 5000
+
+[[usage]]
+key = "{FREE_KEY}"
+date = "2025-03-05"
+text_translation_characters = 900
+document_translation_characters = 60
+text_improvement_characters = 30
+"""
+
+
+def test_get_usage_on_a_free_plan_reaches_its_limit(tmp_path):
+    path = tmp_path / "org.toml"
+    path.write_text(FREE_ORG)
+    options = ("--auth-scheme", "DeepL-Auth-Key", "--org", str(path))
+    with emulator_server(*options, today=dt.date(2025, 3, 20)) as server:
+        client = deepl.Translator(FREE_KEY, server_url=server.base_url)
+        before = client.get_usage()  # the period began on March 5: the 4th is outside it
+        client.translate_text("Hallo Welt", source_lang="DE", target_lang="EN-GB")
+        after = client.get_usage()
+        client.close()
+    assert (before.character.count, before.character.limit) == (990, 1000)
+    assert not before.any_limit_reached
+    assert (after.character.count, after.character.limit) == (1000, 1000)
+    assert after.character.limit_reached
+    assert after.any_limit_reached
+    assert str(after) == "Usage this billing period:\nCharacters: 1000 of 1000"
+
+
 @pytest.mark.parametrize(
     "call",
     [
-        lambda c: c.get_usage(),
         lambda c: c.list_glossaries(),
         lambda c: c.list_multilingual_glossaries(),
         lambda c: c.get_glossary_languages(),
@@ -194,7 +272,6 @@ def test_a_document_over_10_mib_is_413(translator):
         lambda c: c.list_translation_memories(),
     ],
     ids=[
-        "usage",
         "glossaries",
         "multilingual-glossaries",
         "glossary-pairs",

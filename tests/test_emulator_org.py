@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
+import sqlite3
 import subprocess
 import sys
 
 import httpx
 import numpy as np
 import pytest
-from conftest import ROOT, auth, stop_process, wait_until_healthy
+from conftest import ROOT, auth, small_config, stop_process, wait_until_healthy
 
 from emulator import EmulatorConfig, create_app
 from emulator.orgfile import OrgFileError, load
@@ -44,7 +45,7 @@ def test_org_file_loads_with_defaults(tmp_path):
     assert [k.label for k in org.keys] == ["Ops", ""]
     assert org.keys[1].admin is False and org.keys[1].detect_beta is False
     assert org.admin_key == "k-admin-0000-0001"
-    assert org.usage == [("2025-01-02", 1, "", 5, 0, 0, 0.0)]
+    assert org.usage == [("2025-01-02", 1, "", 5, 0, 0, 0.0, 0.0)]
 
 
 @pytest.mark.parametrize(
@@ -62,6 +63,11 @@ def test_org_file_loads_with_defaults(tmp_path):
             GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
             "speech_to_text_minutes = -0.5\n",
             "non-negative",
+        ),
+        (
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            "speech_to_speech_minutes = -1\n",
+            "non-negative number",
         ),
         (
             GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
@@ -211,6 +217,9 @@ def test_roles_and_shapes():
     rephrase = by_key[shape["rephrase"]]
     assert all(row[3] == 0 and row[4] == 0 and row[5] > 0 for row in rephrase)
     assert all(row[6] > 0 for row in by_key[shape["speech"]])
+    interpreted = [row for row in by_key[shape["speech"]] if row[7] > 0]
+    assert "2024-10-04" <= interpreted[0][0] < "2025-02-15"  # taken up 40-70% into the history
+    assert all(row[6] > 0 for row in org.usage if row[7] > 0)  # only speech keys interpret
     assert sum(row[4] for row in by_key[shape["documents"]]) > 0
     labels = [row[2] for row in by_key[shape["relabelled"]]]
     assert labels[0] == SIGNATURE_KEYS[shape["relabelled"]][0]
@@ -257,3 +266,27 @@ async def test_db_file_keeps_recorded_usage_for_the_same_organization(tmp_path):
     again.store.close()
     other = create_app(EmulatorConfig(seed=10, keys=5, days=30, db=config.db, today=TODAY))
     assert other.state.emulator.ledger(TODAY, TODAY) == []
+
+
+def test_db_file_of_an_older_layout_is_rebuilt(tmp_path):
+    """A ledger file written before speech-to-speech minutes existed is reloaded, not reused."""
+    path = tmp_path / "ledger.sqlite"
+    with sqlite3.connect(path) as old:
+        old.executescript(
+            """
+            CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE usage (usage_date TEXT, key_id INTEGER, label TEXT,
+                text_translation_characters INTEGER, document_translation_characters INTEGER,
+                text_improvement_characters INTEGER, speech_to_text_minutes REAL);
+            INSERT INTO meta VALUES ('org', 'synthetic:9:8:30:2025-06-01');
+            """
+        )
+    old.close()
+    config = EmulatorConfig(seed=9, keys=8, days=30, db=path, today=TODAY)
+    emulator = create_app(config).state.emulator
+    rows = emulator.ledger(TODAY - dt.timedelta(days=30), TODAY)
+    emulator.store.close()
+    assert rows == create_app(small_config(seed=9, days=30)).state.emulator.ledger(
+        TODAY - dt.timedelta(days=30), TODAY
+    )
+    assert any(row.speech_to_speech_minutes > 0 for row in rows)

@@ -151,7 +151,14 @@ async def test_document_parts_and_query_parameters_combine(emulator_client):
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", "/v2/languages"), ("POST", TRANSLATE), ("GET", ANALYTICS + "?start_date=x")],
+    [
+        ("GET", "/v2/languages"),
+        ("POST", TRANSLATE),
+        ("GET", ANALYTICS + "?start_date=x"),
+        ("GET", ANALYTICS + "/custom-tags?start_date=x"),
+        ("GET", ANALYTICS + "/language-pairs?start_date=x"),
+        ("GET", "/v2/usage"),
+    ],
 )
 async def test_a_body_of_another_type_is_415(emulator_client, method, path):
     response = await emulator_client.request(
