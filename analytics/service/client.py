@@ -404,10 +404,12 @@ class _EventLoopThread:
             self.loop.close()
 
 
-def _blocking(
+def blocking(
     method: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]],
 ) -> Callable[Concatenate[ServiceClient, P], T]:
-    """The sync form of an AsyncServiceClient method: same name, arguments and docstring."""
+    """The sync form of an AsyncServiceClient method, or of any coroutine function whose first
+    argument is the async client: same name, arguments and docstring, run on the sync
+    client's loop."""
 
     def call(self: ServiceClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self.run(method, *args, **kwargs)
@@ -464,11 +466,11 @@ class ServiceClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    usage_report_raw = _blocking(AsyncServiceClient.usage_report_raw)
-    usage_report = _blocking(AsyncServiceClient.usage_report)
-    detect = _blocking(AsyncServiceClient.detect)
-    translate = _blocking(AsyncServiceClient.translate)
-    upload_document = _blocking(AsyncServiceClient.upload_document)
-    languages = _blocking(AsyncServiceClient.languages)
-    language_resources = _blocking(AsyncServiceClient.language_resources)
-    languages_v2 = _blocking(AsyncServiceClient.languages_v2)
+    usage_report_raw = blocking(AsyncServiceClient.usage_report_raw)
+    usage_report = blocking(AsyncServiceClient.usage_report)
+    detect = blocking(AsyncServiceClient.detect)
+    translate = blocking(AsyncServiceClient.translate)
+    upload_document = blocking(AsyncServiceClient.upload_document)
+    languages = blocking(AsyncServiceClient.languages)
+    language_resources = blocking(AsyncServiceClient.language_resources)
+    languages_v2 = blocking(AsyncServiceClient.languages_v2)

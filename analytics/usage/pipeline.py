@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from analytics.service.client import AsyncServiceClient, ServiceClient, invalid_response
+from analytics.service.client import AsyncServiceClient, blocking, invalid_response
 from analytics.service.errors import InvalidResponseError
 from analytics.usage import frames, windows
 from analytics.usage.calendar import utc_today
@@ -109,16 +109,5 @@ async def fetch_usage_async(
     )
 
 
-def fetch_usage(
-    client: ServiceClient,
-    start: date,
-    end: date,
-    *,
-    history: HistoryStore | None = None,
-    today: date | None = None,
-    progress: Progress | None = None,
-) -> Usage:
-    """The blocking form of fetch_usage_async, for the dashboard and the CLI."""
-    return client.run(
-        fetch_usage_async, start, end, history=history, today=today, progress=progress
-    )
+# The blocking form, for the dashboard and the CLI.
+fetch_usage = blocking(fetch_usage_async)
