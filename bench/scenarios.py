@@ -33,7 +33,7 @@ from analytics.service.models import AdminUsageReport
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.metrics import CHARACTER_METRICS
+from analytics.usage.metrics import CHARACTER_METRICS, MINUTE_METRICS
 from analytics.usage.pipeline import Usage, fetch_usage, last_closed_day
 from bench import org
 from bench.timing import medians, timed
@@ -83,7 +83,7 @@ def naive_key_day(body: bytes) -> pd.DataFrame:
     days = pd.to_datetime(frame["usage_date"]).dt.tz_localize(None)
     frame["usage_date"] = days.astype(frames.DATE_DTYPE)
     frame = frame.astype(
-        {**dict.fromkeys(CHARACTER_METRICS, "int64"), "speech_to_text_minutes": "float64"}
+        {**dict.fromkeys(CHARACTER_METRICS, "int64"), **dict.fromkeys(MINUTE_METRICS, "float64")}
     )
     frame = frame.sort_values(["usage_date", "api_key"], kind="stable", ignore_index=True)
     latest = frame.drop_duplicates("api_key", keep="last").set_index("api_key")["api_key_label"]

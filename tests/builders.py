@@ -34,7 +34,8 @@ SERVICE_CHARACTERS = [
     "document_translation_characters",
     "text_improvement_characters",
 ]
-METRICS = ["total_characters", *SERVICE_CHARACTERS, "speech_to_text_minutes"]
+MINUTE_METRICS = ["speech_to_text_minutes", "speech_to_speech_minutes"]
+METRICS = ["total_characters", *SERVICE_CHARACTERS, *MINUTE_METRICS]
 KEY_DAY_COLUMNS = ["usage_date", "api_key", "api_key_label", *METRICS]
 
 # --- hand-made key-day frames ----------------------------------------------------------------
@@ -68,6 +69,7 @@ def usage_frame(
                     "document_translation_characters": 0,
                     "text_improvement_characters": 0,
                     "speech_to_text_minutes": float(mins),
+                    "speech_to_speech_minutes": 0.0,
                 }
             )
     return key_day_frame([pd.DataFrame(rows, columns=KEY_DAY_COLUMNS)])
@@ -100,6 +102,9 @@ def make_key_day(keys: int, days: int, start: date = date(2026, 1, 1), seed: int
     frame["text_improvement_characters"] = rng.integers(0, 200, n).astype("int64")
     frame["total_characters"] = frame[SERVICE_CHARACTERS].sum(axis=1)
     frame["speech_to_text_minutes"] = rng.integers(0, 1000, n) / 100
+    # Speech-to-speech for every third key only: a service some keys never use.
+    spoken = np.tile(np.arange(keys) % 3 == 0, days)
+    frame["speech_to_speech_minutes"] = np.where(spoken, rng.integers(0, 400, n) / 100, 0.0)
     frame["api_key"] = frame["api_key"].astype("category")
     frame["api_key_label"] = frame["api_key_label"].astype("category")
     return frame[KEY_DAY_COLUMNS]
@@ -124,6 +129,7 @@ def ledger_frame(rows) -> pd.DataFrame:
             "document_translation_characters": [r.document_translation_characters for r in rows],
             "text_improvement_characters": [r.text_improvement_characters for r in rows],
             "speech_to_text_minutes": [float(r.speech_to_text_minutes) for r in rows],
+            "speech_to_speech_minutes": [float(r.speech_to_speech_minutes) for r in rows],
         }
     )
     frame["total_characters"] = frame[SERVICE_CHARACTERS].sum(axis=1).astype("int64")
@@ -145,7 +151,8 @@ def ledger_totals(rows: Iterable) -> dict[str, float]:
         for metric in SERVICE_CHARACTERS:
             sums[metric] += getattr(row, metric)
             sums["total_characters"] += getattr(row, metric)
-        sums["speech_to_text_minutes"] += row.speech_to_text_minutes
+        for metric in MINUTE_METRICS:
+            sums[metric] += getattr(row, metric)
     return sums
 
 

@@ -210,6 +210,7 @@ def write_org_file(path: Path, labels: dict[str, str], days: list[date], admin: 
                 f"document_translation_characters = {100 * k + 7 * d}\n"
                 f"text_improvement_characters = {k + d}\n"
                 f"speech_to_text_minutes = {0.25 * (k + d)}\n"
+                f"speech_to_speech_minutes = {0.5 * k}\n"
             )
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

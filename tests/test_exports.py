@@ -54,6 +54,7 @@ def frame_with_labels(labels: list[str]) -> pd.DataFrame:
             "document_translation_characters": 0,
             "text_improvement_characters": 0,
             "speech_to_text_minutes": [0.1 * i for i in range(len(labels))] + [2.5],
+            "speech_to_speech_minutes": 0.0,
         }
     )
     return key_day_frame([rows])

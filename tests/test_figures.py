@@ -42,9 +42,14 @@ def test_minutes_chart_holds_only_minutes():
     kd = make_key_day(5, 40)
     over = tables.usage_over_time(kd, START, START + timedelta(days=39), "week")
     fig = figures.minutes_over_time(over, "week")
-    assert len(fig.data) == 1
+    speech_to_text, speech_to_speech = fig.data
+    assert (speech_to_text.name, speech_to_speech.name) == ("Speech-to-text", "Speech-to-speech")
     assert fig.layout.yaxis.title.text == "Minutes"
-    assert trace_sum(fig) == pytest.approx(kd[MINUTES].sum(), abs=0.01 * len(over))
+    # Side by side, each service's own sum: never stacked onto each other.
+    assert fig.layout.barmode == "group"
+    assert sum(speech_to_text.y) == pytest.approx(kd[MINUTES].sum(), abs=0.01 * len(over))
+    spoken = kd["speech_to_speech_minutes"].sum()
+    assert spoken > 0 and sum(speech_to_speech.y) == pytest.approx(spoken, abs=0.01 * len(over))
 
 
 @pytest.mark.parametrize("kind", ["bar", "line"])

@@ -23,7 +23,9 @@ from analytics.usage.frames import (
 KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
 
 
-def item(day: str, key: str, label: str, text: int, doc: int = 0, minutes: float = 0.0) -> dict:
+def item(
+    day: str, key: str, label: str, text: int, doc: int = 0, minutes: float = 0.0, s2s: float = 0.0
+) -> dict:
     return {
         "api_key": key,
         "api_key_label": label,
@@ -34,6 +36,7 @@ def item(day: str, key: str, label: str, text: int, doc: int = 0, minutes: float
             "document_translation_characters": doc,
             "text_improvement_characters": 0,
             "speech_to_text_minutes": minutes,
+            "speech_to_speech_minutes": s2s,
         },
         "future_field": {"ignored": True},
     }
@@ -57,7 +60,7 @@ ITEMS = [
     item("2024-02-29", "aaaa****1111", "Web shop", 10, 3),
     item("2024-02-29", "bbbb****2222", "Old name", 7),
     item("2024-03-01", "aaaa****1111", "Web shop", 1),
-    item("2024-03-02", "bbbb****2222", "New name", 2, minutes=0.5),
+    item("2024-03-02", "bbbb****2222", "New name", 2, minutes=0.5, s2s=2.25),
 ]
 
 
@@ -67,6 +70,8 @@ def test_decode_keeps_every_row_with_typed_columns():
     assert rows["usage_date"].dt.strftime("%Y-%m-%d").tolist()[:2] == ["2024-03-01", "2024-02-29"]
     assert rows["total_characters"].tolist() == [5, 13, 7, 1, 2]
     assert total.speech_to_text_minutes == 1.75
+    assert total.speech_to_speech_minutes == 2.25
+    assert rows["speech_to_speech_minutes"].tolist() == [0.0, 0.0, 0.0, 0.0, 2.25]
 
 
 def test_key_day_frame_sorts_and_applies_the_latest_label():
@@ -99,6 +104,7 @@ def test_key_frame_and_totals():
         "document_translation_characters": 3,
         "text_improvement_characters": 0,
         "speech_to_text_minutes": 1.75,
+        "speech_to_speech_minutes": 2.25,
     }
     assert isinstance(totals(frame)["total_characters"], int)
 
@@ -109,7 +115,20 @@ def test_totals_match_frame_sums():
     assert list(sums) == METRICS
     assert sums["total_characters"] == kd["total_characters"].sum()
     assert sums["speech_to_text_minutes"] == pytest.approx(kd["speech_to_text_minutes"].sum())
+    assert sums["speech_to_speech_minutes"] == pytest.approx(kd["speech_to_speech_minutes"].sum())
     assert totals(kd.iloc[0:0]) == dict.fromkeys(METRICS, 0)
+
+
+def test_an_answer_without_speech_to_speech_reads_it_as_zero_and_never_adds_it():
+    plain = [item("2024-02-29", "aaaa****1111", "Web shop", 10, minutes=1.5)]
+    answer = json.loads(body(plain))
+    for usage in (answer["usage_report"]["total_usage"], plain[0]["usage"]):
+        del usage["speech_to_speech_minutes"]
+    rows, total = decode_key_day(json.dumps(answer).encode())
+    assert rows["speech_to_speech_minutes"].tolist() == [0.0]
+    assert rows["speech_to_text_minutes"].tolist() == [1.5]
+    assert rows["total_characters"].tolist() == [10]
+    assert total is not None and total.speech_to_speech_minutes == 0.0
 
 
 def test_labels_name_each_key_by_its_latest_label():

@@ -118,7 +118,9 @@ def test_store_file_is_named_by_digests_never_the_key(app, tmp_path):
     store = HistoryStore.for_account(tmp_path, BASE, SecretStr(key))
     base_digest = hashlib.sha256(BASE.encode()).hexdigest()[:12]
     key_digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    assert store.path == tmp_path / f"{base_digest}-{key_digest}.duckdb"
+    # The layout version ends the name: a store from before speech-to-speech minutes is not
+    # read as if it had counted them.
+    assert store.path == tmp_path / f"{base_digest}-{key_digest}-v2.duckdb"
     client, _ = asgi_client(app)
     with client:
         fetch_usage(client, START, END, history=store, today=FIXED_TODAY)

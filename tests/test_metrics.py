@@ -20,15 +20,19 @@ def test_metrics_in_the_service_order():
         "document_translation_characters",
         "text_improvement_characters",
         "speech_to_text_minutes",
+        "speech_to_speech_minutes",
     )
     assert METRICS[:4] == CHARACTER_METRICS
     assert METRICS[1:4] == SERVICE_CHARACTERS
     assert set(METRIC_LABELS) == set(METRICS)
-    assert set(SERVICE_LABELS) == {*SERVICE_CHARACTERS, MINUTES}
+    assert set(SERVICE_LABELS) == {*SERVICE_CHARACTERS, MINUTES, "speech_to_speech_minutes"}
 
 
 def test_only_minutes_are_minutes():
-    assert [m for m in METRICS if is_minutes(m)] == ["speech_to_text_minutes"]
+    assert [m for m in METRICS if is_minutes(m)] == [
+        "speech_to_text_minutes",
+        "speech_to_speech_minutes",
+    ]
 
 
 def test_format_value_people_readable():

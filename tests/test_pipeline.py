@@ -37,6 +37,7 @@ def test_frame_contract_dtypes_and_order(emulator_app):
     assert isinstance(frame["api_key_label"].dtype, pd.CategoricalDtype)
     assert all(str(frame[m].dtype) == "int64" for m in CHARACTER_METRICS)
     assert str(frame["speech_to_text_minutes"].dtype) == "float64"
+    assert str(frame["speech_to_speech_minutes"].dtype) == "float64"
     ordered = frame.sort_values(["usage_date", "api_key"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, ordered)
     assert (frame["usage_date"] == frame["usage_date"].dt.normalize()).all()
@@ -77,6 +78,7 @@ def test_key_frame_and_totals_agree_with_the_service(emulator_app):
     assert sums["total_characters"] == total.total_characters
     assert isinstance(sums["total_characters"], int)
     assert sums["speech_to_text_minutes"] == pytest.approx(total.speech_to_text_minutes)
+    assert sums["speech_to_speech_minutes"] == pytest.approx(total.speech_to_speech_minutes)
 
 
 async def test_async_variant_and_empty_range(emulator_app):
@@ -87,7 +89,10 @@ async def test_async_variant_and_empty_range(emulator_app):
             await fetch_usage_async(client, dt.date(2025, 2, 1), dt.date(2025, 1, 1))
     assert future.key_day.empty and list(future.key_day.columns) == KEY_DAY_COLUMNS
     assert str(future.key_day["usage_date"].dtype) == "datetime64[us]"
-    assert totals(future.key_day) == {**dict.fromkeys(METRICS[:4], 0), METRICS[4]: 0.0}
+    assert totals(future.key_day) == {
+        **dict.fromkeys(METRICS[:4], 0),
+        **dict.fromkeys(METRICS[4:], 0.0),
+    }
 
 
 def test_reconciliation_mismatch_is_reported_not_hidden(emulator_app, caplog):

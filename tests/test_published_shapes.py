@@ -27,7 +27,8 @@ ADMIN = next(iter(KEYS))
 DAYS = [date(2025, 3, 30) + timedelta(days=i) for i in range(4)]
 HEADER = (
     "usage_date,api_key,api_key_label,total_characters,text_translation_characters,"
-    "document_translation_characters,text_improvement_characters,speech_to_text_minutes"
+    "document_translation_characters,text_improvement_characters,speech_to_text_minutes,"
+    "speech_to_speech_minutes"
 )
 
 
@@ -38,10 +39,12 @@ def expected_csv(speech: bool = True, labels: bool = True) -> bytes:
         for k, (masked, label) in enumerate(zip(MASKED, KEYS.values(), strict=True)):
             text, document, improvement = 1000 * (k + 1) + d, 100 * k + 7 * d, k + d
             minutes = 0.25 * (k + d) if speech else 0.0
+            spoken = 0.5 * k if speech else 0.0
             total = text + document + improvement
             shown = label if labels else ""
             lines.append(
-                f"{day},{masked},{shown},{total},{text},{document},{improvement},{minutes!r}"
+                f"{day},{masked},{shown},{total},{text},{document},{improvement},{minutes!r},"
+                f"{spoken!r}"
             )
     return ("\r\n".join(lines) + "\r\n").encode()
 
@@ -64,6 +67,7 @@ def rows(report: dict) -> list[dict]:
 def without_speech(report: dict) -> None:
     for usage in [report["total_usage"], *(row["usage"] for row in rows(report))]:
         del usage["speech_to_text_minutes"]
+        del usage["speech_to_speech_minutes"]
 
 
 def without_labels(report: dict) -> None:
@@ -163,6 +167,8 @@ def test_every_published_shape_shows_on_the_overview(shape, organization, servic
     minutes = sum(0.25 * (k + d) for k in (0, 1) for d in range(4))
     speech = change in (without_speech, first_revision)
     assert tiles["Speech-to-text"] == f"{0.0 if speech else minutes:,.2f}"
+    # Speech-to-speech: 0.5·k minutes a day for key k, never added to speech-to-text.
+    assert tiles["Speech-to-speech"] == f"{0.0 if speech else 0.5 * 4:,.2f}"
 
 
 STRICT = {

@@ -102,6 +102,7 @@ def ledger_server(emu, extra_before: int, extra_after: int) -> Starlette:
                 "document_translation_characters": row.document_translation_characters,
                 "text_improvement_characters": row.text_improvement_characters,
                 "speech_to_text_minutes": row.speech_to_text_minutes,
+                "speech_to_speech_minutes": row.speech_to_speech_minutes,
             }
             usage["total_characters"] = sum(v for k, v in usage.items() if "characters" in k)
             items.append(

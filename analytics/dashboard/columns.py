@@ -6,7 +6,12 @@ from typing import Any
 
 import streamlit as st
 
-from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, SERVICE_LABELS, TOTAL_CHARACTERS
+from analytics.usage.metrics import (
+    MINUTE_METRICS,
+    SERVICE_CHARACTERS,
+    SERVICE_LABELS,
+    TOTAL_CHARACTERS,
+)
 
 
 def number(label: str) -> Any:
@@ -32,7 +37,10 @@ def key_table_columns() -> dict[str, Any]:
         ),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
         **characters,
-        MINUTES: number_column("Speech minutes", format="%,.2f"),
+        **{
+            metric: number_column(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+            for metric in MINUTE_METRICS
+        },
     }
 
 

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
-    MINUTES,
+    MINUTE_METRICS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     is_minutes,
@@ -95,21 +95,26 @@ def _per_service(over_time: pd.DataFrame) -> list[tuple[dict[str, object], str]]
     ]
 
 
-def _minutes_bars(over_time: pd.DataFrame, x: list[str]) -> go.Bar:
-    """Minutes per period: one look wherever they appear, never stacked onto characters."""
-    return go.Bar(
-        x=x,
-        y=over_time[MINUTES].round(2).tolist(),
-        name=SERVICE_LABELS[MINUTES],
-        marker_color=PALETTE[3],
-        hovertemplate="%{y:,.2f} min",
-    )
+def _minutes_bars(over_time: pd.DataFrame, x: list[str]) -> list[go.Bar]:
+    """Minutes per period, one bar per speech service side by side: one look wherever they
+    appear, never stacked onto characters or onto each other."""
+    return [
+        go.Bar(
+            x=x,
+            y=over_time[metric].round(2).tolist(),
+            name=SERVICE_LABELS[metric],
+            marker_color=PALETTE[3 + i],
+            hovertemplate="%{y:,.2f} min",
+            offsetgroup=metric,  # beside each other even in a stacked figure
+        )
+        for i, metric in enumerate(MINUTE_METRICS)
+    ]
 
 
 def minutes_over_time(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
-    """Speech-to-text minutes per period, as bars on their own axis."""
+    """Speech minutes per period, as grouped bars on their own axis."""
     fig = go.Figure(_minutes_bars(over_time, _dates(over_time.index)))
-    fig.update_layout(showlegend=False)
+    fig.update_layout(barmode="group")
     return _layout(fig, granularity, "Minutes")
 
 
@@ -171,12 +176,13 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         shared_xaxes=True,
         row_heights=[0.68, 0.32],
         vertical_spacing=0.08,
-        subplot_titles=("Characters by service", "Speech-to-text minutes"),
+        subplot_titles=("Characters by service", "Speech minutes"),
     )
     x = _dates(over_time.index)
     for trace, color in _per_service(over_time):
         fig.add_trace(go.Bar(x=x, marker_color=color, **trace), row=1, col=1)
-    fig.add_trace(_minutes_bars(over_time, x), row=2, col=1)
+    for bars in _minutes_bars(over_time, x):
+        fig.add_trace(bars, row=2, col=1)
     fig.update_layout(
         barmode="stack",
         height=HEIGHT + 120,

@@ -27,6 +27,7 @@ class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
     text_improvement_characters: Characters = 0
     # The interface's first revision had no speech field: no minutes were reported then.
     speech_to_text_minutes: Minutes = 0.0
+    speech_to_speech_minutes: Minutes = 0.0
 
 
 NO_USAGE = UsageBreakdown()

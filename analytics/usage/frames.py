@@ -18,7 +18,7 @@ import pandas as pd
 
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import AdminUsageReport, UsageBreakdown
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     }
     for metric in CHARACTER_METRICS:
         columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.int64, count)
-    columns["speech_to_text_minutes"] = np.fromiter(
-        map(attrgetter("speech_to_text_minutes"), usage), np.float64, count
-    )
+    for metric in MINUTE_METRICS:
+        columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.float64, count)
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS), report.total_usage
 
 
@@ -171,7 +170,7 @@ def _plain_dtypes() -> dict[str, str]:
         "api_key": "str",
         "api_key_label": "str",
         **dict.fromkeys(CHARACTER_METRICS, "int64"),
-        "speech_to_text_minutes": "float64",
+        **dict.fromkeys(MINUTE_METRICS, "float64"),
     }
 
 
@@ -199,7 +198,7 @@ def totals(key_day: pd.DataFrame) -> dict[str, int | float]:
     """The five metrics summed over the frame (characters as int, minutes as float; 0 when
     the frame is empty)."""
     values: dict[str, int | float] = {m: int(key_day[m].sum()) for m in CHARACTER_METRICS}
-    values["speech_to_text_minutes"] = float(key_day["speech_to_text_minutes"].sum())
+    values |= {m: float(key_day[m].sum()) for m in MINUTE_METRICS}
     return values
 
 

@@ -33,10 +33,14 @@ CREATE TABLE IF NOT EXISTS usage (
     text_translation_characters BIGINT NOT NULL,
     document_translation_characters BIGINT NOT NULL,
     text_improvement_characters BIGINT NOT NULL,
-    speech_to_text_minutes DOUBLE NOT NULL
+    speech_to_text_minutes DOUBLE NOT NULL,
+    speech_to_speech_minutes DOUBLE NOT NULL
 );
 CREATE TABLE IF NOT EXISTS covered_days (day DATE PRIMARY KEY);
 """
+# The layout of the file, in its name: a store written before a column existed never counted
+# it, so a new layout starts a new file (and fetches again) rather than reading zeros.
+LAYOUT = "v2"
 _COLUMNS = ", ".join(KEY_DAY_COLUMNS)
 # DuckDB refuses a second connection with other options in the same process: one at a time.
 _process_lock = threading.Lock()
@@ -55,8 +59,8 @@ class HistoryStore:
     @classmethod
     def for_account(cls, folder: Path, base_url: str, auth_key: SecretStr) -> HistoryStore:
         """The store of one account: the file name holds digests, never the key itself."""
-        name = f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}.duckdb"
-        return cls(folder / name)
+        account = f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}"
+        return cls(folder / f"{account}-{LAYOUT}.duckdb")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HistoryStore | None:

@@ -1,7 +1,8 @@
 """The one vocabulary of usage metrics: the names the service uses, their labels and units.
 
 Characters and minutes are different units: minutes are never added to characters, charted on
-their own axis and shown with two decimals.
+their own axis and shown with two decimals. Speech-to-text and speech-to-speech minutes are two
+services: they are never added to each other either.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ Metric = Literal[
     "document_translation_characters",
     "text_improvement_characters",
     "speech_to_text_minutes",
+    "speech_to_speech_minutes",
 ]
 
 TOTAL_CHARACTERS: Final = "total_characters"
 MINUTES: Final = "speech_to_text_minutes"
+SPEECH_TO_SPEECH: Final = "speech_to_speech_minutes"
+MINUTE_METRICS: Final[tuple[Metric, ...]] = (MINUTES, SPEECH_TO_SPEECH)
 # The services whose characters make up the total.
 SERVICE_CHARACTERS: Final[tuple[Metric, ...]] = (
     "text_translation_characters",
@@ -26,7 +30,7 @@ SERVICE_CHARACTERS: Final[tuple[Metric, ...]] = (
     "text_improvement_characters",
 )
 CHARACTER_METRICS: Final[tuple[Metric, ...]] = (TOTAL_CHARACTERS, *SERVICE_CHARACTERS)
-METRICS: Final[tuple[Metric, ...]] = (*CHARACTER_METRICS, MINUTES)
+METRICS: Final[tuple[Metric, ...]] = (*CHARACTER_METRICS, *MINUTE_METRICS)
 
 METRIC_LABELS: Final[dict[str, str]] = {
     TOTAL_CHARACTERS: "Total characters",
@@ -34,6 +38,7 @@ METRIC_LABELS: Final[dict[str, str]] = {
     "document_translation_characters": "Document translation characters",
     "text_improvement_characters": "Text improvement characters",
     MINUTES: "Speech-to-text minutes",
+    SPEECH_TO_SPEECH: "Speech-to-speech minutes",
 }
 # Short names where the unit is clear from the context (legends, KPI tiles).
 SERVICE_LABELS: Final[dict[str, str]] = {
@@ -41,12 +46,13 @@ SERVICE_LABELS: Final[dict[str, str]] = {
     "document_translation_characters": "Documents",
     "text_improvement_characters": "Text improvement",
     MINUTES: "Speech-to-text",
+    SPEECH_TO_SPEECH: "Speech-to-speech",
 }
 
 
 def is_minutes(metric: str) -> bool:
     """Minutes are a duration: they are charted and summed apart from characters."""
-    return metric == MINUTES
+    return metric in MINUTE_METRICS
 
 
 def format_value(value: float | None, metric: str) -> str:
