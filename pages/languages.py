@@ -5,6 +5,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.dashboard import data
+from analytics.dashboard.columns import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 
@@ -22,7 +23,6 @@ with service_errors(source):
     resources = data.language_resources(source)
     v2_sources, v2_targets = data.v2_lists(source)
 
-check = st.column_config.CheckboxColumn
 resource = (
     st.segmented_control(
         "Resource",
@@ -51,24 +51,13 @@ by_resource, matrix, pair_check, side_by_side, glossary, versions, detection = s
 
 with by_resource:
     table = languages.language_table(lists[resource])
-    st.dataframe(
-        table,
-        hide_index=True,
-        column_config={
-            "lang": "Code",
-            "name": "Language",
-            "source": check("Source"),
-            "target": check("Target"),
-            "status": "Status",
-            "features": "Features",
-        },
-    )
+    st.dataframe(table, hide_index=True, column_config=language_columns(table))
     st.caption(f"{len(table)} languages for {label.lower()}.")
 
 with matrix:
     features = languages.feature_matrix(lists[resource])
     st.caption(f"Features per language for {label.lower()}.")
-    st.dataframe(features, hide_index=True, column_config={"lang": "Code", "name": "Language"})
+    st.dataframe(features, hide_index=True, column_config=language_columns(features))
 
 with pair_check:
     entries = lists[resource]
@@ -97,43 +86,26 @@ with pair_check:
                 f"{label.lower()} available for {pair}. A feature is available when each "
                 "language it is needed on supports it."
             )
-            st.dataframe(
-                usable,
-                hide_index=True,
-                column_config={
-                    "feature": "Feature",
-                    "needs": "Needed on",
-                    "available": check("Available"),
-                    "why_not": "Why not",
-                    "status": "Status",
-                },
-            )
+            st.dataframe(usable, hide_index=True, column_config=language_columns(usable))
 
 with side_by_side:
-    st.dataframe(
-        languages.availability(lists),
-        hide_index=True,
-        column_config={"lang": "Code", "name": "Language", **languages.RESOURCE_LABELS},
-    )
+    side = languages.availability(lists)
+    st.dataframe(side, hide_index=True, column_config=language_columns(side))
 
 with glossary:
     pairs = languages.glossary_pairs(lists["glossary"])
     document_pairs = languages.document_glossary_pairs(lists["translate_document"])
     left, right = st.columns(2, gap="large")
-    pair_columns = {
-        "source_lang": "Source",
-        "source_name": "Source language",
-        "target_lang": "Target",
-        "target_name": "Target language",
-    }
     with left:
         st.subheader(f"Glossary language pairs ({len(pairs):,})")
         st.caption("Any valid glossary source with any valid target of another language.")
-        st.dataframe(pairs, hide_index=True, column_config=pair_columns)
+        st.dataframe(pairs, hide_index=True, column_config=language_columns(pairs))
     with right:
         st.subheader(f"Glossaries in document translation ({len(document_pairs):,})")
         st.caption("The `glossary` feature is present on both languages of translate_document.")
-        st.dataframe(document_pairs, hide_index=True, column_config=pair_columns)
+        st.dataframe(
+            document_pairs, hide_index=True, column_config=language_columns(document_pairs)
+        )
 
 with versions:
     differences = languages.v2_v3_differences(v2_sources, v2_targets, lists["translate_text"])
@@ -141,21 +113,7 @@ with versions:
         "v2 `/v2/languages` (uppercase codes, `supports_formality`) against v3 "
         "`translate_text` (BCP 47 casing, `features.formality`), matched case-insensitively."
     )
-    st.dataframe(
-        differences,
-        hide_index=True,
-        column_config={
-            "v2_code": "v2 code",
-            "v3_code": "v3 code",
-            "name": "Language",
-            "v2_roles": "v2 role",
-            "v3_roles": "v3 role",
-            "v2_supports_formality": check("v2 supports_formality"),
-            "v3_formality_feature": check("v3 formality feature"),
-            "casing_differs": check("Casing differs"),
-            "formality_agrees": check("Formality agrees"),
-        },
-    )
+    st.dataframe(differences, hide_index=True, column_config=language_columns(differences))
 
 with detection:
     st.caption("Beta: needs an account enrolled in language detection. Up to 50 texts per call.")
@@ -168,14 +126,5 @@ with detection:
     elif submitted:
         with service_errors(source):
             results = data.detect(source, texts)
-        st.dataframe(
-            languages.detection_table(texts, results, lists),
-            hide_index=True,
-            column_config={
-                "text": "Text",
-                "status": "Status",
-                "language": "Code",
-                "name": "Language",
-                "usable_as_source_in": "Usable as source in",
-            },
-        )
+        detected = languages.detection_table(texts, results, lists)
+        st.dataframe(detected, hide_index=True, column_config=language_columns(detected))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
@@ -65,4 +67,50 @@ def change_columns() -> dict[str, Any]:
         "last_year": number("Last year"),
         "yoy change": number("Change on last year"),
         "yoy %": percent("Change on last year %"),
+    }
+
+
+# Every column of the Languages page's tables, by name: flags are check boxes, the rest text.
+LANGUAGE_FLAGS = {
+    "source": "Source",
+    "target": "Target",
+    "available": "Available",
+    "v2_supports_formality": "v2 supports_formality",
+    "v3_formality_feature": "v3 formality feature",
+    "casing_differs": "Casing differs",
+    "formality_agrees": "Formality agrees",
+}
+LANGUAGE_HEADINGS = {
+    "lang": "Code",
+    "language": "Code",
+    "name": "Language",
+    "status": "Status",
+    "features": "Features",
+    "feature": "Feature",
+    "needs": "Needed on",
+    "why_not": "Why not",
+    "source_lang": "Source",
+    "source_name": "Source language",
+    "target_lang": "Target",
+    "target_name": "Target language",
+    "v2_code": "v2 code",
+    "v3_code": "v3 code",
+    "v2_roles": "v2 role",
+    "v3_roles": "v3 role",
+    "text": "Text",
+    "usable_as_source_in": "Usable as source in",
+    **RESOURCE_LABELS,
+}
+
+
+def language_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """The headings of a language table's columns; a column not named here (a feature of the
+    feature matrix) keeps its own name."""
+    checkbox = st.column_config.CheckboxColumn
+    return {
+        column: checkbox(LANGUAGE_FLAGS[column])
+        if column in LANGUAGE_FLAGS
+        else LANGUAGE_HEADINGS[column]
+        for column in map(str, frame.columns)
+        if column in LANGUAGE_FLAGS or column in LANGUAGE_HEADINGS
     }

@@ -150,20 +150,20 @@ def _texts(texts: str | Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Policy:
-    """How patiently a client waits: timeouts, retries and requests in flight.
-
-    `Retry-After` is honoured up to `max_retry_wait` seconds; otherwise waits grow
-    exponentially with jitter from `wait_initial` to `wait_max`. The default of six requests
-    in flight fetches every window of a range of up to six years in one round.
-    """
+    """How patiently a client waits: timeouts, retries and requests in flight (seconds)."""
 
     timeout: float = 30.0
+    """For one request: connecting, sending, and each wait for the answer."""
     max_attempts: int = 5
-    max_retry_wait: float = 60.0
     retry_timeout: float = 300.0
+    """Attempts of one operation, and the time all of them may take together."""
+    max_retry_wait: float = 60.0
+    """The longest `Retry-After` honoured; a longer one gives up instead of waiting."""
     wait_initial: float = 0.5
     wait_max: float = 10.0
+    """Without `Retry-After`, waits grow exponentially with jitter between these two."""
     concurrency: int = 6
+    """Requests in flight: six fetch every window of a range of up to six years at once."""
 
 
 DEFAULT_POLICY = Policy()
