@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from analytics import cli
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.usage.frames import key_day_frame
 from analytics.usage.pipeline import Usage, fetch_usage
@@ -242,6 +243,18 @@ def miscounting_app(emulator_app) -> Starlette:
         return JSONResponse(body)
 
     return Starlette(routes=[Route("/v2/admin/analytics", analytics)])
+
+
+def serve_to_cli(monkeypatch, app, key: str, today: date, history) -> None:
+    """Point the CLI's configured service at `app` in-process (a fresh client each time the
+    command opens one), its clock at `today` and its history store at the folder `history`."""
+    monkeypatch.setattr(
+        cli.ServiceClient, "from_settings", lambda settings: asgi_client(app, key)[0]
+    )
+    monkeypatch.setattr(cli, "utc_today", lambda: today)
+    monkeypatch.setenv("SERVICE_BASE_URL", BASE)
+    monkeypatch.setenv("SERVICE_AUTH_KEY", key)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(history))
 
 
 # --- the demo organization -------------------------------------------------------------------
