@@ -134,6 +134,11 @@ class Allowance:
         return "-" if outlook == "no limit" else outlook
 
     @property
+    def reach_sentence(self) -> str:
+        """The panel's line on the limit, e.g. `Limit reached: 2025-04-01 (projected)`."""
+        return "No limit" if self.outlook == "no limit" else f"Limit reached: {self.reach_text}"
+
+    @property
     def progress(self) -> float | None:
         """The share of the limit as a bar fills it (at most full); None without a limit."""
         return None if self.share is None else min(self.share, 1.0)
