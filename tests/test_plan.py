@@ -223,6 +223,7 @@ def test_allowance_texts():
     assert (projected.limit_text, projected.share_text) == ("2,000,000", "61.7 %")
     assert projected.reach_text == "2025-06-20 (projected)"
     assert projected.progress == pytest.approx(0.6172835)
+    assert projected.reach_sentence == "Limit reached: 2025-06-20 (projected)"
     over = Allowance("speech_to_text_minutes", 700, 600, 900.0, date(2025, 6, 2))
     assert (over.reach_text, over.progress, over.share_text) == (
         "2025-06-02 (reached)",
@@ -237,6 +238,9 @@ def test_allowance_texts():
     )
     free = Allowance("characters", 5, 10, None, None)
     assert (free.outlook, free.reach_text) == ("not projected", "not projected")
+    assert unlimited.reach_sentence == "No limit"
+    within = Allowance("characters", 5, 10, 8.0, None)
+    assert within.reach_sentence == "Limit reached: not within this billing period"
     assert Allowance("characters", 0, 0, 0.0, None).share_text == "-"
 
 

@@ -195,7 +195,7 @@ def usage_range(answer: PlanUsage, today: date) -> tuple[date, date]:
     return first, today - ONE_DAY
 
 
-def anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:
+def _anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:
     """The path's expected cumulative usage, lifted from today on to at least `used`."""
     cumulative: np.ndarray = path["expected"].to_numpy(dtype=float, copy=True)
     first_open = int(np.searchsorted(path["day"].to_numpy(), np.datetime64(today)))
@@ -219,7 +219,7 @@ def _allowance(
     series = daily_series(key_day, metric)
     rate = run_rate(series, today, covered_from)
     path = projection_path(series, period.start, period.end, rate, covered_from)
-    cumulative = anchored(path, used, today)
+    cumulative = _anchored(path, used, today)
     reached = None
     if limit is not None:
         days = (day.date() for day in path["day"])
