@@ -3,13 +3,15 @@
 Exit codes: 0 done; 2 bad arguments or configuration; 3 the service refused the key (403);
 4 the service or the network failed after retries (or answered with an invalid body);
 1 anything unexpected. `check-budgets` also exits 10 when a warning threshold is reached
-(used or projected, or a budget names an unknown key) and 11 when a budget is exceeded.
+(used or projected, or a budget names an unknown key) and 11 when a budget (or the plan's
+character limit, for a plan budget) is exceeded.
 Errors go to stderr in one or two lines, without a traceback unless --debug is given.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 
+import msgspec
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -27,11 +30,14 @@ from analytics.capacity.budgets import (
     BudgetFileError,
     Status,
     evaluate,
+    evaluate_plan,
     evaluation_frame,
+    in_file_order,
     load_budgets,
     worst,
 )
 from analytics.capacity.forecast import required_start
+from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
 from analytics.exports.files import Format, format_for, write_atomic, write_export
 from analytics.exports.tables import GroupBy, shape_export
@@ -40,6 +46,7 @@ from analytics.reports.meeting import render
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.errors import AuthorizationError, ServiceError
+from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
 from analytics.usage.history import HistoryStore
@@ -67,6 +74,7 @@ app = typer.Typer(
 
 
 ListFormat = Literal["table", "csv"]
+PlanFormat = Literal["table", "json"]
 
 DemoOption = Annotated[
     bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
@@ -249,6 +257,21 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
             return fetch_usage(client, first, last, history=history, progress=arrived)
 
 
+def _plan_usage(settings: Settings, demo: bool) -> PlanUsage:
+    with _client(settings, demo) as client:
+        return client.usage()
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """Left-aligned columns two spaces apart and no trailing spaces: lines people and scripts
+    read."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
 def _budgets(path: Path) -> BudgetFile:
     try:
         return load_budgets(path)
@@ -297,15 +320,26 @@ def check_budgets(
     """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded."""
     with _reported(debug):
         budget_file = _budgets(budgets)
+        settings = _settings()
         today = utc_today()
         first = required_start(today, budget_file.year_start)
-        usage = _fetch(_settings(), demo, first, today - timedelta(days=1), use_history=True)
+        # Plan budgets need the plan's counts, and the days its projection reads.
+        plan = _plan_usage(settings, demo) if budget_file.plan_budgets else None
+        if plan is not None:
+            first = min(first, usage_range(plan, today)[0])
+        usage = _fetch(settings, demo, first, today - timedelta(days=1), use_history=True)
         evaluations = evaluate(budget_file, usage.key_day, today, usage.start)
-        table = evaluation_frame(evaluations)[
-            ["budget", "used %", "projected %", "overrun", "status"]
-        ]
-        table["used %"] = table["used %"].map("{:.1f}".format)
-        table["projected %"] = table["projected %"].map("{:.1f}".format)
+        if plan is not None:
+            snapshot = plan_snapshot(plan, usage.key_day, today, usage.start)
+            evaluations = in_file_order(
+                budget_file, evaluations, evaluate_plan(budget_file, snapshot)
+            )
+        columns = ["budget", "used %", "projected %", "overrun", "status"]
+        if any(e.note for e in evaluations):
+            columns.append("note")
+        table = evaluation_frame(evaluations)[columns]
+        for share in ("used %", "projected %"):
+            table[share] = table[share].map(lambda v: "-" if math.isnan(v) else f"{v:.1f}")
         table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
         typer.echo(table.to_string(index=False))
     raise typer.Exit(BUDGET_EXIT_CODES[worst(evaluations)])
@@ -336,11 +370,37 @@ def languages(
         if fmt == "csv":
             table.to_csv(sys.stdout, index=False, lineterminator="\n")
         else:
-            rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]
-            widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
-            for row in rows:
-                cells = (value.ljust(width) for value, width in zip(row, widths, strict=True))
-                typer.echo("  ".join(cells).rstrip())
+            for line in _aligned([list(table.columns), *table.astype(str).to_numpy().tolist()]):
+                typer.echo(line)
+
+
+@app.command()
+def plan(
+    fmt: Annotated[PlanFormat, typer.Option("--format", help="table or json.")] = "table",
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Usage and limits of the current billing period, and the day each limit is reached at
+    the current run rate."""
+    with _reported(debug):
+        settings = _settings()
+        today = utc_today()
+        answer = _plan_usage(settings, demo)
+        usage = _fetch(settings, demo, *usage_range(answer, today), use_history=True)
+        snapshot = plan_snapshot(answer, usage.key_day, today, usage.start)
+        if fmt == "json":
+            typer.echo(
+                msgspec.json.format(msgspec.json.encode(snapshot.as_json()), indent=2).decode()
+            )
+            return
+        typer.echo(f"Billing period: {snapshot.period_text}")
+        rows = [["metric", "used", "limit", "used %", "limit reached"]]
+        rows += [
+            [a.label, f"{a.used:,}", a.limit_text, a.share_text, a.reach_text]
+            for a in snapshot.allowances
+        ]
+        for line in _aligned(rows):
+            typer.echo(line)
 
 
 @app.command()

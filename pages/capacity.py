@@ -1,13 +1,14 @@
-"""Capacity: forecasts with bands and budget lines, budget status, period comparison, growth
-drivers, and the meeting report to download."""
+"""Capacity: the plan's billing period, forecasts with bands and budget lines, budget status,
+period comparison, growth drivers, and the meeting report to download."""
 
 import streamlit as st
 
-from analytics.capacity.budgets import evaluation_frame
+from analytics.capacity.budgets import evaluate_plan, evaluation_frame, in_file_order
 from analytics.dashboard import data, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
 from analytics.dashboard.columns import budget_columns, change_columns, number
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.reports.meeting import render
@@ -36,13 +37,20 @@ with st.expander("Budgets", icon=":material/savings:"):
         "see budgets.example.toml for the format."
     )
 
+plan = plan_panel(source, today)
+
 with service_errors(source):
     review, read = data.review(source, chosen, today, budgets)
 
-if review.evaluations is not None:
+if budgets is not None and review.evaluations is not None:
     st.subheader("Budget status")
+    evaluations = list(review.evaluations)
+    if plan is not None:
+        evaluations = in_file_order(budgets, evaluations, evaluate_plan(budgets, plan))
+    elif budgets.plan_budgets:
+        st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
     st.dataframe(
-        evaluation_frame(review.evaluations).drop(columns=["scope", "metric"]),
+        evaluation_frame(evaluations).drop(columns=["scope", "metric"]),
         hide_index=True,
         column_config=budget_columns(),
     )

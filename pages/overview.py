@@ -1,9 +1,11 @@
-"""Overview: totals of the range with their change, and the service mix over time."""
+"""Overview: totals of the range with their change, the plan's billing period, and the service
+mix over time."""
 
 import streamlit as st
 
 from analytics.dashboard import data, session
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -46,6 +48,8 @@ for column, kpi in zip(st.columns(len(tiles)), tiles, strict=True):
         chart_data=over_time[kpi.metric].round(2).tolist(),
         chart_type="area",
     )
+
+plan_panel(source, calendar.utc_today())
 
 if not any(current_totals.values()):
     st.info("No usage in this range. Pick a longer range in the sidebar.", icon=":material/info:")

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from analytics import cli
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.usage.frames import key_day_frame
 from analytics.usage.pipeline import Usage, fetch_usage
@@ -113,6 +114,36 @@ def make_key_day(keys: int, days: int, start: date = date(2026, 1, 1), seed: int
 def budgets(*entries: str, head: str = "") -> str:
     """A budgets file: ``head`` (top-level settings), then one ``[[budget]]`` per entry."""
     return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
+
+
+# --- an organization file with a plan ----------------------------------------------------------
+
+PLAN_TODAY = date(2025, 3, 20)  # billed from the 13th: the period is 2025-03-13 – 2025-04-12
+PLAN_ADMIN = "plan-admin-0001-aaaa"
+
+
+def plan_org(plan: str = "billing_day = 13\ncharacter_limit = 2000") -> str:
+    """An organization file: one admin key that used 100 text characters and half a minute of
+    speech-to-text every day from 2024-12-01 to the day before PLAN_TODAY, and on PLAN_TODAY so
+    far 50 characters, half a minute of speech-to-text and a minute of speech-to-speech;
+    `plan` is the body of its [plan] table."""
+    lines = [
+        f'[[keys]]\nkey = "{PLAN_ADMIN}"\nlabel = "Admin"\nadmin = true\n',
+        f"[plan]\n{plan}\n",
+    ]
+    day = date(2024, 12, 1)
+    while day < PLAN_TODAY:
+        lines.append(
+            f'[[usage]]\nkey = "{PLAN_ADMIN}"\ndate = "{day}"\n'
+            "text_translation_characters = 100\nspeech_to_text_minutes = 0.5\n"
+        )
+        day += timedelta(days=1)
+    lines.append(
+        f'[[usage]]\nkey = "{PLAN_ADMIN}"\ndate = "{PLAN_TODAY}"\n'
+        "text_translation_characters = 50\nspeech_to_text_minutes = 0.5\n"
+        "speech_to_speech_minutes = 1.0\n"
+    )
+    return "\n".join(lines)
 
 
 # --- the emulator's ledger as the oracle -------------------------------------------------------
@@ -219,6 +250,18 @@ def miscounting_app(emulator_app) -> Starlette:
         return JSONResponse(body)
 
     return Starlette(routes=[Route("/v2/admin/analytics", analytics)])
+
+
+def serve_to_cli(monkeypatch, app, key: str, today: date, history) -> None:
+    """Point the CLI's configured service at `app` in-process (a fresh client each time the
+    command opens one), its clock at `today` and its history store at the folder `history`."""
+    monkeypatch.setattr(
+        cli.ServiceClient, "from_settings", lambda settings: asgi_client(app, key)[0]
+    )
+    monkeypatch.setattr(cli, "utc_today", lambda: today)
+    monkeypatch.setenv("SERVICE_BASE_URL", BASE)
+    monkeypatch.setenv("SERVICE_AUTH_KEY", key)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(history))
 
 
 # --- the demo organization -------------------------------------------------------------------

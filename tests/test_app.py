@@ -5,6 +5,7 @@ from the emulator's language tables.
 """
 
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -17,6 +18,8 @@ from builders import ledger_totals
 from conftest import free_port
 from headless import PAGES, ROOT, TODAY, chart_specs, open_page
 
+from analytics.service.client import ServiceClient
+from analytics.service.errors import ServerError
 from analytics.usage.calendar import all_history_range, utc_today
 from emulator.languages_data import language_entries, v2_languages
 
@@ -54,6 +57,51 @@ def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     mix = chart_specs(at)[0]["data"]
     assert [trace["name"] for trace in mix] == ["Text translation", "Documents", "Text improvement"]
     assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
+
+
+def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
+    at = open_page("overview")
+    assert not at.exception
+    plan = demo_ledger.plan
+    start, stop = plan.period(TODAY)
+    rows = demo_ledger.ledger(start, TODAY)
+    characters = ledger_totals(rows)["total_characters"]
+    to_text = math.ceil(round(sum(r.speech_to_text_minutes for r in rows), 6))
+    to_speech = math.ceil(round(sum(r.speech_to_speech_minutes for r in rows), 6))
+    assert f"**Plan** · billing period {start} – {stop - DAY} (UTC)" in [
+        m.value for m in at.markdown
+    ]
+    expected = [
+        ("Characters", characters, plan.character_limit),
+        ("Speech-to-text minutes", to_text, plan.speech_to_text_minutes_limit),
+        ("Speech-to-speech minutes", to_speech, plan.speech_to_speech_minutes_limit),
+    ]
+    assert [bar.proto.text for bar in at.get("progress")] == [
+        f"**{label}** — {used:,} of {limit:,} ({100 * used / limit:.1f} %)"
+        for label, used, limit in expected
+    ]
+    reach = [c.value for c in at.caption if c.value.startswith("Limit reached: ")]
+    assert reach[2] == "Limit reached: not projected"  # no daily speech-to-speech usage
+    for line in reach[:2]:
+        when = line.removeprefix("Limit reached: ")
+        if when != "not within this billing period":
+            day = when.split()[0]
+            assert str(start) <= day < str(stop), line
+
+
+def test_a_plan_failure_stays_in_its_panel(demo_env, monkeypatch):
+    monkeypatch.setenv("SERVICE_DEMO_SEED", "43")  # a source of its own: nothing cached yet
+
+    def unavailable(self):
+        raise ServerError("upstream unavailable", status=503, trace_id="t-plan")
+
+    monkeypatch.setattr(ServiceClient, "usage", unavailable)
+    at = open_page("overview")
+    assert not at.exception
+    [error] = at.error
+    assert "503" in error.value and "t-plan" in error.value
+    assert len(at.metric) == 5 and len(chart_specs(at)) == 2  # the rest of the page is there
+    assert not at.get("progress")
 
 
 def test_change_is_na_when_the_previous_period_is_empty(demo_env):

@@ -127,6 +127,12 @@ def test_every_page_renders(dashboard, page, name):
     open_page(page, dashboard, path, title)
     if name in ("overview", "keys", "trends", "capacity"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
+    if name in ("overview", "capacity"):
+        panel = page.locator(".st-key-plan_panel")
+        expect(panel).to_contain_text("billing period", timeout=WAIT_MS)
+        expect(panel.get_by_test_id("stProgress")).to_have_count(3)
+        if name == "overview":
+            expect(panel).to_be_in_viewport()  # in the screenshot below
     expect(page.get_by_test_id("stException")).to_have_count(0)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(1500)  # let charts finish their entry animation

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from pathlib import Path
 
@@ -12,12 +13,15 @@ from analytics.capacity.budgets import (
     EVALUATION_COLUMNS,
     BudgetFileError,
     evaluate,
+    evaluate_plan,
     evaluation_frame,
+    in_file_order,
     load_budgets,
     parse_budgets,
     status_for,
     worst,
 )
+from analytics.capacity.plan import Allowance, BillingPeriod, PlanSnapshot
 from analytics.usage.calendar import YearStart
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +45,8 @@ def flat():
 def test_example_file_parses():
     parsed = load_budgets(ROOT / "budgets.example.toml")
     assert parsed.year_start == YearStart(4, 1)
-    assert len(parsed.budgets) == 5
-    assert {b.period for b in parsed.budgets} == {"month", "quarter", "year"}
+    assert len(parsed.budgets) == 6
+    assert {b.period for b in parsed.budgets[:5]} == {"month", "quarter", "year"}
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
         "Production website",
@@ -50,6 +54,8 @@ def test_example_file_parses():
         0.8,
     )
     assert parsed.threshold(parsed.budgets[4]) == 0.75
+    assert parsed.plan_budgets == (parsed.budgets[5],)
+    assert parsed.threshold(parsed.budgets[5]) == 0.9
 
 
 @pytest.mark.parametrize(
@@ -198,3 +204,86 @@ def test_worst_and_evaluation_frame(flat):
     assert list(frame["status"]) == ["ok", "exceeded"]
     assert list(frame["used %"]) == pytest.approx([1.0, 100.0])
     assert frame["period"].iloc[0] == "2025-03-01 – 2025-03-31"
+
+
+# -- plan budgets ----------------------------------------------------------------------------------
+
+PLAN_BUDGET = 'metric = "plan"'
+MARCH = BillingPeriod(date(2025, 3, 1), date(2025, 3, 31))
+
+
+def plan_of(used: int, limit: int | None, projected: float | None, reached=None, period=MARCH):
+    """A snapshot whose characters are written out here (the snapshot's own tests check how
+    they are computed)."""
+    return PlanSnapshot(AS_OF, period, (Allowance("characters", used, limit, projected, reached),))
+
+
+def test_a_plan_budget_names_no_period_limit_or_key():
+    [budget] = parse_budgets(budgets(PLAN_BUDGET + "\nwarning_at = 0.9")).budgets
+    assert (budget.is_plan, budget.scope) == (True, "Organization")
+    assert budget.title == "Organization · plan characters · billing period"
+    for extra, named in [
+        ('period = "month"', "remove period"),
+        ("limit = 5", "remove limit"),
+        ('key = "Website"', "remove key"),
+        ('period = "month"\nlimit = 5', "remove period and limit"),
+    ]:
+        with pytest.raises(BudgetFileError, match=named):
+            parse_budgets(budgets(f"{PLAN_BUDGET}\n{extra}"))
+    with pytest.raises(BudgetFileError, match="speech_to_text_minutes or plan"):
+        parse_budgets(budgets('metric = "plans"'))
+    with pytest.raises(BudgetFileError, match="missing required field `limit`"):
+        parse_budgets(budgets('metric = "total_characters"\nperiod = "month"'))
+
+
+@pytest.mark.parametrize(
+    ("used", "projected", "threshold", "status"),
+    [
+        (500, 790.0, 0.8, "ok"),
+        (500, 800.0, 0.8, "warning"),  # projected reaches 80 % of the limit
+        (850, 900.0, 0.8, "warning"),  # used reaches it
+        (500, 850.0, 0.9, "ok"),  # the budget's own threshold
+        (1000, 1400.0, 0.8, "exceeded"),  # used up: used ≥ limit
+    ],
+)
+def test_plan_budget_status_on_the_plans_limit(used, projected, threshold, status):
+    parsed = parse_budgets(budgets(f"{PLAN_BUDGET}\nwarning_at = {threshold}"))
+    [result] = evaluate_plan(parsed, plan_of(used, 1000, projected, date(2025, 3, 20)))
+    assert (result.status, result.used, result.projected, result.limit) == (
+        status,
+        used,
+        projected,
+        1000,
+    )
+    assert (result.start, result.end, result.overrun, result.note) == (
+        *(MARCH.start, MARCH.end),
+        date(2025, 3, 20),
+        "",
+    )
+
+
+def test_plan_budget_without_a_limit_or_a_period():
+    parsed = parse_budgets(budgets(PLAN_BUDGET))
+    [unlimited] = evaluate_plan(parsed, plan_of(10**9, None, 2e9))
+    assert (unlimited.status, unlimited.note) == ("ok", "the plan has no character limit")
+    assert math.isnan(unlimited.used_share)
+    [free] = evaluate_plan(parsed, plan_of(450, 500, None, period=None))
+    assert (free.status, free.projected) == ("warning", 450)  # used alone: 90 %
+    assert free.note == "no projection: the service reports no billing period"
+    row = evaluation_frame([free]).iloc[0]
+    assert (row["period"], row["metric"], row["limit"]) == (
+        "billing period (not reported)",
+        "plan",
+        500,
+    )
+
+
+def test_usage_and_plan_budgets_together_in_the_files_order(flat):
+    parsed = parse_budgets(
+        budgets(ORG_MONTH.format(limit=1000), PLAN_BUDGET, ORG_MONTH.format(limit=5000))
+    )
+    usage = evaluate(parsed, flat, AS_OF, FIRST)
+    assert [e.budget.fixed_limit for e in usage] == [1000, 5000]  # plan budgets are not read here
+    together = in_file_order(parsed, usage, evaluate_plan(parsed, plan_of(1, 10, 2.0)))
+    assert [e.budget.metric for e in together] == ["total_characters", "plan", "total_characters"]
+    assert worst(together) == "exceeded"

@@ -8,6 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from builders import PLAN_ADMIN, PLAN_TODAY, plan_org, serve_to_cli
+from conftest import file_app
 from typer.testing import CliRunner
 
 from analytics.cli import app
@@ -105,3 +107,47 @@ def test_exit_code_from_a_real_process(tmp_path):
     assert done.returncode == 11, done.stderr
     assert "exceeded" in done.stdout
     assert done.stderr == ""
+
+
+# -- plan budgets: the plan's character limit over its billing period ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("plan", "code", "line"),
+    [
+        # 750 used of 2,000; 3,100 projected by the period's end (155 %), reached on 1 April.
+        ("character_limit = 2000", 10, "Plan 37.5 155.0 2025-04-01 warning"),
+        # Used up already: 750 of 700, and the closed days reached 700 on the 19th.
+        ("character_limit = 700", 11, "Plan 107.1 442.9 2025-03-19 exceeded"),
+        # A low share, projected: still within the warning threshold.
+        ("character_limit = 10000", 0, "Plan 7.5 31.0 - ok"),
+    ],
+)
+def test_a_plan_budget_warns_and_exceeds_on_the_plans_limit(
+    monkeypatch, tmp_path, plan, code, line
+):
+    org = plan_org(f"billing_day = 13\n{plan}")
+    serve_to_cli(
+        monkeypatch, file_app(tmp_path, org, today=PLAN_TODAY), PLAN_ADMIN, PLAN_TODAY, tmp_path
+    )
+    result = check(budget_file(tmp_path, 'name = "Plan"\nmetric = "plan"'))
+    assert result.exit_code == code, result.output
+    assert result.stdout.splitlines()[1].split() == line.split()
+
+
+def test_a_plan_without_a_character_limit_is_ok_with_a_note(monkeypatch, tmp_path):
+    app = file_app(tmp_path, plan_org("billing_day = 13"), today=PLAN_TODAY)
+    serve_to_cli(monkeypatch, app, PLAN_ADMIN, PLAN_TODAY, tmp_path)
+    path = budget_file(
+        tmp_path,
+        'metric = "plan"',
+        'metric = "total_characters"\nperiod = "month"\nlimit = 1e9',
+    )
+    result = check(path)
+    assert result.exit_code == 0, result.output
+    header, plan, month = result.stdout.splitlines()
+    assert header.split() == ["budget", "used", "%", "projected", "%", "overrun", "status", "note"]
+    assert " ".join(plan.split()) == (
+        "Organization · plan characters · billing period - - - ok the plan has no character limit"
+    )
+    assert month.split()[-1] == "ok"

@@ -40,9 +40,20 @@ def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
     assert not at.error
     assert at.subheader[0].value == "Budget status"
     status = at.dataframe[0].value
-    assert len(status) == 5
+    assert len(status) == 6
     assert set(status["status"]) <= {"ok", "warning", "exceeded", "unknown key"}
     # The monthly budget counts this month's closed days (none on the 1st).
     monthly = status.set_index("budget").loc["All characters, monthly"]
     this_month = demo_ledger.ledger(TODAY.replace(day=1), TODAY - timedelta(days=1))
     assert monthly["used"] == ledger_totals(this_month)["total_characters"]
+    # The plan budget, last in the file, is measured on the plan's characters.
+    plan = demo_ledger.plan
+    start, _ = plan.period(TODAY)
+    period = ledger_totals(demo_ledger.ledger(start, TODAY))
+    row = status.iloc[-1]
+    assert (row["budget"], row["limit"]) == ("Plan characters", plan.character_limit)
+    assert row["used"] == period["total_characters"]
+    assert (
+        row["period"] == f"{start:%Y-%m-%d} – {plan.period(TODAY)[1] - timedelta(days=1):%Y-%m-%d}"
+    )
+    assert len(at.get("progress")) == 3  # the Plan panel above

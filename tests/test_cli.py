@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import pty
 import re
@@ -13,8 +14,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import stamina
-from builders import asgi_client, assert_matches_ledger, miscounting_app
-from conftest import ROOT, free_port, small_config
+from builders import (
+    PLAN_ADMIN,
+    PLAN_TODAY,
+    asgi_client,
+    assert_matches_ledger,
+    miscounting_app,
+    plan_org,
+    serve_to_cli,
+)
+from conftest import ROOT, file_app, free_port, small_config
 from typer.testing import CliRunner
 
 from analytics import cli
@@ -446,3 +455,78 @@ def _read(descriptor: int) -> bytes:
         return os.read(descriptor, 65536)
     except OSError:  # EIO: the child's side is closed
         return b""
+
+
+# -- the plan ------------------------------------------------------------------------------------
+
+
+def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
+    app = file_app(tmp_path, plan_org(), today=PLAN_TODAY)
+    serve_to_cli(monkeypatch, app, PLAN_ADMIN, PLAN_TODAY, tmp_path / "history")
+    table = invoke("plan")
+    assert table.exit_code == 0, table.stderr
+    # 700 characters on closed days and 50 today; 800 by tonight, then 100 a day.
+    assert table.stdout.splitlines() == [
+        "Billing period: 2025-03-13 – 2025-04-12 (UTC)",
+        "metric                    used  limit  used %  limit reached",
+        "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
+        "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
+        "Speech-to-speech minutes  1     600    0.2 %   not projected",
+    ]
+    as_json = invoke("plan", "--format", "json")
+    assert as_json.exit_code == 0, as_json.stderr
+    answer = json.loads(as_json.stdout)
+    assert (answer["as_of"], answer["billing_period"]) == (
+        "2025-03-20",
+        {"start": "2025-03-13", "end": "2025-04-12"},
+    )
+    assert answer["metrics"][0] == {
+        "metric": "characters",
+        "used": 750,
+        "limit": 2000,
+        "used_share": 0.375,
+        "projected": 3100,
+        "limit_reached": "2025-04-01",
+        "outlook": "projected",
+    }
+    assert [(m["metric"], m["limit_reached"], m["outlook"]) for m in answer["metrics"][1:]] == [
+        ("speech_to_text_minutes", None, "not within this billing period"),
+        ("speech_to_speech_minutes", None, "not projected"),
+    ]
+
+
+def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_path):
+    org = plan_org("pro = false\nbilling_day = 13\ncharacter_limit = 500")
+    serve_to_cli(
+        monkeypatch, file_app(tmp_path, org, today=PLAN_TODAY), PLAN_ADMIN, PLAN_TODAY, tmp_path
+    )
+    result = invoke("plan")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "Billing period: not reported by the service (free plan): no projection",
+        "metric      used  limit  used %   limit reached",
+        "Characters  750   500    150.0 %  reached",
+    ]
+
+
+def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
+    result = invoke("plan", "--demo", env=SMALL_DEMO)
+    assert result.exit_code == 0, result.stderr
+    settings = Settings(demo_keys=4, demo_days=90)
+    plan = demo_app(settings.demo_seed, 4, 90).state.emulator.plan
+    start, stop = plan.period(utc_today())
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"Billing period: {start} – {stop - dt.timedelta(days=1)} (UTC)"
+    assert [line.split("  ")[0] for line in lines[2:]] == [
+        "Characters",
+        "Speech-to-text minutes",
+        "Speech-to-speech minutes",
+    ]
+    assert f"{plan.character_limit:,}" in lines[2]
+    serve_to_cli(
+        monkeypatch, demo_app(settings.demo_seed, 4, 90), RECOGNIZABLE_KEY, utc_today(), tmp_path
+    )
+    refused = invoke("plan")
+    assert refused.exit_code == 3
+    assert refused.stderr.startswith("error: 403 Forbidden: ")
+    assert RECOGNIZABLE_KEY not in refused.stdout + refused.stderr

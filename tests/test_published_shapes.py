@@ -50,10 +50,13 @@ def expected_csv(speech: bool = True, labels: bool = True) -> bytes:
 
 
 def rewrite(change: Callable[[dict], None]) -> Callable[[bytes], bytes]:
-    """A transform of the emulator's answer: `change` edits its `usage_report` in place."""
+    """A transform of the emulator's analytics answers: `change` edits their `usage_report` in
+    place; other answers pass unchanged."""
 
     def transform(body: bytes) -> bytes:
         answer = json.loads(body)
+        if "usage_report" not in answer:  # another operation (the Overview's plan panel)
+            return body
         change(answer["usage_report"])
         return json.dumps(answer).encode()
 

@@ -1,14 +1,19 @@
 """Usage budgets from ``budgets.toml``: typed parsing and evaluation against usage.
 
 A budget caps one metric over a month, a calendar quarter or the contract year, for the whole
-organization or for one key (named by its label or its masked key). Evaluating a budget gives
-what is used, the run-rate projection to the period's end (``analytics.capacity.forecast``),
-the day the projection crosses the limit and a status:
+organization or for one key (named by its label or its masked key). A **plan budget**
+(``metric = "plan"``) instead warns before the plan's own character limit is used up in the
+current billing period; its limit and period are the plan's (``analytics.capacity.plan``).
+Evaluating a budget gives what is used, the run-rate projection to the period's end
+(``analytics.capacity.forecast``), the day the projection crosses the limit and a status:
 
 * ``exceeded`` — the limit is used up (used ≥ limit; with a zero limit, any use);
 * ``warning`` — used or projected usage reaches the warning threshold (default 80 %);
 * ``unknown key`` — the named key has no usage in the data: a typo or a retired key;
-* ``ok`` — otherwise.
+* ``ok`` — otherwise, and always for a plan budget of a plan without a character limit.
+
+Evaluation is pure: usage budgets read a key-day frame (``evaluate``), plan budgets a plan
+snapshot (``evaluate_plan``) that the caller fetched.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import msgspec
 import pandas as pd
 
 from analytics.capacity.forecast import ORGANIZATION, daily_series, projection_path, run_rate
+from analytics.capacity.plan import PlanSnapshot, reaches
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,
@@ -37,11 +43,12 @@ from analytics.usage.calendar import (
 from analytics.usage.metrics import METRICS
 
 DEFAULT_WARNING = 0.8
+PLAN = "plan"  # the metric of a plan budget
 Status = Literal["ok", "warning", "exceeded", "unknown key"]
 STATUS_ORDER: tuple[Status, ...] = ("ok", "unknown key", "warning", "exceeded")
 EVALUATION_COLUMNS = [
     "budget", "scope", "metric", "period", "limit", "used", "used %",
-    "projected", "projected %", "overrun", "status",
+    "projected", "projected %", "overrun", "status", "note",
 ]  # fmt: skip
 
 
@@ -55,35 +62,73 @@ def _check_threshold(value: float) -> None:
 
 
 class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """One limit. ``key`` is a key label or a masked key; without it the budget is org-wide."""
+    """One limit. ``key`` is a key label or a masked key; without it the budget is org-wide.
+
+    A plan budget names neither key, period nor limit: the plan's character limit over its
+    billing period is the limit."""
 
     metric: str
-    period: str
-    limit: float
+    # Unset rather than None: a TOML file has no null, so errors name only the types it can give.
+    period: str | msgspec.UnsetType = msgspec.UNSET
+    limit: float | msgspec.UnsetType = msgspec.UNSET
     key: str | None = None
     warning_at: float | None = None
     name: str = ""
 
     def __post_init__(self) -> None:
-        if self.metric not in METRICS:
+        if self.metric == PLAN:
+            given = [
+                name
+                for name, value in (
+                    ("period", self.period),
+                    ("limit", self.limit),
+                    ("key", self.key),
+                )
+                if value not in (None, msgspec.UNSET)
+            ]
+            if given:
+                raise ValueError(
+                    f"a plan budget takes its limit and billing period from the plan, for the "
+                    f"whole organization: remove {' and '.join(given)}"
+                )
+        elif self.metric not in METRICS:
             raise ValueError(
-                f"unknown metric {self.metric!r}; expected one of {', '.join(METRICS)}"
+                f"unknown metric {self.metric!r}; expected one of {', '.join(METRICS)} or {PLAN}"
             )
+        else:
+            self._check_usage_budget()
+        if self.warning_at is not None:
+            _check_threshold(self.warning_at)
+
+    def _check_usage_budget(self) -> None:
+        if self.period is msgspec.UNSET:
+            raise ValueError("missing required field `period` (month, quarter or year)")
         if self.period not in PERIOD_KINDS:
             raise ValueError(
                 f"unknown period {self.period!r}; expected one of {', '.join(PERIOD_KINDS)}"
             )
+        if self.limit is msgspec.UNSET:
+            raise ValueError("missing required field `limit`")
         if not math.isfinite(self.limit) or self.limit < 0:
             raise ValueError(f"limit must be a finite number ≥ 0, not {self.limit}")
         if self.key is not None and not self.key.strip():
             raise ValueError("key must name a key label or a masked key; omit it for the org")
-        if self.warning_at is not None:
-            _check_threshold(self.warning_at)
+
+    @property
+    def is_plan(self) -> bool:
+        return self.metric == PLAN
 
     @property
     def kind(self) -> PeriodKind:
-        """The period as its literal type (the text was checked on parsing)."""
-        return PERIOD_KINDS[PERIOD_KINDS.index(self.period)]
+        """The period of a usage budget as its literal type (checked on parsing)."""
+        return PERIOD_KINDS[PERIOD_KINDS.index(str(self.period))]
+
+    @property
+    def fixed_limit(self) -> float:
+        """The limit a usage budget names (checked on parsing); plan budgets name none."""
+        if self.limit is msgspec.UNSET:
+            raise ValueError(f"the {self.metric} budget {self.title!r} names no limit")
+        return self.limit
 
     @property
     def scope(self) -> str:
@@ -91,7 +136,11 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 
     @property
     def title(self) -> str:
-        return self.name or f"{self.scope} · {self.metric} · {PERIOD_TITLES[self.period].lower()}"
+        if self.name:
+            return self.name
+        if self.is_plan:
+            return f"{ORGANIZATION} · plan characters · billing period"
+        return f"{self.scope} · {self.metric} · {PERIOD_TITLES[str(self.period)].lower()}"
 
 
 class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -113,6 +162,10 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
 
     def threshold(self, budget: Budget) -> float:
         return self.warning_at if budget.warning_at is None else budget.warning_at
+
+    @property
+    def plan_budgets(self) -> tuple[Budget, ...]:
+        return tuple(b for b in self.budgets if b.is_plan)
 
 
 def _where(message: str) -> str:
@@ -152,12 +205,14 @@ def load_budgets(path: Path | str) -> BudgetFile:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """A budget measured against usage on closed days before ``as_of``."""
+    """A budget measured against usage on closed days before ``as_of``, or (a plan budget)
+    against the plan's counts of the billing period."""
 
     budget: Budget
     threshold: float
-    start: date
-    end: date
+    limit: float | None  # None: the plan has no character limit
+    start: date | None  # None: the service reports no billing period (free plan)
+    end: date | None
     used: float
     projected: float
     low: float
@@ -165,17 +220,26 @@ class Evaluation:
     overrun: date | None  # first day the (actual, then expected) cumulative usage reaches the limit
     status: Status
     keys: tuple[str, ...]  # masked keys the budget matched
+    note: str = ""
 
     @property
     def used_share(self) -> float:
-        return _share(self.used, self.budget.limit)
+        return _share(self.used, self.limit)
 
     @property
     def projected_share(self) -> float:
-        return _share(self.projected, self.budget.limit)
+        return _share(self.projected, self.limit)
+
+    @property
+    def period_text(self) -> str:
+        if self.start is None or self.end is None:
+            return "billing period (not reported)"
+        return range_text(self.start, self.end)
 
 
-def _share(value: float, limit: float) -> float:
+def _share(value: float, limit: float | None) -> float:
+    if limit is None:
+        return math.nan
     if limit > 0:
         return value / limit
     return math.inf if value > 0 else 0.0
@@ -189,7 +253,7 @@ def matching_keys(key_day: pd.DataFrame, key: str) -> tuple[str, ...]:
 
 def status_for(used: float, projected: float, limit: float, threshold: float) -> Status:
     """``exceeded`` when the limit is used up, ``warning`` when used or projected reaches it."""
-    if used > limit or (limit > 0 and used >= limit):
+    if reaches(used, limit):
         return "exceeded"
     reach = max(used, projected)
     if reach > 0 and reach >= threshold * limit:
@@ -200,21 +264,27 @@ def status_for(used: float, projected: float, limit: float, threshold: float) ->
 def evaluate(
     budgets: BudgetFile, key_day: pd.DataFrame, as_of: date, covered_from: date
 ) -> list[Evaluation]:
-    """Evaluate every budget for the period holding ``as_of`` (days before it are closed).
+    """Evaluate every usage budget for the period holding ``as_of`` (days before it are closed);
+    plan budgets are ``evaluate_plan``'s.
 
     ``key_day`` must cover ``covered_from`` up to the day before ``as_of``; use
     ``analytics.forecast.required_start`` for the earliest day the evaluation reads.
     """
     results = []
     for budget in budgets.budgets:
+        if budget.is_plan:
+            continue
         start, end = period_bounds(budget.kind, as_of, budgets.year_start)
         threshold = budgets.threshold(budget)
+        limit = budget.fixed_limit
         keys: tuple[str, ...] = ()
         if budget.key is not None:
             keys = matching_keys(key_day, budget.key)
             if not keys:
                 results.append(
-                    Evaluation(budget, threshold, start, end, 0, 0, 0, 0, None, "unknown key", keys)
+                    Evaluation(
+                        budget, threshold, limit, start, end, 0, 0, 0, 0, None, "unknown key", keys
+                    )
                 )
                 continue
         series = daily_series(key_day, budget.metric, keys or None)
@@ -224,12 +294,13 @@ def evaluate(
         closed = path["actual"].dropna()
         used = float(closed.iloc[-1]) if len(closed) else 0.0
         projected = float(path["expected"].iloc[-1])
-        reached = path.loc[path["expected"] >= budget.limit, "day"]
-        overrun = reached.iloc[0].date() if budget.limit > 0 and len(reached) else None
+        reached = path.loc[path["expected"] >= limit, "day"]
+        overrun = reached.iloc[0].date() if limit > 0 and len(reached) else None
         results.append(
             Evaluation(
                 budget=budget,
                 threshold=threshold,
+                limit=limit,
                 start=start,
                 end=end,
                 used=used,
@@ -237,11 +308,54 @@ def evaluate(
                 low=float(path["low"].iloc[-1]),
                 high=float(path["high"].iloc[-1]),
                 overrun=overrun,
-                status=status_for(used, projected, budget.limit, threshold),
+                status=status_for(used, projected, limit, threshold),
                 keys=keys,
             )
         )
     return results
+
+
+def evaluate_plan(budgets: BudgetFile, plan: PlanSnapshot) -> list[Evaluation]:
+    """Evaluate the plan budgets against the plan's characters in its billing period: used is
+    the service's count, projected the snapshot's (used alone when there is no projection)."""
+    characters = plan.characters
+    limit = characters.limit
+    used = float(characters.used)
+    projected = used if characters.projected is None else characters.projected
+    note = ""
+    if limit is None:
+        note = "the plan has no character limit"
+    elif characters.projected is None:
+        note = "no projection: the service reports no billing period"
+    period = plan.period
+    results = []
+    for budget in budgets.plan_budgets:
+        threshold = budgets.threshold(budget)
+        results.append(
+            Evaluation(
+                budget=budget,
+                threshold=threshold,
+                limit=limit,
+                start=None if period is None else period.start,
+                end=None if period is None else period.end,
+                used=used,
+                projected=projected,
+                # The plan's projection is anchored on the service's count: it has no band.
+                low=projected,
+                high=projected,
+                overrun=characters.reached,
+                status="ok" if limit is None else status_for(used, projected, limit, threshold),
+                keys=(),
+                note=note,
+            )
+        )
+    return results
+
+
+def in_file_order(budgets: BudgetFile, *groups: Iterable[Evaluation]) -> list[Evaluation]:
+    """Evaluations of usage and plan budgets together, in the order the file lists them."""
+    evaluations = [e for group in groups for e in group]
+    return sorted(evaluations, key=lambda e: budgets.budgets.index(e.budget))
 
 
 def worst(evaluations: Iterable[Evaluation]) -> Status:
@@ -257,14 +371,15 @@ def evaluation_frame(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
                 "budget": e.budget.title,
                 "scope": e.budget.scope,
                 "metric": e.budget.metric,
-                "period": range_text(e.start, e.end),
-                "limit": e.budget.limit,
+                "period": e.period_text,
+                "limit": math.nan if e.limit is None else e.limit,
                 "used": e.used,
                 "used %": 100 * e.used_share,
                 "projected": e.projected,
                 "projected %": 100 * e.projected_share,
                 "overrun": e.overrun,
                 "status": e.status,
+                "note": e.note,
             }
             for e in evaluations
         ],

@@ -106,7 +106,7 @@ def review_range(start: date, end: date, today: date, year_start: YearStart) -> 
 def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, ...]:
     """The organization-wide budgets of one metric and period."""
     return tuple(
-        Limit(b.title, b.limit, budgets.threshold(b))
+        Limit(b.title, b.fixed_limit, budgets.threshold(b))
         for b in budgets.budgets
         if b.key is None and b.metric == metric and b.kind == kind
     )

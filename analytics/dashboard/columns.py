@@ -54,6 +54,7 @@ def budget_columns() -> dict[str, Any]:
         "used %": st.column_config.ProgressColumn("Used %", format="%.1f%%", max_value=100),
         "projected %": st.column_config.NumberColumn("Projected %", format="%.1f%%"),
         "overrun": st.column_config.DateColumn("Projected overrun"),
+        "note": st.column_config.TextColumn("Note"),
     }
 
 

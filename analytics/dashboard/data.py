@@ -4,6 +4,7 @@ The client and fetched key-day frames are shared resources (never copied per rer
 mutated); derived tables are cached small data keyed by the source's fingerprint, the range
 and the table's arguments, so a widget that does not change the range recomputes nothing that
 is already known. The capacity review is a shared resource keyed by range, day and budgets.
+The plan snapshot is kept five minutes only: the service's counts move during the day.
 No cache key holds the API key.
 """
 
@@ -19,6 +20,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
@@ -41,6 +43,7 @@ from analytics.usage.pipeline import Usage, fetch_usage
 T = TypeVar("T")
 USAGE_TTL = "30m"
 LANGUAGES_TTL = "1h"
+PLAN_TTL = "5m"
 # The tables pages may ask for by name, so that the cache key is the name, not the function.
 _TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
@@ -163,6 +166,19 @@ def review(
     """The capacity review of the range and the usage it read: built once per range, day and
     budgets, so other widgets of the page recompute nothing."""
     return _review(src.fingerprint, chosen.start, chosen.end, today, budgets, src)
+
+
+@st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
+def _plan(fingerprint: str, today: date, _source: Source) -> PlanSnapshot:
+    answer = client(_source).usage()
+    read = usage(_source, *usage_range(answer, today))
+    return plan_snapshot(answer, read.key_day, today, read.start)
+
+
+def plan(src: Source, today: date) -> PlanSnapshot:
+    """The billing period's usage against the plan's limits as of `today`, asked of the
+    service at most every five minutes and never stored."""
+    return _plan(src.fingerprint, today, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")

@@ -27,6 +27,12 @@ def service_errors(src: Source) -> Iterator[None]:
 
 
 def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
+    """`show_error`, and the run stops there."""
+    show_error(exc, src)
+    st.stop()
+
+
+def show_error(exc: ServiceError, src: Source) -> None:
     """A clear message quoting the trace id where there is one."""
     if isinstance(exc, ConnectionFailedError):
         st.error(
@@ -48,4 +54,3 @@ def stop_with_error(exc: ServiceError, src: Source) -> NoReturn:
         )
     else:
         st.error(f"The service could not answer: {exc}", icon=":material/error:")
-    st.stop()

@@ -38,6 +38,7 @@ from analytics.service.models import (
     LanguageEntry,
     LanguageList,
     LanguageResource,
+    PlanUsage,
     Translation,
     TranslationResponse,
     UsageReport,
@@ -56,6 +57,7 @@ Formality = Literal["default", "more", "less", "prefer_more", "prefer_less"]
 
 DETECT_BATCH = 50
 ANALYTICS_PATH = "/v2/admin/analytics"
+PLAN_PATH = "/v2/usage"
 USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
 
 _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
@@ -74,6 +76,7 @@ _document_decoder = msgspec.json.Decoder(DocumentHandle)
 _v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
 _v2_languages_decoder = msgspec.json.Decoder(list[V2Language])
 _resources_decoder = msgspec.json.Decoder(list[LanguageResource])
+_plan_decoder = msgspec.json.Decoder(PlanUsage)
 
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
@@ -378,6 +381,10 @@ class AsyncServiceClient:
         response = await self.request("GET", "/v2/languages", idempotent=True, request=request)
         return decode(_v2_languages_decoder, response)
 
+    async def usage(self) -> PlanUsage:
+        """Usage and limits of the current billing period, counted up to now (today included)."""
+        return decode(_plan_decoder, await self.request("GET", PLAN_PATH, idempotent=True))
+
 
 class _EventLoopThread:
     """A private event loop on a daemon thread, so sync callers on any thread (Streamlit's
@@ -474,3 +481,4 @@ class ServiceClient:
     languages = blocking(AsyncServiceClient.languages)
     language_resources = blocking(AsyncServiceClient.language_resources)
     languages_v2 = blocking(AsyncServiceClient.languages_v2)
+    usage = blocking(AsyncServiceClient.usage)

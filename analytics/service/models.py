@@ -2,7 +2,8 @@
 
 The published interface marks no field of the analytics answer as required, so an absent count
 is 0, an absent label is empty and an absent usage object is all zeros; the structure itself (a
-row's `api_key`, types of values) stays strict, and nothing else is invented.
+row's `api_key`, types of values) stays strict, and nothing else is invented. The usage-and-limits
+answer (`PlanUsage`) follows the same rules, and an absent limit or paid-only field is None.
 
 Row structs skip garbage-collector tracking (gc=False): they hold no cycles, and a three-year
 report has tens of thousands of them.
@@ -11,6 +12,7 @@ report has tens of thousands of them.
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -18,6 +20,8 @@ import msgspec
 # Usage is never negative, and characters must fit the frames' int64 columns.
 Characters = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 Minutes = Annotated[float, msgspec.Meta(ge=0, le=sys.float_info.max)]  # finite
+# Whole units of a plan's counts and limits: characters, or minutes the service rounded up.
+Units = Characters
 
 
 class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
@@ -71,6 +75,38 @@ class UsageReport(msgspec.Struct, frozen=True):
 
 class AdminUsageReport(msgspec.Struct, frozen=True):
     usage_report: UsageReport
+
+
+class ProductUsage(msgspec.Struct, frozen=True):
+    """One product's units in the current billing period (a `products` entry)."""
+
+    # Text, not a closed set, so that a product or unit added by the service still decodes.
+    product_type: str
+    billing_unit: str  # characters or minutes
+    api_key_unit_count: Units = 0
+    account_unit_count: Units = 0
+
+
+class PlanUsage(msgspec.Struct, frozen=True):
+    """Usage and limits of the current billing period (`GET /v2/usage`).
+
+    A limit of None means the service reported none. Every field but the two character fields
+    is sent to paid (Pro) plans only: None is "not reported". The deprecated millisecond counts
+    (always 0) and per-product character counts (repeating the unit counts) are not read.
+    """
+
+    character_count: Units = 0
+    character_limit: Units | None = None
+    products: list[ProductUsage] | None = None
+    api_key_character_count: Units | None = None
+    api_key_character_limit: Units | None = None
+    speech_to_text_minutes_count: Units | None = None
+    speech_to_text_minutes_limit: Units | None = None
+    speech_to_speech_minutes_count: Units | None = None
+    speech_to_speech_minutes_limit: Units | None = None
+    # The period's bounds; a time without an offset is read as UTC.
+    start_time: datetime | None = None
+    end_time: datetime | None = None
 
 
 class DetectionResult(msgspec.Struct, frozen=True):

@@ -1,0 +1,260 @@
+"""The plan snapshot: how much of each limit of the current billing period is used, and when
+the limit is reached at the current run rate.
+
+The service counts usage up to now, today's open usage included (`GET /v2/usage`); the key-day
+frame holds closed days only. The two are combined so that neither is lost:
+
+* **used** is the service's count, as reported;
+* the **projection** is cumulative usage from the billing period's first day to its last
+  (``forecast.projection_path``): the frame's closed days, then the run rate learnt from them
+  (``forecast.run_rate``) from today on. From today on the path is lifted to the service's count
+  where that is higher, so the end of today is the larger of the service's count and the closed
+  days plus today's expected usage; each later day adds its expected usage;
+* the limit is **reached** on the first day of that path at or above the limit.
+
+A snapshot describes one moment: it is never stored as history, and the dashboard keeps it for
+a few minutes only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, projection_path, run_rate
+from analytics.service.models import PlanUsage
+from analytics.usage.calendar import ONE_DAY, range_text
+from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, Metric
+
+Measure = Literal["characters", "speech_to_text_minutes", "speech_to_speech_minutes"]
+Outlook = Literal[
+    "no limit", "reached", "projected", "not within this billing period", "not projected"
+]
+
+MEASURE_LABELS: Final[dict[Measure, str]] = {
+    "characters": "Characters",
+    "speech_to_text_minutes": "Speech-to-text minutes",
+    "speech_to_speech_minutes": "Speech-to-speech minutes",
+}
+# The key-day column each measure is projected from; the usage report has no speech-to-speech.
+MEASURE_SERIES: Final[dict[Measure, Metric]] = {
+    "characters": TOTAL_CHARACTERS,
+    "speech_to_text_minutes": MINUTES,
+}
+# The character limit a paid plan without a cost-control limit reports (the published example's
+# value): no limit in practice, and shown as such.
+UNLIMITED_CHARACTERS: Final = 1_000_000_000_000
+
+
+def reaches(used: float, limit: float) -> bool:
+    """Whether `used` uses the limit up: at or over it, or any use at all of a zero limit."""
+    return used > limit or (limit > 0 and used >= limit)
+
+
+@dataclass(frozen=True)
+class BillingPeriod:
+    """The UTC days of a billing period, both inclusive."""
+
+    start: date
+    end: date
+
+    @property
+    def text(self) -> str:
+        return f"{range_text(self.start, self.end)} (UTC)"
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def billing_period(answer: PlanUsage) -> BillingPeriod | None:
+    """The period's days; `end_time` is its exclusive end, so a period ending at midnight ends
+    the day before. None when the service reports no (or no sensible) period: a free plan."""
+    if answer.start_time is None or answer.end_time is None:
+        return None
+    start = _utc(answer.start_time).date()
+    end = (_utc(answer.end_time) - timedelta(microseconds=1)).date()
+    return BillingPeriod(start, end) if start <= end else None
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """One limit of the plan (characters, or one speech service's minutes) and its use."""
+
+    measure: Measure
+    used: int
+    limit: int | None  # None: no limit
+    projected: float | None  # expected use by the period's last day; None: not projected
+    reached: date | None  # first day the use reaches the limit, so far or projected
+
+    @property
+    def label(self) -> str:
+        return MEASURE_LABELS[self.measure]
+
+    @property
+    def share(self) -> float | None:
+        """Used as a share of the limit; None without a limit above zero."""
+        return self.used / self.limit if self.limit else None
+
+    @property
+    def outlook(self) -> Outlook:
+        if self.limit is None:
+            return "no limit"
+        if reaches(self.used, self.limit):
+            return "reached"
+        if self.projected is None:
+            return "not projected"
+        return "projected" if self.reached else "not within this billing period"
+
+    @property
+    def limit_text(self) -> str:
+        return "no limit" if self.limit is None else f"{self.limit:,}"
+
+    @property
+    def share_text(self) -> str:
+        return "-" if self.share is None else f"{100 * self.share:.1f} %"
+
+    @property
+    def usage_text(self) -> str:
+        """`1,234 of 5,000 (24.7 %)`, or `1,234 (no limit)`."""
+        if self.limit is None:
+            return f"{self.used:,} (no limit)"
+        return f"{self.used:,} of {self.limit:,} ({self.share_text})"
+
+    @property
+    def reach_text(self) -> str:
+        """When the limit is reached: a day, or why there is none."""
+        outlook = self.outlook
+        if outlook in ("reached", "projected") and self.reached is not None:
+            return f"{self.reached:%Y-%m-%d} ({outlook})"
+        return "-" if outlook == "no limit" else outlook
+
+    @property
+    def reach_sentence(self) -> str:
+        """The panel's line on the limit, e.g. `Limit reached: 2025-04-01 (projected)`."""
+        return "No limit" if self.outlook == "no limit" else f"Limit reached: {self.reach_text}"
+
+    @property
+    def progress(self) -> float | None:
+        """The share of the limit as a bar fills it (at most full); None without a limit."""
+        return None if self.share is None else min(self.share, 1.0)
+
+
+@dataclass(frozen=True)
+class PlanSnapshot:
+    """The plan's allowances as of `today`: characters first, then the speech services the
+    service reports."""
+
+    today: date
+    period: BillingPeriod | None  # None: not reported (a free plan)
+    allowances: tuple[Allowance, ...]
+
+    @property
+    def characters(self) -> Allowance:
+        return self.allowances[0]
+
+    @property
+    def period_text(self) -> str:
+        if self.period is None:
+            return "not reported by the service (free plan): no projection"
+        return self.period.text
+
+    def as_json(self) -> dict[str, object]:
+        """A machine-readable form: ISO days, whole units, None where there is no value."""
+        period = self.period
+        return {
+            "as_of": self.today,
+            "billing_period": None
+            if period is None
+            else {"start": period.start, "end": period.end},
+            "metrics": [
+                {
+                    "metric": a.measure,
+                    "used": a.used,
+                    "limit": a.limit,
+                    "used_share": a.share,
+                    "projected": None if a.projected is None else round(a.projected),
+                    "limit_reached": a.reached,
+                    "outlook": a.outlook,
+                }
+                for a in self.allowances
+            ],
+        }
+
+
+def usage_range(answer: PlanUsage, today: date) -> tuple[date, date]:
+    """The closed days a snapshot reads: the billing period's so far and the run rate's."""
+    first = today - timedelta(days=RHYTHM_DAYS)
+    period = billing_period(answer)
+    if period is not None:
+        first = min(first, period.start)
+    return first, today - ONE_DAY
+
+
+def _anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:
+    """The path's expected cumulative usage, lifted from today on to at least `used`."""
+    cumulative: np.ndarray = path["expected"].to_numpy(dtype=float, copy=True)
+    first_open = int(np.searchsorted(path["day"].to_numpy(), np.datetime64(today)))
+    anchor = min(first_open, len(cumulative) - 1)
+    cumulative[anchor:] += max(0.0, used - cumulative[anchor])
+    return cumulative
+
+
+def _allowance(
+    measure: Measure,
+    used: int,
+    limit: int | None,
+    period: BillingPeriod | None,
+    key_day: pd.DataFrame,
+    today: date,
+    covered_from: date,
+) -> Allowance:
+    metric = MEASURE_SERIES.get(measure)
+    if period is None or metric is None:
+        return Allowance(measure, used, limit, None, None)
+    series = daily_series(key_day, metric)
+    rate = run_rate(series, today, covered_from)
+    path = projection_path(series, period.start, period.end, rate, covered_from)
+    cumulative = _anchored(path, used, today)
+    reached = None
+    if limit is not None:
+        days = (day.date() for day in path["day"])
+        reached = next(
+            (d for d, v in zip(days, cumulative, strict=True) if reaches(v, limit)), None
+        )
+    return Allowance(measure, used, limit, float(cumulative[-1]), reached)
+
+
+def plan_snapshot(
+    answer: PlanUsage, key_day: pd.DataFrame, today: date, covered_from: date
+) -> PlanSnapshot:
+    """The snapshot of the service's answer; `key_day` covers `usage_range(answer, today)` from
+    `covered_from` on."""
+    period = billing_period(answer)
+    characters_limit = answer.character_limit
+    if characters_limit is not None and characters_limit >= UNLIMITED_CHARACTERS:
+        characters_limit = None
+    a = answer
+    # Characters are always reported; a speech service only on a paid plan.
+    reported: list[tuple[Measure, int | None, int | None]] = [
+        ("characters", a.character_count, characters_limit),
+        ("speech_to_text_minutes", a.speech_to_text_minutes_count, a.speech_to_text_minutes_limit),
+        (
+            "speech_to_speech_minutes",
+            a.speech_to_speech_minutes_count,
+            a.speech_to_speech_minutes_limit,
+        ),
+    ]
+    return PlanSnapshot(
+        today=today,
+        period=period,
+        allowances=tuple(
+            _allowance(measure, used or 0, limit, period, key_day, today, covered_from)
+            for measure, used, limit in reported
+            if measure == "characters" or used is not None or limit is not None
+        ),
+    )
