@@ -211,7 +211,8 @@ def test_a_period_ending_within_a_day_keeps_that_day():
     characters, to_text, to_speech = snapshot.allowances
     assert (characters.limit, characters.outlook) == (None, "no limit")  # 10^12: no cost control
     assert (to_text.used, to_text.limit, to_speech.used, to_speech.limit) == (30, 600, 12, 600)
-    assert to_speech.outlook == "not projected"  # the usage report has no such series
+    # No speech-to-speech on any day: nothing projected beyond what is used.
+    assert (to_speech.projected, to_speech.outlook) == (12, "not within this billing period")
 
 
 # -- how an allowance reads ----------------------------------------------------------------------
@@ -310,9 +311,10 @@ def test_the_snapshot_of_an_organization_file(tmp_path):
                 "used": 1,
                 "limit": 600,
                 "used_share": 1 / 600,
-                "projected": None,
+                # None on closed days, so a run rate of 0: today's minute is the period's.
+                "projected": 1,
                 "limit_reached": None,
-                "outlook": "not projected",
+                "outlook": "not within this billing period",
             },
         ],
     }

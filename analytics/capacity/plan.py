@@ -28,7 +28,7 @@ import pandas as pd
 from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, projection_path, run_rate
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, Metric
+from analytics.usage.metrics import MINUTES, SPEECH_TO_SPEECH, TOTAL_CHARACTERS, Metric
 
 Measure = Literal["characters", "speech_to_text_minutes", "speech_to_speech_minutes"]
 Outlook = Literal[
@@ -40,10 +40,11 @@ MEASURE_LABELS: Final[dict[Measure, str]] = {
     "speech_to_text_minutes": "Speech-to-text minutes",
     "speech_to_speech_minutes": "Speech-to-speech minutes",
 }
-# The key-day column each measure is projected from; the usage report has no speech-to-speech.
+# The key-day column each measure is projected from.
 MEASURE_SERIES: Final[dict[Measure, Metric]] = {
     "characters": TOTAL_CHARACTERS,
     "speech_to_text_minutes": MINUTES,
+    "speech_to_speech_minutes": SPEECH_TO_SPEECH,
 }
 # The character limit a paid plan without a cost-control limit reports (the published example's
 # value): no limit in practice, and shown as such.
