@@ -209,6 +209,21 @@ def test_daily_items_add_up_to_the_month():
     assert daily.total == monthly.total == Decimal("20.00")
 
 
+def test_sums_stay_exact_past_the_floats_integers():
+    # 2**53 + 1 characters at a cent each: a float64 sum would lose the last character.
+    cent_each = prices(
+        prices=f"unit_prices = {{ {TEXT} = 10000, {DOCS} = 0, {IMPROVE} = 0, {MINUTES} = 0 }}"
+    )
+    frame = key_day_rows(
+        [
+            (date(2025, 1, 1), KEY_A, "A", {TEXT: 2**53}),
+            (date(2025, 1, 2), KEY_A, "A", {TEXT: 1}),
+        ]
+    )
+    spend = price_usage(frame, cent_each, *JAN)
+    assert spend.items["amount_minor"].tolist() == [2**53 + 1]
+
+
 def test_a_tag_frame_is_priced_at_list_prices():
     tags = pd.DataFrame(
         {
@@ -232,6 +247,23 @@ def test_a_tag_frame_is_priced_at_list_prices():
     assert list(spend.organization["metric"].cat.categories) == [TEXT, IMPROVE]
     assert spend.fees.empty
     assert spend.total == Decimal("14.50")
+
+
+def test_many_groups_over_many_days():
+    # 40 tags × 1,826 days: more group-days than rows, so only the occurring ones are counted.
+    tags = pd.DataFrame(
+        {
+            "usage_date": [pd.Timestamp(2025, 1, 1) + pd.Timedelta(days=45 * i) for i in range(40)],
+            "custom_tag": [f"tag-{i:02d}" for i in range(40)],
+            TEXT: [1_000] * 40,
+        }
+    )
+    spend = price_usage(
+        tags, prices(), date(2025, 1, 1), date(2029, 12, 31), by="custom_tag", per="day"
+    )
+    assert spend.items["amount_minor"].tolist() == [2] * 40  # 1,000 × 20 per million
+    assert spend.items["usage_date"].tolist() == tags["usage_date"].tolist()
+    assert spend.items["custom_tag"].tolist() == tags["custom_tag"].tolist()
 
 
 def test_groups_from_a_series_aligned_with_the_rows():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from builders import key_day_rows
 
@@ -142,6 +143,14 @@ def test_assign_keys_reports_a_conflict():
         teams('name = "A"\nlabel_patterns = ["web*"]', 'name = "B"\nkeys = ["aaaa****0001"]')
     )
     with pytest.raises(TeamFileError, match=r"key aaaa\*\*\*\*0001 \(label 'web-shop'\) matches"):
+        assign_keys(parsed, frame)
+
+
+def test_assign_keys_wants_one_label_per_key():
+    frame = key_day_rows([(date(2025, 1, 1), "aaaa****0001", "web-shop", {})])
+    frame = pd.concat([frame, frame.assign(api_key_label="web-blog")], ignore_index=True)
+    parsed = parse_teams(teams('name = "Web"\nlabel_patterns = ["web-*"]'))
+    with pytest.raises(ValueError, match="a key has two labels"):
         assign_keys(parsed, frame)
 
 

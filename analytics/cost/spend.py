@@ -164,8 +164,24 @@ class _Rows:
     units: Ints
 
 
+def _sums(bin_of_row: Ints, bins: int, values: Ints) -> Ints:
+    """Per-bin sums of values ≥ 0, exact: a float64 ``bincount`` is exact while every partial
+    sum is an integer below 2**53, which ``max × rows`` bounds; int64 ``add.at`` beyond."""
+    if int(values.max(initial=0)) * len(values) < 2**53:
+        sums: Ints = np.bincount(bin_of_row, weights=values, minlength=bins).astype(np.int64)
+        return sums
+    sums = np.zeros(bins, dtype=np.int64)
+    np.add.at(sums, bin_of_row, values)
+    return sums
+
+
 def _rows(
-    frame: pd.DataFrame, metrics: list[Metric], codes: Ints, cells: _Cells, per: Per
+    frame: pd.DataFrame,
+    metrics: list[Metric],
+    codes: Ints,
+    groups: int,
+    cells: _Cells,
+    per: Per,
 ) -> _Rows:
     """The frame summed once per group and cell (or day), in whole units."""
     dates = frame["usage_date"].to_numpy("datetime64[D]")
@@ -175,17 +191,22 @@ def _rows(
         slots, slot_cell, slot = len(day_cell), day_cell, days
     else:
         slots, slot_cell, slot = len(cells.days), np.arange(len(cells.days)), day_cell[days]
-    units = pd.DataFrame({metric: _units(frame[metric], metric) for metric in metrics})
-    table = units.groupby(codes * slots + slot).sum()
-    key = table.index.to_numpy()
-    summed = table.to_numpy(np.int64)
-    used = summed > 0  # row × metric
+    key = codes * slots + slot
+    if groups * slots > max(4 * len(key), 2**16):  # sparse: number the keys that occur
+        bin_of_row, occurring = pd.factorize(key)
+        key_of_bin = np.asarray(occurring, dtype=np.int64)
+    else:
+        bin_of_row, key_of_bin = key, np.arange(groups * slots)
+    summed = np.column_stack(
+        [_sums(bin_of_row, len(key_of_bin), _units(frame[m], m)) for m in metrics]
+    )
+    used = summed > 0  # bin × metric
     row, metric = np.nonzero(used)
     return _Rows(
         metric=metric.astype(np.int64),
-        group=key[row] // slots,
-        slot=key[row] % slots,
-        cell=slot_cell[key[row] % slots],
+        group=key_of_bin[row] // slots,
+        slot=key_of_bin[row] % slots,
+        cell=slot_cell[key_of_bin[row] % slots],
         units=summed[used],
     )
 
@@ -222,7 +243,7 @@ def price_usage(
         raise ValueError(f"the frame has usage outside the range {range_text(start, end)}")
     cells = _cells(pricing, start, end)
     codes, names = _group_codes(groups)
-    rows = _rows(frame, metrics, codes, cells, per)
+    rows = _rows(frame, metrics, codes, len(names), cells, per)
     lines = _Lines.of(rows, pricing, cells, metrics, at_list_prices)
 
     line = rows.cell * len(metrics) + rows.metric

@@ -12,15 +12,15 @@ silently dropped from a chargeback.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.files import parse_toml, read_text
@@ -98,11 +98,6 @@ class Rule:
     field: RuleField
     value: str
 
-    def matches(self, text: str) -> bool:
-        if self.field.endswith("_patterns"):
-            return fnmatchcase(text, self.value)
-        return text == self.value
-
     def __str__(self) -> str:
         return f"[[team]] #{self.entry + 1} {self.team!r} ({self.field} {self.value!r})"
 
@@ -119,76 +114,78 @@ class Teams:
         """Every team in file order, then ``Unassigned``: the rows of a chargeback."""
         return (*(team.name for team in self.teams), UNASSIGNED)
 
-    def rules(self, fields: tuple[RuleField, ...]) -> list[Rule]:
-        return [
-            Rule(index, team.name, field, value)
-            for index, team in enumerate(self.teams)
-            for field in fields
-            for value in team.values(field)
-        ]
 
+class _Claims:
+    """The rules of some fields, ready for many texts: exact values are looked up, patterns
+    compiled once (``fnmatch.translate``, what ``fnmatchcase`` matches with)."""
 
-def _team_of(teams: Teams, rules: list[Rule], subject: str, texts: Mapping[str, str]) -> str:
-    """The one team whose rules match (``texts`` by field), or ``Unassigned``."""
-    hits: dict[str, Rule] = {}
-    for rule in rules:
-        if rule.matches(texts[rule.field]):
-            hits.setdefault(rule.team, rule)
-    if len(hits) > 1:
-        first, second = list(hits.values())[:2]
-        raise TeamFileError(
-            f"{teams.source}: {subject} matches {first} and {second}; a key or tag belongs "
-            "to at most one team"
-        )
-    return next(iter(hits), UNASSIGNED)
+    def __init__(self, teams: Teams, fields: tuple[RuleField, ...]) -> None:
+        self.source = teams.source
+        self.exact: dict[tuple[str, str], Rule] = {}
+        self.patterns: list[tuple[Rule, re.Pattern[str]]] = []
+        for entry, team in enumerate(teams.teams):
+            for field in fields:
+                for value in team.values(field):
+                    rule = Rule(entry, team.name, field, value)
+                    if field.endswith("_patterns"):
+                        self.patterns.append((rule, re.compile(fnmatch.translate(value))))
+                    else:
+                        self.exact[field, value] = rule
 
+    def team_of(self, subject: str, texts: Mapping[str, str]) -> str:
+        """The one team whose rules match ``texts`` (one per field), or ``Unassigned``."""
+        hits = [rule for f, text in texts.items() if (rule := self.exact.get((f, text)))]
+        hits += [rule for rule, pattern in self.patterns if pattern.match(texts[rule.field])]
+        teams = {rule.team: rule for rule in sorted(hits, key=lambda rule: rule.entry)}
+        if len(teams) > 1:
+            first, second = list(teams.values())[:2]
+            raise TeamFileError(
+                f"{self.source}: {subject} matches {first} and {second}; a key or tag belongs "
+                "to at most one team"
+            )
+        return next(iter(teams), UNASSIGNED)
 
-def _key_team(teams: Teams, rules: list[Rule], key: str, label: str) -> str:
-    texts = {"keys": key, "labels": label, "label_patterns": label}
-    return _team_of(teams, rules, f"key {key} (label {label!r})", texts)
+    def key_team(self, key: str, label: str) -> str:
+        texts = {"keys": key, "labels": label, "label_patterns": label}
+        return self.team_of(f"key {key} (label {label!r})", texts)
 
 
 def key_teams(teams: Teams, labels: Mapping[str, str]) -> dict[str, str]:
     """Each key's team, from masked key → label (``analytics.usage.frames.labels``)."""
-    rules = teams.rules(KEY_FIELDS)
-    return {key: _key_team(teams, rules, key, label) for key, label in labels.items()}
+    claims = _Claims(teams, KEY_FIELDS)
+    return {key: claims.key_team(key, label) for key, label in labels.items()}
 
 
 def tag_teams(teams: Teams, tags: Iterable[str]) -> dict[str, str]:
     """Each custom tag's team."""
-    rules = teams.rules(TAG_FIELDS)
-    return {
-        tag: _team_of(teams, rules, f"tag {tag!r}", {"tags": tag, "tag_patterns": tag})
-        for tag in tags
-    }
-
-
-def _codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], pd.Index]:
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64), values.cat.categories
-    codes, names = pd.factorize(values)
-    return codes.astype(np.int64), pd.Index(names)
+    claims = _Claims(teams, TAG_FIELDS)
+    return {tag: claims.team_of(f"tag {tag!r}", {"tags": tag, "tag_patterns": tag}) for tag in tags}
 
 
 def assign_keys(teams: Teams, key_day: pd.DataFrame) -> pd.Series:
     """The team of every row of a key-day frame, as a categorical ``team`` series aligned with
     the rows, with every team and ``Unassigned`` as its categories.
 
-    Each distinct key and label is matched once, not once per row.
+    Each key is matched once, by the label the frame carries on all of its rows (the key's
+    latest, per the frame contract), not once per row.
     """
-    key_codes, keys = _codes(key_day["api_key"])
-    label_codes, labels = _codes(key_day["api_key_label"])
-    pairs, distinct = pd.factorize(key_codes * len(labels) + label_codes)
-    rules = teams.rules(KEY_FIELDS)
-    key_of, label_of = divmod(np.asarray(distinct, dtype=np.int64), len(labels))
-    team_names = [
-        _key_team(teams, rules, str(keys[key]), str(labels[label]))
-        for key, label in zip(key_of.tolist(), label_of.tolist(), strict=True)
-    ]
+    keys = key_day["api_key"].astype("category")
+    labels = key_day["api_key_label"].astype("category")
+    key_codes, label_codes = keys.cat.codes.to_numpy(), labels.cat.codes.to_numpy()
+    label_of_key = np.full(len(keys.cat.categories), -1, dtype=np.int64)
+    label_of_key[key_codes] = label_codes
+    if (label_of_key[key_codes] != label_codes).any():
+        raise ValueError("a key has two labels: a key-day frame carries each key's latest one")
+    claims = _Claims(teams, KEY_FIELDS)
     position = {name: index for index, name in enumerate(teams.names)}
-    team_of_pair = np.array([position[name] for name in team_names], dtype=np.int64)
-    team = pd.Categorical.from_codes(team_of_pair[pairs], categories=pd.Index(teams.names))
-    return pd.Series(team, index=key_day.index, name="team")
+    key_names, label_names = keys.cat.categories.tolist(), labels.cat.categories.tolist()
+    team_of_key = np.zeros(len(key_names), dtype=np.int64)
+    for key in np.flatnonzero(label_of_key >= 0).tolist():  # keys with rows
+        team = claims.key_team(str(key_names[key]), str(label_names[label_of_key[key]]))
+        team_of_key[key] = position[team]
+    codes = team_of_key[key_codes]
+    team_column = pd.Categorical.from_codes(codes, categories=pd.Index(teams.names))
+    return pd.Series(team_column, index=key_day.index, name="team")
 
 
 def parse_teams(text: str, source: str = "teams.toml") -> Teams:
