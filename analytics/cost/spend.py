@@ -233,9 +233,9 @@ def price_usage(
     if not metrics:
         raise ValueError(f"the frame has none of the priced metrics {', '.join(PRICED_METRICS)}")
     groups = frame[by] if isinstance(by, str) else by
-    name = str(groups.name)
     if groups.name is None:
         raise ValueError("name the series of groups: it becomes the items' column")
+    name = str(groups.name)
     if len(groups) != len(frame):
         raise ValueError(f"{len(groups)} groups for {len(frame)} rows")
     days = frame["usage_date"]
@@ -254,9 +254,7 @@ def price_usage(
     out = rows.slot if per == "day" else month
     if per == "month" and len(cells.days) > len(cells.months):  # months with a price change
         merged = (
-            pd.DataFrame(
-                {"units": rows.units, "list": list_amount, "amount": amount},
-            )
+            pd.DataFrame({"units": rows.units, "list": list_amount, "amount": amount})
             .groupby([rows.group, month, rows.metric])
             .sum()
         )
