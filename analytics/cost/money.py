@@ -73,11 +73,11 @@ def apportion(wholes: Sequence[int], shares_of: Ints, weights: Ints) -> Ints:
     divisor = np.repeat(np.where(total_weight == 0, 1, total_weight), sizes)
     exact = _products(np.repeat(whole, sizes), weight)
     floor = (exact // divisor).astype(np.int64)
-    remainder = (exact % divisor).astype(np.int64)  # below the divisor, an int64
+    remainder = exact % divisor
     missing = whole - np.add.reduceat(floor, starts)
-    position = np.arange(count)
-    by_remainder = np.lexsort((position, -remainder, of))
-    place = position - np.repeat(starts, sizes)  # rank within the whole, after sorting
+    # lexsort is stable: equal remainders keep the rows' order.
+    by_remainder = np.lexsort((-remainder.astype(np.int64), of))  # below the divisor: int64
+    place = np.arange(count) - np.repeat(starts, sizes)  # rank within the whole, once sorted
     bonus = np.zeros(count, dtype=np.int64)
     bonus[by_remainder] = place < np.repeat(missing, sizes)
     result[order] = floor + bonus
