@@ -146,6 +146,40 @@ def plan_org(plan: str = "billing_day = 13\ncharacter_limit = 2000") -> str:
     return "\n".join(lines)
 
 
+def key_day_rows(rows: Iterable[tuple[date, str, str, Mapping[str, float]]]) -> pd.DataFrame:
+    """A key-day frame from ``(day, masked key, label, {metric: value})`` rows.
+
+    Metrics not named are 0; total characters is the three services' sum.
+    """
+    records = []
+    for day, api_key, label, values in rows:
+        record = {"usage_date": pd.Timestamp(day), "api_key": api_key, "api_key_label": label}
+        record |= {metric: values.get(metric, 0) for metric in METRICS[1:]}
+        record["total_characters"] = sum(int(values.get(m, 0)) for m in SERVICE_CHARACTERS)
+        records.append(record)
+    frame = pd.DataFrame(records, columns=KEY_DAY_COLUMNS).astype(
+        {**dict.fromkeys(METRICS[:4], "int64"), **dict.fromkeys(MINUTE_METRICS, "float64")}
+    )
+    return key_day_frame([frame])
+
+
+# Unit prices per million characters and per minute, in the pricing file's TOML.
+UNIT_PRICES = (
+    "unit_prices = { text_translation_characters = 20, document_translation_characters = 25, "
+    "text_improvement_characters = 10, speech_to_text_minutes = 0.03 }"
+)
+
+
+def pricing(*periods: str, currency: str = "EUR") -> str:
+    """A pricing file: the currency, then one ``[[price]]`` per entry."""
+    return f'currency = "{currency}"\n' + "".join(f"\n[[price]]\n{p}\n" for p in periods)
+
+
+def price_from(day: str, *lines: str, prices: str = UNIT_PRICES) -> str:
+    """One ``[[price]]`` entry from ``day`` with the unit prices and any further lines."""
+    return "\n".join([f'from = "{day}"', prices, *lines])
+
+
 # --- the emulator's ledger as the oracle -------------------------------------------------------
 
 

@@ -1,0 +1,112 @@
+"""Chargeback: what each team owes per month, adding up to the organization's cost exactly.
+
+One row per month and team (every team of the file, then ``Unassigned`` for the keys no team
+claims, rows of zeros included): the usage of each metric, its cost, the team's share of the
+base fee, and their sum. The rules that make the teams' amounts add up to the organization's:
+
+* usage: the organization's lines (``analytics.cost.spend``) are apportioned between the
+  teams pro rata to usage, by largest remainder; so the included volume is shared pro rata
+  to usage too;
+* base fee: each month's fee is apportioned between the teams pro rata to their usage at list
+  prices (before the included volume, so a team whose usage it covers still takes its share
+  of the fixed fee), by largest remainder; the fee of a month without usage is Unassigned.
+
+A team's amounts come from the organization's lines directly, not from its keys' rounded
+items, so each is within a minor unit of its exact share per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from analytics.cost.money import apportion, as_decimal
+from analytics.cost.prices import Pricing
+from analytics.cost.spend import Spend, price_usage
+from analytics.cost.teams import UNASSIGNED, Teams, assign_keys
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
+
+AMOUNT_COLUMNS: Final = ["usage_amount_minor", "base_fee_minor", "amount_minor"]
+CHARGEBACK_COLUMNS: Final = ["month", "team", *METRICS, *AMOUNT_COLUMNS]
+TOTAL_COLUMNS: Final = ["month", *METRICS, *AMOUNT_COLUMNS]
+
+
+@dataclass(frozen=True)
+class Chargeback:
+    """Per month: ``table`` has a row per team (``CHARGEBACK_COLUMNS``), ``total`` the
+    organization's row (``TOTAL_COLUMNS``, from its lines and fees) that the teams add up to.
+    Amounts are integers in the currency's minor unit; ``spend`` has the items per team,
+    month and metric."""
+
+    currency: str
+    table: pd.DataFrame
+    total: pd.DataFrame
+    spend: Spend
+
+    @property
+    def total_minor(self) -> int:
+        return int(self.total["amount_minor"].sum())
+
+    @property
+    def total_amount(self) -> Decimal:
+        return as_decimal(self.total_minor, self.currency)
+
+
+def _with_total_characters(usage: pd.DataFrame) -> pd.DataFrame:
+    """Every metric as a column; total characters is the services' sum, characters int64."""
+    usage = usage.reindex(columns=METRICS, fill_value=0)
+    usage[TOTAL_CHARACTERS] = usage[list(SERVICE_CHARACTERS)].sum(axis=1)
+    return usage.astype(dict.fromkeys(CHARACTER_METRICS, "int64")).rename_axis(columns=None)
+
+
+def chargeback(
+    key_day: pd.DataFrame, pricing: Pricing, teams: Teams, start: date, end: date
+) -> Chargeback:
+    """The chargeback of ``start``–``end`` (inclusive) for a key-day frame of that range."""
+    spend = price_usage(key_day, pricing, start, end, by=assign_keys(teams, key_day))
+    months = pd.DatetimeIndex(spend.fees["month"])
+    grid = pd.MultiIndex.from_product([months, teams.names], names=["month", "team"])
+    items = spend.items.astype({"team": str, "metric": str})
+    by_team = items.groupby(["month", "team", "metric"])[
+        ["usage", "list_amount_minor", "amount_minor"]
+    ].sum()
+    usage = _with_total_characters(
+        by_team["usage"].unstack("metric", fill_value=0).reindex(grid, fill_value=0)
+    )
+    money = by_team[["list_amount_minor", "amount_minor"]].groupby(level=["month", "team"]).sum()
+    money = money.reindex(grid, fill_value=0)
+
+    # The base fee, pro rata to the usage at list prices; a month without usage: Unassigned.
+    weight = money["list_amount_minor"].to_numpy(np.int64).reshape(len(months), -1).copy()
+    weight[weight.sum(axis=1) == 0, teams.names.index(UNASSIGNED)] = 1
+    month_of_row = np.repeat(np.arange(len(months)), len(teams.names))
+    fee = apportion(spend.fees["amount_minor"].tolist(), month_of_row, weight.ravel())
+
+    table = usage.reset_index()
+    table["usage_amount_minor"] = money["amount_minor"].to_numpy(np.int64)
+    table["base_fee_minor"] = fee
+    table["amount_minor"] = table["usage_amount_minor"] + fee
+    table["team"] = pd.Categorical(table["team"], categories=list(teams.names))
+
+    organization = spend.organization.astype({"metric": str})
+    lines = organization.groupby(["month", "metric"])[["usage", "amount_minor"]].sum()
+    total = _with_total_characters(
+        lines["usage"].unstack("metric", fill_value=0).reindex(months, fill_value=0)
+    )
+    total["usage_amount_minor"] = (
+        lines["amount_minor"].groupby(level="month").sum().reindex(months, fill_value=0)
+    )
+    total["base_fee_minor"] = spend.fees["amount_minor"].to_numpy()
+    total["amount_minor"] = total["usage_amount_minor"] + total["base_fee_minor"]
+    total = total.rename_axis("month").reset_index()
+    return Chargeback(
+        currency=pricing.currency,
+        table=table[CHARGEBACK_COLUMNS],
+        total=total[TOTAL_COLUMNS],
+        spend=spend,
+    )

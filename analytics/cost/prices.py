@@ -1,0 +1,183 @@
+"""Prices from ``pricing.toml``: the currency and the effective-dated price periods.
+
+A **price** period runs from its ``from`` day until the day before the next period's ``from``
+(the last one runs on); each day is priced with the period in force that day, so a price change
+in the middle of a range prices the days on either side differently. Days before the first
+``from`` have no price: pricing them is an ``UnpricedDayError``.
+
+A period holds a unit price for each priced metric (per million characters; per minute of
+speech-to-text), an optional fixed ``monthly_fee`` and an optional volume ``included_per_month``
+per metric that is not charged. ``pricing.example.toml`` documents every field and names what
+the usage data cannot express (and so is not modelled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.files import parse_toml, read_text
+from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, Metric
+
+# Total characters is the sum of the three services, so it is never priced itself.
+PRICED_METRICS: Final[tuple[Metric, ...]] = (*SERVICE_CHARACTERS, MINUTES)
+# Usage is counted in whole units, characters and micro-minutes; every price is per
+# 1,000,000 units: per million characters, and per minute.
+UNITS_PER_PRICE: Final = 1_000_000
+MINUTE_DECIMALS: Final = 6
+
+
+class PricingFileError(ValueError):
+    """The pricing file cannot be read or breaks a rule; the message names file, entry, field."""
+
+
+class UnpricedDayError(ValueError):
+    """A day before the first price period was to be priced."""
+
+
+def _check_amount(field: str, value: Decimal) -> None:
+    if not value.is_finite() or value < 0:
+        raise ValueError(f"{field} must be a finite amount ≥ 0, not {value}")
+
+
+class UnitPrices(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What each priced metric costs: per million characters, per minute of speech-to-text.
+
+    Every metric is required: a service that is not sold to the organization costs 0.
+    """
+
+    text_translation_characters: Decimal
+    document_translation_characters: Decimal
+    text_improvement_characters: Decimal
+    speech_to_text_minutes: Decimal
+
+    def __post_init__(self) -> None:
+        for metric in PRICED_METRICS:
+            _check_amount(metric, self.of(metric))
+
+    def of(self, metric: str) -> Decimal:
+        price: Decimal = getattr(self, metric)
+        return price
+
+
+class IncludedPerMonth(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Usage per calendar month that is not charged (whole characters; minutes to 6 decimals)."""
+
+    text_translation_characters: int = 0
+    document_translation_characters: int = 0
+    text_improvement_characters: int = 0
+    speech_to_text_minutes: Decimal = Decimal(0)
+
+    def __post_init__(self) -> None:
+        for metric in SERVICE_CHARACTERS:
+            if getattr(self, metric) < 0:
+                raise ValueError(f"{metric} must be ≥ 0, not {getattr(self, metric)}")
+        minutes = self.speech_to_text_minutes
+        _check_amount(MINUTES, minutes)
+        if minutes != minutes.quantize(Decimal(1).scaleb(-MINUTE_DECIMALS)):
+            raise ValueError(f"{MINUTES} has at most {MINUTE_DECIMALS} decimals, not {minutes}")
+
+    def units(self, metric: str) -> int:
+        """The included volume in counted units: characters, or micro-minutes."""
+        if metric == MINUTES:
+            return int(self.speech_to_text_minutes.scaleb(MINUTE_DECIMALS))
+        volume: int = getattr(self, metric)
+        return volume
+
+
+class PricePeriod(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[price]]`` entry: the prices in force from ``from`` until the next entry's."""
+
+    start: date = msgspec.field(name="from")
+    unit_prices: UnitPrices
+    monthly_fee: Decimal = Decimal(0)
+    included_per_month: IncludedPerMonth = msgspec.field(default_factory=IncludedPerMonth)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _check_amount("monthly_fee", self.monthly_fee)
+
+
+class PricingFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The whole file: the currency and the ``[[price]]`` periods."""
+
+    currency: str
+    periods: tuple[PricePeriod, ...] = msgspec.field(default=(), name="price")
+
+    def __post_init__(self) -> None:
+        if self.currency not in MINOR_UNITS:
+            hint = (
+                f"write it in capitals, {self.currency.upper()!r}"
+                if self.currency.upper() in MINOR_UNITS
+                else "use an ISO 4217 code such as EUR, USD, GBP or JPY"
+            )
+            raise ValueError(f"currency: unknown currency {self.currency!r}; {hint}")
+        if not self.periods:
+            raise ValueError("no [[price]] entries: a pricing file must define at least one")
+        first_entry: dict[date, int] = {}
+        for index, period in enumerate(self.periods):
+            if period.start in first_entry:
+                raise ValueError(
+                    f"[[price]] #{first_entry[period.start] + 1} and #{index + 1} (from) both "
+                    f"start on {period.start}: price periods must not overlap (each runs "
+                    "until the next one's from)"
+                )
+            first_entry[period.start] = index
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """A parsed pricing file: its currency and its periods in date order."""
+
+    currency: str
+    periods: tuple[PricePeriod, ...]
+    source: str
+
+    @property
+    def minor_unit(self) -> int:
+        """Decimals of the currency: what every amount is rounded to."""
+        return MINOR_UNITS[self.currency]
+
+    @property
+    def first_day(self) -> date:
+        """The first day with a price."""
+        return self.periods[0].start
+
+    def period_index(self, day: date) -> int:
+        """Which period (index into ``periods``) is in force on ``day``."""
+        if day < self.first_day:
+            raise UnpricedDayError(
+                f"no price in force on {day}: the first [[price]] in {self.source} runs "
+                f"from {self.first_day}"
+            )
+        return max(i for i, period in enumerate(self.periods) if period.start <= day)
+
+
+def _explain(field: str, message: str) -> str:
+    """Name a metric that is not one as such (msgspec sees an unknown field)."""
+    if field in ("unit_prices", "included_per_month") and "unknown field" in message:
+        name = message.split("`")[1]
+        return f"unknown metric {name!r}; expected {', '.join(PRICED_METRICS)}" + (
+            " (total characters is their sum: price the services)"
+            if name == "total_characters"
+            else ""
+        )
+    return message
+
+
+def parse_pricing(text: str, source: str = "pricing.toml") -> Pricing:
+    """Parse TOML text; every problem becomes a ``PricingFileError`` naming ``source``."""
+    parsed = parse_toml(text, source, PricingFile, PricingFileError, _explain)
+    periods = tuple(sorted(parsed.periods, key=lambda period: period.start))
+    return Pricing(parsed.currency, periods, source)
+
+
+def load_pricing(path: Path | str) -> Pricing:
+    """Read and parse a pricing file."""
+    return parse_pricing(read_text(path, PricingFileError), str(path))

@@ -1,0 +1,397 @@
+"""Spend: usage priced into line items, exactly and in one pass over the frame.
+
+The **organization's lines** come first: one per month, metric and unit price (a month with a
+price change has two per metric, as an invoice would). Then each line is shared out between
+the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"``) and metric.
+
+* Usage is counted in whole units: characters, and speech-to-text minutes as micro-minutes
+  (each row's float rounded to 6 decimals, the precision the service reports; the same as
+  ``Decimal(str(minutes))`` for every such value), so all sums are exact integers.
+* Each day is priced with the price period in force that day (``Pricing``).
+* The **included volume** of a month is the organization's: of the month's usage of a metric,
+  the part above it is charged, ``max(0, usage − included) / usage`` of each line's value at
+  list price. Every key, day and price of the month so gets the same free share (pro rata to
+  usage).
+* A line is rounded once, half up, to the currency's minor unit. The groups' items are
+  apportioned from it by largest remainder, pro rata to their usage, so they add up to it
+  exactly; an item can differ from its exact share by less than one minor unit (a group's
+  month that spans a price change sums its shares of both lines).
+* A month only partly inside the range gets the part of its included volume and of its
+  ``monthly_fee`` that its covered days carry (each day carries 1/days-in-month); a whole
+  month gets exactly the month's. The base fee is its own line per month (``Spend.fees``).
+
+Frames that hold only part of the organization's usage (tag-day frames: untagged usage is not
+in them) are priced ``at_list_prices``: no included volume (it is the whole organization's)
+and no base fee.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from analytics.cost.money import Ints, apportion, as_decimal, round_half_up, scaled_half_up
+from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing
+from analytics.usage.calendar import ONE_DAY, period_bounds, range_text
+from analytics.usage.frames import DATE_DTYPE
+from analytics.usage.metrics import MINUTES, Metric, is_minutes
+
+Per = Literal["month", "day"]
+ORGANIZATION_COLUMNS: Final = [
+    "month", "metric", "unit_price", "usage", "included", "list_amount_minor", "amount_minor",
+]  # fmt: skip
+FEE_COLUMNS: Final = ["month", "amount_minor"]
+
+
+@dataclass(frozen=True)
+class Spend:
+    """The priced usage of a range; amounts are integers in the currency's minor unit.
+
+    ``items``: the line items, one row per month (and ``usage_date`` with ``per="day"``),
+    group and metric with usage: ``usage`` (characters or minutes), ``list_amount_minor`` (at
+    list prices, before the included volume) and ``amount_minor`` (charged).
+    ``organization``: the organization's lines, one per month, metric and ``unit_price`` in
+    force, with the usage the ``included`` volume covered. ``fees``: the base fee per month
+    (none ``at_list_prices``).
+    """
+
+    currency: str
+    start: date
+    end: date
+    by: str
+    items: pd.DataFrame
+    organization: pd.DataFrame
+    fees: pd.DataFrame
+
+    @property
+    def total_minor(self) -> int:
+        """Usage and base fees of the whole range."""
+        return int(self.organization["amount_minor"].sum()) + int(self.fees["amount_minor"].sum())
+
+    @property
+    def total(self) -> Decimal:
+        return as_decimal(self.total_minor, self.currency)
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The range cut at month starts and price changes: one month and one price in each."""
+
+    start: date
+    days: list[int]
+    month: Ints  # index into months
+    period: list[int]  # index into Pricing.periods
+    months: list[date]
+    month_days: list[int]  # days of each calendar month (all of them, not only the range's)
+
+
+def _cells(pricing: Pricing, start: date, end: date) -> _Cells:
+    """Cut the range where a month starts or a price period does (``UnpricedDayError`` for a
+    range that starts before the first period)."""
+    months, month_days = [], []
+    month_start = start.replace(day=1)
+    while month_start <= end:
+        month_end = period_bounds("month", month_start)[1]
+        months.append(month_start)
+        month_days.append(month_end.day)
+        month_start = month_end + ONE_DAY
+    changes = {period.start for period in pricing.periods if start < period.start <= end}
+    cuts = sorted({start, *months[1:], *changes})
+    lasts = [*(cut - ONE_DAY for cut in cuts[1:]), end]
+    return _Cells(
+        start=start,
+        days=[(last - cut).days + 1 for cut, last in zip(cuts, lasts, strict=True)],
+        month=np.array([months.index(cut.replace(day=1)) for cut in cuts], dtype=np.int64),
+        period=[pricing.period_index(cut) for cut in cuts],
+        months=months,
+        month_days=month_days,
+    )
+
+
+def _group_codes(groups: pd.Series) -> tuple[Ints, pd.Index]:
+    """Integer codes of the groups and the names they point to (a categorical's order kept)."""
+    if isinstance(groups.dtype, pd.CategoricalDtype):
+        codes = groups.cat.codes.to_numpy().astype(np.int64)
+        names = groups.cat.categories
+    else:
+        factorized, names = pd.factorize(groups, sort=True)
+        codes = factorized.astype(np.int64)
+    if len(codes) and codes.min() < 0:
+        raise ValueError(f"rows without a {groups.name}: every row must belong to a group")
+    return codes, pd.Index(names)
+
+
+def _units(values: pd.Series, metric: str) -> Ints:
+    """Usage in whole units: characters as they are, minutes as micro-minutes."""
+    if is_minutes(metric):
+        minutes = values.to_numpy(np.float64)
+        if not np.isfinite(minutes).all():
+            raise ValueError(f"{metric} has values that are not numbers")
+        units: Ints = np.rint(minutes * UNITS_PER_PRICE).astype(np.int64)
+    else:
+        units = values.to_numpy(np.int64)
+    if len(units) and units.min() < 0:
+        raise ValueError(f"{metric} has negative usage")
+    return units
+
+
+def _price_scale(pricing: Pricing) -> int:
+    """How many decimals past the minor unit the prices have: each price times
+    10**(minor unit + scale) is an integer."""
+    decimals = [
+        -int(period.unit_prices.of(metric).as_tuple().exponent)
+        for period in pricing.periods
+        for metric in PRICED_METRICS
+    ]
+    return max(0, max(decimals) - pricing.minor_unit)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Usage in long form: one row per group, cell (or day) and metric with usage."""
+
+    metric: Ints  # index into the priced metrics
+    group: Ints
+    slot: Ints  # the cell, or the day from the range's start
+    cell: Ints
+    units: Ints
+
+
+def _sums(bin_of_row: Ints, bins: int, values: Ints) -> Ints:
+    """Per-bin sums of values ≥ 0, exact: a float64 ``bincount`` is exact while every partial
+    sum is an integer below 2**53, which ``max × rows`` bounds; int64 ``add.at`` beyond."""
+    if int(values.max(initial=0)) * len(values) < 2**53:
+        sums: Ints = np.bincount(bin_of_row, weights=values, minlength=bins).astype(np.int64)
+        return sums
+    sums = np.zeros(bins, dtype=np.int64)
+    np.add.at(sums, bin_of_row, values)
+    return sums
+
+
+def _rows(
+    frame: pd.DataFrame,
+    metrics: list[Metric],
+    codes: Ints,
+    groups: int,
+    cells: _Cells,
+    per: Per,
+) -> _Rows:
+    """The frame summed once per group and cell (or day), in whole units."""
+    dates = frame["usage_date"].to_numpy("datetime64[D]")
+    days = (dates - np.datetime64(cells.start, "D")).astype(np.int64)
+    day_cell = np.repeat(np.arange(len(cells.days)), cells.days)
+    if per == "day":
+        slots, slot_cell, slot = len(day_cell), day_cell, days
+    else:
+        slots, slot_cell, slot = len(cells.days), np.arange(len(cells.days)), day_cell[days]
+    key = codes * slots + slot
+    if groups * slots > max(4 * len(key), 2**16):  # sparse: number the keys that occur
+        bin_of_row, occurring = pd.factorize(key)
+        key_of_bin = np.asarray(occurring, dtype=np.int64)
+    else:
+        bin_of_row, key_of_bin = key, np.arange(groups * slots)
+    summed = np.column_stack(
+        [_sums(bin_of_row, len(key_of_bin), _units(frame[m], m)) for m in metrics]
+    )
+    used = summed > 0  # bin × metric
+    row, metric = np.nonzero(used)
+    return _Rows(
+        metric=metric.astype(np.int64),
+        group=key_of_bin[row] // slots,
+        slot=key_of_bin[row] % slots,
+        cell=slot_cell[key_of_bin[row] % slots],
+        units=summed[used],
+    )
+
+
+def price_usage(
+    frame: pd.DataFrame,
+    pricing: Pricing,
+    start: date,
+    end: date,
+    by: str | pd.Series = "api_key",
+    *,
+    per: Per = "month",
+    at_list_prices: bool = False,
+) -> Spend:
+    """Price the usage of ``start``–``end`` (inclusive) per group, month and metric.
+
+    ``by`` is a column of ``frame`` or a series aligned with its rows (a team per row);
+    every priced metric the frame has a column of is priced (a tag-day frame has two). Rows
+    must lie in the range, and every day of the range must have a price (``UnpricedDayError``).
+    """
+    if end < start:
+        raise ValueError(f"the range ends before it starts: {range_text(start, end)}")
+    metrics = [metric for metric in PRICED_METRICS if metric in frame.columns]
+    if not metrics:
+        raise ValueError(f"the frame has none of the priced metrics {', '.join(PRICED_METRICS)}")
+    groups = frame[by] if isinstance(by, str) else by
+    if groups.name is None:
+        raise ValueError("name the series of groups: it becomes the items' column")
+    name = str(groups.name)
+    if len(groups) != len(frame):
+        raise ValueError(f"{len(groups)} groups for {len(frame)} rows")
+    days = frame["usage_date"]
+    if len(days) and (days.min() < pd.Timestamp(start) or days.max() > pd.Timestamp(end)):
+        raise ValueError(f"the frame has usage outside the range {range_text(start, end)}")
+    cells = _cells(pricing, start, end)
+    codes, names = _group_codes(groups)
+    rows = _rows(frame, metrics, codes, len(names), cells, per)
+    lines = _Lines.of(rows, pricing, cells, metrics, at_list_prices)
+
+    line = rows.cell * len(metrics) + rows.metric
+    price = lines.price[line]
+    amount = apportion(lines.charged, line, rows.units)
+    list_amount = scaled_half_up(rows.units, price, lines.denominator)
+    month = cells.month[rows.cell]
+    out = rows.slot if per == "day" else month
+    if per == "month" and len(cells.days) > len(cells.months):  # months with a price change
+        merged = (
+            pd.DataFrame({"units": rows.units, "list": list_amount, "amount": amount})
+            .groupby([rows.group, month, rows.metric])
+            .sum()
+        )
+        group, out, metric = (merged.index.get_level_values(i).to_numpy() for i in range(3))
+        month, units = out, merged["units"].to_numpy()
+        list_amount, amount = merged["list"].to_numpy(), merged["amount"].to_numpy()
+    else:
+        group, metric, units = rows.group, rows.metric, rows.units
+
+    months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
+    order = np.lexsort((metric, group, out))
+    items: dict[str, object] = {"month": months[month[order]]}
+    if per == "day":
+        items["usage_date"] = (np.datetime64(start, "D") + out[order]).astype(DATE_DTYPE)
+    items[name] = pd.Categorical.from_codes(group[order], categories=names)
+    items |= {
+        "metric": pd.Categorical.from_codes(metric[order], categories=pd.Index(metrics)),
+        "usage": _in_metric_units(units[order], metric[order], metrics),
+        "list_amount_minor": list_amount[order],
+        "amount_minor": amount[order],
+    }
+    fees = pd.DataFrame(
+        {"month": months, "amount_minor": _fees(pricing, cells)}, columns=FEE_COLUMNS
+    )
+    return Spend(
+        currency=pricing.currency,
+        start=start,
+        end=end,
+        by=name,
+        items=pd.DataFrame(items),
+        organization=lines.frame(pricing, cells, metrics),
+        fees=fees.iloc[:0] if at_list_prices else fees,
+    )
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """The organization's lines, one per cell and metric (index ``cell * metrics + metric``)."""
+
+    units: Ints
+    price: Ints  # in 1/denominator minor units per unit
+    denominator: int
+    charged_share: list[Fraction]
+    charged: list[int]  # minor units, rounded once
+
+    @classmethod
+    def of(
+        cls,
+        rows: _Rows,
+        pricing: Pricing,
+        cells: _Cells,
+        metrics: list[Metric],
+        at_list_prices: bool,
+    ) -> _Lines:
+        scale = _price_scale(pricing)
+        denominator = UNITS_PER_PRICE * 10**scale
+        price = np.array(
+            [
+                int(pricing.periods[p].unit_prices.of(metric).scaleb(pricing.minor_unit + scale))
+                for p in cells.period
+                for metric in metrics
+            ],
+            dtype=np.int64,
+        )
+        units = np.zeros(len(price), dtype=np.int64)
+        np.add.at(units, rows.cell * len(metrics) + rows.metric, rows.units)
+        # The included volume is the month's: every line of a month is charged the same share.
+        month_units = np.zeros((len(cells.months), len(metrics)), dtype=np.int64)
+        np.add.at(month_units, cells.month, units.reshape(len(cells.days), len(metrics)))
+        month_share = [
+            [
+                _charged_share(
+                    int(month_units[month, j]),
+                    Fraction(0) if at_list_prices else _included(pricing, cells, month, metric),
+                )
+                for j, metric in enumerate(metrics)
+            ]
+            for month in range(len(cells.months))
+        ]
+        charged_share = [
+            month_share[month][j] for month in cells.month for j in range(len(metrics))
+        ]
+        charged = [
+            round_half_up(Fraction(int(u) * int(p), denominator) * share)
+            for u, p, share in zip(units, price, charged_share, strict=True)
+        ]
+        return cls(units, price, denominator, charged_share, charged)
+
+    def frame(self, pricing: Pricing, cells: _Cells, metrics: list[Metric]) -> pd.DataFrame:
+        """The lines as rows, as an invoice would list them; ``included`` is the usage the
+        included volume covered."""
+        months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
+        metric = np.tile(np.arange(len(metrics)), len(cells.days))
+        period = np.repeat(cells.period, len(metrics))
+        usage = _in_metric_units(self.units, metric, metrics)
+        return pd.DataFrame(
+            {
+                "month": np.repeat(months[cells.month], len(metrics)),
+                "metric": pd.Categorical.from_codes(metric, categories=pd.Index(metrics)),
+                "unit_price": [
+                    pricing.periods[p].unit_prices.of(metrics[m])
+                    for p, m in zip(period, metric, strict=True)
+                ],
+                "usage": usage,
+                "included": usage * np.array([float(1 - f) for f in self.charged_share]),
+                "list_amount_minor": scaled_half_up(self.units, self.price, self.denominator),
+                "amount_minor": np.array(self.charged, dtype=np.int64),
+            },
+            columns=ORGANIZATION_COLUMNS,
+        )
+
+
+def _in_metric_units(units: Ints, metric: Ints, metrics: list[Metric]) -> npt.NDArray[np.float64]:
+    """Counted units back in each metric's own unit (minutes for speech-to-text)."""
+    minutes = metric == metrics.index(MINUTES) if MINUTES in metrics else False
+    return np.where(minutes, units / UNITS_PER_PRICE, units.astype(np.float64))
+
+
+def _charged_share(usage: int, included: Fraction) -> Fraction:
+    """The part of a month's usage above its included volume (all of it when none is)."""
+    return max(usage - included, Fraction(0)) / usage if usage else Fraction(1)
+
+
+def _included(pricing: Pricing, cells: _Cells, month: int, metric: str) -> Fraction:
+    """The included volume (whole units) that the range's days of one month carry."""
+    carried = Fraction(0)
+    for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
+        if m == month:
+            volume = pricing.periods[p].included_per_month.units(metric)
+            carried += Fraction(volume * days, cells.month_days[m])
+    return carried
+
+
+def _fees(pricing: Pricing, cells: _Cells) -> list[int]:
+    """The base fee per month in minor units: each day carries 1/days-in-month of its fee."""
+    fee = [Fraction(0)] * len(cells.months)
+    for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
+        monthly = Fraction(pricing.periods[p].monthly_fee.scaleb(pricing.minor_unit))
+        fee[m] += monthly * days / cells.month_days[m]
+    return [round_half_up(amount) for amount in fee]

@@ -1,0 +1,198 @@
+"""Teams from ``teams.toml``: who pays for which key and which custom tag.
+
+A **team** is a cost centre. Keys map to teams by masked key, exact label or label pattern;
+custom tags by tag or tag pattern. Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``,
+``[abc]``, case-sensitive); masked keys are compared exactly, so their ``*`` is no wildcard.
+
+Each key (and tag) belongs to at most one team: one that rules of two teams match is a
+``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules
+of one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never
+silently dropped from a chargeback.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from analytics.cost.files import parse_toml, read_text
+
+UNASSIGNED: Final = "Unassigned"
+RuleField = Literal["keys", "labels", "label_patterns", "tags", "tag_patterns"]
+KEY_FIELDS: Final[tuple[RuleField, ...]] = ("keys", "labels", "label_patterns")
+TAG_FIELDS: Final[tuple[RuleField, ...]] = ("tags", "tag_patterns")
+
+
+class TeamFileError(ValueError):
+    """The teams file cannot be read, breaks a rule, or claims a key for two teams."""
+
+
+class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[team]]`` entry: its name and the keys and tags it claims."""
+
+    name: str
+    keys: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    label_patterns: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    tag_patterns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise ValueError("name must not be empty")
+        if self.name.strip().casefold() == UNASSIGNED.casefold():
+            raise ValueError(f"name {self.name!r} is kept for the keys and tags no team claims")
+        if not any(self.values(field) for field in (*KEY_FIELDS, *TAG_FIELDS)):
+            raise ValueError(
+                f"team {self.name!r} claims nothing: give it keys, labels, label_patterns, "
+                "tags or tag_patterns"
+            )
+        for field in (*KEY_FIELDS, *TAG_FIELDS):
+            if any(not value.strip() for value in self.values(field)):
+                raise ValueError(f"{field}: an empty text claims nothing")
+        for key in self.keys:
+            if "*" not in key:
+                raise ValueError(
+                    f"keys: {key!r} is not a masked key; name keys as the dashboard shows "
+                    "them (abcd****wxyz), never by the secret key itself"
+                )
+
+    def values(self, field: RuleField) -> tuple[str, ...]:
+        values: tuple[str, ...] = getattr(self, field)
+        return values
+
+
+class TeamFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The whole file: the ``[[team]]`` entries."""
+
+    teams: tuple[Team, ...] = msgspec.field(default=(), name="team")
+
+    def __post_init__(self) -> None:
+        if not self.teams:
+            raise ValueError("no [[team]] entries: a teams file must define at least one")
+        first_with: dict[tuple[str, str], int] = {}
+        for index, team in enumerate(self.teams):
+            claims = [("name", team.name)]
+            claims += [(f, v) for f in (*KEY_FIELDS, *TAG_FIELDS) for v in team.values(f)]
+            for field, value in claims:
+                other = first_with.setdefault((field, value), index)
+                if other != index:
+                    verb = "are both named" if field == "name" else f"({field}) both claim"
+                    raise ValueError(f"[[team]] #{other + 1} and #{index + 1} {verb} {value!r}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One value of one team's field: what it claims and where it is written."""
+
+    entry: int  # the team's index in the file
+    team: str
+    field: RuleField
+    value: str
+
+    def __str__(self) -> str:
+        return f"[[team]] #{self.entry + 1} {self.team!r} ({self.field} {self.value!r})"
+
+
+@dataclass(frozen=True)
+class Teams:
+    """A parsed teams file."""
+
+    teams: tuple[Team, ...]
+    source: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every team in file order, then ``Unassigned``: the rows of a chargeback."""
+        return (*(team.name for team in self.teams), UNASSIGNED)
+
+
+class _Claims:
+    """The rules of some fields, ready for many texts: exact values are looked up, patterns
+    compiled once (``fnmatch.translate``, what ``fnmatchcase`` matches with)."""
+
+    def __init__(self, teams: Teams, fields: tuple[RuleField, ...]) -> None:
+        self.source = teams.source
+        self.exact: dict[tuple[str, str], Rule] = {}
+        self.patterns: list[tuple[Rule, re.Pattern[str]]] = []
+        for entry, team in enumerate(teams.teams):
+            for field in fields:
+                for value in team.values(field):
+                    rule = Rule(entry, team.name, field, value)
+                    if field.endswith("_patterns"):
+                        self.patterns.append((rule, re.compile(fnmatch.translate(value))))
+                    else:
+                        self.exact[field, value] = rule
+
+    def team_of(self, subject: str, texts: Mapping[str, str]) -> str:
+        """The one team whose rules match ``texts`` (one per field), or ``Unassigned``."""
+        hits = [rule for f, text in texts.items() if (rule := self.exact.get((f, text)))]
+        hits += [rule for rule, pattern in self.patterns if pattern.match(texts[rule.field])]
+        teams = {rule.team: rule for rule in sorted(hits, key=lambda rule: rule.entry)}
+        if len(teams) > 1:
+            first, second = list(teams.values())[:2]
+            raise TeamFileError(
+                f"{self.source}: {subject} matches {first} and {second}; a key or tag belongs "
+                "to at most one team"
+            )
+        return next(iter(teams), UNASSIGNED)
+
+    def key_team(self, key: str, label: str) -> str:
+        texts = {"keys": key, "labels": label, "label_patterns": label}
+        return self.team_of(f"key {key} (label {label!r})", texts)
+
+
+def key_teams(teams: Teams, labels: Mapping[str, str]) -> dict[str, str]:
+    """Each key's team, from masked key → label (``analytics.usage.frames.labels``)."""
+    claims = _Claims(teams, KEY_FIELDS)
+    return {key: claims.key_team(key, label) for key, label in labels.items()}
+
+
+def tag_teams(teams: Teams, tags: Iterable[str]) -> dict[str, str]:
+    """Each custom tag's team."""
+    claims = _Claims(teams, TAG_FIELDS)
+    return {tag: claims.team_of(f"tag {tag!r}", {"tags": tag, "tag_patterns": tag}) for tag in tags}
+
+
+def assign_keys(teams: Teams, key_day: pd.DataFrame) -> pd.Series:
+    """The team of every row of a key-day frame, as a categorical ``team`` series aligned with
+    the rows, with every team and ``Unassigned`` as its categories.
+
+    Each key is matched once, by the label the frame carries on all of its rows (the key's
+    latest, per the frame contract), not once per row.
+    """
+    keys = key_day["api_key"].astype("category")
+    labels = key_day["api_key_label"].astype("category")
+    key_codes, label_codes = keys.cat.codes.to_numpy(), labels.cat.codes.to_numpy()
+    label_of_key = np.full(len(keys.cat.categories), -1, dtype=np.int64)
+    label_of_key[key_codes] = label_codes
+    if (label_of_key[key_codes] != label_codes).any():
+        raise ValueError("a key has two labels: a key-day frame carries each key's latest one")
+    claims = _Claims(teams, KEY_FIELDS)
+    position = {name: index for index, name in enumerate(teams.names)}
+    key_names, label_names = keys.cat.categories.tolist(), labels.cat.categories.tolist()
+    team_of_key = np.zeros(len(key_names), dtype=np.int64)
+    for key in np.flatnonzero(label_of_key >= 0).tolist():  # keys with rows
+        team = claims.key_team(str(key_names[key]), str(label_names[label_of_key[key]]))
+        team_of_key[key] = position[team]
+    codes = team_of_key[key_codes]
+    team_column = pd.Categorical.from_codes(codes, categories=pd.Index(teams.names))
+    return pd.Series(team_column, index=key_day.index, name="team")
+
+
+def parse_teams(text: str, source: str = "teams.toml") -> Teams:
+    """Parse TOML text; every problem becomes a ``TeamFileError`` naming ``source``."""
+    return Teams(parse_toml(text, source, TeamFile, TeamFileError).teams, source)
+
+
+def load_teams(path: Path | str) -> Teams:
+    """Read and parse a teams file."""
+    return parse_teams(read_text(path, TeamFileError), str(path))
