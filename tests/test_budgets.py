@@ -230,7 +230,7 @@ def test_a_plan_budget_names_no_period_limit_or_key():
     ]:
         with pytest.raises(BudgetFileError, match=named):
             parse_budgets(budgets(f"{PLAN_BUDGET}\n{extra}"))
-    with pytest.raises(BudgetFileError, match="speech_to_text_minutes or plan"):
+    with pytest.raises(BudgetFileError, match="speech_to_speech_minutes or plan"):
         parse_budgets(budgets('metric = "plans"'))
     with pytest.raises(BudgetFileError, match="missing required field `limit`"):
         parse_budgets(budgets('metric = "total_characters"\nperiod = "month"'))

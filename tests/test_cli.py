@@ -471,7 +471,7 @@ def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
         "metric                    used  limit  used %  limit reached",
         "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
         "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
-        "Speech-to-speech minutes  1     600    0.2 %   not projected",
+        "Speech-to-speech minutes  1     600    0.2 %   not within this billing period",
     ]
     as_json = invoke("plan", "--format", "json")
     assert as_json.exit_code == 0, as_json.stderr
@@ -491,7 +491,7 @@ def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
     }
     assert [(m["metric"], m["limit_reached"], m["outlook"]) for m in answer["metrics"][1:]] == [
         ("speech_to_text_minutes", None, "not within this billing period"),
-        ("speech_to_speech_minutes", None, "not projected"),
+        ("speech_to_speech_minutes", None, "not within this billing period"),
     ]
 
 
