@@ -264,6 +264,15 @@ def key_frame(key_day: pd.DataFrame) -> pd.DataFrame:
     return frame[KEY_COLUMNS]
 
 
+def tag_frame(tag_day: pd.DataFrame) -> pd.DataFrame:
+    """One row per custom tag over the whole frame, biggest total_characters first (ties by
+    tag), the tag as text."""
+    sums = tag_day.groupby("custom_tag", observed=True, sort=True)[list(TAG_METRICS)].sum()
+    frame = sums.reset_index()
+    frame["custom_tag"] = frame["custom_tag"].astype(str)
+    return frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
+
+
 def totals(key_day: pd.DataFrame) -> dict[str, int | float]:
     """The five metrics summed over the frame (characters as int, minutes as float; 0 when
     the frame is empty)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.usage.calendar import Granularity, bucket_bounds, bucket_start, buckets
-from analytics.usage.frames import key_frame, labels, within
+from analytics.usage.frames import key_frame, labels, tag_frame, within
 from analytics.usage.metrics import (
     METRIC_LABELS,
     METRICS,
@@ -332,10 +332,7 @@ def tag_table(tag_day: pd.DataFrame, key_day: pd.DataFrame, start: date, end: da
     columns = ["custom_tag", *TAG_METRICS, "share", "trend"]
     if tag_day.empty:
         return pd.DataFrame(columns=columns)
-    sums = tag_day.groupby("custom_tag", observed=True, sort=True)[list(TAG_METRICS)].sum()
-    table = sums.reset_index()
-    table["custom_tag"] = table["custom_tag"].astype(str)
-    table = table.sort_values(TOTAL_CHARACTERS, ascending=False, kind="stable", ignore_index=True)
+    table = tag_frame(tag_day)
     text = tag_summary(tag_day, key_day).text_characters
     table["share"] = table[TOTAL_CHARACTERS] / text if text else 0.0
     table["trend"] = _trends(tag_day, "custom_tag", table["custom_tag"], start, end)
