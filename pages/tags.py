@@ -70,7 +70,7 @@ st.caption(
     "organization's characters without a tag; each bar is all of them."
 )
 
-st.subheader("Tags")
+st.subheader("Tag table")
 if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
@@ -88,7 +88,8 @@ st.dataframe(
 st.caption(f"{len(shown):,} of {len(table):,} tags. Click a column header to sort.")
 
 st.subheader("One tag by day")
-tag = st.selectbox("Tag", table["custom_tag"].tolist(), key="tag", bind="query-params")
+choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it
+tag = st.selectbox("Tag", choices, key="tag", bind="query-params")
 days = data.tags_table(source, chosen, tables.tag_days, tag)
 left, right = st.columns([3, 2], gap="large")
 with left:
