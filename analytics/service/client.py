@@ -297,9 +297,14 @@ class AsyncServiceClient:
         return await self.request("GET", path, idempotent=True, request=Request(query))
 
     async def custom_tag_report_raw(
-        self, start: date, end: date, aggregate_by: AggregateBy = "day", page: int | None = None
+        self,
+        start: date,
+        end: date,
+        aggregate_by: AggregateBy = "period",
+        page: int | None = None,
     ) -> httpx.Response:
-        """One undecoded page of characters per custom tag (and day)."""
+        """One undecoded page of characters per custom tag (and day); the service's default
+        sums the whole range."""
         return await self._analytics_page(
             CUSTOM_TAGS_PATH, start, end, page, aggregate_by=aggregate_by
         )
