@@ -95,16 +95,23 @@ PUBLISHED_BY_DAY = """{
 }"""
 
 
-def answering(*bodies: str | dict) -> tuple[Starlette, list[dict[str, str]]]:
+def answering(*bodies: str | dict | int) -> tuple[Starlette, list[dict[str, str]]]:
     """A custom-tag server answering each request with the next body (the last one repeats),
-    with trace id t-42; and the query of every request it saw."""
+    or with an error when the next is a status, with trace id t-42; and the query of every
+    request it saw."""
     seen: list[dict[str, str]] = []
 
     async def report(request: Request) -> Response:
         seen.append(dict(request.query_params))
         body = bodies[min(len(seen), len(bodies)) - 1]
-        text = body if isinstance(body, str) else json.dumps(body)
-        return Response(text, media_type="application/json", headers={"X-Trace-ID": "t-42"})
+        status = body if isinstance(body, int) else 200
+        text = (
+            body
+            if isinstance(body, str)
+            else json.dumps({"message": "busy"} if status != 200 else body)
+        )
+        headers = {"X-Trace-ID": "t-42"}
+        return Response(text, status, media_type="application/json", headers=headers)
 
     return Starlette(routes=[Route(TAGS, report)]), seen
 
@@ -241,6 +248,19 @@ def test_a_next_page_that_does_not_move_forward_is_invalid_not_a_loop(following)
     with client, pytest.raises(InvalidResponseError, match=f"next_page {following} does not"):
         fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
     assert [query.get("page") for query in seen] == [None, "2"]
+
+
+def test_a_failed_page_is_asked_for_again_and_the_window_completes():
+    app, seen = answering(
+        page([day_row("2026-05-04", "a", total_characters=1)], next_page=2),
+        503,
+        page([day_row("2026-05-05", "b", total_characters=2)]),
+    )
+    client, _ = asgi_client(app, SECRET)
+    with client:
+        tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+    assert [query.get("page") for query in seen] == [None, "2", "2"]
+    assert_frame(tags.tag_day, frame(("2026-05-04", "a", 1, 0, 0), ("2026-05-05", "b", 2, 0, 0)))
 
 
 # --- every page of every window, exactly ----------------------------------------------------
