@@ -101,6 +101,7 @@ PAGES = [
     st.Page(PAGES_DIR / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page(PAGES_DIR / "keys.py", title="Keys", icon=":material/key:"),
     st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
+    st.Page(PAGES_DIR / "tags.py", title="Tags", icon=":material/sell:"),
     st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
     st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
     st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),

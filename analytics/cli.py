@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 import msgspec
 import typer
@@ -40,7 +40,7 @@ from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
 from analytics.exports.files import Format, format_for, write_atomic, write_export
-from analytics.exports.tables import GroupBy, shape_export
+from analytics.exports.tables import GROUPINGS, TAG_GROUPINGS, shape_export, shape_tag_export
 from analytics.languages import language_table
 from analytics.reports.meeting import render
 from analytics.service.client import ServiceClient
@@ -50,7 +50,7 @@ from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import Usage, fetch_tags, fetch_usage
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
@@ -75,6 +75,12 @@ app = typer.Typer(
 
 ListFormat = Literal["table", "csv"]
 PlanFormat = Literal["table", "json"]
+# What an export reads: usage per key (the analytics report) or characters per custom tag.
+ExportSource = Literal["usage", "tags"]
+# Every grouping of either source, as one list for the option (each source takes its own).
+ExportGrouping = Literal["key_and_day", "key", "none", "tag_and_day", "tag"]
+G = TypeVar("G", bound=str)
+T = TypeVar("T")
 
 DemoOption = Annotated[
     bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
@@ -197,15 +203,36 @@ def _format(output: Path, fmt: Format | None) -> Format:
         raise UsageProblem(str(exc)) from None
 
 
+def _grouping(group_by: str | None, allowed: tuple[G, ...], source: ExportSource) -> G:
+    """The grouping asked for, when it goes with the source (the source's first by default)."""
+    if group_by is None:
+        return allowed[0]
+    for grouping in allowed:
+        if grouping == group_by:
+            return grouping
+    raise UsageProblem(
+        f"--group-by {group_by} does not go with --source {source}; "
+        f"choose one of {', '.join(allowed)}"
+    )
+
+
 @app.command()
 def export(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write (atomically).")],
     start: StartOption = None,
     end: EndOption = None,
     period: PeriodOption = None,
+    source: Annotated[
+        ExportSource,
+        typer.Option(help="usage: characters and minutes per key; tags: characters per tag."),
+    ] = "usage",
     group_by: Annotated[
-        GroupBy, typer.Option(help="Rows per key and day, per key, or one row.")
-    ] = "key_and_day",
+        ExportGrouping | None,
+        typer.Option(
+            help="usage: rows per key and day (default), per key, or one row; "
+            "tags: rows per tag and day (default) or per tag."
+        ),
+    ] = None,
     fmt: Annotated[
         Format | None,
         typer.Option("--format", help="Output format; by default from the file extension."),
@@ -219,13 +246,19 @@ def export(
     ] = False,
     debug: DebugOption = False,
 ) -> None:
-    """Export usage of a range of UTC days to CSV, Parquet or Excel."""
+    """Export usage or custom-tag characters of a range of UTC days to CSV, Parquet or Excel."""
     with _reported(debug):
         first, last = _range(start, end, period, utc_today())
         file_format = _format(output, fmt)
         settings = _settings()
-        usage = _fetch(settings, demo, first, last, use_history=not no_history)
-        table = shape_export(usage.key_day, first, last, group_by)
+        if source == "tags":
+            tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
+            tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
+            table = shape_tag_export(tags.tag_day, tag_grouping)
+        else:
+            grouping = _grouping(group_by, GROUPINGS, source)
+            usage = _fetch(settings, demo, first, last, use_history=not no_history)
+            table = shape_export(usage.key_day, first, last, grouping)
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
@@ -236,10 +269,24 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
 
     A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
     """
+    return _fetched(fetch_usage, "usage", settings, demo, first, last, use_history)
+
+
+def _fetched(
+    fetch: Callable[..., T],
+    what: str,
+    settings: Settings,
+    demo: bool,
+    first: date,
+    last: date,
+    use_history: bool,
+) -> T:
+    """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags) with
+    the history store of a configured service, and a progress bar on a terminal."""
     with _client(settings, demo) as client:
         history = HistoryStore.from_settings(settings) if use_history and not demo else None
         if not sys.stderr.isatty():  # cron: quiet unless something needs saying
-            return fetch_usage(client, first, last, history=history)
+            return fetch(client, first, last, history=history)
         console = Console(stderr=True)
         columns = (
             TextColumn("{task.description}"),
@@ -249,12 +296,12 @@ def _fetch(settings: Settings, demo: bool, first: date, last: date, use_history:
             TimeElapsedColumn(),
         )
         with Progress(*columns, console=console, transient=True) as bar:
-            task = bar.add_task(f"Fetching usage {first}..{last}", total=None)
+            task = bar.add_task(f"Fetching {what} {first}..{last}", total=None)
 
             def arrived(done: int, planned: int) -> None:
                 bar.update(task, completed=done, total=planned)
 
-            return fetch_usage(client, first, last, history=history, progress=arrived)
+            return fetch(client, first, last, history=history, progress=arrived)
 
 
 def _plan_usage(settings: Settings, demo: bool) -> PlanUsage:

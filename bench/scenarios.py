@@ -1,4 +1,4 @@
-"""The six measured targets: each returns result lines `{"name", "ratio", "target", "ok", ...}`.
+"""The measured targets: each returns result lines `{"name", "ratio", "target", "ok", ...}`.
 
 `ratio` is always "ours / reference" (or a peak over its limit), and `ok` means `ratio <=
 target` with every side condition (identical output, figure sizes) met.
@@ -33,8 +33,8 @@ from analytics.service.models import AdminUsageReport
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.metrics import CHARACTER_METRICS, MINUTE_METRICS
-from analytics.usage.pipeline import Usage, fetch_usage, last_closed_day
+from analytics.usage.metrics import CHARACTER_METRICS, MINUTE_METRICS, TEXT_CHARACTERS
+from analytics.usage.pipeline import Usage, fetch_tags, fetch_usage, last_closed_day
 from bench import org
 from bench.timing import medians, timed
 from emulator import EmulatorConfig
@@ -469,6 +469,42 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
     ]
 
 
+# --- 8. custom-tag fetch --------------------------------------------------------------------
+
+
+def tag_fetch(scale: org.Scale) -> list[Result]:
+    """Five years of the tag-day frame (every page of six windows) against five years of the
+    key-day frame, both fetched and merged from the same in-process organization without
+    history; the tags of each day must fit in that day's text characters."""
+    app = org.app(scale.keys)
+    emulator = app.state.emulator
+    start, end = org.five_years(emulator.today())
+    transport = httpx.ASGITransport(app=app)
+    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
+        tags, usage = fetch_tags(client, start, end), fetch_usage(client, start, end)
+        times = medians(
+            {
+                "key_day": lambda: fetch_usage(client, start, end),
+                "tag_day": lambda: fetch_tags(client, start, end),
+            },
+            scale.repeat,
+        )
+    tagged = tags.tag_day.groupby("usage_date")["total_characters"].sum()
+    text = usage.key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    return [
+        result(
+            "tag_fetch",
+            times["tag_day"] / times["key_day"],
+            1.5,
+            {"tags_within_text": bool((tagged <= text.reindex(tagged.index)).all())},
+            seconds=_rounded(times),
+            rows=len(tags.tag_day),
+            key_day_rows=len(usage.key_day),
+            windows=tags.windows_fetched,
+        )
+    ]
+
+
 SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "decoding": decoding,
     "csv_export": csv_export,
@@ -477,4 +513,5 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "incremental_refresh": incremental_refresh,
     "concurrent_windows": concurrent_windows,
     "capacity_rerun": capacity_rerun,
+    "tag_fetch": tag_fetch,
 }

@@ -7,7 +7,7 @@ from analytics.dashboard.columns import key_table_columns
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, METRICS
 
 source = data_source()
 chosen = session.chosen_range()
@@ -39,7 +39,7 @@ left, right = st.columns([1, 1], gap="large")
 with left:
     st.subheader("Top keys")
     metric_col, top_col = st.columns([2, 1])
-    metric = page.metric_select(metric_col)
+    metric = page.metric_select(metric_col, METRICS)
     top = page.top_n_input(top_col)
     top_totals = data.table(source, chosen, tables.top_n_totals, metric, top)
     if top_totals.empty:

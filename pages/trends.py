@@ -9,7 +9,7 @@ from analytics.dashboard.columns import key_table_columns
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, METRICS
 
 source = data_source()
 chosen_range = session.chosen_range()
@@ -23,7 +23,7 @@ allowed = calendar.allowed_granularities(chosen_range.start, chosen_range.end)
 auto = calendar.auto_granularity(chosen_range.start, chosen_range.end)
 row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
-    metric = page.metric_select(row, width=260)
+    metric = page.metric_select(row, METRICS, width=260)
     chosen_granularity = st.segmented_control(
         "Granularity",
         allowed,

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from analytics import cli
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
-from analytics.usage.frames import key_day_frame
+from analytics.usage.frames import key_day_frame, tag_day_frame
 from analytics.usage.pipeline import Usage, fetch_usage
 from emulator import EmulatorConfig, create_app
 
@@ -38,6 +38,8 @@ SERVICE_CHARACTERS = [
 MINUTE_METRICS = ["speech_to_text_minutes", "speech_to_speech_minutes"]
 METRICS = ["total_characters", *SERVICE_CHARACTERS, *MINUTE_METRICS]
 KEY_DAY_COLUMNS = ["usage_date", "api_key", "api_key_label", *METRICS]
+TAG_METRICS = ["total_characters", "text_translation_characters", "text_improvement_characters"]
+TAG_DAY_COLUMNS = ["usage_date", "custom_tag", *TAG_METRICS]
 
 # --- hand-made key-day frames ----------------------------------------------------------------
 
@@ -49,31 +51,55 @@ def usage_frame(
     first: date = FIRST,
     labels: Mapping[str, str] | None = None,
     minutes: Mapping[str, Sequence[float]] | None = None,
+    improvement: Mapping[str, Sequence[int]] | None = None,
+    documents: Mapping[str, Sequence[int]] | None = None,
 ) -> pd.DataFrame:
     """A key-day frame: text translation characters per key and day from ``first`` on.
 
-    Zero days get no row, as the service sends none; minutes are optional per key.
+    Zero days get no row, as the service sends none; minutes, text improvement and document
+    characters are optional per key.
     """
     rows = []
     for api_key, values in per_key.items():
-        spoken = (minutes or {}).get(api_key, [0.0] * len(values))
-        for offset, (chars, mins) in enumerate(zip(values, spoken, strict=True)):
-            if chars == 0 and mins == 0:
+        zeros = [0] * len(values)
+        spoken = (minutes or {}).get(api_key, zeros)
+        improved = (improvement or {}).get(api_key, zeros)
+        document = (documents or {}).get(api_key, zeros)
+        days = zip(values, spoken, improved, document, strict=True)
+        for offset, (chars, mins, imp, doc) in enumerate(days):
+            if chars == imp == doc == mins == 0:
                 continue
             rows.append(
                 {
                     "usage_date": pd.Timestamp(first + timedelta(days=offset)),
                     "api_key": api_key,
                     "api_key_label": (labels or {}).get(api_key, f"Label {api_key[:4]}"),
-                    "total_characters": int(chars),
+                    "total_characters": int(chars + imp + doc),
                     "text_translation_characters": int(chars),
-                    "document_translation_characters": 0,
-                    "text_improvement_characters": 0,
+                    "document_translation_characters": int(doc),
+                    "text_improvement_characters": int(imp),
                     "speech_to_text_minutes": float(mins),
                     "speech_to_speech_minutes": 0.0,
                 }
             )
     return key_day_frame([pd.DataFrame(rows, columns=KEY_DAY_COLUMNS)])
+
+
+def tag_usage_frame(
+    per_tag: Mapping[str, Sequence[int]],
+    first: date = FIRST,
+    improvement: Mapping[str, Sequence[int]] | None = None,
+) -> pd.DataFrame:
+    """A tag-day frame: text translation (and improvement) characters per tag and day from
+    ``first`` on; zero days get no row, as the service sends none."""
+    rows = []
+    for tag, values in per_tag.items():
+        improved = (improvement or {}).get(tag, [0] * len(values))
+        for offset, (text, imp) in enumerate(zip(values, improved, strict=True)):
+            if text or imp:
+                day = pd.Timestamp(first + timedelta(days=offset))
+                rows.append([day, tag, text + imp, text, imp])
+    return tag_day_frame([pd.DataFrame(rows, columns=TAG_DAY_COLUMNS)])
 
 
 def pattern(days: int, first: date, value: Callable[[date, int], float]) -> list[float]:
@@ -207,6 +233,30 @@ def assert_matches_ledger(key_day: pd.DataFrame, rows) -> None:
     """Key-day for key-day equality with the ledger, all columns, in contract order."""
     kinds = {"api_key": str, "api_key_label": str, "usage_date": "datetime64[us]"}
     pd.testing.assert_frame_equal(key_day.astype(kinds), ledger_frame(rows).astype(kinds))
+
+
+def tag_ledger_frame(rows) -> pd.DataFrame:
+    """The emulator's tag ledger (per key-day and tag) summed per day and tag, in the tag-day
+    frame's order: what the custom-tag report by day must add up to."""
+    sums: dict[tuple[date, str], list[int]] = {}
+    for row in rows:
+        counts = sums.setdefault((row.usage_date, row.custom_tag), [0, 0])
+        counts[0] += row.text_translation_characters
+        counts[1] += row.text_improvement_characters
+    return pd.DataFrame(
+        [
+            [pd.Timestamp(day), tag, text + improvement, text, improvement]
+            for (day, tag), (text, improvement) in sorted(sums.items())
+        ],
+        columns=TAG_DAY_COLUMNS,
+    ).astype({m: "int64" for m in TAG_METRICS})
+
+
+def assert_matches_tag_ledger(tag_day: pd.DataFrame, rows) -> None:
+    """Tag-day for tag-day equality with the summed tag ledger, all columns, in order."""
+    kinds = {"custom_tag": str, "usage_date": "datetime64[us]"}
+    expected = tag_ledger_frame(rows).astype(kinds)
+    pd.testing.assert_frame_equal(tag_day.astype(kinds), expected)
 
 
 def ledger_totals(rows: Iterable) -> dict[str, float]:

@@ -212,6 +212,7 @@ def test_a_range_without_usage_says_so(monkeypatch, tmp_path, emulator_process):
         ("overview", "No usage in this range"),
         ("keys", "No key has usage in this range"),
         ("trends", "No usage in this range"),
+        ("tags", "No text characters in this range"),
         ("export", "No usage in this range"),
     ]:
         at = open_page(page, period="Custom range", range=days)

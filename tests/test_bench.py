@@ -39,6 +39,7 @@ TARGETS = {
     "incremental_refresh",
     "concurrent_windows",
     "capacity_rerun",
+    "tag_fetch",
 }
 
 
@@ -155,6 +156,21 @@ def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
     assert line["keys"] == EmulatorConfig().keys and line["full_organization"]["keys"] == KEYS
 
 
+def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
+    """Every (day, tag) of the smoke organization's tag ledger, from six windows of pages."""
+    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
+    emulator = app.state.emulator
+    try:
+        ledger = emulator.tag_ledger(
+            smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
+        )
+    finally:
+        emulator.store.close()
+    line = by_name(smoke.printed)["tag_fetch"]
+    assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 1000
+    assert line["windows"] == 6 and line["tags_within_text"] is True
+
+
 def test_pages_figures_stay_small(smoke):
     line = by_name(smoke.printed)["pages_scale"]
     assert line["figures_under_1mb"] is True
@@ -175,6 +191,7 @@ def test_scenarios_cover_every_target_name():
         "incremental_refresh",
         "concurrent_windows",
         "capacity_rerun",
+        "tag_fetch",
     }
 
 

@@ -35,6 +35,7 @@ PAGES = {
     "overview": ("", "Overview"),
     "keys": ("keys", "Keys"),
     "trends": ("trends", "Trends"),
+    "tags": ("tags", "Tags"),
     "languages": ("languages", "Languages"),
     "capacity": ("capacity", "Capacity"),
     "export": ("export", "Export"),
@@ -125,7 +126,7 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
 def test_every_page_renders(dashboard, page, name):
     path, title = PAGES[name]
     open_page(page, dashboard, path, title)
-    if name in ("overview", "keys", "trends", "capacity"):
+    if name in ("overview", "keys", "trends", "tags", "capacity"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
     if name in ("overview", "capacity"):
         panel = page.locator(".st-key-plan_panel")
@@ -168,3 +169,20 @@ def test_csv_download_has_the_frame_header(dashboard, page):
     assert download.suggested_filename == f"usage_key_and_day_{start}_{end}.csv"
     header = Path(download.path()).read_text().splitlines()[0]
     assert header.lstrip("\ufeff") == ",".join(KEY_DAY_COLUMNS)
+
+
+def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
+    open_page(page, dashboard, "tags?period=Last+30+days", "Tags")
+    choose = page.get_by_test_id("stSelectbox").filter(has_text="Tag").locator("input")
+    choose.click()
+    page.keyboard.type("checkout")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("checkout: ")).to_be_visible(timeout=WAIT_MS)
+    assert "tag=checkout" in page.url
+    search = page.get_by_test_id("stTextInput").filter(has_text="Search tags").locator("input")
+    search.fill("CHECK")
+    search.press("Enter")
+    expect(page.get_by_text("1 of ")).to_be_visible(timeout=WAIT_MS)
+    assert "q=CHECK" in page.url and "tag=checkout" in page.url
+    expect(page.get_by_text("checkout: ")).to_be_visible()
+    page.screenshot(path=SHOTS / "tags-checkout.png")

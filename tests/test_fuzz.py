@@ -22,7 +22,7 @@ from analytics.service.client import decode, error_from_response, retry_after_se
 from analytics.service.errors import InvalidResponseError, ServiceError
 from analytics.service.models import AdminUsageReport
 from analytics.usage import calendar
-from analytics.usage.frames import KEY_DAY_COLUMNS, decode_key_day
+from analytics.usage.frames import KEY_DAY_COLUMNS, TAG_DAY_COLUMNS, decode_key_day, decode_tag_day
 from analytics.usage.windows import MAX_WINDOW_DAYS, split
 
 DAY = timedelta(days=1)
@@ -161,6 +161,39 @@ def test_any_body_decodes_or_is_invalid(body):
 )  # fmt: skip
 def test_bodies_of_the_right_shape_with_wrong_values(data):
     decodes_or_is_invalid(json.dumps(data).encode())
+
+
+tag_bodies = st.builds(
+    lambda items, next_page: {"custom_tag_usage_report": {"next_page": next_page, "usage": items}},
+    st.lists(
+        st.builds(
+            lambda tag, day, numbers: {
+                "custom_tag": tag,
+                "usage_date": day,
+                "breakdown": dict(zip(METRIC_NAMES[:2] + METRIC_NAMES[3:4], numbers, strict=True)),
+            },
+            st.one_of(st.text(max_size=8), st.integers(), st.none()),
+            odd_days,
+            st.lists(odd_numbers, min_size=3, max_size=3),
+        ),
+        max_size=4,
+    ),
+    odd_numbers,
+)
+
+
+@FUZZ
+@given(tag_bodies | json_values)
+def test_any_custom_tag_page_decodes_or_is_invalid(data):
+    try:
+        rows, next_page = decode_tag_day(to_json(data))
+    except InvalidResponseError:
+        return
+    # Accepted: real days, whole non-negative counts, and a page number that can follow.
+    assert list(rows.columns) == TAG_DAY_COLUMNS
+    assert not rows["usage_date"].isna().any()
+    assert (rows[TAG_DAY_COLUMNS[2:]] >= 0).all().all()
+    assert next_page is None or (isinstance(next_page, int) and next_page >= 1)
 
 
 def response(status: int, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:

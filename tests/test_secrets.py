@@ -162,7 +162,7 @@ TWO_ATTEMPTS = Policy(max_attempts=2)
 def test_logs_exceptions_and_reprs_in_process(service, caplog):
     caplog.set_level(logging.DEBUG)
     for name in ("httpx", "httpcore", "stamina", "analytics", "asyncio"):
-        logging.getLogger(name).setLevel(logging.DEBUG)
+        caplog.set_level(logging.DEBUG, logger=name)  # restored after the test
     settings = Settings()
     failures: list[BaseException] = []
     with ServiceClient.from_settings(settings) as client:

@@ -24,25 +24,43 @@ def percent(label: str) -> Any:
     return st.column_config.NumberColumn(label, format="%+.1f%%")
 
 
-def key_table_columns() -> dict[str, Any]:
-    """Per-key tables (Keys, Trends)."""
-    number_column = st.column_config.NumberColumn
+def _characters() -> dict[str, Any]:
+    """Character counts as whole numbers, each service under its short name."""
     labels = {TOTAL_CHARACTERS: "Total characters"} | {
         metric: SERVICE_LABELS[metric] for metric in SERVICE_CHARACTERS
     }
-    characters = {metric: number_column(label, format="%,d") for metric, label in labels.items()}
+    return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
+
+
+def _share(label: str) -> Any:
+    return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
+
+
+def key_table_columns() -> dict[str, Any]:
+    """Per-key tables (Keys, Trends)."""
     return {
         "api_key": st.column_config.TextColumn("Key", pinned=True),
         "api_key_label": st.column_config.TextColumn("Label", pinned=True),
-        "share": st.column_config.ProgressColumn(
-            "Share", format="percent", min_value=0.0, max_value=1.0
-        ),
+        "share": _share("Share"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
-        **characters,
+        **_characters(),
         **{
-            metric: number_column(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+            metric: st.column_config.NumberColumn(
+                f"{SERVICE_LABELS[metric]} minutes", format="%,.2f"
+            )
             for metric in MINUTE_METRICS
         },
+    }
+
+
+def tag_table_columns() -> dict[str, Any]:
+    """Per-tag tables and one tag's days (Tags): shares are of the text characters."""
+    return {
+        "custom_tag": st.column_config.TextColumn("Tag", pinned=True),
+        "usage_date": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
+        "share": _share("Share of text characters"),
+        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
+        **_characters(),
     }
 
 

@@ -5,7 +5,7 @@ mutated); derived tables are cached small data keyed by the source's fingerprint
 and the table's arguments, so a widget that does not change the range recomputes nothing that
 is already known. The capacity review is a shared resource keyed by range, day and budgets.
 The plan snapshot is kept five minutes only: the service's counts move during the day.
-No cache key holds the API key.
+Tag-day frames are shared like key-day frames. No cache key holds the API key.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import TagUsage, Usage, fetch_tags, fetch_usage
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -55,6 +55,11 @@ _TABLES: dict[str, Callable[..., Any]] = {
         tables.key_table,
         tables.bucket_breakdown,
     )
+}
+# The same for tables of custom tags, which also read the key-day frame (the untagged rest).
+_TAG_TABLES: dict[str, Callable[..., Any]] = {
+    func.__name__: func
+    for func in (tables.tag_summary, tables.tags_over_time, tables.tag_table, tables.tag_days)
 }
 # A page should answer within about a minute, or say why; the CLI may wait longer.
 PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
@@ -83,6 +88,24 @@ def usage(src: Source, start: date, end: date) -> Usage:
     return _usage(src.fingerprint, start, end, src)
 
 
+@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading custom tags…")
+def _tags(fingerprint: str, start: date, end: date, _source: Source) -> TagUsage:
+    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
+    return fetch_tags(client(_source), start, end, history=history)
+
+
+def tags(src: Source, start: date, end: date) -> TagUsage:
+    """The tag-day frame of a range; shared between sessions, never to be modified."""
+    return _tags(src.fingerprint, start, end, src)
+
+
+def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) -> str:
+    """The cache's name of a table function; one not in `registry` is refused."""
+    if registry.get(func.__name__) is not func:
+        raise ValueError(f"{func.__name__} is not a cached table")
+    return func.__name__
+
+
 @st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
 def _table(
     fingerprint: str,
@@ -106,9 +129,24 @@ def table(
 ) -> T:
     """`func(key_day, *args)` on the range's frame, cached by value; `func` is one of
     `_TABLES`."""
-    if _TABLES.get(func.__name__) is not func:
-        raise ValueError(f"{func.__name__} is not a cached table")
-    result: T = _table(src.fingerprint, chosen.start, chosen.end, func.__name__, keys, args, src)
+    name = _named(func, _TABLES)
+    result: T = _table(src.fingerprint, chosen.start, chosen.end, name, keys, args, src)
+    return result
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
+def _tags_table(
+    fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
+) -> Any:
+    tag_day = tags(_source, start, end).tag_day
+    return _TAG_TABLES[name](tag_day, usage(_source, start, end).key_day, *args)
+
+
+def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
+    """`func(tag_day, key_day, *args)` on the range's frames, cached by value; `func` is one
+    of `_TAG_TABLES`."""
+    name = _named(func, _TAG_TABLES)
+    result: T = _tags_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
     return result
 
 

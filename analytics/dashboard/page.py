@@ -3,7 +3,8 @@ the Keys and Trends pages stand on."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Literal, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +16,9 @@ from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
 from analytics.usage.calendar import range_text
-from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
+from analytics.usage.metrics import METRIC_LABELS, Metric
+
+M = TypeVar("M", bound=Metric)
 
 
 def header(title: str, chosen: ChosenRange) -> None:
@@ -33,11 +36,13 @@ def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.D
     return table
 
 
-def metric_select(where: DeltaGenerator, width: int | Literal["stretch"] = "stretch") -> Metric:
-    """The metric a chart shows; kept in the URL as `metric`."""
-    metric: Metric = where.selectbox(
+def metric_select(
+    where: DeltaGenerator, metrics: Sequence[M], width: int | Literal["stretch"] = "stretch"
+) -> M:
+    """The metric a chart shows, one of `metrics`; kept in the URL as `metric`."""
+    metric: M = where.selectbox(
         "Metric",
-        METRICS,
+        metrics,
         format_func=METRIC_LABELS.__getitem__,
         key="metric",
         bind="query-params",
@@ -47,7 +52,8 @@ def metric_select(where: DeltaGenerator, width: int | Literal["stretch"] = "stre
 
 
 def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretch") -> int:
-    """How many keys a chart names before folding the rest into Other; kept as `top`."""
+    """How many keys or tags a chart names before folding the rest into Other; kept as
+    `top`."""
     return int(where.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=width))
 
 

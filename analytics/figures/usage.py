@@ -20,7 +20,7 @@ from analytics.usage.metrics import (
     SERVICE_LABELS,
     is_minutes,
 )
-from analytics.usage.tables import OTHER
+from analytics.usage.tables import OTHER, UNTAGGED
 
 PALETTE = (
     "#1F5A96",
@@ -35,6 +35,7 @@ PALETTE = (
     "#8C6D5A",
 )
 OTHER_COLOR = "#A7ADB5"
+UNTAGGED_COLOR = "#D9DDE2"
 PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Month (UTC)"}
 HEIGHT = 380
 
@@ -62,7 +63,8 @@ def tick_format(axis_title: str) -> str:
 
 
 def _color(index: int, name: str) -> str:
-    return OTHER_COLOR if name == OTHER else PALETTE[index % len(PALETTE)]
+    """Named series in the palette; Other and Untagged in greys, the lighter one untagged."""
+    return {OTHER: OTHER_COLOR, UNTAGGED: UNTAGGED_COLOR}.get(name, PALETTE[index % len(PALETTE)])
 
 
 def _dates(index: pd.Index) -> list[str]:
@@ -70,7 +72,8 @@ def _dates(index: pd.Index) -> list[str]:
 
 
 def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
-    """Stacked areas of characters per service (text, document, improvement)."""
+    """Stacked areas of characters per service (text, document, improvement); a custom tag's
+    table has no documents, and shows the other two."""
     fig = go.Figure()
     x = _dates(over_time.index)
     for trace, color in _per_service(over_time):
@@ -81,7 +84,8 @@ def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
 
 
 def _per_service(over_time: pd.DataFrame) -> list[tuple[dict[str, object], str]]:
-    """The values, name and hover text of each service's characters, with its colour."""
+    """The values, name and hover text of each service's characters in the table, with its
+    colour (one colour per service wherever it appears)."""
     return [
         (
             {
@@ -92,6 +96,7 @@ def _per_service(over_time: pd.DataFrame) -> list[tuple[dict[str, object], str]]
             PALETTE[i],
         )
         for i, metric in enumerate(SERVICE_CHARACTERS)
+        if metric in over_time
     ]
 
 
@@ -124,7 +129,8 @@ def keys_over_time(
     granularity: Granularity,
     kind: Literal["bar", "line"] = "bar",
 ) -> go.Figure:
-    """One series per column of a top-N + Other table: stacked bars, or lines for running views."""
+    """One series per column of a top-N + Other table (keys, or tags with Untagged): stacked
+    bars, or lines for running views."""
     fig = go.Figure()
     x = _dates(wide.index)
     fmt = number_format(metric)

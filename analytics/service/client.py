@@ -30,7 +30,9 @@ from analytics.service.errors import (
     ServiceError,
 )
 from analytics.service.models import (
+    AdminCustomTagReport,
     AdminUsageReport,
+    CustomTagReport,
     DetectionResponse,
     DetectionResult,
     DocumentHandle,
@@ -53,11 +55,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 P = ParamSpec("P")
 GroupBy = Literal["key", "key_and_day"] | None
+# How a paged analytics report sums its rows: over the whole range, or per day.
+AggregateBy = Literal["period", "day"]
 Formality = Literal["default", "more", "less", "prefer_more", "prefer_less"]
 
 DETECT_BATCH = 50
 ANALYTICS_PATH = "/v2/admin/analytics"
 PLAN_PATH = "/v2/usage"
+CUSTOM_TAGS_PATH = f"{ANALYTICS_PATH}/custom-tags"
 USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
 
 _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
@@ -70,6 +75,7 @@ _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _error_decoder = msgspec.json.Decoder(ErrorBody)
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
+_custom_tag_decoder = msgspec.json.Decoder(AdminCustomTagReport)
 _detection_decoder = msgspec.json.Decoder(DetectionResponse)
 _translation_decoder = msgspec.json.Decoder(TranslationResponse)
 _document_decoder = msgspec.json.Decoder(DocumentHandle)
@@ -283,6 +289,39 @@ class AsyncServiceClient:
         response = await self.usage_report_raw(start, end, group_by)
         return decode(_report_decoder, response).usage_report
 
+    async def _analytics_page(
+        self, path: str, start: date, end: date, page: int | None, **params: str
+    ) -> httpx.Response:
+        """One undecoded page of a paged analytics report (the first when `page` is None);
+        `start` and `end` are sent as the start_date/end_date values. Retried like any GET."""
+        query = {"start_date": start.isoformat(), "end_date": end.isoformat(), **params}
+        if page is not None:
+            query["page"] = str(page)
+        return await self.request("GET", path, idempotent=True, request=Request(query))
+
+    async def custom_tag_report_raw(
+        self,
+        start: date,
+        end: date,
+        aggregate_by: AggregateBy = "period",
+        page: int | None = None,
+    ) -> httpx.Response:
+        """One undecoded page of characters per custom tag (and day); the service's default
+        sums the whole range."""
+        return await self._analytics_page(
+            CUSTOM_TAGS_PATH, start, end, page, aggregate_by=aggregate_by
+        )
+
+    async def custom_tag_report(
+        self,
+        start: date,
+        end: date,
+        aggregate_by: AggregateBy = "period",
+        page: int | None = None,
+    ) -> CustomTagReport:
+        response = await self.custom_tag_report_raw(start, end, aggregate_by, page)
+        return decode(_custom_tag_decoder, response).custom_tag_usage_report
+
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
         """Language of each text, in input order; any number of texts (sent in batches of 50)."""
         items = _texts(texts)
@@ -482,3 +521,5 @@ class ServiceClient:
     language_resources = blocking(AsyncServiceClient.language_resources)
     languages_v2 = blocking(AsyncServiceClient.languages_v2)
     usage = blocking(AsyncServiceClient.usage)
+    custom_tag_report_raw = blocking(AsyncServiceClient.custom_tag_report_raw)
+    custom_tag_report = blocking(AsyncServiceClient.custom_tag_report)

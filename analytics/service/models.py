@@ -109,6 +109,49 @@ class PlanUsage(msgspec.Struct, frozen=True):
     end_time: datetime | None = None
 
 
+# --- paged analytics reports -------------------------------------------------------------------
+
+# Pages are numbered from 1; a next_page of 0 or below could only send a reader back.
+PageNumber = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class PagedReport(msgspec.Struct, frozen=True):
+    """What every paged analytics answer shares: the number of the page that follows, None
+    (or absent) on the last page."""
+
+    next_page: PageNumber | None = None
+
+
+class CustomTagBreakdown(msgspec.Struct, frozen=True, gc=False):
+    """Characters carrying a custom tag: only text is tagged (translation and improvement)."""
+
+    total_characters: Characters = 0
+    text_translation_characters: Characters = 0
+    text_improvement_characters: Characters = 0
+
+
+NO_TAG_USAGE = CustomTagBreakdown()
+
+
+class CustomTagUsage(msgspec.Struct, frozen=True, gc=False):
+    custom_tag: str
+    breakdown: CustomTagBreakdown = NO_TAG_USAGE
+    # Only when aggregated by day; `YYYY-MM-DDT00:00:00Z`, kept as text like KeyAndDayUsage's.
+    usage_date: str | None = None
+
+
+class CustomTagReport(PagedReport, frozen=True):
+    aggregate_by: str | None = None
+    start_date: str = ""
+    end_date: str = ""
+    # None when the service leaves it out: a page without its rows is not an empty page.
+    usage: list[CustomTagUsage] | None = None
+
+
+class AdminCustomTagReport(msgspec.Struct, frozen=True):
+    custom_tag_usage_report: CustomTagReport
+
+
 class DetectionResult(msgspec.Struct, frozen=True):
     # One of success, insufficient_confidence, unsupported_language, no_language_detected;
     # kept as text so a new status from the beta does not break decoding.

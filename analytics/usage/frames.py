@@ -1,32 +1,49 @@
 """Analytics bodies decoded into the tidy frames every page, export and report relies on.
 
 The key-day frame has one row per key and UTC day (columns KEY_DAY_COLUMNS, sorted by
-usage_date then api_key); see docs/architecture.md for the dtypes.
+usage_date then api_key); the tag-day frame one row per custom tag and UTC day (TAG_DAY_COLUMNS,
+sorted by usage_date then custom_tag); see docs/architecture.md for the dtypes.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from operator import attrgetter
+from typing import Final
 
 import msgspec
 import numpy as np
 import pandas as pd
 
 from analytics.service.errors import InvalidResponseError
-from analytics.service.models import AdminUsageReport, UsageBreakdown
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS
+from analytics.service.models import AdminCustomTagReport, AdminUsageReport, UsageBreakdown
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
 
 log = logging.getLogger(__name__)
 
-KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
-KEY_DAY_COLUMNS = ["usage_date", *KEY_COLUMNS]
 DATE_DTYPE = "datetime64[us]"
+# The plain dtypes of decoded rows, in column order; the frames make the texts categorical.
+KEY_DAY_DTYPES: Final[Mapping[str, str]] = {
+    "usage_date": DATE_DTYPE,
+    "api_key": "str",
+    "api_key_label": "str",
+    **dict.fromkeys(CHARACTER_METRICS, "int64"),
+    **dict.fromkeys(MINUTE_METRICS, "float64"),
+}
+TAG_DAY_DTYPES: Final[Mapping[str, str]] = {
+    "usage_date": DATE_DTYPE,
+    "custom_tag": "str",
+    **dict.fromkeys(TAG_METRICS, "int64"),
+}
+KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
+KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
+TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
+_tag_report_decoder = msgspec.json.Decoder(AdminCustomTagReport)
 
 
 def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
@@ -45,17 +62,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
         raise InvalidResponseError("analytics body has no key_and_day_usages")
     count = len(items)
     usage = list(map(attrgetter("usage"), items))
-    day_codes, day_texts = pd.factorize(_objects(items, "usage_date").to_numpy())
-    if count and day_codes.min() < 0:  # None, an absent usage_date, factorizes to -1
-        raise InvalidResponseError("analytics body has an item without a usage_date")
-    try:
-        days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
-    except ValueError as exc:
-        raise InvalidResponseError(f"analytics body has an invalid usage_date ({exc})") from None
-    if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
-        raise InvalidResponseError("analytics body has an item without a usage_date")
     columns: dict[str, object] = {
-        "usage_date": days.astype(DATE_DTYPE)[day_codes],
+        "usage_date": _usage_days(items, "analytics body"),
         "api_key": _objects(items, "api_key"),
         "api_key_label": _objects(items, "api_key_label"),
     }
@@ -64,6 +72,41 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     for metric in MINUTE_METRICS:
         columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.float64, count)
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS), report.total_usage
+
+
+def decode_tag_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
+    """Rows of one page of the custom-tag report by day (unsorted, plain dtypes) and the
+    number of the page that follows (None on the last page); decoded like `decode_key_day`."""
+    try:
+        report = _tag_report_decoder.decode(body).custom_tag_usage_report
+    except msgspec.DecodeError as exc:
+        raise InvalidResponseError(f"custom-tag body is not the documented shape ({exc})") from None
+    items = report.usage
+    if items is None:
+        raise InvalidResponseError("custom-tag body has no usage")
+    breakdowns = list(map(attrgetter("breakdown"), items))
+    columns: dict[str, object] = {
+        "usage_date": _usage_days(items, "custom-tag body"),
+        "custom_tag": _objects(items, "custom_tag"),
+    }
+    for metric in TAG_METRICS:
+        columns[metric] = np.fromiter(map(attrgetter(metric), breakdowns), np.int64, len(items))
+    return pd.DataFrame(columns, columns=TAG_DAY_COLUMNS), report.next_page
+
+
+def _usage_days(items: Sequence[object], what: str) -> np.ndarray:
+    """Each item's usage_date as a day (`YYYY-MM-DDT00:00:00Z`); every distinct text is parsed
+    once, and an item without one makes the body invalid."""
+    day_codes, day_texts = pd.factorize(_objects(items, "usage_date").to_numpy())
+    if len(items) and day_codes.min() < 0:  # None, an absent usage_date, factorizes to -1
+        raise InvalidResponseError(f"{what} has an item without a usage_date")
+    try:
+        days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
+    except ValueError as exc:
+        raise InvalidResponseError(f"{what} has an invalid usage_date ({exc})") from None
+    if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
+        raise InvalidResponseError(f"{what} has an item without a usage_date")
+    return days.astype(DATE_DTYPE)[day_codes]
 
 
 def _objects(items: Sequence[object], name: str) -> pd.Series:
@@ -103,28 +146,63 @@ def key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     compare strings row by row, and parts are never concatenated as text.
     """
     parts = [part for part in parts if len(part)] or [empty_rows()]
-    days = np.concatenate([part["usage_date"].to_numpy(DATE_DTYPE) for part in parts])
-    key_codes, keys = _sorted_codes(_codes(parts, "api_key"))
+    days, key_codes, keys, order = _by_day_then(parts, "api_key")
     label_codes, labels = _codes(parts, "api_key_label")
-    day_codes, _ = pd.factorize(days, sort=True)
-    # Stable, so rows of one key and day keep their order (timsort: sorted runs are cheap).
-    order = np.argsort(day_codes * max(len(keys), 1) + key_codes, kind="stable")
-    key_codes, label_codes = key_codes[order], label_codes[order]
+    label_codes = label_codes[order]
     last_row = np.zeros(len(keys), dtype=np.int64)
     np.maximum.at(last_row, key_codes, np.arange(len(order)))
     latest_label, label_names = _sorted_codes(_codes_of_used(label_codes[last_row], labels))
     columns: dict[str, object] = {
-        "usage_date": days[order],
-        "api_key": pd.Categorical.from_codes(key_codes, categories=pd.Index(keys.tolist())),
-        "api_key_label": pd.Categorical.from_codes(
-            latest_label[key_codes], categories=pd.Index(label_names.tolist())
-        ),
+        "usage_date": days,
+        "api_key": _categorical(key_codes, keys),
+        "api_key_label": _categorical(latest_label[key_codes], label_names),
+        **_numbers(parts, KEY_DAY_DTYPES, order),
     }
-    for metric, dtype in _plain_dtypes().items():
-        if metric in METRICS:
-            values = [part[metric].to_numpy(dtype) for part in parts]
-            columns[metric] = np.concatenate(values)[order]
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
+
+
+def tag_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The tag-day frame from row parts (pages, windows, history): sorted, contract dtypes.
+
+    The parts hold distinct days (clipped windows, stored days), so rows are only ordered,
+    never summed: equal rows give identical frames whichever way they arrived.
+    """
+    parts = [part for part in parts if len(part)] or [empty_rows(TAG_DAY_DTYPES)]
+    days, tag_codes, tags, order = _by_day_then(parts, "custom_tag")
+    columns: dict[str, object] = {
+        "usage_date": days,
+        "custom_tag": _categorical(tag_codes, tags),
+        **_numbers(parts, TAG_DAY_DTYPES, order),
+    }
+    return pd.DataFrame(columns, columns=TAG_DAY_COLUMNS)
+
+
+def _by_day_then(
+    parts: Sequence[pd.DataFrame], column: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows ordered by day, then by the text of `column`: the days and the codes in that
+    order, the sorted texts the codes point to, and the order itself."""
+    days = np.concatenate([part["usage_date"].to_numpy(DATE_DTYPE) for part in parts])
+    codes, names = _sorted_codes(_codes(parts, column))
+    day_codes, _ = pd.factorize(days, sort=True)
+    # Stable, so rows of one day and text keep their order (timsort: sorted runs are cheap).
+    order = np.argsort(day_codes * max(len(names), 1) + codes, kind="stable")
+    return days[order], codes[order], names, order
+
+
+def _numbers(
+    parts: Sequence[pd.DataFrame], dtypes: Mapping[str, str], order: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Every count column of the parts as one array, in `order`."""
+    return {
+        column: np.concatenate([part[column].to_numpy(dtype) for part in parts])[order]
+        for column, dtype in dtypes.items()
+        if dtype in ("int64", "float64")
+    }
+
+
+def _categorical(codes: np.ndarray, names: np.ndarray) -> pd.Categorical:
+    return pd.Categorical.from_codes(codes, categories=pd.Index(names.tolist()))
 
 
 Codes = tuple[np.ndarray, np.ndarray]
@@ -160,18 +238,9 @@ def _sorted_codes(codes_and_names: Codes) -> Codes:
     return rank[codes], names[by_name]
 
 
-def empty_rows() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _plain_dtypes().items()})
-
-
-def _plain_dtypes() -> dict[str, str]:
-    return {
-        "usage_date": DATE_DTYPE,
-        "api_key": "str",
-        "api_key_label": "str",
-        **dict.fromkeys(CHARACTER_METRICS, "int64"),
-        **dict.fromkeys(MINUTE_METRICS, "float64"),
-    }
+def empty_rows(dtypes: Mapping[str, str] = KEY_DAY_DTYPES) -> pd.DataFrame:
+    """No rows, in the plain dtypes of decoded rows (key-day unless `dtypes` says otherwise)."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
 
 
 def labels(key_day: pd.DataFrame) -> dict[str, str]:
@@ -192,6 +261,15 @@ def key_frame(key_day: pd.DataFrame) -> pd.DataFrame:
     for column in ("api_key", "api_key_label"):
         frame[column] = frame[column].astype("category").cat.remove_unused_categories()
     return frame[KEY_COLUMNS]
+
+
+def tag_frame(tag_day: pd.DataFrame) -> pd.DataFrame:
+    """One row per custom tag over the whole frame, biggest total_characters first (ties by
+    tag), the tag as text."""
+    sums = tag_day.groupby("custom_tag", observed=True, sort=True)[list(TAG_METRICS)].sum()
+    frame = sums.reset_index()
+    frame["custom_tag"] = frame["custom_tag"].astype(str)
+    return frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
 
 
 def totals(key_day: pd.DataFrame) -> dict[str, int | float]:

@@ -1,8 +1,10 @@
 """Closed days of usage kept in DuckDB, one file per base address and account.
 
-Readers open the file read-only and the writer holds it only for one short transaction, so
-dashboard sessions and a nightly export can share it. DuckDB lets one process write at a
-time: when the file is busy the caller simply fetches from the service instead (logged).
+Each kind of daily rows (key-days, tag-days) has its own table and its own table of covered
+days in the same file. Readers open the file read-only and the writer holds it only for one
+short transaction, so dashboard sessions and a nightly export can share it. DuckDB lets one
+process write at a time: when the file is busy the caller simply fetches from the service
+instead (logged).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -20,30 +23,42 @@ import pandas as pd
 from pydantic import SecretStr
 
 from analytics.service.settings import Settings
-from analytics.usage.frames import KEY_DAY_COLUMNS, empty_rows
+from analytics.usage.frames import DATE_DTYPE, KEY_DAY_DTYPES, TAG_DAY_DTYPES, empty_rows
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS usage (
-    usage_date DATE NOT NULL,
-    api_key VARCHAR NOT NULL,
-    api_key_label VARCHAR NOT NULL,
-    total_characters BIGINT NOT NULL,
-    text_translation_characters BIGINT NOT NULL,
-    document_translation_characters BIGINT NOT NULL,
-    text_improvement_characters BIGINT NOT NULL,
-    speech_to_text_minutes DOUBLE NOT NULL,
-    speech_to_speech_minutes DOUBLE NOT NULL
-);
-CREATE TABLE IF NOT EXISTS covered_days (day DATE PRIMARY KEY);
-"""
+_SQL_TYPES = {DATE_DTYPE: "DATE", "str": "VARCHAR", "int64": "BIGINT", "float64": "DOUBLE"}
 # The layout of the file, in its name: a store written before a column existed never counted
 # it, so a new layout starts a new file (and fetches again) rather than reading zeros.
 LAYOUT = "v2"
-_COLUMNS = ", ".join(KEY_DAY_COLUMNS)
 # DuckDB refuses a second connection with other options in the same process: one at a time.
 _process_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One kind of daily rows in the store: its table, the table of the days it covers (days
+    without usage included), and its columns with their plain dtypes."""
+
+    table: str
+    covered: str
+    dtypes: Mapping[str, str]
+
+    @property
+    def columns(self) -> str:
+        return ", ".join(self.dtypes)
+
+    @property
+    def schema(self) -> str:
+        columns = ", ".join(f"{c} {_SQL_TYPES[t]} NOT NULL" for c, t in self.dtypes.items())
+        return (
+            f"CREATE TABLE IF NOT EXISTS {self.table} ({columns});"
+            f"CREATE TABLE IF NOT EXISTS {self.covered} (day DATE PRIMARY KEY);"
+        )
+
+
+KEY_DAYS = Stored("usage", "covered_days", KEY_DAY_DTYPES)
+TAG_DAYS = Stored("tag_usage", "tag_covered_days", TAG_DAY_DTYPES)
 
 
 def _digest(text: str, length: int) -> str:
@@ -83,49 +98,61 @@ class HistoryStore:
             finally:
                 connection.close()
 
-    def read(self, first: date, last: date) -> tuple[pd.DataFrame, set[date]] | None:
-        """Stored rows and covered days within first..last; None when the file is busy."""
+    def read(self, kind: Stored, first: date, last: date) -> tuple[pd.DataFrame, set[date]] | None:
+        """Stored rows of `kind` and covered days within first..last; None when the file is
+        busy."""
+        nothing = empty_rows(kind.dtypes), set[date]()
         if last < first or not self.path.exists():
-            return empty_rows(), set()
+            return nothing
         try:
             with self._connect(read_only=True) as db:
+                tables = "SELECT 1 FROM information_schema.tables WHERE table_name = ?"
+                if db.execute(tables, [kind.covered]).fetchone() is None:
+                    return nothing  # a file written before this kind was stored
                 days = db.execute(
-                    "SELECT day FROM covered_days WHERE day BETWEEN ? AND ?", [first, last]
+                    f"SELECT day FROM {kind.covered} WHERE day BETWEEN ? AND ?",  # noqa: S608
+                    [first, last],
                 ).fetchall()
                 rows = db.sql(
-                    f"SELECT {_COLUMNS} FROM usage WHERE usage_date BETWEEN ? AND ?",  # noqa: S608
+                    f"SELECT {kind.columns} FROM {kind.table} "  # noqa: S608
+                    "WHERE usage_date BETWEEN ? AND ?",
                     params=[first, last],
                 ).to_arrow_table()
         except duckdb.Error as exc:
             log.warning("History store %s not readable, fetching instead: %s", self.path, exc)
             return None
-        # Keys and labels as categoricals: a few hundred distinct texts, not a string per row.
+        # Texts as categoricals: a few hundred distinct keys or tags, not a string per row.
         return rows.to_pandas(strings_to_categorical=True, date_as_object=False), {
             day for (day,) in days
         }
 
-    def write(self, rows: pd.DataFrame, ranges: Sequence[tuple[date, date]]) -> bool:
-        """Replace the stored days of each inclusive range with `rows` of those days and mark
-        every day covered, in one transaction; False (logged) when the file is busy."""
+    def write(self, kind: Stored, rows: pd.DataFrame, ranges: Sequence[tuple[date, date]]) -> bool:
+        """Replace the stored days of `kind` in each inclusive range with `rows` of those days
+        and mark every day covered, in one transaction; False (logged) when the file is busy."""
         day = rows["usage_date"].dt.date
         inside = pd.Series(False, index=rows.index)
         for first, last in ranges:
             inside |= (day >= first) & (day <= last)
-        new_rows = rows.loc[inside, KEY_DAY_COLUMNS]
+        new_rows = rows.loc[inside, list(kind.dtypes)]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._connect(read_only=False) as db:
-                db.execute(_SCHEMA)
+                db.execute(kind.schema)
                 db.execute("BEGIN TRANSACTION")
                 for first, last in ranges:
-                    db.execute("DELETE FROM usage WHERE usage_date BETWEEN ? AND ?", [first, last])
                     db.execute(
-                        "INSERT OR IGNORE INTO covered_days SELECT CAST(d AS DATE) "
+                        f"DELETE FROM {kind.table} WHERE usage_date BETWEEN ? AND ?",  # noqa: S608
+                        [first, last],
+                    )
+                    db.execute(
+                        f"INSERT OR IGNORE INTO {kind.covered} SELECT CAST(d AS DATE) "  # noqa: S608
                         "FROM generate_series(?::DATE, ?::DATE, INTERVAL 1 DAY) t(d)",
                         [first, last],
                     )
                 db.register("new_rows", new_rows)
-                db.execute(f"INSERT INTO usage SELECT {_COLUMNS} FROM new_rows")  # noqa: S608
+                db.execute(
+                    f"INSERT INTO {kind.table} SELECT {kind.columns} FROM new_rows"  # noqa: S608
+                )
                 db.execute("COMMIT")
         except (duckdb.Error, OSError) as exc:
             log.warning("History store %s not written: %s", self.path, exc)

@@ -32,6 +32,17 @@ SERVICE_CHARACTERS: Final[tuple[Metric, ...]] = (
 CHARACTER_METRICS: Final[tuple[Metric, ...]] = (TOTAL_CHARACTERS, *SERVICE_CHARACTERS)
 METRICS: Final[tuple[Metric, ...]] = (*CHARACTER_METRICS, *MINUTE_METRICS)
 
+# Custom tags: only text is tagged, so a tag's total is its text translation plus improvement
+# characters, and its share is of the organization's text characters, never of documents.
+TagMetric = Literal[
+    "total_characters", "text_translation_characters", "text_improvement_characters"
+]
+TEXT_CHARACTERS: Final[tuple[TagMetric, ...]] = (
+    "text_translation_characters",
+    "text_improvement_characters",
+)
+TAG_METRICS: Final[tuple[TagMetric, ...]] = (TOTAL_CHARACTERS, *TEXT_CHARACTERS)
+
 METRIC_LABELS: Final[dict[str, str]] = {
     TOTAL_CHARACTERS: "Total characters",
     "text_translation_characters": "Text translation characters",

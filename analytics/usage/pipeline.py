@@ -1,28 +1,38 @@
-"""`fetch_usage`: the key-day frame for any range, from the service and the history store."""
+"""`fetch_usage` (the key-day frame) and `fetch_tags` (the tag-day frame) for any range, from
+the service and the history store.
+
+Both are one daily report fetched the same way (`_fetch_days`): closed days from history, the
+rest in concurrent windows (see `windows`), each window in one request or, for a paged report,
+page after page; fetched closed days are then stored.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
+import httpx
 import pandas as pd
 
 from analytics.service.client import AsyncServiceClient, blocking, invalid_response
 from analytics.service.errors import InvalidResponseError
 from analytics.usage import frames, windows
 from analytics.usage.calendar import utc_today
-
-if TYPE_CHECKING:
-    from analytics.usage.history import HistoryStore
+from analytics.usage.history import KEY_DAYS, TAG_DAYS, HistoryStore, Stored
 
 # The service's data runs to the previous UTC day and may still change for a few days after:
 # the last OPEN_DAYS days before today are always fetched again, never taken from history.
 OPEN_DAYS = 3
 # Windows arrived so far, and windows planned.
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
+# The rows of one window, clipped to its days, and a reconciliation mismatch (None: none).
+WindowRows = tuple[pd.DataFrame, str | None]
+# One page's rows and the number of the page that follows (None on the last page).
+PageRows = tuple[pd.DataFrame, int | None]
 
 
 @dataclass
@@ -37,22 +47,147 @@ class Usage:
     days_from_history: int = 0
 
 
+@dataclass
+class TagUsage:
+    """Characters of every custom tag on every day of start..end (inclusive UTC days)."""
+
+    tag_day: pd.DataFrame
+    start: date
+    end: date
+    windows_fetched: int = 0
+    days_from_history: int = 0
+
+
+@dataclass(frozen=True)
+class DailyReport:
+    """A report the pipeline reads day by day: how one window's rows are fetched, how row
+    parts become its frame, and where its closed days are kept."""
+
+    fetch: Callable[[AsyncServiceClient, windows.Window], Awaitable[WindowRows]]
+    frame: Callable[[Sequence[pd.DataFrame]], pd.DataFrame]
+    stored: Stored
+
+
+@dataclass(frozen=True)
+class _Days:
+    frame: pd.DataFrame
+    mismatches: list[str]
+    windows_fetched: int
+    days_from_history: int
+
+
 def last_closed_day(today: date) -> date:
     """The newest day whose usage can no longer change."""
     return today - timedelta(days=OPEN_DAYS + 1)
 
 
-async def _fetch_window(
-    client: AsyncServiceClient, window: windows.Window
-) -> tuple[pd.DataFrame, str | None]:
-    response = await client.usage_report_raw(window.first, window.end_date, "key_and_day")
+def _decoded(response: httpx.Response, decode: Callable[[bytes], T]) -> T:
+    """`decode` of the body; a body it refuses names the response's status and trace id."""
     try:
-        rows, total = frames.decode_key_day(response.content)
+        return decode(response.content)
     except InvalidResponseError as exc:
         raise invalid_response(response, exc.message) from None
+
+
+async def _key_day_window(client: AsyncServiceClient, window: windows.Window) -> WindowRows:
+    response = await client.usage_report_raw(window.first, window.end_date, "key_and_day")
+    rows, total = _decoded(response, frames.decode_key_day)
     # Reconcile on the whole answer: its total covers every row it returned, in-window or not.
     mismatch = frames.reconcile(rows, total, f"window {window}")
     return windows.clip(rows, window), mismatch
+
+
+def paged_window(
+    request: Callable[[AsyncServiceClient, windows.Window, int | None], Awaitable[httpx.Response]],
+    decode: Callable[[bytes], PageRows],
+) -> Callable[[AsyncServiceClient, windows.Window], Awaitable[WindowRows]]:
+    """How a paged analytics report's window is fetched: `request` a page (None: the first),
+    `decode` its rows and next_page, and follow next_page until the last page.
+
+    Pages of one window are fetched in order (each names the next); windows still run
+    concurrently. A next_page that does not move forward makes the answer invalid rather
+    than a loop.
+    """
+
+    async def fetch(client: AsyncServiceClient, window: windows.Window) -> WindowRows:
+        parts: list[pd.DataFrame] = []
+        page: int | None = None
+        while True:
+            response = await request(client, window, page)
+            rows, following = _decoded(response, decode)
+            parts.append(rows)
+            if following is None:
+                return windows.clip(pd.concat(parts, ignore_index=True), window), None
+            if following <= (page or 1):
+                raise invalid_response(
+                    response, f"next_page {following} does not follow page {page or 1}"
+                )
+            page = following
+
+    return fetch
+
+
+def _tag_page(
+    client: AsyncServiceClient, window: windows.Window, page: int | None
+) -> Awaitable[httpx.Response]:
+    return client.custom_tag_report_raw(window.first, window.end_date, "day", page)
+
+
+KEY_DAY_REPORT = DailyReport(_key_day_window, frames.key_day_frame, KEY_DAYS)
+TAG_DAY_REPORT = DailyReport(
+    paged_window(_tag_page, frames.decode_tag_day), frames.tag_day_frame, TAG_DAYS
+)
+
+
+async def _fetch_days(
+    client: AsyncServiceClient,
+    report: DailyReport,
+    start: date,
+    end: date,
+    history: HistoryStore | None,
+    today: date | None,
+    progress: Progress | None,
+) -> _Days:
+    """The report's frame for start..end: closed days from history when stored, the rest from
+    the service in concurrent windows; fetched closed days that reconciled are then stored."""
+    if end < start:
+        raise ValueError(f"the range ends ({end}) before it starts ({start})")
+    closed_through = last_closed_day(today or utc_today())
+    stored = history.read(report.stored, start, min(end, closed_through)) if history else None
+    stored_rows, covered = stored if stored else (frames.empty_rows(report.stored.dtypes), set())
+    missing = [
+        day
+        for offset in range((end - start).days + 1)
+        if (day := start + timedelta(days=offset)) not in covered
+    ]
+    plan = [w for first, last in windows.runs(missing) for w in windows.split(first, last)]
+    arrived = 0
+
+    async def fetch(window: windows.Window) -> WindowRows:
+        nonlocal arrived
+        answer = await report.fetch(client, window)
+        arrived += 1
+        if progress:
+            progress(arrived, len(plan))
+        return answer
+
+    fetched = await asyncio.gather(*map(fetch, plan))
+    if history:
+        # Only days that reconciled and can no longer change are kept.
+        closed = [
+            (w.first, min(w.last, closed_through))
+            for w, (_, m) in zip(plan, fetched, strict=True)
+            if m is None and w.first <= closed_through
+        ]
+        if closed:
+            rows = pd.concat([rows for rows, _ in fetched], ignore_index=True)
+            history.write(report.stored, rows, closed)
+    return _Days(
+        frame=report.frame([stored_rows, *(rows for rows, _ in fetched)]),
+        mismatches=[m for _, m in fetched if m],
+        windows_fetched=len(plan),
+        days_from_history=len(covered),
+    )
 
 
 async def fetch_usage_async(
@@ -64,50 +199,39 @@ async def fetch_usage_async(
     today: date | None = None,
     progress: Progress | None = None,
 ) -> Usage:
-    """Usage for start..end: closed days from history when stored, the rest from the service
-    in concurrent windows (see `windows`); fetched closed days are then stored. `progress`
-    hears of each window as it arrives."""
-    if end < start:
-        raise ValueError(f"the range ends ({end}) before it starts ({start})")
-    closed_through = last_closed_day(today or utc_today())
-    stored = history.read(start, min(end, closed_through)) if history else None
-    stored_rows, covered = stored if stored else (frames.empty_rows(), set())
-    missing = [
-        day
-        for offset in range((end - start).days + 1)
-        if (day := start + timedelta(days=offset)) not in covered
-    ]
-    plan = [w for first, last in windows.runs(missing) for w in windows.split(first, last)]
-    arrived = 0
-
-    async def fetch(window: windows.Window) -> tuple[pd.DataFrame, str | None]:
-        nonlocal arrived
-        answer = await _fetch_window(client, window)
-        arrived += 1
-        if progress:
-            progress(arrived, len(plan))
-        return answer
-
-    fetched = await asyncio.gather(*map(fetch, plan))
-    mismatches = [m for _, m in fetched if m]
-    if history:
-        # Only days that reconciled and can no longer change are kept.
-        closed = [
-            (w.first, min(w.last, closed_through))
-            for w, (_, m) in zip(plan, fetched, strict=True)
-            if m is None and w.first <= closed_through
-        ]
-        if closed:
-            history.write(pd.concat([rows for rows, _ in fetched], ignore_index=True), closed)
+    """Usage of every key for start..end; `progress` hears of each window as it arrives."""
+    days = await _fetch_days(client, KEY_DAY_REPORT, start, end, history, today, progress)
     return Usage(
-        key_day=frames.key_day_frame([stored_rows, *(rows for rows, _ in fetched)]),
+        key_day=days.frame,
         start=start,
         end=end,
-        mismatches=mismatches,
-        windows_fetched=len(plan),
-        days_from_history=len(covered),
+        mismatches=days.mismatches,
+        windows_fetched=days.windows_fetched,
+        days_from_history=days.days_from_history,
+    )
+
+
+async def fetch_tags_async(
+    client: AsyncServiceClient,
+    start: date,
+    end: date,
+    *,
+    history: HistoryStore | None = None,
+    today: date | None = None,
+    progress: Progress | None = None,
+) -> TagUsage:
+    """Characters of every custom tag for start..end, every page of every window (the
+    custom-tag report has no totals to reconcile)."""
+    days = await _fetch_days(client, TAG_DAY_REPORT, start, end, history, today, progress)
+    return TagUsage(
+        tag_day=days.frame,
+        start=start,
+        end=end,
+        windows_fetched=days.windows_fetched,
+        days_from_history=days.days_from_history,
     )
 
 
 # The blocking form, for the dashboard and the CLI.
 fetch_usage = blocking(fetch_usage_async)
+fetch_tags = blocking(fetch_tags_async)

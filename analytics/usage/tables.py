@@ -1,29 +1,37 @@
-"""Small tables shaped from the key-day frame: KPIs, series over time, top-N + Other, per-key
-tables. Pages, the report and exports show them as they are; all of it is tested without
-Streamlit.
+"""Small tables shaped from the key-day and tag-day frames: KPIs, series over time, top-N +
+Other, per-key and per-tag tables. Pages, the report and exports show them as they are; all of
+it is tested without Streamlit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
 import pandas as pd
 
 from analytics.usage.calendar import Granularity, bucket_bounds, bucket_start, buckets
-from analytics.usage.frames import key_frame, labels, within
+from analytics.usage.frames import key_frame, labels, tag_frame, within
 from analytics.usage.metrics import (
     METRIC_LABELS,
     METRICS,
+    TAG_METRICS,
+    TEXT_CHARACTERS,
     TOTAL_CHARACTERS,
+    TagMetric,
     format_change,
     format_value,
 )
 
 OTHER = "Other"
+# The organization's text characters that carry no custom tag.
+UNTAGGED = "Untagged"
 # Per-key tables: who, how big a share, the trend, then every metric.
 TABLE_ORDER = ("api_key", "api_key_label", "share", "trend", *METRICS)
+# Per-tag tables: the tag, its share of the organization's text characters, the trend, counts.
+TAG_TABLE_ORDER = ("custom_tag", "share", "trend", *TAG_METRICS)
 SPARKLINE_POINTS = 60
 
 
@@ -97,9 +105,14 @@ def usage_over_time(
 
 def top_keys(key_day: pd.DataFrame, metric: str, n: int) -> list[str]:
     """The masked ids of the `n` keys with the most usage of `metric` (ties by id)."""
-    sums = key_day.groupby("api_key", observed=True)[metric].sum()
+    return _leaders(key_day, "api_key", metric, n)
+
+
+def _leaders(frame: pd.DataFrame, column: str, metric: str, n: int) -> list[str]:
+    """The `n` texts of `column` with the most `metric`, none without any (ties by text)."""
+    sums = frame.groupby(column, observed=True)[metric].sum()
     sums = sums[sums > 0].sort_index()
-    return list(sums.sort_values(ascending=False, kind="stable").index[:n])
+    return [str(item) for item in sums.sort_values(ascending=False, kind="stable").index[:n]]
 
 
 def top_n_over_time(
@@ -117,20 +130,35 @@ def top_n_over_time(
     """
     leaders = top_keys(key_day, metric, n)
     names = key_names(key_day)
-    starts = bucket_start(key_day["usage_date"], granularity).to_numpy()
-    # Sum per key and bucket first (small), then fold the tail into Other.
-    per_key = key_day.groupby([starts, key_day["api_key"]], observed=True)[metric].sum()
-    keys = per_key.index.get_level_values(1).astype(str)
-    bucket = keys.where(keys.isin(leaders), OTHER)
-    wide = per_key.groupby([per_key.index.get_level_values(0), bucket]).sum().unstack(fill_value=0)
-    wide = wide.rename(columns=names)
-    columns = [names[k] for k in leaders]
-    if OTHER in wide.columns and (wide[OTHER] != 0).any():
-        columns.append(OTHER)
-    wide = wide.reindex(columns=columns, fill_value=0)
-    wide = wide.reindex(buckets(start, end, granularity), fill_value=0)
-    wide.columns.name = "key"
+    wide = _top_n_wide(key_day, "api_key", metric, leaders, start, end, granularity)
+    wide.columns = pd.Index([*(names[k] for k in leaders), OTHER][: wide.shape[1]], name="key")
     return wide
+
+
+def _top_n_wide(
+    frame: pd.DataFrame,
+    column: str,
+    metric: str,
+    leaders: Sequence[str],
+    start: date,
+    end: date,
+    granularity: Granularity,
+) -> pd.DataFrame:
+    """`metric` per bucket of each leader (in order), then of all the rest together as a last
+    column, left out when the rest has none; every bucket of the range is a row.
+
+    Rows are summed per item and bucket first (small), then folded by position, so an item
+    named like the rest's column is never mixed into it.
+    """
+    starts = bucket_start(frame["usage_date"], granularity).to_numpy()
+    per_item = frame.groupby([starts, frame[column]], observed=True)[metric].sum()
+    slots = pd.Index(list(leaders)).get_indexer(per_item.index.get_level_values(1).astype(str))
+    slots[slots < 0] = len(leaders)
+    wide = per_item.groupby([per_item.index.get_level_values(0), slots]).sum().unstack(fill_value=0)
+    wide = wide.reindex(columns=range(len(leaders) + 1), fill_value=0)
+    if not wide.iloc[:, -1].any():
+        wide = wide.iloc[:, :-1]
+    return wide.reindex(buckets(start, end, granularity), fill_value=0)
 
 
 def top_n_totals(key_day: pd.DataFrame, metric: str, n: int) -> pd.Series:
@@ -181,14 +209,22 @@ def key_table(key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
         table[column] = table[column].astype(str)
     total = table[TOTAL_CHARACTERS].sum()
     table["share"] = table[TOTAL_CHARACTERS] / total if total else 0.0
+    table["trend"] = _trends(key_day, "api_key", table["api_key"], start, end)
+    return table[columns]
+
+
+def _trends(
+    frame: pd.DataFrame, column: str, items: pd.Series, start: date, end: date
+) -> list[list[int]]:
+    """Total characters of each of `items` (texts of `column`) per sparkline bucket."""
     granularity = sparkline_granularity(start, end)
-    starts = bucket_start(key_day["usage_date"], granularity).to_numpy()
-    sums = key_day.groupby([key_day["api_key"], starts], observed=True)[TOTAL_CHARACTERS].sum()
+    starts = bucket_start(frame["usage_date"], granularity).to_numpy()
+    sums = frame.groupby([frame[column], starts], observed=True)[TOTAL_CHARACTERS].sum()
     spark = sums.unstack(fill_value=0)
     spark.index = spark.index.astype(str)
-    spark = spark.reindex(index=table["api_key"], columns=buckets(start, end, granularity))
-    table["trend"] = spark.fillna(0).astype("int64").to_numpy().tolist()
-    return table[columns]
+    spark = spark.reindex(index=items, columns=buckets(start, end, granularity))
+    trends: list[list[int]] = spark.fillna(0).astype("int64").to_numpy().tolist()
+    return trends
 
 
 def sparkline_granularity(start: date, end: date) -> Granularity:
@@ -200,10 +236,21 @@ def sparkline_granularity(start: date, end: date) -> Granularity:
 
 def search_keys(table: pd.DataFrame, text: str) -> pd.DataFrame:
     """Rows whose label or masked id contains `text` (case-insensitive, plain text)."""
+    return _search(table, text, ("api_key_label", "api_key"))
+
+
+def search_tags(table: pd.DataFrame, text: str) -> pd.DataFrame:
+    """Rows whose custom tag contains `text` (case-insensitive, plain text)."""
+    return _search(table, text, ("custom_tag",))
+
+
+def _search(table: pd.DataFrame, text: str, columns: Sequence[str]) -> pd.DataFrame:
     needle = text.strip().lower()
     if not needle:
         return table
-    haystack = table["api_key_label"].astype(str).str.lower() + " " + table["api_key"].str.lower()
+    haystack = pd.Series("", index=table.index)
+    for column in columns:
+        haystack = haystack + " " + table[column].astype(str).str.lower()
     return table[haystack.str.contains(needle, regex=False)]
 
 
@@ -215,3 +262,90 @@ def bucket_breakdown(
     table = key_table(within(key_day, first, last), first, last).drop(columns=["trend"])
     table = table[table[list(METRICS)].sum(axis=1) > 0]
     return table.sort_values([metric, "api_key"], ascending=[False, True]).reset_index(drop=True)
+
+
+# --- custom tags -------------------------------------------------------------------------------
+
+
+def tag_display(tag: str) -> str:
+    """How a tag is named on pages: as it is, unless it reads like the chart's own Other or
+    Untagged series."""
+    return f"{tag} (tag)" if tag in (OTHER, UNTAGGED) else tag
+
+
+def text_over_time(
+    key_day: pd.DataFrame, metric: TagMetric, start: date, end: date, granularity: Granularity
+) -> pd.Series:
+    """The organization's characters that tags of `metric` are part of, per bucket: text
+    translation, text improvement, or both for total characters (documents are never
+    tagged)."""
+    parts = TEXT_CHARACTERS if metric == TOTAL_CHARACTERS else (metric,)
+    return usage_over_time(key_day, start, end, granularity, parts).sum(axis=1)
+
+
+def tags_over_time(
+    tag_day: pd.DataFrame,
+    key_day: pd.DataFrame,
+    metric: TagMetric,
+    n: int,
+    start: date,
+    end: date,
+    granularity: Granularity,
+) -> pd.DataFrame:
+    """Wide table: one column per top-N tag, `Other` (the remaining tags, when any have
+    usage) and `Untagged`, one row per bucket; each row sums to the organization's text
+    characters of `metric` in that bucket. `Untagged` is always there, even when zero.
+    """
+    leaders = _leaders(tag_day, "custom_tag", metric, n)
+    wide = _top_n_wide(tag_day, "custom_tag", metric, leaders, start, end, granularity)
+    names = [*map(tag_display, leaders), OTHER][: wide.shape[1]]
+    wide.columns = pd.Index(names, name="tag")
+    untagged = text_over_time(key_day, metric, start, end, granularity) - wide.sum(axis=1)
+    return wide.assign(**{UNTAGGED: untagged.to_numpy(dtype="int64")})
+
+
+@dataclass(frozen=True)
+class TagSummary:
+    """The organization's text characters of a range, and how many of them carry a tag."""
+
+    text_characters: int
+    tagged: int
+
+    @property
+    def untagged(self) -> int:
+        return self.text_characters - self.tagged
+
+    @property
+    def tagged_share(self) -> float | None:
+        """None when the range has no text characters: a share of nothing says nothing."""
+        return self.tagged / self.text_characters if self.text_characters else None
+
+
+def tag_summary(tag_day: pd.DataFrame, key_day: pd.DataFrame) -> TagSummary:
+    text = int(key_day[list(TEXT_CHARACTERS)].to_numpy().sum())
+    return TagSummary(text, int(tag_day[TOTAL_CHARACTERS].sum()))
+
+
+def tag_table(tag_day: pd.DataFrame, key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
+    """One row per tag over the range, biggest total first (ties by tag): its characters, its
+    share of the organization's text characters and a sparkline of its total characters."""
+    columns = ["custom_tag", *TAG_METRICS, "share", "trend"]
+    if tag_day.empty:
+        return pd.DataFrame(columns=columns)
+    table = tag_frame(tag_day)
+    text = tag_summary(tag_day, key_day).text_characters
+    table["share"] = table[TOTAL_CHARACTERS] / text if text else 0.0
+    table["trend"] = _trends(tag_day, "custom_tag", table["custom_tag"], start, end)
+    return table[columns]
+
+
+def tag_days(tag_day: pd.DataFrame, key_day: pd.DataFrame, tag: str) -> pd.DataFrame:
+    """One tag's days with usage, in order: its characters and its share of that day's text
+    characters of the organization (empty when the organization reported none that day)."""
+    rows = tag_day.loc[tag_day["custom_tag"] == tag, ["usage_date", *TAG_METRICS]]
+    table = rows.reset_index(drop=True)
+    per_day = key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    text = per_day.reindex(table["usage_date"]).fillna(0).to_numpy(dtype="float64")
+    totals = table[TOTAL_CHARACTERS].to_numpy(dtype="float64")
+    table["share"] = np.divide(totals, text, out=np.full(len(table), np.nan), where=text > 0)
+    return table

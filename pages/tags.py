@@ -1,0 +1,109 @@
+"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table, and one
+tag's days."""
+
+import streamlit as st
+
+from analytics.dashboard import data, page, session
+from analytics.dashboard.columns import tag_table_columns
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
+from analytics.figures import usage as figures
+from analytics.usage import calendar, tables
+from analytics.usage.metrics import METRIC_LABELS, TAG_METRICS, format_value
+
+source = data_source()
+chosen = session.chosen_range()
+
+page.header("Tags", chosen)
+
+with service_errors(source):
+    summary = data.tags_table(source, chosen, tables.tag_summary)
+    table = data.tags_table(source, chosen, tables.tag_table, chosen.start, chosen.end)
+
+share = summary.tagged_share
+for column, (label, value, help_text) in zip(
+    st.columns(4),
+    [
+        ("Text characters", f"{summary.text_characters:,}", "Text translation + improvement"),
+        ("Tagged", f"{summary.tagged:,}", "Characters that carry a custom tag"),
+        ("Untagged", f"{summary.untagged:,}", "Text characters without a custom tag"),
+        ("Tagged share", "N/A" if share is None else f"{share:.1%}", "Of the text characters"),
+    ],
+    strict=True,
+):
+    column.metric(label, value, help=help_text, border=True)
+st.caption(
+    "Custom tags mark text translation and text improvement requests; documents and speech "
+    "are never tagged, so shares are of the organization's text characters."
+)
+if not summary.text_characters and table.empty:
+    st.info("No text characters in this range. Pick a longer range in the sidebar.")
+    st.stop()
+
+allowed = calendar.allowed_granularities(chosen.start, chosen.end)
+auto = calendar.auto_granularity(chosen.start, chosen.end)
+row = st.container(horizontal=True, vertical_alignment="bottom")
+with row:
+    metric = page.metric_select(row, TAG_METRICS, width=260)
+    granularity = (
+        st.segmented_control(
+            "Granularity",
+            allowed,
+            default=auto,
+            format_func=str.capitalize,
+            required=True,
+            key="granularity",
+            bind="query-params",
+        )
+        or auto
+    )
+    top = page.top_n_input(row, width=110)
+
+with service_errors(source):
+    wide = data.tags_table(
+        source, chosen, tables.tags_over_time, metric, top, chosen.start, chosen.end, granularity
+    )
+st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="tags_chart")
+st.caption(
+    f"{METRIC_LABELS[metric]} per {granularity} (UTC; weeks start on Monday, the last one may "
+    f"be partial): the top {top} tags, Other for the remaining tags and Untagged for the "
+    "organization's characters without a tag; each bar is all of them."
+)
+
+st.subheader("Tag table")
+if table.empty:
+    st.info("No characters carried a custom tag in this range.")
+    st.stop()
+query = st.text_input(
+    "Search tags", key="q", bind="query-params", placeholder="Tag", icon=":material/search:"
+)
+shown = tables.search_tags(table, query)
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_order=tables.TAG_TABLE_ORDER,
+    height=min(38 + 35 * len(shown), 420),
+    column_config=tag_table_columns(),
+)
+st.caption(f"{len(shown):,} of {len(table):,} tags. Click a column header to sort.")
+
+st.subheader("One tag by day")
+choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it
+tag = st.selectbox("Tag", choices, key="tag", bind="query-params")
+days = data.tags_table(source, chosen, tables.tag_days, tag)
+left, right = st.columns([3, 2], gap="large")
+with left:
+    over_time = tables.usage_over_time(days, chosen.start, chosen.end, granularity, TAG_METRICS)
+    st.plotly_chart(figures.service_mix(over_time, granularity), key="tag_chart")
+with right:
+    st.dataframe(
+        days.sort_values("usage_date", ascending=False),
+        hide_index=True,
+        column_order=("usage_date", "share", *TAG_METRICS),
+        height=380,
+        column_config=tag_table_columns(),
+    )
+st.caption(
+    f"{tag}: {format_value(days['total_characters'].sum(), 'total_characters')} characters on "
+    f"{len(days):,} days; the share is of that day's text characters."
+)
