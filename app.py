@@ -113,7 +113,15 @@ PAGES = [
 ]
 
 if gate() in (Access.SIGN_IN, Access.DENIED):
-    st.navigation([st.Page(sign_in_page, title="Sign in")], position="hidden").run()
+    # Every page's address shows the sign-in page, so a shared link meets it instead of a
+    # "Page not found" notice; none of the dashboard's pages is registered.
+    st.navigation(
+        [st.Page(sign_in_page, title="Sign in", default=True)]
+        + [
+            st.Page(sign_in_page, title="Sign in", url_path=p.url_path) for p in PAGES if p.url_path
+        ],
+        position="hidden",
+    ).run()
     st.stop()
 
 page = st.navigation(PAGES)
