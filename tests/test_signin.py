@@ -23,6 +23,7 @@ from conftest import ROOT, base_path, free_port, running_dashboard
 from faultserver import PASS, FaultServer, write_org_file
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
+from readme import dashboard_options
 
 from emulator import EmulatorConfig, create_app
 
@@ -460,3 +461,42 @@ def test_a_callback_with_a_wrong_state_or_replayed_is_refused(dashboard, provide
     page.goto(callback)
     only_sign_in(page)
     assert user_cookie(context) is None
+
+
+# -- deployment: the README's options, under a base path ----------------------------------------
+
+
+def test_the_readme_deployment_serves_under_its_base_path(provider, browser, tmp_path):
+    """The README unit's `streamlit run` options (on a free port instead of 8501): pages, the
+    websocket and the sign-in callback all under the base path."""
+    options = dashboard_options()
+    del options[options.index("--server.port") : options.index("--server.port") + 2]
+    with signin_dashboard(tmp_path, provider, DEMO, *options, port=free_port()) as base:
+        path = base_path(options)
+        assert path and urlparse(base).path == path
+        context = browser()
+        page = context.new_page()
+        sockets: list[str] = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        for name in ("", "keys"):
+            page.goto(f"{base}/{name}")
+            only_sign_in(page)
+            assert page.url == f"{base}/{name}"
+        sign_in(page, provider, ADMIN)
+        signed_in_with_data(page, "Overview")  # its figures came over the websocket
+        assert page.url == f"{base}/"
+        origin = base.removesuffix(path)
+        assert set(sockets) == {f"{origin.replace('http', 'ws', 1)}{path}/_stcore/stream"}
+        # Every request to the dashboard stayed under the base path, the callback's included.
+        paths = [urlsplit(url).path for url in requested if url.startswith(f"{origin}/")]
+        assert all(p.startswith(f"{path}/") for p in paths), paths
+        assert f"{path}/oauth2callback" in paths
+        cookie = user_cookie(context)
+        assert cookie is not None and cookie["path"] == path
+        page.goto(f"{base}/trends")
+        signed_in_with_data(page, "Trends")
+        sign_out(page, provider)
+        only_sign_in(page)
+        assert page.url == f"{base}/"
