@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.dashboard import session
-from analytics.dashboard.access import Access, access_decision
+from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
 from analytics.usage import calendar
 
@@ -31,8 +31,14 @@ DEFAULT_PRESET = "last-30-days"
 
 
 def gate() -> Access:
-    """Whether this session may see the dashboard (sign-in applies when `[auth]` is in secrets)."""
+    """Whether this session may see the dashboard (sign-in applies when `[auth]` is in secrets).
+
+    Unsafe sign-in settings stop every session here, before any page or service request.
+    """
     given = secrets()
+    if error := sign_in_error(given):
+        st.error(error, icon=":material/lock:")
+        st.stop()
     return access_decision(
         "auth" in given,
         bool(st.user.get("is_logged_in")),
@@ -108,7 +114,15 @@ PAGES = [
 ]
 
 if gate() in (Access.SIGN_IN, Access.DENIED):
-    st.navigation([st.Page(sign_in_page, title="Sign in")], position="hidden").run()
+    # Every page's address shows the sign-in page, so a shared link meets it instead of a
+    # "Page not found" notice; none of the dashboard's pages is registered.
+    st.navigation(
+        [st.Page(sign_in_page, title="Sign in", default=True)]
+        + [
+            st.Page(sign_in_page, title="Sign in", url_path=p.url_path) for p in PAGES if p.url_path
+        ],
+        position="hidden",
+    ).run()
     st.stop()
 
 page = st.navigation(PAGES)

@@ -206,20 +206,30 @@ def stop_process(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def base_path(options: tuple[str, ...] | list[str]) -> str:
+    """The `--server.baseUrlPath` among `streamlit run` options, as a URL path ("" if none)."""
+    if "--server.baseUrlPath" not in options:
+        return ""
+    return "/" + options[list(options).index("--server.baseUrlPath") + 1].strip("/")
+
+
 @contextmanager
-def running_dashboard(env: dict[str, str], *options: str, log: Path | None = None) -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port, as deployed, with only `env`'s SERVICE_*
-    settings; yields its address and stops it afterwards. The file watcher stays off: it would
+def running_dashboard(
+    env: dict[str, str], *options: str, log: Path | None = None, port: int | None = None
+) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port (or `port`), as deployed, with only
+    `env`'s SERVICE_* settings; yields its address (with the `--server.baseUrlPath` among
+    `options`, if any) and stops it afterwards. The file watcher stays off: it would
     reload the app's modules when a file in the checkout changes, racing the sessions.
     Output goes to `log` when given (for the caller to inspect), else to a temporary file."""
-    port = free_port()
+    port = port or free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.fileWatcherType", "none", *options]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
     with log.open("w+b") if log else tempfile.TemporaryFile() as output:
         server = subprocess.Popen(command, cwd=ROOT, env=clean | env, stdout=output, stderr=output)
         try:
-            base = f"http://127.0.0.1:{port}"
+            base = f"http://127.0.0.1:{port}{base_path(options)}"
             if not wait_until_healthy(f"{base}/_stcore/health", server):
                 output.seek(0)
                 pytest.fail(f"the dashboard never started: {output.read()[-2000:]!r}")

@@ -23,10 +23,19 @@ from faultserver import FaultServer, Reply
 from headless import app_test, one_run
 from streamlit.testing.v1 import AppTest
 
-from analytics.dashboard.access import Access, access_decision
+from analytics.dashboard.access import MIN_COOKIE_SECRET, Access, access_decision, sign_in_error
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
-AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x"}}
+COOKIE_SECRET = "cookie-secret-for-the-gate-tests-0001"
+AUTH = {
+    "auth": {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": COOKIE_SECRET,
+        "client_id": "dashboard",
+        "client_secret": "not-used",
+        "server_metadata_url": "https://login.example.org/.well-known/openid-configuration",
+    }
+}
 ALLOWED = ["admin@example.org"]
 
 
@@ -172,8 +181,9 @@ def test_outsiders_see_only_the_sign_in_page(service, user, allowed, page):
     at.query_params["period"] = "All history"
     at.run()
     only_the_sign_in_page(at)
-    # The dashboard's pages are not even registered for this session.
-    with pytest.raises(ValueError, match=r"Known pages: \['Sign in'\]"):
+    # The dashboard's pages are not even registered for this session: their addresses lead
+    # to the sign-in page, and no page file is known (it would be listed by its path).
+    with pytest.raises(ValueError, match=r"Known pages: \['Sign in'(, '[a-z-]+')*\]"):
         at.switch_page(str(ROOT / "pages" / f"{page}.py"))
     assert service.seen == []  # the gate stands before any request to the service
 
@@ -192,7 +202,7 @@ def dashboard_with_secrets(tmp_path, sign_in: bool) -> Iterator[tuple[str, Fault
         if sign_in:
             text += (
                 "[auth]\nredirect_uri = 'http://localhost:8501/oauth2callback'\n"
-                "cookie_secret = 'a-long-random-cookie-secret'\nclient_id = 'dashboard'\n"
+                f"cookie_secret = '{COOKIE_SECRET}'\nclient_id = 'dashboard'\n"
                 "client_secret = 'not-used'\n"
                 "server_metadata_url = 'https://login.example.org/.well-known/openid-configuration'\n"
             )
@@ -240,3 +250,99 @@ def test_a_listed_address_gets_through_and_can_sign_out(service):
     assert not at.exception
     assert "Sign out" in {b.label for b in at.sidebar.button}
     assert service.seen  # now the dashboard asks the service
+
+
+# -- sign-in settings that would not be safe close the dashboard -------------------------------
+
+
+def with_auth(**changes: object) -> dict[str, object]:
+    """The test's sign-in settings with `[auth]` entries changed (None removes one)."""
+    auth = {k: v for k, v in (AUTH["auth"] | changes).items() if v is not None}
+    return {"auth": auth, "ADMIN_EMAILS": ALLOWED}
+
+
+UNSAFE = [
+    pytest.param(with_auth(cookie_secret=None), "no cookie_secret", id="no cookie secret"),
+    pytest.param(with_auth(cookie_secret=""), "no cookie_secret", id="empty cookie secret"),
+    pytest.param(
+        with_auth(cookie_secret="s" * (MIN_COOKIE_SECRET - 1)),
+        f"shorter than {MIN_COOKIE_SECRET} characters",
+        id="short cookie secret",
+    ),
+    pytest.param(
+        {"auth": AUTH["auth"]},
+        "ADMIN_EMAILS, the list of addresses allowed in, is missing",
+        id="no allow-list",
+    ),
+    pytest.param(
+        {**AUTH, "ADMIN_EMAILS": "admin@example.org"}, "must be a list", id="allow-list a string"
+    ),
+    pytest.param(
+        {**AUTH, "ADMIN_EMAILS": ["admin@example.org", 7]}, "must be a list", id="not strings"
+    ),
+    pytest.param({**AUTH, "ADMIN_EMAILS": {"admin": True}}, "must be a list", id="a table"),
+    pytest.param(with_auth(client_id=None), "lacks client_id", id="no client id"),
+    pytest.param(
+        with_auth(redirect_uri="http://localhost:8501/"),
+        "must end with /oauth2callback",
+        id="redirect elsewhere",
+    ),
+    pytest.param({"auth": "on", "ADMIN_EMAILS": ALLOWED}, "must be a section", id="auth a string"),
+]
+
+
+@pytest.mark.parametrize(("given", "problem"), UNSAFE)
+def test_unsafe_sign_in_settings_are_named(given, problem):
+    error = sign_in_error(given)
+    assert error is not None
+    assert problem in error
+    assert COOKIE_SECRET not in error and "s" * (MIN_COOKIE_SECRET - 1) not in error
+
+
+def test_every_problem_is_in_the_one_message():
+    error = sign_in_error({"auth": {"cookie_secret": "tiny-cookie-secret"}})
+    assert error is not None
+    assert "shorter than" in error
+    assert "lacks redirect_uri, client_id, client_secret, server_metadata_url" in error
+    assert "ADMIN_EMAILS" in error
+    assert "tiny-cookie-secret" not in error  # the secret's value is never shown
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param({}, id="no sign-in"),
+        pytest.param({"ADMIN_EMAILS": ALLOWED}, id="allow-list alone"),
+        pytest.param({**AUTH, "ADMIN_EMAILS": ALLOWED}, id="complete"),
+        pytest.param({**AUTH, "ADMIN_EMAILS": []}, id="empty list admits nobody"),
+        pytest.param(
+            with_auth(cookie_secret="s" * MIN_COOKIE_SECRET), id="secret just long enough"
+        ),
+    ],
+)
+def test_safe_settings_pass(given):
+    assert sign_in_error(given) is None
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        pytest.param({"is_logged_in": True, "email": "admin@example.org"}, id="listed"),
+        pytest.param({"is_logged_in": False}, id="not signed in"),
+    ],
+)
+@pytest.mark.parametrize(("given", "problem"), UNSAFE)
+def test_unsafe_sign_in_settings_close_the_dashboard(service, given, problem, user):
+    at = app_test(timeout=60)
+    at.secrets.update(given)
+    at.user = user
+    at.query_params["period"] = "All history"
+    at.run()
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith("The dashboard is closed: its sign-in settings")
+    assert problem in error.value
+    assert not at.title and not at.button and not at.sidebar.children
+    for kind in ("metric", "dataframe", "plotly_chart", "selectbox", "download_button", "code"):
+        assert not at.get(kind), f"a closed dashboard shows a {kind}"
+    assert service.seen == []

@@ -3,12 +3,11 @@
 Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
 """
 
-import os
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
 from conftest import running_dashboard
 from playwright.sync_api import expect, sync_playwright
 
@@ -17,20 +16,6 @@ from analytics.usage.frames import KEY_DAY_COLUMNS
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
-WAIT_MS = 60_000
 PAGES = {
     "overview": ("", "Overview"),
     "keys": ("keys", "Keys"),
@@ -46,9 +31,7 @@ PAGES = {
 def dashboard(tmp_path_factory):
     """`streamlit run app.py` in demo mode on a small organization, stopped afterwards."""
     if CHROMIUM is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed (apt-get install chromium)")
-        pytest.skip("chromium is not installed")
+        unavailable("chromium is not installed (apt-get install chromium)")
     env = {
         "SERVICE_DEMO_KEYS": "8",
         "SERVICE_DEMO_DAYS": "120",

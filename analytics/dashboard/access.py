@@ -1,9 +1,16 @@
-"""Who may see the dashboard when sign-in is configured: a pure decision, tested on its own."""
+"""Who may see the dashboard when sign-in is configured: pure decisions, tested on their own."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import Enum
+from typing import Any
+
+# Streamlit signs the identity cookie with `cookie_secret`; shorter secrets are guessable.
+MIN_COOKIE_SECRET = 32
+# What `st.login()` needs for its default provider, besides `cookie_secret`.
+PROVIDER_SETTINGS = ("redirect_uri", "client_id", "client_secret", "server_metadata_url")
+CALLBACK_PATH = "/oauth2callback"
 
 
 class Access(Enum):
@@ -25,3 +32,49 @@ def access_decision(
     if email and email.strip().lower() in allowed:
         return Access.ALLOWED
     return Access.DENIED
+
+
+def _problems(secrets: Mapping[str, Any]) -> list[str]:
+    """What keeps a configured sign-in from being safe; empty when it is (or is not configured).
+
+    A half-configured sign-in must close the dashboard rather than open it: a weak cookie
+    secret lets anyone forge an identity, and a missing or mistyped allow-list would otherwise
+    be read as "nobody" or, for a string, as a list of single characters.
+    """
+    if "auth" not in secrets:
+        return []
+    auth = secrets["auth"]
+    if not isinstance(auth, Mapping):
+        return ["[auth] must be a section of settings"]
+    problems = []
+    secret = auth.get("cookie_secret")
+    if not isinstance(secret, str) or not secret:
+        problems.append("[auth] has no cookie_secret")
+    elif len(secret) < MIN_COOKIE_SECRET:
+        problems.append(f"[auth] cookie_secret is shorter than {MIN_COOKIE_SECRET} characters")
+    missing = [name for name in PROVIDER_SETTINGS if not isinstance(auth.get(name), str)]
+    if missing:
+        problems.append(f"[auth] lacks {', '.join(missing)}")
+    elif not auth["redirect_uri"].endswith(CALLBACK_PATH):
+        problems.append(f"[auth] redirect_uri must end with {CALLBACK_PATH}")
+    if "ADMIN_EMAILS" not in secrets:
+        problems.append("ADMIN_EMAILS, the list of addresses allowed in, is missing")
+    elif not _is_list_of_strings(secrets["ADMIN_EMAILS"]):
+        problems.append('ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]')
+    return problems
+
+
+def sign_in_error(secrets: Mapping[str, Any]) -> str | None:
+    """The one message a misconfigured sign-in shows instead of the dashboard (no values)."""
+    problems = _problems(secrets)
+    if not problems:
+        return None
+    return (
+        "The dashboard is closed: its sign-in settings in .streamlit/secrets.toml are unsafe ("
+        + "; ".join(problems)
+        + "). Fix them and restart the dashboard."
+    )
+
+
+def _is_list_of_strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)

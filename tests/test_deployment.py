@@ -1,0 +1,67 @@
+"""The README's deployment, checked where it can be without a server to install it on: its
+systemd units pass systemd's own checker, and the dashboard unit, the proxy and the sign-in
+example agree on address, port and base path. (`tests/test_signin.py` runs the dashboard with
+the unit's options and signs in under the base path.)"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from browsers import unavailable
+from readme import README, dashboard_options, nginx_config, systemd_units
+
+CHECKOUT = "/opt/usage-dashboard"
+
+
+def test_the_readme_shows_the_dashboard_and_export_units():
+    assert set(systemd_units()) == {
+        "usage-dashboard.service",
+        "usage-export.service",
+        "usage-export.timer",
+    }
+
+
+def test_the_units_pass_systemd_analyze_verify(tmp_path):
+    checker = shutil.which("systemd-analyze")
+    if checker is None:
+        unavailable("systemd-analyze is not installed (apt-get install systemd)")
+    # The programs the units start, from this checkout's environment instead of /opt.
+    venv = str(Path(sys.executable).parent.parent)
+    for name, text in systemd_units().items():
+        (tmp_path / name).write_text(text.replace(f"{CHECKOUT}/.venv", venv))
+    checked = subprocess.run(
+        [checker, "verify", *sorted(str(path) for path in tmp_path.iterdir())],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stderr.strip() == ""
+
+
+def test_the_dashboard_unit_restarts_as_its_own_user_with_the_key_from_a_file():
+    unit = systemd_units()["usage-dashboard.service"].splitlines()
+    assert "User=usage-dashboard" in unit
+    assert "EnvironmentFile=/etc/usage-dashboard.env" in unit
+    assert "Restart=on-failure" in unit
+    assert not any("SERVICE_AUTH_KEY" in line for line in unit)  # the key stays in the file
+
+
+def test_proxy_unit_and_sign_in_agree_on_address_port_and_path():
+    options = dashboard_options()
+    value = {name: options[options.index(name) + 1] for name in options if name.startswith("--")}
+    assert value == {
+        "--server.address": "127.0.0.1",
+        "--server.port": "8501",
+        "--server.baseUrlPath": "usage",
+    }
+    proxy = nginx_config()
+    assert "location /usage/ {" in proxy
+    assert "proxy_pass http://127.0.0.1:8501;" in proxy
+    assert "proxy_set_header Upgrade $http_upgrade;" in proxy
+    assert "proxy_set_header Host $host;" in proxy
+    assert 'redirect_uri = "https://dash.example.org/usage/oauth2callback"' in README.read_text()
