@@ -39,8 +39,11 @@ from analytics.capacity.budgets import (
 from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
+from analytics.cost.files import money_file
+from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
+from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_atomic, write_export
-from analytics.exports.tables import GroupBy, shape_export
+from analytics.exports.tables import TEAM_GROUPINGS, Costing, GroupBy, shape_export
 from analytics.languages import language_table
 from analytics.reports.meeting import render
 from analytics.service.client import ServiceClient
@@ -85,6 +88,20 @@ PeriodOption = Annotated[Preset | None, typer.Option(help="Named range ending ye
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Log every step and show tracebacks on errors.")
 ]
+PricingOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pricing",
+        help="Prices TOML file (default: pricing.toml here when present; the example with --demo).",
+    ),
+]
+TeamsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--teams",
+        help="Teams TOML file (default: teams.toml here when present; the example with --demo).",
+    ),
+]
 
 
 class UsageProblem(Exception):
@@ -115,7 +132,7 @@ def _reported(debug: bool) -> Iterator[None]:
         yield
     except typer.Exit:
         raise
-    except UsageProblem as exc:
+    except (UsageProblem, PricingFileError, TeamFileError, UnpricedDayError) as exc:
         _fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:
         if debug:
@@ -179,6 +196,16 @@ def _range(
     return first, last
 
 
+def _costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
+    """The money files in force: given, else found in the working folder, else (demo) the
+    examples; none found means usage only. A bad file is one error line (exit 2)."""
+    pricing_file = money_file("pricing", pricing, Path.cwd(), demo)
+    teams_file = money_file("teams", teams, Path.cwd(), demo)
+    prices: Pricing | None = load_pricing(pricing_file) if pricing_file else None
+    cost_centres: Teams | None = load_teams(teams_file) if teams_file else None
+    return Costing(prices, cost_centres)
+
+
 def _check_output(output: Path) -> None:
     """Refuse a path that cannot be written before anything is fetched."""
     if output.is_dir():
@@ -204,8 +231,14 @@ def export(
     end: EndOption = None,
     period: PeriodOption = None,
     group_by: Annotated[
-        GroupBy, typer.Option(help="Rows per key and day, per key, or one row.")
+        GroupBy,
+        typer.Option(help="Rows per key and day, per key, per team, per team and day, or one row."),
     ] = "key_and_day",
+    with_cost: Annotated[
+        bool, typer.Option("--with-cost", help="Add cost columns (needs a pricing file).")
+    ] = False,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     fmt: Annotated[
         Format | None,
         typer.Option("--format", help="Output format; by default from the file extension."),
@@ -223,9 +256,14 @@ def export(
     with _reported(debug):
         first, last = _range(start, end, period, utc_today())
         file_format = _format(output, fmt)
+        costing = _costing(pricing, teams, demo)
+        if group_by in TEAM_GROUPINGS and costing.teams is None:
+            raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
+        if with_cost and costing.pricing is None:
+            raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
         settings = _settings()
         usage = _fetch(settings, demo, first, last, use_history=not no_history)
-        table = shape_export(usage.key_day, first, last, group_by)
+        table = shape_export(usage.key_day, first, last, group_by, costing, with_cost)
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
