@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
+    DailyCost,
     Status,
     evaluate,
     evaluate_plan,
@@ -41,6 +42,7 @@ from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
 from analytics.cost.files import money_file
 from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
+from analytics.cost.spend import daily_cost
 from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_atomic, write_export
 from analytics.exports.tables import TEAM_GROUPINGS, Costing, GroupBy, shape_export
@@ -206,6 +208,16 @@ def _costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     return Costing(prices, cost_centres)
 
 
+def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> DailyCost | None:
+    """How budgets price usage; cost budgets without a pricing file are a usage problem."""
+    if costing.pricing is None:
+        if budgets is not None and budgets.cost_budgets:
+            raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
+        return None
+    pricing = costing.pricing
+    return lambda frame, start, end, keys: daily_cost(frame, pricing, start, end, keys)
+
+
 def _check_output(output: Path) -> None:
     """Refuse a path that cannot be written before anything is fetched."""
     if output.is_dir():
@@ -331,6 +343,8 @@ def report(
     budgets: Annotated[
         Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
     ] = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -340,10 +354,12 @@ def report(
         first, last = _range(start, end, period, today)
         _check_output(output)
         budget_file = _budgets(budgets) if budgets else None
+        costing = _costing(pricing, teams, demo)
+        cost = _daily_cost(costing, budget_file)
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
-        review = build_review(usage, budget_file, today, first, last)
+        review = build_review(usage, budget_file, today, first, last, cost)
         write_atomic(render(usage.key_day, review).encode(), output)
         if sys.stderr.isatty():
             typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
@@ -352,12 +368,15 @@ def report(
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded."""
     with _reported(debug):
         budget_file = _budgets(budgets)
+        cost = _daily_cost(_costing(pricing, teams, demo), budget_file)
         settings = _settings()
         today = utc_today()
         first = required_start(today, budget_file.year_start)
@@ -366,7 +385,7 @@ def check_budgets(
         if plan is not None:
             first = min(first, usage_range(plan, today)[0])
         usage = _fetch(settings, demo, first, today - timedelta(days=1), use_history=True)
-        evaluations = evaluate(budget_file, usage.key_day, today, usage.start)
+        evaluations = evaluate(budget_file, usage.key_day, today, usage.start, cost)
         if plan is not None:
             snapshot = plan_snapshot(plan, usage.key_day, today, usage.start)
             evaluations = in_file_order(
