@@ -103,6 +103,7 @@ PAGES = [
     st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
     st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
     st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
+    st.Page(PAGES_DIR / "chargeback.py", title="Chargeback", icon=":material/payments:"),
     st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),
 ]
 

@@ -30,6 +30,8 @@ from analytics.usage.metrics import METRICS
 GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
 GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "team", "team_and_day", "none")
 TEAM_GROUPINGS: tuple[GroupBy, ...] = ("team", "team_and_day")
+# The groupings that need no teams file (the Export page's).
+USAGE_GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 
 
 @dataclass(frozen=True)
