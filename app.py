@@ -110,6 +110,7 @@ PAGES = [
     st.Page(PAGES_DIR / "tags.py", title="Tags", icon=":material/sell:"),
     st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
     st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
+    st.Page(PAGES_DIR / "chargeback.py", title="Chargeback", icon=":material/payments:"),
     st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),
 ]
 

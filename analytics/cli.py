@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
+    DailyCost,
     Status,
     evaluate,
     evaluate_plan,
@@ -39,8 +40,19 @@ from analytics.capacity.budgets import (
 from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
+from analytics.cost.files import money_file
+from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
+from analytics.cost.spend import daily_cost
+from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_atomic, write_export
-from analytics.exports.tables import GROUPINGS, TAG_GROUPINGS, shape_export, shape_tag_export
+from analytics.exports.tables import (
+    GROUPINGS,
+    TAG_GROUPINGS,
+    TEAM_GROUPINGS,
+    Costing,
+    shape_export,
+    shape_tag_export,
+)
 from analytics.languages import language_table
 from analytics.reports.meeting import render
 from analytics.service.client import ServiceClient
@@ -78,7 +90,7 @@ PlanFormat = Literal["table", "json"]
 # What an export reads: usage per key (the analytics report) or characters per custom tag.
 ExportSource = Literal["usage", "tags"]
 # Every grouping of either source, as one list for the option (each source takes its own).
-ExportGrouping = Literal["key_and_day", "key", "none", "tag_and_day", "tag"]
+ExportGrouping = Literal["key_and_day", "key", "team", "team_and_day", "none", "tag_and_day", "tag"]
 G = TypeVar("G", bound=str)
 T = TypeVar("T")
 
@@ -90,6 +102,20 @@ EndOption = Annotated[str | None, typer.Option(help="Last UTC day (inclusive), Y
 PeriodOption = Annotated[Preset | None, typer.Option(help="Named range ending yesterday (UTC).")]
 DebugOption = Annotated[
     bool, typer.Option("--debug", help="Log every step and show tracebacks on errors.")
+]
+PricingOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pricing",
+        help="Prices TOML file (default: pricing.toml here when present; the example with --demo).",
+    ),
+]
+TeamsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--teams",
+        help="Teams TOML file (default: teams.toml here when present; the example with --demo).",
+    ),
 ]
 
 
@@ -121,7 +147,7 @@ def _reported(debug: bool) -> Iterator[None]:
         yield
     except typer.Exit:
         raise
-    except UsageProblem as exc:
+    except (UsageProblem, PricingFileError, TeamFileError, UnpricedDayError) as exc:
         _fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:
         if debug:
@@ -185,6 +211,26 @@ def _range(
     return first, last
 
 
+def _costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
+    """The money files in force: given, else found in the working folder, else (demo) the
+    examples; none found means usage only. A bad file is one error line (exit 2)."""
+    pricing_file = money_file("pricing", pricing, Path.cwd(), demo)
+    teams_file = money_file("teams", teams, Path.cwd(), demo)
+    prices: Pricing | None = load_pricing(pricing_file) if pricing_file else None
+    cost_centres: Teams | None = load_teams(teams_file) if teams_file else None
+    return Costing(prices, cost_centres)
+
+
+def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> DailyCost | None:
+    """How budgets price usage; cost budgets without a pricing file are a usage problem."""
+    if costing.pricing is None:
+        if budgets is not None and budgets.cost_budgets:
+            raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
+        return None
+    pricing = costing.pricing
+    return lambda frame, start, end, keys: daily_cost(frame, pricing, start, end, keys)
+
+
 def _check_output(output: Path) -> None:
     """Refuse a path that cannot be written before anything is fetched."""
     if output.is_dir():
@@ -229,10 +275,15 @@ def export(
     group_by: Annotated[
         ExportGrouping | None,
         typer.Option(
-            help="usage: rows per key and day (default), per key, or one row; "
-            "tags: rows per tag and day (default) or per tag."
+            help="usage: rows per key and day (default), per key, per team, per team and day, "
+            "or one row; tags: rows per tag and day (default) or per tag."
         ),
     ] = None,
+    with_cost: Annotated[
+        bool, typer.Option("--with-cost", help="Add cost columns (needs a pricing file).")
+    ] = False,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     fmt: Annotated[
         Format | None,
         typer.Option("--format", help="Output format; by default from the file extension."),
@@ -250,15 +301,22 @@ def export(
     with _reported(debug):
         first, last = _range(start, end, period, utc_today())
         file_format = _format(output, fmt)
+        costing = _costing(pricing, teams, demo)
+        if group_by in TEAM_GROUPINGS and costing.teams is None:
+            raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
+        if with_cost and costing.pricing is None:
+            raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
         settings = _settings()
         if source == "tags":
+            if with_cost:
+                raise UsageProblem("--with-cost goes with --source usage (tags carry no cost yet)")
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
             table = shape_tag_export(tags.tag_day, tag_grouping)
         else:
             grouping = _grouping(group_by, GROUPINGS, source)
             usage = _fetch(settings, demo, first, last, use_history=not no_history)
-            table = shape_export(usage.key_day, first, last, grouping)
+            table = shape_export(usage.key_day, first, last, grouping, costing, with_cost)
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
@@ -340,6 +398,8 @@ def report(
     budgets: Annotated[
         Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
     ] = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -349,10 +409,12 @@ def report(
         first, last = _range(start, end, period, today)
         _check_output(output)
         budget_file = _budgets(budgets) if budgets else None
+        costing = _costing(pricing, teams, demo)
+        cost = _daily_cost(costing, budget_file)
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
-        review = build_review(usage, budget_file, today, first, last)
+        review = build_review(usage, budget_file, today, first, last, cost)
         write_atomic(render(usage.key_day, review).encode(), output)
         if sys.stderr.isatty():
             typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
@@ -361,12 +423,15 @@ def report(
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded."""
     with _reported(debug):
         budget_file = _budgets(budgets)
+        cost = _daily_cost(_costing(pricing, teams, demo), budget_file)
         settings = _settings()
         today = utc_today()
         first = required_start(today, budget_file.year_start)
@@ -375,7 +440,7 @@ def check_budgets(
         if plan is not None:
             first = min(first, usage_range(plan, today)[0])
         usage = _fetch(settings, demo, first, today - timedelta(days=1), use_history=True)
-        evaluations = evaluate(budget_file, usage.key_day, today, usage.start)
+        evaluations = evaluate(budget_file, usage.key_day, today, usage.start, cost)
         if plan is not None:
             snapshot = plan_snapshot(plan, usage.key_day, today, usage.start)
             evaluations = in_file_order(

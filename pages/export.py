@@ -6,7 +6,7 @@ from analytics.dashboard import data, page, session
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.exports.commands import export_command, export_crontab, export_file_name
-from analytics.exports.tables import GROUPINGS
+from analytics.exports.tables import USAGE_GROUPINGS
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
 GROUP_LABELS = {"key_and_day": "Key and day", "key": "Key", "none": "Range total"}
@@ -19,7 +19,7 @@ page.header("Export", chosen)
 
 group_by = st.segmented_control(
     "One row per",
-    GROUPINGS,
+    USAGE_GROUPINGS,
     default="key_and_day",
     format_func=GROUP_LABELS.__getitem__,
     required=True,

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from builders import FIRST, budgets, usage_frame
+from builders import FIRST, budgets, price_from, pricing, usage_frame
 
 from analytics.capacity.budgets import (
     EVALUATION_COLUMNS,
@@ -22,6 +22,8 @@ from analytics.capacity.budgets import (
     worst,
 )
 from analytics.capacity.plan import Allowance, BillingPeriod, PlanSnapshot
+from analytics.cost.prices import parse_pricing
+from analytics.cost.spend import daily_cost
 from analytics.usage.calendar import YearStart
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +47,8 @@ def flat():
 def test_example_file_parses():
     parsed = load_budgets(ROOT / "budgets.example.toml")
     assert parsed.year_start == YearStart(4, 1)
-    assert len(parsed.budgets) == 6
-    assert {b.period for b in parsed.budgets[:5]} == {"month", "quarter", "year"}
+    assert len(parsed.budgets) == 7
+    assert {b.period for b in parsed.budgets[:6]} == {"month", "quarter", "year"}
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
         "Production website",
@@ -54,8 +56,10 @@ def test_example_file_parses():
         0.8,
     )
     assert parsed.threshold(parsed.budgets[4]) == 0.75
-    assert parsed.plan_budgets == (parsed.budgets[5],)
-    assert parsed.threshold(parsed.budgets[5]) == 0.9
+    assert parsed.cost_budgets == (parsed.budgets[5],)
+    assert parsed.budgets[5].limit == 2_500
+    assert parsed.plan_budgets == (parsed.budgets[6],)
+    assert parsed.threshold(parsed.budgets[6]) == 0.9
 
 
 @pytest.mark.parametrize(
@@ -230,7 +234,7 @@ def test_a_plan_budget_names_no_period_limit_or_key():
     ]:
         with pytest.raises(BudgetFileError, match=named):
             parse_budgets(budgets(f"{PLAN_BUDGET}\n{extra}"))
-    with pytest.raises(BudgetFileError, match="speech_to_speech_minutes or plan"):
+    with pytest.raises(BudgetFileError, match="speech_to_speech_minutes, cost or plan"):
         parse_budgets(budgets('metric = "plans"'))
     with pytest.raises(BudgetFileError, match="missing required field `limit`"):
         parse_budgets(budgets('metric = "total_characters"\nperiod = "month"'))
@@ -287,3 +291,52 @@ def test_usage_and_plan_budgets_together_in_the_files_order(flat):
     together = in_file_order(parsed, usage, evaluate_plan(parsed, plan_of(1, 10, 2.0)))
     assert [e.budget.metric for e in together] == ["total_characters", "plan", "total_characters"]
     assert worst(together) == "exceeded"
+
+
+# -- cost budgets ------------------------------------------------------------------------------
+
+# 20.00 EUR per million text characters; with 1,500,000 of them included per month.
+COST_PRICES = (
+    "unit_prices = { text_translation_characters = 20.00, document_translation_characters = 0, "
+    "text_improvement_characters = 0, speech_to_text_minutes = 0 }"
+)
+FEB_15 = date(2025, 2, 15)  # fourteen closed days of February
+
+
+def priced(included: str = ""):
+    prices = parse_pricing(pricing(price_from("2025-01-01", included, prices=COST_PRICES)))
+    return lambda frame, start, end, keys: daily_cost(frame, prices, start, end, keys)
+
+
+def cost_budget(limit: int, key: str = "") -> str:
+    head = f'key = "{key}"\n' if key else ""
+    return budgets(head + f'metric = "cost"\nperiod = "month"\nlimit = {limit}')
+
+
+def test_an_org_cost_budget_prices_the_run_rate_forecast():
+    # 100,000 characters every day: 2.00 EUR a day; February is 56.00, 28.00 of it by the 15th.
+    frame = usage_frame({"aaaa****0001": [100_000] * 45})
+    [result] = evaluate(parse_budgets(cost_budget(40)), frame, FEB_15, FIRST, priced())
+    assert result.used == pytest.approx(28.00) and result.projected == pytest.approx(56.00)
+    assert result.overrun == date(2025, 2, 20)  # 20 days × 2.00 reach 40.00
+    assert result.status == "warning"
+
+
+def test_a_key_cost_budget_shares_the_included_volume_with_the_rest_of_the_organization():
+    # Projected February: 4,200,000 characters, 1,500,000 included, so 2.7/4.2 of each day is
+    # charged: key A's 2.00 a day costs 1.2857…, 18.00 by the 15th and 36.00 in February.
+    frame = usage_frame({"aaaa****0001": [100_000] * 45, "bbbb****0002": [50_000] * 45})
+    included = "included_per_month = { text_translation_characters = 1_500_000 }"
+    text = cost_budget(30, key="aaaa****0001")
+    [result] = evaluate(parse_budgets(text), frame, FEB_15, FIRST, priced(included))
+    # Each day's item is within a cent of its exact share.
+    assert result.used == pytest.approx(18.00, abs=0.14)
+    assert result.projected == pytest.approx(36.00, abs=0.28)
+    assert result.overrun == date(2025, 2, 24)  # 23 days cost 29.57, 24 days 30.86
+    assert result.status == "warning" and result.keys == ("aaaa****0001",)
+
+
+def test_without_prices_a_cost_budget_is_not_evaluated():
+    frame = usage_frame({"aaaa****0001": [100_000] * 45})
+    [result] = evaluate(parse_budgets(cost_budget(40)), frame, FEB_15, FIRST)
+    assert result.status == "ok" and result.note == "no pricing file: cost not evaluated"

@@ -151,3 +151,28 @@ def test_a_plan_without_a_character_limit_is_ok_with_a_note(monkeypatch, tmp_pat
         "Organization · plan characters · billing period - - - ok the plan has no character limit"
     )
     assert month.split()[-1] == "ok"
+
+
+COST_MONTH = 'metric = "cost"\nperiod = "month"\nlimit = {limit}'
+
+
+def test_cost_budgets_use_the_pricing_file_and_the_same_exit_codes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no pricing.toml here: the demo prices with the example
+    path = budget_file(tmp_path, COST_MONTH.format(limit="1e12"))
+    within = check(path, "--demo")
+    assert within.exit_code == 0, within.output
+    assert "Organization · cost · month" in within.output and "not evaluated" not in within.output
+    # Ten closed days carry a third of the example's 300.00 monthly fee: beyond 1.00.
+    year = 'metric = "cost"\nperiod = "year"\nlimit = 1'
+    exceeded = check(budget_file(tmp_path, year, head=year_started_ten_days_ago()), "--demo")
+    assert exceeded.exit_code == 11, exceeded.output
+    assert "exceeded" in exceeded.output
+
+
+def test_cost_budgets_without_a_pricing_file_exit_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SERVICE_AUTH_KEY", "k")
+    monkeypatch.setenv("SERVICE_BASE_URL", "http://127.0.0.1:9")
+    result = check(budget_file(tmp_path, COST_MONTH.format(limit=5)))
+    assert result.exit_code == 2
+    assert "cost budgets need a pricing file: give --pricing FILE" in result.output

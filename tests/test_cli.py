@@ -9,6 +9,7 @@ import pty
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -530,3 +531,63 @@ def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
     assert refused.exit_code == 3
     assert refused.stderr.startswith("error: 403 Forbidden: ")
     assert RECOGNIZABLE_KEY not in refused.stdout + refused.stderr
+
+
+# -- money: pricing and teams files --------------------------------------------------------------
+
+
+def cost_column(path: Path, column: str = "cost_eur") -> list[Decimal]:
+    return [Decimal(v) for v in pd.read_csv(path, dtype=str)[column]]
+
+
+def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
+    args = ["--period", "last-30-days", "--demo", "--with-cost"]
+    for group_by in ("team", "none"):
+        out = str(tmp_path / f"{group_by}.csv")
+        result = invoke("export", *args, "--group-by", group_by, "-o", out, env=SMALL_DEMO)
+        assert result.exit_code == 0, result.stderr
+    teams = pd.read_csv(tmp_path / "team.csv", dtype=str)
+    assert teams["team"].tolist() == ["Web shop", "Customer support", "Documents", "Unassigned"]
+    [organization] = cost_column(tmp_path / "none.csv")
+    assert organization > 0 and sum(cost_column(tmp_path / "team.csv")) == organization
+    assert all(len(v.split(".")[1]) == 2 for v in teams["cost_eur"])  # cents, exactly
+
+
+def test_pricing_toml_in_the_working_folder_is_read_by_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pricing.toml").write_text(
+        'currency = "CHF"\n[[price]]\nfrom = "2020-01-01"\nunit_prices = { '
+        "text_translation_characters = 1, document_translation_characters = 1, "
+        "text_improvement_characters = 1, speech_to_text_minutes = 0 }\n"
+    )
+    result = invoke(
+        "export", "--period", "last-7-days", "--demo", "--with-cost", "--group-by", "none",
+        "-o", "t.csv", env=SMALL_DEMO,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "usage_cost_chf" in (tmp_path / "t.csv").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pricing", "teams.example.toml"], "teams.example.toml: Object contains unknown field"),
+        (["--teams", "pricing.example.toml"], "pricing.example.toml: Object contains unknown"),
+        (["--pricing", "absent.toml"], "absent.toml: no such file"),
+    ],
+)
+def test_a_bad_money_file_is_one_error_line(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "u.csv"
+    result = invoke("export", "--period", "last-7-days", *args, "-o", str(out), "--demo")
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1
+
+
+def test_team_groupings_and_cost_columns_need_their_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no pricing.toml nor teams.toml here, and no demo
+    env = {"SERVICE_AUTH_KEY": "k", "SERVICE_BASE_URL": "http://127.0.0.1:9"}
+    team = invoke("export", "--period", "last-7-days", "--group-by", "team", "-o", "u.csv", env=env)
+    assert team.exit_code == 2 and "--group-by team needs a teams file" in team.stderr
+    cost = invoke("export", "--period", "last-7-days", "--with-cost", "-o", "u.csv", env=env)
+    assert cost.exit_code == 2 and "--with-cost needs a pricing file" in cost.stderr

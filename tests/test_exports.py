@@ -6,13 +6,16 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+from decimal import Decimal
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
-from builders import KEY_DAY_COLUMNS, METRICS
+from builders import KEY_DAY_COLUMNS, METRICS, key_day_rows, price_from, pricing
 
+from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import parse_teams
 from analytics.exports import files
 from analytics.exports.commands import (
     CRON_SCHEDULE,
@@ -21,7 +24,7 @@ from analytics.exports.commands import (
     export_file_name,
 )
 from analytics.exports.files import export_bytes, format_for, write_export
-from analytics.exports.tables import shape_export
+from analytics.exports.tables import Costing, shape_export
 from analytics.usage.frames import key_day_frame
 
 KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
@@ -193,3 +196,108 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     custom = export_crontab("key", start, end, "csv", "custom", demo=True)
     assert custom.endswith(export_command("key", start, end, "csv", demo=True))
     assert "/etc/usage-dashboard.env" not in custom  # the demo needs no key
+
+
+# -- cost columns and team groupings -----------------------------------------------------------
+
+# A hand-made organization over 30 January – 1 February 2025: a web key and another key.
+# 20.00 EUR per million text characters, 1,000,000 included per month, a 250.00 monthly fee.
+# January's line: 1,600,000 characters, of which 2/31 of the included volume is free:
+# 32.00 × (1 − 64,516.13/1,600,000) = 30.709… → 30.71, shared 19.19 / 11.52 (largest
+# remainder); February: 10.00 × (1 − 35,714.29/500,000) = 9.2857… → 9.29. Fees: 250 × 2/31 =
+# 16.13 (shared 20:12 by list price → 10.08 / 6.05) and 250/28 = 8.93 (all the web team's).
+MONEY_START, MONEY_END = dt.date(2025, 1, 30), dt.date(2025, 2, 1)
+WEB, OTHER = "aaaa****0001", "bbbb****0002"
+PRICES = (
+    "unit_prices = { text_translation_characters = 20.00, document_translation_characters = 25, "
+    "text_improvement_characters = 20, speech_to_text_minutes = 0.024 }"
+)
+
+
+@pytest.fixture
+def money() -> tuple[pd.DataFrame, Costing]:
+    text = "text_translation_characters"
+    frame = key_day_rows(
+        [
+            (dt.date(2025, 1, 30), WEB, "web-shop", {text: 1_000_000}),
+            (dt.date(2025, 1, 30), OTHER, "=other", {text: 300_000}),
+            (dt.date(2025, 1, 31), OTHER, "=other", {text: 300_000}),
+            (dt.date(2025, 2, 1), WEB, "web-shop", {text: 500_000}),
+        ]
+    )
+    prices = pricing(
+        price_from(
+            "2025-01-01",
+            "monthly_fee = 250.00",
+            "included_per_month = { text_translation_characters = 1_000_000 }",
+            prices=PRICES,
+        )
+    )
+    teams = '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
+    return frame, Costing(parse_pricing(prices), parse_teams(teams))
+
+
+def money_csv(money, group_by) -> str:
+    frame, costing = money
+    table = shape_export(frame, MONEY_START, MONEY_END, group_by, costing, with_cost=True)
+    return export_bytes(table, "csv").decode().replace("\r\n", "\n")
+
+
+USAGE = "total_characters,text_translation_characters,document_translation_characters,"
+USAGE += "text_improvement_characters,speech_to_text_minutes,speech_to_speech_minutes"
+
+
+def test_cost_per_key_and_day_and_per_key_in_cents(money):
+    assert money_csv(money, "key_and_day") == (
+        f"usage_date,api_key,api_key_label,{USAGE},usage_cost_eur\n"
+        "2025-01-30,aaaa****0001,web-shop,1000000,1000000,0,0,0.0,0.0,19.19\n"
+        "2025-01-30,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76\n"
+        "2025-01-31,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76\n"
+        "2025-02-01,aaaa****0001,web-shop,500000,500000,0,0,0.0,0.0,9.29\n"
+    )
+    assert money_csv(money, "key") == (
+        f"api_key,api_key_label,{USAGE},usage_cost_eur\n"
+        "aaaa****0001,web-shop,1500000,1500000,0,0,0.0,0.0,28.48\n"
+        "bbbb****0002,'=other,600000,600000,0,0,0.0,0.0,11.52\n"
+    )
+
+
+def test_team_groupings_and_their_cost(money):
+    assert money_csv(money, "team") == (
+        f"team,{USAGE},usage_cost_eur,base_fee_eur,cost_eur\n"
+        "Web,1500000,1500000,0,0,0.0,0.0,28.48,19.01,47.49\n"
+        "Unassigned,600000,600000,0,0,0.0,0.0,11.52,6.05,17.57\n"
+    )
+    assert money_csv(money, "team_and_day") == (
+        f"usage_date,team,{USAGE},usage_cost_eur\n"
+        "2025-01-30,Web,1000000,1000000,0,0,0.0,0.0,19.19\n"
+        "2025-01-30,Unassigned,300000,300000,0,0,0.0,0.0,5.76\n"
+        "2025-01-31,Unassigned,300000,300000,0,0,0.0,0.0,5.76\n"
+        "2025-02-01,Web,500000,500000,0,0,0.0,0.0,9.29\n"
+    )
+
+
+def test_the_teams_add_up_to_the_organization(money):
+    assert money_csv(money, "none") == (
+        f"start_date,end_date,{USAGE},usage_cost_eur,base_fee_eur,cost_eur\n"
+        "2025-01-30,2025-02-01,2100000,2100000,0,0,0.0,0.0,40.00,25.06,65.06\n"
+    )  # 47.49 + 17.57, the two teams' costs
+
+
+def test_cost_columns_keep_exact_decimals_in_parquet_and_excel(money, tmp_path):
+    frame, costing = money
+    table = shape_export(frame, MONEY_START, MONEY_END, "team", costing, with_cost=True)
+    write_export(table, tmp_path / "t.parquet")
+    parquet = pd.read_parquet(tmp_path / "t.parquet")
+    assert parquet["cost_eur"].tolist() == [Decimal("47.49"), Decimal("17.57")]
+    write_export(table, tmp_path / "t.xlsx")
+    sheet = openpyxl.load_workbook(tmp_path / "t.xlsx").active
+    assert [row[-1] for row in sheet.iter_rows(min_row=2, values_only=True)] == [47.49, 17.57]
+
+
+def test_groupings_that_need_money_files_say_so(money):
+    frame, costing = money
+    with pytest.raises(ValueError, match="needs a teams file"):
+        shape_export(frame, MONEY_START, MONEY_END, "team", Costing(pricing=costing.pricing))
+    with pytest.raises(ValueError, match="need a pricing file"):
+        shape_export(frame, MONEY_START, MONEY_END, "key", Costing(), with_cost=True)

@@ -14,6 +14,15 @@ Evaluating a budget gives what is used, the run-rate projection to the period's 
 
 Evaluation is pure: usage budgets read a key-day frame (``evaluate``), plan budgets a plan
 snapshot (``evaluate_plan``) that the caller fetched.
+
+A **cost budget** (``metric = "cost"``) caps what the period costs, in the pricing file's
+currency, for the organization (usage and base fee) or one key (its share of the
+organization's usage lines). This package does not price: the caller passes a ``DailyCost``
+(``analytics.cost.spend.daily_cost``). Used is the cost of the period's closed days; the
+projection prices, at the prices in force each day, the closed days' usage followed by the
+run-rate forecast of every metric's usage for the remaining days (of the budget's keys and
+of the rest of the organization, which shares the included volume); it has no band. Without
+a ``DailyCost`` a cost budget is not evaluated (status ok, with a note).
 """
 
 from __future__ import annotations
@@ -21,13 +30,14 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Literal
 
 import msgspec
+import numpy as np
 import pandas as pd
 
 from analytics.capacity.forecast import ORGANIZATION, daily_series, projection_path, run_rate
@@ -40,10 +50,16 @@ from analytics.usage.calendar import (
     period_bounds,
     range_text,
 )
-from analytics.usage.metrics import METRICS
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget
+COST = "cost"  # the metric of a cost budget, in the pricing currency
+# Masked keys of the forecast rows a cost budget's projection prices.
+PROJECTED_KEY, PROJECTED_REST = "proj****keys", "proj****rest"
+# The cost per day (currency units) over ``start``–``end`` of a key-day frame of that range:
+# of the given masked keys, or of the organization, base fee included, when none are given.
+DailyCost = Callable[[pd.DataFrame, date, date, tuple[str, ...]], pd.Series]
 Status = Literal["ok", "warning", "exceeded", "unknown key"]
 STATUS_ORDER: tuple[Status, ...] = ("ok", "unknown key", "warning", "exceeded")
 EVALUATION_COLUMNS = [
@@ -91,9 +107,10 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
                     f"a plan budget takes its limit and billing period from the plan, for the "
                     f"whole organization: remove {' and '.join(given)}"
                 )
-        elif self.metric not in METRICS:
+        elif self.metric not in (*METRICS, COST):
             raise ValueError(
-                f"unknown metric {self.metric!r}; expected one of {', '.join(METRICS)} or {PLAN}"
+                f"unknown metric {self.metric!r}; expected one of {', '.join(METRICS)}, "
+                f"{COST} or {PLAN}"
             )
         else:
             self._check_usage_budget()
@@ -117,6 +134,10 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     @property
     def is_plan(self) -> bool:
         return self.metric == PLAN
+
+    @property
+    def is_cost(self) -> bool:
+        return self.metric == COST
 
     @property
     def kind(self) -> PeriodKind:
@@ -162,6 +183,10 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
 
     def threshold(self, budget: Budget) -> float:
         return self.warning_at if budget.warning_at is None else budget.warning_at
+
+    @property
+    def cost_budgets(self) -> tuple[Budget, ...]:
+        return tuple(b for b in self.budgets if b.is_cost)
 
     @property
     def plan_budgets(self) -> tuple[Budget, ...]:
@@ -261,11 +286,49 @@ def status_for(used: float, projected: float, limit: float, threshold: float) ->
     return "ok"
 
 
+def _cost_path(
+    key_day: pd.DataFrame,
+    keys: tuple[str, ...],
+    window: tuple[date, date, date, date],
+    daily_cost: DailyCost,
+) -> pd.DataFrame:
+    """Cumulative cost over the period (``projection_path``'s columns, no band): the closed
+    days' usage, then each metric's run-rate forecast, priced together."""
+    start, end, as_of, covered_from = window
+    days = pd.date_range(pd.Timestamp(start), pd.Timestamp(end), freq="D")
+    in_period = key_day["usage_date"].between(pd.Timestamp(start), pd.Timestamp(as_of), "left")
+    future = [d.date() for d in days if d.date() >= as_of]
+    mine = key_day["api_key"].isin(list(keys)) if keys else key_day["api_key"].notna()
+    parts = [key_day.loc[in_period].astype({"api_key": str, "api_key_label": str})]
+    for name, rows in ((PROJECTED_KEY, mine), (PROJECTED_REST, ~mine)):
+        if future and rows.any():
+            projected = {"usage_date": pd.DatetimeIndex(future), "api_key": name}
+            for metric in METRICS:
+                series = daily_series(key_day.loc[rows], metric)
+                rate = run_rate(series, as_of, covered_from)
+                projected[metric] = [rate.expected(day) for day in future]
+            parts.append(pd.DataFrame(projected).assign(api_key_label=name))
+    frame = pd.concat(parts, ignore_index=True)[list(key_day.columns)]
+    for metric in CHARACTER_METRICS:  # forecasts in whole characters
+        frame[metric] = np.rint(frame[metric].astype(float)).astype("int64")
+    cost = daily_cost(frame, start, end, (*keys, PROJECTED_KEY) if keys else ())
+    expected = cost.reindex(days, fill_value=0.0).to_numpy(dtype=float).cumsum()
+    closed = np.array([d.date() < as_of for d in days])
+    actual = np.where(closed, expected, np.nan)
+    return pd.DataFrame(
+        {"day": days, "actual": actual, "expected": expected, "low": expected, "high": expected}
+    )
+
+
 def evaluate(
-    budgets: BudgetFile, key_day: pd.DataFrame, as_of: date, covered_from: date
+    budgets: BudgetFile,
+    key_day: pd.DataFrame,
+    as_of: date,
+    covered_from: date,
+    daily_cost: DailyCost | None = None,
 ) -> list[Evaluation]:
-    """Evaluate every usage budget for the period holding ``as_of`` (days before it are closed);
-    plan budgets are ``evaluate_plan``'s.
+    """Evaluate every usage and cost budget for the period holding ``as_of`` (days before it
+    are closed); plan budgets are ``evaluate_plan``'s.
 
     ``key_day`` must cover ``covered_from`` up to the day before ``as_of``; use
     ``analytics.forecast.required_start`` for the earliest day the evaluation reads.
@@ -287,10 +350,33 @@ def evaluate(
                     )
                 )
                 continue
-        series = daily_series(key_day, budget.metric, keys or None)
-        path = projection_path(
-            series, start, end, run_rate(series, as_of, covered_from), covered_from
-        )
+        if budget.is_cost:
+            if daily_cost is None:
+                nan = math.nan
+                results.append(
+                    Evaluation(
+                        budget,
+                        threshold,
+                        limit,
+                        start,
+                        end,
+                        nan,
+                        nan,
+                        nan,
+                        nan,
+                        None,
+                        "ok",
+                        keys,
+                        note="no pricing file: cost not evaluated",
+                    )
+                )
+                continue
+            path = _cost_path(key_day, keys, (start, end, as_of, covered_from), daily_cost)
+        else:
+            series = daily_series(key_day, budget.metric, keys or None)
+            path = projection_path(
+                series, start, end, run_rate(series, as_of, covered_from), covered_from
+            )
         closed = path["actual"].dropna()
         used = float(closed.iloc[-1]) if len(closed) else 0.0
         projected = float(path["expected"].iloc[-1])

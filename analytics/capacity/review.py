@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile, Evaluation, evaluate
+from analytics.capacity.budgets import BudgetFile, DailyCost, Evaluation, evaluate
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.forecast import (
     Backtest,
@@ -133,7 +133,12 @@ def _paths(
 
 
 def build_review(
-    usage: Usage, budgets: BudgetFile | None, today: date, start: date, end: date
+    usage: Usage,
+    budgets: BudgetFile | None,
+    today: date,
+    start: date,
+    end: date,
+    daily_cost: DailyCost | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it."""
     key_day, covered_from = usage.key_day, usage.start
@@ -151,6 +156,6 @@ def build_review(
         paths=_paths(key_day, today, covered_from, year_start, budgets),
         evaluations=None
         if budgets is None
-        else tuple(evaluate(budgets, key_day, today, covered_from)),
+        else tuple(evaluate(budgets, key_day, today, covered_from, daily_cost)),
         mismatches=tuple(usage.mismatches),
     )

@@ -110,3 +110,20 @@ def chargeback(
         total=total[TOTAL_COLUMNS],
         spend=spend,
     )
+
+
+def chargeback_rows(bill: Chargeback) -> pd.DataFrame:
+    """The Chargeback page's table: a row per month and team (``month`` as YYYY-MM), amounts
+    in currency units, then a ``Total`` row from the organization's lines, which the teams'
+    rows add up to."""
+    table = bill.table.copy()
+    table["month"] = pd.DatetimeIndex(table["month"]).strftime("%Y-%m")
+    table["team"] = table["team"].astype(str)
+    total = bill.total.drop(columns="month").sum().to_frame().T
+    total.insert(0, "team", "Total")
+    total.insert(0, "month", "")
+    rows = pd.concat([table, total[table.columns]], ignore_index=True)
+    scale = 10.0 ** -int(as_decimal(1, bill.currency).as_tuple().exponent)
+    for column in AMOUNT_COLUMNS:
+        rows[column.removesuffix("_minor")] = rows.pop(column).astype("int64") / scale
+    return rows

@@ -71,3 +71,19 @@ def read_text(path: Path | str, error: type[ValueError]) -> str:
         raise error(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: cannot be read ({exc})") from None
+
+
+# The example files sit at the repository root; demo mode prices its usage with them.
+EXAMPLES_FOLDER = Path(__file__).resolve().parents[2]
+
+
+def money_file(name: str, given: Path | None, folder: Path, demo: bool) -> Path | None:
+    """Which ``name``.toml to read (``pricing``, ``teams``): the one given; else the one in
+    ``folder`` when present; else, in demo mode, the example, so the demo shows money. None:
+    usage only."""
+    if given is not None:
+        return given
+    if (folder / f"{name}.toml").is_file():
+        return folder / f"{name}.toml"
+    example = EXAMPLES_FOLDER / f"{name}.example.toml"
+    return example if demo and example.is_file() else None

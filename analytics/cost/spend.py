@@ -395,3 +395,27 @@ def _fees(pricing: Pricing, cells: _Cells) -> list[int]:
         monthly = Fraction(pricing.periods[p].monthly_fee.scaleb(pricing.minor_unit))
         fee[m] += monthly * days / cells.month_days[m]
     return [round_half_up(amount) for amount in fee]
+
+
+def daily_cost(
+    frame: pd.DataFrame, pricing: Pricing, start: date, end: date, keys: tuple[str, ...] = ()
+) -> pd.Series:
+    """The cost per day of ``start``–``end`` in currency units (float, for budgets and charts):
+    of the masked ``keys``' items, or of the organization with each month's base fee spread
+    evenly over the range's days of that month when no keys are given."""
+    spend = price_usage(frame, pricing, start, end, per="day")
+    items = spend.items
+    if keys:
+        items = items[items["api_key"].isin(list(keys))]
+    days = pd.date_range(pd.Timestamp(start), pd.Timestamp(end), freq="D")
+    minor = items.groupby("usage_date")["amount_minor"].sum().reindex(days, fill_value=0)
+    per_day = minor.to_numpy(np.float64)
+    if not keys:
+        month = days.to_period("M")
+        fee = spend.fees.set_index(pd.DatetimeIndex(spend.fees["month"]).to_period("M"))
+        days_in_range = pd.Series(month).value_counts()
+        per_day = per_day + (
+            fee["amount_minor"].reindex(month).to_numpy(np.float64)
+            / days_in_range.reindex(month).to_numpy(np.float64)
+        )
+    return pd.Series(per_day / 10**pricing.minor_unit, index=days, name="cost")

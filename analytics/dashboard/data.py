@@ -22,6 +22,9 @@ from analytics import languages
 from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
+from analytics.cost.chargeback import chargeback, chargeback_rows
+from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import Teams, parse_teams
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
@@ -255,3 +258,19 @@ def v2_lists(src: Source) -> tuple[list[V2Language], list[V2Language]]:
 def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
     """Not cached: detection is an explicit request with its own rate limit."""
     return client(src).detect(texts)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
+def _chargeback(
+    fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
+) -> pd.DataFrame:
+    key_day = usage(_source, start, end).key_day
+    cost_centres = parse_teams(teams) if teams else Teams((), "no teams file")
+    return chargeback_rows(chargeback(key_day, parse_pricing(pricing), cost_centres, start, end))
+
+
+def chargeback_table(
+    src: Source, chosen: ChosenRange, pricing: str, teams: str | None
+) -> pd.DataFrame:
+    """The Chargeback page's table, cached by the files' texts and the range."""
+    return _chargeback(src.fingerprint, chosen.start, chosen.end, pricing, teams, src)

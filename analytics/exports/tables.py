@@ -1,47 +1,154 @@
-"""The rows of an export, from the key-day or the tag-day frame: one grouping, one table."""
+"""The rows of an export, from the key-day or the tag-day frame: one grouping, one table.
+
+With a pricing file, any grouping can carry its cost (``Costing``): ``usage_cost_<currency>``,
+the row's share of the organization's usage lines, and for the groupings that can carry the
+base fee (per team, over the range, and the one row of range totals) ``base_fee_<currency>``
+and ``cost_<currency>``, their sum. The base fee is shared between teams, never between keys
+or days, so the key and day groupings carry usage cost only. Amounts are exact decimals from
+the money layer's minor units; each cost column adds up to the organization's.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from analytics.cost.chargeback import chargeback
+from analytics.cost.money import as_decimal
+from analytics.cost.prices import Pricing
+from analytics.cost.spend import price_usage
+from analytics.cost.teams import Teams, assign_keys
 from analytics.usage.frames import key_frame, tag_frame, totals
+from analytics.usage.metrics import METRICS
 
-GroupBy = Literal["key_and_day", "key", "none"]
-GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
+GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
+GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "team", "team_and_day", "none")
+TEAM_GROUPINGS: tuple[GroupBy, ...] = ("team", "team_and_day")
+# The groupings that need no teams file (the Export page's).
+USAGE_GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 TagGroupBy = Literal["tag_and_day", "tag"]
 TAG_GROUPINGS: tuple[TagGroupBy, ...] = ("tag_and_day", "tag")
 
 
-def shape_export(key_day: pd.DataFrame, start: date, end: date, group_by: GroupBy) -> pd.DataFrame:
-    """Key-day rows, per-key totals, or one row of range totals for `start`–`end`.
+@dataclass(frozen=True)
+class Costing:
+    """What an export needs to be priced and grouped by team (either may be absent)."""
 
-    Days are calendar dates (written YYYY-MM-DD), columns exactly the frames' columns.
+    pricing: Pricing | None = None
+    teams: Teams | None = None
+
+
+def shape_export(
+    key_day: pd.DataFrame,
+    start: date,
+    end: date,
+    group_by: GroupBy,
+    costing: Costing = Costing(),
+    with_cost: bool = False,
+) -> pd.DataFrame:
+    """Key-day rows, per-key totals, per-team totals (every team, then Unassigned), team-day
+    rows, or one row of range totals for `start`–`end`; with `with_cost`, their cost.
+
+    Days are calendar dates (written YYYY-MM-DD), usage columns exactly the frames' columns.
     """
+    if group_by not in GROUPINGS:
+        raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(GROUPINGS)}")
+    if group_by in TEAM_GROUPINGS and costing.teams is None:
+        raise ValueError(f"--group-by {group_by} needs a teams file")
+    if with_cost and costing.pricing is None:
+        raise ValueError("cost columns need a pricing file")
     if group_by == "key_and_day":
-        return _with_calendar_days(key_day)
-    if group_by == "key":
-        return key_frame(key_day)
+        table = key_day.copy()
+    elif group_by == "key":
+        table = key_frame(key_day)
+    elif group_by == "none":
+        table = pd.DataFrame([{"start_date": start, "end_date": end, **totals(key_day)}])
+    else:
+        assert costing.teams is not None
+        team = assign_keys(costing.teams, key_day)
+        if group_by == "team_and_day":  # the days each team used, as key_and_day
+            grouped = key_day[list(METRICS)].groupby([key_day["usage_date"], team], observed=True)
+        else:  # every team, used or not
+            grouped = key_day[list(METRICS)].groupby(team, observed=False)
+        table = grouped.sum().reset_index()
+    if with_cost:
+        table = _with_cost(table, key_day, start, end, group_by, costing)
+    return _dated(table) if "usage_date" in table.columns else table
+
+
+def _dated(table: pd.DataFrame) -> pd.DataFrame:
+    """``usage_date`` as calendar dates: one date object per distinct day, then a take."""
+    codes, days = pd.factorize(table["usage_date"])
+    table["usage_date"] = pd.DatetimeIndex(days).date[codes]
+    return table
+
+
+def _with_cost(
+    table: pd.DataFrame,
+    key_day: pd.DataFrame,
+    start: date,
+    end: date,
+    group_by: GroupBy,
+    costing: Costing,
+) -> pd.DataFrame:
+    pricing = costing.pricing
+    assert pricing is not None
+    currency = pricing.currency
+    suffix = currency.lower()
     if group_by == "none":
-        return pd.DataFrame([{"start_date": start, "end_date": end, **totals(key_day)}])
-    raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(GROUPINGS)}")
+        spend = price_usage(key_day, pricing, start, end)
+        usage = int(spend.organization["amount_minor"].sum())
+        fee = int(spend.fees["amount_minor"].sum())
+        return _money(table, [usage], [fee], currency)
+    if group_by == "team":
+        assert costing.teams is not None
+        bill = chargeback(key_day, pricing, costing.teams, start, end).table
+        per_team = bill.groupby("team", observed=False)[["usage_amount_minor", "base_fee_minor"]]
+        sums = per_team.sum().reindex(table["team"])
+        return _money(
+            table, sums["usage_amount_minor"].tolist(), sums["base_fee_minor"].tolist(), currency
+        )
+    per_day = group_by in ("key_and_day", "team_and_day")
+    by: str | pd.Series = "api_key"
+    if group_by == "team_and_day":
+        assert costing.teams is not None
+        by = assign_keys(costing.teams, key_day)
+    spend = price_usage(key_day, pricing, start, end, by, per="day" if per_day else "month")
+    keys = ["usage_date", spend.by] if per_day else [spend.by]
+    amounts = spend.items.astype({spend.by: str}).groupby(keys)["amount_minor"].sum()
+    rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
+    index = pd.MultiIndex.from_arrays(rows) if per_day else pd.Index(rows[0])
+    minor = amounts.reindex(index, fill_value=0).astype("int64").tolist()
+    table[f"usage_cost_{suffix}"] = _decimals(minor, currency)
+    return table
+
+
+def _money(
+    table: pd.DataFrame, usage: Sequence[int], fee: Sequence[int], currency: str
+) -> pd.DataFrame:
+    """The three cost columns of the groupings that carry the base fee."""
+    suffix = currency.lower()
+    table[f"usage_cost_{suffix}"] = _decimals(usage, currency)
+    table[f"base_fee_{suffix}"] = _decimals(fee, currency)
+    table[f"cost_{suffix}"] = _decimals([u + f for u, f in zip(usage, fee, strict=True)], currency)
+    return table
+
+
+def _decimals(minor: Sequence[int], currency: str) -> npt.NDArray[np.object_]:
+    """Exact amounts (``Decimal``) for a column: written as 12.34, never as a binary float."""
+    return np.array([as_decimal(int(amount), currency) for amount in minor], dtype=object)
 
 
 def shape_tag_export(tag_day: pd.DataFrame, group_by: TagGroupBy) -> pd.DataFrame:
     """Tag-day rows or per-tag totals (biggest first), columns exactly the frames' columns."""
     if group_by == "tag_and_day":
-        return _with_calendar_days(tag_day)
+        return _dated(tag_day.copy())
     if group_by == "tag":
         return tag_frame(tag_day)
     raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
-
-
-def _with_calendar_days(day_rows: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose usage_date holds calendar dates (written YYYY-MM-DD): one date object per
-    distinct day, then a take."""
-    table = day_rows.copy()
-    codes, days = pd.factorize(table["usage_date"])
-    table["usage_date"] = pd.DatetimeIndex(days).date[codes]
-    return table

@@ -1,0 +1,44 @@
+"""Chargeback: per team and month, usage and what it costs, adding up to the organization."""
+
+import streamlit as st
+
+from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.teams import TeamFileError
+from analytics.dashboard import data, session
+from analytics.dashboard.money import money_text
+from analytics.dashboard.source import source as data_source
+from analytics.usage.calendar import range_text
+
+source = data_source()
+chosen = session.chosen_range()
+
+st.title("Chargeback")
+st.caption(f"{range_text(chosen.start, chosen.end)} (UTC), per team and month")
+
+with st.expander("Prices and teams", icon=":material/payments:"):
+    pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
+    teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
+    st.caption(
+        "Read from pricing.toml and teams.toml in the dashboard's folder unless files are "
+        "chosen here; see pricing.example.toml and teams.example.toml for the format."
+    )
+
+pricing = money_text("pricing", pricing_upload, source.demo)
+teams = money_text("teams", teams_upload, source.demo)
+if pricing is None:
+    st.info(
+        "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "
+        "the dashboard, or choose the files above. See pricing.example.toml.",
+        icon=":material/payments:",
+    )
+    st.stop()
+try:
+    table = data.chargeback_table(source, chosen, pricing, teams)
+except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+    st.error(str(exc), icon=":material/error:")
+    st.stop()
+st.dataframe(table, hide_index=True)
+st.caption(
+    "Usage cost, the team's share of the base fee, and their sum; keys no team claims are "
+    "Unassigned. The Total row is the organization's cost, which the teams add up to."
+)
