@@ -40,6 +40,14 @@ METRICS = ["total_characters", *SERVICE_CHARACTERS, *MINUTE_METRICS]
 KEY_DAY_COLUMNS = ["usage_date", "api_key", "api_key_label", *METRICS]
 TAG_METRICS = ["total_characters", "text_translation_characters", "text_improvement_characters"]
 TAG_DAY_COLUMNS = ["usage_date", "custom_tag", *TAG_METRICS]
+PAIR_DAY_COLUMNS = [
+    "usage_date",
+    "source_language",
+    "target_language",
+    "api_key",
+    "api_key_label",
+    *METRICS,
+]
 
 # --- hand-made key-day frames ----------------------------------------------------------------
 
@@ -257,6 +265,39 @@ def assert_matches_tag_ledger(tag_day: pd.DataFrame, rows) -> None:
     kinds = {"custom_tag": str, "usage_date": "datetime64[us]"}
     expected = tag_ledger_frame(rows).astype(kinds)
     pd.testing.assert_frame_equal(tag_day.astype(kinds), expected)
+
+
+def pair_ledger_frame(rows) -> pd.DataFrame:
+    """The emulator's pair ledger (per key-day and pair) summed per day, pair and key, the
+    unattributed parts of every key under key `-` labelled `unknown`, in the pair-day frame's
+    order; each key's label is its latest one."""
+    sums: dict[tuple[date, str, str, str], list[float]] = {}
+    latest: dict[str, str] = {}
+    for row in sorted(rows, key=lambda r: r.usage_date):
+        key = row.api_key if row.attributed else "-"
+        latest[key] = row.api_key_label if row.attributed else "unknown"
+        counts = sums.setdefault(
+            (row.usage_date, row.source_language, row.target_language, key), [0, 0, 0, 0.0, 0.0]
+        )
+        for i, metric in enumerate([*SERVICE_CHARACTERS, *MINUTE_METRICS]):
+            counts[i] += getattr(row, metric)
+    frame = pd.DataFrame(
+        [
+            [pd.Timestamp(day), source, target, key, latest[key], sum(c[:3]), *c]
+            for (day, source, target, key), c in sorted(sums.items())
+        ],
+        columns=PAIR_DAY_COLUMNS,
+    )
+    return frame.astype({m: "int64" for m in ["total_characters", *SERVICE_CHARACTERS]})
+
+
+def assert_matches_pair_ledger(pair_day: pd.DataFrame, rows) -> None:
+    """Pair-day for pair-day equality with the summed pair ledger, all columns, in order
+    (minutes to the six decimals the service sends)."""
+    texts = ["source_language", "target_language", "api_key", "api_key_label"]
+    kinds = {**dict.fromkeys(texts, str), "usage_date": "datetime64[us]"}
+    expected = pair_ledger_frame(rows).astype(kinds)
+    pd.testing.assert_frame_equal(pair_day.astype(kinds), expected, atol=1e-6, rtol=0)
 
 
 def ledger_totals(rows: Iterable) -> dict[str, float]:

@@ -31,6 +31,7 @@ from analytics.service.errors import (
 )
 from analytics.service.models import (
     AdminCustomTagReport,
+    AdminLanguagePairReport,
     AdminUsageReport,
     CustomTagReport,
     DetectionResponse,
@@ -39,6 +40,7 @@ from analytics.service.models import (
     ErrorBody,
     LanguageEntry,
     LanguageList,
+    LanguagePairReport,
     LanguageResource,
     PlanUsage,
     Translation,
@@ -63,6 +65,7 @@ DETECT_BATCH = 50
 ANALYTICS_PATH = "/v2/admin/analytics"
 PLAN_PATH = "/v2/usage"
 CUSTOM_TAGS_PATH = f"{ANALYTICS_PATH}/custom-tags"
+LANGUAGE_PAIRS_PATH = f"{ANALYTICS_PATH}/language-pairs"
 USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
 
 _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
@@ -76,6 +79,7 @@ _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _error_decoder = msgspec.json.Decoder(ErrorBody)
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
 _custom_tag_decoder = msgspec.json.Decoder(AdminCustomTagReport)
+_language_pair_decoder = msgspec.json.Decoder(AdminLanguagePairReport)
 _detection_decoder = msgspec.json.Decoder(DetectionResponse)
 _translation_decoder = msgspec.json.Decoder(TranslationResponse)
 _document_decoder = msgspec.json.Decoder(DocumentHandle)
@@ -322,6 +326,29 @@ class AsyncServiceClient:
         response = await self.custom_tag_report_raw(start, end, aggregate_by, page)
         return decode(_custom_tag_decoder, response).custom_tag_usage_report
 
+    async def language_pair_report_raw(
+        self,
+        start: date,
+        end: date,
+        aggregate_by: AggregateBy = "day",
+        page: int | None = None,
+    ) -> httpx.Response:
+        """One undecoded page of usage per language pair and key (and day): by key, so that
+        each pair's keys are known and unattributed usage stays apart under key `-`."""
+        return await self._analytics_page(
+            LANGUAGE_PAIRS_PATH, start, end, page, group_by="key", aggregate_by=aggregate_by
+        )
+
+    async def language_pair_report(
+        self,
+        start: date,
+        end: date,
+        aggregate_by: AggregateBy = "day",
+        page: int | None = None,
+    ) -> LanguagePairReport:
+        response = await self.language_pair_report_raw(start, end, aggregate_by, page)
+        return decode(_language_pair_decoder, response).language_pair_usage_report
+
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
         """Language of each text, in input order; any number of texts (sent in batches of 50)."""
         items = _texts(texts)
@@ -523,3 +550,5 @@ class ServiceClient:
     usage = blocking(AsyncServiceClient.usage)
     custom_tag_report_raw = blocking(AsyncServiceClient.custom_tag_report_raw)
     custom_tag_report = blocking(AsyncServiceClient.custom_tag_report)
+    language_pair_report_raw = blocking(AsyncServiceClient.language_pair_report_raw)
+    language_pair_report = blocking(AsyncServiceClient.language_pair_report)

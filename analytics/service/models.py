@@ -152,6 +152,32 @@ class AdminCustomTagReport(msgspec.Struct, frozen=True):
     custom_tag_usage_report: CustomTagReport
 
 
+class LanguagePairUsage(msgspec.Struct, frozen=True, gc=False):
+    """A row of the language-pair report: a source → target pair, with `group_by=key` its
+    masked key (`-`, labelled `unknown`, for usage the service attributes to no key), by day
+    its `usage_date` (`YYYY-MM-DDT00:00:00Z`, kept as text like KeyAndDayUsage's)."""
+
+    source_language: str
+    target_language: str
+    api_key: str | None = None
+    api_key_label: str = ""
+    usage_date: str | None = None
+    usage: UsageBreakdown = NO_USAGE
+
+
+class LanguagePairReport(PagedReport, frozen=True):
+    group_by: list[str] | None = None
+    aggregate_by: str | None = None
+    start_date: str = ""
+    end_date: str = ""
+    # None when the service leaves it out: a page without its rows is not an empty page.
+    language_pair_usages: list[LanguagePairUsage] | None = None
+
+
+class AdminLanguagePairReport(msgspec.Struct, frozen=True):
+    language_pair_usage_report: LanguagePairReport
+
+
 class DetectionResult(msgspec.Struct, frozen=True):
     # One of success, insufficient_confidence, unsupported_language, no_language_detected;
     # kept as text so a new status from the beta does not break decoding.

@@ -2,7 +2,9 @@
 
 The key-day frame has one row per key and UTC day (columns KEY_DAY_COLUMNS, sorted by
 usage_date then api_key); the tag-day frame one row per custom tag and UTC day (TAG_DAY_COLUMNS,
-sorted by usage_date then custom_tag); see docs/architecture.md for the dtypes.
+sorted by usage_date then custom_tag); the pair-day frame one row per language pair, key and
+UTC day (PAIR_DAY_COLUMNS, sorted by usage_date, source, target, api_key); see
+docs/architecture.md for the dtypes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ import numpy as np
 import pandas as pd
 
 from analytics.service.errors import InvalidResponseError
-from analytics.service.models import AdminCustomTagReport, AdminUsageReport, UsageBreakdown
+from analytics.service.models import (
+    AdminCustomTagReport,
+    AdminLanguagePairReport,
+    AdminUsageReport,
+    UsageBreakdown,
+)
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
 
 log = logging.getLogger(__name__)
@@ -38,12 +45,25 @@ TAG_DAY_DTYPES: Final[Mapping[str, str]] = {
     "custom_tag": "str",
     **dict.fromkeys(TAG_METRICS, "int64"),
 }
+PAIR_DAY_DTYPES: Final[Mapping[str, str]] = {
+    "usage_date": DATE_DTYPE,
+    "source_language": "str",
+    "target_language": "str",
+    "api_key": "str",
+    "api_key_label": "str",
+    **dict.fromkeys(CHARACTER_METRICS, "int64"),
+    **dict.fromkeys(MINUTE_METRICS, "float64"),
+}
+# Usage the service attributes to no key: its own row under this key, never merged into one.
+UNATTRIBUTED_KEY: Final = "-"
 KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
 KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
+PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
 
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
 _tag_report_decoder = msgspec.json.Decoder(AdminCustomTagReport)
+_pair_report_decoder = msgspec.json.Decoder(AdminLanguagePairReport)
 
 
 def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
@@ -61,17 +81,49 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     if items is None:
         raise InvalidResponseError("analytics body has no key_and_day_usages")
     count = len(items)
-    usage = list(map(attrgetter("usage"), items))
     columns: dict[str, object] = {
         "usage_date": _usage_days(items, "analytics body"),
         "api_key": _objects(items, "api_key"),
         "api_key_label": _objects(items, "api_key_label"),
+        **_metric_columns(items, count),
     }
-    for metric in CHARACTER_METRICS:
-        columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.int64, count)
-    for metric in MINUTE_METRICS:
-        columns[metric] = np.fromiter(map(attrgetter(metric), usage), np.float64, count)
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS), report.total_usage
+
+
+def decode_pair_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
+    """Rows of one page of the language-pair report by key and day (unsorted, plain dtypes)
+    and the number of the page that follows (None on the last page); decoded like
+    `decode_key_day`. A row without a key is invalid: the report is asked for by key."""
+    try:
+        report = _pair_report_decoder.decode(body).language_pair_usage_report
+    except msgspec.DecodeError as exc:
+        what = "language-pair body is not the documented shape"
+        raise InvalidResponseError(f"{what} ({exc})") from None
+    items = report.language_pair_usages
+    if items is None:
+        raise InvalidResponseError("language-pair body has no language_pair_usages")
+    keys = _objects(items, "api_key")
+    if keys.isna().any():
+        raise InvalidResponseError("language-pair body has an item without an api_key")
+    columns: dict[str, object] = {
+        "usage_date": _usage_days(items, "language-pair body"),
+        "source_language": _objects(items, "source_language"),
+        "target_language": _objects(items, "target_language"),
+        "api_key": keys,
+        "api_key_label": _objects(items, "api_key_label"),
+        **_metric_columns(items, len(items)),
+    }
+    return pd.DataFrame(columns, columns=PAIR_DAY_COLUMNS), report.next_page
+
+
+def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray]:
+    """Every metric of the items' `usage` breakdowns, one typed array per metric."""
+    usage = list(map(attrgetter("usage"), items))
+    kinds = {
+        **dict.fromkeys(CHARACTER_METRICS, np.int64),
+        **dict.fromkeys(MINUTE_METRICS, np.float64),
+    }
+    return {m: np.fromiter(map(attrgetter(m), usage), kind, count) for m, kind in kinds.items()}
 
 
 def decode_tag_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
@@ -146,19 +198,43 @@ def key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     compare strings row by row, and parts are never concatenated as text.
     """
     parts = [part for part in parts if len(part)] or [empty_rows()]
-    days, key_codes, keys, order = _by_day_then(parts, "api_key")
-    label_codes, labels = _codes(parts, "api_key_label")
-    label_codes = label_codes[order]
-    last_row = np.zeros(len(keys), dtype=np.int64)
-    np.maximum.at(last_row, key_codes, np.arange(len(order)))
-    latest_label, label_names = _sorted_codes(_codes_of_used(label_codes[last_row], labels))
+    days, ((key_codes, keys),), order = _by_day_then(parts, "api_key")
     columns: dict[str, object] = {
         "usage_date": days,
         "api_key": _categorical(key_codes, keys),
-        "api_key_label": _categorical(latest_label[key_codes], label_names),
+        "api_key_label": _latest_labels(parts, key_codes, len(keys), order),
         **_numbers(parts, KEY_DAY_DTYPES, order),
     }
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
+
+
+def pair_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The pair-day frame from row parts (pages, windows, history): sorted, each key's latest
+    label, contract dtypes. Like the tag-day frame, rows are ordered and never summed."""
+    parts = [part for part in parts if len(part)] or [empty_rows(PAIR_DAY_DTYPES)]
+    days, texts, order = _by_day_then(parts, "source_language", "target_language", "api_key")
+    (source_codes, sources), (target_codes, targets), (key_codes, keys) = texts
+    columns: dict[str, object] = {
+        "usage_date": days,
+        "source_language": _categorical(source_codes, sources),
+        "target_language": _categorical(target_codes, targets),
+        "api_key": _categorical(key_codes, keys),
+        "api_key_label": _latest_labels(parts, key_codes, len(keys), order),
+        **_numbers(parts, PAIR_DAY_DTYPES, order),
+    }
+    return pd.DataFrame(columns, columns=PAIR_DAY_COLUMNS)
+
+
+def _latest_labels(
+    parts: Sequence[pd.DataFrame], key_codes: np.ndarray, keys: int, order: np.ndarray
+) -> pd.Categorical:
+    """Each row's key's label on the key's last row in `order` (the latest day), as codes."""
+    label_codes, labels = _codes(parts, "api_key_label")
+    label_codes = label_codes[order]
+    last_row = np.zeros(keys, dtype=np.int64)
+    np.maximum.at(last_row, key_codes, np.arange(len(order)))
+    latest_label, label_names = _sorted_codes(_codes_of_used(label_codes[last_row], labels))
+    return _categorical(latest_label[key_codes], label_names)
 
 
 def tag_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -168,7 +244,7 @@ def tag_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     never summed: equal rows give identical frames whichever way they arrived.
     """
     parts = [part for part in parts if len(part)] or [empty_rows(TAG_DAY_DTYPES)]
-    days, tag_codes, tags, order = _by_day_then(parts, "custom_tag")
+    days, ((tag_codes, tags),), order = _by_day_then(parts, "custom_tag")
     columns: dict[str, object] = {
         "usage_date": days,
         "custom_tag": _categorical(tag_codes, tags),
@@ -178,16 +254,19 @@ def tag_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _by_day_then(
-    parts: Sequence[pd.DataFrame], column: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows ordered by day, then by the text of `column`: the days and the codes in that
-    order, the sorted texts the codes point to, and the order itself."""
+    parts: Sequence[pd.DataFrame], *columns: str
+) -> tuple[np.ndarray, list[Codes], np.ndarray]:
+    """The rows ordered by day, then by the texts of `columns` in turn: the days in that
+    order, each column's codes in that order with the sorted texts they point to, and the
+    order itself."""
     days = np.concatenate([part["usage_date"].to_numpy(DATE_DTYPE) for part in parts])
-    codes, names = _sorted_codes(_codes(parts, column))
-    day_codes, _ = pd.factorize(days, sort=True)
-    # Stable, so rows of one day and text keep their order (timsort: sorted runs are cheap).
-    order = np.argsort(day_codes * max(len(names), 1) + codes, kind="stable")
-    return days[order], codes[order], names, order
+    rank, _ = pd.factorize(days, sort=True)
+    texts = [_sorted_codes(_codes(parts, column)) for column in columns]
+    for codes, names in texts:
+        rank = rank * max(len(names), 1) + codes
+    # Stable, so rows of equal rank keep their order (timsort: sorted runs are cheap).
+    order = np.argsort(rank, kind="stable")
+    return days[order], [(codes[order], names) for codes, names in texts], order
 
 
 def _numbers(

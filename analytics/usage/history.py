@@ -1,7 +1,7 @@
 """Closed days of usage kept in DuckDB, one file per base address and account.
 
-Each kind of daily rows (key-days, tag-days) has its own table and its own table of covered
-days in the same file. Readers open the file read-only and the writer holds it only for one
+Each kind of daily rows (key-days, tag-days, pair-days) has its own table and its own table of
+covered days in the same file. Readers open the file read-only and the writer holds it only for one
 short transaction, so dashboard sessions and a nightly export can share it. DuckDB lets one
 process write at a time: when the file is busy the caller simply fetches from the service
 instead (logged).
@@ -23,7 +23,13 @@ import pandas as pd
 from pydantic import SecretStr
 
 from analytics.service.settings import Settings
-from analytics.usage.frames import DATE_DTYPE, KEY_DAY_DTYPES, TAG_DAY_DTYPES, empty_rows
+from analytics.usage.frames import (
+    DATE_DTYPE,
+    KEY_DAY_DTYPES,
+    PAIR_DAY_DTYPES,
+    TAG_DAY_DTYPES,
+    empty_rows,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +65,7 @@ class Stored:
 
 KEY_DAYS = Stored("usage", "covered_days", KEY_DAY_DTYPES)
 TAG_DAYS = Stored("tag_usage", "tag_covered_days", TAG_DAY_DTYPES)
+PAIR_DAYS = Stored("pair_usage", "pair_covered_days", PAIR_DAY_DTYPES)
 
 
 def _digest(text: str, length: int) -> str:

@@ -1,7 +1,7 @@
-"""`fetch_usage` (the key-day frame) and `fetch_tags` (the tag-day frame) for any range, from
-the service and the history store.
+"""`fetch_usage` (the key-day frame), `fetch_tags` (the tag-day frame) and `fetch_pairs` (the
+pair-day frame) for any range, from the service and the history store.
 
-Both are one daily report fetched the same way (`_fetch_days`): closed days from history, the
+Each is one daily report fetched the same way (`_fetch_days`): closed days from history, the
 rest in concurrent windows (see `windows`), each window in one request or, for a paged report,
 page after page; fetched closed days are then stored.
 """
@@ -21,7 +21,7 @@ from analytics.service.client import AsyncServiceClient, blocking, invalid_respo
 from analytics.service.errors import InvalidResponseError
 from analytics.usage import frames, windows
 from analytics.usage.calendar import utc_today
-from analytics.usage.history import KEY_DAYS, TAG_DAYS, HistoryStore, Stored
+from analytics.usage.history import KEY_DAYS, PAIR_DAYS, TAG_DAYS, HistoryStore, Stored
 
 # The service's data runs to the previous UTC day and may still change for a few days after:
 # the last OPEN_DAYS days before today are always fetched again, never taken from history.
@@ -52,6 +52,17 @@ class TagUsage:
     """Characters of every custom tag on every day of start..end (inclusive UTC days)."""
 
     tag_day: pd.DataFrame
+    start: date
+    end: date
+    windows_fetched: int = 0
+    days_from_history: int = 0
+
+
+@dataclass
+class PairUsage:
+    """Usage of every language pair per key (`-` for unattributed) and day of start..end."""
+
+    pair_day: pd.DataFrame
     start: date
     end: date
     windows_fetched: int = 0
@@ -133,9 +144,18 @@ def _tag_page(
     return client.custom_tag_report_raw(window.first, window.end_date, "day", page)
 
 
+def _pair_page(
+    client: AsyncServiceClient, window: windows.Window, page: int | None
+) -> Awaitable[httpx.Response]:
+    return client.language_pair_report_raw(window.first, window.end_date, "day", page)
+
+
 KEY_DAY_REPORT = DailyReport(_key_day_window, frames.key_day_frame, KEY_DAYS)
 TAG_DAY_REPORT = DailyReport(
     paged_window(_tag_page, frames.decode_tag_day), frames.tag_day_frame, TAG_DAYS
+)
+PAIR_DAY_REPORT = DailyReport(
+    paged_window(_pair_page, frames.decode_pair_day), frames.pair_day_frame, PAIR_DAYS
 )
 
 
@@ -232,6 +252,28 @@ async def fetch_tags_async(
     )
 
 
+async def fetch_pairs_async(
+    client: AsyncServiceClient,
+    start: date,
+    end: date,
+    *,
+    history: HistoryStore | None = None,
+    today: date | None = None,
+    progress: Progress | None = None,
+) -> PairUsage:
+    """Usage of every language pair per key and day for start..end, every page of every
+    window (the language-pair report has no totals to reconcile)."""
+    days = await _fetch_days(client, PAIR_DAY_REPORT, start, end, history, today, progress)
+    return PairUsage(
+        pair_day=days.frame,
+        start=start,
+        end=end,
+        windows_fetched=days.windows_fetched,
+        days_from_history=days.days_from_history,
+    )
+
+
 # The blocking form, for the dashboard and the CLI.
 fetch_usage = blocking(fetch_usage_async)
 fetch_tags = blocking(fetch_tags_async)
+fetch_pairs = blocking(fetch_pairs_async)

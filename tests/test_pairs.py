@@ -1,0 +1,257 @@
+"""Language-pair usage from the service: the published example, strict decoding, paging across
+pages and windows, the organization's characters per day, and the history store.
+
+Expected frames are the published example written out here, or the emulator's pair ledger
+summed per day, pair and key (`builders.pair_ledger_frame`), never anything the client
+computed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import defaultdict
+
+import pandas as pd
+import pytest
+from builders import PAIR_DAY_COLUMNS, asgi_client, assert_matches_pair_ledger, async_asgi_client
+from conftest import FIXED_TODAY, small_config
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from analytics.service.errors import InvalidResponseError
+from analytics.service.models import LanguagePairReport, LanguagePairUsage, UsageBreakdown
+from analytics.usage.history import HistoryStore
+from analytics.usage.pipeline import fetch_pairs, fetch_pairs_async
+from analytics.usage.windows import split
+from emulator import create_app
+
+PAIRS = "/v2/admin/analytics/language-pairs"
+SECRET = "sk-pairs-test-key"
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+# The published interface's example answer of the language-pair operation, as published.
+PUBLISHED = """{"language_pair_usage_report": {"group_by": ["key"], "aggregate_by": "day",
+  "start_date": "2026-10-01T00:00:00", "end_date": "2026-10-14T00:00:00", "next_page": null,
+  "language_pair_usages": [
+    {"source_language": "en", "target_language": "ja", "api_key": "6909****92c8",
+     "api_key_label": "Production key", "usage_date": "2026-10-02T00:00:00Z",
+     "usage": {"total_characters": 120400, "text_translation_characters": 100000,
+               "document_translation_characters": 20400, "text_improvement_characters": 0,
+               "speech_to_text_minutes": 0, "speech_to_speech_minutes": 0}},
+    {"source_language": "en", "target_language": "ja", "api_key": "-", "api_key_label": "unknown", "usage_date": "2026-10-02T00:00:00Z", "usage": {"total_characters": 500, "text_translation_characters": 500}}]}}"""  # noqa: E501
+
+
+def answering(*bodies: str | dict) -> tuple[Starlette, list[dict[str, str]]]:
+    """A language-pair server answering each request with the next body (the last repeats),
+    with trace id t-42; and the query of every request it saw."""
+    seen: list[dict[str, str]] = []
+
+    async def report(request: Request) -> Response:
+        seen.append(dict(request.query_params))
+        body = bodies[min(len(seen), len(bodies)) - 1]
+        text = body if isinstance(body, str) else json.dumps(body)
+        return Response(text, 200, media_type="application/json", headers={"X-Trace-ID": "t-42"})
+
+    return Starlette(routes=[Route(PAIRS, report)]), seen
+
+
+# --- the published example --------------------------------------------------------------------
+
+
+async def test_the_published_example_decodes_exactly():
+    app, seen = answering(PUBLISHED)
+    client, _ = async_asgi_client(app, SECRET)
+    async with client:
+        report = await client.language_pair_report(dt.date(2026, 10, 1), dt.date(2026, 10, 14))
+    assert seen == [
+        {
+            "start_date": "2026-10-01",
+            "end_date": "2026-10-14",
+            "group_by": "key",
+            "aggregate_by": "day",
+        }
+    ]
+    assert report == LanguagePairReport(
+        next_page=None,
+        group_by=["key"],
+        aggregate_by="day",
+        start_date="2026-10-01T00:00:00",
+        end_date="2026-10-14T00:00:00",
+        language_pair_usages=[
+            LanguagePairUsage(
+                source_language="en",
+                target_language="ja",
+                api_key="6909****92c8",
+                api_key_label="Production key",
+                usage_date="2026-10-02T00:00:00Z",
+                usage=UsageBreakdown(120400, 100000, 20400, 0, 0.0, 0.0),
+            ),
+            LanguagePairUsage(
+                source_language="en",
+                target_language="ja",
+                api_key="-",
+                api_key_label="unknown",
+                usage_date="2026-10-02T00:00:00Z",
+                usage=UsageBreakdown(total_characters=500, text_translation_characters=500),
+            ),
+        ],
+    )
+
+
+PRODUCTION = ("2026-10-02", "en", "ja", "6909****92c8", "Production key")
+
+
+def test_the_published_example_is_the_pair_day_frame_with_the_unattributed_row_apart():
+    """Days 1–13 October are one window asking end_date=2026-10-14: the published answer."""
+    app, seen = answering(PUBLISHED)
+    client, _ = asgi_client(app, SECRET)
+    with client:
+        pairs = fetch_pairs(client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY)
+    assert [q["end_date"] for q in seen] == ["2026-10-14"]
+    expected = pd.DataFrame(
+        [
+            ["2026-10-02", "en", "ja", "-", "unknown", 500, 500, 0, 0, 0.0, 0.0],
+            [*PRODUCTION, 120400, 100000, 20400, 0, 0.0, 0.0],
+        ],
+        columns=PAIR_DAY_COLUMNS,
+    )
+    expected["usage_date"] = pd.to_datetime(expected["usage_date"]).astype("datetime64[us]")
+    texts = PAIR_DAY_COLUMNS[1:5]
+    pd.testing.assert_frame_equal(
+        pairs.pair_day,
+        expected.astype(dict.fromkeys(texts, "category")),
+        check_categorical=False,
+    )
+    assert all(isinstance(pairs.pair_day[c].dtype, pd.CategoricalDtype) for c in texts)
+
+
+def pair_row(day: str, key: str | None = "k", **usage: object) -> dict:
+    row = {"source_language": "en", "target_language": "de", "usage_date": f"{day}T00:00:00Z"}
+    return row | ({"api_key": key} if key is not None else {}) | {"usage": usage}
+
+
+def page(rows, next_page: int | None = None) -> dict:
+    return {"language_pair_usage_report": {"next_page": next_page, "language_pair_usages": rows}}
+
+
+STRICT = {
+    "a row without api_key": (page([pair_row("2026-05-04", None)]), "without an api_key"),
+    "a row without target": (
+        page([{"source_language": "en", "api_key": "k", "usage_date": "2026-05-04"}]),
+        "documented shape",
+    ),
+    "a negative count": (page([pair_row("2026-05-04", total_characters=-1)]), "documented"),
+    "a row without usage_date": (
+        page([{"source_language": "en", "target_language": "de", "api_key": "k"}]),
+        "without a usage_date",
+    ),
+    "no rows at all": ({"language_pair_usage_report": {}}, "has no language_pair_usages"),
+}
+
+
+@pytest.mark.parametrize("problem", STRICT)
+def test_what_is_not_the_documented_structure_is_an_invalid_answer(problem):
+    body, message = STRICT[problem]
+    client, _ = asgi_client(answering(body)[0], SECRET)
+    with client, pytest.raises(InvalidResponseError) as caught:
+        fetch_pairs(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+    assert (caught.value.status, caught.value.trace_id) == (200, "t-42")
+    assert f"GET {PAIRS} answered 200" in str(caught.value) and message in str(caught.value)
+
+
+# --- every page of every window, exactly ----------------------------------------------------
+
+START, END = dt.date(2023, 1, 1), dt.date(2025, 4, 15)  # 836 days: three windows
+
+
+@pytest.fixture(scope="module", params=["exclusive", "inclusive"])
+def paged_app(request):
+    """Three keys over 900 days, 200 rows a page, reading a date-only end_date either way."""
+    config = small_config(keys=3, days=900, page_size=200, end_date_reading=request.param)
+    app = create_app(config)
+    yield app
+    app.state.emulator.store.close()
+
+
+def test_pages_and_windows_merge_into_the_pair_ledger(paged_app):
+    emu = paged_app.state.emulator
+    client, transport = asgi_client(paged_app)
+    with client:
+        pairs = fetch_pairs(client, START, END, today=FIXED_TODAY)
+    ledger = emu.pair_ledger(START, END)
+    assert any(not row.attributed for row in ledger), "some usage is unattributed"
+    assert_matches_pair_ledger(pairs.pair_day, ledger)
+    assert (pairs.pair_day["api_key"] == "-").any()
+    assert set(pairs.pair_day.loc[pairs.pair_day["api_key"] == "-", "api_key_label"]) == {"unknown"}
+    assert pairs.windows_fetched == len(split(START, END)) == 3
+    pages_by_window = defaultdict(list)
+    for sent in transport.paths(PAIRS):
+        params = sent.url.params
+        assert (params["group_by"], params["aggregate_by"]) == ("key", "day")
+        pages_by_window[params["start_date"]].append(params.get("page"))
+    assert len(pages_by_window) == 3
+    for pages in pages_by_window.values():
+        assert len(pages) > 2, "several pages per window"
+        assert pages == [None, *map(str, range(2, len(pages) + 1))]
+
+
+def test_each_days_pairs_add_up_to_the_organizations_characters(paged_app):
+    """Every character belongs to one pair: per day, the pairs' characters are the
+    organization's key-day characters in the emulator's ledger."""
+    emu = paged_app.state.emulator
+    client, _ = asgi_client(paged_app)
+    with client:
+        pair_day = fetch_pairs(client, START, END, today=FIXED_TODAY).pair_day
+    metrics = [
+        "text_translation_characters",
+        "document_translation_characters",
+        "text_improvement_characters",
+    ]
+    organization: dict[pd.Timestamp, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for row in emu.ledger(START, END):
+        for i, metric in enumerate(metrics):
+            organization[pd.Timestamp(row.usage_date)][i] += getattr(row, metric)
+    per_day = pair_day.groupby("usage_date")[metrics].sum()
+    per_day = per_day[per_day.sum(axis=1) > 0]
+    expected = {day: counts for day, counts in organization.items() if sum(counts)}
+    assert {day: list(map(int, counts)) for day, counts in per_day.iterrows()} == expected
+
+
+async def test_async_variant_and_a_range_without_usage(paged_app):
+    client, _ = async_asgi_client(paged_app)
+    async with client:
+        empty = await fetch_pairs_async(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
+    assert empty.pair_day.empty and list(empty.pair_day.columns) == PAIR_DAY_COLUMNS
+    assert str(empty.pair_day["usage_date"].dtype) == "datetime64[us]"
+
+
+# --- the history store ------------------------------------------------------------------------
+
+HISTORY_START, HISTORY_END = dt.date(2024, 1, 2), dt.date(2025, 5, 31)  # two windows
+
+
+def test_second_run_fetches_only_open_days(tmp_path):
+    app = create_app(small_config(keys=3, days=530, page_size=300))
+    emu = app.state.emulator
+    store = HistoryStore(tmp_path / "history.duckdb")
+    client, transport = asgi_client(app)
+    with client:
+        plain = fetch_pairs(client, HISTORY_START, HISTORY_END, today=FIXED_TODAY)
+        first = fetch_pairs(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
+        transport.requests.clear()
+        second = fetch_pairs(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
+    assert first.windows_fetched == 2
+    # Closed through 2025-05-28: only the last three days are fetched again.
+    assert second.windows_fetched == 1
+    assert {(r.url.params["start_date"], r.url.params["end_date"]) for r in transport.requests} == {
+        ("2025-05-29", "2025-06-01")
+    }
+    assert second.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
+    for pairs in (first, second):
+        pd.testing.assert_frame_equal(pairs.pair_day, plain.pair_day)
+    assert_matches_pair_ledger(second.pair_day, emu.pair_ledger(HISTORY_START, HISTORY_END))
+    app.state.emulator.store.close()
