@@ -47,10 +47,12 @@ from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_atomic, write_export
 from analytics.exports.tables import (
     GROUPINGS,
+    PAIR_GROUPINGS,
     TAG_GROUPINGS,
     TEAM_GROUPINGS,
     Costing,
     shape_export,
+    shape_pair_export,
     shape_tag_export,
 )
 from analytics.languages import language_table
@@ -62,7 +64,7 @@ from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_tags, fetch_usage
+from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
@@ -87,10 +89,23 @@ app = typer.Typer(
 
 ListFormat = Literal["table", "csv"]
 PlanFormat = Literal["table", "json"]
-# What an export reads: usage per key (the analytics report) or characters per custom tag.
-ExportSource = Literal["usage", "tags"]
-# Every grouping of either source, as one list for the option (each source takes its own).
-ExportGrouping = Literal["key_and_day", "key", "team", "team_and_day", "none", "tag_and_day", "tag"]
+# What an export reads: usage per key (the analytics report), characters per custom tag, or
+# usage per language pair.
+ExportSource = Literal["usage", "tags", "language-pairs"]
+# Every grouping of every source, as one list for the option (each source takes its own).
+ExportGrouping = Literal[
+    "key_and_day",
+    "key",
+    "team",
+    "team_and_day",
+    "none",
+    "tag_and_day",
+    "tag",
+    "pair",
+    "pair_and_day",
+    "pair_and_key",
+    "pair_key_and_day",
+]
 G = TypeVar("G", bound=str)
 T = TypeVar("T")
 
@@ -270,13 +285,18 @@ def export(
     period: PeriodOption = None,
     source: Annotated[
         ExportSource,
-        typer.Option(help="usage: characters and minutes per key; tags: characters per tag."),
+        typer.Option(
+            help="usage: characters and minutes per key; tags: characters per tag; "
+            "language-pairs: characters and minutes per language pair."
+        ),
     ] = "usage",
     group_by: Annotated[
         ExportGrouping | None,
         typer.Option(
             help="usage: rows per key and day (default), per key, per team, per team and day, "
-            "or one row; tags: rows per tag and day (default) or per tag."
+            "or one row; tags: rows per tag and day (default) or per tag; language-pairs: per "
+            "pair (default), pair and day, pair and key, or pair, key and day (key - is usage "
+            "attributed to no key)."
         ),
     ] = None,
     with_cost: Annotated[
@@ -297,7 +317,8 @@ def export(
     ] = False,
     debug: DebugOption = False,
 ) -> None:
-    """Export usage or custom-tag characters of a range of UTC days to CSV, Parquet or Excel."""
+    """Export usage, custom-tag characters or language-pair usage of a range of UTC days to
+    CSV, Parquet or Excel."""
     with _reported(debug):
         first, last = _range(start, end, period, utc_today())
         file_format = _format(output, fmt)
@@ -306,13 +327,19 @@ def export(
             raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
         if with_cost and costing.pricing is None:
             raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
+        if with_cost and source != "usage":
+            raise UsageProblem(f"--with-cost goes with --source usage, not {source}")
         settings = _settings()
         if source == "tags":
-            if with_cost:
-                raise UsageProblem("--with-cost goes with --source usage (tags carry no cost yet)")
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
             table = shape_tag_export(tags.tag_day, tag_grouping)
+        elif source == "language-pairs":
+            pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
+            pairs = _fetched(
+                fetch_pairs, "language pairs", settings, demo, first, last, not no_history
+            )
+            table = shape_pair_export(pairs.pair_day, pair_grouping)
         else:
             grouping = _grouping(group_by, GROUPINGS, source)
             usage = _fetch(settings, demo, first, last, use_history=not no_history)
@@ -339,8 +366,9 @@ def _fetched(
     last: date,
     use_history: bool,
 ) -> T:
-    """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags) with
-    the history store of a configured service, and a progress bar on a terminal."""
+    """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags,
+    fetch_pairs) with the history store of a configured service, and a progress bar on a
+    terminal."""
     with _client(settings, demo) as client:
         history = HistoryStore.from_settings(settings) if use_history and not demo else None
         if not sys.stderr.isatty():  # cron: quiet unless something needs saying

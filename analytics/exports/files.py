@@ -22,6 +22,9 @@ FORMATS: tuple[Format, ...] = ("csv", "parquet", "xlsx")
 
 # A spreadsheet reads a cell starting with one of these as a formula (or a command).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A lone minus has nothing to compute: it is the service's "no key" and "language not
+# recorded", and stays as sent.
+_INERT = frozenset({"-"})
 CSV_LINE_END = "\r\n"
 # Rows rendered per Arrow join: big enough to be fast, small enough to add little memory.
 CSV_BLOCK_ROWS = 65_536
@@ -39,7 +42,7 @@ def format_for(path: Path) -> Format:
 
 
 def _defuse(value: object) -> object:
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS) and value not in _INERT:
         return "'" + value
     return value
 

@@ -1,4 +1,4 @@
-"""The rows of an export, from the key-day or the tag-day frame: one grouping, one table.
+"""The rows of an export, from the key-day, tag-day or pair-day frame: one grouping, one table.
 
 With a pricing file, any grouping can carry its cost (``Costing``): ``usage_cost_<currency>``,
 the row's share of the organization's usage lines, and for the groupings that can carry the
@@ -24,7 +24,7 @@ from analytics.cost.money import as_decimal
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import price_usage
 from analytics.cost.teams import Teams, assign_keys
-from analytics.usage.frames import key_frame, tag_frame, totals
+from analytics.usage.frames import key_frame, pair_frame, tag_frame, totals
 from analytics.usage.metrics import METRICS
 
 GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
@@ -34,6 +34,13 @@ TEAM_GROUPINGS: tuple[GroupBy, ...] = ("team", "team_and_day")
 USAGE_GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 TagGroupBy = Literal["tag_and_day", "tag"]
 TAG_GROUPINGS: tuple[TagGroupBy, ...] = ("tag_and_day", "tag")
+PairGroupBy = Literal["pair", "pair_and_day", "pair_and_key", "pair_key_and_day"]
+PAIR_GROUPINGS: tuple[PairGroupBy, ...] = (
+    "pair",
+    "pair_and_day",
+    "pair_and_key",
+    "pair_key_and_day",
+)
 
 
 @dataclass(frozen=True)
@@ -152,3 +159,17 @@ def shape_tag_export(tag_day: pd.DataFrame, group_by: TagGroupBy) -> pd.DataFram
     if group_by == "tag":
         return tag_frame(tag_day)
     raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
+
+
+def shape_pair_export(pair_day: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:
+    """Per-pair totals (biggest first), per pair and day, per pair and key, or the pair-day
+    rows themselves; unattributed usage keeps its key `-` (label `unknown`) in every grouping
+    with keys."""
+    if group_by not in PAIR_GROUPINGS:
+        raise ValueError(
+            f"unknown grouping {group_by!r}; choose one of {', '.join(PAIR_GROUPINGS)}"
+        )
+    by_day = group_by in ("pair_and_day", "pair_key_and_day")
+    by_key = group_by in ("pair_and_key", "pair_key_and_day")
+    table = pair_frame(pair_day, by_key=by_key, by_day=by_day)
+    return _dated(table.copy()) if by_day else table

@@ -351,6 +351,28 @@ def tag_frame(tag_day: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
 
 
+PAIR_COLUMNS: Final = ["source_language", "target_language"]
+
+
+def pair_frame(
+    pair_day: pd.DataFrame, *, by_key: bool = False, by_day: bool = False
+) -> pd.DataFrame:
+    """The pair-day frame summed per pair, and per key (`-` stays a key of its own) and day
+    when asked; texts as text. Per day in the frame's order, else biggest total_characters
+    first (ties by pair, then key), the order of every per-pair table."""
+    groups = [
+        *(["usage_date"] if by_day else []),
+        *PAIR_COLUMNS,
+        *(["api_key", "api_key_label"] if by_key else []),
+    ]
+    frame = pair_day.groupby(groups, observed=True, sort=True)[list(METRICS)].sum().reset_index()
+    for column in groups[by_day:]:
+        frame[column] = frame[column].astype(str)
+    if by_day:
+        return frame
+    return frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
+
+
 def totals(key_day: pd.DataFrame) -> dict[str, int | float]:
     """The five metrics summed over the frame (characters as int, minutes as float; 0 when
     the frame is empty)."""

@@ -1,0 +1,178 @@
+"""`python -m analytics export --source language-pairs`: exact files for a small organization
+served over loopback, the unattributed rows kept as the service sends them, the formula guard,
+exit codes, and groupings that do not go with the source.
+
+The expected numbers follow the organization file's rule (a key-day's figure is split over the
+key's pairs of its kind by weight, as differences of cumulative floors), worked out by hand.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import FIXED_TODAY, file_app
+from faultserver import FaultServer
+from typer.testing import CliRunner
+
+from analytics.cli import app as cli_app
+
+ADMIN, PLAIN = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb"
+ORG = f"""
+[[keys]]
+key = "{ADMIN}"
+label = "Admin"
+admin = true
+pairs = [
+    {{ source = "en", target = "ja", weight = 3 }},
+    {{ source = "en", target = "de" }},
+    {{ source = "en", target = "ja", attributed = false }},
+    {{ source = "en", target = "en" }},
+]
+
+[[keys]]
+key = "{PLAIN}"
+label = "@Web"
+pairs = [{{ source = "de", target = "fr" }}]
+
+[[usage]]
+key = "{ADMIN}"
+date = "2025-03-01"
+text_translation_characters = 1000
+document_translation_characters = 500
+text_improvement_characters = 40
+speech_to_text_minutes = 1.5
+
+[[usage]]
+key = "{ADMIN}"
+date = "2025-03-02"
+text_translation_characters = 11
+
+[[usage]]
+key = "{PLAIN}"
+date = "2025-03-02"
+text_translation_characters = 2000
+text_improvement_characters = 8
+"""
+METRICS = (
+    "total_characters,text_translation_characters,document_translation_characters,"
+    "text_improvement_characters,speech_to_text_minutes,speech_to_speech_minutes"
+)
+A, B = "pair****aaaa,Admin", "pair****bbbb,'@Web"  # the label's formula defused
+# Admin's translation splits 3:1:1 over en→ja, en→de and en→ja unattributed (key "-"):
+# 1000 → 600/200/200 and 500 → 300/100/100 on the 1st, 11 → 6/2/3 on the 2nd; its improvement
+# and minutes go to en→en. Web has no same-language pair: its improvement is "-" → "-".
+BY_PAIR_KEY_AND_DAY = [
+    f"usage_date,source_language,target_language,api_key,api_key_label,{METRICS}",
+    f"2025-03-01,en,de,{A},300,200,100,0,0.0,0.0",
+    f"2025-03-01,en,en,{A},40,0,0,40,1.5,0.0",
+    "2025-03-01,en,ja,-,unknown,300,200,100,0,0.0,0.0",
+    f"2025-03-01,en,ja,{A},900,600,300,0,0.0,0.0",
+    f"2025-03-02,-,-,{B},8,0,0,8,0.0,0.0",
+    f"2025-03-02,de,fr,{B},2000,2000,0,0,0.0,0.0",
+    f"2025-03-02,en,de,{A},2,2,0,0,0.0,0.0",
+    "2025-03-02,en,ja,-,unknown,3,3,0,0,0.0,0.0",
+    f"2025-03-02,en,ja,{A},6,6,0,0,0.0,0.0",
+]
+BY_PAIR = [
+    f"source_language,target_language,{METRICS}",
+    "de,fr,2000,2000,0,0,0.0,0.0",
+    "en,ja,1209,809,400,0,0.0,0.0",
+    "en,de,302,202,100,0,0.0,0.0",
+    "en,en,40,0,0,40,1.5,0.0",
+    "-,-,8,0,0,8,0.0,0.0",
+]
+BY_PAIR_AND_KEY = [
+    f"source_language,target_language,api_key,api_key_label,{METRICS}",
+    f"de,fr,{B},2000,2000,0,0,0.0,0.0",
+    f"en,ja,{A},906,606,300,0,0.0,0.0",
+    "en,ja,-,unknown,303,203,100,0,0.0,0.0",
+    f"en,de,{A},302,202,100,0,0.0,0.0",
+    f"en,en,{A},40,0,0,40,1.5,0.0",
+    f"-,-,{B},8,0,0,8,0.0,0.0",
+]
+BY_PAIR_AND_DAY = [
+    f"usage_date,source_language,target_language,{METRICS}",
+    "2025-03-01,en,de,300,200,100,0,0.0,0.0",
+    "2025-03-01,en,en,40,0,0,40,1.5,0.0",
+    "2025-03-01,en,ja,1200,800,400,0,0.0,0.0",
+    "2025-03-02,-,-,8,0,0,8,0.0,0.0",
+    "2025-03-02,de,fr,2000,2000,0,0,0.0,0.0",
+    "2025-03-02,en,de,2,2,0,0,0.0,0.0",
+    "2025-03-02,en,ja,9,9,0,0,0.0,0.0",
+]
+RANGE = ["--start", "2025-03-01", "--end", "2025-03-05"]
+
+
+def csv(lines: list[str]) -> bytes:
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    app = file_app(tmp_path_factory.mktemp("org"), ORG, today=FIXED_TODAY)
+    with FaultServer(app) as server:
+        yield server.base_url
+    app.state.emulator.store.close()
+
+
+@pytest.fixture(autouse=True)
+def only_these_settings(monkeypatch, tmp_path):
+    for name in list(os.environ):
+        if name.startswith("SERVICE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+
+
+def export(base_url: str, *args: str, key: str = ADMIN):
+    env = {"SERVICE_BASE_URL": base_url, "SERVICE_AUTH_KEY": key}
+    return CliRunner().invoke(cli_app, ["export", *RANGE, *args], env=env, catch_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    ("grouping", "expected"),
+    [
+        ([], BY_PAIR),
+        (["--group-by", "pair"], BY_PAIR),
+        (["--group-by", "pair_and_day"], BY_PAIR_AND_DAY),
+        (["--group-by", "pair_and_key"], BY_PAIR_AND_KEY),
+        (["--group-by", "pair_key_and_day"], BY_PAIR_KEY_AND_DAY),
+    ],
+)
+def test_pair_exports_are_exact(served, tmp_path, grouping, expected):
+    out = tmp_path / "pairs.csv"
+    result = export(served, "--source", "language-pairs", *grouping, "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert (result.stdout, result.stderr) == ("", "")
+    assert out.read_bytes() == csv(expected)
+
+
+def test_raw_keeps_the_label(served, tmp_path):
+    out = tmp_path / "raw.csv"
+    args = ["--source", "language-pairs", "--group-by", "pair_and_key", "--raw", "-o", str(out)]
+    assert export(served, *args).exit_code == 0
+    assert out.read_bytes() == csv([line.replace("'@", "@") for line in BY_PAIR_AND_KEY])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--source", "language-pairs", "--group-by", "key"], "does not go with --source"),
+        (["--source", "language-pairs", "--group-by", "tag"], "choose one of pair, pair_and_day"),
+        (["--source", "tags", "--group-by", "pair"], "--group-by pair does not go"),
+    ],
+)
+def test_a_grouping_of_another_source_exits_2_before_fetching(tmp_path, args, message):
+    out = tmp_path / "pairs.csv"
+    result = export("http://127.0.0.1:9", *args, "-o", str(out))  # nothing listens there
+    assert result.exit_code == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served, tmp_path):
+    out = tmp_path / "pairs.csv"
+    result = export(served, "--source", "language-pairs", "-o", str(out), key=PLAIN)
+    assert result.exit_code == 3
+    assert "403" in result.stderr and PLAIN not in result.stderr
+    assert not out.exists()
