@@ -108,6 +108,7 @@ PAGES = [
     st.Page(PAGES_DIR / "keys.py", title="Keys", icon=":material/key:"),
     st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
     st.Page(PAGES_DIR / "tags.py", title="Tags", icon=":material/sell:"),
+    st.Page(PAGES_DIR / "pairs.py", title="Language pairs", icon=":material/swap_horiz:"),
     st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
     st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
     st.Page(PAGES_DIR / "chargeback.py", title="Chargeback", icon=":material/payments:"),

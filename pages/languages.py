@@ -1,6 +1,8 @@
 """Languages: what each resource supports, side by side, with a pair check, glossary pairs and
 v2→v3 changes."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from analytics import languages
@@ -87,6 +89,13 @@ with pair_check:
                 "language it is needed on supports it."
             )
             st.dataframe(usable, hide_index=True, column_config=language_columns(usable))
+    if source_lang is not None:
+        st.page_link(
+            Path(__file__).with_name("pairs.py"),
+            label=f"Usage of {source_lang} in language pairs",
+            icon=":material/swap_horiz:",
+            query_params={"language": source_lang},
+        )
 
 with side_by_side:
     side = languages.availability(lists)

@@ -41,7 +41,14 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import TagUsage, Usage, fetch_tags, fetch_usage
+from analytics.usage.pipeline import (
+    PairUsage,
+    TagUsage,
+    Usage,
+    fetch_pairs,
+    fetch_tags,
+    fetch_usage,
+)
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -63,6 +70,10 @@ _TABLES: dict[str, Callable[..., Any]] = {
 _TAG_TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (tables.tag_summary, tables.tags_over_time, tables.tag_table, tables.tag_days)
+}
+_PAIR_TABLES: dict[str, Callable[..., Any]] = {
+    func.__name__: func
+    for func in (tables.pair_table, tables.pair_matrix, tables.pairs_over_time, tables.pair_keys)
 }
 # A page should answer within about a minute, or say why; the CLI may wait longer.
 PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
@@ -100,6 +111,32 @@ def _tags(fingerprint: str, start: date, end: date, _source: Source) -> TagUsage
 def tags(src: Source, start: date, end: date) -> TagUsage:
     """The tag-day frame of a range; shared between sessions, never to be modified."""
     return _tags(src.fingerprint, start, end, src)
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading language pairs…")
+def _pairs(fingerprint: str, start: date, end: date, _source: Source) -> PairUsage:
+    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
+    return fetch_pairs(client(_source), start, end, history=history)
+
+
+def pairs(src: Source, start: date, end: date) -> PairUsage:
+    """The pair-day frame of a range; shared between sessions, never to be modified."""
+    return _pairs(src.fingerprint, start, end, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
+def _pairs_table(
+    fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
+) -> Any:
+    return _PAIR_TABLES[name](pairs(_source, start, end).pair_day, *args)
+
+
+def pairs_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
+    """`func(pair_day, *args)` on the range's frame, cached by value; `func` is one of
+    `_PAIR_TABLES`."""
+    name = _named(func, _PAIR_TABLES)
+    result: T = _pairs_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
+    return result
 
 
 def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) -> str:

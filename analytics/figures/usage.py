@@ -201,3 +201,29 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
     fig.update_yaxes(title_text="Minutes", tickformat=tick_format("Minutes"), row=2, col=1)
     fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
     return fig
+
+
+def pair_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
+    """Sources down, targets across (biggest first), coloured by `metric`: where an
+    organization's usage concentrates, and which pairs it never uses (blank)."""
+    # Plain lists with None, not a typed array: pairs without usage are gaps, not zero.
+    values = [[v if v > 0 else None for v in line] for line in matrix.to_numpy().tolist()]
+    label = METRIC_LABELS[metric]
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=[str(c) for c in matrix.columns],
+            y=[str(i) for i in matrix.index],
+            colorscale="Blues",
+            colorbar={"title": label, "tickformat": tick_format(label)},
+            hovertemplate=f"%{{y}} → %{{x}}<br>%{{z:{number_format(metric)}}}<extra></extra>",
+            hoverongaps=False,
+        )
+    )
+    fig.update_layout(
+        height=max(HEIGHT, 24 * len(matrix) + 120),
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis={"title": "Target language", "type": "category", "side": "top"},
+        yaxis={"title": "Source language", "type": "category", "autorange": "reversed"},
+    )
+    return fig

@@ -1,6 +1,6 @@
-"""Small tables shaped from the key-day and tag-day frames: KPIs, series over time, top-N +
-Other, per-key and per-tag tables. Pages, the report and exports show them as they are; all of
-it is tested without Streamlit.
+"""Small tables shaped from the key-day, tag-day and pair-day frames: KPIs, series over time,
+top-N + Other, per-key, per-tag and per-pair tables. Pages, the report and exports show them as
+they are; all of it is tested without Streamlit.
 """
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 
 from analytics.usage.calendar import Granularity, bucket_bounds, bucket_start, buckets
-from analytics.usage.frames import key_frame, labels, tag_frame, within
+from analytics.usage.frames import (
+    PAIR_COLUMNS,
+    UNATTRIBUTED_KEY,
+    key_frame,
+    labels,
+    pair_frame,
+    tag_frame,
+    within,
+)
 from analytics.usage.metrics import (
     METRIC_LABELS,
     METRICS,
@@ -33,6 +41,10 @@ TABLE_ORDER = ("api_key", "api_key_label", "share", "trend", *METRICS)
 # Per-tag tables: the tag, its share of the organization's text characters, the trend, counts.
 TAG_TABLE_ORDER = ("custom_tag", "share", "trend", *TAG_METRICS)
 SPARKLINE_POINTS = 60
+# Per-pair tables: the pair, its share of the organization's usage, its languages, counts.
+PAIR_TABLE_ORDER = ("pair", "share", *PAIR_COLUMNS, *METRICS)
+# How pages name usage the service attributes to no key (key `-`).
+UNATTRIBUTED = "unattributed"
 
 
 def key_display(api_key: str, label: str) -> str:
@@ -349,3 +361,76 @@ def tag_days(tag_day: pd.DataFrame, key_day: pd.DataFrame, tag: str) -> pd.DataF
     totals = table[TOTAL_CHARACTERS].to_numpy(dtype="float64")
     table["share"] = np.divide(totals, text, out=np.full(len(table), np.nan), where=text > 0)
     return table
+
+
+# --- language pairs ----------------------------------------------------------------------------
+
+
+def pair_display(source: str, target: str) -> str:
+    """How a pair is named on pages and in legends."""
+    return f"{source} → {target}"
+
+
+def _with_pair(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with a `pair` column naming each row's pair (once per distinct pair)."""
+    names = frame[PAIR_COLUMNS].astype(str).drop_duplicates()
+    names["pair"] = [pair_display(s, t) for s, t in names.itertuples(index=False)]
+    return frame.merge(names, on=PAIR_COLUMNS, how="left") if len(frame) else frame.assign(pair="")
+
+
+def pair_table(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One row per pair, biggest `metric` first, with its share of the organization's
+    `metric` (all pairs together are the organization's usage)."""
+    table = _with_pair(pair_frame(pair_day))
+    table = table.sort_values(metric, ascending=False, kind="stable", ignore_index=True)
+    whole = table[metric].sum()
+    table["share"] = table[metric] / whole if whole else 0.0
+    return table[list(PAIR_TABLE_ORDER)]
+
+
+def pair_matrix(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """`metric` per source (rows) and target (columns), sources and targets biggest first;
+    0 where a pair has no usage."""
+    sums = pair_frame(pair_day).pivot_table(
+        index="source_language", columns="target_language", values=metric, aggfunc="sum"
+    )
+    sums = sums.fillna(0)
+    rows = sums.sum(axis=1).sort_values(ascending=False, kind="stable").index
+    columns = sums.sum(axis=0).sort_values(ascending=False, kind="stable").index
+    return sums.loc[rows, columns]
+
+
+def pairs_over_time(
+    pair_day: pd.DataFrame,
+    metric: str,
+    n: int,
+    start: date,
+    end: date,
+    granularity: Granularity,
+) -> pd.DataFrame:
+    """Wide table: one column per top-N pair plus `Other`, one row per bucket; each row sums
+    to the organization's `metric` in that bucket (the same top-N machinery as keys)."""
+    named = _with_pair(pair_day)
+    leaders = _leaders(named, "pair", metric, n)
+    wide = _top_n_wide(named, "pair", metric, leaders, start, end, granularity)
+    wide.columns = pd.Index([*leaders, OTHER][: wide.shape[1]], name="pair")
+    return wide
+
+
+def pair_keys(pair_day: pd.DataFrame, source: str, target: str) -> pd.DataFrame:
+    """The keys of one pair over the range, biggest first; usage the service attributes to no
+    key is its own row, shown as `unattributed`, never merged into a key."""
+    table = pair_frame(pair_day, by_key=True)
+    table = table[(table["source_language"] == source) & (table["target_language"] == target)]
+    table = table.reset_index(drop=True)
+    whole = table[TOTAL_CHARACTERS].sum()
+    table.insert(
+        0,
+        "key",
+        [
+            UNATTRIBUTED if key == UNATTRIBUTED_KEY else key_display(key, label)
+            for key, label in zip(table["api_key"], table["api_key_label"], strict=True)
+        ],
+    )
+    table.insert(1, "share", table[TOTAL_CHARACTERS] / whole if whole else 0.0)
+    return table[["key", "share", "api_key", *METRICS]]

@@ -1,0 +1,113 @@
+"""Language pairs: the top pairs with their share, a source × target heat map, pairs over time
+(top-N + Other), one pair's keys, and the features the language lists give that pair."""
+
+import streamlit as st
+
+from analytics import languages
+from analytics.dashboard import data, page, session
+from analytics.dashboard.columns import language_columns
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
+from analytics.figures import usage as figures
+from analytics.usage import calendar, tables
+from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
+
+RESOURCE = "translate_text"
+
+source = data_source()
+chosen = session.chosen_range()
+
+page.header("Language pairs", chosen)
+
+row = st.container(horizontal=True, vertical_alignment="bottom")
+with row:
+    metric = page.metric_select(row, METRICS, width=260)
+    # A language chosen elsewhere (the Languages page links here with it) narrows the pairs.
+    language = st.text_input("Language", key="language", bind="query-params", width=140)
+
+with service_errors(source):
+    table = data.pairs_table(source, chosen, tables.pair_table, metric)
+if language:
+    table = table[(table["source_language"] == language) | (table["target_language"] == language)]
+if table.empty or not table[metric].any():
+    st.info(f"No {METRIC_LABELS[metric].lower()} on any language pair in this range.")
+    st.stop()
+
+st.subheader("Top pairs")
+st.dataframe(
+    table,
+    hide_index=True,
+    column_order=tables.PAIR_TABLE_ORDER,
+    height=min(38 + 35 * len(table), 420),
+    column_config={"share": st.column_config.ProgressColumn("Share", format="percent")},
+)
+st.caption(
+    f"Share of the organization's {METRIC_LABELS[metric].lower()}: every unit of usage belongs "
+    "to one pair. Same-language pairs (en → en) are text improvement and speech-to-text; "
+    "- → - is usage whose languages the service did not record."
+)
+
+st.subheader("Source × target")
+with service_errors(source):
+    matrix = data.pairs_table(source, chosen, tables.pair_matrix, metric)
+st.plotly_chart(figures.pair_heatmap(matrix, metric), key="pairs_heatmap")
+
+st.subheader("Pairs over time")
+allowed = calendar.allowed_granularities(chosen.start, chosen.end)
+auto = calendar.auto_granularity(chosen.start, chosen.end)
+controls = st.container(horizontal=True, vertical_alignment="bottom")
+with controls:
+    granularity = (
+        st.segmented_control(
+            "Granularity",
+            allowed,
+            default=auto,
+            format_func=str.capitalize,
+            required=True,
+            key="granularity",
+            bind="query-params",
+        )
+        or auto
+    )
+    top = page.top_n_input(controls, width=110)
+with service_errors(source):
+    wide = data.pairs_table(
+        source, chosen, tables.pairs_over_time, metric, top, chosen.start, chosen.end, granularity
+    )
+st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="pairs_chart")
+st.caption(
+    f"{METRIC_LABELS[metric]} per {granularity} (UTC): the top {top} pairs and Other for the "
+    "rest; each bar is the organization's usage."
+)
+
+st.subheader("One pair")
+pair = st.selectbox("Pair", table["pair"].tolist(), key="pair", bind="query-params")
+chosen_row = table[table["pair"] == pair].iloc[0]
+pair_source, pair_target = str(chosen_row["source_language"]), str(chosen_row["target_language"])
+left, right = st.columns([3, 2], gap="large")
+with left:
+    keys = data.pairs_table(source, chosen, tables.pair_keys, pair_source, pair_target)
+    st.dataframe(
+        keys,
+        hide_index=True,
+        column_order=("key", "share", *METRICS),
+        column_config={"share": st.column_config.ProgressColumn("Share", format="percent")},
+    )
+    st.caption(
+        f"{pair}: {format_value(keys['total_characters'].sum(), 'total_characters')} characters "
+        f"from {len(keys):,} keys; unattributed is usage the service ties to no key."
+    )
+with right:
+    with service_errors(source):
+        entries = data.language_lists(source)[RESOURCE]
+        resources = data.language_resources(source)
+    codes = {entry.lang for entry in entries}
+    if pair_source == pair_target or not {pair_source, pair_target} <= codes:
+        st.info(f"{pair} is not a translation pair of the text translation list.")
+    else:
+        usable = languages.pair_features(resources, entries, RESOURCE, pair_source, pair_target)
+        st.dataframe(usable, hide_index=True, column_config=language_columns(usable))
+        st.caption(
+            f"Text translation features for {pair}: "
+            f"{int(usable['available'].sum())} of {len(usable)} available."
+        )

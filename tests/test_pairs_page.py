@@ -1,0 +1,79 @@
+"""The Language pairs page headless (Streamlit's AppTest) on the small demo organization: the
+table, heat map, chart and a pair's keys against the emulator's pair ledger of the same
+organization, summed here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+from headless import TODAY, chart_specs, open_page
+
+DAY = timedelta(days=1)
+CHARACTERS = (
+    "text_translation_characters",
+    "document_translation_characters",
+    "text_improvement_characters",
+)
+
+
+def characters(row) -> int:
+    return sum(getattr(row, kind) for kind in CHARACTERS)
+
+
+def test_table_heat_map_chart_and_keys_match_the_pair_ledger(demo_env, demo_ledger):
+    at = open_page("pairs", period="Last 30 days")
+    assert not at.exception and not at.error
+    start, end = TODAY - 30 * DAY, TODAY - DAY
+    rows = demo_ledger.pair_ledger(start, end)
+    per_pair: Counter = Counter()
+    for row in rows:
+        per_pair[f"{row.source_language} → {row.target_language}"] += characters(row)
+    whole = sum(per_pair.values())
+    assert whole == sum(characters(row) for row in demo_ledger.ledger(start, end))
+
+    table, keys = at.dataframe[0].value, at.dataframe[1].value
+    shown = {k: v for k, v in zip(table["pair"], table["total_characters"], strict=True) if v}
+    assert shown == +per_pair
+    assert table["share"].iloc[0] == max(per_pair.values()) / whole
+
+    heatmap, over_time = chart_specs(at)[:2]
+    cells = [v for line in heatmap["data"][0]["z"] for v in line if v is not None]
+    assert sum(cells) == whole
+    assert sum(sum(trace["y"]) for trace in over_time["data"]) == whole
+    assert len(over_time["data"][0]["y"]) == 30
+
+    # The biggest pair's keys: the ledger's attributed parts per key, the rest unattributed.
+    biggest = table["pair"].iloc[0]
+    per_key: Counter = Counter()
+    for row in rows:
+        if f"{row.source_language} → {row.target_language}" == biggest:
+            per_key["-" if not row.attributed else row.api_key] += characters(row)
+    assert dict(zip(keys["api_key"], keys["total_characters"], strict=True)) == +per_key
+    names = dict(zip(keys["api_key"], keys["key"], strict=True))
+    assert names.get("-", "unattributed") == "unattributed"
+
+
+def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
+    at = open_page("pairs", period="Last 30 days", language="en")
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert ((table["source_language"] == "en") | (table["target_language"] == "en")).all()
+    quiet = table["pair"].iloc[-1]
+    at = open_page(
+        "pairs",
+        period="Last 30 days",
+        language="en",
+        metric="Text improvement characters",
+        pair=quiet,
+    )
+    assert not at.exception and not at.error
+    assert at.selectbox(key="metric").value == "text_improvement_characters"
+    assert at.selectbox(key="pair").value == quiet
+    start, end = TODAY - 30 * DAY, TODAY - DAY
+    expected = sum(
+        characters(row)
+        for row in demo_ledger.pair_ledger(start, end)
+        if f"{row.source_language} → {row.target_language}" == quiet
+    )
+    assert at.dataframe[1].value["total_characters"].sum() == expected
