@@ -36,7 +36,9 @@ if mismatches:
     st.warning("Totals did not reconcile for: " + "; ".join(mismatches), icon=":material/warning:")
 
 tiles = tables.kpis(current_totals, previous_totals)
-for column, kpi in zip(st.columns(len(tiles)), tiles, strict=True):
+# Two rows of three: six figures side by side would not fit a laptop screen.
+columns = [*st.columns(3), *st.columns(3)]
+for column, kpi in zip(columns, tiles, strict=True):
     column.metric(
         SERVICE_LABELS.get(kpi.metric, kpi.label),
         kpi.value_text,
