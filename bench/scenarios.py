@@ -103,6 +103,7 @@ class _StrictUsage(msgspec.Struct, frozen=True, gc=False):
     document_translation_characters: int
     text_improvement_characters: int
     speech_to_text_minutes: float
+    speech_to_speech_minutes: float
 
 
 class _StrictRow(msgspec.Struct, frozen=True, gc=False):
