@@ -9,7 +9,7 @@ from analytics.dashboard.columns import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
-from analytics.usage import calendar, tables
+from analytics.usage import tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
 
 RESOURCE = "translate_text"
@@ -53,22 +53,9 @@ with service_errors(source):
 st.plotly_chart(figures.pair_heatmap(matrix, metric), key="pairs_heatmap")
 
 st.subheader("Pairs over time")
-allowed = calendar.allowed_granularities(chosen.start, chosen.end)
-auto = calendar.auto_granularity(chosen.start, chosen.end)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
-    granularity = (
-        st.segmented_control(
-            "Granularity",
-            allowed,
-            default=auto,
-            format_func=str.capitalize,
-            required=True,
-            key="granularity",
-            bind="query-params",
-        )
-        or auto
-    )
+    granularity = page.granularity_select(controls, chosen)
     top = page.top_n_input(controls, width=110)
 with service_errors(source):
     wide = data.pairs_table(

@@ -8,7 +8,7 @@ from analytics.dashboard.columns import tag_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
-from analytics.usage import calendar, tables
+from analytics.usage import tables
 from analytics.usage.metrics import METRIC_LABELS, TAG_METRICS, format_value
 
 source = data_source()
@@ -40,23 +40,10 @@ if not summary.text_characters and table.empty:
     st.info("No text characters in this range. Pick a longer range in the sidebar.")
     st.stop()
 
-allowed = calendar.allowed_granularities(chosen.start, chosen.end)
-auto = calendar.auto_granularity(chosen.start, chosen.end)
 row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
     metric = page.metric_select(row, TAG_METRICS, width=260)
-    granularity = (
-        st.segmented_control(
-            "Granularity",
-            allowed,
-            default=auto,
-            format_func=str.capitalize,
-            required=True,
-            key="granularity",
-            bind="query-params",
-        )
-        or auto
-    )
+    granularity = page.granularity_select(row, chosen)
     top = page.top_n_input(row, width=110)
 
 with service_errors(source):

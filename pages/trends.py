@@ -19,21 +19,10 @@ table = page.key_table_or_stop(
     source, chosen_range, "No usage in this range. Pick a longer range in the sidebar."
 )
 
-allowed = calendar.allowed_granularities(chosen_range.start, chosen_range.end)
-auto = calendar.auto_granularity(chosen_range.start, chosen_range.end)
 row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
     metric = page.metric_select(row, METRICS, width=260)
-    chosen_granularity = st.segmented_control(
-        "Granularity",
-        allowed,
-        default=auto,
-        format_func=str.capitalize,
-        required=True,
-        key="granularity",
-        bind="query-params",
-    )
-    granularity = chosen_granularity or auto
+    granularity = page.granularity_select(row, chosen_range)
     top = page.top_n_input(row, width=110)
     rolling_on = st.toggle(
         "7-day mean",

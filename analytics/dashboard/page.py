@@ -15,7 +15,12 @@ from analytics.dashboard.messages import service_errors
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
-from analytics.usage.calendar import range_text
+from analytics.usage.calendar import (
+    Granularity,
+    allowed_granularities,
+    auto_granularity,
+    range_text,
+)
 from analytics.usage.metrics import METRIC_LABELS, Metric
 
 M = TypeVar("M", bound=Metric)
@@ -61,3 +66,19 @@ def key_choices(table: pd.DataFrame) -> dict[str, Any]:
     """How a key widget offers keys: masked ids, shown by name, kept in the URL."""
     names = tables.key_names(table)
     return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}
+
+
+def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularity:
+    """Days, weeks or months for a chart over the range (daily only up to a year); kept in
+    the URL as `granularity`, the range's own bucket by default."""
+    auto = auto_granularity(chosen.start, chosen.end)
+    picked: Granularity | None = where.segmented_control(
+        "Granularity",
+        allowed_granularities(chosen.start, chosen.end),
+        default=auto,
+        format_func=str.capitalize,
+        required=True,
+        key="granularity",
+        bind="query-params",
+    )
+    return picked or auto
