@@ -3,7 +3,6 @@ real browser."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from datetime import date
@@ -12,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.offline
 import pytest
+from browsers import unavailable
 from builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
 from typer.testing import CliRunner
 
@@ -154,9 +154,7 @@ def test_cli_refuses_a_missing_folder(tmp_path, unconfigured):
 def test_report_renders_offline_in_chromium(tmp_path):
     chromium = shutil.which("chromium")
     if chromium is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is required in CI")
-        pytest.skip("chromium is not installed")
+        unavailable("chromium is not installed")
     from playwright.sync_api import sync_playwright
 
     usage = demo_usage()
