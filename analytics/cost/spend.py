@@ -4,7 +4,7 @@ The **organization's lines** come first: one per month, metric and unit price (a
 price change has two per metric, as an invoice would). Then each line is shared out between
 the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"``) and metric.
 
-* Usage is counted in whole units: characters, and speech-to-text minutes as micro-minutes
+* Usage is counted in whole units: characters, and speech minutes as micro-minutes
   (each row's float rounded to 6 decimals, the precision the service reports; the same as
   ``Decimal(str(minutes))`` for every such value), so all sums are exact integers.
 * Each day is priced with the price period in force that day (``Pricing``).
@@ -41,7 +41,7 @@ from analytics.cost.money import Ints, apportion, as_decimal, round_half_up, sca
 from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing
 from analytics.usage.calendar import ONE_DAY, period_bounds, range_text
 from analytics.usage.frames import DATE_DTYPE
-from analytics.usage.metrics import MINUTES, Metric, is_minutes
+from analytics.usage.metrics import Metric, is_minutes
 
 Per = Literal["month", "day"]
 ORGANIZATION_COLUMNS: Final = [
@@ -368,8 +368,8 @@ class _Lines:
 
 
 def _in_metric_units(units: Ints, metric: Ints, metrics: list[Metric]) -> npt.NDArray[np.float64]:
-    """Counted units back in each metric's own unit (minutes for speech-to-text)."""
-    minutes = metric == metrics.index(MINUTES) if MINUTES in metrics else False
+    """Counted units back in each metric's own unit (minutes for speech)."""
+    minutes = np.array([is_minutes(m) for m in metrics], dtype=bool)[metric]
     return np.where(minutes, units / UNITS_PER_PRICE, units.astype(np.float64))
 
 
