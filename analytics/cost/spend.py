@@ -276,9 +276,7 @@ def price_usage(
         "list_amount_minor": list_amount[order],
         "amount_minor": amount[order],
     }
-    fees = pd.DataFrame(
-        {"month": months, "amount_minor": _fees(pricing, cells)}, columns=FEE_COLUMNS
-    )
+    fees = _fee_frame(pricing, cells)
     return Spend(
         currency=pricing.currency,
         start=start,
@@ -388,13 +386,22 @@ def _included(pricing: Pricing, cells: _Cells, month: int, metric: str) -> Fract
     return carried
 
 
-def _fees(pricing: Pricing, cells: _Cells) -> list[int]:
-    """The base fee per month in minor units: each day carries 1/days-in-month of its fee."""
+def _fee_frame(pricing: Pricing, cells: _Cells) -> pd.DataFrame:
+    """The base fee per month in minor units (``FEE_COLUMNS``): each day carries
+    1/days-in-month of its fee."""
     fee = [Fraction(0)] * len(cells.months)
     for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
         monthly = Fraction(pricing.periods[p].monthly_fee.scaleb(pricing.minor_unit))
         fee[m] += monthly * days / cells.month_days[m]
-    return [round_half_up(amount) for amount in fee]
+    months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
+    amounts = [round_half_up(amount) for amount in fee]
+    return pd.DataFrame({"month": months, "amount_minor": amounts}, columns=FEE_COLUMNS)
+
+
+def base_fees(pricing: Pricing, start: date, end: date) -> pd.DataFrame:
+    """The base fee of each month of ``start``–``end`` (``Spend.fees``), without pricing any
+    usage."""
+    return _fee_frame(pricing, _cells(pricing, start, end))
 
 
 def daily_cost(

@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.chargeback import chargeback
-from analytics.cost.money import as_decimal
+from analytics.cost.money import as_decimals
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import price_usage
-from analytics.cost.teams import Teams, assign_keys
+from analytics.cost.teams import Teams, assign_keys, team_day
 from analytics.usage.frames import key_frame, pair_frame, tag_frame, totals
 from analytics.usage.metrics import METRICS
 
@@ -76,14 +74,14 @@ def shape_export(
         table = key_frame(key_day)
     elif group_by == "none":
         table = pd.DataFrame([{"start_date": start, "end_date": end, **totals(key_day)}])
-    else:
+    elif group_by == "team_and_day":  # the days each team used, as key_and_day
+        assert costing.teams is not None
+        by_team = team_day(key_day, costing.teams).drop(columns="api_key_label")
+        table = by_team.rename(columns={"api_key": "team"})
+    else:  # every team, used or not
         assert costing.teams is not None
         team = assign_keys(costing.teams, key_day)
-        if group_by == "team_and_day":  # the days each team used, as key_and_day
-            grouped = key_day[list(METRICS)].groupby([key_day["usage_date"], team], observed=True)
-        else:  # every team, used or not
-            grouped = key_day[list(METRICS)].groupby(team, observed=False)
-        table = grouped.sum().reset_index()
+        table = key_day[list(METRICS)].groupby(team, observed=False).sum().reset_index()
     if with_cost:
         table = _with_cost(table, key_day, start, end, group_by, costing)
     return _dated(table) if "usage_date" in table.columns else table
@@ -132,7 +130,7 @@ def _with_cost(
     rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
     index = pd.MultiIndex.from_arrays(rows) if per_day else pd.Index(rows[0])
     minor = amounts.reindex(index, fill_value=0).astype("int64").tolist()
-    table[f"usage_cost_{suffix}"] = _decimals(minor, currency)
+    table[f"usage_cost_{suffix}"] = as_decimals(minor, currency)
     return table
 
 
@@ -141,15 +139,12 @@ def _money(
 ) -> pd.DataFrame:
     """The three cost columns of the groupings that carry the base fee."""
     suffix = currency.lower()
-    table[f"usage_cost_{suffix}"] = _decimals(usage, currency)
-    table[f"base_fee_{suffix}"] = _decimals(fee, currency)
-    table[f"cost_{suffix}"] = _decimals([u + f for u, f in zip(usage, fee, strict=True)], currency)
+    table[f"usage_cost_{suffix}"] = as_decimals(usage, currency)
+    table[f"base_fee_{suffix}"] = as_decimals(fee, currency)
+    table[f"cost_{suffix}"] = as_decimals(
+        [u + f for u, f in zip(usage, fee, strict=True)], currency
+    )
     return table
-
-
-def _decimals(minor: Sequence[int], currency: str) -> npt.NDArray[np.object_]:
-    """Exact amounts (``Decimal``) for a column: written as 12.34, never as a binary float."""
-    return np.array([as_decimal(int(amount), currency) for amount in minor], dtype=object)
 
 
 def shape_tag_export(tag_day: pd.DataFrame, group_by: TagGroupBy) -> pd.DataFrame:
