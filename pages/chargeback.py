@@ -5,7 +5,7 @@ import streamlit as st
 from analytics.cost.prices import PricingFileError, UnpricedDayError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
-from analytics.dashboard.money import money_text
+from analytics.dashboard.money import NO_PRICING, money_text
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
 
@@ -26,11 +26,7 @@ with st.expander("Prices and teams", icon=":material/payments:"):
 pricing = money_text("pricing", pricing_upload, source.demo)
 teams = money_text("teams", teams_upload, source.demo)
 if pricing is None:
-    st.info(
-        "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "
-        "the dashboard, or choose the files above. See pricing.example.toml.",
-        icon=":material/payments:",
-    )
+    st.info(f"{NO_PRICING} Or choose the files above.", icon=":material/payments:")
     st.stop()
 try:
     table = data.chargeback_table(source, chosen, pricing, teams)

@@ -7,6 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.priced import COST_LABELS
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
     MINUTE_METRICS,
@@ -14,6 +16,7 @@ from analytics.usage.metrics import (
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
 )
+from analytics.usage.tables import TABLE_ORDER
 
 
 def number(label: str) -> Any:
@@ -36,21 +39,39 @@ def _share(label: str) -> Any:
     return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
 
 
-def key_table_columns() -> dict[str, Any]:
-    """Per-key tables (Keys, Trends)."""
-    return {
-        "api_key": st.column_config.TextColumn("Key", pinned=True),
-        "api_key_label": st.column_config.TextColumn("Label", pinned=True),
-        "share": _share("Share"),
-        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
-        **_characters(),
-        **{
+def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, Any]:
+    """Per-key tables (Keys, Trends); per team with `by_team`, amounts in `currency` when
+    given (a priced table: shares and trends are of the cost)."""
+    values: dict[str, Any]
+    if currency:
+        values = {
+            metric: st.column_config.NumberColumn(
+                f"{label} ({currency})", format=f"%,.{MINOR_UNITS[currency]}f"
+            )
+            for metric, label in COST_LABELS.items()
+        }
+    else:
+        minutes: dict[str, Any] = {
             metric: st.column_config.NumberColumn(
                 f"{SERVICE_LABELS[metric]} minutes", format="%,.2f"
             )
             for metric in MINUTE_METRICS
-        },
+        }
+        values = {**_characters(), **minutes}
+    return {
+        "api_key": st.column_config.TextColumn("Team" if by_team else "Key", pinned=True),
+        "api_key_label": st.column_config.TextColumn("Label", pinned=True),
+        "share": _share("Share of the cost" if currency else "Share"),
+        "trend": st.column_config.LineChartColumn(
+            "Cost over time" if currency else "Characters over time", y_min=0
+        ),
+        **values,
     }
+
+
+def key_table_order(by_team: bool = False) -> tuple[str, ...]:
+    """The columns of a per-key table in order; a team has no label."""
+    return tuple(c for c in TABLE_ORDER if not (by_team and c == "api_key_label"))
 
 
 def tag_table_columns() -> dict[str, Any]:

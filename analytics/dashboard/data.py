@@ -11,6 +11,7 @@ Tag-day frames are shared like key-day frames. No cache key holds the API key.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
 
@@ -23,8 +24,10 @@ from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
 from analytics.cost.chargeback import chargeback, chargeback_rows
+from analytics.cost.priced import price_key_day, priced_totals
 from analytics.cost.prices import parse_pricing
-from analytics.cost.teams import Teams, parse_teams
+from analytics.cost.spend import base_fees
+from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
@@ -59,6 +62,7 @@ _TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (
         totals,
+        priced_totals,
         tables.usage_over_time,
         tables.top_n_over_time,
         tables.top_n_totals,
@@ -146,6 +150,51 @@ def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) ->
     return func.__name__
 
 
+@dataclass(frozen=True)
+class View:
+    """How a page looks at the key-day frame: by team when ``teams`` (a teams file's text) is
+    given, in money when ``pricing`` (a pricing file's text, in ``currency``) is; by key and
+    in usage units otherwise."""
+
+    pricing: str | None = None
+    teams: str | None = None
+    currency: str = ""
+
+    @property
+    def cost(self) -> bool:
+        return self.pricing is not None
+
+    @property
+    def by_team(self) -> bool:
+        return self.teams is not None
+
+
+USAGE_BY_KEY = View()
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=12, show_spinner="Pricing usage…")
+def _viewed(
+    fingerprint: str,
+    start: date,
+    end: date,
+    pricing: str | None,
+    teams: str | None,
+    _source: Source,
+) -> pd.DataFrame:
+    key_day = usage(_source, start, end).key_day
+    if teams is not None:
+        key_day = team_day(key_day, parse_teams(teams))
+    if pricing is not None:
+        key_day = price_key_day(key_day, parse_pricing(pricing), start, end).key_day
+    return key_day
+
+
+def viewed(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
+    """The range's key-day frame as ``view`` shows it (``teams.team_day``, ``priced``): shared
+    between sessions, never to be modified."""
+    return _viewed(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
+
+
 @st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
 def _table(
     fingerprint: str,
@@ -154,10 +203,12 @@ def _table(
     name: str,
     keys: tuple[str, ...],
     args: tuple[Any, ...],
+    pricing: str | None,
+    teams: str | None,
     _source: Source,
 ) -> Any:
-    key_day = tables.restrict_keys(usage(_source, start, end).key_day, keys)
-    return _TABLES[name](key_day, *args)
+    frame = _viewed(fingerprint, start, end, pricing, teams, _source)
+    return _TABLES[name](tables.restrict_keys(frame, keys), *args)
 
 
 def table(
@@ -166,12 +217,20 @@ def table(
     func: Callable[..., T],
     *args: Any,
     keys: tuple[str, ...] = (),
+    view: View = USAGE_BY_KEY,
 ) -> T:
-    """`func(key_day, *args)` on the range's frame, cached by value; `func` is one of
-    `_TABLES`."""
+    """`func(key_day, *args)` on the range's frame as `view` shows it (keys: masked keys, or
+    teams by team), cached by value; `func` is one of `_TABLES`."""
     name = _named(func, _TABLES)
-    result: T = _table(src.fingerprint, chosen.start, chosen.end, name, keys, args, src)
+    result: T = _table(
+        src.fingerprint, chosen.start, chosen.end, name, keys, args, view.pricing, view.teams, src
+    )
     return result
+
+
+def base_fee(chosen: ChosenRange, pricing: str) -> int:
+    """The base fee of the range in minor units: each month's, for the range's days of it."""
+    return int(base_fees(parse_pricing(pricing), chosen.start, chosen.end)["amount_minor"].sum())
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
@@ -302,7 +361,7 @@ def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
     key_day = usage(_source, start, end).key_day
-    cost_centres = parse_teams(teams) if teams else Teams((), "no teams file")
+    cost_centres = parse_teams(teams) if teams else NO_TEAMS
     return chargeback_rows(chargeback(key_day, parse_pricing(pricing), cost_centres, start, end))
 
 

@@ -1,5 +1,5 @@
-"""What every page starts with: its title over the chosen range, and the per-key table that
-the Keys and Trends pages stand on."""
+"""What every page starts with: its title over the chosen range, the Usage / Cost switch and
+the grouping by key or team, and the per-key table that the Keys and Trends pages stand on."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import as_decimals
+from analytics.cost.priced import COST_LABELS
+from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
+from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data
+from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
@@ -21,7 +28,7 @@ from analytics.usage.calendar import (
     auto_granularity,
     range_text,
 )
-from analytics.usage.metrics import METRIC_LABELS, Metric
+from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
 
 M = TypeVar("M", bound=Metric)
 
@@ -31,10 +38,70 @@ def header(title: str, chosen: ChosenRange) -> None:
     st.caption(f"{range_text(chosen.start, chosen.end)} (UTC)")
 
 
-def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.DataFrame:
-    """The range's per-key table; a page without any key's usage says `when_empty` and stops."""
+SHOWN = {"usage": "Usage", "cost": "Cost"}
+GROUPED = {"key": "Key", "team": "Team"}
+
+
+def view_select(
+    where: DeltaGenerator, src: Source, chosen: ChosenRange, grouping: bool = False
+) -> View:
+    """The Usage / Cost switch, and with `grouping` the Group by key / team control; kept in
+    the URL as `show` and `group`.
+
+    Cost reads pricing.toml and teams read teams.toml beside the dashboard (in demo mode, the
+    examples). Without the file the page says how to add it, and a file that cannot serve the
+    range (unreadable, no price for its first day, a key two teams claim) is named; either way
+    the page goes on in usage units by key, so it never fails for a missing file.
+    """
+    shown = where.segmented_control(
+        "Show",
+        list(SHOWN),
+        default="usage",
+        format_func=SHOWN.__getitem__,
+        required=True,
+        key="show",
+        bind="query-params",
+        help="Usage in characters and minutes, or its cost at the prices of pricing.toml.",
+    )
+    grouped = "key"
+    if grouping:
+        grouped = where.segmented_control(
+            "Group by",
+            list(GROUPED),
+            default="key",
+            format_func=GROUPED.__getitem__,
+            required=True,
+            key="group",
+            bind="query-params",
+            help="Each key, or each team of teams.toml (keys no team claims: Unassigned).",
+        )
+    pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
+    teams = money_text("teams", None, src.demo) if grouped == "team" else None
+    if shown == "cost" and pricing is None:
+        st.info(NO_PRICING, icon=":material/payments:")
+    if grouped == "team" and teams is None:
+        st.info(NO_TEAMS, icon=":material/groups:")
+    try:
+        currency = parse_pricing(pricing).currency if pricing is not None else ""
+        view = View(pricing, teams, currency)
+        if view != USAGE_BY_KEY:
+            with service_errors(src):
+                data.viewed(src, chosen, view)  # the files against the range's keys and days
+    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+        st.warning(f"{exc}. Showing usage by key instead.", icon=":material/warning:")
+        return USAGE_BY_KEY
+    return view
+
+
+def key_table_or_stop(
+    src: Source, chosen: ChosenRange, when_empty: str, view: View = USAGE_BY_KEY
+) -> pd.DataFrame:
+    """The range's per-key (or per-team) table as `view` shows it; a page without any usage
+    says `when_empty` and stops."""
     with service_errors(src):
-        table: pd.DataFrame = data.table(src, chosen, tables.key_table, chosen.start, chosen.end)
+        table: pd.DataFrame = data.table(
+            src, chosen, tables.key_table, chosen.start, chosen.end, view=view
+        )
     if table.empty:
         st.info(when_empty)
         st.stop()
@@ -42,13 +109,18 @@ def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.D
 
 
 def metric_select(
-    where: DeltaGenerator, metrics: Sequence[M], width: int | Literal["stretch"] = "stretch"
+    where: DeltaGenerator,
+    metrics: Sequence[M],
+    width: int | Literal["stretch"] = "stretch",
+    view: View = USAGE_BY_KEY,
 ) -> M:
-    """The metric a chart shows, one of `metrics`; kept in the URL as `metric`."""
+    """The metric a chart shows, one of `metrics` (in money, its cost); kept in the URL as
+    `metric`."""
+    labels = COST_LABELS if view.cost else METRIC_LABELS
     metric: M = where.selectbox(
         "Metric",
         metrics,
-        format_func=METRIC_LABELS.__getitem__,
+        format_func=labels.__getitem__,
         key="metric",
         bind="query-params",
         width=width,
@@ -63,9 +135,23 @@ def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretc
 
 
 def key_choices(table: pd.DataFrame) -> dict[str, Any]:
-    """How a key widget offers keys: masked ids, shown by name, kept in the URL."""
+    """How a key (or team) widget offers them: masked ids shown by name, or teams by name;
+    kept in the URL."""
     names = tables.key_names(table)
     return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}
+
+
+def in_currency(values: pd.DataFrame | pd.Series, view: View) -> Any:
+    """A priced table's amounts (minor units) in currency units, for charts; usage as it is."""
+    return values / 10 ** MINOR_UNITS[view.currency] if view.cost else values
+
+
+def shown_table(table: pd.DataFrame, view: View) -> pd.DataFrame:
+    """A per-key table as a page shows it: a priced one's amounts as exact decimals."""
+    if not view.cost:
+        return table
+    amounts = {m: as_decimals(table[m].to_numpy(), view.currency) for m in METRICS}
+    return table.assign(**amounts)
 
 
 def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularity:
