@@ -28,7 +28,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
-    DailyCost,
     Status,
     evaluate,
     evaluate_plan,
@@ -37,12 +36,13 @@ from analytics.capacity.budgets import (
     load_budgets,
     worst,
 )
+from analytics.capacity.costs import Prices
 from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
 from analytics.cost.files import money_file
+from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
-from analytics.cost.spend import daily_cost
 from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_atomic, write_export
 from analytics.exports.tables import (
@@ -236,14 +236,14 @@ def _costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     return Costing(prices, cost_centres)
 
 
-def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> DailyCost | None:
-    """How budgets price usage; cost budgets without a pricing file are a usage problem."""
+def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> Prices | None:
+    """How budgets and the report price usage (and share spend between teams); cost budgets
+    without a pricing file are a usage problem."""
     if costing.pricing is None:
         if budgets is not None and budgets.cost_budgets:
             raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
         return None
-    pricing = costing.pricing
-    return lambda frame, start, end, keys: daily_cost(frame, pricing, start, end, keys)
+    return PricesInForce(costing.pricing, costing.teams)
 
 
 def _check_output(output: Path) -> None:

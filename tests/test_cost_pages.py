@@ -242,3 +242,48 @@ def test_a_range_before_the_first_price_is_named_and_shows_usage(demo_env, monke
     assert f"no price in force on {TODAY - 7 * DAY}" in warning.value
     assert "Showing usage by key instead" in warning.value
     assert at.dataframe[0].value["total_characters"].dtype == "int64"  # characters, not money
+
+
+# -- the Capacity page and the Plan panel --------------------------------------------------------
+
+MONTH_START = TODAY.replace(day=1)
+NEXT_MONTH = (MONTH_START + 32 * DAY).replace(day=1)
+SPEND_BUDGET = """
+[[budget]]
+name = "Spend, monthly"
+metric = "cost"
+period = "month"
+limit = 1
+"""
+
+
+def test_capacity_evaluates_cost_budgets_and_forecasts_cost(priced, demo_ledger, tmp_path):
+    (tmp_path / "budgets.toml").write_text(SPEND_BUDGET)
+    at = open_page("capacity", period="Last 30 days")
+    assert not at.exception and not at.error
+    [row] = at.dataframe[0].value.to_dict("records")
+    # The month's closed days: their usage, and of the monthly fee one day's share each.
+    closed = cost_of(demo_ledger.ledger(MONTH_START, YESTERDAY), lambda r: "all")["all"]
+    days_in_month = (NEXT_MONTH - MONTH_START).days
+    used = closed["total_characters"] / 100 + float(FEE) * (TODAY.day - 1) / days_in_month
+    assert row["unit"] == "EUR" and row["note"] == ""
+    assert row["used"] == pytest.approx(used, abs=0.005)
+    if TODAY.day > 1:  # on the 1st, nothing is used yet
+        assert row["status"] == "exceeded"  # a limit of 1.00 EUR
+        assert row["reached"].endswith("(reached)")
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    assert "Cost (EUR) — month to date" in titles
+    forecasts = at.dataframe[1].value.set_index("period")
+    assert forecasts.loc["Month", "actual"] == pytest.approx(used, abs=0.005)
+    assert forecasts.loc["Month", "projected"] >= forecasts.loc["Month", "actual"]
+
+
+def test_the_plan_panel_shows_the_billing_periods_spend(priced, demo_ledger):
+    at = open_page("overview")
+    assert not at.exception and not at.error
+    first, _ = demo_ledger.plan.period(TODAY)
+    closed = cost_of(demo_ledger.ledger(first, YESTERDAY), lambda r: "all")["all"]
+    so_far = closed["total_characters"] + fee_of(first, YESTERDAY)
+    [line] = [m.value for m in at.markdown if m.value.startswith("**Spend**")]
+    assert line.startswith(f"**Spend** — {euros(so_far):,} EUR so far, ")
+    assert line.endswith(" EUR projected for the billing period")

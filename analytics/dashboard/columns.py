@@ -45,9 +45,7 @@ def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, An
     values: dict[str, Any]
     if currency:
         values = {
-            metric: st.column_config.NumberColumn(
-                f"{label} ({currency})", format=f"%,.{MINOR_UNITS[currency]}f"
-            )
+            metric: money_column(f"{label} ({currency})", currency)
             for metric, label in COST_LABELS.items()
         }
     else:
@@ -85,14 +83,21 @@ def tag_table_columns() -> dict[str, Any]:
     }
 
 
+def money_column(label: str, currency: str) -> Any:
+    """Amounts to the currency's minor unit."""
+    return st.column_config.NumberColumn(label, format=f"%,.{MINOR_UNITS[currency]}f")
+
+
 def budget_columns() -> dict[str, Any]:
+    """Budget status: each row counts in its unit (characters, minutes or the currency)."""
     return {
+        "unit": st.column_config.TextColumn("Unit"),
         "limit": number("Limit"),
         "used": number("Used"),
         "projected": number("Projected"),
         "used %": st.column_config.ProgressColumn("Used %", format="%.1f%%", max_value=100),
         "projected %": st.column_config.NumberColumn("Projected %", format="%.1f%%"),
-        "overrun": st.column_config.DateColumn("Projected overrun"),
+        "reached": st.column_config.TextColumn("Limit reached"),
         "note": st.column_config.TextColumn("Note"),
     }
 

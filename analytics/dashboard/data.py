@@ -24,7 +24,7 @@ from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
 from analytics.cost.chargeback import chargeback, chargeback_rows
-from analytics.cost.priced import price_key_day, priced_totals
+from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
 from analytics.cost.prices import parse_pricing
 from analytics.cost.spend import base_fees
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
@@ -290,32 +290,50 @@ def _review(
     end: date,
     today: date,
     budgets: BudgetFile | None,
+    pricing: str | None,
+    teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, Usage]:
     year_start = budgets.year_start if budgets else YearStart()
     read = usage(_source, *review_range(start, end, today, year_start))
-    return build_review(read, budgets, today, start, end), read
+    review = build_review(read, budgets, today, start, end, prices_in_force(pricing, teams))
+    return review, read
 
 
 def review(
-    src: Source, chosen: ChosenRange, today: date, budgets: BudgetFile | None
+    src: Source,
+    chosen: ChosenRange,
+    today: date,
+    budgets: BudgetFile | None,
+    view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, Usage]:
-    """The capacity review of the range and the usage it read: built once per range, day and
-    budgets, so other widgets of the page recompute nothing."""
-    return _review(src.fingerprint, chosen.start, chosen.end, today, budgets, src)
+    """The capacity review of the range and the usage it read, priced with `view`'s files
+    (cost budgets, cost forecasts, spend per team): built once per range, day, budgets and
+    files, so other widgets of the page recompute nothing."""
+    return _review(
+        src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
+    )
+
+
+def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | None:
+    """The money files' texts as capacity takes them; None without prices."""
+    if pricing is None:
+        return None
+    return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
 
 
 @st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
-def _plan(fingerprint: str, today: date, _source: Source) -> PlanSnapshot:
+def _plan(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
     answer = client(_source).usage()
     read = usage(_source, *usage_range(answer, today))
-    return plan_snapshot(answer, read.key_day, today, read.start)
+    prices = prices_in_force(pricing, None)
+    return plan_snapshot(answer, read.key_day, today, read.start, prices)
 
 
-def plan(src: Source, today: date) -> PlanSnapshot:
-    """The billing period's usage against the plan's limits as of `today`, asked of the
-    service at most every five minutes and never stored."""
-    return _plan(src.fingerprint, today, src)
+def plan(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
+    """The billing period's usage against the plan's limits as of `today`, and with a pricing
+    file's text its spend; asked of the service at most every five minutes, never stored."""
+    return _plan(src.fingerprint, today, pricing, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
