@@ -300,7 +300,11 @@ def export(
         ),
     ] = None,
     with_cost: Annotated[
-        bool, typer.Option("--with-cost", help="Add cost columns (needs a pricing file).")
+        bool,
+        typer.Option(
+            "--with-cost",
+            help="Add cost columns (needs a pricing file); tags at list prices, with their team.",
+        ),
     ] = False,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
@@ -327,13 +331,13 @@ def export(
             raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
         if with_cost and costing.pricing is None:
             raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
-        if with_cost and source != "usage":
-            raise UsageProblem(f"--with-cost goes with --source usage, not {source}")
+        if with_cost and source == "language-pairs":
+            raise UsageProblem(f"--with-cost goes with --source usage or tags, not {source}")
         settings = _settings()
         if source == "tags":
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
-            table = shape_tag_export(tags.tag_day, tag_grouping)
+            table = shape_tag_export(tags.tag_day, first, last, tag_grouping, costing, with_cost)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             pairs = _fetched(

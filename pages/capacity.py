@@ -7,12 +7,11 @@ import streamlit as st
 from analytics.capacity.budgets import evaluate_plan, evaluation_frame, in_file_order
 from analytics.cost.prices import PricingFileError, UnpricedDayError
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, session
+from analytics.dashboard import data, page, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
 from analytics.dashboard.columns import budget_columns, change_columns, money_column, number
-from analytics.dashboard.data import View
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, money_text
+from analytics.dashboard.money import NO_PRICING
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
@@ -44,7 +43,7 @@ with st.expander("Budgets", icon=":material/savings:"):
     )
 
 # The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
-money = View(money_text("pricing", None, source.demo), money_text("teams", None, source.demo))
+money = page.money_in_force(source)
 plan = plan_panel(source, today)
 
 try:

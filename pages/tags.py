@@ -1,10 +1,13 @@
-"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table, and one
-tag's days."""
+"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table (with each
+tag's cost and team where there are prices), and one tag's days."""
 
 import streamlit as st
 
+from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import tag_table_columns
+from analytics.dashboard.columns import tag_table_columns, tag_table_order
+from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -61,6 +64,14 @@ st.subheader("Tag table")
 if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
+money = page.money_in_force(source)
+if money.cost:
+    try:
+        with service_errors(source):
+            table = data.priced_tag_table(source, chosen, money)
+    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+        st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
+        money = USAGE_BY_KEY
 query = st.text_input(
     "Search tags", key="q", bind="query-params", placeholder="Tag", icon=":material/search:"
 )
@@ -68,11 +79,16 @@ shown = tables.search_tags(table, query)
 st.dataframe(
     shown,
     hide_index=True,
-    column_order=tables.TAG_TABLE_ORDER,
+    column_order=tag_table_order(money.cost),
     height=min(38 + 35 * len(shown), 420),
-    column_config=tag_table_columns(),
+    column_config=tag_table_columns(money.currency),
 )
 st.caption(f"{len(shown):,} of {len(table):,} tags. Click a column header to sort.")
+if money.cost:
+    st.caption(
+        "Cost at the list prices of pricing.toml: the included volume and the base fee are the "
+        "organization's, never a tag's. A tag's team comes from teams.toml."
+    )
 
 st.subheader("One tag by day")
 choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it

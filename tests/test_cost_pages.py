@@ -287,3 +287,18 @@ def test_the_plan_panel_shows_the_billing_periods_spend(priced, demo_ledger):
     [line] = [m.value for m in at.markdown if m.value.startswith("**Spend**")]
     assert line.startswith(f"**Spend** — {euros(so_far):,} EUR so far, ")
     assert line.endswith(" EUR projected for the billing period")
+
+
+def test_the_tag_table_prices_each_tag_at_list_prices_with_its_team(priced, demo_ledger, tmp_path):
+    (tmp_path / "teams.toml").write_text('[[team]]\nname = "Shop"\ntag_patterns = ["check*"]\n')
+    at = open_page("tags", period="Last 30 days")
+    assert not at.exception and not at.error and not at.warning
+    expected: dict[str, int] = defaultdict(int)
+    for row in demo_ledger.tag_ledger(START, YESTERDAY):  # 1 and 3 cents a character
+        expected[row.custom_tag] += (
+            row.text_translation_characters + 3 * row.text_improvement_characters
+        )
+    table = at.dataframe[0].value.set_index("custom_tag")
+    assert table["cost"].to_dict() == {tag: euros(cents) for tag, cents in expected.items()}
+    assert table.loc["checkout", "team"] == "Shop"
+    assert set(table["team"]) == {"Shop", "Unassigned"}

@@ -16,7 +16,7 @@ from analytics.usage.metrics import (
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
 )
-from analytics.usage.tables import TABLE_ORDER
+from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER
 
 
 def number(label: str) -> Any:
@@ -67,15 +67,30 @@ def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, An
     }
 
 
+def tag_table_order(priced: bool = False) -> tuple[str, ...]:
+    """The columns of the tag table in order; priced, its team after the tag and its cost
+    after the share."""
+    if not priced:
+        return TAG_TABLE_ORDER
+    tag, share, *rest = TAG_TABLE_ORDER
+    return (tag, "team", share, "cost", *rest)
+
+
 def key_table_order(by_team: bool = False) -> tuple[str, ...]:
     """The columns of a per-key table in order; a team has no label."""
     return tuple(c for c in TABLE_ORDER if not (by_team and c == "api_key_label"))
 
 
-def tag_table_columns() -> dict[str, Any]:
-    """Per-tag tables and one tag's days (Tags): shares are of the text characters."""
+def tag_table_columns(currency: str = "") -> dict[str, Any]:
+    """Per-tag tables and one tag's days (Tags): shares are of the text characters; with a
+    `currency`, each tag's cost at list prices and its team."""
+    money = (
+        {"cost": money_column(f"Cost at list prices ({currency})", currency)} if currency else {}
+    )
     return {
         "custom_tag": st.column_config.TextColumn("Tag", pinned=True),
+        "team": st.column_config.TextColumn("Team"),
+        **money,
         "usage_date": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
         "share": _share("Share of text characters"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),

@@ -31,7 +31,7 @@ from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
-from analytics.exports.tables import GroupBy, shape_export
+from analytics.exports.tables import Costing, GroupBy, shape_export, shape_tag_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.models import (
@@ -247,6 +247,25 @@ def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: 
     name = _named(func, _TAG_TABLES)
     result: T = _tags_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
     return result
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing tags…")
+def _priced_tags(
+    fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
+) -> pd.DataFrame:
+    table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
+    costing = Costing(parse_pricing(pricing), parse_teams(teams) if teams else None)
+    rows = shape_tag_export(tags(_source, start, end).tag_day, start, end, "tag", costing, True)
+    cost = rows.columns[-1]  # usage_cost_<currency>
+    added = rows.set_index("custom_tag")[[c for c in ("team", cost) if c in rows.columns]]
+    return table.join(added.rename(columns={cost: "cost"}), on="custom_tag")
+
+
+def priced_tag_table(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
+    """The tag table (``tables.tag_table``) with each tag's ``cost`` at list prices and, with
+    teams, its ``team``: the tag export's amounts, cached by the files' texts and the range."""
+    assert view.pricing is not None
+    return _priced_tags(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner=False)

@@ -93,6 +93,20 @@ def view_select(
     return view
 
 
+def money_in_force(src: Source) -> View:
+    """The pricing and teams files in force (beside the dashboard; the examples in demo
+    mode), for the pages that add money wherever there are prices (Tags, Capacity). A pricing
+    file that cannot be read is named and left out."""
+    pricing = money_text("pricing", None, src.demo)
+    teams = money_text("teams", None, src.demo)
+    try:
+        currency = parse_pricing(pricing).currency if pricing is not None else ""
+    except PricingFileError as exc:
+        st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
+        return View(None, teams)
+    return View(pricing, teams, currency)
+
+
 def key_table_or_stop(
     src: Source, chosen: ChosenRange, when_empty: str, view: View = USAGE_BY_KEY
 ) -> pd.DataFrame:
