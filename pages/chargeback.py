@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
+from analytics.dashboard.columns import CHARGEBACK_ORDER, chargeback_columns
 from analytics.dashboard.money import NO_PRICING, money_text
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
@@ -29,11 +30,17 @@ if pricing is None:
     st.info(f"{NO_PRICING} Or choose the files above.", icon=":material/payments:")
     st.stop()
 try:
+    currency = parse_pricing(pricing).currency
     table = data.chargeback_table(source, chosen, pricing, teams)
 except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
-st.dataframe(table, hide_index=True)
+st.dataframe(
+    table,
+    hide_index=True,
+    column_order=CHARGEBACK_ORDER,
+    column_config=chargeback_columns(currency),
+)
 st.caption(
     "Usage cost, the team's share of the base fee, and their sum; keys no team claims are "
     "Unassigned. The Total row is the organization's cost, which the teams add up to."

@@ -3,6 +3,8 @@ how to enable money views when no pricing file is found."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pandas as pd
 from builders import MONEY_END, MONEY_START, money_organization
 from headless import open_page
@@ -18,11 +20,11 @@ def test_chargeback_rows_in_currency_with_the_organizations_total():
     bill = chargeback(frame, parse_pricing(prices), parse_teams(teams), MONEY_START, MONEY_END)
     rows = chargeback_rows(bill)
     assert rows[["month", "team", "amount"]].values.tolist() == [
-        ["2025-01", "Web", 29.27],  # 19.19 + 10.08
-        ["2025-01", "Unassigned", 17.57],  # 11.52 + 6.05
-        ["2025-02", "Web", 18.22],  # 9.29 + 8.93
-        ["2025-02", "Unassigned", 0.0],
-        ["", "Total", 65.06],
+        ["2025-01", "Web", Decimal("29.27")],  # 19.19 + 10.08
+        ["2025-01", "Unassigned", Decimal("17.57")],  # 11.52 + 6.05
+        ["2025-02", "Web", Decimal("18.22")],  # 9.29 + 8.93
+        ["2025-02", "Unassigned", Decimal("0.00")],
+        ["", "Total", Decimal("65.06")],
     ]
     assert rows.iloc[-1]["text_translation_characters"] == 2_100_000
 

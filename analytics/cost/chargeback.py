@@ -25,7 +25,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from analytics.cost.money import apportion, as_decimal
+from analytics.cost.money import apportion, as_decimal, as_decimals
 from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, assign_keys
@@ -117,8 +117,8 @@ def chargeback(
 
 def chargeback_rows(bill: Chargeback) -> pd.DataFrame:
     """The Chargeback page's table: a row per month and team (``month`` as YYYY-MM), amounts
-    in currency units, then a ``Total`` row from the organization's lines, which the teams'
-    rows add up to."""
+    in currency units as exact decimals, then a ``Total`` row from the organization's lines,
+    which the teams' rows add up to."""
     table = bill.table.copy()
     table["month"] = pd.DatetimeIndex(table["month"]).strftime("%Y-%m")
     table["team"] = table["team"].astype(str)
@@ -126,9 +126,9 @@ def chargeback_rows(bill: Chargeback) -> pd.DataFrame:
     total.insert(0, "team", "Total")
     total.insert(0, "month", "")
     rows = pd.concat([table, total[table.columns]], ignore_index=True)
-    scale = 10.0 ** -int(as_decimal(1, bill.currency).as_tuple().exponent)
     for column in AMOUNT_COLUMNS:
-        rows[column.removesuffix("_minor")] = rows.pop(column).astype("int64") / scale
+        minor = rows.pop(column).to_numpy(np.int64)
+        rows[column.removesuffix("_minor")] = as_decimals(minor, bill.currency)
     return rows
 
 

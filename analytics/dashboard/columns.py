@@ -11,6 +11,7 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import COST_LABELS
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
+    METRICS,
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
@@ -35,6 +36,30 @@ def _characters() -> dict[str, Any]:
     return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
 
 
+def _usage() -> dict[str, Any]:
+    """Every metric: characters as whole numbers, minutes to the hundredth."""
+    minutes: dict[str, Any] = {
+        metric: st.column_config.NumberColumn(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+        for metric in MINUTE_METRICS
+    }
+    return {**_characters(), **minutes}
+
+
+def chargeback_columns(currency: str) -> dict[str, Any]:
+    """The Chargeback page's table: who, then what it costs, then the usage it paid for."""
+    return {
+        "month": st.column_config.TextColumn("Month", pinned=True),
+        "team": st.column_config.TextColumn("Team", pinned=True),
+        "amount": money_column(f"Cost ({currency})", currency),
+        "usage_amount": money_column(f"Usage cost ({currency})", currency),
+        "base_fee": money_column(f"Base fee ({currency})", currency),
+        **_usage(),
+    }
+
+
+CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METRICS)
+
+
 def _share(label: str) -> Any:
     return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
 
@@ -49,13 +74,7 @@ def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, An
             for metric, label in COST_LABELS.items()
         }
     else:
-        minutes: dict[str, Any] = {
-            metric: st.column_config.NumberColumn(
-                f"{SERVICE_LABELS[metric]} minutes", format="%,.2f"
-            )
-            for metric in MINUTE_METRICS
-        }
-        values = {**_characters(), **minutes}
+        values = _usage()
     return {
         "api_key": st.column_config.TextColumn("Team" if by_team else "Key", pinned=True),
         "api_key_label": st.column_config.TextColumn("Label", pinned=True),
