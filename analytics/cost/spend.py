@@ -322,13 +322,11 @@ class _Lines:
         # The included volume is the month's: every line of a month is charged the same share.
         month_units = np.zeros((len(cells.months), len(metrics)), dtype=np.int64)
         np.add.at(month_units, cells.month, units.reshape(len(cells.days), len(metrics)))
+        included = _included(pricing, cells, metrics, at_list_prices)
         month_share = [
             [
-                _charged_share(
-                    int(month_units[month, j]),
-                    Fraction(0) if at_list_prices else _included(pricing, cells, month, metric),
-                )
-                for j, metric in enumerate(metrics)
+                _charged_share(int(month_units[month, j]), included[month][j])
+                for j in range(len(metrics))
             ]
             for month in range(len(cells.months))
         ]
@@ -376,13 +374,18 @@ def _charged_share(usage: int, included: Fraction) -> Fraction:
     return max(usage - included, Fraction(0)) / usage if usage else Fraction(1)
 
 
-def _included(pricing: Pricing, cells: _Cells, month: int, metric: str) -> Fraction:
-    """The included volume (whole units) that the range's days of one month carry."""
-    carried = Fraction(0)
+def _included(
+    pricing: Pricing, cells: _Cells, metrics: list[Metric], at_list_prices: bool
+) -> list[list[Fraction]]:
+    """The included volume (whole units) that the range's days of each month carry, per
+    month and metric; none at list prices."""
+    carried = [[Fraction(0)] * len(metrics) for _ in cells.months]
+    if at_list_prices:
+        return carried
     for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
-        if m == month:
-            volume = pricing.periods[p].included_per_month.units(metric)
-            carried += Fraction(volume * days, cells.month_days[m])
+        allowance = pricing.periods[p].included_per_month
+        for j, metric in enumerate(metrics):
+            carried[m][j] += Fraction(allowance.units(metric) * days, cells.month_days[m])
     return carried
 
 
