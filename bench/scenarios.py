@@ -218,7 +218,7 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
                 repeat,
                 warmup=0,
             )
-    frames_fetched = [usage.key_day for usage in fetched.values()]
+    frames_fetched = [usage.frame for usage in fetched.values()]
     return {
         "keys": keys,
         "ratio": round(times["concurrent"] / times["sequential"], 4),
@@ -277,7 +277,7 @@ def _export(
 ) -> Usage:
     """What `python -m analytics export` does for a configured service."""
     usage = fetch_usage(client, start, end, history=store)
-    write_export(shape_export(usage.key_day, start, end, "key_and_day"), path)
+    write_export(shape_export(usage.frame, start, end, "key_and_day"), path)
     return usage
 
 
@@ -407,7 +407,7 @@ def five_year_usage(keys: int) -> Usage:
 
 def csv_export(scale: org.Scale) -> list[Result]:
     usage = five_year_usage(scale.keys)
-    table = shape_export(usage.key_day, usage.start, usage.end, "key_and_day")
+    table = shape_export(usage.frame, usage.start, usage.end, "key_and_day")
     safe = spreadsheet_safe(table)
     ours, reference = export_bytes(table, "csv"), pandas_csv_bytes(safe)
     keep("csv_export", "exports.csv", ours)
@@ -490,8 +490,8 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
             },
             scale.repeat,
         )
-    tagged = tags.tag_day.groupby("usage_date")["total_characters"].sum()
-    text = usage.key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    tagged = tags.frame.groupby("usage_date")["total_characters"].sum()
+    text = usage.frame.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
     return [
         result(
             "tag_fetch",
@@ -499,8 +499,8 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
             1.5,
             {"tags_within_text": bool((tagged <= text.reindex(tagged.index)).all())},
             seconds=_rounded(times),
-            rows=len(tags.tag_day),
-            key_day_rows=len(usage.key_day),
+            rows=len(tags.frame),
+            key_day_rows=len(usage.frame),
             windows=tags.windows_fetched,
         )
     ]

@@ -141,7 +141,7 @@ def build_review(
     daily_cost: DailyCost | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it."""
-    key_day, covered_from = usage.key_day, usage.start
+    key_day, covered_from = usage.frame, usage.start
     year_start = budgets.year_start if budgets else YearStart()
     return CapacityReview(
         start=start,

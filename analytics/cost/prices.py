@@ -22,8 +22,8 @@ from typing import Final
 import msgspec
 
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.files import parse_toml, read_text
 from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, Metric
+from analytics.usage.tomlfiles import parse_toml, read_text
 
 # Total characters is the sum of the three services, so it is never priced itself.
 PRICED_METRICS: Final[tuple[Metric, ...]] = (*SERVICE_CHARACTERS, MINUTES)
