@@ -3,7 +3,6 @@
 import streamlit as st
 
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import key_table_columns
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -18,22 +17,7 @@ table = page.key_table_or_stop(
     source, chosen, "No key has usage in this range. Pick a longer range in the sidebar."
 )
 
-query = st.text_input(
-    "Search keys",
-    key="q",
-    bind="query-params",
-    placeholder="Label or masked key",
-    icon=":material/search:",
-)
-shown = tables.search_keys(table, query)
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_order=tables.TABLE_ORDER,
-    height=min(38 + 35 * len(shown), 420),
-    column_config=key_table_columns(),
-)
-st.caption(f"{len(shown):,} of {len(table):,} keys. Click a column header to sort.")
+page.searchable_table(table, "keys")
 
 left, right = st.columns([1, 1], gap="large")
 with left:

@@ -61,18 +61,7 @@ st.subheader("Tag table")
 if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
-query = st.text_input(
-    "Search tags", key="q", bind="query-params", placeholder="Tag", icon=":material/search:"
-)
-shown = tables.search_tags(table, query)
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_order=tables.TAG_TABLE_ORDER,
-    height=min(38 + 35 * len(shown), 420),
-    column_config=tag_table_columns(),
-)
-st.caption(f"{len(shown):,} of {len(table):,} tags. Click a column header to sort.")
+shown = page.searchable_table(table, "tags")
 
 st.subheader("One tag by day")
 choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it

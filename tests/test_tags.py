@@ -27,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from analytics.service.errors import InvalidResponseError
-from analytics.service.models import CustomTagBreakdown, CustomTagReport, CustomTagUsage
+from analytics.service.models import CustomTagReport, CustomTagUsage, UsageBreakdown
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_tags, fetch_tags_async, fetch_usage
 from analytics.usage.windows import split
@@ -146,8 +146,14 @@ async def test_the_published_period_example_decodes_exactly():
         start_date="2026-05-03T00:00:00",
         end_date="2026-05-05T00:00:00",
         usage=[
-            CustomTagUsage("example-custom-tag", CustomTagBreakdown(380, 380, 0)),
-            CustomTagUsage("example-custom-tag-2", CustomTagBreakdown(475, 475, 0)),
+            CustomTagUsage(
+                "example-custom-tag",
+                UsageBreakdown(total_characters=380, text_translation_characters=380),
+            ),
+            CustomTagUsage(
+                "example-custom-tag-2",
+                UsageBreakdown(total_characters=475, text_translation_characters=475),
+            ),
         ],
     )
 

@@ -3,7 +3,8 @@ the Keys and Trends pages stand on."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import pandas as pd
@@ -11,6 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analytics.dashboard import data
+from analytics.dashboard.columns import key_table_columns, tag_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
@@ -82,3 +84,42 @@ def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularit
         bind="query-params",
     )
     return picked or auto
+
+
+@dataclass(frozen=True)
+class _Searchable:
+    search: Callable[[pd.DataFrame, str], pd.DataFrame]
+    placeholder: str
+    column_order: Sequence[str]
+    column_config: Callable[[], Mapping[str, Any]]
+
+
+_SEARCHABLE = {
+    "keys": _Searchable(
+        tables.search_keys, "Label or masked key", tables.TABLE_ORDER, key_table_columns
+    ),
+    "tags": _Searchable(tables.search_tags, "Tag", tables.TAG_TABLE_ORDER, tag_table_columns),
+}
+
+
+def searchable_table(table: pd.DataFrame, noun: Literal["keys", "tags"]) -> pd.DataFrame:
+    """The per-key or per-tag table under a search box kept in the URL (`?q=`), so a filtered
+    view can be shared; the rows shown are returned for what the page picks from them."""
+    kind = _SEARCHABLE[noun]
+    query = st.text_input(
+        f"Search {noun}",
+        key="q",
+        bind="query-params",
+        placeholder=kind.placeholder,
+        icon=":material/search:",
+    )
+    shown = kind.search(table, query)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        column_order=kind.column_order,
+        height=min(38 + 35 * len(shown), 420),
+        column_config=kind.column_config(),
+    )
+    st.caption(f"{len(shown):,} of {len(table):,} {noun}. Click a column header to sort.")
+    return shown
