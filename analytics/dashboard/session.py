@@ -87,7 +87,7 @@ def return_to_asked_page(pages: Sequence[StreamlitPage]) -> None:
         return
     st.session_state[ASKED_SEEN] = True
     cookie = st.context.cookies.get(RETURN_COOKIE)
-    if cookie is None:
+    if not isinstance(cookie, str):  # none kept (or a session without a browser)
         return
     st.session_state[ASKED_FORGET] = True
     asked = asked_page(cookie, [page.url_path for page in pages])
