@@ -51,6 +51,7 @@ def sign_in_page() -> None:
     st.title("Usage dashboard")
     if gate() is Access.SIGN_IN:
         st.write("Sign in with your organization account to see usage.")
+        session.remember_asked_page()
         st.button("Sign in", on_click=st.login, type="primary", icon=":material/login:")
     else:
         st.warning(
@@ -129,6 +130,8 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
 
 page = st.navigation(PAGES)
 session.mark_entry()
+if "auth" in secrets():
+    session.return_to_asked_page(PAGES)
 data_source = source()
 session.choose_range(sidebar_range(data_source))
 if data_source.demo:

@@ -337,17 +337,17 @@ def export(
         if source == "tags":
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
-            table = shape_tag_export(tags.tag_day, first, last, tag_grouping, costing, with_cost)
+            table = shape_tag_export(tags.frame, first, last, tag_grouping, costing, with_cost)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             pairs = _fetched(
                 fetch_pairs, "language pairs", settings, demo, first, last, not no_history
             )
-            table = shape_pair_export(pairs.pair_day, pair_grouping)
+            table = shape_pair_export(pairs.frame, pair_grouping)
         else:
             grouping = _grouping(group_by, GROUPINGS, source)
             usage = _fetch(settings, demo, first, last, use_history=not no_history)
-            table = shape_export(usage.key_day, first, last, grouping, costing, with_cost)
+            table = shape_export(usage.frame, first, last, grouping, costing, with_cost)
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
@@ -447,7 +447,7 @@ def report(
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
         review = build_review(usage, budget_file, today, first, last, cost)
-        write_atomic(render(usage.key_day, review).encode(), output)
+        write_atomic(render(usage.frame, review).encode(), output)
         if sys.stderr.isatty():
             typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
 
@@ -472,9 +472,9 @@ def check_budgets(
         if plan is not None:
             first = min(first, usage_range(plan, today)[0])
         usage = _fetch(settings, demo, first, today - timedelta(days=1), use_history=True)
-        evaluations = evaluate(budget_file, usage.key_day, today, usage.start, cost)
+        evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
         if plan is not None:
-            snapshot = plan_snapshot(plan, usage.key_day, today, usage.start)
+            snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
             evaluations = in_file_order(
                 budget_file, evaluations, evaluate_plan(budget_file, snapshot)
             )
@@ -531,7 +531,7 @@ def plan(
         today = utc_today()
         answer = _plan_usage(settings, demo)
         usage = _fetch(settings, demo, *usage_range(answer, today), use_history=True)
-        snapshot = plan_snapshot(answer, usage.key_day, today, usage.start)
+        snapshot = plan_snapshot(answer, usage.frame, today, usage.start)
         if fmt == "json":
             typer.echo(
                 msgspec.json.format(msgspec.json.encode(snapshot.as_json()), indent=2).decode()

@@ -223,7 +223,7 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
                 repeat,
                 warmup=0,
             )
-    frames_fetched = [usage.key_day for usage in fetched.values()]
+    frames_fetched = [usage.frame for usage in fetched.values()]
     return {
         "keys": keys,
         "ratio": round(times["concurrent"] / times["sequential"], 4),
@@ -282,7 +282,7 @@ def _export(
 ) -> Usage:
     """What `python -m analytics export` does for a configured service."""
     usage = fetch_usage(client, start, end, history=store)
-    write_export(shape_export(usage.key_day, start, end, "key_and_day"), path)
+    write_export(shape_export(usage.frame, start, end, "key_and_day"), path)
     return usage
 
 
@@ -412,7 +412,7 @@ def five_year_usage(keys: int) -> Usage:
 
 def csv_export(scale: org.Scale) -> list[Result]:
     usage = five_year_usage(scale.keys)
-    table = shape_export(usage.key_day, usage.start, usage.end, "key_and_day")
+    table = shape_export(usage.frame, usage.start, usage.end, "key_and_day")
     safe = spreadsheet_safe(table)
     ours, reference = export_bytes(table, "csv"), pandas_csv_bytes(safe)
     keep("csv_export", "exports.csv", ours)
@@ -495,8 +495,8 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
             },
             scale.repeat,
         )
-    tagged = tags.tag_day.groupby("usage_date")["total_characters"].sum()
-    text = usage.key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    tagged = tags.frame.groupby("usage_date")["total_characters"].sum()
+    text = usage.frame.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
     return [
         result(
             "tag_fetch",
@@ -504,8 +504,8 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
             1.5,
             {"tags_within_text": bool((tagged <= text.reindex(tagged.index)).all())},
             seconds=_rounded(times),
-            rows=len(tags.tag_day),
-            key_day_rows=len(usage.key_day),
+            rows=len(tags.frame),
+            key_day_rows=len(usage.frame),
             windows=tags.windows_fetched,
         )
     ]
@@ -555,7 +555,7 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
     every line priced, shared out and the base fee apportioned: the chargeback) against the
     same frame summed per key and month; both must agree on each month's usage."""
     usage = five_year_usage(scale.keys)
-    key_day, start, end = usage.key_day, usage.start, usage.end
+    key_day, start, end = usage.frame, usage.start, usage.end
     change = start + (end - start) / 2
     pricing = parse_pricing(BENCH_PRICING.format(first=start, change=change))
     teams = load_teams(EXAMPLES_FOLDER / "teams.example.toml")

@@ -129,7 +129,7 @@ st.dataframe(
 
 st.download_button(
     "Download the meeting report (HTML)",
-    data=lambda: render(read.key_day, review),
+    data=lambda: render(read.frame, review),
     file_name=f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}.html",
     mime="text/html",
     icon=":material/download:",

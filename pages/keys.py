@@ -5,7 +5,6 @@ import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import key_table_columns, key_table_order
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -22,22 +21,7 @@ table = page.key_table_or_stop(
     source, chosen, f"No {noun} has usage in this range. Pick a longer range in the sidebar.", view
 )
 
-query = st.text_input(
-    f"Search {noun}s",
-    key="q",
-    bind="query-params",
-    placeholder="Team" if view.by_team else "Label or masked key",
-    icon=":material/search:",
-)
-shown = tables.search_keys(table, query)
-st.dataframe(
-    page.shown_table(shown, view),
-    hide_index=True,
-    column_order=key_table_order(view.by_team),
-    height=min(38 + 35 * len(shown), 420),
-    column_config=key_table_columns(view.currency, view.by_team),
-)
-st.caption(f"{len(shown):,} of {len(table):,} {noun}s. Click a column header to sort.")
+page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
         f"Usage cost per {noun} at the prices of pricing.toml: its share of the organization's "

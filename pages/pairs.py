@@ -59,7 +59,15 @@ with controls:
     top = page.top_n_input(controls, width=110)
 with service_errors(source):
     wide = data.pairs_table(
-        source, chosen, tables.pairs_over_time, metric, top, chosen.start, chosen.end, granularity
+        source,
+        chosen,
+        tables.top_n_over_time,
+        metric,
+        top,
+        chosen.start,
+        chosen.end,
+        granularity,
+        "pair",
     )
 st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="pairs_chart")
 st.caption(

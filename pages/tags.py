@@ -6,7 +6,7 @@ import streamlit as st
 from analytics.cost.prices import PricingFileError, UnpricedDayError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import tag_table_columns, tag_table_order
+from analytics.dashboard.columns import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -72,18 +72,7 @@ if money.cost:
     except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
         money = USAGE_BY_KEY
-query = st.text_input(
-    "Search tags", key="q", bind="query-params", placeholder="Tag", icon=":material/search:"
-)
-shown = tables.search_tags(table, query)
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_order=tag_table_order(money.cost),
-    height=min(38 + 35 * len(shown), 420),
-    column_config=tag_table_columns(money.currency),
-)
-st.caption(f"{len(shown):,} of {len(table):,} tags. Click a column header to sort.")
+shown = page.searchable_table(table, "tags", money)
 if money.cost:
     st.caption(
         "Cost at the list prices of pricing.toml: the included volume and the base fee are the "

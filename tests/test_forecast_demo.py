@@ -19,7 +19,7 @@ MAPE_BOUND = 0.25
 @pytest.mark.parametrize("metric", ["total_characters", "speech_to_text_minutes"])
 def test_backtest_mape_on_the_demo_organization(metric, record_property):
     usage = demo_usage()
-    result = backtest(usage.key_day, metric, covered_from=usage.start, covered_to=usage.end)
+    result = backtest(usage.frame, metric, covered_from=usage.start, covered_to=usage.end)
     assert len(result.months) == 12
     assert result.months["month"].iloc[-1] == date(2026, 5, 1)
     record_property(f"backtest_mape_{metric}", round(result.mape, 4))
@@ -31,6 +31,6 @@ def test_backtest_mape_on_the_demo_organization(metric, record_property):
 def test_backtest_of_every_metric_is_finite():
     usage = demo_usage()
     for metric in METRICS:
-        result = backtest(usage.key_day, metric, covered_from=usage.start, covered_to=usage.end)
+        result = backtest(usage.frame, metric, covered_from=usage.start, covered_to=usage.end)
         assert result.months["error"].notna().all()
         assert (result.months["forecast"] >= 0).all()

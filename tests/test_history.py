@@ -55,16 +55,16 @@ def test_second_run_fetches_only_open_days_and_is_byte_identical(app, tmp_path):
     assert only.url.params["end_date"] == "2025-06-01"
     assert second.days_from_history == (dt.date(2025, 5, 28) - START).days + 1
     for usage in (first, second):
-        pd.testing.assert_frame_equal(usage.key_day, plain.key_day)
+        pd.testing.assert_frame_equal(usage.frame, plain.frame)
         for column in ("api_key", "api_key_label"):
-            assert list(usage.key_day[column].cat.categories) == list(
-                plain.key_day[column].cat.categories
+            assert list(usage.frame[column].cat.categories) == list(
+                plain.frame[column].cat.categories
             )
         for grouping in ("key_and_day", "key", "none"):
-            assert export_bytes(shape_export(usage.key_day, START, END, grouping), "csv") == (
-                export_bytes(shape_export(plain.key_day, START, END, grouping), "csv")
+            assert export_bytes(shape_export(usage.frame, START, END, grouping), "csv") == (
+                export_bytes(shape_export(plain.frame, START, END, grouping), "csv")
             )
-    assert_matches_ledger(second.key_day, emu.ledger(START, END))
+    assert_matches_ledger(second.frame, emu.ledger(START, END))
 
 
 def test_sub_range_and_later_days_use_what_is_stored(app, tmp_path):
@@ -85,7 +85,7 @@ def test_sub_range_and_later_days_use_what_is_stored(app, tmp_path):
     )
     assert asked == [("2023-12-01", "2024-01-01"), ("2024-07-01", "2024-10-01")]
     assert usage.days_from_history == 182
-    assert_matches_ledger(usage.key_day, emu.ledger(dt.date(2023, 12, 1), dt.date(2024, 9, 30)))
+    assert_matches_ledger(usage.frame, emu.ledger(dt.date(2023, 12, 1), dt.date(2024, 9, 30)))
 
 
 def test_days_without_usage_are_not_fetched_twice(app, tmp_path):
@@ -95,7 +95,7 @@ def test_days_without_usage_are_not_fetched_twice(app, tmp_path):
     with client:
         first = fetch_usage(client, *quiet, history=store, today=FIXED_TODAY)
         second = fetch_usage(client, *quiet, history=store, today=FIXED_TODAY)
-    assert first.key_day.empty and second.key_day.empty
+    assert first.frame.empty and second.frame.empty
     assert (first.windows_fetched, second.windows_fetched) == (1, 0)
     assert analytics_requests(transport) == 1
     assert second.days_from_history == 365
@@ -159,7 +159,7 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
             holder.communicate("release\n", timeout=30)
         assert usage.windows_fetched == 2 and usage.days_from_history == 0
         assert "not readable" in caplog.text and "not written" in caplog.text
-        assert_matches_ledger(usage.key_day, emu.ledger(START, END))
+        assert_matches_ledger(usage.frame, emu.ledger(START, END))
         # Released: the store serves again.
         transport.requests.clear()
         again = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)

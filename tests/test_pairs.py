@@ -122,11 +122,11 @@ def test_the_published_example_is_the_pair_day_frame_with_the_unattributed_row_a
     expected["usage_date"] = pd.to_datetime(expected["usage_date"]).astype("datetime64[us]")
     texts = PAIR_DAY_COLUMNS[1:5]
     pd.testing.assert_frame_equal(
-        pairs.pair_day,
+        pairs.frame,
         expected.astype(dict.fromkeys(texts, "category")),
         check_categorical=False,
     )
-    assert all(isinstance(pairs.pair_day[c].dtype, pd.CategoricalDtype) for c in texts)
+    assert all(isinstance(pairs.frame[c].dtype, pd.CategoricalDtype) for c in texts)
 
 
 def pair_row(day: str, key: str | None = "k", **usage: object) -> dict:
@@ -184,9 +184,9 @@ def test_pages_and_windows_merge_into_the_pair_ledger(paged_app):
         pairs = fetch_pairs(client, START, END, today=FIXED_TODAY)
     ledger = emu.pair_ledger(START, END)
     assert any(not row.attributed for row in ledger), "some usage is unattributed"
-    assert_matches_pair_ledger(pairs.pair_day, ledger)
-    assert (pairs.pair_day["api_key"] == "-").any()
-    assert set(pairs.pair_day.loc[pairs.pair_day["api_key"] == "-", "api_key_label"]) == {"unknown"}
+    assert_matches_pair_ledger(pairs.frame, ledger)
+    assert (pairs.frame["api_key"] == "-").any()
+    assert set(pairs.frame.loc[pairs.frame["api_key"] == "-", "api_key_label"]) == {"unknown"}
     assert pairs.windows_fetched == len(split(START, END)) == 3
     pages_by_window = defaultdict(list)
     for sent in transport.paths(PAIRS):
@@ -205,7 +205,7 @@ def test_each_days_pairs_add_up_to_the_organizations_characters(paged_app):
     emu = paged_app.state.emulator
     client, _ = asgi_client(paged_app)
     with client:
-        pair_day = fetch_pairs(client, START, END, today=FIXED_TODAY).pair_day
+        pair_day = fetch_pairs(client, START, END, today=FIXED_TODAY).frame
     metrics = [
         "text_translation_characters",
         "document_translation_characters",
@@ -225,8 +225,8 @@ async def test_async_variant_and_a_range_without_usage(paged_app):
     client, _ = async_asgi_client(paged_app)
     async with client:
         empty = await fetch_pairs_async(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
-    assert empty.pair_day.empty and list(empty.pair_day.columns) == PAIR_DAY_COLUMNS
-    assert str(empty.pair_day["usage_date"].dtype) == "datetime64[us]"
+    assert empty.frame.empty and list(empty.frame.columns) == PAIR_DAY_COLUMNS
+    assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
 
 
 # --- the history store ------------------------------------------------------------------------
@@ -252,6 +252,6 @@ def test_second_run_fetches_only_open_days(tmp_path):
     }
     assert second.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
     for pairs in (first, second):
-        pd.testing.assert_frame_equal(pairs.pair_day, plain.pair_day)
-    assert_matches_pair_ledger(second.pair_day, emu.pair_ledger(HISTORY_START, HISTORY_END))
+        pd.testing.assert_frame_equal(pairs.frame, plain.frame)
+    assert_matches_pair_ledger(second.frame, emu.pair_ledger(HISTORY_START, HISTORY_END))
     app.state.emulator.store.close()

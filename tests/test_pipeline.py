@@ -30,7 +30,7 @@ def test_frame_contract_dtypes_and_order(emulator_app):
     client, _ = asgi_client(emulator_app)
     with client:
         usage = fetch_usage(client, dt.date(2025, 4, 1), dt.date(2025, 5, 31), today=FIXED_TODAY)
-    frame = usage.key_day
+    frame = usage.frame
     assert list(frame.columns) == KEY_DAY_COLUMNS
     assert str(frame["usage_date"].dtype) == "datetime64[us]"
     assert isinstance(frame["api_key"].dtype, pd.CategoricalDtype)
@@ -55,7 +55,7 @@ def test_latest_label_is_applied_to_every_row():
     assert relabelled, "the synthetic organization renames one key part-way"
     client, _ = asgi_client(app)
     with client:
-        frame = fetch_usage(client, start, end, today=FIXED_TODAY).key_day
+        frame = fetch_usage(client, start, end, today=FIXED_TODAY).frame
     for key in relabelled:
         labels = frame.loc[frame["api_key"] == key, "api_key_label"].unique()
         newest = [r for r in emu.ledger(start, end) if r.api_key == key][-1].api_key_label
@@ -69,11 +69,11 @@ def test_key_frame_and_totals_agree_with_the_service(emulator_app):
         usage = fetch_usage(client, start, end, today=FIXED_TODAY)
         by_key = client.usage_report(start, end + dt.timedelta(days=1), "key")
         total = client.usage_report(start, end + dt.timedelta(days=1)).total_usage
-    keys = key_frame(usage.key_day)
+    keys = key_frame(usage.frame)
     assert keys["total_characters"].is_monotonic_decreasing
     service = {k.api_key: k.usage.total_characters for k in by_key.key_usages}
     assert dict(zip(keys["api_key"].astype(str), keys["total_characters"], strict=True)) == service
-    sums = totals(usage.key_day)
+    sums = totals(usage.frame)
     assert list(sums) == METRICS
     assert sums["total_characters"] == total.total_characters
     assert isinstance(sums["total_characters"], int)
@@ -87,9 +87,9 @@ async def test_async_variant_and_empty_range(emulator_app):
         future = await fetch_usage_async(client, dt.date(2030, 1, 1), dt.date(2030, 1, 31))
         with pytest.raises(ValueError, match="before it starts"):
             await fetch_usage_async(client, dt.date(2025, 2, 1), dt.date(2025, 1, 1))
-    assert future.key_day.empty and list(future.key_day.columns) == KEY_DAY_COLUMNS
-    assert str(future.key_day["usage_date"].dtype) == "datetime64[us]"
-    assert totals(future.key_day) == {
+    assert future.frame.empty and list(future.frame.columns) == KEY_DAY_COLUMNS
+    assert str(future.frame["usage_date"].dtype) == "datetime64[us]"
+    assert totals(future.frame) == {
         **dict.fromkeys(METRICS[:4], 0),
         **dict.fromkeys(METRICS[4:], 0.0),
     }
@@ -105,4 +105,4 @@ def test_reconciliation_mismatch_is_reported_not_hidden(emulator_app, caplog):
     assert "text_translation_characters" in usage.mismatches[0]
     assert "do not reconcile" in caplog.text
     # The rows themselves are still the ledger's.
-    assert_matches_ledger(usage.key_day, emu.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)))
+    assert_matches_ledger(usage.frame, emu.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)))

@@ -255,7 +255,7 @@ def snapshot_of(app, today: date, key: str | None = None, prices=None) -> PlanSn
     with client:
         answer = client.usage()
         usage = fetch_usage(client, *usage_range(answer, today), today=today)
-    return plan_snapshot(answer, usage.key_day, today, usage.start, prices)
+    return plan_snapshot(answer, usage.frame, today, usage.start, prices)
 
 
 def test_the_snapshot_matches_the_emulators_plan_and_ledger():

@@ -46,7 +46,7 @@ def key_day() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def report(key_day) -> str:
     """The report on March 2025, as of 20 April."""
-    usage = Usage(key_day=key_day, start=FIRST, end=date(2025, 4, 19))
+    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
     limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
     review = build_review(usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31))
     return render(key_day, review, title="Review <Q1>")
@@ -104,7 +104,7 @@ def test_self_contained_plotly_once_and_no_urls(report):
 
 def test_report_without_budgets_has_no_budget_section():
     usage = Usage(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
-    html = render(usage.key_day, build_review(usage, None, date(2025, 3, 2), FIRST, usage.end))
+    html = render(usage.frame, build_review(usage, None, date(2025, 3, 2), FIRST, usage.end))
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in html
     assert "Budget status" not in html
@@ -163,7 +163,7 @@ def test_report_renders_offline_in_chromium(tmp_path):
     usage = demo_usage()
     budget_file = load_budgets(ROOT / "budgets.example.toml")
     review = build_review(usage, budget_file, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
-    html = render(usage.key_day, review)
+    html = render(usage.frame, review)
     page_file = tmp_path / "report.html"
     page_file.write_text(html, encoding="utf-8")
     screenshots = ROOT / "test-artifacts" / "screenshots"
@@ -204,7 +204,7 @@ REPORT_PRICES = (
 
 @pytest.fixture(scope="module")
 def priced_report(key_day) -> str:
-    usage = Usage(key_day=key_day, start=FIRST, end=date(2025, 4, 19))
+    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
     limits = budgets('metric = "cost"\nperiod = "month"\nlimit = 500')
     prices = PricesInForce(
         parse_pricing(REPORT_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')

@@ -142,7 +142,7 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
         "Over the last 2 months, forecasts made on each month's first day missed the month's "
         "total characters by 10.0 % on average."
     )
-    young = Usage(usage.key_day, date(2025, 4, 1), usage.end)
+    young = Usage(usage.frame, date(2025, 4, 1), usage.end)
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
     assert note.startswith("Run rate: the mean day of the last 28 days")
     assert "Over the last" not in note  # no whole month of history to test a forecast on

@@ -167,7 +167,7 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
     failures: list[BaseException] = []
     with ServiceClient.from_settings(settings) as client:
         usage = fetch_usage(client, START, END)
-        assert len(usage.key_day) == 2 * len(DAYS)
+        assert len(usage.frame) == 2 * len(DAYS)
         client.languages("translate_document")
         client.detect(["Das ist ein ganz normaler deutscher Satz."])
         for call in (

@@ -37,6 +37,7 @@ CLIENT_SECRET = "client-secret-of-the-sign-in-tests-0001"
 SERVICE_KEY = "service-key-of-the-sign-in-tests-0001"
 SECRETS = (COOKIE_SECRET, CLIENT_SECRET, SERVICE_KEY)
 USER_COOKIE = "_streamlit_user"
+RETURN_COOKIE = "dashboard_return_to"  # the asked-for address, kept through the sign-in
 DEFAULT_PAGE = "overview"  # served at the root
 # Every page's address (deep links first, so a fresh server meets one before any other visit),
 # whichever pages app.py registers from pages/, then the root.
@@ -250,17 +251,18 @@ def test_an_allowed_address_signs_in_and_sees_data(dashboard, provider, browser)
     page.goto(f"{dashboard}/trends?period=Last+7+days")
     only_sign_in(page)
     sign_in(page, provider, "Admin@Example.org")  # the allow-list ignores case
-    # Streamlit's callback returns every sign-in to the app's root: the first page, default
-    # range; the deep link's page and query are not kept (see the README).
-    signed_in_with_data(page, "Overview", days=30)
-    assert page.url == f"{dashboard}/"
+    # Streamlit's callback returns to the app's root; the dashboard then goes on to the page
+    # and range that were asked for.
+    signed_in_with_data(page, "Trends", days=7)
+    expect(page).to_have_url(f"{dashboard}/trends?period=Last+7+days", timeout=WAIT_MS)
     page.screenshot(path=SHOTS / "signed-in.png")
     cookie = user_cookie(context)
     assert cookie is not None
     assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Lax", "/")
-    # The link opened again, now signed in: its page and range.
-    page.goto(f"{dashboard}/trends?period=Last+7+days")
-    signed_in_with_data(page, "Trends", days=7)
+    # The address is used once: the root, opened again, is the first page, default range.
+    page.goto(f"{dashboard}/")
+    signed_in_with_data(page, "Overview", days=30)
+    assert not any(c["name"] == RETURN_COOKIE for c in context.cookies())
 
 
 @pytest.fixture(scope="module")
@@ -485,8 +487,9 @@ def test_the_readme_deployment_serves_under_its_base_path(provider, browser, tmp
             only_sign_in(page)
             assert page.url == f"{base}/{name}"
         sign_in(page, provider, ADMIN)
-        signed_in_with_data(page, "Overview")  # its figures came over the websocket
-        assert page.url == f"{base}/"
+        # The page asked for last, its figures over the websocket.
+        signed_in_with_data(page, "Keys")
+        expect(page).to_have_url(f"{base}/keys", timeout=WAIT_MS)
         origin = base.removesuffix(path)
         assert set(sockets) == {f"{origin.replace('http', 'ws', 1)}{path}/_stcore/stream"}
         # Every request to the dashboard stayed under the base path, the callback's included.

@@ -27,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from analytics.service.errors import InvalidResponseError
-from analytics.service.models import CustomTagBreakdown, CustomTagReport, CustomTagUsage
+from analytics.service.models import CustomTagReport, CustomTagUsage, UsageBreakdown
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_tags, fetch_tags_async, fetch_usage
 from analytics.usage.windows import split
@@ -146,8 +146,14 @@ async def test_the_published_period_example_decodes_exactly():
         start_date="2026-05-03T00:00:00",
         end_date="2026-05-05T00:00:00",
         usage=[
-            CustomTagUsage("example-custom-tag", CustomTagBreakdown(380, 380, 0)),
-            CustomTagUsage("example-custom-tag-2", CustomTagBreakdown(475, 475, 0)),
+            CustomTagUsage(
+                "example-custom-tag",
+                UsageBreakdown(total_characters=380, text_translation_characters=380),
+            ),
+            CustomTagUsage(
+                "example-custom-tag-2",
+                UsageBreakdown(total_characters=475, text_translation_characters=475),
+            ),
         ],
     )
 
@@ -160,14 +166,14 @@ def test_the_published_day_example_is_the_tag_day_frame():
         tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
     assert seen == [{"start_date": "2026-05-03", "end_date": "2026-05-15", "aggregate_by": "day"}]
     assert_frame(
-        tags.tag_day,
+        tags.frame,
         frame(
             ("2026-05-04", "example-custom-tag", 380, 380, 0),
             ("2026-05-11", "example-custom-tag", 595, 595, 0),
         ),
     )
-    assert str(tags.tag_day["usage_date"].dtype) == "datetime64[us]"
-    assert isinstance(tags.tag_day["custom_tag"].dtype, pd.CategoricalDtype)
+    assert str(tags.frame["usage_date"].dtype) == "datetime64[us]"
+    assert isinstance(tags.frame["custom_tag"].dtype, pd.CategoricalDtype)
     assert tags.windows_fetched == 1
 
 
@@ -196,7 +202,7 @@ def test_absent_counts_are_zero_and_unknown_fields_are_ignored():
         tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
     assert len(seen) == 1
     assert_frame(
-        tags.tag_day,
+        tags.frame,
         frame(
             ("2026-05-04", "no-total", 0, 7, 0),
             ("2026-05-04", "nothing", 0, 0, 0),
@@ -260,7 +266,7 @@ def test_a_failed_page_is_asked_for_again_and_the_window_completes():
     with client:
         tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
     assert [query.get("page") for query in seen] == [None, "2", "2"]
-    assert_frame(tags.tag_day, frame(("2026-05-04", "a", 1, 0, 0), ("2026-05-05", "b", 2, 0, 0)))
+    assert_frame(tags.frame, frame(("2026-05-04", "a", 1, 0, 0), ("2026-05-05", "b", 2, 0, 0)))
 
 
 # --- every page of every window, exactly ----------------------------------------------------
@@ -284,8 +290,8 @@ def test_pages_and_windows_merge_into_the_tag_ledger(paged_app):
         tags = fetch_tags(client, START, END, today=FIXED_TODAY)
     ledger = emu.tag_ledger(START, END)
     assert ledger, "the organization has tagged characters in the range"
-    assert_matches_tag_ledger(tags.tag_day, ledger)
-    assert not tags.tag_day.duplicated(["usage_date", "custom_tag"]).any()
+    assert_matches_tag_ledger(tags.frame, ledger)
+    assert not tags.frame.duplicated(["usage_date", "custom_tag"]).any()
     assert tags.windows_fetched == len(split(START, END)) == 4
     # Each window asked for its pages in order, from the first (no page parameter) on.
     pages_by_window = defaultdict(list)
@@ -307,8 +313,8 @@ async def test_async_variant_and_a_range_without_tags(paged_app):
         empty = await fetch_tags_async(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
         with pytest.raises(ValueError, match="before it starts"):
             await fetch_tags_async(client, dt.date(2025, 2, 1), dt.date(2025, 1, 1))
-    assert empty.tag_day.empty and list(empty.tag_day.columns) == TAG_DAY_COLUMNS
-    assert str(empty.tag_day["usage_date"].dtype) == "datetime64[us]"
+    assert empty.frame.empty and list(empty.frame.columns) == TAG_DAY_COLUMNS
+    assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
 
 
 # --- the history store ------------------------------------------------------------------------
@@ -345,8 +351,8 @@ def test_second_run_fetches_only_open_days(app, tmp_path):
     )
     assert second.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
     for tags in (first, second):
-        pd.testing.assert_frame_equal(tags.tag_day, plain.tag_day)
-    assert_matches_tag_ledger(second.tag_day, emu.tag_ledger(HISTORY_START, HISTORY_END))
+        pd.testing.assert_frame_equal(tags.frame, plain.frame)
+    assert_matches_tag_ledger(second.frame, emu.tag_ledger(HISTORY_START, HISTORY_END))
 
 
 def test_tag_days_and_key_days_share_the_file_but_not_their_days(app, tmp_path, caplog):
@@ -366,5 +372,5 @@ def test_tag_days_and_key_days_share_the_file_but_not_their_days(app, tmp_path, 
     assert usage.windows_fetched == again.windows_fetched == 1
     assert {r.url.params["start_date"] for r in transport.requests} == {"2025-05-29"}
     assert "not readable" not in caplog.text
-    assert_matches_ledger(usage.key_day, emu.ledger(HISTORY_START, HISTORY_END))
-    assert_matches_tag_ledger(again.tag_day, emu.tag_ledger(HISTORY_START, HISTORY_END))
+    assert_matches_ledger(usage.frame, emu.ledger(HISTORY_START, HISTORY_END))
+    assert_matches_tag_ledger(again.frame, emu.tag_ledger(HISTORY_START, HISTORY_END))

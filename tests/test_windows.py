@@ -183,10 +183,10 @@ def test_merge_is_exact_whatever_the_end_date_convention(
         usage = fetch_usage(client, start, end, today=FIXED_TODAY)
     ledger = emu.ledger(start, end)
     assert ledger, "the organization has usage in the range"
-    assert_matches_ledger(usage.key_day, ledger)
+    assert_matches_ledger(usage.frame, ledger)
     assert usage.mismatches == []
     assert usage.windows_fetched == len(split(start, end)) == len(transport.requests)
-    assert not usage.key_day.duplicated(["usage_date", "api_key"]).any()
+    assert not usage.frame.duplicated(["usage_date", "api_key"]).any()
     for request in transport.requests:
         first = dt.date.fromisoformat(request.url.params["start_date"])
         stop = dt.date.fromisoformat(request.url.params["end_date"])

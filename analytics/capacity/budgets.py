@@ -28,8 +28,6 @@ has no band. Without prices a cost budget is not evaluated (status ok, with a no
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -51,6 +49,7 @@ from analytics.usage.calendar import (
     range_text,
 )
 from analytics.usage.metrics import METRICS, is_minutes
+from analytics.usage.tomlfiles import parse_toml, read_text
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget
@@ -187,39 +186,14 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         return tuple(b for b in self.budgets if b.is_plan)
 
 
-def _where(message: str) -> str:
-    """Turn msgspec's ``$.budget[2].limit`` locations into ``[[budget]] #3 (limit)``."""
-
-    def entry(match: re.Match[str]) -> str:
-        field = f" ({match.group(2)})" if match.group(2) else ""
-        return f"[[budget]] #{int(match.group(1)) + 1}{field}"
-
-    message = re.sub(r"`\$\.budget\[(\d+)\](?:\.(\w+))?`", entry, message)
-    return message.replace("`$`", "top level").replace("`$.", "`")
-
-
 def parse_budgets(text: str, source: str = "budgets.toml") -> BudgetFile:
     """Parse TOML text; every problem becomes a ``BudgetFileError`` naming ``source``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BudgetFileError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return msgspec.convert(data, BudgetFile)
-    except msgspec.ValidationError as exc:
-        raise BudgetFileError(f"{source}: {_where(str(exc))}") from None
+    return parse_toml(text, source, BudgetFile, BudgetFileError)
 
 
 def load_budgets(path: Path | str) -> BudgetFile:
     """Read and parse a budgets file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BudgetFileError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BudgetFileError(f"{path}: cannot be read ({exc})") from None
-    return parse_budgets(text, str(path))
+    return parse_budgets(read_text(path, BudgetFileError), str(path))
 
 
 @dataclass(frozen=True)

@@ -207,7 +207,7 @@ def build_review(
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
     ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it."""
-    key_day, covered_from = usage.key_day, usage.start
+    key_day, covered_from = usage.frame, usage.start
     year_start = budgets.year_start if budgets else YearStart()
     comparison = compare(key_day, start, end, covered_from=covered_from)
     paths = _paths(key_day, today, covered_from, year_start, budgets)

@@ -22,13 +22,13 @@ from typing import Final
 import msgspec
 
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.files import parse_toml, read_text
 from analytics.usage.metrics import (
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
     Metric,
     is_minutes,
 )
+from analytics.usage.tomlfiles import parse_toml, read_text
 
 # Total characters is the sum of the three services, so it is never priced itself. Both kinds
 # of speech minutes are priced per minute, each at its own price.

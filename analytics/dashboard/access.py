@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 # Streamlit signs the identity cookie with `cookie_secret`; shorter secrets are guessable.
 MIN_COOKIE_SECRET = 32
@@ -78,3 +79,36 @@ def sign_in_error(secrets: Mapping[str, Any]) -> str | None:
 
 def _is_list_of_strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+
+
+# Streamlit's sign-in callback returns every sign-in to the app's root. The page that was
+# asked for rides through the provider's round trip in this short-lived cookie, set by the
+# sign-in page's browser and read once by the first signed-in run.
+RETURN_COOKIE = "dashboard_return_to"
+RETURN_SECONDS = 600
+REMEMBER_ASKED = (
+    "<script>document.cookie = '" + RETURN_COOKIE + "=' + encodeURIComponent("
+    "window.parent.location.pathname + window.parent.location.search) + "
+    "'; path=/; max-age=" + str(RETURN_SECONDS) + "; SameSite=Lax';</script>"
+)
+FORGET_ASKED = (
+    "<script>document.cookie = '" + RETURN_COOKIE + "=; path=/; max-age=0; SameSite=Lax';</script>"
+)
+
+
+def asked_page(cookie: str | None, url_paths: Iterable[str]) -> tuple[str, dict[str, str]] | None:
+    """The page (one of `url_paths`) and query the visitor asked for before signing in, or None.
+
+    Only a page of the dashboard is ever a destination: the cookie comes from the browser, so
+    anything else in it (another site, an unknown page, the root) is ignored. Behind a base
+    URL path the address's last segment names the page.
+    """
+    if not cookie:
+        return None
+    asked = urlsplit(unquote(cookie))
+    if asked.scheme or asked.netloc:
+        return None
+    page = asked.path.rstrip("/").rsplit("/", 1)[-1]
+    if page not in set(url_paths):
+        return None
+    return page, dict(parse_qsl(asked.query))

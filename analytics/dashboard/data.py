@@ -44,14 +44,7 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import (
-    PairUsage,
-    TagUsage,
-    Usage,
-    fetch_pairs,
-    fetch_tags,
-    fetch_usage,
-)
+from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -77,7 +70,7 @@ _TAG_TABLES: dict[str, Callable[..., Any]] = {
 }
 _PAIR_TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
-    for func in (tables.pair_table, tables.pair_matrix, tables.pairs_over_time, tables.pair_keys)
+    for func in (tables.pair_table, tables.pair_matrix, tables.top_n_over_time, tables.pair_keys)
 }
 # A page should answer within about a minute, or say why; the CLI may wait longer.
 PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
@@ -94,45 +87,41 @@ def client(src: Source) -> ServiceClient:
     return _client(src.fingerprint, src)
 
 
-@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading usage…")
-def _usage(fingerprint: str, start: date, end: date, _source: Source) -> Usage:
+# The daily reports a page may read, by name: the cache key is the name, not the function.
+_REPORTS: dict[str, Callable[..., Usage]] = {
+    "usage": fetch_usage,
+    "tags": fetch_tags,
+    "pairs": fetch_pairs,
+}
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")
+def _days(fingerprint: str, report: str, start: date, end: date, _source: Source) -> Usage:
     # The demo organization is computed in-process: only a real account's days are stored.
     history = None if _source.demo else HistoryStore.from_settings(_source.settings)
-    return fetch_usage(client(_source), start, end, history=history)
+    return _REPORTS[report](client(_source), start, end, history=history)
 
 
 def usage(src: Source, start: date, end: date) -> Usage:
     """The key-day frame of a range; shared between sessions, never to be modified."""
-    return _usage(src.fingerprint, start, end, src)
+    return _days(src.fingerprint, "usage", start, end, src)
 
 
-@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading custom tags…")
-def _tags(fingerprint: str, start: date, end: date, _source: Source) -> TagUsage:
-    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
-    return fetch_tags(client(_source), start, end, history=history)
-
-
-def tags(src: Source, start: date, end: date) -> TagUsage:
+def tags(src: Source, start: date, end: date) -> Usage:
     """The tag-day frame of a range; shared between sessions, never to be modified."""
-    return _tags(src.fingerprint, start, end, src)
+    return _days(src.fingerprint, "tags", start, end, src)
 
 
-@st.cache_resource(ttl=USAGE_TTL, max_entries=6, show_spinner="Loading language pairs…")
-def _pairs(fingerprint: str, start: date, end: date, _source: Source) -> PairUsage:
-    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
-    return fetch_pairs(client(_source), start, end, history=history)
-
-
-def pairs(src: Source, start: date, end: date) -> PairUsage:
+def pairs(src: Source, start: date, end: date) -> Usage:
     """The pair-day frame of a range; shared between sessions, never to be modified."""
-    return _pairs(src.fingerprint, start, end, src)
+    return _days(src.fingerprint, "pairs", start, end, src)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
 def _pairs_table(
     fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
 ) -> Any:
-    return _PAIR_TABLES[name](pairs(_source, start, end).pair_day, *args)
+    return _PAIR_TABLES[name](pairs(_source, start, end).frame, *args)
 
 
 def pairs_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
@@ -181,7 +170,7 @@ def _viewed(
     teams: str | None,
     _source: Source,
 ) -> pd.DataFrame:
-    key_day = usage(_source, start, end).key_day
+    key_day = usage(_source, start, end).frame
     if teams is not None:
         key_day = team_day(key_day, parse_teams(teams))
     if pricing is not None:
@@ -237,8 +226,8 @@ def base_fee(chosen: ChosenRange, pricing: str) -> int:
 def _tags_table(
     fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
 ) -> Any:
-    tag_day = tags(_source, start, end).tag_day
-    return _TAG_TABLES[name](tag_day, usage(_source, start, end).key_day, *args)
+    tag_day = tags(_source, start, end).frame
+    return _TAG_TABLES[name](tag_day, usage(_source, start, end).frame, *args)
 
 
 def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
@@ -255,7 +244,7 @@ def _priced_tags(
 ) -> pd.DataFrame:
     table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
     costing = Costing(parse_pricing(pricing), parse_teams(teams) if teams else None)
-    rows = shape_tag_export(tags(_source, start, end).tag_day, start, end, "tag", costing, True)
+    rows = shape_tag_export(tags(_source, start, end).frame, start, end, "tag", costing, True)
     cost = rows.columns[-1]  # usage_cost_<currency>
     added = rows.set_index("custom_tag")[[c for c in ("team", cost) if c in rows.columns]]
     return table.join(added.rename(columns={cost: "cost"}), on="custom_tag")
@@ -272,7 +261,7 @@ def priced_tag_table(src: Source, chosen: ChosenRange, view: View) -> pd.DataFra
 def _export(
     fingerprint: str, start: date, end: date, group_by: GroupBy, fmt: Format, _source: Source
 ) -> bytes:
-    rows = shape_export(usage(_source, start, end).key_day, start, end, group_by)
+    rows = shape_export(usage(_source, start, end).frame, start, end, group_by)
     return export_bytes(rows, fmt)
 
 
@@ -285,7 +274,7 @@ def export(src: Source, chosen: ChosenRange, group_by: GroupBy, fmt: Format) -> 
 def _export_preview(
     fingerprint: str, start: date, end: date, group_by: GroupBy, rows: int, _source: Source
 ) -> tuple[pd.DataFrame, int]:
-    shaped = shape_export(usage(_source, start, end).key_day, start, end, group_by)
+    shaped = shape_export(usage(_source, start, end).frame, start, end, group_by)
     return shaped.head(rows), len(shaped)
 
 
@@ -346,7 +335,7 @@ def _plan(fingerprint: str, today: date, pricing: str | None, _source: Source) -
     answer = client(_source).usage()
     read = usage(_source, *usage_range(answer, today))
     prices = prices_in_force(pricing, None)
-    return plan_snapshot(answer, read.key_day, today, read.start, prices)
+    return plan_snapshot(answer, read.frame, today, read.start, prices)
 
 
 def plan(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
@@ -397,7 +386,7 @@ def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
 def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
-    key_day = usage(_source, start, end).key_day
+    key_day = usage(_source, start, end).frame
     cost_centres = parse_teams(teams) if teams else NO_TEAMS
     return chargeback_rows(chargeback(key_day, parse_pricing(pricing), cost_centres, start, end))
 

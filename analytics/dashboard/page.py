@@ -1,9 +1,11 @@
 """What every page starts with: its title over the chosen range, the Usage / Cost switch and
-the grouping by key or team, and the per-key table that the Keys and Trends pages stand on."""
+the grouping by key or team, the per-key table that the Keys and Trends pages stand on, and the
+searchable per-key and per-tag tables."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import pandas as pd
@@ -16,6 +18,12 @@ from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data
+from analytics.dashboard.columns import (
+    key_table_columns,
+    key_table_order,
+    tag_table_columns,
+    tag_table_order,
+)
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text
@@ -182,3 +190,55 @@ def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularit
         bind="query-params",
     )
     return picked or auto
+
+
+@dataclass(frozen=True)
+class _Searchable:
+    search: Callable[[pd.DataFrame, str], pd.DataFrame]
+    placeholder: str
+    column_order: Sequence[str]
+    column_config: Mapping[str, Any]
+
+
+def _searchable(noun: Literal["keys", "tags"], view: View) -> _Searchable:
+    """How the table of `noun` is searched and shown as `view` shows it (by team, in money)."""
+    if noun == "tags":
+        return _Searchable(
+            tables.search_tags,
+            "Tag",
+            tag_table_order(view.cost),
+            tag_table_columns(view.currency),
+        )
+    return _Searchable(
+        tables.search_keys,
+        "Team" if view.by_team else "Label or masked key",
+        key_table_order(view.by_team),
+        key_table_columns(view.currency, view.by_team),
+    )
+
+
+def searchable_table(
+    table: pd.DataFrame, noun: Literal["keys", "tags"], view: View = USAGE_BY_KEY
+) -> pd.DataFrame:
+    """The per-key (per-team) or per-tag table under a search box kept in the URL (`?q=`), so
+    a filtered view can be shared; the rows shown are returned for what the page picks from
+    them. A priced per-key table shows its amounts as exact decimals."""
+    kind = _searchable(noun, view)
+    words = "teams" if noun == "keys" and view.by_team else noun
+    query = st.text_input(
+        f"Search {words}",
+        key="q",
+        bind="query-params",
+        placeholder=kind.placeholder,
+        icon=":material/search:",
+    )
+    shown = kind.search(table, query)
+    st.dataframe(
+        shown_table(shown, view) if noun == "keys" else shown,
+        hide_index=True,
+        column_order=kind.column_order,
+        height=min(38 + 35 * len(shown), 420),
+        column_config=kind.column_config,
+    )
+    st.caption(f"{len(shown):,} of {len(table):,} {words}. Click a column header to sort.")
+    return shown

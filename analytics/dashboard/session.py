@@ -1,18 +1,25 @@
-"""Per-session state of the dashboard: the range chosen in the sidebar, and the one place that
-contains Streamlit's older `pages/` folder convention."""
+"""Per-session state of the dashboard: the range chosen in the sidebar, the page asked for
+before signing in, and the one place that contains Streamlit's older `pages/` folder
+convention."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import NoReturn
 
 import streamlit as st
+from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
+
+from analytics.dashboard.access import FORGET_ASKED, REMEMBER_ASKED, RETURN_COOKIE, asked_page
 
 ENTRY_MARK = "entry_script_ran"
 ENTRY_RETRIED = "entry_script_retried"
 CHOSEN_RANGE = "chosen_range"
+ASKED_SEEN = "asked_page_seen"
+ASKED_FORGET = "asked_page_forget"
 
 
 @dataclass(frozen=True)
@@ -63,3 +70,28 @@ def chosen_range() -> ChosenRange:
     """The range chosen in the sidebar on this run."""
     chosen: ChosenRange = st.session_state[CHOSEN_RANGE]
     return chosen
+
+
+def remember_asked_page() -> None:
+    """On the sign-in page: keep the address asked for, to return to after the sign-in."""
+    st.html(REMEMBER_ASKED, unsafe_allow_javascript=True)
+
+
+def return_to_asked_page(pages: Sequence[StreamlitPage]) -> None:
+    """The session's first signed-in run goes to the page (and query) asked for before the
+    sign-in, which Streamlit's callback does not keep; the next run forgets the address, so a
+    reload stays where it is."""
+    if st.session_state.get(ASKED_SEEN):
+        if st.session_state.pop(ASKED_FORGET, False):
+            st.html(FORGET_ASKED, unsafe_allow_javascript=True)
+        return
+    st.session_state[ASKED_SEEN] = True
+    cookie = st.context.cookies.get(RETURN_COOKIE)
+    if not isinstance(cookie, str):  # none kept (or a session without a browser)
+        return
+    st.session_state[ASKED_FORGET] = True
+    asked = asked_page(cookie, [page.url_path for page in pages])
+    if asked is None:
+        st.rerun()  # to forget it
+    url_path, query = asked
+    st.switch_page(next(p for p in pages if p.url_path == url_path), query_params=query)

@@ -117,33 +117,23 @@ PageNumber = Annotated[int, msgspec.Meta(ge=1)]
 
 class PagedReport(msgspec.Struct, frozen=True):
     """What every paged analytics answer shares: the number of the page that follows, None
-    (or absent) on the last page."""
+    (or absent) on the last page, and the range and aggregation it answers (kept as sent)."""
 
     next_page: PageNumber | None = None
-
-
-class CustomTagBreakdown(msgspec.Struct, frozen=True, gc=False):
-    """Characters carrying a custom tag: only text is tagged (translation and improvement)."""
-
-    total_characters: Characters = 0
-    text_translation_characters: Characters = 0
-    text_improvement_characters: Characters = 0
-
-
-NO_TAG_USAGE = CustomTagBreakdown()
+    aggregate_by: str | None = None
+    start_date: str = ""
+    end_date: str = ""
 
 
 class CustomTagUsage(msgspec.Struct, frozen=True, gc=False):
     custom_tag: str
-    breakdown: CustomTagBreakdown = NO_TAG_USAGE
+    # Only text is tagged (translation and improvement): the breakdown's other counts are 0.
+    breakdown: UsageBreakdown = NO_USAGE
     # Only when aggregated by day; `YYYY-MM-DDT00:00:00Z`, kept as text like KeyAndDayUsage's.
     usage_date: str | None = None
 
 
 class CustomTagReport(PagedReport, frozen=True):
-    aggregate_by: str | None = None
-    start_date: str = ""
-    end_date: str = ""
     # None when the service leaves it out: a page without its rows is not an empty page.
     usage: list[CustomTagUsage] | None = None
 
@@ -167,9 +157,6 @@ class LanguagePairUsage(msgspec.Struct, frozen=True, gc=False):
 
 class LanguagePairReport(PagedReport, frozen=True):
     group_by: list[str] | None = None
-    aggregate_by: str | None = None
-    start_date: str = ""
-    end_date: str = ""
     # None when the service leaves it out: a page without its rows is not an empty page.
     language_pair_usages: list[LanguagePairUsage] | None = None
 

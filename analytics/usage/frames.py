@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from datetime import date
 from operator import attrgetter
-from typing import Final
+from typing import Final, TypeVar
 
 import msgspec
 import numpy as np
@@ -61,9 +61,25 @@ KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
 
+Body = TypeVar("Body")
+Item = TypeVar("Item")
 _report_decoder = msgspec.json.Decoder(AdminUsageReport)
 _tag_report_decoder = msgspec.json.Decoder(AdminCustomTagReport)
 _pair_report_decoder = msgspec.json.Decoder(AdminLanguagePairReport)
+
+
+def _decoded(decoder: msgspec.json.Decoder[Body], body: bytes, what: str) -> Body:
+    try:
+        return decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        raise InvalidResponseError(f"{what} is not the documented shape ({exc})") from None
+
+
+def _listed(items: list[Item] | None, what: str, field: str) -> list[Item]:
+    """The report's rows; a body without its row list is not an answer to read as empty."""
+    if items is None:
+        raise InvalidResponseError(f"{what} has no {field}")
+    return items
 
 
 def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
@@ -73,13 +89,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     Typed decoding (no per-row dicts), then one C-level pass per column; each distinct
     usage_date is parsed once, not once per row.
     """
-    try:
-        report = _report_decoder.decode(body).usage_report
-    except msgspec.DecodeError as exc:
-        raise InvalidResponseError(f"analytics body is not the documented shape ({exc})") from None
-    items = report.day_rows
-    if items is None:
-        raise InvalidResponseError("analytics body has no key_and_day_usages")
+    report = _decoded(_report_decoder, body, "analytics body").usage_report
+    items = _listed(report.day_rows, "analytics body", "key_and_day_usages")
     count = len(items)
     columns: dict[str, object] = {
         "usage_date": _usage_days(items, "analytics body"),
@@ -94,14 +105,9 @@ def decode_pair_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
     """Rows of one page of the language-pair report by key and day (unsorted, plain dtypes)
     and the number of the page that follows (None on the last page); decoded like
     `decode_key_day`. A row without a key is invalid: the report is asked for by key."""
-    try:
-        report = _pair_report_decoder.decode(body).language_pair_usage_report
-    except msgspec.DecodeError as exc:
-        what = "language-pair body is not the documented shape"
-        raise InvalidResponseError(f"{what} ({exc})") from None
-    items = report.language_pair_usages
-    if items is None:
-        raise InvalidResponseError("language-pair body has no language_pair_usages")
+    body_of = "language-pair body"
+    report = _decoded(_pair_report_decoder, body, body_of).language_pair_usage_report
+    items = _listed(report.language_pair_usages, body_of, "language_pair_usages")
     keys = _objects(items, "api_key")
     if keys.isna().any():
         raise InvalidResponseError("language-pair body has an item without an api_key")
@@ -129,13 +135,8 @@ def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray
 def decode_tag_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
     """Rows of one page of the custom-tag report by day (unsorted, plain dtypes) and the
     number of the page that follows (None on the last page); decoded like `decode_key_day`."""
-    try:
-        report = _tag_report_decoder.decode(body).custom_tag_usage_report
-    except msgspec.DecodeError as exc:
-        raise InvalidResponseError(f"custom-tag body is not the documented shape ({exc})") from None
-    items = report.usage
-    if items is None:
-        raise InvalidResponseError("custom-tag body has no usage")
+    report = _decoded(_tag_report_decoder, body, "custom-tag body").custom_tag_usage_report
+    items = _listed(report.usage, "custom-tag body", "usage")
     breakdowns = list(map(attrgetter("breakdown"), items))
     columns: dict[str, object] = {
         "usage_date": _usage_days(items, "custom-tag body"),

@@ -37,34 +37,13 @@ PageRows = tuple[pd.DataFrame, int | None]
 
 @dataclass
 class Usage:
-    """Usage of every key on every day of start..end (inclusive UTC days)."""
+    """A daily report's frame for start..end (inclusive UTC days), and how it was gathered:
+    the key-day, tag-day or pair-day frame, whichever report was fetched."""
 
-    key_day: pd.DataFrame
+    frame: pd.DataFrame
     start: date
     end: date
     mismatches: list[str] = field(default_factory=list)
-    windows_fetched: int = 0
-    days_from_history: int = 0
-
-
-@dataclass
-class TagUsage:
-    """Characters of every custom tag on every day of start..end (inclusive UTC days)."""
-
-    tag_day: pd.DataFrame
-    start: date
-    end: date
-    windows_fetched: int = 0
-    days_from_history: int = 0
-
-
-@dataclass
-class PairUsage:
-    """Usage of every language pair per key (`-` for unattributed) and day of start..end."""
-
-    pair_day: pd.DataFrame
-    start: date
-    end: date
     windows_fetched: int = 0
     days_from_history: int = 0
 
@@ -78,13 +57,59 @@ class DailyReport:
     frame: Callable[[Sequence[pd.DataFrame]], pd.DataFrame]
     stored: Stored
 
+    async def fetch_days(
+        self,
+        client: AsyncServiceClient,
+        start: date,
+        end: date,
+        *,
+        history: HistoryStore | None = None,
+        today: date | None = None,
+        progress: Progress | None = None,
+    ) -> Usage:
+        """The report's frame for start..end: closed days from history when stored, the rest
+        from the service in concurrent windows; fetched closed days that reconciled are then
+        stored. `progress` hears of each window as it arrives."""
+        if end < start:
+            raise ValueError(f"the range ends ({end}) before it starts ({start})")
+        closed_through = last_closed_day(today or utc_today())
+        stored = history.read(self.stored, start, min(end, closed_through)) if history else None
+        stored_rows, covered = stored if stored else (frames.empty_rows(self.stored.dtypes), set())
+        missing = [
+            day
+            for offset in range((end - start).days + 1)
+            if (day := start + timedelta(days=offset)) not in covered
+        ]
+        plan = [w for first, last in windows.runs(missing) for w in windows.split(first, last)]
+        arrived = 0
 
-@dataclass(frozen=True)
-class _Days:
-    frame: pd.DataFrame
-    mismatches: list[str]
-    windows_fetched: int
-    days_from_history: int
+        async def fetch(window: windows.Window) -> WindowRows:
+            nonlocal arrived
+            answer = await self.fetch(client, window)
+            arrived += 1
+            if progress:
+                progress(arrived, len(plan))
+            return answer
+
+        fetched = await asyncio.gather(*map(fetch, plan))
+        if history:
+            # Only days that reconciled and can no longer change are kept.
+            closed = [
+                (w.first, min(w.last, closed_through))
+                for w, (_, m) in zip(plan, fetched, strict=True)
+                if m is None and w.first <= closed_through
+            ]
+            if closed:
+                rows = pd.concat([rows for rows, _ in fetched], ignore_index=True)
+                history.write(self.stored, rows, closed)
+        return Usage(
+            frame=self.frame([stored_rows, *(rows for rows, _ in fetched)]),
+            start=start,
+            end=end,
+            mismatches=[m for _, m in fetched if m],
+            windows_fetched=len(plan),
+            days_from_history=len(covered),
+        )
 
 
 def last_closed_day(today: date) -> date:
@@ -159,121 +184,12 @@ PAIR_DAY_REPORT = DailyReport(
 )
 
 
-async def _fetch_days(
-    client: AsyncServiceClient,
-    report: DailyReport,
-    start: date,
-    end: date,
-    history: HistoryStore | None,
-    today: date | None,
-    progress: Progress | None,
-) -> _Days:
-    """The report's frame for start..end: closed days from history when stored, the rest from
-    the service in concurrent windows; fetched closed days that reconciled are then stored."""
-    if end < start:
-        raise ValueError(f"the range ends ({end}) before it starts ({start})")
-    closed_through = last_closed_day(today or utc_today())
-    stored = history.read(report.stored, start, min(end, closed_through)) if history else None
-    stored_rows, covered = stored if stored else (frames.empty_rows(report.stored.dtypes), set())
-    missing = [
-        day
-        for offset in range((end - start).days + 1)
-        if (day := start + timedelta(days=offset)) not in covered
-    ]
-    plan = [w for first, last in windows.runs(missing) for w in windows.split(first, last)]
-    arrived = 0
-
-    async def fetch(window: windows.Window) -> WindowRows:
-        nonlocal arrived
-        answer = await report.fetch(client, window)
-        arrived += 1
-        if progress:
-            progress(arrived, len(plan))
-        return answer
-
-    fetched = await asyncio.gather(*map(fetch, plan))
-    if history:
-        # Only days that reconciled and can no longer change are kept.
-        closed = [
-            (w.first, min(w.last, closed_through))
-            for w, (_, m) in zip(plan, fetched, strict=True)
-            if m is None and w.first <= closed_through
-        ]
-        if closed:
-            rows = pd.concat([rows for rows, _ in fetched], ignore_index=True)
-            history.write(report.stored, rows, closed)
-    return _Days(
-        frame=report.frame([stored_rows, *(rows for rows, _ in fetched)]),
-        mismatches=[m for _, m in fetched if m],
-        windows_fetched=len(plan),
-        days_from_history=len(covered),
-    )
-
-
-async def fetch_usage_async(
-    client: AsyncServiceClient,
-    start: date,
-    end: date,
-    *,
-    history: HistoryStore | None = None,
-    today: date | None = None,
-    progress: Progress | None = None,
-) -> Usage:
-    """Usage of every key for start..end; `progress` hears of each window as it arrives."""
-    days = await _fetch_days(client, KEY_DAY_REPORT, start, end, history, today, progress)
-    return Usage(
-        key_day=days.frame,
-        start=start,
-        end=end,
-        mismatches=days.mismatches,
-        windows_fetched=days.windows_fetched,
-        days_from_history=days.days_from_history,
-    )
-
-
-async def fetch_tags_async(
-    client: AsyncServiceClient,
-    start: date,
-    end: date,
-    *,
-    history: HistoryStore | None = None,
-    today: date | None = None,
-    progress: Progress | None = None,
-) -> TagUsage:
-    """Characters of every custom tag for start..end, every page of every window (the
-    custom-tag report has no totals to reconcile)."""
-    days = await _fetch_days(client, TAG_DAY_REPORT, start, end, history, today, progress)
-    return TagUsage(
-        tag_day=days.frame,
-        start=start,
-        end=end,
-        windows_fetched=days.windows_fetched,
-        days_from_history=days.days_from_history,
-    )
-
-
-async def fetch_pairs_async(
-    client: AsyncServiceClient,
-    start: date,
-    end: date,
-    *,
-    history: HistoryStore | None = None,
-    today: date | None = None,
-    progress: Progress | None = None,
-) -> PairUsage:
-    """Usage of every language pair per key and day for start..end, every page of every
-    window (the language-pair report has no totals to reconcile)."""
-    days = await _fetch_days(client, PAIR_DAY_REPORT, start, end, history, today, progress)
-    return PairUsage(
-        pair_day=days.frame,
-        start=start,
-        end=end,
-        windows_fetched=days.windows_fetched,
-        days_from_history=days.days_from_history,
-    )
-
-
-# The blocking form, for the dashboard and the CLI.
+# Usage of every key; characters of every custom tag; usage of every language pair per key
+# (`-` for unattributed) — each per day, and each in the blocking form for the dashboard and
+# the CLI. Only the key-day report has totals to reconcile.
+fetch_usage_async = KEY_DAY_REPORT.fetch_days
+fetch_tags_async = TAG_DAY_REPORT.fetch_days
+fetch_pairs_async = PAIR_DAY_REPORT.fetch_days
 fetch_usage = blocking(fetch_usage_async)
 fetch_tags = blocking(fetch_tags_async)
 fetch_pairs = blocking(fetch_pairs_async)

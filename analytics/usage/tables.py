@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -134,22 +135,30 @@ def _leaders(frame: pd.DataFrame, column: str, metric: str, n: int) -> list[str]
 
 
 def top_n_over_time(
-    key_day: pd.DataFrame,
+    frame: pd.DataFrame,
     metric: str,
     n: int,
     start: date,
     end: date,
     granularity: Granularity,
+    by: Literal["key", "pair"] = "key",
 ) -> pd.DataFrame:
-    """Wide table: one column per top-N key (display name) plus `Other`, one row per bucket.
+    """Wide table: one column per top-N key (display name) or language pair (of a pair-day
+    frame) plus `Other`, one row per bucket.
 
-    `Other` holds every remaining key, so each row sums to the organization's total; it is
-    omitted when no key falls outside the top N.
+    `Other` holds every remaining item, so each row sums to the organization's total; it is
+    omitted when no item falls outside the top N.
     """
-    leaders = top_keys(key_day, metric, n)
-    names = key_names(key_day)
-    wide = _top_n_wide(key_day, "api_key", metric, leaders, start, end, granularity)
-    wide.columns = pd.Index([*(names[k] for k in leaders), OTHER][: wide.shape[1]], name="key")
+    if by == "pair":
+        frame = _with_pair(frame)
+        leaders = _leaders(frame, "pair", metric, n)
+        names = {pair: pair for pair in leaders}
+    else:
+        leaders = top_keys(frame, metric, n)
+        names = key_names(frame)
+    column = "pair" if by == "pair" else "api_key"
+    wide = _top_n_wide(frame, column, metric, leaders, start, end, granularity)
+    wide.columns = pd.Index([*(names[k] for k in leaders), OTHER][: wide.shape[1]], name=by)
     return wide
 
 
@@ -404,23 +413,6 @@ def pair_matrix(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
     rows = sums.sum(axis=1).sort_values(ascending=False, kind="stable").index
     columns = sums.sum(axis=0).sort_values(ascending=False, kind="stable").index
     return sums.loc[rows, columns]
-
-
-def pairs_over_time(
-    pair_day: pd.DataFrame,
-    metric: str,
-    n: int,
-    start: date,
-    end: date,
-    granularity: Granularity,
-) -> pd.DataFrame:
-    """Wide table: one column per top-N pair plus `Other`, one row per bucket; each row sums
-    to the organization's `metric` in that bucket (the same top-N machinery as keys)."""
-    named = _with_pair(pair_day)
-    leaders = _leaders(named, "pair", metric, n)
-    wide = _top_n_wide(named, "pair", metric, leaders, start, end, granularity)
-    wide.columns = pd.Index([*leaders, OTHER][: wide.shape[1]], name="pair")
-    return wide
 
 
 def pair_keys(pair_day: pd.DataFrame, source: str, target: str) -> pd.DataFrame:
