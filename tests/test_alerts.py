@@ -6,16 +6,18 @@ oracle."""
 from __future__ import annotations
 
 import json
+import re
 import ssl
 from pathlib import Path
 
 import pytest
 from builders import PLAN_ADMIN, PLAN_TODAY, plan_org, price_from, pricing, serve_to_cli
 from conftest import file_app, free_port
+from readme import README
 from receivers import self_signed, smtp_server, webhook_receiver
 from typer.testing import CliRunner
 
-from analytics.alerts.config import load_alerts
+from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState
 from analytics.cli import app
@@ -246,8 +248,9 @@ def test_a_warning_that_becomes_exceeded_is_sent_again_once(org, mailbox, hooks)
 def test_a_failed_webhook_is_sent_by_the_next_run_and_mail_still_goes(org, mailbox, hooks):
     write_alerts(org, mailbox.port)
     hooks.status = 500
-    failed = run(org)
+    failed = run(org, "--debug")  # httpx logs each request's address: never the token
     assert failed.exit_code == 12, failed.output
+    assert 'INFO: HTTP Request: POST *** "HTTP/1.0 500 Internal Server Error"' in failed.stderr
     assert mailbox.subjects == SUBJECTS  # the other destination got its messages
     assert len(hooks.posts) == 12 and hooks.at(SLACK) == []
     assert (
@@ -420,6 +423,16 @@ def test_notify_needs_an_alerts_file_and_dry_run_needs_notify(org):
     result = runner.invoke(app, ["check-budgets", "--budgets", budgets, "--dry-run"])
     assert result.exit_code == 2
     assert "--alerts and --dry-run go with --notify" in result.stderr
+
+
+def test_the_readme_example_is_valid():
+    [block] = [
+        b for b in re.findall(r"```toml\n(.*?)```", README.read_text(), re.DOTALL) if "url_env" in b
+    ]
+    environment = {"ANALYTICS_SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/x"}
+    config = parse_alerts(block, "README.md", environment)
+    assert config.email is not None and config.email.port == 587
+    assert config.link("/capacity") == "https://dash.example.org/usage/capacity"
 
 
 def test_the_example_file_is_valid():

@@ -3,18 +3,22 @@
 Every message is tried once per run, with a timeout. A failure (an SMTP error, a refused
 connection, an HTTP answer other than 2xx) is reported and not recorded, so the next run
 sends that message again; the other destinations still get theirs. Error texts are built
-here and never hold a credential or a webhook address.
+here and never hold a credential or a webhook address, and while messages go out httpx's own
+log lines (shown with --debug) have the webhook addresses taken out.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import smtplib
 import ssl
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.message import EmailMessage
 from functools import partial
+from urllib.parse import urlsplit
 
 import httpx
 import msgspec
@@ -35,19 +39,56 @@ class DeliveryError(Exception):
     """A message did not get through; the text is safe to print and log."""
 
 
-def _redacted(text: str, secrets: Iterable[SecretStr | None]) -> str:
-    for secret in secrets:
-        value = secret.get_secret_value() if secret is not None else ""
-        if value:
-            text = text.replace(value, "***")
-    return one_line(text, QUOTED_ANSWER)
+def _values(secrets: Iterable[SecretStr | None]) -> list[str]:
+    return [value for s in secrets if s is not None and (value := s.get_secret_value())]
+
+
+def _address_secrets(hook: Webhook) -> list[str]:
+    """The webhook's address, and its path and query (the token), however a URL is spelt."""
+    address = hook.url.get_secret_value()
+    parts = urlsplit(address)
+    token = parts.path + (f"?{parts.query}" if parts.query else "")
+    return [address, token] if len(token) > 1 else [address]
+
+
+def _without(text: str, secrets: Iterable[str]) -> str:
+    for value in secrets:
+        text = text.replace(value, "***")
+    return text
+
+
+def _redacted(text: str, secrets: Iterable[str]) -> str:
+    return one_line(_without(text, secrets), QUOTED_ANSWER)
+
+
+class _Redacting(logging.Filter):
+    """Takes secrets out of a logger's lines (httpx logs each request's full address)."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = _without(record.getMessage(), self.secrets), None
+        return True
+
+
+@contextmanager
+def _addresses_out_of_logs(config: AlertsConfig) -> Iterator[None]:
+    redacting = _Redacting([value for hook in config.webhooks for value in _address_secrets(hook)])
+    logger = logging.getLogger("httpx")
+    logger.addFilter(redacting)
+    try:
+        yield
+    finally:
+        logger.removeFilter(redacting)
 
 
 def send_mail(email: Email, message: EmailMessage) -> None:
     """Send over SMTP; TLS as configured (never downgraded), signed in when credentials are
     set. Raises DeliveryError, also when the server refuses any recipient."""
     context = ssl.create_default_context()
-    secrets = (email.username, email.password)
+    secrets = _values((email.username, email.password))
     try:
         server = (
             smtplib.SMTP_SSL(email.host, email.port, timeout=SMTP_TIMEOUT, context=context)
@@ -78,10 +119,10 @@ def post(client: httpx.Client, hook: Webhook, payload: dict[str, object]) -> Non
             headers={"Content-Type": "application/json"},
         )
     except httpx.HTTPError as exc:
-        reason = _redacted(f"{type(exc).__name__}: {exc}", [hook.url])
+        reason = _redacted(f"{type(exc).__name__}: {exc}", _address_secrets(hook))
         raise DeliveryError(f"webhook {hook.name}: {reason}") from None
     if not response.is_success:
-        answer = _redacted(response.text, [hook.url])
+        answer = _redacted(response.text, _address_secrets(hook))
         raise DeliveryError(
             f"webhook {hook.name}: HTTP {response.status_code} {response.reason_phrase}"
             + (f": {answer}" if answer else "")
@@ -126,7 +167,7 @@ def deliver(
     """Send each event that is new or escalated for a destination, recording each success at
     once; ``dry_run`` shows the messages instead and records nothing."""
     deliveries = []
-    with httpx.Client(timeout=WEBHOOK_TIMEOUT) as client:
+    with _addresses_out_of_logs(config), httpx.Client(timeout=WEBHOOK_TIMEOUT) as client:
         routes: list[tuple[str, Callable[[Event], Prepared]]] = [
             (hook.name, partial(_by_webhook, config, client, hook)) for hook in config.webhooks
         ]
