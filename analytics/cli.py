@@ -4,7 +4,8 @@ Exit codes: 0 done; 2 bad arguments or configuration; 3 the service refused the 
 4 the service or the network failed after retries (or answered with an invalid body);
 1 anything unexpected. `check-budgets` also exits 10 when a warning threshold is reached
 (used or projected, or a budget names an unknown key) and 11 when a budget (or the plan's
-character limit, for a plan budget) is exceeded.
+character limit, for a plan budget) is exceeded. A command that sends messages (`--notify`,
+`report --mail-to`) exits 13 when one could not be delivered (it is sent again next run).
 Errors go to stderr in one or two lines, without a traceback unless --debug is given.
 """
 
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
@@ -25,6 +27,13 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analytics.alerts.budgets import LINK as CAPACITY_LINK
+from analytics.alerts.budgets import budget_events
+from analytics.alerts.config import AlertsConfig, AlertsFileError, Email, load_alerts
+from analytics.alerts.delivery import DeliveryError, deliver, send_mail
+from analytics.alerts.events import Event
+from analytics.alerts.messages import Attachment, mail, with_attachment
+from analytics.alerts.state import DeliveryState, StateFileError, state_path
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
@@ -57,12 +66,15 @@ from analytics.exports.tables import (
 )
 from analytics.languages import language_table
 from analytics.reports.meeting import render
+from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
+from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
-from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
+from analytics.usage.calendar import Preset, YearStart, range_text, resolve, utc_today
+from analytics.usage.frames import labels
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
 
@@ -72,6 +84,7 @@ EXIT_FORBIDDEN = 3
 EXIT_SERVICE = 4
 EXIT_BUDGET_WARNING = 10
 EXIT_BUDGET_EXCEEDED = 11
+EXIT_DELIVERY = 13
 BUDGET_EXIT_CODES: dict[Status, int] = {
     "ok": 0,
     "unknown key": EXIT_BUDGET_WARNING,
@@ -88,6 +101,7 @@ app = typer.Typer(
 
 
 ListFormat = Literal["table", "csv"]
+ReportFormat = Literal["html", "pdf"]
 PlanFormat = Literal["table", "json"]
 # What an export reads: usage per key (the analytics report), characters per custom tag, or
 # usage per language pair.
@@ -132,6 +146,23 @@ TeamsOption = Annotated[
         help="Teams TOML file (default: teams.toml here when present; the example with --demo).",
     ),
 ]
+AlertsOption = Annotated[
+    Path | None,
+    typer.Option("--alerts", help="Alerts TOML file (default: alerts.toml here when present)."),
+]
+NotifyOption = Annotated[
+    bool,
+    typer.Option(
+        "--notify",
+        help="Send each new or escalated alert to the alerts file's destinations, once per level.",
+    ),
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run", help="With --notify: print the messages instead; send and record nothing."
+    ),
+]
 
 
 class UsageProblem(Exception):
@@ -162,7 +193,14 @@ def _reported(debug: bool) -> Iterator[None]:
         yield
     except typer.Exit:
         raise
-    except (UsageProblem, PricingFileError, TeamFileError, UnpricedDayError) as exc:
+    except (
+        UsageProblem,
+        PricingFileError,
+        TeamFileError,
+        UnpricedDayError,
+        AlertsFileError,
+        StateFileError,
+    ) as exc:
         _fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:
         if debug:
@@ -419,14 +457,69 @@ def _budgets(path: Path) -> BudgetFile:
 BudgetsOption = Annotated[Path, typer.Option("--budgets", help="The budgets TOML file.")]
 
 
+def _alerts(given: Path | None, option: str) -> AlertsConfig:
+    """The alerts file in force: given, else alerts.toml in the working folder; its secrets
+    come from the environment."""
+    path = money_file("alerts", given, Path.cwd(), demo=False)
+    if path is None:
+        raise UsageProblem(
+            f"{option} needs an alerts file: alerts.toml in the working folder or --alerts FILE "
+            "(see alerts.example.toml)"
+        )
+    return load_alerts(path, os.environ)
+
+
+def _notify(
+    events: Sequence[Event], config: AlertsConfig, state: DeliveryState, dry_run: bool
+) -> bool:
+    """Deliver new and escalated events; say what was sent (stdout), shown (dry run, stdout)
+    or not delivered (stderr). False when a message did not get through."""
+    deliveries = deliver(events, config, state, dry_run)
+    for delivery in deliveries:
+        subject, destination = delivery.event.subject, delivery.destination
+        if delivery.preview:
+            typer.echo(f"--- dry run: {destination} ---\n{delivery.preview.rstrip()}")
+        elif delivery.error:
+            typer.echo(
+                f"error: not delivered to {destination}: {subject}: {delivery.error} "
+                "(sent again at the next run)",
+                err=True,
+            )
+        else:
+            typer.echo(f"notified {destination}: {subject}")
+    if dry_run and not deliveries:
+        typer.echo("--- dry run: nothing to send (every alert was delivered already) ---")
+    return not any(delivery.error for delivery in deliveries)
+
+
 @app.command()
 def report(
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="HTML file to write (atomically).")
-    ],
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="File to write (atomically): HTML, or PDF with --format pdf."
+        ),
+    ] = None,
     start: StartOption = None,
     end: EndOption = None,
     period: PeriodOption = None,
+    fmt: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            help="html, or pdf (printed by headless chromium); by default from the --output "
+            "extension.",
+        ),
+    ] = None,
+    mail_to: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mail-to",
+            help="Mail the report (PDF; HTML without chromium) to this address through the "
+            "alerts file's [email] server; repeatable.",
+        ),
+    ] = None,
+    alerts: AlertsOption = None,
     budgets: Annotated[
         Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
     ] = None,
@@ -435,11 +528,20 @@ def report(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Write the capacity meeting report (one self-contained HTML file) for a range of days."""
+    """Write the capacity meeting report (one self-contained HTML file, or PDF) for a range of
+    days, and mail it."""
     with _reported(debug):
         today = utc_today()
         first, last = _range(start, end, period, today)
-        _check_output(output)
+        if output is None and not mail_to:
+            raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
+        if output is not None:
+            _check_output(output)
+        file_format = fmt or ("pdf" if output and output.suffix.lower() == ".pdf" else "html")
+        chromium = find_chromium()
+        if output is not None and file_format == "pdf" and chromium is None:
+            raise UsageProblem(CHROMIUM_MISSING)
+        mail_server = _report_mail(alerts, mail_to or [])
         budget_file = _budgets(budgets) if budgets else None
         costing = _costing(pricing, teams, demo)
         cost = _daily_cost(costing, budget_file)
@@ -447,24 +549,86 @@ def report(
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = _fetch(_settings(), demo, fetch_first, fetch_last, use_history=True)
         review = build_review(usage, budget_file, today, first, last, cost)
-        write_atomic(render(usage.frame, review).encode(), output)
-        if sys.stderr.isatty():
-            typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
+        page = render(usage.frame, review)
+        pdf = (
+            html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
+        )
+        if output is not None:
+            write_atomic(pdf if pdf is not None and file_format == "pdf" else page.encode(), output)
+            if sys.stderr.isatty():
+                typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
+        if mail_server is not None:
+            _mail_report(mail_server, mail_to or [], (first, last), page, pdf)
+
+
+def _report_mail(given: Path | None, recipients: list[str]) -> tuple[Email, str] | None:
+    """The alerts file's [email] server and the dashboard's Capacity address, for mailing the
+    report; None when nobody gets it."""
+    if not recipients:
+        return None
+    for address in recipients:
+        if "@" not in address:
+            raise UsageProblem(f"--mail-to {address!r} is not an e-mail address")
+    config = _alerts(given, "--mail-to")
+    if config.email is None:
+        raise UsageProblem(f"{config.source}: --mail-to needs an [email] table (the SMTP server)")
+    return config.email, config.link(CAPACITY_LINK)
+
+
+def _mail_report(
+    server: tuple[Email, str],
+    recipients: list[str],
+    days: tuple[date, date],
+    page: str,
+    pdf: bytes | None,
+) -> None:
+    """Mail the report as PDF, or as HTML (saying why) when chromium is missing."""
+    email, dashboard = server
+    first, last = days
+    name = f"capacity-review_{first}_{last}"
+    if pdf is not None:
+        how = "as PDF."
+        attachment = Attachment(f"{name}.pdf", pdf, "application/pdf")
+    else:
+        how = (
+            f"as HTML: {CHROMIUM_MISSING}, so no PDF was made. The HTML file needs no network; "
+            "open it in a browser (which can print it)."
+        )
+        attachment = Attachment(f"{name}.html", page.encode(), "text/html")
+    body = (
+        f"The capacity review of {range_text(first, last)} (UTC days) is attached {how}\n\n"
+        f"Dashboard: {dashboard}\n"
+    )
+    subject = f"Capacity review {range_text(first, last)}"
+    message = with_attachment(mail(email, recipients, subject, body), attachment)
+    try:
+        send_mail(email, message)
+    except DeliveryError as exc:
+        _fail(EXIT_DELIVERY, f"the report was not mailed: {exc}")
 
 
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded."""
+    """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded (13: an
+    alert was not delivered)."""
     with _reported(debug):
+        if (dry_run or alerts) and not notify:
+            raise UsageProblem("--alerts and --dry-run go with --notify")
         budget_file = _budgets(budgets)
-        cost = _daily_cost(_costing(pricing, teams, demo), budget_file)
+        costing = _costing(pricing, teams, demo)
+        cost = _daily_cost(costing, budget_file)
         settings = _settings()
+        destinations = _alerts(alerts, "--notify") if notify else None
+        state = DeliveryState(state_path(settings)) if notify else None
         today = utc_today()
         first = required_start(today, budget_file.year_start)
         # Plan budgets need the plan's counts, and the days its projection reads.
@@ -486,7 +650,13 @@ def check_budgets(
             table[share] = table[share].map(lambda v: "-" if math.isnan(v) else f"{v:.1f}")
         table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
         typer.echo(table.to_string(index=False))
-    raise typer.Exit(BUDGET_EXIT_CODES[worst(evaluations)])
+        code = BUDGET_EXIT_CODES[worst(evaluations)]
+        if destinations is not None and state is not None:
+            currency = costing.pricing.currency if costing.pricing else None
+            events = budget_events(evaluations, labels(usage.frame), currency)
+            if not _notify(events, destinations, state, dry_run):
+                code = EXIT_DELIVERY
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -4,25 +4,18 @@ go, and how a missing tool is reported (a skip on a workstation, a failure in CI
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
+from analytics.reports import pdf
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
+# Found and started as the PDF report finds and starts it.
+CHROMIUM = pdf.find_chromium()
+CHROMIUM_ARGS = list(pdf.CHROMIUM_ARGS)
 WAIT_MS = 60_000
 
 

@@ -16,12 +16,24 @@ from readme import README, dashboard_options, nginx_config, systemd_units
 CHECKOUT = "/opt/usage-dashboard"
 
 
-def test_the_readme_shows_the_dashboard_and_export_units():
+def test_the_readme_shows_the_dashboard_export_alert_and_report_units():
     assert set(systemd_units()) == {
         "usage-dashboard.service",
         "usage-export.service",
         "usage-export.timer",
+        "usage-budget-alerts.service",
+        "usage-budget-alerts.timer",
+        "usage-anomaly-alerts.service",
+        "usage-anomaly-alerts.timer",
+        "usage-report.service",
+        "usage-report.timer",
     }
+
+
+def test_a_delivered_budget_warning_is_a_success_and_an_undelivered_alert_is_not():
+    unit = systemd_units()["usage-budget-alerts.service"].splitlines()
+    assert "SuccessExitStatus=10 11" in unit  # check-budgets' warning and exceeded
+    assert any(line.endswith("check-budgets --budgets budgets.toml --notify") for line in unit)
 
 
 def test_the_units_pass_systemd_analyze_verify(tmp_path):

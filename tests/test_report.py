@@ -4,14 +4,13 @@ real browser."""
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 import plotly.offline
 import pytest
-from browsers import unavailable
+from browsers import CHROMIUM, unavailable
 from builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
 from typer.testing import CliRunner
 
@@ -155,8 +154,7 @@ def test_cli_refuses_a_missing_folder(tmp_path, unconfigured):
 
 @pytest.mark.browser
 def test_report_renders_offline_in_chromium(tmp_path):
-    chromium = shutil.which("chromium")
-    if chromium is None:
+    if CHROMIUM is None:
         unavailable("chromium is not installed")
     from playwright.sync_api import sync_playwright
 
@@ -172,7 +170,7 @@ def test_report_renders_offline_in_chromium(tmp_path):
     errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=chromium,
+            executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:

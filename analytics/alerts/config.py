@@ -1,0 +1,200 @@
+"""``alerts.toml``: where alerts go. Credentials and webhook addresses never live in the file.
+
+The file names the environment variables that hold them (a webhook address carries its
+channel's secret token), and the values are read once, when the file is loaded, into
+``SecretStr`` so no ``repr`` or error text shows them. Problems are one ``AlertsFileError``
+naming the file, the entry and the field, never a value read from the environment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+import msgspec
+from pydantic import SecretStr
+
+from analytics.usage.tomlfiles import parse_toml, read_text
+
+Security = Literal["starttls", "ssl", "none"]
+WebhookKind = Literal["slack", "teams", "json"]
+DEFAULT_PORTS: dict[str, int] = {"starttls": 587, "ssl": 465, "none": 25}
+EMAIL = "email"  # the e-mail destination's name in messages and the delivery state
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class AlertsFileError(ValueError):
+    """The alerts file cannot be read, breaks a rule, or names an unset variable."""
+
+
+def _check_variable(field: str, name: str) -> None:
+    # Never echo the value: someone may have pasted the secret itself here.
+    if not _VARIABLE.fullmatch(name):
+        raise ValueError(
+            f"{field} must name an environment variable (letters, digits and _), not hold a "
+            "value: the secret stays in the environment, out of the file"
+        )
+
+
+def _check_web_address(field: str, value: str) -> None:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{field} must be an http:// or https:// address")
+
+
+class EmailEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The ``[email]`` table: an SMTP server and who gets the messages."""
+
+    host: str
+    security: Security
+    sender: str = msgspec.field(name="from")
+    to: tuple[str, ...]
+    port: int | msgspec.UnsetType = msgspec.UNSET
+    username_env: str = "ANALYTICS_SMTP_USERNAME"
+    password_env: str = "ANALYTICS_SMTP_PASSWORD"  # noqa: S105 (a variable name)
+
+    def __post_init__(self) -> None:
+        if not self.host.strip():
+            raise ValueError("host must name the SMTP server")
+        if self.port is not msgspec.UNSET and not 0 < self.port < 65536:
+            raise ValueError(f"port must be in 1..65535, not {self.port}")
+        if not self.to:
+            raise ValueError("to must list at least one address")
+        for address in (self.sender, *self.to):
+            if "@" not in address:
+                raise ValueError(f"{address!r} is not an e-mail address")
+        _check_variable("username_env", self.username_env)
+        _check_variable("password_env", self.password_env)
+
+
+class WebhookEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[webhook]]``: a chat channel (Slack, Teams) or any receiver of JSON."""
+
+    kind: WebhookKind
+    url_env: str
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _check_variable("url_env", self.url_env)
+
+    @property
+    def title(self) -> str:
+        return self.name or self.url_env
+
+
+class AlertsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The whole file: the dashboard's address and the destinations."""
+
+    base_url: str
+    email: EmailEntry | None = None
+    webhooks: tuple[WebhookEntry, ...] = msgspec.field(default=(), name="webhook")
+
+    def __post_init__(self) -> None:
+        _check_web_address("base_url", self.base_url)
+        if self.email is None and not self.webhooks:
+            raise ValueError("no destination: add an [email] table or a [[webhook]] entry")
+        names = [EMAIL] if self.email else []
+        for index, hook in enumerate(self.webhooks):
+            if hook.title in names:
+                raise ValueError(
+                    f"[[webhook]] #{index + 1} (name): {hook.title!r} names another "
+                    "destination already; give each a name of its own"
+                )
+            names.append(hook.title)
+
+
+@dataclass(frozen=True)
+class Email:
+    """The SMTP destination with its credentials (None: the server takes mail without)."""
+
+    host: str
+    port: int
+    security: Security
+    sender: str
+    to: tuple[str, ...]
+    username: SecretStr | None
+    password: SecretStr | None
+    name: str = EMAIL
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook destination; ``url`` holds the channel's secret token."""
+
+    name: str
+    kind: WebhookKind
+    url: SecretStr
+
+
+@dataclass(frozen=True)
+class AlertsConfig:
+    """A loaded alerts file, secrets read from the environment."""
+
+    source: str
+    base_url: str
+    email: Email | None
+    webhooks: tuple[Webhook, ...]
+
+    def link(self, path: str) -> str:
+        """The absolute address of a dashboard path."""
+        return self.base_url.rstrip("/") + path
+
+
+def _secret(environ: Mapping[str, str], name: str) -> SecretStr | None:
+    value = environ.get(name, "")
+    return SecretStr(value) if value else None
+
+
+def _email(entry: EmailEntry, environ: Mapping[str, str]) -> Email:
+    username = _secret(environ, entry.username_env)
+    password = _secret(environ, entry.password_env)
+    if (username is None) != (password is None):
+        given, missing = (
+            (entry.username_env, entry.password_env)
+            if password is None
+            else (entry.password_env, entry.username_env)
+        )
+        field = "password_env" if password is None else "username_env"
+        raise ValueError(
+            f"email.{field}: {given} is set but {missing} is not; set both, or neither for a "
+            "server that takes mail without signing in"
+        )
+    if username is not None and entry.security == "none":
+        raise ValueError(
+            "email.security: credentials are only sent over TLS; set security = "
+            '"starttls" or "ssl", or unset the credential variables'
+        )
+    port = DEFAULT_PORTS[entry.security] if entry.port is msgspec.UNSET else entry.port
+    return Email(entry.host, port, entry.security, entry.sender, entry.to, username, password)
+
+
+def _webhook(index: int, entry: WebhookEntry, environ: Mapping[str, str]) -> Webhook:
+    where = f"[[webhook]] #{index + 1} (url_env)"
+    url = _secret(environ, entry.url_env)
+    if url is None:
+        raise ValueError(f"{where}: the environment variable {entry.url_env} is not set")
+    try:
+        _check_web_address(f"the environment variable {entry.url_env}", url.get_secret_value())
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return Webhook(entry.title, entry.kind, url)
+
+
+def parse_alerts(text: str, source: str, environ: Mapping[str, str]) -> AlertsConfig:
+    """Parse an alerts file and read the secrets it names from ``environ``."""
+    entries = parse_toml(text, source, AlertsFile, AlertsFileError)
+    try:
+        email = _email(entries.email, environ) if entries.email else None
+        hooks = tuple(_webhook(i, hook, environ) for i, hook in enumerate(entries.webhooks))
+    except ValueError as exc:
+        raise AlertsFileError(f"{source}: {exc}") from None
+    return AlertsConfig(source, entries.base_url, email, hooks)
+
+
+def load_alerts(path: Path | str, environ: Mapping[str, str]) -> AlertsConfig:
+    """Read and parse an alerts file."""
+    return parse_alerts(read_text(path, AlertsFileError), str(path), environ)
