@@ -22,6 +22,7 @@ from builders import (
 from analytics.cost.chargeback import team_spend
 from analytics.cost.priced import PricesInForce, price_key_day
 from analytics.cost.prices import parse_pricing
+from analytics.cost.spend import base_fees
 from analytics.cost.teams import parse_teams, team_day
 
 TEXT, MINUTES, SPOKEN = (
@@ -39,8 +40,7 @@ def organization():
 
 def test_the_priced_frame_has_the_key_day_shape_and_each_days_cents(organization):
     frame, prices, _ = organization
-    priced = price_key_day(frame, prices, MONEY_START, MONEY_END)
-    table = priced.key_day
+    table = price_key_day(frame, prices, MONEY_START, MONEY_END)
     assert list(table.columns) == KEY_DAY_COLUMNS
     assert table[["api_key", "api_key_label"]].astype(str).values.tolist() == [
         [MONEY_WEB, "web-shop"],
@@ -57,9 +57,8 @@ def test_the_priced_frame_has_the_key_day_shape_and_each_days_cents(organization
     assert table[TEXT].tolist() == [1919, 576, 576, 929]
     assert table["total_characters"].tolist() == [1919, 576, 576, 929]  # the whole usage cost
     assert table[MINUTES].sum() == table[SPOKEN].sum() == 0
-    assert priced.currency == "EUR"
-    assert priced.fees["amount_minor"].tolist() == [1613, 893]  # 250 × 2/31, 250 × 1/28
-    assert priced.base_fee_minor == 2506
+    # The base fee is no row's: 250 × 2/31 and 250 × 1/28, whether or not anything was used.
+    assert base_fees(prices, MONEY_START, MONEY_END)["amount_minor"].tolist() == [1613, 893]
 
 
 def test_minutes_add_to_the_total_cost_but_keep_their_own_columns():
@@ -74,9 +73,7 @@ def test_minutes_add_to_the_total_cost_but_keep_their_own_columns():
         [(date(2025, 3, 4), "aaaa****0001", "A", {TEXT: 1_000_000, MINUTES: 12.5, SPOKEN: 10})]
     )
     prices = parse_pricing(pricing(price_from("2025-01-01", prices=listed)))
-    [row] = price_key_day(frame, prices, date(2025, 3, 1), date(2025, 3, 31)).key_day.to_dict(
-        "records"
-    )
+    [row] = price_key_day(frame, prices, date(2025, 3, 1), date(2025, 3, 31)).to_dict("records")
     assert (row[TEXT], row[MINUTES], row[SPOKEN], row["total_characters"]) == (2000, 38, 50, 2088)
     assert row["document_translation_characters"] == 0
 
@@ -84,8 +81,7 @@ def test_minutes_add_to_the_total_cost_but_keep_their_own_columns():
 def test_an_empty_range_prices_to_an_empty_frame(organization):
     frame, prices, _ = organization
     priced = price_key_day(frame.iloc[:0], prices, MONEY_START, MONEY_END)
-    assert priced.key_day.empty and list(priced.key_day.columns) == KEY_DAY_COLUMNS
-    assert priced.base_fee_minor == 2506  # the fee is owed whether or not anything was used
+    assert priced.empty and list(priced.columns) == KEY_DAY_COLUMNS
 
 
 def test_the_team_frame_sums_each_teams_keys_per_day_and_keeps_unassigned(organization):
@@ -105,7 +101,7 @@ def test_the_team_frame_sums_each_teams_keys_per_day_and_keeps_unassigned(organi
 
 def test_the_team_frame_priced_is_each_teams_share_of_the_lines(organization):
     frame, prices, teams = organization
-    priced = price_key_day(team_day(frame, teams), prices, MONEY_START, MONEY_END).key_day
+    priced = price_key_day(team_day(frame, teams), prices, MONEY_START, MONEY_END)
     per_team = priced.groupby("api_key", observed=True)[TEXT].sum()
     assert per_team.to_dict() == {"Web": 2848, "Unassigned": 1152}  # 19.19 + 9.29; 11.52
 
@@ -125,7 +121,7 @@ def test_team_spend_per_metric_with_the_base_fee_and_the_total(organization):
 def test_prices_in_force_answer_what_capacity_asks(organization):
     frame, prices, teams = organization
     money = PricesInForce(prices, teams)
-    assert (money.currency, money.minor_unit, money.first_day) == ("EUR", 2, date(2025, 1, 1))
+    assert (money.currency, money.first_day) == ("EUR", date(2025, 1, 1))
     spend = money.spend(frame, MONEY_START, MONEY_END)
     assert spend.set_index("team").loc["Total", "amount_minor"] == 6506
     per_day = money.daily_cost(frame, MONEY_START, MONEY_END)

@@ -31,10 +31,6 @@ class Prices(Protocol):
         """ISO 4217 code of every amount."""
 
     @property
-    def minor_unit(self) -> int:
-        """Decimals of the currency."""
-
-    @property
     def first_day(self) -> date:
         """The first day with a price: earlier days cannot be priced."""
 

@@ -11,7 +11,7 @@ the key table with its shares and trends, one bucket's breakdown) so shows money
 The rows add up to the organization's lines exactly. A key's amount over a range is the sum of
 its day items, each within a minor unit of its exact share, so it can differ by a few minor
 units from the per-month items of an export or of the Chargeback page; the organization's
-amount never does. The base fee belongs to no key and no day: it is ``PricedUsage.fees``.
+amount never does. The base fee belongs to no key and no day (``spend.base_fees``).
 """
 
 from __future__ import annotations
@@ -39,22 +39,9 @@ COST_LABELS: Final[dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class PricedUsage:
-    """A range's key-day frame in money (minor units, see the module) and its base fee per
-    month (``spend.FEE_COLUMNS``)."""
-
-    currency: str
-    key_day: pd.DataFrame
-    fees: pd.DataFrame
-
-    @property
-    def base_fee_minor(self) -> int:
-        return int(self.fees["amount_minor"].sum())
-
-
-def price_key_day(key_day: pd.DataFrame, pricing: Pricing, start: date, end: date) -> PricedUsage:
-    """The frame of ``start``–``end`` (inclusive) priced per day, in the frame's shape."""
+def price_key_day(key_day: pd.DataFrame, pricing: Pricing, start: date, end: date) -> pd.DataFrame:
+    """The frame of ``start``–``end`` (inclusive) priced per day, in the frame's shape (minor
+    units, see the module)."""
     spend = price_usage(key_day, pricing, start, end, per="day")
     items = spend.items
     keys = items["api_key"].cat.categories
@@ -81,8 +68,7 @@ def price_key_day(key_day: pd.DataFrame, pricing: Pricing, start: date, end: dat
         ),
         **{metric: amounts[:, i] for i, metric in enumerate(METRICS)},
     }
-    frame = pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
-    return PricedUsage(pricing.currency, frame, spend.fees)
+    return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
 
 
 def priced_totals(priced_key_day: pd.DataFrame) -> dict[str, int]:
@@ -153,10 +139,6 @@ class PricesInForce:
     @property
     def currency(self) -> str:
         return self.pricing.currency
-
-    @property
-    def minor_unit(self) -> int:
-        return self.pricing.minor_unit
 
     @property
     def first_day(self) -> date:

@@ -174,7 +174,7 @@ def _viewed(
     if teams is not None:
         key_day = team_day(key_day, parse_teams(teams))
     if pricing is not None:
-        key_day = price_key_day(key_day, parse_pricing(pricing), start, end).key_day
+        key_day = price_key_day(key_day, parse_pricing(pricing), start, end)
     return key_day
 
 
