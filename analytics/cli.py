@@ -44,7 +44,7 @@ from analytics.cost.files import money_file
 from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
 from analytics.cost.spend import daily_cost
 from analytics.cost.teams import TeamFileError, Teams, load_teams
-from analytics.exports.files import Format, format_for, write_atomic, write_export
+from analytics.exports.files import Format, format_for, write_export
 from analytics.exports.tables import (
     GROUPINGS,
     PAIR_GROUPINGS,
@@ -63,6 +63,7 @@ from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, YearStart, resolve, utc_today
+from analytics.usage.files import write_atomic
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
 
