@@ -140,16 +140,19 @@ def test_minutes_are_told_in_minutes():
 
 
 def test_the_organization_is_judged_too():
-    frame = usage_frame({A: steady(d63=40_000), B: steady(12_000, d63=48_000)})
-    spikes = {a.api_key: a for a in found(frame)}
-    assert set(spikes) == {A, B, ORGANIZATION}
+    team = {f"k{i:03d}****z{i:03d}": steady(d63=40_000) for i in range(20)}
+    spikes = {a.api_key: a for a in found(usage_frame(team))}
+    assert set(spikes) == {*team, ORGANIZATION}
     whole = spikes[ORGANIZATION]
     assert whole.id == "spike:organization:total_characters:2025-03-05"
-    assert (whole.label, whole.observed, whole.expected) == ("Organization", 88_000, 22_000)
+    assert (whole.label, whole.observed, whole.expected) == ("Organization", 800_000, 200_000)
     assert whole.sentence == (
-        "The organization used 88,000 characters on Wed 2025-03-05, about 4× its usual "
-        "Wednesday (expected up to 65,314)."
+        "The organization used 800,000 characters on Wed 2025-03-05, about 4× its usual "
+        "Wednesday (expected up to 593,760)."
     )
+    # Made up of fewer than twenty keys, the organization repeats them: it is not judged.
+    few = {key: values for key, values in list(team.items())[:19]}
+    assert ORGANIZATION not in {a.api_key for a in found(usage_frame(few))}
 
 
 def test_a_steady_key_that_stops_for_three_days_drops():
@@ -236,9 +239,24 @@ def test_baseline_of_a_series_for_its_chart():
         three_days = 10_000 * (1 + 1.8 * math.sqrt(1 + math.pi / 6))
         assert days["bound"].iloc[day] == pytest.approx(three_days)
     assert days["bound"].iloc[63] == pytest.approx(10_000 * STEADY_BOUND)
-    whole = baseline(frame, FIRST, LAST, ORGANIZATION, "total_characters")
-    assert whole["observed"].iloc[63] == 290_000
+    team = usage_frame({f"k{i:03d}****z{i:03d}": steady(d63=90_000) for i in range(20)})
+    whole = baseline(team, FIRST, LAST, ORGANIZATION, "total_characters")
+    assert whole["observed"].iloc[63] == 1_800_000
+    assert whole["expected"].iloc[63] == 200_000
 
 
 def test_an_empty_frame_has_no_anomalies():
     assert found(usage_frame({})) == []
+
+
+def test_the_organizations_metric_made_up_of_few_keys_is_left_to_them():
+    def organization_spikes(document_keys: int) -> list:
+        keys = {f"k{i:03d}****z{i:03d}": [1_000] * DAYS for i in range(document_keys)}
+        documents = {key: steady(1_000, d63=4_000) for key in keys}
+        frame = usage_frame({**keys, B: BIG}, documents=documents)
+        return [a.metric for a in found(frame) if a.api_key == ORGANIZATION]
+
+    # Every key's documents quadruple on one day: the organization's documents too, but
+    # with fewer than twenty keys using documents that says nothing their own spikes do not.
+    assert organization_spikes(19) == []
+    assert organization_spikes(20) == ["document_translation_characters"]

@@ -26,6 +26,10 @@ Sundays) of the same eight weeks stand in for them.
   before) and MIN_EXCESS.
 * **dormant** — a key used again after DORMANT_DAYS or more days without any usage.
 
+The organization's series of a metric is judged like a key's once at least ORG_MIN_KEYS keys
+use the metric: made up of fewer keys it only repeats theirs, noisily (a quiet weekend turns
+on whether its one big user happens to work).
+
 Drops, new keys and dormant keys are ranked by their share of the organization's usual day
 (HIGH_SHARE, MEDIUM_SHARE). A service metric equal to a key's total characters on every day (a
 key that uses one service) is judged once, as total characters; a key's spikes (or drops) of
@@ -76,6 +80,7 @@ MIN_EXCESS: Final[dict[bool, float]] = {False: 1_000.0, True: 1.0}  # characters
 NEAR_ZERO: Final = 0.05
 DROP_CHANCE: Final = 2e-4
 DORMANT_DAYS: Final = 30
+ORG_MIN_KEYS: Final = 20
 NEW_KEY_SHARE: Final = 0.01
 NEW_KEY_DAYS: Final = 7
 HIGH_RATIO: Final = 10.0
@@ -200,7 +205,8 @@ def _grid(key_day: pd.DataFrame, covered_from: date, end: date) -> _Grid:
         if metric in SERVICE_CHARACTERS:
             judged &= ~_same(series[m], series[METRICS.index(TOTAL_CHARACTERS)])
         keys_judged = np.nonzero(judged)[0]
-        organization_row = np.full(int(organization[m].any()), -1)
+        broad = (series[m] > 0).any(axis=1).sum() >= ORG_MIN_KEYS
+        organization_row = np.full(int(broad), -1)
         rows += [series[m, keys_judged], organization[m, None][: len(organization_row)]]
         row_key += [keys_judged, organization_row]
         row_metric.append(np.full(len(keys_judged) + len(organization_row), m))

@@ -11,7 +11,7 @@ import pandas as pd
 
 from analytics.anomalies.detect import KIND_TITLES, Anomaly, baseline
 from analytics.anomalies.marks import Mark, status
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, is_minutes
 
 TABLE_COLUMNS: Final = [
     "severity", "status", "kind", "api_key_label", "api_key", "metric", "first", "last",
@@ -24,7 +24,8 @@ DAYS_AFTER: Final = 14
 
 def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:
     """One row per anomaly, in the order given, with its status (new, expected, acknowledged);
-    kinds and metrics by their titles, days as dates."""
+    kinds and metrics by their titles, days as dates, figures rounded as their unit is shown
+    (whole characters, minutes to the hundredth)."""
     return pd.DataFrame(
         [
             {
@@ -36,9 +37,14 @@ def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd
                 "metric": METRIC_LABELS[a.metric],
                 "first": a.first,
                 "last": a.last,
-                "observed": a.observed,
-                "expected": a.expected,
-                "bound": a.bound,
+                **{
+                    name: round(value, 2) if is_minutes(a.metric) else round(value)
+                    for name, value in (
+                        ("observed", a.observed),
+                        ("expected", a.expected),
+                        ("bound", a.bound),
+                    )
+                },
                 "sentence": a.sentence,
                 "id": a.id,
             }
