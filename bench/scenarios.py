@@ -1,7 +1,8 @@
 """The measured targets: each returns result lines `{"name", "ratio", "target", "ok", ...}`.
 
-`ratio` is always "ours / reference" (or a peak over its limit), and `ok` means `ratio <=
-target` with every side condition (identical output, figure sizes) met.
+`ratio` is always "ours / reference" (or a figure over its limit, or a goal over what was
+reached), and `ok` means `ratio <= target` with every side condition (identical output, figure
+sizes) met.
 """
 
 from __future__ import annotations
