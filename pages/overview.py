@@ -1,9 +1,13 @@
-"""Overview: totals of the range with their change, the plan's billing period, and the service
-mix over time."""
+"""Overview: totals of the range with their change, its new anomalies, the plan's billing
+period, and the service mix over time."""
+
+from pathlib import Path
 
 import streamlit as st
 
+from analytics.anomalies.tables import new_anomalies
 from analytics.dashboard import data, session
+from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
@@ -50,6 +54,16 @@ for column, kpi in zip(columns, tiles, strict=True):
         chart_data=over_time[kpi.metric].round(2).tolist(),
         chart_type="area",
     )
+
+with service_errors(source):
+    found = data.anomalies(source, chosen)
+fresh = len(new_anomalies(found, given_marks(source)))
+st.page_link(
+    Path(__file__).with_name("anomalies.py"),
+    label=f"{fresh:,} new {'anomaly' if fresh == 1 else 'anomalies'} in this range "
+    f"({len(found):,} in all): spikes, drops, new and dormant keys",
+    icon=":material/troubleshoot:",
+)
 
 plan_panel(source, calendar.utc_today())
 

@@ -16,7 +16,6 @@ from builders import KEY_DAY_COLUMNS, METRICS, key_day_rows, price_from, pricing
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.exports import files
 from analytics.exports.commands import (
     CRON_SCHEDULE,
     export_command,
@@ -159,7 +158,7 @@ def test_a_failed_write_leaves_the_earlier_file_untouched(tmp_path, monkeypatch,
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(files.os, failing, broken)
+    monkeypatch.setattr(os, failing, broken)
     with pytest.raises(OSError, match="No space"):
         write_export(table, target)
     monkeypatch.undo()
