@@ -112,6 +112,7 @@ PAGES = [
     st.Page(PAGES_DIR / "pairs.py", title="Language pairs", icon=":material/swap_horiz:"),
     st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
     st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
+    st.Page(PAGES_DIR / "anomalies.py", title="Anomalies", icon=":material/troubleshoot:"),
     st.Page(PAGES_DIR / "chargeback.py", title="Chargeback", icon=":material/payments:"),
     st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),
 ]

@@ -4,7 +4,8 @@ Exit codes: 0 done; 2 bad arguments or configuration; 3 the service refused the 
 4 the service or the network failed after retries (or answered with an invalid body);
 1 anything unexpected. `check-budgets` also exits 10 when a warning threshold is reached
 (used or projected, or a budget names an unknown key) and 11 when a budget (or the plan's
-character limit, for a plan budget) is exceeded. A command that sends messages (`--notify`,
+character limit, for a plan budget) is exceeded; `check-anomalies` exits 12 when it finds
+anomalies nobody has marked yet. A command that sends messages (`--notify`,
 `report --mail-to`) exits 13 when one could not be delivered (it is sent again next run).
 Errors go to stderr in one or two lines, without a traceback unless --debug is given.
 """
@@ -27,6 +28,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analytics.alerts.anomalies import anomaly_events
 from analytics.alerts.budgets import LINK as CAPACITY_LINK
 from analytics.alerts.budgets import budget_events
 from analytics.alerts.config import AlertsConfig, AlertsFileError, Email, load_alerts
@@ -34,6 +36,9 @@ from analytics.alerts.delivery import DeliveryError, deliver, send_mail
 from analytics.alerts.events import Event
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.alerts.state import DeliveryState, StateFileError, state_path
+from analytics.anomalies.detect import LOOKBACK_DAYS, find_anomalies
+from analytics.anomalies.marks import MARKS, Mark, Marks, MarksFileError, check_id, status
+from analytics.anomalies.tables import new_anomalies
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
@@ -53,7 +58,7 @@ from analytics.cost.files import money_file
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
 from analytics.cost.teams import TeamFileError, Teams, load_teams
-from analytics.exports.files import Format, format_for, write_atomic, write_export
+from analytics.exports.files import Format, format_for, write_export
 from analytics.exports.tables import (
     GROUPINGS,
     PAIR_GROUPINGS,
@@ -74,6 +79,7 @@ from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import PlanUsage
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, YearStart, range_text, resolve, utc_today
+from analytics.usage.files import write_atomic
 from analytics.usage.frames import labels
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
@@ -84,6 +90,7 @@ EXIT_FORBIDDEN = 3
 EXIT_SERVICE = 4
 EXIT_BUDGET_WARNING = 10
 EXIT_BUDGET_EXCEEDED = 11
+EXIT_NEW_ANOMALIES = 12
 EXIT_DELIVERY = 13
 BUDGET_EXIT_CODES: dict[Status, int] = {
     "ok": 0,
@@ -200,6 +207,7 @@ def _reported(debug: bool) -> Iterator[None]:
         UnpricedDayError,
         AlertsFileError,
         StateFileError,
+        MarksFileError,
     ) as exc:
         _fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:
@@ -226,13 +234,18 @@ def _settings() -> Settings:
         raise UsageProblem(f"invalid setting: {setting_problems(exc)}") from None
 
 
-def _client(settings: Settings, demo: bool) -> ServiceClient:
-    if demo:
-        return demo_client(settings)
-    if not settings.is_configured:
+def _configured(settings: Settings, demo: bool) -> None:
+    """A command without --demo needs a service: it never silently falls back to demo data."""
+    if not demo and not settings.is_configured:
         raise UsageProblem(
             "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set (or pass --demo for demo data)"
         )
+
+
+def _client(settings: Settings, demo: bool) -> ServiceClient:
+    _configured(settings, demo)
+    if demo:
+        return demo_client(settings)
     return ServiceClient.from_settings(settings)
 
 
@@ -657,6 +670,86 @@ def check_budgets(
             if not _notify(events, destinations, state, dry_run):
                 code = EXIT_DELIVERY
     raise typer.Exit(code)
+
+
+@app.command("check-anomalies")
+def check_anomalies(
+    days: Annotated[
+        int, typer.Option(min=1, help="Check the last N closed UTC days (yesterday back).")
+    ] = 7,
+    show_all: Annotated[
+        bool,
+        typer.Option("--all", help="Also print anomalies marked expected or acknowledged."),
+    ] = False,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
+    when there is none, 12 when there is (13: an alert was not delivered)."""
+    with _reported(debug):
+        if (dry_run or alerts) and not notify:
+            raise UsageProblem("--alerts and --dry-run go with --notify")
+        settings = _settings()
+        destinations = _alerts(alerts, "--notify") if notify else None
+        state = DeliveryState(state_path(settings)) if notify else None
+        marks = _marks(settings, demo)
+        marked = marks.read() if marks else {}
+        end = utc_today() - timedelta(days=1)
+        start = end - timedelta(days=days - 1)
+        usage = _fetch(settings, demo, start - timedelta(days=LOOKBACK_DAYS), end, True)
+        found = find_anomalies(usage.frame, usage.start, start, end)
+        new = new_anomalies(found, marked)
+        shown = found if show_all else new
+        if shown:
+            rows = [
+                [a.severity, *([status(a.id, marked)] if show_all else []), a.id, a.sentence]
+                for a in shown
+            ]
+            for line in _aligned(rows):
+                typer.echo(line)
+        code = EXIT_NEW_ANOMALIES if new else 0
+        if destinations is not None and state is not None:
+            if not _notify(anomaly_events(new), destinations, state, dry_run):
+                code = EXIT_DELIVERY
+    raise typer.Exit(code)
+
+
+@app.command("mark-anomaly")
+def mark_anomaly(
+    anomaly: Annotated[str, typer.Argument(help="The anomaly's id, as check-anomalies prints it.")],
+    mark: Annotated[
+        str,
+        typer.Argument(
+            help="expected (planned activity), acknowledged (seen), or new (remove the mark)."
+        ),
+    ],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Mark an anomaly expected or acknowledged, so check-anomalies no longer reports it as
+    new; an id may be marked before the anomaly happens (planned activity)."""
+    with _reported(debug):
+        if mark not in (*MARKS, "new"):
+            raise UsageProblem(f"mark must be expected, acknowledged or new, not {mark!r}")
+        try:
+            anomaly_id = check_id(anomaly)
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+        marks = _marks(_settings(), demo)
+        if marks is None:
+            raise UsageProblem("marks are kept beside the history store: set SERVICE_HISTORY_PATH")
+        chosen: Mark | None = next((m for m in MARKS if m == mark), None)
+        marks.set(anomaly_id, chosen)
+
+
+def _marks(settings: Settings, demo: bool) -> Marks | None:
+    """Where the marks live: beside the history store of the configured account, or of the
+    demo organization; None without a history folder (nothing is marked)."""
+    _configured(settings, demo)
+    return Marks.for_settings(settings, demo)
 
 
 @app.command()

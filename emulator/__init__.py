@@ -3,6 +3,7 @@
 from emulator.app import Emulator, create_app
 from emulator.config import EmulatorConfig
 from emulator.org import (
+    Injected,
     KeySpec,
     LanguagePair,
     LedgerRow,
@@ -16,6 +17,7 @@ from emulator.plan import Plan
 __all__ = [
     "Emulator",
     "EmulatorConfig",
+    "Injected",
     "KeySpec",
     "LanguagePair",
     "LedgerRow",

@@ -39,6 +39,10 @@ def serve(
         EndDateReading,
         typer.Option(help="Analytics: whether a date-only end_date is the range's last day."),
     ] = EndDateReading.EXCLUSIVE,
+    anomalies: Annotated[
+        bool,
+        typer.Option(help="Put a few known anomalies into the synthetic organization."),
+    ] = True,
 ) -> None:
     """Start the Language Service emulator."""
     config = EmulatorConfig(
@@ -54,6 +58,7 @@ def serve(
         auth_scheme=auth_scheme,
         today=today.date() if today else None,
         end_date_reading=end_date_reading,
+        anomalies=anomalies,
     )
     try:
         app = create_app(config)

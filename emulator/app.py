@@ -30,7 +30,14 @@ from emulator.languages_data import (
     resource_list,
     v2_languages,
 )
-from emulator.org import KeySpec, LedgerRow, Organization, PairLedgerRow, TagLedgerRow
+from emulator.org import (
+    Injected,
+    KeySpec,
+    LedgerRow,
+    Organization,
+    PairLedgerRow,
+    TagLedgerRow,
+)
 from emulator.plan import Plan, usage_body
 from emulator.schemas import (
     ANALYTICS_PARAMETERS,
@@ -77,6 +84,8 @@ class Emulator:
         self.keys: list[KeySpec] = org.keys
         self.admin_key: str | None = org.admin_key
         self.plan: Plan = org.plan
+        # The anomalies put into a synthetic organization: what detection should find.
+        self.injected: list[Injected] = org.injected
         if config.page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.page_size = config.page_size
@@ -130,8 +139,10 @@ def _organization(config: EmulatorConfig) -> tuple[Organization, str]:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         return org, f"file:{digest}"
     today = config.current_day()
-    org = synthetic.generate(config.seed, config.keys, config.days, today)
-    return org, f"synthetic:{config.seed}:{config.keys}:{config.days}:{today}"
+    org = synthetic.generate(config.seed, config.keys, config.days, today, config.anomalies)
+    # A clean organization keeps the name it had before anomalies were injected.
+    kind = "synthetic+anomalies" if config.anomalies else "synthetic"
+    return org, f"{kind}:{config.seed}:{config.keys}:{config.days}:{today}"
 
 
 AUTH_HEADER = APIKeyHeader(

@@ -27,7 +27,9 @@ class EmulatorConfig:
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
     current UTC day so histories and recorded usage are reproducible; `page_size` is the number
     of rows per page of the paged analytics operations (small values make paging easy to test);
-    `end_date_reading` is one of `EndDateReading`'s values.
+    `end_date_reading` is one of `EndDateReading`'s values; `anomalies` puts a few known
+    anomalies into the synthetic organization (`Emulator.injected` lists them), False keeps it
+    clean.
     """
 
     seed: int = 42
@@ -43,6 +45,7 @@ class EmulatorConfig:
     today: dt.date | None = None
     page_size: int = 500
     end_date_reading: str = EndDateReading.EXCLUSIVE
+    anomalies: bool = True
 
     def __post_init__(self) -> None:
         """Refuse an unknown reading here, before a server starts with it."""

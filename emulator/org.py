@@ -96,13 +96,34 @@ class KeySpec:
 UsageTuple = tuple[str, int, str, int, int, int, float, float]
 
 
+@dataclass(frozen=True)
+class Injected:
+    """An anomaly put into a synthetic organization on purpose: the ground truth anomaly
+    detection is measured against (key masked; days inclusive).
+
+    `kind` is `spike` (one day's `metric` at `factor` times the key's usual level that day,
+    its level before day-to-day noise), `drop` (no usage at all from `first` to `last`), `new`
+    (a key first used on `first`) or `dormant` (a key used on `first` after weeks without
+    usage); `metric` is the stored metric of a spike, else `total_characters`.
+    """
+
+    kind: str
+    api_key: str
+    metric: str
+    first: dt.date
+    last: dt.date
+    factor: float = 1.0
+
+
 @dataclass
 class Organization:
-    """Keys, non-zero key-days and the plan; `usage` rows carry the key's label as of that day."""
+    """Keys, non-zero key-days and the plan; `usage` rows carry the key's label as of that day;
+    `injected` lists the anomalies put into it on purpose (none for an organization file)."""
 
     keys: list[KeySpec]
     usage: list[UsageTuple]
     plan: Plan = field(default_factory=Plan)
+    injected: list[Injected] = field(default_factory=list)
 
     @property
     def admin_key(self) -> str | None:

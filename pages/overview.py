@@ -1,11 +1,15 @@
-"""Overview: totals of the range with their change (usage, or its cost), the plan's billing
-period, and the service mix over time."""
+"""Overview: totals of the range with their change (usage, or its cost), its new anomalies,
+the plan's billing period, and the service mix over time."""
+
+from pathlib import Path
 
 import streamlit as st
 
+from analytics.anomalies.tables import new_anomalies
 from analytics.cost.priced import cost_tiles, priced_totals
 from analytics.cost.prices import UnpricedDayError
 from analytics.dashboard import data, page, session
+from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
@@ -96,6 +100,16 @@ if view.cost:
         "the base fee too. Compared with the previous period at its prices (N/A when it has "
         "none)."
     )
+
+with service_errors(source):
+    found = data.anomalies(source, chosen)
+fresh = len(new_anomalies(found, given_marks(source)))
+st.page_link(
+    Path(__file__).with_name("anomalies.py"),
+    label=f"{fresh:,} new {'anomaly' if fresh == 1 else 'anomalies'} in this range "
+    f"({len(found):,} in all): spikes, drops, new and dormant keys",
+    icon=":material/troubleshoot:",
+)
 
 plan_panel(source, calendar.utc_today())
 

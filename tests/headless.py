@@ -17,7 +17,17 @@ from analytics.usage.calendar import utc_today
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ["overview", "keys", "trends", "tags", "pairs", "languages", "capacity", "export"]
+PAGES = [
+    "overview",
+    "keys",
+    "trends",
+    "tags",
+    "pairs",
+    "languages",
+    "capacity",
+    "anomalies",
+    "export",
+]
 # The day the headless dashboard runs on (the `demo_env` fixture pins it), so a run across UTC
 # midnight compares like with like.
 TODAY = utc_today()

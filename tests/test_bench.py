@@ -23,6 +23,7 @@ from builders import assert_matches_ledger
 from bench.__main__ import MISSED, machine
 from bench.scenarios import SCENARIOS, naive_key_day, tidy_key_day
 from emulator import EmulatorConfig, create_app
+from emulator.synthetic import generate
 from emulator.usage_report import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,9 @@ TARGETS = {
     "concurrent_windows",
     "capacity_rerun",
     "tag_fetch",
+    "anomaly_recall",
+    "anomaly_false_alarms",
+    "check_anomalies",
     "chargeback_pricing",
 }
 
@@ -172,6 +176,27 @@ def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
     assert line["windows"] == 6 and line["tags_within_text"] is True
 
 
+def test_anomaly_quality_is_measured_on_the_injected_ground_truth(smoke):
+    truth = generate(42, KEYS, HISTORY_DAYS, smoke.today).injected
+    recall = by_name(smoke.printed)["anomaly_recall"]
+    assert recall["spikes"] == sum(i.kind == "spike" for i in truth) == 5
+    assert recall["spikes_found"] == sum(found for found, _ in recall["by_factor"].values())
+    assert recall["ratio"] == pytest.approx(0.9 / recall["recall"], abs=1e-3)
+    assert set(recall["events_found"]) == {"drop", "new", "dormant"}
+    alarms = by_name(smoke.printed)["anomaly_false_alarms"]
+    assert alarms["false_alarms"] == sum(alarms["by_kind"].values())
+    assert alarms["ratio"] == pytest.approx(alarms["false_alarms"] / alarms["key_years"], abs=1e-3)
+    assert alarms["key_years"] > 50  # ~50 keys over the last ~1.8 years
+
+
+def test_check_anomalies_reads_five_years_from_a_warm_history_store(smoke):
+    line = by_name(smoke.printed)["check_anomalies"]
+    assert line["only_open_days_fetched"] is True
+    assert line["days"] == HISTORY_DAYS
+    assert line["anomalies"] > 0
+    assert set(line["seconds"]) == {"export", "check_anomalies"}
+
+
 def test_pages_figures_stay_small(smoke):
     line = by_name(smoke.printed)["pages_scale"]
     assert line["figures_under_1mb"] is True
@@ -200,6 +225,8 @@ def test_scenarios_cover_every_target_name():
         "concurrent_windows",
         "capacity_rerun",
         "tag_fetch",
+        "anomaly_detection",
+        "check_anomalies",
         "chargeback_pricing",
     }
 

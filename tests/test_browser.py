@@ -24,6 +24,7 @@ PAGES = {
     "pairs": ("pairs", "Language pairs"),
     "languages": ("languages", "Languages"),
     "capacity": ("capacity", "Capacity"),
+    "anomalies": ("anomalies", "Anomalies"),
     "chargeback": ("chargeback", "Chargeback"),
     "export": ("export", "Export"),
 }
@@ -111,7 +112,7 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
 def test_every_page_renders(dashboard, page, name):
     path, title = PAGES[name]
     open_page(page, dashboard, path, title)
-    if name in ("overview", "keys", "trends", "tags", "pairs", "capacity"):
+    if name in ("overview", "keys", "trends", "tags", "pairs", "capacity", "anomalies"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
     if name in ("overview", "capacity"):
         panel = page.locator(".st-key-plan_panel")

@@ -29,7 +29,6 @@ from typer.testing import CliRunner
 
 from analytics import cli
 from analytics.cli import app
-from analytics.exports import files
 from analytics.service.demo import demo_app
 from analytics.service.settings import Settings
 from emulator import EmulatorConfig, create_app
@@ -298,7 +297,7 @@ def disk_full(*args, **kwargs):
 def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monkeypatch):
     out = tmp_path / "u.csv"
     out.write_text("previous export")
-    monkeypatch.setattr(files.os, "replace", disk_full)
+    monkeypatch.setattr(os, "replace", disk_full)
     result = invoke("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
     assert result.exit_code == 1
     assert "unexpected OSError" in result.stderr and "No space left" in result.stderr
@@ -308,7 +307,7 @@ def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monke
 
 
 def test_debug_shows_the_traceback(tmp_path, monkeypatch):
-    monkeypatch.setattr(files.os, "replace", disk_full)
+    monkeypatch.setattr(os, "replace", disk_full)
     with pytest.raises(OSError, match="No space left"):
         invoke(
             "export",

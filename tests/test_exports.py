@@ -22,7 +22,6 @@ from builders import (
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.exports import files
 from analytics.exports.commands import (
     CRON_SCHEDULE,
     export_command,
@@ -165,7 +164,7 @@ def test_a_failed_write_leaves_the_earlier_file_untouched(tmp_path, monkeypatch,
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(files.os, failing, broken)
+    monkeypatch.setattr(os, failing, broken)
     with pytest.raises(OSError, match="No space"):
         write_export(table, target)
     monkeypatch.undo()

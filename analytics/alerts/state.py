@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from analytics.alerts.events import LEVELS, Event, rank
-from analytics.exports.files import write_atomic
 from analytics.service.settings import Settings, default_history_path
+from analytics.usage.files import write_atomic
 
 STATE_FILE = "alerts-delivered.json"
 Delivered = dict[str, dict[str, str]]  # destination -> event id -> level

@@ -136,6 +136,24 @@ def budget_columns() -> dict[str, Any]:
     }
 
 
+def anomaly_columns() -> dict[str, Any]:
+    """The anomaly table (Anomalies): who, what and when first, then the figures."""
+    return {
+        "severity": st.column_config.TextColumn("Severity", pinned=True),
+        "status": st.column_config.TextColumn("Status", pinned=True),
+        "kind": st.column_config.TextColumn("Kind"),
+        "api_key_label": st.column_config.TextColumn("Key"),
+        "api_key": st.column_config.TextColumn("Masked key"),
+        "metric": st.column_config.TextColumn("Metric"),
+        "first": st.column_config.DateColumn("From", format="YYYY-MM-DD"),
+        "last": st.column_config.DateColumn("To", format="YYYY-MM-DD"),
+        "observed": number("Observed"),
+        "expected": number("Usual"),
+        "bound": number("Bound"),
+        "sentence": st.column_config.TextColumn("What happened", width="large"),
+    }
+
+
 def change_columns() -> dict[str, Any]:
     """Comparison tables: this range against the previous one and last year."""
     return {

@@ -3,7 +3,8 @@
 The client and fetched key-day frames are shared resources (never copied per rerun, never
 mutated); derived tables are cached small data keyed by the source's fingerprint, the range
 and the table's arguments, so a widget that does not change the range recomputes nothing that
-is already known. The capacity review is a shared resource keyed by range, day and budgets.
+is already known. The capacity review is a shared resource keyed by range, day and budgets;
+anomalies are cached by range (their marks are read on every run: they change on a click).
 The plan snapshot is kept five minutes only: the service's counts move during the day.
 Tag-day frames are shared like key-day frames. No cache key holds the API key.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, TypeVar
 
 import msgspec
@@ -20,6 +21,8 @@ import pandas as pd
 import streamlit as st
 
 from analytics import languages
+from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
+from analytics.anomalies.tables import anomaly_window
 from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
@@ -328,6 +331,31 @@ def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | N
     if pricing is None:
         return None
     return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
+def _anomalies(fingerprint: str, start: date, end: date, _source: Source) -> list[Anomaly]:
+    read = usage(_source, start - timedelta(days=LOOKBACK_DAYS), end)
+    return find_anomalies(read.frame, read.start, start, end)
+
+
+def anomalies(src: Source, chosen: ChosenRange) -> list[Anomaly]:
+    """The range's anomalies, each day against the weeks before it (read with it)."""
+    return _anomalies(src.fingerprint, chosen.start, chosen.end, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=32, show_spinner=False)
+def _anomaly_window(
+    fingerprint: str, start: date, end: date, anomaly_id: str, _source: Source
+) -> pd.DataFrame:
+    read = usage(_source, start - timedelta(days=LOOKBACK_DAYS), end)
+    [anomaly] = [a for a in _anomalies(fingerprint, start, end, _source) if a.id == anomaly_id]
+    return anomaly_window(read.frame, read.start, end, anomaly)
+
+
+def anomaly_days(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataFrame:
+    """One anomaly of the range: its key's days around it with their usual level and bound."""
+    return _anomaly_window(src.fingerprint, chosen.start, chosen.end, anomaly.id, src)
 
 
 @st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")

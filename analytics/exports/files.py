@@ -1,13 +1,10 @@
-"""Export files: CSV, Parquet or Excel bytes of a table, safe to open in spreadsheets, and
-atomic writes."""
+"""Export files: CSV, Parquet or Excel bytes of a table, safe to open in spreadsheets, written
+atomically (`analytics.usage.files`)."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -16,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from analytics.usage.files import write_atomic
 
 Format = Literal["csv", "parquet", "xlsx"]
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "xlsx")
@@ -174,43 +173,3 @@ def write_export(
     """Write `table` in `fmt` (from the file name when not given), atomically."""
     path = Path(path)
     return write_atomic(export_bytes(table, fmt or format_for(path), raw), path)
-
-
-def write_atomic(content: bytes, path: Path) -> Path:
-    """Write atomically: a temporary file in the same folder, flushed to disk, then renamed.
-
-    On any failure the temporary file is removed and an earlier file at `path` is untouched.
-    """
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _fsync_folder(path.parent)
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (best effort: not every file system allows it)."""
-    with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)

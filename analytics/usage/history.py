@@ -72,6 +72,12 @@ def _digest(text: str, length: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
+def account_name(base_url: str, auth_key: SecretStr) -> str:
+    """How files of one account are named: digests of the address and the key, never the key
+    itself."""
+    return f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}"
+
+
 class HistoryStore:
     """Rows of closed days and the set of days already covered (zero-usage days included)."""
 
@@ -81,8 +87,7 @@ class HistoryStore:
     @classmethod
     def for_account(cls, folder: Path, base_url: str, auth_key: SecretStr) -> HistoryStore:
         """The store of one account: the file name holds digests, never the key itself."""
-        account = f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}"
-        return cls(folder / f"{account}-{LAYOUT}.duckdb")
+        return cls(folder / f"{account_name(base_url, auth_key)}-{LAYOUT}.duckdb")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HistoryStore | None:

@@ -1,0 +1,668 @@
+"""Anomalies in each key's daily usage, and in the organization's, against its own habit.
+
+Every day is compared with the **same weekday** of the eight weeks before it (BASELINE_WEEKS),
+for each key and metric and for the organization as a whole: a quiet Sunday is compared with
+Sundays, and a key only with itself. Where fewer than MIN_ACTIVE of those eight weekdays saw
+usage (keys used on some days only), the days of the same kind (working days, or Saturdays and
+Sundays) of the same eight weeks stand in for them.
+
+* **spike** — usage above ``median + SPIKE_K × spread`` of the used days of the baseline. The
+  spread is the median absolute deviation scaled to a standard deviation (× 1.4826), at least
+  MIN_SPREAD of the median, and grows by √(1 + π / 2n) when the median rests on n days, so a
+  baseline of few days asks for more; the bound is at least MIN_EXCESS above the median (1,000
+  characters; a minute of speech, about as much), so tiny keys do not fire on noise. On eight
+  steady weekdays the bound is about three times the median. Medians and deviations are not
+  moved by the outliers they are to find. Consecutive spike days are one anomaly, told at its
+  peak; severity by the peak's ratio to the median (HIGH_RATIO, MEDIUM_RATIO).
+* **drop** — usage at (near) zero (at most NEAR_ZERO of the median) on consecutive days that
+  were hard to miss by chance: the product over the days of each weekday's share of unused
+  days in the baseline weeks (smoothed, ``(unused + ½) / (known + 1)``, so a weekday used in
+  all eight weeks still counts 1/18) is at most DROP_CHANCE. A key used on each of the past
+  eight Mondays, Tuesdays and Wednesdays drops when it goes unused on all three (at least
+  three days, then); a key used on half its days does not drop in a fortnight.
+* **new** — a key first used in the checked range after at least DORMANT_DAYS days the data
+  covers without it, whose biggest day in its first week (NEW_KEY_DAYS) is material: at
+  least NEW_KEY_SHARE of the organization's usual day (its mean day over the eight weeks
+  before) and MIN_EXCESS.
+* **dormant** — a key used again after DORMANT_DAYS or more days without any usage.
+
+The organization's series of a metric is judged like a key's once at least ORG_MIN_KEYS keys
+use the metric: made up of fewer keys it only repeats theirs, noisily (a quiet weekend turns
+on whether its one big user happens to work).
+
+Drops, new keys and dormant keys are ranked by their share of the organization's usual day
+(HIGH_SHARE, MEDIUM_SHARE). A service metric equal to a key's total characters on every day (a
+key that uses one service) is judged once, as total characters; a key's spikes (or drops) of
+several metrics starting on the same day are one anomaly, on the metric furthest from usual
+(for drops, the first metric).
+
+The constants were chosen on the emulator's synthetic organizations, whose keys vary by about
+35 % from day to day and are used on 40-85 % of working days: spikes of three to twelve times a
+key's usual level are found more than nine times in ten, with well under one false alarm per
+key and year (bench/scenarios.py measures both). A lower bound finds more three-fold spikes
+but fires on ordinary busy days; a spread floor well above the keys' own spread with SPIKE_K 3
+rather than 4 leaves the bound less at the mercy of the deviation of a handful of days.
+
+Everything is computed on a (key, metric) × days grid with numpy, each day's baseline one
+sorted row; only the anomalies found become Python objects.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from analytics.usage.frames import labels, within
+from analytics.usage.metrics import (
+    METRIC_LABELS,
+    METRICS,
+    SERVICE_CHARACTERS,
+    TOTAL_CHARACTERS,
+    Metric,
+    format_value,
+    is_minutes,
+)
+
+BASELINE_WEEKS: Final = 8
+# The days before a checked range that its baselines read.
+LOOKBACK_DAYS: Final = 7 * BASELINE_WEEKS
+MIN_ACTIVE: Final = 3
+SPIKE_K: Final = 3.0
+MAD_TO_SD: Final = 1.4826
+MIN_SPREAD: Final = 0.6
+MIN_EXCESS: Final[dict[bool, float]] = {False: 1_000.0, True: 1.0}  # characters, minutes
+NEAR_ZERO: Final = 0.05
+DROP_CHANCE: Final = 2e-4
+DORMANT_DAYS: Final = 30
+ORG_MIN_KEYS: Final = 20
+NEW_KEY_SHARE: Final = 0.01
+NEW_KEY_DAYS: Final = 7
+HIGH_RATIO: Final = 10.0
+MEDIUM_RATIO: Final = 5.0
+HIGH_SHARE: Final = 0.1
+MEDIUM_SHARE: Final = 0.01
+
+# The organization's own series, under a key no masked key can be.
+ORGANIZATION: Final = "organization"
+ORGANIZATION_LABEL: Final = "Organization"
+
+Kind = Literal["spike", "drop", "new", "dormant"]
+KINDS: Final[tuple[Kind, ...]] = ("spike", "drop", "new", "dormant")
+KIND_TITLES: Final[dict[str, str]] = {
+    "spike": "Spike",
+    "drop": "Drop",
+    "new": "New key",
+    "dormant": "Dormant key used",
+}
+Severity = Literal["high", "medium", "low"]
+SEVERITIES: Final[tuple[Severity, ...]] = ("high", "medium", "low")
+
+# The least ratio of a spike bound to its median, on a weekday with all eight weeks used.
+LOWEST_BOUND: Final = 1 + SPIKE_K * MIN_SPREAD * math.sqrt(1 + math.pi / (2 * BASELINE_WEEKS))
+WEEKLY_LAGS: Final = 7 * np.arange(1, BASELINE_WEEKS + 1)
+# For each weekday (Monday 0), the days of the same kind among the LOOKBACK_DAYS before it.
+SAME_KIND_LAGS: Final = [
+    np.array([lag for lag in range(1, LOOKBACK_DAYS + 1) if ((w - lag) % 7 >= 5) == (w >= 5)])
+    for w in range(7)
+]
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One anomaly: what happened to which key's metric on which days, against what was usual.
+
+    ``observed`` is the peak day of a spike, the total of a drop's days, the biggest first-week
+    day of a new key or the first day back of a dormant key; ``expected`` the usual day (the
+    baseline's median; a drop: the usual total of its days; new and dormant keys: 0);
+    ``bound`` the spike's upper bound, the level a drop stayed under, or the materiality a new
+    key passed (a dormant key: 0).
+    """
+
+    kind: Kind
+    api_key: str
+    label: str
+    metric: Metric
+    first: date
+    last: date
+    observed: float
+    expected: float
+    bound: float
+    severity: Severity
+    sentence: str
+
+    @property
+    def id(self) -> str:
+        """Stable from run to run, so a mark given to it holds while it is found."""
+        return anomaly_id(self.kind, self.api_key, self.metric, self.first)
+
+
+def anomaly_id(kind: str, api_key: str, metric: str, first: date) -> str:
+    return f"{kind}:{api_key}:{metric}:{first:%Y-%m-%d}"
+
+
+# --- the grid --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Daily values from ``first`` on: ``series`` per metric and key, and the judged rows
+    (key or organization, metric) in ``padded``, LOOKBACK_DAYS of NaN ahead of the first day.
+
+    Values are NaN before a key's first day: the key did not exist, which is not the same as
+    unused. ``row_key`` is an index into ``keys``, or -1 for the organization.
+    """
+
+    first: date
+    keys: list[str]
+    labels: list[str]
+    series: np.ndarray  # metrics × keys × days
+    padded: np.ndarray
+    row_key: np.ndarray
+    row_metric: np.ndarray
+    used: np.ndarray  # keys × days: any usage
+    usual: np.ndarray  # metrics × days: the organization's mean day over the days before
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.padded[:, LOOKBACK_DAYS:]
+
+    def day(self, index: int) -> date:
+        return self.first + timedelta(days=int(index))
+
+    def weekday(self, days: np.ndarray) -> np.ndarray:
+        return (self.first.weekday() + days) % 7
+
+    def who(self, row: int) -> tuple[str, str]:
+        """The masked key and label of a row (the organization's own for its rows)."""
+        key = int(self.row_key[row])
+        return (ORGANIZATION, ORGANIZATION_LABEL) if key < 0 else (self.keys[key], self.labels[key])
+
+
+def _grid(key_day: pd.DataFrame, covered_from: date, end: date) -> _Grid:
+    frame = within(key_day, covered_from, end)
+    n_days = (end - covered_from).days + 1
+    day = frame["usage_date"].to_numpy("datetime64[D]") - np.datetime64(covered_from, "D")
+    codes, keys = pd.factorize(frame["api_key"], sort=True)
+    names = labels(frame)
+    series = np.zeros((len(METRICS), len(keys), n_days))
+    for m, metric in enumerate(METRICS):
+        series[m, codes, day.astype(np.int64)] = frame[metric].to_numpy(np.float64)
+    used = np.asarray((series > 0).any(axis=0))
+    first_used = np.where(used.any(axis=1), used.argmax(axis=1), n_days)
+    series[:, np.arange(n_days) < first_used[:, None]] = np.nan
+    organization = np.nansum(series, axis=1)
+    rows: list[np.ndarray] = []
+    row_key: list[np.ndarray] = []
+    row_metric: list[np.ndarray] = []
+    for m, metric in enumerate(METRICS):
+        judged = np.nan_to_num(series[m]).any(axis=1)
+        if metric in SERVICE_CHARACTERS:
+            judged &= ~_same(series[m], series[METRICS.index(TOTAL_CHARACTERS)])
+        keys_judged = np.nonzero(judged)[0]
+        broad = (series[m] > 0).any(axis=1).sum() >= ORG_MIN_KEYS
+        organization_row = np.full(int(broad), -1)
+        rows += [series[m, keys_judged], organization[m, None][: len(organization_row)]]
+        row_key += [keys_judged, organization_row]
+        row_metric.append(np.full(len(keys_judged) + len(organization_row), m))
+    stacked = np.concatenate(rows)
+    padded = np.full((len(stacked), LOOKBACK_DAYS + n_days), np.nan)
+    padded[:, LOOKBACK_DAYS:] = stacked
+    return _Grid(
+        first=covered_from,
+        keys=[str(k) for k in keys],
+        labels=[names[str(k)] for k in keys],
+        series=series,
+        padded=padded,
+        row_key=np.concatenate(row_key).astype(np.int64),
+        row_metric=np.concatenate(row_metric),
+        used=used,
+        usual=_trailing_mean(organization),
+    )
+
+
+def _same(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Rows equal on every day (NaN equal to NaN)."""
+    same: np.ndarray = ((left == right) | (np.isnan(left) & np.isnan(right))).all(axis=1)
+    return same
+
+
+def _trailing_mean(series: np.ndarray) -> np.ndarray:
+    """Each day's mean of the LOOKBACK_DAYS days before it (fewer at the grid's start; NaN on
+    its first day)."""
+    days = series.shape[1]
+    total = np.concatenate([np.zeros((len(series), 1)), series.cumsum(axis=1)], axis=1)
+    index = np.arange(days)
+    since = np.maximum(index - LOOKBACK_DAYS, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean: np.ndarray = (total[:, index] - total[:, since]) / (index - since)
+    return mean
+
+
+# --- baselines -------------------------------------------------------------------------------
+
+
+def _weekly(grid: _Grid, test: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """For each cell, how many of the BASELINE_WEEKS same weekdays before it pass `test` (given
+    those days for every cell at once, one week back at a time)."""
+    days = grid.values.shape[1]
+    count = np.zeros(grid.values.shape, np.int8)
+    for lag in WEEKLY_LAGS:
+        count += test(grid.padded[:, LOOKBACK_DAYS - lag : LOOKBACK_DAYS - lag + days])
+    return count
+
+
+def _windows(grid: _Grid, rows: np.ndarray, days: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """The values `lags` days before each (row, day) cell; NaN before the grid or the key."""
+    at = rows * grid.padded.shape[1] + LOOKBACK_DAYS + days
+    windows: np.ndarray = grid.padded.ravel()[at[:, None] - lags]
+    return windows
+
+
+def _baselines(
+    grid: _Grid, rows: np.ndarray, days: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """What each cell is compared with, as groups of (cell positions, windows): the same
+    weekday of the BASELINE_WEEKS weeks before, or where fewer than MIN_ACTIVE of those were
+    used, the days of the same kind of those weeks."""
+    weekly = _windows(grid, rows, days, WEEKLY_LAGS)
+    sparse = (weekly > 0).sum(axis=1) < MIN_ACTIVE
+    groups = [(np.nonzero(~sparse)[0], weekly[~sparse])]
+    weekday = grid.weekday(days)
+    for w, lags in enumerate(SAME_KIND_LAGS):
+        cells = np.nonzero(sparse & (weekday == w))[0]
+        groups.append((cells, _windows(grid, rows[cells], days[cells], lags)))
+    return groups
+
+
+def _middle(ordered: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The median of the first `count` values of each sorted row (NaN when `count` is 0)."""
+    low = np.maximum(count - 1, 0) // 2
+    high = np.minimum(count // 2, ordered.shape[1] - 1)
+    picked = np.take_along_axis(ordered, np.stack([low, high], axis=1), axis=1)
+    middle: np.ndarray = np.where(count > 0, picked.mean(axis=1), np.nan)
+    return middle
+
+
+def _used_sorted(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The used days of each window in ascending order (unused and unknown days after them),
+    and how many there are."""
+    ordered = np.where(windows > 0, windows, np.inf)
+    ordered.sort(axis=1)
+    return ordered, (windows > 0).sum(axis=1)
+
+
+def _medians(grid: _Grid, rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many used days each cell's baseline has, and their median."""
+    count = np.zeros(len(rows), np.int64)
+    median = np.full(len(rows), np.nan)
+    for cells, windows in _baselines(grid, rows, days):
+        ordered, count[cells] = _used_sorted(windows)
+        median[cells] = _middle(ordered, count[cells])
+    return count, median
+
+
+def _bounds(
+    grid: _Grid, rows: np.ndarray, days: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How many used days each cell's baseline has, their median and the spike bound."""
+    count = np.zeros(len(rows), np.int64)
+    median, spread = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    for cells, windows in _baselines(grid, rows, days):
+        ordered, count[cells] = _used_sorted(windows)
+        median[cells] = _middle(ordered, count[cells])
+        deviation = np.abs(ordered - median[cells, None])
+        deviation.sort(axis=1)
+        spread[cells] = MAD_TO_SD * _middle(deviation, count[cells])
+    return count, median, _bound(grid, rows, median, spread, count)
+
+
+def _bound(
+    grid: _Grid, rows: np.ndarray, median: np.ndarray, spread: np.ndarray, count: np.ndarray
+) -> np.ndarray:
+    """``median + SPIKE_K × spread`` for a day judged on `count` used days (the spread at
+    least MIN_SPREAD of the median, grown by √(1 + π / 2n)), at least MIN_EXCESS above the
+    median."""
+    minutes = np.array([is_minutes(m) for m in METRICS])[grid.row_metric[rows]]
+    excess = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])
+    unsure = np.sqrt(1 + np.pi / (2 * np.maximum(count, 1)))
+    bound: np.ndarray = median + np.maximum(
+        SPIKE_K * np.fmax(spread, MIN_SPREAD * median) * unsure, excess
+    )
+    return bound
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of consecutive days in each row where `mask` holds: each run's row, first and last
+    day, and the run of every cell where `mask` holds (in row-major order)."""
+    starts = mask.copy()
+    starts[:, 1:] &= ~mask[:, :-1]
+    ends = mask.copy()
+    ends[:, :-1] &= ~mask[:, 1:]
+    run_rows, firsts = np.nonzero(starts)
+    _, lasts = np.nonzero(ends)
+    return run_rows, firsts, lasts, np.cumsum(starts.ravel())[mask.ravel()] - 1
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+def find_anomalies(
+    key_day: pd.DataFrame, covered_from: date, start: date, end: date
+) -> list[Anomaly]:
+    """Anomalies of the checked days ``start``–``end`` in a key-day frame that covers
+    ``covered_from``–``end`` (LOOKBACK_DAYS before ``start`` give full baselines), most severe
+    first, then newest first."""
+    if end < start or start < covered_from:
+        raise ValueError(f"the checked days {start}–{end} must lie within {covered_from}–{end}")
+    grid = _grid(key_day, covered_from, end)
+    if not len(grid.row_key):
+        return []
+    checked = (start - covered_from).days
+    used = _weekly(grid, lambda week: week > 0)
+    judged = _Judged.of(grid, used)
+    return ordered(
+        [
+            *_fold(_spikes(grid, judged, checked), lambda a: -a.observed / a.expected),
+            *_fold(_drops(grid, judged, used, checked), lambda a: METRICS.index(a.metric)),
+            *_new_keys(grid, checked),
+            *_dormant_keys(grid, checked),
+        ]
+    )
+
+
+def ordered(anomalies: Sequence[Anomaly]) -> list[Anomaly]:
+    """Most severe first, then the newest, then by id: the order of every list of them."""
+    by_id = sorted(anomalies, key=lambda a: a.id)
+    by_day = sorted(by_id, key=lambda a: a.last, reverse=True)
+    return sorted(by_day, key=lambda a: SEVERITIES.index(a.severity))
+
+
+def _fold(anomalies: Sequence[Anomaly], rank: Callable[[Anomaly], float]) -> list[Anomaly]:
+    """One anomaly per kind, key and first day, the first by `rank`: a key's metrics often move
+    together (total characters with a service, minutes with the text of a speech key)."""
+    best: dict[tuple[str, str, date], Anomaly] = {}
+    for anomaly in anomalies:
+        same = (anomaly.kind, anomaly.api_key, anomaly.first)
+        if same not in best or rank(anomaly) < rank(best[same]):
+            best[same] = anomaly
+    return list(best.values())
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """The used cells that could be a spike or (near) zero, with their baseline: how many
+    used days it has, their median and the spike bound."""
+
+    rows: np.ndarray
+    days: np.ndarray
+    observed: np.ndarray
+    count: np.ndarray
+    median: np.ndarray
+    bound: np.ndarray
+
+    @classmethod
+    def of(cls, grid: _Grid, used: np.ndarray) -> _Judged:
+        """`used` counts the used same weekdays before each cell. Most cells are settled by
+        counting alone: a day is no spike when enough of its weekdays reach its usage divided
+        by LOWEST_BOUND (so does their median), and not near zero when none reaches its usage
+        divided by NEAR_ZERO. Only the rest are sorted."""
+        values = grid.values
+        positive = values > 0
+        sparse = used < MIN_ACTIVE
+        need = used - (used - 1) // 2  # this many at least x put the median at least x
+        spike_floor, zero_ceiling = values / LOWEST_BOUND, values / NEAR_ZERO
+        unsettled = sparse | (_weekly(grid, lambda week: week >= spike_floor) < need)
+        unsettled |= _weekly(grid, lambda week: week >= zero_ceiling) > 0
+        rows, days = np.nonzero(positive & unsettled)
+        return cls(rows, days, values[rows, days], *_bounds(grid, rows, days))
+
+    @property
+    def spikes(self) -> np.ndarray:
+        spike: np.ndarray = (self.count >= MIN_ACTIVE) & (self.observed > self.bound)
+        return spike
+
+    @property
+    def near_zero(self) -> np.ndarray:
+        low: np.ndarray = (self.count >= MIN_ACTIVE) & (self.observed <= NEAR_ZERO * self.median)
+        return low
+
+
+def _spikes(grid: _Grid, judged: _Judged, checked: int) -> list[Anomaly]:
+    spike = judged.spikes
+    rows, days = judged.rows, judged.days
+    observed, median, bound = judged.observed, judged.median, judged.bound
+    mask = np.zeros(grid.values.shape, bool)
+    mask[rows[spike], days[spike]] = True
+    _, firsts, lasts, runs = _runs(mask)
+    order = np.lexsort((days[spike], rows[spike]))  # row-major, as the runs number them
+    cells = pd.DataFrame(
+        {
+            "run": runs,
+            "row": rows[spike][order],
+            "day": days[spike][order],
+            "observed": observed[spike][order],
+            "median": median[spike][order],
+            "bound": bound[spike][order],
+        }
+    )
+    peaks = cells.loc[(cells["observed"] / cells["median"]).groupby(cells["run"]).idxmax()]
+    return [
+        _spike(grid, int(run), int(row), int(day), observed, median, bound, firsts, lasts)
+        for run, row, day, observed, median, bound in peaks.itertuples(index=False)
+        if lasts[run] >= checked
+    ]
+
+
+def _spike(
+    grid: _Grid,
+    run: int,
+    row: int,
+    peak: int,
+    observed: float,
+    median: float,
+    bound: float,
+    firsts: np.ndarray,
+    lasts: np.ndarray,
+) -> Anomaly:
+    api_key, label = grid.who(row)
+    metric = METRICS[int(grid.row_metric[row])]
+    first, last, day = grid.day(firsts[run]), grid.day(lasts[run]), grid.day(peak)
+    ratio = observed / median
+    sentence = (
+        f"{_subject(api_key, label)} used {format_value(observed, metric)} {units(metric)} on "
+        f"{day_text(day)}, about {_times(ratio)} its usual {day:%A} (expected up to "
+        f"{format_value(bound, metric)})."
+    )
+    if last > first:
+        sentence += (
+            f" Above its usual level for {(last - first).days + 1} days, "
+            f"{day_text(first)} to {day_text(last)}."
+        )
+    severity: Severity = (
+        "high" if ratio >= HIGH_RATIO else "medium" if ratio >= MEDIUM_RATIO else "low"
+    )
+    return Anomaly(
+        "spike", api_key, label, metric, first, last, observed, median, bound, severity, sentence
+    )
+
+
+def _drops(grid: _Grid, judged_cells: _Judged, used: np.ndarray, checked: int) -> list[Anomaly]:
+    values = grid.values
+    known = _weekly(grid, lambda week: ~np.isnan(week))
+    unused = known - used
+    near_zero = values == 0
+    small = judged_cells.near_zero
+    near_zero[judged_cells.rows[small], judged_cells.days[small]] = True
+    evidence = np.where(known >= MIN_ACTIVE, np.log((unused + 0.5) / (known + 1)), 0.0)
+    run_rows, firsts, lasts, runs = _runs(near_zero)
+    chance = np.bincount(runs, weights=evidence[near_zero], minlength=len(firsts))
+    drop = (chance <= math.log(DROP_CHANCE)) & (lasts >= checked)
+    run_rows, firsts, lasts = run_rows[drop], firsts[drop], lasts[drop]
+    if not len(run_rows):
+        return []
+    # Every day of every drop at once: what was usual then, summed per drop.
+    lengths = lasts - firsts + 1
+    starts = np.concatenate([[0], lengths.cumsum()[:-1]])
+    rows = np.repeat(run_rows, lengths)
+    days = np.repeat(firsts - starts, lengths) + np.arange(lengths.sum())
+    _, median = _medians(grid, rows, days)
+    share_used = (known - unused)[rows, days] / np.maximum(known[rows, days], 1)
+    usual = np.add.reduceat(np.nan_to_num(median) * share_used, starts)
+    observed = np.add.reduceat(values[rows, days], starts)
+    return [
+        _drop(grid, int(row), int(first), int(last), float(seen), float(expected))
+        for row, first, last, seen, expected in zip(
+            run_rows, firsts, lasts, observed, usual, strict=True
+        )
+    ]
+
+
+def _drop(grid: _Grid, row: int, first: int, last: int, observed: float, usual: float) -> Anomaly:
+    api_key, label = grid.who(row)
+    m = int(grid.row_metric[row])
+    metric = METRICS[m]
+    organization = float(np.nansum(grid.usual[m, first : last + 1]))
+    amount = (
+        f"no {units(metric)}"
+        if observed == 0
+        else f"only {format_value(observed, metric)} {units(metric)}"
+    )
+    sentence = (
+        f"{_subject(api_key, label)} used {amount} from {day_text(grid.day(first))} to "
+        f"{day_text(grid.day(last))} ({last - first + 1} days), where about "
+        f"{format_value(usual, metric)} would be usual."
+    )
+    return Anomaly(
+        "drop", api_key, label, metric, grid.day(first), grid.day(last), observed, usual,
+        NEAR_ZERO * usual, _share_severity(usual, organization), sentence,
+    )  # fmt: skip
+
+
+def _new_keys(grid: _Grid, checked: int) -> list[Anomaly]:
+    first_used = np.where(grid.used.any(axis=1), grid.used.argmax(axis=1), -1)
+    new = np.nonzero((first_used >= checked) & (first_used >= DORMANT_DAYS))[0]
+    last_day = grid.used.shape[1] - 1
+    first = first_used[new]
+    week = np.minimum(first[:, None] + np.arange(NEW_KEY_DAYS), last_day)
+    peak = np.nanmax(grid.series[:, new[:, None], week], axis=2)  # metrics × new keys
+    minutes = np.array([is_minutes(m) for m in METRICS])
+    floor = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])[:, None]
+    material = np.fmax(floor, NEW_KEY_SHARE * grid.usual[:, first])
+    passed = peak >= material
+    found = []
+    for i in np.nonzero(passed.any(axis=0))[0]:
+        m = int(passed[:, i].argmax())
+        found.append(_new_key(grid, int(new[i]), int(first[i]), m, peak[m, i], material[m, i]))
+    return found
+
+
+def _new_key(grid: _Grid, key: int, first: int, m: int, peak: float, material: float) -> Anomaly:
+    api_key, label, metric = grid.keys[key], grid.labels[key], METRICS[m]
+    usual = float(grid.usual[m, first])
+    share = (
+        f"{peak / usual:.0%} of the organization's usual day"
+        if usual > 0
+        else "the organization's first such usage"
+    )
+    sentence = (
+        f"{_subject(api_key, label)} is a new key, first used on {day_text(grid.day(first))}: "
+        f"up to {format_value(peak, metric)} {units(metric)} a day in its first week, {share}."
+    )
+    return Anomaly(
+        "new", api_key, label, metric, grid.day(first), grid.day(first), float(peak), 0.0,
+        float(material), _share_severity(peak, usual), sentence,
+    )  # fmt: skip
+
+
+def _dormant_keys(grid: _Grid, checked: int) -> list[Anomaly]:
+    keys, days = np.nonzero(grid.used)
+    silent = np.diff(days, prepend=0) - 1
+    woken = (np.diff(keys, prepend=-1) == 0) & (silent >= DORMANT_DAYS) & (days >= checked)
+    return [
+        _dormant(grid, int(key), int(day), int(gap))
+        for key, day, gap in zip(keys[woken], days[woken], silent[woken], strict=True)
+    ]
+
+
+def _dormant(grid: _Grid, key: int, day: int, silent: int) -> Anomaly:
+    """A key used again after `silent` days, told by its first metric used that day."""
+    api_key, label = grid.keys[key], grid.labels[key]
+    day_values = np.nan_to_num(grid.series[:, key, day])
+    m = int((day_values > 0).argmax())
+    metric, observed = METRICS[m], float(day_values[m])
+    sentence = (
+        f"{_subject(api_key, label)} was used again on {day_text(grid.day(day))} after "
+        f"{silent} days without usage: {format_value(observed, metric)} {units(metric)}."
+    )
+    severity = _share_severity(observed, float(grid.usual[m, day]))
+    return Anomaly(
+        "dormant", api_key, label, metric, grid.day(day), grid.day(day), observed, 0.0, 0.0,
+        severity, sentence,
+    )  # fmt: skip
+
+
+def _share_severity(amount: float, organization: float) -> Severity:
+    """How much of the organization's usual usage an amount is."""
+    share = amount / organization if organization > 0 else 1.0
+    return "high" if share >= HIGH_SHARE else "medium" if share >= MEDIUM_SHARE else "low"
+
+
+# --- one series with its baseline, for a chart -------------------------------------------------
+
+
+def baseline(
+    key_day: pd.DataFrame, covered_from: date, end: date, api_key: str, metric: str
+) -> pd.DataFrame:
+    """One key's (or the organization's) daily `metric` over ``covered_from``–``end`` with
+    what each day was judged against: columns ``usage_date``, ``observed``, ``expected`` (the
+    baseline's median) and ``bound`` (the spike bound); NaN where a day had too few used days
+    before it to be judged."""
+    frame = key_day if api_key == ORGANIZATION else key_day[key_day["api_key"] == api_key]
+    grid = _grid(frame, covered_from, end)
+    key = -1 if api_key == ORGANIZATION else grid.keys.index(api_key)
+    rows = np.nonzero(grid.row_key == key)[0]
+    # A service a key uses alone is judged as its total characters.
+    judged_as = [METRICS.index(metric), METRICS.index(TOTAL_CHARACTERS)]
+    row = next((r for m in judged_as for r in rows if grid.row_metric[r] == m), None)
+    if row is None:
+        raise ValueError(f"{api_key} has no {metric} in {covered_from}–{end}")
+    days = np.arange(grid.values.shape[1])
+    count, median, bound = _bounds(grid, np.full(len(days), row), days)
+    judged = count >= MIN_ACTIVE
+    return pd.DataFrame(
+        {
+            "usage_date": pd.date_range(covered_from, end, freq="D").astype("datetime64[us]"),
+            "observed": np.nan_to_num(grid.values[row]),
+            "expected": np.where(judged, median, np.nan),
+            "bound": np.where(judged, bound, np.nan),
+        }
+    )
+
+
+# --- words -------------------------------------------------------------------------------------
+
+
+def units(metric: str) -> str:
+    """A metric's unit as a sentence says it: "characters", "document translation characters",
+    "speech-to-text minutes"."""
+    return "characters" if metric == TOTAL_CHARACTERS else METRIC_LABELS[metric].lower()
+
+
+def day_text(day: date) -> str:
+    return f"{day:%a %Y-%m-%d}"
+
+
+def _subject(api_key: str, label: str) -> str:
+    if api_key == ORGANIZATION:
+        return "The organization"
+    return label or api_key
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.0f}×" if ratio >= 3 else f"{ratio:.1f}×"

@@ -1,0 +1,116 @@
+"""What people said about anomalies: an anomaly id marked "expected" (planned activity) or
+"acknowledged" (seen, being handled). Marked anomalies are still found and shown, as marked;
+only unmarked ones are new.
+
+Marks live in one small JSON file per account beside the history store (the
+`SERVICE_HISTORY_PATH` folder), written atomically, so the dashboard and the command line share
+them. Unlike the history store they cannot be rebuilt from the service: keep the folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+
+from analytics.anomalies.detect import KINDS, ORGANIZATION
+from analytics.service.settings import Settings
+from analytics.usage.files import write_atomic
+from analytics.usage.history import account_name
+from analytics.usage.metrics import METRICS
+
+Mark = Literal["expected", "acknowledged"]
+MARKS: Final[tuple[Mark, ...]] = ("expected", "acknowledged")
+# An anomaly's status: new until someone marks it.
+Status = Literal["new", "expected", "acknowledged"]
+STATUSES: Final[tuple[Status, ...]] = ("new", "expected", "acknowledged")
+_ID = re.compile(r"(?P<kind>[a-z]+):(?P<key>.+):(?P<metric>[a-z_]+):(?P<day>\d{4}-\d{2}-\d{2})")
+
+
+class MarksFileError(ValueError):
+    """The marks file cannot be read; the message names it."""
+
+
+class _Marked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    mark: Mark
+    marked_at: datetime
+
+
+class _MarksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    marks: dict[str, _Marked] = {}
+
+
+def check_id(text: str) -> str:
+    """An anomaly id as `kind:key:metric:YYYY-MM-DD`, or ValueError saying what is wrong; a mark
+    may be given before the anomaly is found (planned activity)."""
+    found = _ID.fullmatch(text.strip())
+    problem = None
+    if found is None:
+        problem = "is not kind:key:metric:YYYY-MM-DD"
+    elif found["kind"] not in KINDS:
+        problem = f"has unknown kind {found['kind']!r} (one of {', '.join(KINDS)})"
+    elif found["metric"] not in METRICS:
+        problem = f"has unknown metric {found['metric']!r}"
+    elif found["key"] != ORGANIZATION and "****" not in found["key"]:
+        problem = f"names {found['key']!r}, not a masked key (abcd****wxyz) or {ORGANIZATION}"
+    else:
+        try:
+            date.fromisoformat(found["day"])
+        except ValueError:
+            problem = f"has no valid day ({found['day']})"
+    if problem:
+        raise ValueError(f"anomaly id {text!r} {problem}")
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The marks file at `path` (absent: nothing is marked)."""
+
+    path: Path
+
+    @classmethod
+    def for_settings(cls, settings: Settings, demo: bool) -> Marks | None:
+        """The account's marks beside its history store (the demo organization's own for the
+        demo); None when no history folder is configured."""
+        folder = settings.history_path
+        if folder is None:
+            return None
+        if demo:
+            name = f"demo-{settings.demo_seed}-{settings.demo_keys}-{settings.demo_days}"
+        elif settings.is_configured and settings.auth_key and settings.base_url:
+            name = account_name(settings.base_url, settings.auth_key)
+        else:
+            return None
+        return cls(folder / f"{name}-anomaly-marks.json")
+
+    def read(self) -> dict[str, Mark]:
+        """Each marked id's mark."""
+        return {anomaly: marked.mark for anomaly, marked in self._read().marks.items()}
+
+    def set(self, anomaly: str, mark: Mark | None, now: datetime | None = None) -> None:
+        """Mark an anomaly id (None removes its mark, making it new again)."""
+        marks = dict(self._read().marks)
+        marks.pop(check_id(anomaly), None)
+        if mark is not None:
+            marks[check_id(anomaly)] = _Marked(mark, now or datetime.now(UTC))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        content = msgspec.json.format(msgspec.json.encode(_MarksFile(dict(sorted(marks.items())))))
+        write_atomic(content + b"\n", self.path)
+
+    def _read(self) -> _MarksFile:
+        try:
+            return msgspec.json.decode(self.path.read_bytes(), type=_MarksFile)
+        except FileNotFoundError:
+            return _MarksFile()
+        except (OSError, msgspec.DecodeError) as exc:
+            raise MarksFileError(f"{self.path}: cannot be read ({exc})") from None
+
+
+def status(anomaly_id: str, marks: Mapping[str, Mark]) -> Status:
+    return marks.get(anomaly_id, "new")

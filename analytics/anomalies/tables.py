@@ -1,0 +1,84 @@
+"""Anomalies as the page and the command line show them: a table with each one's status, the
+new ones, and one anomaly's days against its baseline for a chart."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
+from typing import Final
+
+import pandas as pd
+
+from analytics.anomalies.detect import KIND_TITLES, Anomaly, baseline
+from analytics.anomalies.marks import Mark, status
+from analytics.usage.metrics import METRIC_LABELS, is_minutes
+from analytics.usage.tables import key_display
+
+TABLE_COLUMNS: Final = [
+    "severity", "status", "kind", "api_key_label", "api_key", "metric", "first", "last",
+    "observed", "expected", "bound", "sentence", "id",
+]  # fmt: skip
+# How much of a key's days around an anomaly its chart shows.
+DAYS_BEFORE: Final = 28
+DAYS_AFTER: Final = 14
+
+
+def anomaly_name(anomaly: Anomaly) -> str:
+    """How an anomaly is named where one is picked; also its address's `anomaly=` value, which
+    is how an alert links to it."""
+    who = key_display(anomaly.api_key, anomaly.label)
+    return (
+        f"{anomaly.severity} · {anomaly.kind} · {who} · {anomaly.metric} · {anomaly.first:%Y-%m-%d}"
+    )
+
+
+def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:
+    """One row per anomaly, in the order given, with its status (new, expected, acknowledged);
+    kinds and metrics by their titles, days as dates, figures rounded as their unit is shown
+    (whole characters, minutes to the hundredth)."""
+    return pd.DataFrame(
+        [
+            {
+                "severity": a.severity,
+                "status": status(a.id, marks),
+                "kind": KIND_TITLES[a.kind],
+                "api_key_label": a.label,
+                "api_key": a.api_key,
+                "metric": METRIC_LABELS[a.metric],
+                "first": a.first,
+                "last": a.last,
+                **{
+                    name: round(value, 2) if is_minutes(a.metric) else round(value)
+                    for name, value in (
+                        ("observed", a.observed),
+                        ("expected", a.expected),
+                        ("bound", a.bound),
+                    )
+                },
+                "sentence": a.sentence,
+                "id": a.id,
+            }
+            for a in anomalies
+        ],
+        columns=TABLE_COLUMNS,
+    )
+
+
+def new_anomalies(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> list[Anomaly]:
+    """Those nobody has marked expected or acknowledged."""
+    return [a for a in anomalies if status(a.id, marks) == "new"]
+
+
+def anomaly_window(
+    key_day: pd.DataFrame, covered_from: date, end: date, anomaly: Anomaly
+) -> pd.DataFrame:
+    """The anomaly's key and metric from DAYS_BEFORE its first day to DAYS_AFTER its last
+    (within covered_from–end), with each day's usual level and spike bound (`baseline`) and
+    whether it belongs to the anomaly (``anomalous``)."""
+    days = baseline(key_day, covered_from, end, anomaly.api_key, anomaly.metric)
+    first = max(covered_from, anomaly.first - timedelta(days=DAYS_BEFORE))
+    last = min(end, anomaly.last + timedelta(days=DAYS_AFTER))
+    day = days["usage_date"].dt.date
+    window: pd.DataFrame = days.loc[(day >= first) & (day <= last)].reset_index(drop=True)
+    window["anomalous"] = window["usage_date"].dt.date.between(anomaly.first, anomaly.last)
+    return window

@@ -1,0 +1,117 @@
+"""Anomalies: days that broke a key's (or the organization's) weekday habit in the range,
+spikes, drops, new keys and dormant keys used again, with a chart of one and its marks."""
+
+import streamlit as st
+
+from analytics.anomalies.marks import status
+from analytics.anomalies.tables import TABLE_COLUMNS, anomaly_name, anomaly_table
+from analytics.dashboard import data, page, session
+from analytics.dashboard.anomalies import given_marks, mark, marks_of
+from analytics.dashboard.columns import anomaly_columns
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
+from analytics.figures.anomalies import anomaly_figure
+from analytics.usage.metrics import METRIC_LABELS
+
+SHOW = {"new": "New", "all": "All"}
+
+source = data_source()
+chosen = session.chosen_range()
+
+page.header("Anomalies", chosen)
+st.caption(
+    "Each day is compared with the same weekday of the eight weeks before it, for every key "
+    "and metric and for the organization: a **spike** is far above the usual day, a **drop** "
+    "a run of unused days the key's habit makes unlikely, a **new key** one first used with "
+    "material usage, a **dormant key** one used again after 30 days or more. Marks given here "
+    "hold for `python -m analytics check-anomalies` too."
+)
+
+with service_errors(source):
+    found = data.anomalies(source, chosen)
+marks = given_marks(source)
+table = anomaly_table(found, marks)
+
+for column, (label, count) in zip(
+    st.columns(4),
+    [
+        ("New", table["status"].eq("new").sum()),
+        ("Expected", table["status"].eq("expected").sum()),
+        ("Acknowledged", table["status"].eq("acknowledged").sum()),
+        ("High severity", table["severity"].eq("high").sum()),
+    ],
+    strict=True,
+):
+    column.metric(label, f"{count:,}", border=True)
+
+show = st.segmented_control(
+    "Show",
+    list(SHOW),
+    default="new",
+    format_func=SHOW.__getitem__,
+    required=True,
+    key="show",
+    bind="query-params",
+)
+shown = table if show == "all" else table[table["status"] == "new"]
+if shown.empty:
+    st.info(
+        "No anomalies in this range." if table.empty else "No new anomalies in this range.",
+        icon=":material/check_circle:",
+    )
+    st.stop()
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_order=TABLE_COLUMNS[:-1],
+    height=min(38 + 35 * len(shown), 420),
+    column_config=anomaly_columns(),
+)
+st.caption(f"{len(shown):,} of {len(table):,} anomalies, most severe first, then the newest.")
+
+st.subheader("One anomaly")
+by_id = {a.id: a for a in found}
+names = {anomaly_id: anomaly_name(by_id[anomaly_id]) for anomaly_id in shown["id"]}
+chosen_id = st.selectbox(
+    "Anomaly", list(names), format_func=names.__getitem__, key="anomaly", bind="query-params"
+)
+anomaly = by_id[chosen_id]
+with service_errors(source):
+    days = data.anomaly_days(source, chosen, anomaly)
+title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"
+st.plotly_chart(anomaly_figure(days, anomaly.metric, title), key="anomaly_chart")
+st.markdown(anomaly.sentence)
+
+now = status(anomaly.id, marks)
+writable = marks_of(source) is not None
+with st.container(horizontal=True, vertical_alignment="center"):
+    st.button(
+        "Mark expected",
+        on_click=mark,
+        args=(source, anomaly.id, "expected"),
+        disabled=not writable or now == "expected",
+        help="Planned activity: no longer reported as new.",
+        icon=":material/event_available:",
+        key="mark_expected",
+    )
+    st.button(
+        "Mark acknowledged",
+        on_click=mark,
+        args=(source, anomaly.id, "acknowledged"),
+        disabled=not writable or now == "acknowledged",
+        help="Seen and being handled: no longer reported as new.",
+        icon=":material/done:",
+        key="mark_acknowledged",
+    )
+    st.button(
+        "Clear the mark",
+        on_click=mark,
+        args=(source, anomaly.id, None),
+        disabled=not writable or now == "new",
+        icon=":material/undo:",
+        key="mark_clear",
+    )
+st.caption(
+    f"Status: **{now}** · id `{anomaly.id}`"
+    + ("" if writable else " · set SERVICE_HISTORY_PATH to keep marks")
+)

@@ -1,0 +1,122 @@
+"""The Anomalies page headless (Streamlit's AppTest) on the small demo organization: the
+anomalies the emulator injected into it are listed, charted and marked, and the Overview
+counts the new ones."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+from builders import asgi_client
+from conftest import DEMO_DAYS, DEMO_KEYS, DEMO_SEED
+from headless import TODAY, chart_specs, open_page
+
+from analytics.alerts.anomalies import anomaly_events
+from analytics.anomalies.detect import find_anomalies
+from analytics.usage.pipeline import fetch_usage
+from emulator import EmulatorConfig, create_app
+
+DAY = timedelta(days=1)
+
+
+def events(demo_ledger) -> dict:
+    """The injected drop, new key and dormant key of the demo organization."""
+    return {i.kind: i for i in demo_ledger.injected if i.kind != "spike"}
+
+
+def test_the_injected_anomalies_are_listed(demo_env, demo_ledger):
+    at = open_page("anomalies", period="Last 30 days")
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    truth = events(demo_ledger)
+    new, dormant, drop = truth["new"], truth["dormant"], truth["drop"]
+    assert f"new:{new.api_key}:total_characters:{new.first}" in set(table["id"])
+    assert f"dormant:{dormant.api_key}:total_characters:{dormant.first}" in set(table["id"])
+    assert any(table["id"].str.startswith(f"drop:{drop.api_key}:"))
+    assert set(table["status"]) == {"new"}
+    assert (table["last"] >= TODAY - 30 * DAY).all() and (table["last"] < TODAY).all()
+    tiles = {metric.label: metric.value for metric in at.metric}
+    assert tiles["New"] == str(len(table)) and tiles["Expected"] == "0"
+
+
+def test_one_anomaly_is_charted_against_its_usual_days(demo_env, demo_ledger):
+    new = events(demo_ledger)["new"]
+    anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(anomaly).run()
+    assert not at.exception
+    assert at.selectbox(key="anomaly").value == anomaly
+    [chart] = chart_specs(at)
+    bars = next(trace for trace in chart["data"] if trace["type"] == "bar")
+    first = bars["x"].index(f"{new.first:%Y-%m-%d}")
+    assert all(value == 0 for value in bars["y"][:first])  # nothing before the new key's day
+    used = sum(
+        row.text_translation_characters
+        + row.document_translation_characters
+        + row.text_improvement_characters
+        for row in demo_ledger.ledger(new.first, new.first)
+        if row.api_key == new.api_key
+    )
+    assert bars["y"][first] == used
+    red = [
+        x
+        for x, color in zip(bars["x"], bars["marker"]["color"], strict=True)
+        if color != bars["marker"]["color"][0]
+    ]
+    assert red == [f"{new.first:%Y-%m-%d}"]
+    assert any(f"first used on {new.first:%a %Y-%m-%d}" in m.value for m in at.markdown)
+
+
+def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
+    dormant = events(demo_ledger)["dormant"]
+    anomaly = f"dormant:{dormant.api_key}:total_characters:{dormant.first}"
+    at = open_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(anomaly).run()
+    before = len(at.dataframe[0].value)
+    at.button(key="mark_expected").click().run()
+    assert not at.exception
+    # Marked, it is no longer new: the table of new anomalies has one row less.
+    assert len(at.dataframe[0].value) == before - 1
+    assert anomaly not in set(at.dataframe[0].value["id"])
+    [marks] = Path(os.environ["SERVICE_HISTORY_PATH"]).glob("*-anomaly-marks.json")
+    assert json.loads(marks.read_text())["marks"][anomaly]["mark"] == "expected"
+    every = open_page("anomalies", period="Last 30 days", show="All")
+    every.selectbox(key="anomaly").set_value(anomaly).run()
+    table = every.dataframe[0].value.set_index("id")
+    assert table.loc[anomaly, "status"] == "expected"
+    assert {m.label: m.value for m in every.metric}["Expected"] == "1"
+    assert every.button(key="mark_expected").disabled
+    every.button(key="mark_clear").click().run()
+    assert every.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
+
+
+def test_the_overview_counts_the_new_anomalies(demo_env):
+    anomalies = open_page("anomalies", period="Last 30 days")
+    count = len(anomalies.dataframe[0].value)
+    at = open_page("overview", period="Last 30 days")
+    assert not at.exception
+    [link] = at.get("page_link")
+    assert link.proto.label.startswith(f"{count:,} new anomalies in this range ({count:,} in all)")
+    assert link.proto.page.endswith("anomalies")
+
+
+def test_an_alerts_link_opens_its_anomaly(demo_env, demo_ledger):
+    """The link an alert carries (`/anomalies?anomaly=…`) picks that anomaly on the page."""
+    new = events(demo_ledger)["new"]
+    wanted = f"new:{new.api_key}:total_characters:{new.first}"
+    served = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    client, _ = asgi_client(served)
+    with client:
+        usage = fetch_usage(client, TODAY - 86 * DAY, TODAY - DAY, today=TODAY)
+    served.state.emulator.store.close()
+    found = find_anomalies(usage.frame, usage.start, TODAY - 30 * DAY, TODAY - DAY)
+    [alert] = [e for e in anomaly_events(found) if e.id == f"anomaly:{wanted}"]
+    path, query = alert.link.split("?")
+    assert path == "/anomalies"
+    [(name, value)] = parse_qsl(query)
+    at = open_page("anomalies", period="Last 30 days", **{name: value})
+    assert not at.exception
+    assert at.selectbox(key="anomaly").value == wanted
