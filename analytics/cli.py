@@ -712,8 +712,8 @@ def check_anomalies(
                 typer.echo(line)
         code = EXIT_NEW_ANOMALIES if new else 0
         if destinations is not None and state is not None:
-            if not _notify(anomaly_events(new), destinations, state, dry_run):
-                code = EXIT_DELIVERY
+            delivered = _notify(anomaly_events(new), destinations, state, dry_run)
+            code = code if delivered else EXIT_DELIVERY
     raise typer.Exit(code)
 
 
