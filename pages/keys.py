@@ -14,8 +14,7 @@ source = data_source()
 chosen = session.chosen_range()
 granularity = calendar.auto_granularity(chosen.start, chosen.end)
 
-page.header("Keys", chosen)
-view = page.view_select(st.container(horizontal=True), source, chosen, grouping=True)
+view = page.view_select(page.header("Keys", chosen), source, chosen, grouping=True)
 noun = "team" if view.by_team else "key"
 table = page.key_table_or_stop(
     source, chosen, f"No {noun} has usage in this range. Pick a longer range in the sidebar.", view

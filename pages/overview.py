@@ -23,13 +23,13 @@ chosen = session.chosen_range()
 previous = session.ChosenRange(*calendar.previous_range(chosen.start, chosen.end), "previous")
 granularity = calendar.auto_granularity(chosen.start, chosen.end)
 
-st.title("Overview")
+title = page.title_row("Overview")
 st.caption(
     f"{calendar.range_text(chosen.start, chosen.end)} (UTC), compared with the previous "
     f"{chosen.days:,} days ({calendar.range_text(previous.start, previous.end)}). "
     f"Data through {calendar.data_through(calendar.utc_today()):%Y-%m-%d} (UTC)."
 )
-view = page.view_select(st.container(horizontal=True), source, chosen)
+view = page.view_select(title, source, chosen)
 
 with service_errors(source):
     current_totals = data.table(source, chosen, totals)

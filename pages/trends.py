@@ -16,8 +16,7 @@ from analytics.usage.metrics import METRIC_LABELS, METRICS
 source = data_source()
 chosen_range = session.chosen_range()
 
-page.header("Trends", chosen_range)
-view = page.view_select(st.container(horizontal=True), source, chosen_range, grouping=True)
+view = page.view_select(page.header("Trends", chosen_range), source, chosen_range, grouping=True)
 noun = "team" if view.by_team else "key"
 table = page.key_table_or_stop(
     source, chosen_range, "No usage in this range. Pick a longer range in the sidebar.", view

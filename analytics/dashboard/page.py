@@ -41,9 +41,21 @@ from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
 M = TypeVar("M", bound=Metric)
 
 
-def header(title: str, chosen: ChosenRange) -> None:
-    st.title(title)
+def title_row(title: str) -> DeltaGenerator:
+    """The page's title in a row that the page's own controls (the Usage / Cost switch) join
+    on the right, so they cost no line of the screen."""
+    row = st.container(
+        horizontal=True, horizontal_alignment="distribute", vertical_alignment="bottom"
+    )
+    row.title(title)
+    return row
+
+
+def header(title: str, chosen: ChosenRange) -> DeltaGenerator:
+    """The title row (``title_row``) over the chosen range."""
+    row = title_row(title)
     st.caption(f"{range_text(chosen.start, chosen.end)} (UTC)")
+    return row
 
 
 SHOWN = {"usage": "Usage", "cost": "Cost"}
@@ -61,6 +73,7 @@ def view_select(
     range (unreadable, no price for its first day, a key two teams claim) is named; either way
     the page goes on in usage units by key, so it never fails for a missing file.
     """
+    where = where.container(horizontal=True, width="content")  # the controls side by side
     shown = where.segmented_control(
         "Show",
         list(SHOWN),
