@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analytics.alerts.anomalies import anomaly_events
 from analytics.alerts.budgets import LINK as CAPACITY_LINK
 from analytics.alerts.budgets import budget_events
 from analytics.alerts.config import AlertsConfig, AlertsFileError, Email, load_alerts
@@ -676,13 +677,20 @@ def check_anomalies(
         bool,
         typer.Option("--all", help="Also print anomalies marked expected or acknowledged."),
     ] = False,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
-    when there is none, 12 when there is."""
+    when there is none, 12 when there is (13: an alert was not delivered)."""
     with _reported(debug):
+        if (dry_run or alerts) and not notify:
+            raise UsageProblem("--alerts and --dry-run go with --notify")
         settings = _settings()
+        destinations = _alerts(alerts, "--notify") if notify else None
+        state = DeliveryState(state_path(settings)) if notify else None
         marks = _marks(settings, demo)
         marked = marks.read() if marks else {}
         end = utc_today() - timedelta(days=1)
@@ -698,7 +706,11 @@ def check_anomalies(
             ]
             for line in _aligned(rows):
                 typer.echo(line)
-    raise typer.Exit(EXIT_NEW_ANOMALIES if new else 0)
+        code = EXIT_NEW_ANOMALIES if new else 0
+        if destinations is not None and state is not None:
+            delivered = _notify(anomaly_events(new), destinations, state, dry_run)
+            code = code if delivered else EXIT_DELIVERY
+    raise typer.Exit(code)
 
 
 @app.command("mark-anomaly")

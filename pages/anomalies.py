@@ -4,7 +4,7 @@ spikes, drops, new keys and dormant keys used again, with a chart of one and its
 import streamlit as st
 
 from analytics.anomalies.marks import status
-from analytics.anomalies.tables import TABLE_COLUMNS, anomaly_table
+from analytics.anomalies.tables import TABLE_COLUMNS, anomaly_name, anomaly_table
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks, mark, marks_of
 from analytics.dashboard.columns import anomaly_columns
@@ -12,7 +12,6 @@ from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures.anomalies import anomaly_figure
 from analytics.usage.metrics import METRIC_LABELS
-from analytics.usage.tables import key_display
 
 SHOW = {"new": "New", "all": "All"}
 
@@ -71,15 +70,12 @@ st.dataframe(
 st.caption(f"{len(shown):,} of {len(table):,} anomalies, most severe first, then the newest.")
 
 st.subheader("One anomaly")
-names = {
-    row.id: f"{row.severity} · {row.kind} · {key_display(row.api_key, row.api_key_label)} · "
-    f"{row.metric} · {row.first:%Y-%m-%d}"
-    for row in shown.itertuples()
-}
+by_id = {a.id: a for a in found}
+names = {anomaly_id: anomaly_name(by_id[anomaly_id]) for anomaly_id in shown["id"]}
 chosen_id = st.selectbox(
     "Anomaly", list(names), format_func=names.__getitem__, key="anomaly", bind="query-params"
 )
-anomaly = next(a for a in found if a.id == chosen_id)
+anomaly = by_id[chosen_id]
 with service_errors(source):
     days = data.anomaly_days(source, chosen, anomaly)
 title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"

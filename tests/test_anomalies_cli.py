@@ -14,6 +14,7 @@ import pytest
 import stamina
 from builders import serve_to_cli
 from conftest import ROOT, free_port, small_config
+from receivers import smtp_server, webhook_receiver
 from typer.testing import CliRunner
 
 from analytics.anomalies.marks import check_id
@@ -44,6 +45,8 @@ def printed(result, columns: int = 3) -> dict[str, list[str]]:
     are two spaces apart or more."""
     lines = {}
     for line in result.stdout.splitlines():
+        if line.startswith("notified "):  # what --notify sent
+            continue
         parts = re.split(r"\s{2,}", line, maxsplit=columns - 1)
         anomaly = parts.pop(columns - 2)
         lines[anomaly] = parts
@@ -206,3 +209,65 @@ def test_exit_code_from_a_real_process(tmp_path):
     assert done.stderr == ""
     ids = [line.split()[1] for line in done.stdout.splitlines()]
     assert len(ids) >= 3 and all(check_id(anomaly) == anomaly for anomaly in ids)
+
+
+def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp_path):
+    today = dt.date(2025, 6, 1)
+    served = create_app(small_config(keys=8, days=150))
+    emulator = served.state.emulator
+    admin = emulator.admin_key
+    serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
+    with smtp_server() as mailbox, webhook_receiver() as hooks:
+        monkeypatch.setenv("TEST_JSON_URL", hooks.url("/hooks/json-token-5e6f"))
+        alerts = tmp_path / "alerts.toml"
+        alerts.write_text(
+            f"""base_url = "https://dash.example.org/usage"
+
+[email]
+host = "127.0.0.1"
+port = {mailbox.port}
+security = "none"
+from = "alerts@example.org"
+to = ["capacity@example.org"]
+
+[[webhook]]
+kind = "json"
+url_env = "TEST_JSON_URL"
+""",
+            encoding="utf-8",
+        )
+        args = ["check-anomalies", "--days", "30", "--notify", "--alerts", str(alerts)]
+        first = invoke(*args)
+        assert first.exit_code == 12, first.stderr
+        found = printed(first)
+        posted = hooks.at("/hooks/json-token-5e6f")
+        # One alert per new anomaly, at both destinations.
+        assert sorted(body["id"] for body in posted) == sorted(f"anomaly:{a}" for a in found)
+        assert len(mailbox.messages) == len(found)
+        truth = {i.kind: i for i in emulator.injected if i.kind != "spike"}
+        new = truth["new"]
+        alert = next(
+            b
+            for b in posted
+            if b["id"] == f"anomaly:new:{new.api_key}:total_characters:{new.first}"
+        )
+        assert (
+            alert["level"]
+            == {"high": "exceeded", "medium": "warning", "low": "info"}[
+                found[alert["id"].removeprefix("anomaly:")][0]
+            ]
+        )
+        label = next(k.label for k in emulator.keys if k.masked == new.api_key)
+        assert f"Key: {label} ({new.api_key})." in alert["text"]
+        assert alert["link"].startswith("https://dash.example.org/usage/anomalies?anomaly=")
+        # Neither the administrator key nor any key in full is in a message.
+        secrets = [admin, *(k.key for k in emulator.keys)]
+        for text in [*mailbox.raw, *(post.body for post in hooks.posts)]:
+            assert not any(secret.encode() in text for secret in secrets)
+
+        # Found again the next day: nothing is sent twice.
+        again = invoke(*args)
+        assert again.exit_code == 12, again.stderr
+        assert "notified" not in again.stdout
+        assert len(hooks.posts) == len(found) and len(mailbox.messages) == len(found)
+    emulator.store.close()

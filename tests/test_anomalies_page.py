@@ -8,8 +8,16 @@ import json
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import parse_qsl
 
+from builders import asgi_client
+from conftest import DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from headless import TODAY, chart_specs, open_page
+
+from analytics.alerts.anomalies import anomaly_events
+from analytics.anomalies.detect import find_anomalies
+from analytics.usage.pipeline import fetch_usage
+from emulator import EmulatorConfig, create_app
 
 DAY = timedelta(days=1)
 
@@ -93,3 +101,22 @@ def test_the_overview_counts_the_new_anomalies(demo_env):
     [link] = at.get("page_link")
     assert link.proto.label.startswith(f"{count:,} new anomalies in this range ({count:,} in all)")
     assert link.proto.page.endswith("anomalies")
+
+
+def test_an_alerts_link_opens_its_anomaly(demo_env, demo_ledger):
+    """The link an alert carries (`/anomalies?anomaly=…`) picks that anomaly on the page."""
+    new = events(demo_ledger)["new"]
+    wanted = f"new:{new.api_key}:total_characters:{new.first}"
+    served = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    client, _ = asgi_client(served)
+    with client:
+        usage = fetch_usage(client, TODAY - 86 * DAY, TODAY - DAY, today=TODAY)
+    served.state.emulator.store.close()
+    found = find_anomalies(usage.frame, usage.start, TODAY - 30 * DAY, TODAY - DAY)
+    [alert] = [e for e in anomaly_events(found) if e.id == f"anomaly:{wanted}"]
+    path, query = alert.link.split("?")
+    assert path == "/anomalies"
+    [(name, value)] = parse_qsl(query)
+    at = open_page("anomalies", period="Last 30 days", **{name: value})
+    assert not at.exception
+    assert at.selectbox(key="anomaly").value == wanted

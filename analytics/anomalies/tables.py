@@ -12,6 +12,7 @@ import pandas as pd
 from analytics.anomalies.detect import KIND_TITLES, Anomaly, baseline
 from analytics.anomalies.marks import Mark, status
 from analytics.usage.metrics import METRIC_LABELS, is_minutes
+from analytics.usage.tables import key_display
 
 TABLE_COLUMNS: Final = [
     "severity", "status", "kind", "api_key_label", "api_key", "metric", "first", "last",
@@ -20,6 +21,15 @@ TABLE_COLUMNS: Final = [
 # How much of a key's days around an anomaly its chart shows.
 DAYS_BEFORE: Final = 28
 DAYS_AFTER: Final = 14
+
+
+def anomaly_name(anomaly: Anomaly) -> str:
+    """How an anomaly is named where one is picked; also its address's `anomaly=` value, which
+    is how an alert links to it."""
+    who = key_display(anomaly.api_key, anomaly.label)
+    return (
+        f"{anomaly.severity} · {anomaly.kind} · {who} · {anomaly.metric} · {anomaly.first:%Y-%m-%d}"
+    )
 
 
 def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analytics.figures.capacity import BAND_FILL, LIMIT_COLOR
-from analytics.figures.usage import HEIGHT, PALETTE, number_format, tick_format
+from analytics.figures.usage import HEIGHT, PALETTE, line, number_format, tick_format
 from analytics.usage.metrics import METRIC_LABELS
 
 
@@ -49,26 +49,11 @@ def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
             hovertemplate=f"used: %{{y:{fmt}}}<extra></extra>",
         )
     )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=window["expected"].round(2).tolist(),
-            mode="lines",
-            line={"color": PALETTE[1], "dash": "dash"},
-            name="Usual day (same weekday)",
-            hovertemplate=f"usual: %{{y:{fmt}}}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=window["bound"].round(2).tolist(),
-            mode="lines",
-            line={"width": 0},
-            showlegend=False,
-            hovertemplate=f"spike bound: %{{y:{fmt}}}<extra></extra>",
-        )
-    )
+    dashed = {"color": PALETTE[1], "dash": "dash"}
+    usual = "Usual day (same weekday)"
+    fig.add_trace(line(x, window["expected"], usual, "usual", fmt, line=dashed))
+    hidden = {"line": {"width": 0}, "showlegend": False}
+    fig.add_trace(line(x, window["bound"], "Spike bound", "spike bound", fmt, **hidden))
     fig.update_layout(
         title={"text": title, "x": 0, "font": {"size": 14}},
         height=HEIGHT,

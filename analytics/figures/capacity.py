@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from analytics.capacity.review import ForecastPath
-from analytics.figures.usage import HEIGHT, PALETTE, number_format, tick_format
+from analytics.figures.usage import HEIGHT, PALETTE, line, number_format, tick_format
 from analytics.usage.metrics import METRIC_LABELS
 
 BAND_FILL = "rgba(31, 90, 150, 0.15)"
@@ -27,43 +27,32 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
     fig = go.Figure()
     for side in ("high", "low"):
         fig.add_trace(
-            go.Scatter(
-                x=x_ahead,
-                y=path.loc[joined, side].round(2).tolist(),
-                mode="lines",
+            line(
+                x_ahead,
+                path.loc[joined, side],
+                "Band" if side == "low" else "Band high",
+                side,
+                fmt,
                 line={"width": 0},
                 fill="tonexty" if side == "low" else None,
                 fillcolor=BAND_FILL,
-                name="Band" if side == "low" else "Band high",
                 showlegend=side == "low",
-                hovertemplate=f"{side}: %{{y:{fmt}}}<extra></extra>",
             )
         )
+    dashed = {"color": PALETTE[0], "dash": "dash"}
     fig.add_trace(
-        go.Scatter(
-            x=x_ahead,
-            y=path.loc[joined, "expected"].round(2).tolist(),
-            mode="lines",
-            line={"color": PALETTE[0], "dash": "dash"},
-            name="Forecast",
-            hovertemplate=f"forecast: %{{y:{fmt}}}<extra></extra>",
-        )
+        line(x_ahead, path.loc[joined, "expected"], "Forecast", "forecast", fmt, line=dashed)
     )
-    fig.add_trace(
-        go.Scatter(
-            x=[v for v, closed in zip(x, ~future, strict=True) if closed],
-            y=path.loc[~future, "actual"].round(2).tolist(),
-            mode="lines",
-            line={"color": PALETTE[0], "width": 3},
-            name="Used",
-            hovertemplate=f"used: %{{y:{fmt}}}<extra></extra>",
-        )
-    )
-    for line in forecast.limits:
+    closed = [v for v, done in zip(x, ~future, strict=True) if done]
+    thick = {"color": PALETTE[0], "width": 3}
+    fig.add_trace(line(closed, path.loc[~future, "actual"], "Used", "used", fmt, line=thick))
+    for limit in forecast.limits:
         fig.add_hline(
-            y=line.limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=line.name
+            y=limit.limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=limit.name
         )
-        fig.add_hline(y=line.limit * line.warning_at, line={"color": WARNING_COLOR, "dash": "dot"})
+        fig.add_hline(
+            y=limit.limit * limit.warning_at, line={"color": WARNING_COLOR, "dash": "dot"}
+        )
     fig.update_layout(
         title={"text": forecast.title, "x": 0, "font": {"size": 14}},
         height=HEIGHT,

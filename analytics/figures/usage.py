@@ -6,7 +6,8 @@ its JSON stays small whatever the size of the organization.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -43,6 +44,21 @@ HEIGHT = 380
 def number_format(metric: str) -> str:
     """Hover numbers: whole characters, minutes to the hundredth."""
     return ",.2f" if is_minutes(metric) else ",.0f"
+
+
+def line(
+    x: Sequence[str], y: pd.Series, name: str, hover: str, fmt: str, **style: Any
+) -> go.Scatter:
+    """A line of `y` over `x` that hovers as ``hover: value``; `style` sets its line, fill and
+    legend."""
+    return go.Scatter(
+        x=list(x),
+        y=y.round(2).tolist(),
+        mode="lines",
+        name=name,
+        hovertemplate=f"{hover}: %{{y:{fmt}}}<extra></extra>",
+        **style,
+    )
 
 
 def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure:
