@@ -84,33 +84,28 @@ st.markdown(anomaly.sentence)
 
 now = status(anomaly.id, marks)
 writable = marks_of(source) is not None
-with st.container(horizontal=True, vertical_alignment="center"):
-    st.button(
+# (label, the mark it gives: None clears it, help, icon); a button is off in the status it gives
+BUTTONS = (
+    (
         "Mark expected",
-        on_click=mark,
-        args=(source, anomaly.id, "expected"),
-        disabled=not writable or now == "expected",
-        help="Planned activity: no longer reported as new.",
-        icon=":material/event_available:",
-        key="mark_expected",
-    )
-    st.button(
-        "Mark acknowledged",
-        on_click=mark,
-        args=(source, anomaly.id, "acknowledged"),
-        disabled=not writable or now == "acknowledged",
-        help="Seen and being handled: no longer reported as new.",
-        icon=":material/done:",
-        key="mark_acknowledged",
-    )
-    st.button(
-        "Clear the mark",
-        on_click=mark,
-        args=(source, anomaly.id, None),
-        disabled=not writable or now == "new",
-        icon=":material/undo:",
-        key="mark_clear",
-    )
+        "expected",
+        "Planned activity: no longer reported as new.",
+        "event_available",
+    ),
+    ("Mark acknowledged", "acknowledged", "Seen and being handled: no longer new.", "done"),
+    ("Clear the mark", None, None, "undo"),
+)
+with st.container(horizontal=True, vertical_alignment="center"):
+    for label, given, tip, icon in BUTTONS:
+        st.button(
+            label,
+            on_click=mark,
+            args=(source, anomaly.id, given),
+            disabled=not writable or now == (given or "new"),
+            help=tip,
+            icon=f":material/{icon}:",
+            key=f"mark_{given or 'clear'}",
+        )
 st.caption(
     f"Status: **{now}** · id `{anomaly.id}`"
     + ("" if writable else " · set SERVICE_HISTORY_PATH to keep marks")
