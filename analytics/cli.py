@@ -42,7 +42,6 @@ from analytics.anomalies.tables import new_anomalies
 from analytics.capacity.budgets import (
     BudgetFile,
     BudgetFileError,
-    DailyCost,
     Status,
     evaluate,
     evaluate_plan,
@@ -51,12 +50,13 @@ from analytics.capacity.budgets import (
     load_budgets,
     worst,
 )
+from analytics.capacity.costs import Prices
 from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.capacity.review import build_review, review_range
 from analytics.cost.files import money_file
+from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, PricingFileError, UnpricedDayError, load_pricing
-from analytics.cost.spend import daily_cost
 from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_export
 from analytics.exports.tables import (
@@ -287,14 +287,14 @@ def _costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     return Costing(prices, cost_centres)
 
 
-def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> DailyCost | None:
-    """How budgets price usage; cost budgets without a pricing file are a usage problem."""
+def _daily_cost(costing: Costing, budgets: BudgetFile | None) -> Prices | None:
+    """How budgets and the report price usage (and share spend between teams); cost budgets
+    without a pricing file are a usage problem."""
     if costing.pricing is None:
         if budgets is not None and budgets.cost_budgets:
             raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
         return None
-    pricing = costing.pricing
-    return lambda frame, start, end, keys: daily_cost(frame, pricing, start, end, keys)
+    return PricesInForce(costing.pricing, costing.teams)
 
 
 def _check_output(output: Path) -> None:
@@ -351,7 +351,11 @@ def export(
         ),
     ] = None,
     with_cost: Annotated[
-        bool, typer.Option("--with-cost", help="Add cost columns (needs a pricing file).")
+        bool,
+        typer.Option(
+            "--with-cost",
+            help="Add cost columns (needs a pricing file); tags at list prices, with their team.",
+        ),
     ] = False,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
@@ -378,13 +382,13 @@ def export(
             raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
         if with_cost and costing.pricing is None:
             raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
-        if with_cost and source != "usage":
-            raise UsageProblem(f"--with-cost goes with --source usage, not {source}")
+        if with_cost and source == "language-pairs":
+            raise UsageProblem(f"--with-cost goes with --source usage or tags, not {source}")
         settings = _settings()
         if source == "tags":
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
-            table = shape_tag_export(tags.frame, tag_grouping)
+            table = shape_tag_export(tags.frame, first, last, tag_grouping, costing, with_cost)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             pairs = _fetched(

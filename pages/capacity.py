@@ -1,18 +1,22 @@
-"""Capacity: the plan's billing period, forecasts with bands and budget lines, budget status,
-period comparison, growth drivers, and the meeting report to download."""
+"""Capacity: the plan's billing period, forecasts with bands and budget lines (of cost too,
+with prices), budget status, period comparison, growth drivers, and the meeting report to
+download."""
 
 import streamlit as st
 
 from analytics.capacity.budgets import evaluate_plan, evaluation_frame, in_file_order
-from analytics.dashboard import data, session
+from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.teams import TeamFileError
+from analytics.dashboard import data, page, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
-from analytics.dashboard.columns import budget_columns, change_columns, number
+from analytics.dashboard.columns import budget_columns, change_columns, money_column, number
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import NO_PRICING
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.reports.meeting import render
-from analytics.usage.calendar import range_text, utc_today
+from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import METRIC_LABELS
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
@@ -34,26 +38,38 @@ with st.expander("Budgets", icon=":material/savings:"):
         st.error(problem, icon=":material/error:")
     st.caption(
         f"Read from {BUDGETS_FILE} in the dashboard's folder unless a file is chosen here; "
-        "see budgets.example.toml for the format."
+        "see budgets.example.toml for the format. Cost budgets and cost forecasts use "
+        "pricing.toml (and teams.toml for the report's spend by team) beside the dashboard."
     )
 
+# The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
+money = page.money_in_force(source)
 plan = plan_panel(source, today)
 
-with service_errors(source):
-    review, read = data.review(source, chosen, today, budgets)
+try:
+    with service_errors(source):
+        review, read = data.review(source, chosen, today, budgets, money)
+except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+    st.error(f"{exc}. Costs are left out.", icon=":material/error:")
+    with service_errors(source):
+        review, read = data.review(source, chosen, today, budgets)
 
 if budgets is not None and review.evaluations is not None:
     st.subheader("Budget status")
+    if budgets.cost_budgets and review.currency is None:
+        st.info(NO_PRICING, icon=":material/payments:")
     evaluations = list(review.evaluations)
     if plan is not None:
         evaluations = in_file_order(budgets, evaluations, evaluate_plan(budgets, plan))
     elif budgets.plan_budgets:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
+    status = evaluation_frame(evaluations, review.currency or "")
     st.dataframe(
-        evaluation_frame(evaluations).drop(columns=["scope", "metric"]),
+        status.drop(columns=["scope", "metric", "overrun"]).round({"used": 2, "projected": 2}),
         hide_index=True,
         column_config=budget_columns(),
     )
+    st.caption("Limit reached: the day used, or usage at the current run rate, reaches the limit.")
 
 st.subheader("Forecasts")
 st.caption(review.forecast_note)
@@ -62,6 +78,24 @@ for left, right in zip(figures[::2], figures[1::2], strict=True):
     with st.container(horizontal=True):
         st.plotly_chart(left, width="stretch")
         st.plotly_chart(right, width="stretch")
+
+if review.cost_forecasts is not None and review.currency is not None:
+    st.markdown(f"**Cost this month, quarter and contract year ({review.currency})**")
+    st.dataframe(
+        review.cost_forecasts.assign(period=review.cost_forecasts["period"].map(PERIOD_TITLES)),
+        hide_index=True,
+        column_config={
+            "period": "Period",
+            "start": st.column_config.DateColumn("From"),
+            "end": st.column_config.DateColumn("To"),
+            "actual": money_column("So far", review.currency),
+            "projected": money_column("Projected", review.currency),
+        },
+    )
+    st.caption(
+        "The organization's cost, base fee included: the closed days at the prices of "
+        "pricing.toml, then each service's run rate priced to the period's end."
+    )
 
 st.markdown("**Total characters this month, per key**")
 st.dataframe(

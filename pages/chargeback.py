@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
-from analytics.dashboard.money import money_text
+from analytics.dashboard.columns import CHARGEBACK_ORDER, chargeback_columns
+from analytics.dashboard.money import NO_PRICING, money_text
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
 
@@ -26,18 +27,20 @@ with st.expander("Prices and teams", icon=":material/payments:"):
 pricing = money_text("pricing", pricing_upload, source.demo)
 teams = money_text("teams", teams_upload, source.demo)
 if pricing is None:
-    st.info(
-        "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "
-        "the dashboard, or choose the files above. See pricing.example.toml.",
-        icon=":material/payments:",
-    )
+    st.info(f"{NO_PRICING} Or choose the files above.", icon=":material/payments:")
     st.stop()
 try:
+    currency = parse_pricing(pricing).currency
     table = data.chargeback_table(source, chosen, pricing, teams)
 except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
-st.dataframe(table, hide_index=True)
+st.dataframe(
+    table,
+    hide_index=True,
+    column_order=CHARGEBACK_ORDER,
+    column_config=chargeback_columns(currency),
+)
 st.caption(
     "Usage cost, the team's share of the base fee, and their sum; keys no team claims are "
     "Unassigned. The Total row is the organization's cost, which the teams add up to."

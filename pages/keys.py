@@ -1,7 +1,9 @@
-"""Keys: one row per key with every metric, the top keys, and one key's usage by service."""
+"""Keys: one row per key (or team) with every metric or its cost, the top keys, and one key's
+usage by service."""
 
 import streamlit as st
 
+from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import data, page, session
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -12,28 +14,38 @@ source = data_source()
 chosen = session.chosen_range()
 granularity = calendar.auto_granularity(chosen.start, chosen.end)
 
-page.header("Keys", chosen)
+view = page.view_select(page.header("Keys", chosen), source, chosen, grouping=True)
+noun = "team" if view.by_team else "key"
 table = page.key_table_or_stop(
-    source, chosen, "No key has usage in this range. Pick a longer range in the sidebar."
+    source, chosen, f"No {noun} has usage in this range. Pick a longer range in the sidebar.", view
 )
 
-page.searchable_table(table, "keys")
+page.searchable_table(table, "keys", view)
+if view.cost:
+    st.caption(
+        f"Usage cost per {noun} at the prices of pricing.toml: its share of the organization's "
+        "lines, day by day. The base fee is shared between teams on the Chargeback page."
+    )
 
 left, right = st.columns([1, 1], gap="large")
 with left:
-    st.subheader("Top keys")
+    st.subheader(f"Top {noun}s")
     metric_col, top_col = st.columns([2, 1])
-    metric = page.metric_select(metric_col, METRICS)
+    metric = page.metric_select(metric_col, METRICS, view=view)
     top = page.top_n_input(top_col)
-    top_totals = data.table(source, chosen, tables.top_n_totals, metric, top)
+    top_totals = data.table(source, chosen, tables.top_n_totals, metric, top, view=view)
     if top_totals.empty:
-        st.info(f"No key used {METRIC_LABELS[metric].lower()} in this range.")
+        what = (COST_LABELS if view.cost else METRIC_LABELS)[metric].lower()
+        st.info(f"No {noun} had any {what} in this range.")
     else:
-        st.plotly_chart(figures.top_keys_bar(top_totals, metric), key="top_keys")
+        st.plotly_chart(
+            figures.top_keys_bar(page.in_currency(top_totals, view), metric, view.currency or None),
+            key="top_keys",
+        )
 
 with right:
-    st.subheader("One key by service")
-    key = st.selectbox("Key", key="key", **page.key_choices(table))
+    st.subheader(f"One {noun} by service")
+    key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table))
     daily = data.table(
         source,
         chosen,
@@ -42,8 +54,14 @@ with right:
         chosen.end,
         granularity,
         keys=(key,),
+        view=view,
     )
     if not daily.to_numpy().any():
-        st.info("This key has no usage in this range.")
+        st.info(f"This {noun} has no usage in this range.")
+    elif view.cost:
+        st.plotly_chart(
+            figures.cost_by_service(page.in_currency(daily, view), granularity, view.currency),
+            key="key_cost",
+        )
     else:
         st.plotly_chart(figures.key_usage_by_service(daily, granularity), key="key_usage")

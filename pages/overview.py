@@ -1,12 +1,14 @@
-"""Overview: totals of the range with their change, its new anomalies, the plan's billing
-period, and the service mix over time."""
+"""Overview: totals of the range with their change (usage, or its cost), its new anomalies,
+the plan's billing period, and the service mix over time."""
 
 from pathlib import Path
 
 import streamlit as st
 
 from analytics.anomalies.tables import new_anomalies
-from analytics.dashboard import data, session
+from analytics.cost.priced import cost_tiles, priced_totals
+from analytics.cost.prices import UnpricedDayError
+from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import plan_panel
@@ -21,38 +23,82 @@ chosen = session.chosen_range()
 previous = session.ChosenRange(*calendar.previous_range(chosen.start, chosen.end), "previous")
 granularity = calendar.auto_granularity(chosen.start, chosen.end)
 
-st.title("Overview")
+title = page.title_row("Overview")
 st.caption(
     f"{calendar.range_text(chosen.start, chosen.end)} (UTC), compared with the previous "
     f"{chosen.days:,} days ({calendar.range_text(previous.start, previous.end)}). "
     f"Data through {calendar.data_through(calendar.utc_today()):%Y-%m-%d} (UTC)."
 )
+view = page.view_select(title, source, chosen)
 
 with service_errors(source):
     current_totals = data.table(source, chosen, totals)
     previous_totals = data.table(source, previous, totals)
     over_time = data.table(
-        source, chosen, tables.usage_over_time, chosen.start, chosen.end, granularity
+        source, chosen, tables.usage_over_time, chosen.start, chosen.end, granularity, view=view
     )
     mismatches = data.usage(source, chosen.start, chosen.end).mismatches
 
 if mismatches:
     st.warning("Totals did not reconcile for: " + "; ".join(mismatches), icon=":material/warning:")
 
-tiles = tables.kpis(current_totals, previous_totals)
+# (metric, label, value, change or None, change text, help) per tile, in usage or in money.
+if view.cost and view.pricing is not None:
+    fee = data.base_fee(chosen, view.pricing)
+    with service_errors(source):
+        try:  # the previous range may start before the first price: no change then
+            before = (
+                data.table(source, previous, priced_totals, view=view),
+                data.base_fee(previous, view.pricing),
+            )
+        except UnpricedDayError:
+            before = None
+        spent = data.table(source, chosen, priced_totals, view=view)
+    tiles = [
+        (
+            t.metric,
+            t.label,
+            t.text,
+            t.change,
+            t.change_text,
+            f"{t.label}; previous period: {t.previous_text}",
+        )
+        for t in cost_tiles(spent, fee, before, view.currency)
+    ]
+else:
+    tiles = [
+        (
+            kpi.metric,
+            SERVICE_LABELS.get(kpi.metric, kpi.label),
+            kpi.value_text,
+            kpi.change,
+            kpi.change_text,
+            f"{kpi.label}; previous period: {format_value(kpi.previous, kpi.metric)}",
+        )
+        for kpi in tables.kpis(current_totals, previous_totals)
+    ]
+sparklines = page.in_currency(over_time, view)
 # Two rows of three: six figures side by side would not fit a laptop screen.
 columns = [*st.columns(3), *st.columns(3)]
-for column, kpi in zip(columns, tiles, strict=True):
+for column, (metric, label, value, change, change_text, help_text) in zip(
+    columns, tiles, strict=True
+):
     column.metric(
-        SERVICE_LABELS.get(kpi.metric, kpi.label),
-        kpi.value_text,
-        delta=kpi.change_text,
-        delta_color="normal" if kpi.change is not None else "off",
-        delta_arrow="auto" if kpi.change is not None else "off",
-        help=f"{kpi.label}; previous period: {format_value(kpi.previous, kpi.metric)}",
+        label,
+        value,
+        delta=change_text,
+        delta_color="normal" if change is not None else "off",
+        delta_arrow="auto" if change is not None else "off",
+        help=help_text,
         border=True,
-        chart_data=over_time[kpi.metric].round(2).tolist(),
+        chart_data=sparklines[metric].round(2).tolist(),
         chart_type="area",
+    )
+if view.cost:
+    st.caption(
+        "Cost at the prices of pricing.toml: each service's usage cost, and in Total cost "
+        "the base fee too. Compared with the previous period at its prices (N/A when it has "
+        "none)."
     )
 
 with service_errors(source):
@@ -71,13 +117,17 @@ if not any(current_totals.values()):
     st.info("No usage in this range. Pick a longer range in the sidebar.", icon=":material/info:")
     st.stop()
 
-left, right = st.columns([3, 2], gap="large")
-with left:
-    st.subheader("Characters by service")
-    st.plotly_chart(figures.service_mix(over_time, granularity), key="service_mix")
-with right:
-    st.subheader("Speech minutes")
-    st.plotly_chart(figures.minutes_over_time(over_time, granularity), key="minutes")
+if view.cost:
+    st.subheader("Cost by service")
+    st.plotly_chart(figures.cost_by_service(sparklines, granularity, view.currency), key="cost_mix")
+else:
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader("Characters by service")
+        st.plotly_chart(figures.service_mix(over_time, granularity), key="service_mix")
+    with right:
+        st.subheader("Speech minutes")
+        st.plotly_chart(figures.minutes_over_time(over_time, granularity), key="minutes")
 st.caption(
     f"One point per {granularity} (UTC); weeks start on Monday, and the last period may be partial."
 )

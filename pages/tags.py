@@ -1,10 +1,13 @@
-"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table, and one
-tag's days."""
+"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table (with each
+tag's cost and team where there are prices), and one tag's days."""
 
 import streamlit as st
 
+from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import tag_table_columns
+from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -61,7 +64,20 @@ st.subheader("Tag table")
 if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
-shown = page.searchable_table(table, "tags")
+money = page.money_in_force(source)
+if money.cost:
+    try:
+        with service_errors(source):
+            table = data.priced_tag_table(source, chosen, money)
+    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+        st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
+        money = USAGE_BY_KEY
+shown = page.searchable_table(table, "tags", money)
+if money.cost:
+    st.caption(
+        "Cost at the list prices of pricing.toml: the included volume and the base fee are the "
+        "organization's, never a tag's. A tag's team comes from teams.toml."
+    )
 
 st.subheader("One tag by day")
 choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it

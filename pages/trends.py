@@ -1,11 +1,13 @@
-"""Trends: one metric per key over time, top-N + Other, and the per-key breakdown of a period."""
+"""Trends: one metric (or its cost) per key or team over time, top-N + Other, and the
+breakdown of a period."""
 
 from datetime import date
 
 import streamlit as st
 
+from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import key_table_columns
+from analytics.dashboard.columns import key_table_columns, key_table_order
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -14,14 +16,15 @@ from analytics.usage.metrics import METRIC_LABELS, METRICS
 source = data_source()
 chosen_range = session.chosen_range()
 
-page.header("Trends", chosen_range)
+view = page.view_select(page.header("Trends", chosen_range), source, chosen_range, grouping=True)
+noun = "team" if view.by_team else "key"
 table = page.key_table_or_stop(
-    source, chosen_range, "No usage in this range. Pick a longer range in the sidebar."
+    source, chosen_range, "No usage in this range. Pick a longer range in the sidebar.", view
 )
 
 row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
-    metric = page.metric_select(row, METRICS, width=260)
+    metric = page.metric_select(row, METRICS, width=260, view=view)
     granularity = page.granularity_select(row, chosen_range)
     top = page.top_n_input(row, width=110)
     rolling_on = st.toggle(
@@ -34,7 +37,10 @@ with row:
     running = st.toggle("Cumulative", key="cumulative", bind="query-params")
 rolling = rolling_on and granularity == "day"
 chosen_keys = st.multiselect(
-    "Keys (all when empty)", key="keys", placeholder="All keys", **page.key_choices(table)
+    f"{noun.capitalize()}s (all when empty)",
+    key=f"{noun}s",
+    placeholder=f"All {noun}s",
+    **page.key_choices(table),
 )
 keys = tuple(chosen_keys)
 wide = data.table(
@@ -47,12 +53,14 @@ wide = data.table(
     chosen_range.end,
     granularity,
     keys=keys,
+    view=view,
 )
 if not wide.to_numpy().any():
-    st.info(f"No {METRIC_LABELS[metric].lower()} for these keys in this range.")
+    what = (COST_LABELS if view.cost else METRIC_LABELS)[metric].lower()
+    st.info(f"No {what} for these {noun}s in this range.")
     st.stop()
 
-shown = wide
+shown = page.in_currency(wide, view)
 if rolling:
     shown = tables.rolling_mean(shown)
 if running:
@@ -70,14 +78,16 @@ def select_from_chart() -> None:
 
 kind = "line" if rolling or running else "bar"
 st.plotly_chart(
-    figures.keys_over_time(shown, metric, granularity, kind),
+    figures.keys_over_time(shown, metric, granularity, kind, view.currency or None),
     key="trend_chart",
     on_select=select_from_chart,
     selection_mode="points",
 )
 st.caption(
     f"One bar per {granularity} (UTC; weeks start on Monday, the last one may be partial). "
-    "Click a bar, or pick a period below, to see each key's usage in it."
+    f"Click a bar, or pick a period below, to see each {noun}'s "
+    f"{'cost' if view.cost else 'usage'} in it."
+    + (" Cost at the prices of pricing.toml, without the base fee." if view.cost else "")
 )
 
 chosen = st.selectbox(
@@ -96,13 +106,14 @@ breakdown = data.table(
     granularity,
     metric,
     keys=keys,
+    view=view,
 )
 if breakdown.empty:
     st.info(f"No usage on {calendar.bucket_label(date.fromisoformat(chosen), granularity)}.")
 else:
     st.dataframe(
-        breakdown,
+        page.shown_table(breakdown, view),
         hide_index=True,
-        column_order=tables.TABLE_ORDER,
-        column_config=key_table_columns(),
+        column_order=key_table_order(view.by_team),
+        column_config=key_table_columns(view.currency, view.by_team),
     )

@@ -214,6 +214,43 @@ def price_from(day: str, *lines: str, prices: str = UNIT_PRICES) -> str:
     return "\n".join([f'from = "{day}"', prices, *lines])
 
 
+# A hand-made organization over 30 January – 1 February 2025: a web key and another key.
+# 20.00 EUR per million text characters, 1,000,000 included per month, a 250.00 monthly fee.
+# January's line: 1,600,000 characters, of which 2/31 of the included volume is free:
+# 32.00 × (1 − 64,516.13/1,600,000) = 30.709… → 30.71, shared 19.19 / 11.52 (largest
+# remainder; per day 19.19 / 5.76 / 5.76); February: 10.00 × (1 − 35,714.29/500,000) =
+# 9.2857… → 9.29. Fees: 250 × 2/31 = 16.13 (shared 20:12 by list price → 10.08 / 6.05) and
+# 250/28 = 8.93 (all the web team's). The web key's team is "Web"; the other is Unassigned.
+MONEY_START, MONEY_END = date(2025, 1, 30), date(2025, 2, 1)
+MONEY_WEB, MONEY_OTHER = "aaaa****0001", "bbbb****0002"
+MONEY_PRICES = (
+    "unit_prices = { text_translation_characters = 20.00, document_translation_characters = 25, "
+    "text_improvement_characters = 20, speech_to_text_minutes = 0.024 }"
+)
+
+
+def money_organization() -> tuple[pd.DataFrame, str, str]:
+    """The hand-made organization above: its key-day frame, pricing file and teams file."""
+    text = "text_translation_characters"
+    frame = key_day_rows(
+        [
+            (date(2025, 1, 30), MONEY_WEB, "web-shop", {text: 1_000_000}),
+            (date(2025, 1, 30), MONEY_OTHER, "=other", {text: 300_000}),
+            (date(2025, 1, 31), MONEY_OTHER, "=other", {text: 300_000}),
+            (date(2025, 2, 1), MONEY_WEB, "web-shop", {text: 500_000}),
+        ]
+    )
+    prices = pricing(
+        price_from(
+            "2025-01-01",
+            "monthly_fee = 250.00",
+            "included_per_month = { text_translation_characters = 1_000_000 }",
+            prices=MONEY_PRICES,
+        )
+    )
+    return frame, prices, '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
+
+
 # --- the emulator's ledger as the oracle -------------------------------------------------------
 
 

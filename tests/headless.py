@@ -51,14 +51,14 @@ def app_test(timeout: float = 120) -> AppTest:
 
 
 def open_page(page: str, **params: str | list[str]) -> AppTest:
-    """A fresh session of `page` with the given URL query parameters, run once."""
+    """A fresh session of `page` with the given URL query parameters, run once: as a shared
+    link opens it, the page's own widgets read their choices from the URL on the first run."""
     at = app_test()
     for name, value in params.items():
         at.query_params[name] = value
-    at.run()
     if page != "overview":
-        at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
-    return at
+        at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+    return at.run()
 
 
 def chart_specs(at: AppTest) -> list[dict]:

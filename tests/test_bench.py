@@ -44,6 +44,7 @@ TARGETS = {
     "anomaly_recall",
     "anomaly_false_alarms",
     "check_anomalies",
+    "chargeback_pricing",
 }
 
 
@@ -203,6 +204,13 @@ def test_pages_figures_stay_small(smoke):
     assert line["keys"] == {"big": KEYS, "small": 10}
 
 
+def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_years):
+    line = by_name(smoke.printed)["chargeback_pricing"]
+    assert line["rows"] == len(five_years)
+    assert line["same_usage"] is True and line["teams_add_up"] is True
+    assert line["teams"] == 4  # teams.example.toml's three, then Unassigned
+
+
 def test_decoding_baseline_is_the_same_frame(smoke):
     assert by_name(smoke.printed)["decode_vs_naive"]["identical"] is True
 
@@ -219,6 +227,7 @@ def test_scenarios_cover_every_target_name():
         "tag_fetch",
         "anomaly_detection",
         "check_anomalies",
+        "chargeback_pricing",
     }
 
 

@@ -25,6 +25,7 @@ PAGES = {
     "languages": ("languages", "Languages"),
     "capacity": ("capacity", "Capacity"),
     "anomalies": ("anomalies", "Anomalies"),
+    "chargeback": ("chargeback", "Chargeback"),
     "export": ("export", "Export"),
 }
 
@@ -171,3 +172,49 @@ def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
     assert "q=CHECK" in page.url and "tag=checkout" in page.url
     expect(page.get_by_text("checkout: ")).to_be_visible()
     page.screenshot(path=SHOTS / "tags-checkout.png")
+
+
+def grid_texts(grid, role: str) -> list[str]:
+    """The texts of a dataframe's header or body cells in the grid's accessible table (the
+    cells drawn on screen; the grid itself is a canvas)."""
+    cells = grid.locator(f"[role={role}]")
+    expect(cells.first).to_be_attached(timeout=WAIT_MS)
+    return [cell.text_content() or "" for cell in cells.all()]
+
+
+def test_chargeback_shows_the_demos_money(dashboard, page):
+    # Demo mode prices the demo organization with pricing.example.toml and teams.example.toml.
+    open_page(page, dashboard, "chargeback?period=Last+30+days", "Chargeback")
+    grid = page.get_by_test_id("stDataFrame")
+    expect(grid).to_be_visible(timeout=WAIT_MS)
+    headers = grid_texts(grid, "columnheader")
+    assert headers[:5] == ["Month", "Team", "Cost (EUR)", "Usage cost (EUR)", "Base fee (EUR)"]
+    cells = grid_texts(grid, "gridcell")
+    assert {"Web shop", "Documents", "Unassigned", "Total"} <= set(cells)
+    assert any(cell.replace(",", "").replace(".", "").isdigit() and "." in cell for cell in cells)
+    expect(page.get_by_text("The Total row is the organization's cost")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "chargeback-money.png")
+
+
+def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboard, page):
+    open_page(page, dashboard, "?period=Last+30+days", "Overview")
+    tiles = page.get_by_test_id("stMetric")
+    expect(tiles.first).to_contain_text("Total characters", timeout=WAIT_MS)
+    page.get_by_role("radiogroup", name="Show").get_by_role("radio", name="Cost").click()
+    expect(tiles.first).to_contain_text("Total cost", timeout=WAIT_MS)
+    expect(tiles.first).to_contain_text("EUR")
+    expect(page.get_by_role("heading", name="Cost by service")).to_be_visible(timeout=WAIT_MS)
+    assert "show=Cost" in page.url
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "overview-cost.png")
+    # A shared link opens the same view: the Keys page by team, in money.
+    open_page(page, dashboard, "keys?period=Last+30+days&show=Cost&group=Team", "Keys")
+    expect(page.get_by_role("heading", name="Top teams")).to_be_visible(timeout=WAIT_MS)
+    grid = page.get_by_test_id("stDataFrame").first
+    assert "Total cost (EUR)" in grid_texts(grid, "columnheader")
+    assert "Unassigned" in grid_texts(grid, "gridcell")
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "keys-cost-by-team.png")

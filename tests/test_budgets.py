@@ -22,8 +22,8 @@ from analytics.capacity.budgets import (
     worst,
 )
 from analytics.capacity.plan import Allowance, BillingPeriod, PlanSnapshot
+from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
-from analytics.cost.spend import daily_cost
 from analytics.usage.calendar import YearStart
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +141,7 @@ def test_evaluation_used_share_projection_and_overrun(flat):
     assert result.projected == pytest.approx(3100)
     assert result.overrun == date(2025, 3, 13)  # 1,200 by the 12th, 1,300 by the 13th
     assert result.status == "warning"
+    assert result.reach_text == "2025-03-13 (projected)"
 
 
 def test_evaluation_exceeded_dates_the_actual_crossing(flat):
@@ -148,6 +149,7 @@ def test_evaluation_exceeded_dates_the_actual_crossing(flat):
     assert result.used_share == pytest.approx(1.0)
     assert result.status == "exceeded"
     assert result.overrun == date(2025, 3, 10)
+    assert result.reach_text == "2025-03-10 (reached)"
 
 
 def test_evaluation_projected_only_warning_and_ok(flat):
@@ -155,6 +157,7 @@ def test_evaluation_projected_only_warning_and_ok(flat):
     assert projected_80.used_share == pytest.approx(1000 / 3875)
     assert projected_80.projected_share == pytest.approx(0.8)
     assert (projected_80.status, projected_80.overrun) == ("warning", None)
+    assert projected_80.reach_text == "not within the period"
     below = evaluate_one(flat, budgets(ORG_MONTH.format(limit=3900)))
     assert below.status == "ok"
     stricter = evaluate_one(flat, budgets(ORG_MONTH.format(limit=3900) + "\nwarning_at = 0.5"))
@@ -208,6 +211,7 @@ def test_worst_and_evaluation_frame(flat):
     assert list(frame["status"]) == ["ok", "exceeded"]
     assert list(frame["used %"]) == pytest.approx([1.0, 100.0])
     assert frame["period"].iloc[0] == "2025-03-01 – 2025-03-31"
+    assert list(frame["unit"]) == ["characters", "characters"]
 
 
 # -- plan budgets ----------------------------------------------------------------------------------
@@ -303,9 +307,10 @@ COST_PRICES = (
 FEB_15 = date(2025, 2, 15)  # fourteen closed days of February
 
 
-def priced(included: str = ""):
-    prices = parse_pricing(pricing(price_from("2025-01-01", included, prices=COST_PRICES)))
-    return lambda frame, start, end, keys: daily_cost(frame, prices, start, end, keys)
+def priced(included: str = "") -> PricesInForce:
+    return PricesInForce(
+        parse_pricing(pricing(price_from("2025-01-01", included, prices=COST_PRICES)))
+    )
 
 
 def cost_budget(limit: int, key: str = "") -> str:
@@ -320,6 +325,9 @@ def test_an_org_cost_budget_prices_the_run_rate_forecast():
     assert result.used == pytest.approx(28.00) and result.projected == pytest.approx(56.00)
     assert result.overrun == date(2025, 2, 20)  # 20 days × 2.00 reach 40.00
     assert result.status == "warning"
+    assert result.reach_text == "2025-02-20 (projected)"
+    [row] = evaluation_frame([result], "EUR").to_dict("records")
+    assert (row["unit"], row["reached"], row["limit"]) == ("EUR", "2025-02-20 (projected)", 40)
 
 
 def test_a_key_cost_budget_shares_the_included_volume_with_the_rest_of_the_organization():
@@ -340,3 +348,4 @@ def test_without_prices_a_cost_budget_is_not_evaluated():
     frame = usage_frame({"aaaa****0001": [100_000] * 45})
     [result] = evaluate(parse_budgets(cost_budget(40)), frame, FEB_15, FIRST)
     assert result.status == "ok" and result.note == "no pricing file: cost not evaluated"
+    assert result.reach_text == "-"

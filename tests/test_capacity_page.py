@@ -24,8 +24,10 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger):
     assert at.title[0].value == "Capacity"
     headers = [h.value for h in at.subheader]
     assert headers == ["Forecasts", "Period comparison", "Growth drivers"]
-    assert len(at.get("plotly_chart")) == 4
-    services = at.dataframe[1].value
+    # Characters and minutes, month and contract year; in demo mode the example prices add
+    # the cost of both.
+    assert len(at.get("plotly_chart")) == 6
+    services = at.dataframe[2].value
     start, end = TODAY - timedelta(days=30), TODAY - timedelta(days=1)
     totals = ledger_totals(demo_ledger.ledger(start, end))
     assert services.loc["Total characters", "current"] == totals["total_characters"]
@@ -40,7 +42,9 @@ def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
     assert not at.error
     assert at.subheader[0].value == "Budget status"
     status = at.dataframe[0].value
-    assert len(status) == 7  # the cost budget is noted as not evaluated without prices
+    assert len(status) == 7
+    spend = status.set_index("budget").loc["Spend, monthly"]  # at the example's prices (demo)
+    assert spend["unit"] == "EUR" and spend["note"] == "" and spend["projected"] > 0
     assert set(status["status"]) <= {"ok", "warning", "exceeded", "unknown key"}
     # The monthly budget counts this month's closed days (none on the 1st).
     monthly = status.set_index("budget").loc["All characters, monthly"]

@@ -36,6 +36,9 @@ def test_example_file_parses():
     assert first.included_per_month.units("document_translation_characters") == 0
     assert first.included_per_month.units("speech_to_text_minutes") == 60_000_000
     assert second.unit_prices.of("document_translation_characters") == Decimal("22.50")
+    # Speech-to-speech is priced from 2026 on; the 2025 list leaves it out, so it costs 0.
+    assert first.unit_prices.of("speech_to_speech_minutes") == 0
+    assert second.unit_prices.of("speech_to_speech_minutes") == Decimal("0.06")
 
 
 def test_numbers_are_read_as_decimals_not_floats():
@@ -119,14 +122,14 @@ def _replace(prices: str, metric: str, value: str) -> str:
             ),
             "[[price]] #1 (unit_prices): unknown metric 'text_characters'; expected "
             "text_translation_characters, document_translation_characters, "
-            "text_improvement_characters, speech_to_text_minutes",
+            "text_improvement_characters, speech_to_text_minutes, speech_to_speech_minutes",
         ),
         (
             pricing(price_from("2025-01-01", INCLUDED.format("total_characters = 5"))),
             "[[price]] #1 (included_per_month): unknown metric 'total_characters'; expected "
             "text_translation_characters, document_translation_characters, "
-            "text_improvement_characters, speech_to_text_minutes (total characters is their "
-            "sum: price the services)",
+            "text_improvement_characters, speech_to_text_minutes, speech_to_speech_minutes "
+            "(total characters is their sum: price the services)",
         ),
         (
             pricing(price_from("2025-01-01", prices=UNIT_PRICES.replace(", speech", " } #"))),
@@ -177,6 +180,13 @@ def _replace(prices: str, metric: str, value: str) -> str:
             ),
             "[[price]] #1 (included_per_month): speech_to_text_minutes has at most 6 decimals, "
             "not 1E-7",
+        ),
+        (
+            pricing(
+                price_from("2025-01-01", INCLUDED.format("speech_to_speech_minutes = 0.0000001"))
+            ),
+            "[[price]] #1 (included_per_month): speech_to_speech_minutes has at most 6 "
+            "decimals, not 1E-7",
         ),
     ],
 )

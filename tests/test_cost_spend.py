@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pandas as pd
 import pytest
-from builders import key_day_rows, price_from, pricing
+from builders import UNIT_PRICES, key_day_rows, price_from, pricing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +79,22 @@ def test_minutes_are_exact_decimals_not_binary_floats():
     assert price_usage(frame[frame["api_key"] == KEY_A], one_euro, *JAN).total == Decimal("1.01")
     ten_euros = prices(prices=per_minute.format(TEXT, DOCS, IMPROVE, MINUTES, 10))
     assert price_usage(frame[frame["api_key"] == KEY_B], ten_euros, *JAN).total == Decimal("3.00")
+
+
+def test_speech_to_speech_minutes_have_their_own_price_and_included_volume():
+    # 30 min at 0.05 with 10 included: 20 × 0.05 = 1.00; speech-to-text 30 min at 0.03 = 0.90.
+    # Left out of a price list, speech-to-speech costs 0.
+    spoken = "speech_to_speech_minutes"
+    frame = key_day_rows([(date(2025, 1, 3), KEY_A, "A", {MINUTES: 30.0, spoken: 30.0})])
+    listed = UNIT_PRICES.replace(" }", f", {spoken} = 0.05 }}")
+    included = "included_per_month = { speech_to_speech_minutes = 10 }"
+    spend = price_usage(frame, prices(included, prices=listed), *JAN)
+    assert amounts(spend) == {(KEY_A, MINUTES): 90, (KEY_A, spoken): 100}
+    line = spend.organization.set_index("metric").loc[spoken]
+    assert (line["usage"], line["included"], line["unit_price"]) == (30.0, 10.0, Decimal("0.05"))
+    unlisted = price_usage(frame, prices(), *JAN)
+    assert amounts(unlisted) == {(KEY_A, MINUTES): 90}
+    assert unlisted.items.set_index("metric").loc[spoken, "usage"] == 30.0
 
 
 def test_a_price_change_mid_range_prices_each_day_with_its_price():

@@ -12,7 +12,13 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
-from builders import KEY_DAY_COLUMNS, METRICS, key_day_rows, price_from, pricing
+from builders import (
+    KEY_DAY_COLUMNS,
+    METRICS,
+    MONEY_END,
+    MONEY_START,
+    money_organization,
+)
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
@@ -199,40 +205,10 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
 
 # -- cost columns and team groupings -----------------------------------------------------------
 
-# A hand-made organization over 30 January – 1 February 2025: a web key and another key.
-# 20.00 EUR per million text characters, 1,000,000 included per month, a 250.00 monthly fee.
-# January's line: 1,600,000 characters, of which 2/31 of the included volume is free:
-# 32.00 × (1 − 64,516.13/1,600,000) = 30.709… → 30.71, shared 19.19 / 11.52 (largest
-# remainder); February: 10.00 × (1 − 35,714.29/500,000) = 9.2857… → 9.29. Fees: 250 × 2/31 =
-# 16.13 (shared 20:12 by list price → 10.08 / 6.05) and 250/28 = 8.93 (all the web team's).
-MONEY_START, MONEY_END = dt.date(2025, 1, 30), dt.date(2025, 2, 1)
-WEB, OTHER = "aaaa****0001", "bbbb****0002"
-PRICES = (
-    "unit_prices = { text_translation_characters = 20.00, document_translation_characters = 25, "
-    "text_improvement_characters = 20, speech_to_text_minutes = 0.024 }"
-)
-
 
 @pytest.fixture
 def money() -> tuple[pd.DataFrame, Costing]:
-    text = "text_translation_characters"
-    frame = key_day_rows(
-        [
-            (dt.date(2025, 1, 30), WEB, "web-shop", {text: 1_000_000}),
-            (dt.date(2025, 1, 30), OTHER, "=other", {text: 300_000}),
-            (dt.date(2025, 1, 31), OTHER, "=other", {text: 300_000}),
-            (dt.date(2025, 2, 1), WEB, "web-shop", {text: 500_000}),
-        ]
-    )
-    prices = pricing(
-        price_from(
-            "2025-01-01",
-            "monthly_fee = 250.00",
-            "included_per_month = { text_translation_characters = 1_000_000 }",
-            prices=PRICES,
-        )
-    )
-    teams = '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
+    frame, prices, teams = money_organization()
     return frame, Costing(parse_pricing(prices), parse_teams(teams))
 
 

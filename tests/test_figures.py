@@ -2,6 +2,7 @@
 
 from datetime import date, timedelta
 
+import pandas as pd
 import pytest
 from builders import SERVICE_CHARACTERS, make_key_day
 
@@ -11,6 +12,7 @@ from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure
 from analytics.usage import tables
 from analytics.usage.calendar import auto_granularity
+from analytics.usage.metrics import METRIC_LABELS
 from analytics.usage.tables import OTHER
 
 MINUTES = "speech_to_text_minutes"
@@ -113,7 +115,7 @@ def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric
         run_rate(series, as_of, START),
         START,
     )
-    fig = forecast_figure(ForecastPath(metric, "month", "title", path, ()))
+    fig = forecast_figure(ForecastPath(metric, "month", "title", path, (), METRIC_LABELS[metric]))
     assert fig.layout.yaxis.tickformat == ticks
     assert {trace.name for trace in fig.data} == {"Band", "Band high", "Forecast", "Used"}
     assert fig.layout.title.text == "title"
@@ -128,7 +130,9 @@ def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
         series, first, last, run_rate(series, START + timedelta(days=45), START), START
     )
     limits = (Limit("Monthly cap", 2_000_000.0, 0.8), Limit("Hard stop", 3_000_000.0, 0.5))
-    fig = forecast_figure(ForecastPath("total_characters", "month", "Month", path, limits))
+    fig = forecast_figure(
+        ForecastPath("total_characters", "month", "Month", path, limits, "Total characters")
+    )
     lines = sorted(shape.y0 for shape in fig.layout.shapes)
     assert lines == [1_500_000.0, 1_600_000.0, 2_000_000.0, 3_000_000.0]
     assert {a.text for a in fig.layout.annotations} >= {"Monthly cap", "Hard stop"}
@@ -136,3 +140,24 @@ def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
     used = next(trace for trace in fig.data if trace.name == "Used")
     forecast = next(trace for trace in fig.data if trace.name == "Forecast")
     assert used.x[0] == f"{first:%Y-%m-%d}" and forecast.x[-1] == f"{last:%Y-%m-%d}"
+    assert fig.layout.yaxis.title.text == "Total characters (cumulative)"
+
+
+def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover():
+    days = pd.date_range("2025-03-01", "2025-03-31")
+    expected = [2.5 * (i + 1) for i in range(len(days))]
+    path = pd.DataFrame(
+        {
+            "day": days,
+            "actual": [v if i < 10 else None for i, v in enumerate(expected)],
+            "expected": expected,
+            "low": expected,
+            "high": expected,
+        }
+    )
+    limit = (Limit("Spend, monthly", 60.0, 0.8),)
+    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)"))
+    assert fig.layout.yaxis.title.text == "Cost (EUR) (cumulative)"
+    used = next(trace for trace in fig.data if trace.name == "Used")
+    assert used.hovertemplate == "used: %{y:,.2f}<extra></extra>"
+    assert sorted(shape.y0 for shape in fig.layout.shapes) == [48.0, 60.0]

@@ -22,6 +22,8 @@ from analytics.capacity.plan import (
     plan_snapshot,
     usage_range,
 )
+from analytics.cost.priced import PricesInForce
+from analytics.cost.prices import parse_pricing
 from analytics.service.client import Policy
 from analytics.service.errors import InvalidResponseError, ServerError
 from analytics.service.models import PlanUsage, ProductUsage
@@ -248,12 +250,12 @@ def test_allowance_texts():
 # -- the snapshot against the emulator ------------------------------------------------------------
 
 
-def snapshot_of(app, today: date, key: str | None = None) -> PlanSnapshot:
+def snapshot_of(app, today: date, key: str | None = None, prices=None) -> PlanSnapshot:
     client, _ = asgi_client(app, key)
     with client:
         answer = client.usage()
         usage = fetch_usage(client, *usage_range(answer, today), today=today)
-    return plan_snapshot(answer, usage.frame, today, usage.start)
+    return plan_snapshot(answer, usage.frame, today, usage.start, prices)
 
 
 def test_the_snapshot_matches_the_emulators_plan_and_ledger():
@@ -342,3 +344,30 @@ def test_a_free_plan_reports_characters_without_a_period(tmp_path):
     assert [(a.measure, a.used, a.limit, a.outlook) for a in snapshot.allowances] == [
         ("characters", 750, 1000, "not projected")
     ]
+
+
+# 1 cent a text character, 2.00 a minute of speech-to-text, a 310.00 monthly fee.
+PLAN_PRICES = (
+    'currency = "EUR"\n[[price]]\nfrom = "2025-01-01"\nmonthly_fee = 310\n'
+    "unit_prices = { text_translation_characters = 10_000, document_translation_characters = 0, "
+    "text_improvement_characters = 0, speech_to_text_minutes = 2 }\n"
+)
+
+
+def test_the_billing_periods_spend_so_far_and_projected(tmp_path):
+    prices = PricesInForce(parse_pricing(PLAN_PRICES))
+    app = file_app(tmp_path, plan_org(), today=PLAN_TODAY)
+    spend = snapshot_of(app, PLAN_TODAY, PLAN_ADMIN, prices).spend
+    assert spend is not None and spend.currency == "EUR"
+    # 13–19 March: 7 days of 1.00 in characters and 1.00 in minutes, and 7/31 of 310.00.
+    assert spend.used_minor == 7 * 200 + 7000
+    # The period's 31 days at that rate (today's 50 characters are not priced per service),
+    # and its fee: 19/31 of March's and 12/30 of April's.
+    assert spend.projected == pytest.approx(31 * 2.00 + 190.00 + 124.00)
+    assert snapshot_of(app, PLAN_TODAY, PLAN_ADMIN).spend is None  # no prices, no spend
+
+
+def test_no_spend_for_a_period_that_starts_before_the_first_price(tmp_path):
+    later = PricesInForce(parse_pricing(PLAN_PRICES.replace("2025-01-01", "2025-03-14")))
+    app = file_app(tmp_path, plan_org(), today=PLAN_TODAY)
+    assert snapshot_of(app, PLAN_TODAY, PLAN_ADMIN, later).spend is None

@@ -17,6 +17,9 @@ from typer.testing import CliRunner
 from analytics.capacity.budgets import load_budgets, parse_budgets
 from analytics.capacity.review import build_review
 from analytics.cli import app
+from analytics.cost.priced import PricesInForce
+from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import parse_teams
 from analytics.reports.meeting import render
 from analytics.usage.pipeline import Usage
 
@@ -185,3 +188,57 @@ def test_report_renders_offline_in_chromium(tmp_path):
             browser.close()
     assert errors == []
     assert [url for url in requests if not url.startswith("file://")] == []
+
+
+# -- with prices --------------------------------------------------------------------------------
+
+# 1 cent a text character, 0.10 a speech-to-text minute, a 31.00 monthly fee; Website is Web's.
+REPORT_PRICES = (
+    'currency = "EUR"\n[[price]]\nfrom = "2025-01-01"\nmonthly_fee = 31\n'
+    "unit_prices = { text_translation_characters = 10_000, document_translation_characters = 0, "
+    "text_improvement_characters = 0, speech_to_text_minutes = 0.10 }\n"
+)
+
+
+@pytest.fixture(scope="module")
+def priced_report(key_day) -> str:
+    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    limits = budgets('metric = "cost"\nperiod = "month"\nlimit = 500')
+    prices = PricesInForce(
+        parse_pricing(REPORT_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')
+    )
+    review = build_review(
+        usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31), prices
+    )
+    return render(key_day, review)
+
+
+def test_the_spend_section_by_service_team_and_period(priced_report):
+    spend = priced_report[
+        priced_report.index("<h2>Spend (EUR)") : priced_report.index("<h2>Budget status")
+    ]
+    # March: 46,500 characters (465.00), 77.5 minutes (7.75) and the fee (31.00); the
+    # previous period, 29 January – 28 February: 372.00, 7.75 and 3.00 + 31.00.
+    row = '<td class="text">Total cost</td><td>503.75 EUR</td><td>413.75 EUR</td><td>+21.8 %</td>'
+    assert row in spend
+    assert '<td class="text">Speech-to-text cost</td><td>7.75 EUR</td><td>7.75 EUR</td>' in spend
+    # The fee shared pro rata to list prices, 317.75 : 155.00, the odd cent to Web's remainder.
+    assert (
+        '<td class="text">Web</td><td>317.75 EUR</td><td>20.84 EUR</td><td>338.59 EUR</td>' in spend
+    )
+    assert (
+        '<td class="text">Unassigned</td><td>155.00 EUR</td><td>10.16 EUR</td>'
+        "<td>165.16 EUR</td>" in spend
+    )
+    # April so far: 19 days of 152.50 and 0.25, and 19/30 of April's fee.
+    assert '<td class="text">Month 2025-04-01 – 2025-04-30</td><td>309.38 EUR</td>' in spend
+
+
+def test_cost_budgets_are_in_the_currency(priced_report):
+    status = priced_report[priced_report.index("<h2>Budget status") :]
+    assert "<td>500.00 EUR</td><td>309.38 EUR</td>" in status  # limit, used
+    assert "(projected)</td>" in status or "not within the period" in status
+
+
+def test_a_report_without_prices_has_no_spend_section(report):
+    assert "<h2>Spend" not in report

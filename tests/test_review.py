@@ -15,6 +15,9 @@ from builders import FIRST, budgets, pattern, usage_frame
 
 from analytics.capacity.budgets import parse_budgets
 from analytics.capacity.review import Limit, build_review, review_range
+from analytics.cost.priced import PricesInForce
+from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import parse_teams
 from analytics.usage.calendar import YearStart
 from analytics.usage.pipeline import Usage
 
@@ -143,3 +146,51 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
     assert note.startswith("Run rate: the mean day of the last 28 days")
     assert "Over the last" not in note  # no whole month of history to test a forecast on
+
+
+# 1 cent a text character and a 31.00 monthly fee; the Website key is the Web team's.
+REVIEW_PRICES = (
+    'currency = "EUR"\n[[price]]\nfrom = "2025-01-01"\nmonthly_fee = 31\n'
+    "unit_prices = { text_translation_characters = 10_000, document_translation_characters = 0, "
+    "text_improvement_characters = 0, speech_to_text_minutes = 0 }\n"
+)
+
+
+def test_with_prices_the_review_holds_spend_per_team_and_cost_forecasts(usage):
+    prices = PricesInForce(
+        parse_pricing(REVIEW_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')
+    )
+    review = build_review(usage, None, TODAY, *MARCH, prices)
+    assert review.currency == "EUR"
+    # March: 31,000 and 15,500 characters; the fee shared 2 : 1 by largest remainder.
+    spend = review.spend.set_index("team")
+    assert spend["text_translation_characters"].to_dict() == {
+        "Web": 31_000,
+        "Unassigned": 15_500,
+        "Total": 46_500,
+    }
+    assert spend["base_fee_minor"].tolist() == [2067, 1033, 3100]
+    assert spend.loc["Total", "amount_minor"] == 49_600
+    # 29 January – 28 February: 31 days of 1,200, 3/31 of January's fee and all February's.
+    assert review.previous_spend.set_index("team").loc["Total", "amount_minor"] == 37_200 + 3_400
+    month = review.cost_forecasts.set_index("period").loc["month"]
+    assert (month["start"], month["end"]) == (date(2025, 4, 1), date(2025, 4, 30))
+    assert month["actual"] == pytest.approx(19 * 15.00 + 31 * 19 / 30)
+    # The run rate projects 44,984 characters for April (see the report's test), each day's
+    # forecast rounded to whole characters before it is priced; and the month's fee.
+    assert month["projected"] == pytest.approx(449.84 + 31, abs=0.02)
+    assert set(review.cost_forecasts["period"]) == {"month", "quarter", "year"}
+    cost = [(p.kind, p.title, p.label) for p in review.paths if p.metric == "cost"]
+    assert cost == [
+        ("month", "Cost (EUR) — month to date", "Cost (EUR)"),
+        ("year", "Cost (EUR) — contract year to date", "Cost (EUR)"),
+    ]
+
+
+def test_periods_and_ranges_before_the_first_price_are_left_out(usage):
+    prices = PricesInForce(parse_pricing(REVIEW_PRICES.replace("2025-01-01", "2025-03-01")))
+    review = build_review(usage, None, TODAY, *MARCH, prices)
+    assert review.previous_spend is None  # February has no price
+    assert review.spend is not None
+    # The contract year started in January: only the month and the quarter are priced.
+    assert set(review.cost_forecasts["period"]) == {"month", "quarter"}

@@ -5,13 +5,23 @@ the rows of the tag exports."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 
 import pandas as pd
 import pytest
-from builders import FIRST, TAG_DAY_COLUMNS, TAG_METRICS, tag_usage_frame, usage_frame
+from builders import (
+    FIRST,
+    TAG_DAY_COLUMNS,
+    TAG_METRICS,
+    price_from,
+    pricing,
+    tag_usage_frame,
+    usage_frame,
+)
 
+from analytics.cost.prices import parse_pricing
 from analytics.exports.files import export_bytes
-from analytics.exports.tables import shape_tag_export
+from analytics.exports.tables import Costing, shape_tag_export
 from analytics.usage import tables
 from analytics.usage.tables import OTHER, UNTAGGED
 
@@ -26,6 +36,7 @@ KEY_DAY = usage_frame(
 # Text characters per day: 110, 520, 40, 50 (720); documents left out.
 TEXT = [110, 520, 40, 50]
 # Tags: text translation (and improvement) per day. One tag is literally named "Other".
+SPAN = (FIRST, LAST)
 TAG_DAY = tag_usage_frame(
     {
         "checkout": [50, 100, 0, 10],
@@ -143,10 +154,10 @@ def test_one_tag_s_days_and_their_share_of_that_day():
 
 
 def test_tag_exports_hold_the_frame_s_rows_with_calendar_days():
-    by_day = shape_tag_export(TAG_DAY, "tag_and_day")
+    by_day = shape_tag_export(TAG_DAY, *SPAN, "tag_and_day")
     assert list(by_day.columns) == TAG_DAY_COLUMNS
     assert by_day["usage_date"].tolist()[:3] == [date(2025, 1, 1)] * 2 + [date(2025, 1, 2)]
-    by_tag = shape_tag_export(TAG_DAY, "tag")
+    by_tag = shape_tag_export(TAG_DAY, *SPAN, "tag")
     assert by_tag.values.tolist() == [
         ["support", 180, 170, 10],
         ["checkout", 165, 160, 5],
@@ -158,4 +169,23 @@ def test_tag_exports_hold_the_frame_s_rows_with_calendar_days():
         "support,180,170,10",
     ]
     with pytest.raises(ValueError, match="grouping"):
-        shape_tag_export(TAG_DAY, "key")
+        shape_tag_export(TAG_DAY, *SPAN, "key")
+
+
+def test_tag_exports_with_cost_have_no_team_without_a_teams_file():
+    # 1 cent a text translation character, 3 cents an improved one: support 170 + 3 × 10.
+    cents = (
+        "unit_prices = { text_translation_characters = 10_000, document_translation_characters "
+        "= 0, text_improvement_characters = 30_000, speech_to_text_minutes = 0 }"
+    )
+    costing = Costing(parse_pricing(pricing(price_from("2025-01-01", prices=cents))))
+    by_tag = shape_tag_export(TAG_DAY, *SPAN, "tag", costing, with_cost=True)
+    assert list(by_tag.columns) == [*TAG_DAY_COLUMNS[1:], "usage_cost_eur"]
+    assert by_tag["usage_cost_eur"].tolist() == [
+        Decimal("2.00"),
+        Decimal("1.75"),
+        Decimal("0.20"),
+        Decimal("0.10"),
+    ]
+    with pytest.raises(ValueError, match="need a pricing file"):
+        shape_tag_export(TAG_DAY, *SPAN, "tag", Costing(), with_cost=True)

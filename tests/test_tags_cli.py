@@ -161,3 +161,68 @@ def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served, tmp_p
     assert result.exit_code == 3
     assert "403" in result.stderr and "trace id" in result.stderr and PLAIN not in result.stderr
     assert not out.exists()
+
+
+# 1 cent a text translation character, 3 cents a text improvement character; a base fee and an
+# included volume, which tags never carry (they are the organization's).
+TAG_PRICES = """currency = "EUR"
+[[price]]
+from = "2025-01-01"
+monthly_fee = 250
+unit_prices = { text_translation_characters = 10_000, document_translation_characters = 0, \
+text_improvement_characters = 30_000, speech_to_text_minutes = 0 }
+included_per_month = { text_translation_characters = 1_000_000 }
+"""
+TAG_TEAMS = '[[team]]\nname = "Shop"\ntag_patterns = ["check*"]\n'
+
+
+@pytest.mark.parametrize(
+    ("grouping", "expected"),
+    [
+        # checkout on the 1st: 250 + 3 × 10 cents; "=cmd|x": 166 + 3 × 3; and so on.
+        (
+            "tag_and_day",
+            [
+                f"usage_date,custom_tag,team,{HEADER.removeprefix('custom_tag,')},usage_cost_eur",
+                "2025-03-01,checkout,Shop,260,250,10,2.80",
+                "2025-03-02,'=cmd|x,Unassigned,169,166,3,1.75",
+                "2025-03-02,checkout,Shop,284,283,1,2.86",
+                "2025-03-04,checkout,Shop,2,2,0,0.02",
+            ],
+        ),
+        (
+            "tag",
+            [
+                f"custom_tag,team,{HEADER.removeprefix('custom_tag,')},usage_cost_eur",
+                "checkout,Shop,546,535,11,5.68",
+                "'=cmd|x,Unassigned,169,166,3,1.75",
+            ],
+        ),
+    ],
+)
+def test_tag_exports_with_cost_at_list_prices_and_each_tags_team(
+    served, tmp_path, grouping, expected
+):
+    (tmp_path / "pricing.toml").write_text(TAG_PRICES)
+    (tmp_path / "teams.toml").write_text(TAG_TEAMS)
+    out = tmp_path / "tags.csv"
+    money = ["--pricing", str(tmp_path / "pricing.toml"), "--teams", str(tmp_path / "teams.toml")]
+    result = export(
+        served, "--source", "tags", "--group-by", grouping, "--with-cost", *money, "-o", str(out)
+    )
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes() == csv(expected)
+
+
+def test_language_pairs_carry_no_cost(served, tmp_path):
+    (tmp_path / "pricing.toml").write_text(TAG_PRICES)
+    args = [
+        "--source",
+        "language-pairs",
+        "--with-cost",
+        "--pricing",
+        str(tmp_path / "pricing.toml"),
+    ]
+    result = export(served, *args, "-o", str(tmp_path / "pairs.csv"))
+    assert result.exit_code == 2
+    assert "--with-cost goes with --source usage or tags" in result.stderr

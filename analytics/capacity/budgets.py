@@ -17,27 +17,27 @@ snapshot (``evaluate_plan``) that the caller fetched.
 
 A **cost budget** (``metric = "cost"``) caps what the period costs, in the pricing file's
 currency, for the organization (usage and base fee) or one key (its share of the
-organization's usage lines). This package does not price: the caller passes a ``DailyCost``
-(``analytics.cost.spend.daily_cost``). Used is the cost of the period's closed days; the
-projection prices, at the prices in force each day, the closed days' usage followed by the
-run-rate forecast of every metric's usage for the remaining days (of the budget's keys and
-of the rest of the organization, which shares the included volume); it has no band. Without
-a ``DailyCost`` a cost budget is not evaluated (status ok, with a note).
+organization's usage lines). This package does not price: the caller passes the ``Prices`` in
+force (``analytics.capacity.costs``). Used is the cost of the period's closed days; the
+projection (``costs.cost_path``) prices, at the prices in force each day, the closed days'
+usage followed by the run-rate forecast of every metric's usage for the remaining days (of
+the budget's keys and of the rest of the organization, which shares the included volume); it
+has no band. Without prices a cost budget is not evaluated (status ok, with a note).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Literal
 
 import msgspec
-import numpy as np
 import pandas as pd
 
+from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.forecast import ORGANIZATION, daily_series, projection_path, run_rate
 from analytics.capacity.plan import PlanSnapshot, reaches
 from analytics.usage.calendar import (
@@ -48,22 +48,16 @@ from analytics.usage.calendar import (
     period_bounds,
     range_text,
 )
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS
+from analytics.usage.metrics import METRICS, is_minutes
 from analytics.usage.tomlfiles import parse_toml, read_text
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget
-COST = "cost"  # the metric of a cost budget, in the pricing currency
-# Masked keys of the forecast rows a cost budget's projection prices.
-PROJECTED_KEY, PROJECTED_REST = "proj****keys", "proj****rest"
-# The cost per day (currency units) over ``start``–``end`` of a key-day frame of that range:
-# of the given masked keys, or of the organization, base fee included, when none are given.
-DailyCost = Callable[[pd.DataFrame, date, date, tuple[str, ...]], pd.Series]
 Status = Literal["ok", "warning", "exceeded", "unknown key"]
 STATUS_ORDER: tuple[Status, ...] = ("ok", "unknown key", "warning", "exceeded")
 EVALUATION_COLUMNS = [
-    "budget", "scope", "metric", "period", "limit", "used", "used %",
-    "projected", "projected %", "overrun", "status", "note",
+    "budget", "scope", "metric", "period", "unit", "limit", "used", "used %",
+    "projected", "projected %", "overrun", "reached", "status", "note",
 ]  # fmt: skip
 
 
@@ -235,6 +229,23 @@ class Evaluation:
             return "billing period (not reported)"
         return range_text(self.start, self.end)
 
+    @property
+    def reach_text(self) -> str:
+        """The day the limit is reached, so far or at the current run rate, or that it is not
+        reached within the period; "-" for a budget without a limit or not evaluated."""
+        if self.limit is None or self.status == "unknown key" or math.isnan(self.projected):
+            return "-"
+        if self.overrun is None:
+            return "not within the period"
+        when = "reached" if reaches(self.used, self.limit) else "projected"
+        return f"{self.overrun:%Y-%m-%d} ({when})"
+
+    def unit(self, currency: str = "") -> str:
+        """What limit, used and projected count: characters, minutes, or the currency."""
+        if self.budget.is_cost:
+            return currency
+        return "minutes" if is_minutes(self.budget.metric) else "characters"
+
 
 def _share(value: float, limit: float | None) -> float:
     if limit is None:
@@ -260,46 +271,12 @@ def status_for(used: float, projected: float, limit: float, threshold: float) ->
     return "ok"
 
 
-def _cost_path(
-    key_day: pd.DataFrame,
-    keys: tuple[str, ...],
-    window: tuple[date, date, date, date],
-    daily_cost: DailyCost,
-) -> pd.DataFrame:
-    """Cumulative cost over the period (``projection_path``'s columns, no band): the closed
-    days' usage, then each metric's run-rate forecast, priced together."""
-    start, end, as_of, covered_from = window
-    days = pd.date_range(pd.Timestamp(start), pd.Timestamp(end), freq="D")
-    in_period = key_day["usage_date"].between(pd.Timestamp(start), pd.Timestamp(as_of), "left")
-    future = [d.date() for d in days if d.date() >= as_of]
-    mine = key_day["api_key"].isin(list(keys)) if keys else key_day["api_key"].notna()
-    parts = [key_day.loc[in_period].astype({"api_key": str, "api_key_label": str})]
-    for name, rows in ((PROJECTED_KEY, mine), (PROJECTED_REST, ~mine)):
-        if future and rows.any():
-            projected = {"usage_date": pd.DatetimeIndex(future), "api_key": name}
-            for metric in METRICS:
-                series = daily_series(key_day.loc[rows], metric)
-                rate = run_rate(series, as_of, covered_from)
-                projected[metric] = [rate.expected(day) for day in future]
-            parts.append(pd.DataFrame(projected).assign(api_key_label=name))
-    frame = pd.concat(parts, ignore_index=True)[list(key_day.columns)]
-    for metric in CHARACTER_METRICS:  # forecasts in whole characters
-        frame[metric] = np.rint(frame[metric].astype(float)).astype("int64")
-    cost = daily_cost(frame, start, end, (*keys, PROJECTED_KEY) if keys else ())
-    expected = cost.reindex(days, fill_value=0.0).to_numpy(dtype=float).cumsum()
-    closed = np.array([d.date() < as_of for d in days])
-    actual = np.where(closed, expected, np.nan)
-    return pd.DataFrame(
-        {"day": days, "actual": actual, "expected": expected, "low": expected, "high": expected}
-    )
-
-
 def evaluate(
     budgets: BudgetFile,
     key_day: pd.DataFrame,
     as_of: date,
     covered_from: date,
-    daily_cost: DailyCost | None = None,
+    prices: Prices | None = None,
 ) -> list[Evaluation]:
     """Evaluate every usage and cost budget for the period holding ``as_of`` (days before it
     are closed); plan budgets are ``evaluate_plan``'s.
@@ -325,7 +302,7 @@ def evaluate(
                 )
                 continue
         if budget.is_cost:
-            if daily_cost is None:
+            if prices is None:
                 nan = math.nan
                 results.append(
                     Evaluation(
@@ -345,7 +322,7 @@ def evaluate(
                     )
                 )
                 continue
-            path = _cost_path(key_day, keys, (start, end, as_of, covered_from), daily_cost)
+            path = cost_path(key_day, keys, (start, end, as_of, covered_from), prices)
         else:
             series = daily_series(key_day, budget.metric, keys or None)
             path = projection_path(
@@ -423,8 +400,9 @@ def worst(evaluations: Iterable[Evaluation]) -> Status:
     return max((e.status for e in evaluations), key=STATUS_ORDER.index, default="ok")
 
 
-def evaluation_frame(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
-    """One display row per budget, for tables, the CLI and the report."""
+def evaluation_frame(evaluations: Sequence[Evaluation], currency: str = "") -> pd.DataFrame:
+    """One display row per budget, for tables, the CLI and the report; cost budgets count in
+    ``currency`` (the pricing file's)."""
     return pd.DataFrame(
         [
             {
@@ -432,12 +410,14 @@ def evaluation_frame(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
                 "scope": e.budget.scope,
                 "metric": e.budget.metric,
                 "period": e.period_text,
+                "unit": e.unit(currency),
                 "limit": math.nan if e.limit is None else e.limit,
                 "used": e.used,
                 "used %": 100 * e.used_share,
                 "projected": e.projected,
                 "projected %": 100 * e.projected_share,
                 "overrun": e.overrun,
+                "reached": e.reach_text,
                 "status": e.status,
                 "note": e.note,
             }

@@ -12,6 +12,11 @@ frame holds closed days only. The two are combined so that neither is lost:
   days plus today's expected usage; each later day adds its expected usage;
 * the limit is **reached** on the first day of that path at or above the limit.
 
+With prices, the snapshot also holds the billing period's **spend**: the exact cost of its
+closed days so far (usage and the base fee of those days), and the cost projected to its last
+day (``costs.cost_path``: the closed days, then each service's run rate, priced). Today's open
+usage is not priced: the service counts it only as a total.
+
 A snapshot describes one moment: it is never stored as history, and the dashboard keeps it for
 a few minutes only.
 """
@@ -25,9 +30,11 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
+from analytics.capacity.costs import Prices, cost_path
 from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, projection_path, run_rate
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
+from analytics.usage.frames import within
 from analytics.usage.metrics import MINUTES, SPEECH_TO_SPEECH, TOTAL_CHARACTERS, Metric
 
 Measure = Literal["characters", "speech_to_text_minutes", "speech_to_speech_minutes"]
@@ -146,13 +153,24 @@ class Allowance:
 
 
 @dataclass(frozen=True)
+class PlanSpend:
+    """What the billing period costs the organization, base fee included: its closed days so
+    far (exact, minor units) and projected to its last day at the current run rate."""
+
+    currency: str
+    used_minor: int
+    projected: float  # currency units
+
+
+@dataclass(frozen=True)
 class PlanSnapshot:
     """The plan's allowances as of `today`: characters first, then the speech services the
-    service reports."""
+    service reports; with prices, the billing period's spend."""
 
     today: date
     period: BillingPeriod | None  # None: not reported (a free plan)
     allowances: tuple[Allowance, ...]
+    spend: PlanSpend | None = None  # None: no prices, or none from the period's first day
 
     @property
     def characters(self) -> Allowance:
@@ -230,11 +248,34 @@ def _allowance(
     return Allowance(measure, used, limit, float(cumulative[-1]), reached)
 
 
+def _spend(
+    period: BillingPeriod | None,
+    key_day: pd.DataFrame,
+    today: date,
+    covered_from: date,
+    prices: Prices | None,
+) -> PlanSpend | None:
+    """The billing period's spend, when there are prices from its first day on."""
+    if prices is None or period is None or period.start < prices.first_day:
+        return None
+    used = 0
+    if today > period.start:
+        closed = within(key_day, period.start, today - ONE_DAY)
+        spend = prices.spend(closed, period.start, today - ONE_DAY)
+        used = int(spend["amount_minor"].iloc[-1])  # the Total row
+    path = cost_path(key_day, (), (period.start, period.end, today, covered_from), prices)
+    return PlanSpend(prices.currency, used, float(path["expected"].iloc[-1]))
+
+
 def plan_snapshot(
-    answer: PlanUsage, key_day: pd.DataFrame, today: date, covered_from: date
+    answer: PlanUsage,
+    key_day: pd.DataFrame,
+    today: date,
+    covered_from: date,
+    prices: Prices | None = None,
 ) -> PlanSnapshot:
     """The snapshot of the service's answer; `key_day` covers `usage_range(answer, today)` from
-    `covered_from` on."""
+    `covered_from` on. With `prices`, the billing period's spend too."""
     period = billing_period(answer)
     characters_limit = answer.character_limit
     if characters_limit is not None and characters_limit >= UNLIMITED_CHARACTERS:
@@ -258,4 +299,5 @@ def plan_snapshot(
             for measure, used, limit in reported
             if measure == "characters" or used is not None or limit is not None
         ),
+        spend=_spend(period, key_day, today, covered_from, prices),
     )

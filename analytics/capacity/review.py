@@ -1,5 +1,6 @@
-"""The capacity review: budgets, forecasts, their backtest and the period comparison, computed
-once for a range and shown as they are by the Capacity page and the meeting report."""
+"""The capacity review: budgets, forecasts, their backtest and the period comparison, and with
+prices the spend and its forecast, computed once for a range and shown as they are by the
+Capacity page and the meeting report."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile, DailyCost, Evaluation, evaluate
+from analytics.capacity.budgets import BudgetFile, Evaluation, evaluate
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
+from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.forecast import (
     Backtest,
     backtest,
@@ -27,6 +29,7 @@ from analytics.usage.calendar import (
     YearStart,
     period_bounds,
 )
+from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
 from analytics.usage.pipeline import Usage
 
@@ -46,14 +49,15 @@ class Limit:
 
 @dataclass(frozen=True)
 class ForecastPath:
-    """Cumulative usage of one metric over one period with its forecast (see
+    """Cumulative usage of one metric (or cost) over one period with its forecast (see
     ``forecast.projection_path`` for the columns) and the org-wide budgets on it."""
 
-    metric: str
+    metric: str  # a metric, or COST
     kind: PeriodKind
     title: str
     path: pd.DataFrame
     limits: tuple[Limit, ...]
+    label: str  # what the values count: the metric's label, or "Cost (EUR)"
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,13 @@ class CapacityReview:
     paths: tuple[ForecastPath, ...]
     evaluations: tuple[Evaluation, ...] | None  # None without a budgets file
     mismatches: tuple[str, ...]
+    # With prices (None without): their currency; the organization's cost per period kind so
+    # far and projected (``COST_FORECAST_COLUMNS``, currency units); the spend per team of the
+    # range and of the previous range (``Prices.spend``, minor units; None where unpriced).
+    currency: str | None = None
+    cost_forecasts: pd.DataFrame | None = None
+    spend: pd.DataFrame | None = None
+    previous_spend: pd.DataFrame | None = None
 
     def drivers(self, n: int) -> pd.DataFrame:
         return growth_drivers(self.comparison, n)
@@ -126,10 +137,64 @@ def _paths(
         for kind in (k for k in PERIOD_KINDS if k in CHARTED_PERIODS):
             first, last = period_bounds(kind, today, year_start)
             limits = () if budgets is None else _limits(budgets, metric, kind)
-            title = f"{METRIC_LABELS[metric]} — {PERIOD_TITLES[kind].lower()} to date"
+            label = METRIC_LABELS[metric]
+            title = f"{label} — {PERIOD_TITLES[kind].lower()} to date"
             path = projection_path(series, first, last, rate, covered_from)
-            paths.append(ForecastPath(metric, kind, title, path, limits))
+            paths.append(ForecastPath(metric, kind, title, path, limits, label))
     return tuple(paths)
+
+
+COST_FORECAST_COLUMNS = ["period", "start", "end", "actual", "projected"]
+
+
+def _cost_paths(
+    key_day: pd.DataFrame,
+    today: date,
+    covered_from: date,
+    year_start: YearStart,
+    budgets: BudgetFile | None,
+    prices: Prices,
+) -> tuple[ForecastPath, ...]:
+    """The organization's cost (base fee included) of each period holding today that has
+    prices from its first day: used so far and at the run rate to the period's end."""
+    paths = []
+    label = f"Cost ({prices.currency})"
+    for kind in PERIOD_KINDS:
+        first, last = period_bounds(kind, today, year_start)
+        if first < prices.first_day:
+            continue
+        path = cost_path(key_day, (), (first, last, today, covered_from), prices)
+        limits = () if budgets is None else _limits(budgets, COST, kind)
+        title = f"{label} — {PERIOD_TITLES[kind].lower()} to date"
+        paths.append(ForecastPath(COST, kind, title, path, limits, label))
+    return tuple(paths)
+
+
+def _cost_forecasts(paths: tuple[ForecastPath, ...]) -> pd.DataFrame:
+    """Per period: its days, the cost so far (closed days) and projected to its end."""
+    rows = []
+    for p in paths:
+        closed = p.path["actual"].dropna()
+        rows.append(
+            {
+                "period": p.kind,
+                "start": p.path["day"].iloc[0].date(),
+                "end": p.path["day"].iloc[-1].date(),
+                "actual": float(closed.iloc[-1]) if len(closed) else 0.0,
+                "projected": float(p.path["expected"].iloc[-1]),
+            }
+        )
+    return pd.DataFrame(rows, columns=COST_FORECAST_COLUMNS)
+
+
+def _spend(
+    key_day: pd.DataFrame, span: tuple[date, date], covered_from: date, prices: Prices
+) -> pd.DataFrame | None:
+    """The spend per team of a range the frame covers and the prices reach, else None."""
+    first, last = span
+    if first < max(prices.first_day, covered_from):
+        return None
+    return prices.spend(within(key_day, first, last), first, last)
 
 
 def build_review(
@@ -138,24 +203,36 @@ def build_review(
     today: date,
     start: date,
     end: date,
-    daily_cost: DailyCost | None = None,
+    prices: Prices | None = None,
 ) -> CapacityReview:
-    """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it."""
+    """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
+    ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it."""
     key_day, covered_from = usage.frame, usage.start
     year_start = budgets.year_start if budgets else YearStart()
+    comparison = compare(key_day, start, end, covered_from=covered_from)
+    paths = _paths(key_day, today, covered_from, year_start, budgets)
+    cost_paths: tuple[ForecastPath, ...] = ()
+    if prices is not None:
+        cost_paths = _cost_paths(key_day, today, covered_from, year_start, budgets, prices)
     return CapacityReview(
         start=start,
         end=end,
         today=today,
         covered_from=covered_from,
         year_start=year_start,
-        comparison=compare(key_day, start, end, covered_from=covered_from),
+        comparison=comparison,
         forecasts=forecast_table(key_day, today, covered_from, year_start=year_start),
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
         backtest=backtest(key_day, covered_from=covered_from, covered_to=today - timedelta(days=1)),
-        paths=_paths(key_day, today, covered_from, year_start, budgets),
+        paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
         evaluations=None
         if budgets is None
-        else tuple(evaluate(budgets, key_day, today, covered_from, daily_cost)),
+        else tuple(evaluate(budgets, key_day, today, covered_from, prices)),
         mismatches=tuple(usage.mismatches),
+        currency=None if prices is None else prices.currency,
+        cost_forecasts=None if prices is None else _cost_forecasts(cost_paths),
+        spend=None if prices is None else _spend(key_day, (start, end), covered_from, prices),
+        previous_spend=None
+        if prices is None
+        else _spend(key_day, comparison.previous, covered_from, prices),
     )

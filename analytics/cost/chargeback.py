@@ -25,15 +25,18 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from analytics.cost.money import apportion, as_decimal
-from analytics.cost.prices import Pricing
+from analytics.cost.money import apportion, as_decimal, as_decimals
+from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import Spend, price_usage
-from analytics.cost.teams import UNASSIGNED, Teams, assign_keys
+from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, assign_keys
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
 AMOUNT_COLUMNS: Final = ["usage_amount_minor", "base_fee_minor", "amount_minor"]
 CHARGEBACK_COLUMNS: Final = ["month", "team", *METRICS, *AMOUNT_COLUMNS]
 TOTAL_COLUMNS: Final = ["month", *METRICS, *AMOUNT_COLUMNS]
+# Spend per team over a range: each priced metric's cost, the base fee share, their sum.
+SPEND_COLUMNS: Final = ["team", *PRICED_METRICS, "base_fee_minor", "amount_minor"]
+TOTAL = "Total"
 
 
 @dataclass(frozen=True)
@@ -114,8 +117,8 @@ def chargeback(
 
 def chargeback_rows(bill: Chargeback) -> pd.DataFrame:
     """The Chargeback page's table: a row per month and team (``month`` as YYYY-MM), amounts
-    in currency units, then a ``Total`` row from the organization's lines, which the teams'
-    rows add up to."""
+    in currency units as exact decimals, then a ``Total`` row from the organization's lines,
+    which the teams' rows add up to."""
     table = bill.table.copy()
     table["month"] = pd.DatetimeIndex(table["month"]).strftime("%Y-%m")
     table["team"] = table["team"].astype(str)
@@ -123,7 +126,29 @@ def chargeback_rows(bill: Chargeback) -> pd.DataFrame:
     total.insert(0, "team", "Total")
     total.insert(0, "month", "")
     rows = pd.concat([table, total[table.columns]], ignore_index=True)
-    scale = 10.0 ** -int(as_decimal(1, bill.currency).as_tuple().exponent)
     for column in AMOUNT_COLUMNS:
-        rows[column.removesuffix("_minor")] = rows.pop(column).astype("int64") / scale
+        minor = rows.pop(column).to_numpy(np.int64)
+        rows[column.removesuffix("_minor")] = as_decimals(minor, bill.currency)
     return rows
+
+
+def team_spend(
+    key_day: pd.DataFrame, pricing: Pricing, teams: Teams | None, start: date, end: date
+) -> pd.DataFrame:
+    """The range's spend per team (``SPEND_COLUMNS``, minor units): what each team's usage of
+    each priced metric cost (the metric's column), its share of the base fee and their sum; a
+    row per team of the file, then ``Unassigned`` (alone without a teams file), then the
+    organization's ``Total`` row from its lines and fees, which the teams add up to."""
+    bill = chargeback(key_day, pricing, teams or NO_TEAMS, start, end)
+    names = list(bill.table["team"].cat.categories)
+    items = bill.spend.items.astype({"metric": str})
+    costs = items.groupby(["team", "metric"], observed=False)["amount_minor"].sum()
+    table = costs.unstack("metric").reindex(index=names, columns=list(PRICED_METRICS))
+    table = table.fillna(0).astype("int64")
+    table["base_fee_minor"] = bill.table.groupby("team", observed=False)["base_fee_minor"].sum()
+    lines = bill.spend.organization.astype({"metric": str}).groupby("metric")["amount_minor"].sum()
+    total = lines.reindex(list(PRICED_METRICS), fill_value=0).astype("int64").to_dict()
+    total["base_fee_minor"] = int(bill.total["base_fee_minor"].sum())
+    table.loc[TOTAL] = pd.Series(total)
+    table["amount_minor"] = table[[*PRICED_METRICS, "base_fee_minor"]].sum(axis=1)
+    return table.rename_axis("team").reset_index()[SPEND_COLUMNS]

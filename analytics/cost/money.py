@@ -34,6 +34,19 @@ def as_decimal(minor: int, currency: str) -> Decimal:
     return Decimal(int(minor)).scaleb(-MINOR_UNITS[currency])
 
 
+def as_decimals(
+    minor: Sequence[int] | npt.NDArray[np.int64], currency: str
+) -> npt.NDArray[np.object_]:
+    """Amounts in minor units as a column of exact Decimals (written as 12.34 in files and
+    shown so on pages, never as a binary float)."""
+    return np.array([as_decimal(int(amount), currency) for amount in minor], dtype=object)
+
+
+def amount_text(minor: int, currency: str) -> str:
+    """An amount as people read it: ``1,234.56 EUR`` (``1,235 JPY``)."""
+    return f"{as_decimal(minor, currency):,} {currency}"
+
+
 def _products(left: Ints, right: Ints) -> npt.NDArray[np.int64] | npt.NDArray[np.object_]:
     """``left * right`` element-wise (both ≥ 0), exact: int64 when it fits, else Python ints."""
     bound = max(int(left.max(initial=0)), 1) * max(int(right.max(initial=0)), 1)

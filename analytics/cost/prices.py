@@ -6,9 +6,9 @@ in the middle of a range prices the days on either side differently. Days before
 ``from`` have no price: pricing them is an ``UnpricedDayError``.
 
 A period holds a unit price for each priced metric (per million characters; per minute of
-speech-to-text), an optional fixed ``monthly_fee`` and an optional volume ``included_per_month``
-per metric that is not charged. ``pricing.example.toml`` documents every field and names what
-the usage data cannot express (and so is not modelled).
+speech-to-text and of speech-to-speech), an optional fixed ``monthly_fee`` and an optional
+volume ``included_per_month`` per metric that is not charged. ``pricing.example.toml``
+documents every field and names what the usage data cannot express (and so is not modelled).
 """
 
 from __future__ import annotations
@@ -22,11 +22,17 @@ from typing import Final
 import msgspec
 
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, Metric
+from analytics.usage.metrics import (
+    MINUTE_METRICS,
+    SERVICE_CHARACTERS,
+    Metric,
+    is_minutes,
+)
 from analytics.usage.tomlfiles import parse_toml, read_text
 
-# Total characters is the sum of the three services, so it is never priced itself.
-PRICED_METRICS: Final[tuple[Metric, ...]] = (*SERVICE_CHARACTERS, MINUTES)
+# Total characters is the sum of the three services, so it is never priced itself. Both kinds
+# of speech minutes are priced per minute, each at its own price.
+PRICED_METRICS: Final[tuple[Metric, ...]] = (*SERVICE_CHARACTERS, *MINUTE_METRICS)
 # Usage is counted in whole units, characters and micro-minutes; every price is per
 # 1,000,000 units: per million characters, and per minute.
 UNITS_PER_PRICE: Final = 1_000_000
@@ -47,15 +53,18 @@ def _check_amount(field: str, value: Decimal) -> None:
 
 
 class UnitPrices(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What each priced metric costs: per million characters, per minute of speech-to-text.
+    """What each priced metric costs: per million characters, per minute of speech.
 
-    Every metric is required: a service that is not sold to the organization costs 0.
+    The three character services and speech-to-text are required: a service that is not sold
+    to the organization costs 0. Speech-to-speech may be left out (0), so that price lists
+    written before it was priced keep their meaning.
     """
 
     text_translation_characters: Decimal
     document_translation_characters: Decimal
     text_improvement_characters: Decimal
     speech_to_text_minutes: Decimal
+    speech_to_speech_minutes: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         for metric in PRICED_METRICS:
@@ -73,20 +82,23 @@ class IncludedPerMonth(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     document_translation_characters: int = 0
     text_improvement_characters: int = 0
     speech_to_text_minutes: Decimal = Decimal(0)
+    speech_to_speech_minutes: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         for metric in SERVICE_CHARACTERS:
             if getattr(self, metric) < 0:
                 raise ValueError(f"{metric} must be ≥ 0, not {getattr(self, metric)}")
-        minutes = self.speech_to_text_minutes
-        _check_amount(MINUTES, minutes)
-        if minutes != minutes.quantize(Decimal(1).scaleb(-MINUTE_DECIMALS)):
-            raise ValueError(f"{MINUTES} has at most {MINUTE_DECIMALS} decimals, not {minutes}")
+        for metric in MINUTE_METRICS:
+            minutes: Decimal = getattr(self, metric)
+            _check_amount(metric, minutes)
+            if minutes != minutes.quantize(Decimal(1).scaleb(-MINUTE_DECIMALS)):
+                raise ValueError(f"{metric} has at most {MINUTE_DECIMALS} decimals, not {minutes}")
 
     def units(self, metric: str) -> int:
         """The included volume in counted units: characters, or micro-minutes."""
-        if metric == MINUTES:
-            return int(self.speech_to_text_minutes.scaleb(MINUTE_DECIMALS))
+        if is_minutes(metric):
+            minutes: Decimal = getattr(self, metric)
+            return int(minutes.scaleb(MINUTE_DECIMALS))
         volume: int = getattr(self, metric)
         return volume
 

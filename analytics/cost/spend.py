@@ -4,7 +4,7 @@ The **organization's lines** come first: one per month, metric and unit price (a
 price change has two per metric, as an invoice would). Then each line is shared out between
 the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"``) and metric.
 
-* Usage is counted in whole units: characters, and speech-to-text minutes as micro-minutes
+* Usage is counted in whole units: characters, and speech minutes as micro-minutes
   (each row's float rounded to 6 decimals, the precision the service reports; the same as
   ``Decimal(str(minutes))`` for every such value), so all sums are exact integers.
 * Each day is priced with the price period in force that day (``Pricing``).
@@ -41,7 +41,7 @@ from analytics.cost.money import Ints, apportion, as_decimal, round_half_up, sca
 from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing
 from analytics.usage.calendar import ONE_DAY, period_bounds, range_text
 from analytics.usage.frames import DATE_DTYPE
-from analytics.usage.metrics import MINUTES, Metric, is_minutes
+from analytics.usage.metrics import Metric, is_minutes
 
 Per = Literal["month", "day"]
 ORGANIZATION_COLUMNS: Final = [
@@ -276,9 +276,7 @@ def price_usage(
         "list_amount_minor": list_amount[order],
         "amount_minor": amount[order],
     }
-    fees = pd.DataFrame(
-        {"month": months, "amount_minor": _fees(pricing, cells)}, columns=FEE_COLUMNS
-    )
+    fees = _fee_frame(pricing, cells)
     return Spend(
         currency=pricing.currency,
         start=start,
@@ -324,13 +322,11 @@ class _Lines:
         # The included volume is the month's: every line of a month is charged the same share.
         month_units = np.zeros((len(cells.months), len(metrics)), dtype=np.int64)
         np.add.at(month_units, cells.month, units.reshape(len(cells.days), len(metrics)))
+        included = _included(pricing, cells, metrics, at_list_prices)
         month_share = [
             [
-                _charged_share(
-                    int(month_units[month, j]),
-                    Fraction(0) if at_list_prices else _included(pricing, cells, month, metric),
-                )
-                for j, metric in enumerate(metrics)
+                _charged_share(int(month_units[month, j]), included[month][j])
+                for j in range(len(metrics))
             ]
             for month in range(len(cells.months))
         ]
@@ -368,8 +364,8 @@ class _Lines:
 
 
 def _in_metric_units(units: Ints, metric: Ints, metrics: list[Metric]) -> npt.NDArray[np.float64]:
-    """Counted units back in each metric's own unit (minutes for speech-to-text)."""
-    minutes = metric == metrics.index(MINUTES) if MINUTES in metrics else False
+    """Counted units back in each metric's own unit (minutes for speech)."""
+    minutes = np.array([is_minutes(m) for m in metrics], dtype=bool)[metric]
     return np.where(minutes, units / UNITS_PER_PRICE, units.astype(np.float64))
 
 
@@ -378,23 +374,37 @@ def _charged_share(usage: int, included: Fraction) -> Fraction:
     return max(usage - included, Fraction(0)) / usage if usage else Fraction(1)
 
 
-def _included(pricing: Pricing, cells: _Cells, month: int, metric: str) -> Fraction:
-    """The included volume (whole units) that the range's days of one month carry."""
-    carried = Fraction(0)
+def _included(
+    pricing: Pricing, cells: _Cells, metrics: list[Metric], at_list_prices: bool
+) -> list[list[Fraction]]:
+    """The included volume (whole units) that the range's days of each month carry, per
+    month and metric; none at list prices."""
+    carried = [[Fraction(0)] * len(metrics) for _ in cells.months]
+    if at_list_prices:
+        return carried
     for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
-        if m == month:
-            volume = pricing.periods[p].included_per_month.units(metric)
-            carried += Fraction(volume * days, cells.month_days[m])
+        allowance = pricing.periods[p].included_per_month
+        for j, metric in enumerate(metrics):
+            carried[m][j] += Fraction(allowance.units(metric) * days, cells.month_days[m])
     return carried
 
 
-def _fees(pricing: Pricing, cells: _Cells) -> list[int]:
-    """The base fee per month in minor units: each day carries 1/days-in-month of its fee."""
+def _fee_frame(pricing: Pricing, cells: _Cells) -> pd.DataFrame:
+    """The base fee per month in minor units (``FEE_COLUMNS``): each day carries
+    1/days-in-month of its fee."""
     fee = [Fraction(0)] * len(cells.months)
     for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
         monthly = Fraction(pricing.periods[p].monthly_fee.scaleb(pricing.minor_unit))
         fee[m] += monthly * days / cells.month_days[m]
-    return [round_half_up(amount) for amount in fee]
+    months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
+    amounts = [round_half_up(amount) for amount in fee]
+    return pd.DataFrame({"month": months, "amount_minor": amounts}, columns=FEE_COLUMNS)
+
+
+def base_fees(pricing: Pricing, start: date, end: date) -> pd.DataFrame:
+    """The base fee of each month of ``start``–``end`` (``Spend.fees``), without pricing any
+    usage."""
+    return _fee_frame(pricing, _cells(pricing, start, end))
 
 
 def daily_cost(

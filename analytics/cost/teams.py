@@ -23,6 +23,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from analytics.usage.metrics import METRICS
 from analytics.usage.tomlfiles import parse_toml, read_text
 
 UNASSIGNED: Final = "Unassigned"
@@ -115,6 +116,10 @@ class Teams:
         return (*(team.name for team in self.teams), UNASSIGNED)
 
 
+# Without a teams file, every key is Unassigned.
+NO_TEAMS: Final = Teams((), "no teams file")
+
+
 class _Claims:
     """The rules of some fields, ready for many texts: exact values are looked up, patterns
     compiled once (``fnmatch.translate``, what ``fnmatchcase`` matches with)."""
@@ -186,6 +191,18 @@ def assign_keys(teams: Teams, key_day: pd.DataFrame) -> pd.Series:
     codes = team_of_key[key_codes]
     team_column = pd.Categorical.from_codes(codes, categories=pd.Index(teams.names))
     return pd.Series(team_column, index=key_day.index, name="team")
+
+
+def team_day(key_day: pd.DataFrame, teams: Teams) -> pd.DataFrame:
+    """The key-day frame by team: one row per team and day with usage, sorted by day, then team
+    in file order (``Unassigned`` last). The team is the ``api_key`` column (every team and
+    ``Unassigned`` are its categories) and the label is empty, so every per-key table and chart
+    groups by team as it is; the keys no team claims stay, as ``Unassigned``."""
+    team = assign_keys(teams, key_day).rename("api_key")
+    summed = key_day[list(METRICS)].groupby([key_day["usage_date"], team], observed=True).sum()
+    frame = summed.reset_index()
+    frame.insert(2, "api_key_label", pd.Series(pd.Categorical([""] * len(frame))))
+    return frame
 
 
 def parse_teams(text: str, source: str = "teams.toml") -> Teams:

@@ -7,13 +7,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.priced import COST_LABELS
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
+    METRICS,
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
 )
+from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER
 
 
 def number(label: str) -> Any:
@@ -32,31 +36,80 @@ def _characters() -> dict[str, Any]:
     return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
 
 
+def _usage() -> dict[str, Any]:
+    """Every metric: characters as whole numbers, minutes to the hundredth."""
+    minutes: dict[str, Any] = {
+        metric: st.column_config.NumberColumn(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+        for metric in MINUTE_METRICS
+    }
+    return {**_characters(), **minutes}
+
+
+def chargeback_columns(currency: str) -> dict[str, Any]:
+    """The Chargeback page's table: who, then what it costs, then the usage it paid for."""
+    return {
+        "month": st.column_config.TextColumn("Month", pinned=True),
+        "team": st.column_config.TextColumn("Team", pinned=True),
+        "amount": money_column(f"Cost ({currency})", currency),
+        "usage_amount": money_column(f"Usage cost ({currency})", currency),
+        "base_fee": money_column(f"Base fee ({currency})", currency),
+        **_usage(),
+    }
+
+
+CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METRICS)
+
+
 def _share(label: str) -> Any:
     return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
 
 
-def key_table_columns() -> dict[str, Any]:
-    """Per-key tables (Keys, Trends)."""
+def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, Any]:
+    """Per-key tables (Keys, Trends); per team with `by_team`, amounts in `currency` when
+    given (a priced table: shares and trends are of the cost)."""
+    values: dict[str, Any]
+    if currency:
+        values = {
+            metric: money_column(f"{label} ({currency})", currency)
+            for metric, label in COST_LABELS.items()
+        }
+    else:
+        values = _usage()
     return {
-        "api_key": st.column_config.TextColumn("Key", pinned=True),
+        "api_key": st.column_config.TextColumn("Team" if by_team else "Key", pinned=True),
         "api_key_label": st.column_config.TextColumn("Label", pinned=True),
-        "share": _share("Share"),
-        "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
-        **_characters(),
-        **{
-            metric: st.column_config.NumberColumn(
-                f"{SERVICE_LABELS[metric]} minutes", format="%,.2f"
-            )
-            for metric in MINUTE_METRICS
-        },
+        "share": _share("Share of the cost" if currency else "Share"),
+        "trend": st.column_config.LineChartColumn(
+            "Cost over time" if currency else "Characters over time", y_min=0
+        ),
+        **values,
     }
 
 
-def tag_table_columns() -> dict[str, Any]:
-    """Per-tag tables and one tag's days (Tags): shares are of the text characters."""
+def tag_table_order(priced: bool = False) -> tuple[str, ...]:
+    """The columns of the tag table in order; priced, its team after the tag and its cost
+    after the share."""
+    if not priced:
+        return TAG_TABLE_ORDER
+    tag, share, *rest = TAG_TABLE_ORDER
+    return (tag, "team", share, "cost", *rest)
+
+
+def key_table_order(by_team: bool = False) -> tuple[str, ...]:
+    """The columns of a per-key table in order; a team has no label."""
+    return tuple(c for c in TABLE_ORDER if not (by_team and c == "api_key_label"))
+
+
+def tag_table_columns(currency: str = "") -> dict[str, Any]:
+    """Per-tag tables and one tag's days (Tags): shares are of the text characters; with a
+    `currency`, each tag's cost at list prices and its team."""
+    money = (
+        {"cost": money_column(f"Cost at list prices ({currency})", currency)} if currency else {}
+    )
     return {
         "custom_tag": st.column_config.TextColumn("Tag", pinned=True),
+        "team": st.column_config.TextColumn("Team"),
+        **money,
         "usage_date": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
         "share": _share("Share of text characters"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
@@ -64,14 +117,21 @@ def tag_table_columns() -> dict[str, Any]:
     }
 
 
+def money_column(label: str, currency: str) -> Any:
+    """Amounts to the currency's minor unit."""
+    return st.column_config.NumberColumn(label, format=f"%,.{MINOR_UNITS[currency]}f")
+
+
 def budget_columns() -> dict[str, Any]:
+    """Budget status: each row counts in its unit (characters, minutes or the currency)."""
     return {
+        "unit": st.column_config.TextColumn("Unit"),
         "limit": number("Limit"),
         "used": number("Used"),
         "projected": number("Projected"),
         "used %": st.column_config.ProgressColumn("Used %", format="%.1f%%", max_value=100),
         "projected %": st.column_config.NumberColumn("Projected %", format="%.1f%%"),
-        "overrun": st.column_config.DateColumn("Projected overrun"),
+        "reached": st.column_config.TextColumn("Limit reached"),
         "note": st.column_config.TextColumn("Note"),
     }
 

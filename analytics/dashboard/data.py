@@ -12,6 +12,7 @@ Tag-day frames are shared like key-day frames. No cache key holds the API key.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, TypeVar
 
@@ -26,12 +27,14 @@ from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
 from analytics.cost.chargeback import chargeback, chargeback_rows
+from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
 from analytics.cost.prices import parse_pricing
-from analytics.cost.teams import Teams, parse_teams
+from analytics.cost.spend import base_fees
+from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
-from analytics.exports.tables import GroupBy, shape_export
+from analytics.exports.tables import Costing, GroupBy, shape_export, shape_tag_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.models import (
@@ -55,6 +58,7 @@ _TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (
         totals,
+        priced_totals,
         tables.usage_over_time,
         tables.top_n_over_time,
         tables.top_n_totals,
@@ -138,6 +142,51 @@ def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) ->
     return func.__name__
 
 
+@dataclass(frozen=True)
+class View:
+    """How a page looks at the key-day frame: by team when ``teams`` (a teams file's text) is
+    given, in money when ``pricing`` (a pricing file's text, in ``currency``) is; by key and
+    in usage units otherwise."""
+
+    pricing: str | None = None
+    teams: str | None = None
+    currency: str = ""
+
+    @property
+    def cost(self) -> bool:
+        return self.pricing is not None
+
+    @property
+    def by_team(self) -> bool:
+        return self.teams is not None
+
+
+USAGE_BY_KEY = View()
+
+
+@st.cache_resource(ttl=USAGE_TTL, max_entries=12, show_spinner="Pricing usage…")
+def _viewed(
+    fingerprint: str,
+    start: date,
+    end: date,
+    pricing: str | None,
+    teams: str | None,
+    _source: Source,
+) -> pd.DataFrame:
+    key_day = usage(_source, start, end).frame
+    if teams is not None:
+        key_day = team_day(key_day, parse_teams(teams))
+    if pricing is not None:
+        key_day = price_key_day(key_day, parse_pricing(pricing), start, end)
+    return key_day
+
+
+def viewed(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
+    """The range's key-day frame as ``view`` shows it (``teams.team_day``, ``priced``): shared
+    between sessions, never to be modified."""
+    return _viewed(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
+
+
 @st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
 def _table(
     fingerprint: str,
@@ -146,10 +195,12 @@ def _table(
     name: str,
     keys: tuple[str, ...],
     args: tuple[Any, ...],
+    pricing: str | None,
+    teams: str | None,
     _source: Source,
 ) -> Any:
-    key_day = tables.restrict_keys(usage(_source, start, end).frame, keys)
-    return _TABLES[name](key_day, *args)
+    frame = _viewed(fingerprint, start, end, pricing, teams, _source)
+    return _TABLES[name](tables.restrict_keys(frame, keys), *args)
 
 
 def table(
@@ -158,12 +209,20 @@ def table(
     func: Callable[..., T],
     *args: Any,
     keys: tuple[str, ...] = (),
+    view: View = USAGE_BY_KEY,
 ) -> T:
-    """`func(key_day, *args)` on the range's frame, cached by value; `func` is one of
-    `_TABLES`."""
+    """`func(key_day, *args)` on the range's frame as `view` shows it (keys: masked keys, or
+    teams by team), cached by value; `func` is one of `_TABLES`."""
     name = _named(func, _TABLES)
-    result: T = _table(src.fingerprint, chosen.start, chosen.end, name, keys, args, src)
+    result: T = _table(
+        src.fingerprint, chosen.start, chosen.end, name, keys, args, view.pricing, view.teams, src
+    )
     return result
+
+
+def base_fee(chosen: ChosenRange, pricing: str) -> int:
+    """The base fee of the range in minor units: each month's, for the range's days of it."""
+    return int(base_fees(parse_pricing(pricing), chosen.start, chosen.end)["amount_minor"].sum())
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
@@ -180,6 +239,25 @@ def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: 
     name = _named(func, _TAG_TABLES)
     result: T = _tags_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
     return result
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing tags…")
+def _priced_tags(
+    fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
+) -> pd.DataFrame:
+    table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
+    costing = Costing(parse_pricing(pricing), parse_teams(teams) if teams else None)
+    rows = shape_tag_export(tags(_source, start, end).frame, start, end, "tag", costing, True)
+    cost = rows.columns[-1]  # usage_cost_<currency>
+    added = rows.set_index("custom_tag")[[c for c in ("team", cost) if c in rows.columns]]
+    return table.join(added.rename(columns={cost: "cost"}), on="custom_tag")
+
+
+def priced_tag_table(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
+    """The tag table (``tables.tag_table``) with each tag's ``cost`` at list prices and, with
+    teams, its ``team``: the tag export's amounts, cached by the files' texts and the range."""
+    assert view.pricing is not None
+    return _priced_tags(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner=False)
@@ -223,19 +301,36 @@ def _review(
     end: date,
     today: date,
     budgets: BudgetFile | None,
+    pricing: str | None,
+    teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, Usage]:
     year_start = budgets.year_start if budgets else YearStart()
     read = usage(_source, *review_range(start, end, today, year_start))
-    return build_review(read, budgets, today, start, end), read
+    review = build_review(read, budgets, today, start, end, prices_in_force(pricing, teams))
+    return review, read
 
 
 def review(
-    src: Source, chosen: ChosenRange, today: date, budgets: BudgetFile | None
+    src: Source,
+    chosen: ChosenRange,
+    today: date,
+    budgets: BudgetFile | None,
+    view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, Usage]:
-    """The capacity review of the range and the usage it read: built once per range, day and
-    budgets, so other widgets of the page recompute nothing."""
-    return _review(src.fingerprint, chosen.start, chosen.end, today, budgets, src)
+    """The capacity review of the range and the usage it read, priced with `view`'s files
+    (cost budgets, cost forecasts, spend per team): built once per range, day, budgets and
+    files, so other widgets of the page recompute nothing."""
+    return _review(
+        src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
+    )
+
+
+def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | None:
+    """The money files' texts as capacity takes them; None without prices."""
+    if pricing is None:
+        return None
+    return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
@@ -264,16 +359,17 @@ def anomaly_days(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataF
 
 
 @st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
-def _plan(fingerprint: str, today: date, _source: Source) -> PlanSnapshot:
+def _plan(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
     answer = client(_source).usage()
     read = usage(_source, *usage_range(answer, today))
-    return plan_snapshot(answer, read.frame, today, read.start)
+    prices = prices_in_force(pricing, None)
+    return plan_snapshot(answer, read.frame, today, read.start, prices)
 
 
-def plan(src: Source, today: date) -> PlanSnapshot:
-    """The billing period's usage against the plan's limits as of `today`, asked of the
-    service at most every five minutes and never stored."""
-    return _plan(src.fingerprint, today, src)
+def plan(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
+    """The billing period's usage against the plan's limits as of `today`, and with a pricing
+    file's text its spend; asked of the service at most every five minutes, never stored."""
+    return _plan(src.fingerprint, today, pricing, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
@@ -319,7 +415,7 @@ def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
     key_day = usage(_source, start, end).frame
-    cost_centres = parse_teams(teams) if teams else Teams((), "no teams file")
+    cost_centres = parse_teams(teams) if teams else NO_TEAMS
     return chargeback_rows(chargeback(key_day, parse_pricing(pricing), cost_centres, start, end))
 
 

@@ -16,3 +16,13 @@ def money_text(name: str, uploaded: UploadedFile | None, demo: bool) -> str | No
         return uploaded.getvalue().decode("utf-8", errors="replace")
     path = money_file(name, None, Path.cwd(), demo)
     return path.read_text(encoding="utf-8") if path else None
+
+
+# What a page says when a money view is asked for without its file.
+NO_PRICING = (
+    "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "
+    "the dashboard. See pricing.example.toml."
+)
+NO_TEAMS = (
+    "Grouping by team needs teams: put a teams.toml beside the dashboard. See teams.example.toml."
+)

@@ -1,5 +1,6 @@
-"""What every page starts with: its title over the chosen range, and the per-key table that
-the Keys and Trends pages stand on."""
+"""What every page starts with: its title over the chosen range, the Usage / Cost switch and
+the grouping by key or team, the per-key table that the Keys and Trends pages stand on, and the
+searchable per-key and per-tag tables."""
 
 from __future__ import annotations
 
@@ -11,9 +12,21 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import as_decimals
+from analytics.cost.priced import COST_LABELS
+from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
+from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data
-from analytics.dashboard.columns import key_table_columns, tag_table_columns
+from analytics.dashboard.columns import (
+    key_table_columns,
+    key_table_order,
+    tag_table_columns,
+    tag_table_order,
+)
+from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
@@ -23,20 +36,107 @@ from analytics.usage.calendar import (
     auto_granularity,
     range_text,
 )
-from analytics.usage.metrics import METRIC_LABELS, Metric
+from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
 
 M = TypeVar("M", bound=Metric)
 
 
-def header(title: str, chosen: ChosenRange) -> None:
-    st.title(title)
+def title_row(title: str) -> DeltaGenerator:
+    """The page's title in a row that the page's own controls (the Usage / Cost switch) join
+    on the right, so they cost no line of the screen."""
+    row = st.container(
+        horizontal=True, horizontal_alignment="distribute", vertical_alignment="bottom"
+    )
+    row.title(title)
+    return row
+
+
+def header(title: str, chosen: ChosenRange) -> DeltaGenerator:
+    """The title row (``title_row``) over the chosen range."""
+    row = title_row(title)
     st.caption(f"{range_text(chosen.start, chosen.end)} (UTC)")
+    return row
 
 
-def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.DataFrame:
-    """The range's per-key table; a page without any key's usage says `when_empty` and stops."""
+SHOWN = {"usage": "Usage", "cost": "Cost"}
+GROUPED = {"key": "Key", "team": "Team"}
+
+
+def view_select(
+    where: DeltaGenerator, src: Source, chosen: ChosenRange, grouping: bool = False
+) -> View:
+    """The Usage / Cost switch, and with `grouping` the Group by key / team control; kept in
+    the URL as `show` and `group`.
+
+    Cost reads pricing.toml and teams read teams.toml beside the dashboard (in demo mode, the
+    examples). Without the file the page says how to add it, and a file that cannot serve the
+    range (unreadable, no price for its first day, a key two teams claim) is named; either way
+    the page goes on in usage units by key, so it never fails for a missing file.
+    """
+    where = where.container(horizontal=True, width="content")  # the controls side by side
+    shown = where.segmented_control(
+        "Show",
+        list(SHOWN),
+        default="usage",
+        format_func=SHOWN.__getitem__,
+        required=True,
+        key="show",
+        bind="query-params",
+        help="Usage in characters and minutes, or its cost at the prices of pricing.toml.",
+    )
+    grouped = "key"
+    if grouping:
+        grouped = where.segmented_control(
+            "Group by",
+            list(GROUPED),
+            default="key",
+            format_func=GROUPED.__getitem__,
+            required=True,
+            key="group",
+            bind="query-params",
+            help="Each key, or each team of teams.toml (keys no team claims: Unassigned).",
+        )
+    pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
+    teams = money_text("teams", None, src.demo) if grouped == "team" else None
+    if shown == "cost" and pricing is None:
+        st.info(NO_PRICING, icon=":material/payments:")
+    if grouped == "team" and teams is None:
+        st.info(NO_TEAMS, icon=":material/groups:")
+    try:
+        currency = parse_pricing(pricing).currency if pricing is not None else ""
+        view = View(pricing, teams, currency)
+        if view != USAGE_BY_KEY:
+            with service_errors(src):
+                data.viewed(src, chosen, view)  # the files against the range's keys and days
+    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+        st.warning(f"{exc}. Showing usage by key instead.", icon=":material/warning:")
+        return USAGE_BY_KEY
+    return view
+
+
+def money_in_force(src: Source) -> View:
+    """The pricing and teams files in force (beside the dashboard; the examples in demo
+    mode), for the pages that add money wherever there are prices (Tags, Capacity). A pricing
+    file that cannot be read is named and left out."""
+    pricing = money_text("pricing", None, src.demo)
+    teams = money_text("teams", None, src.demo)
+    try:
+        currency = parse_pricing(pricing).currency if pricing is not None else ""
+    except PricingFileError as exc:
+        st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
+        return View(None, teams)
+    return View(pricing, teams, currency)
+
+
+def key_table_or_stop(
+    src: Source, chosen: ChosenRange, when_empty: str, view: View = USAGE_BY_KEY
+) -> pd.DataFrame:
+    """The range's per-key (or per-team) table as `view` shows it; a page without any usage
+    says `when_empty` and stops."""
     with service_errors(src):
-        table: pd.DataFrame = data.table(src, chosen, tables.key_table, chosen.start, chosen.end)
+        table: pd.DataFrame = data.table(
+            src, chosen, tables.key_table, chosen.start, chosen.end, view=view
+        )
     if table.empty:
         st.info(when_empty)
         st.stop()
@@ -44,13 +144,18 @@ def key_table_or_stop(src: Source, chosen: ChosenRange, when_empty: str) -> pd.D
 
 
 def metric_select(
-    where: DeltaGenerator, metrics: Sequence[M], width: int | Literal["stretch"] = "stretch"
+    where: DeltaGenerator,
+    metrics: Sequence[M],
+    width: int | Literal["stretch"] = "stretch",
+    view: View = USAGE_BY_KEY,
 ) -> M:
-    """The metric a chart shows, one of `metrics`; kept in the URL as `metric`."""
+    """The metric a chart shows, one of `metrics` (in money, its cost); kept in the URL as
+    `metric`."""
+    labels = COST_LABELS if view.cost else METRIC_LABELS
     metric: M = where.selectbox(
         "Metric",
         metrics,
-        format_func=METRIC_LABELS.__getitem__,
+        format_func=labels.__getitem__,
         key="metric",
         bind="query-params",
         width=width,
@@ -65,9 +170,23 @@ def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretc
 
 
 def key_choices(table: pd.DataFrame) -> dict[str, Any]:
-    """How a key widget offers keys: masked ids, shown by name, kept in the URL."""
+    """How a key (or team) widget offers them: masked ids shown by name, or teams by name;
+    kept in the URL."""
     names = tables.key_names(table)
     return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}
+
+
+def in_currency(values: pd.DataFrame | pd.Series, view: View) -> Any:
+    """A priced table's amounts (minor units) in currency units, for charts; usage as it is."""
+    return values / 10 ** MINOR_UNITS[view.currency] if view.cost else values
+
+
+def shown_table(table: pd.DataFrame, view: View) -> pd.DataFrame:
+    """A per-key table as a page shows it: a priced one's amounts as exact decimals."""
+    if not view.cost:
+        return table
+    amounts = {m: as_decimals(table[m].to_numpy(), view.currency) for m in METRICS}
+    return table.assign(**amounts)
 
 
 def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularity:
@@ -91,23 +210,36 @@ class _Searchable:
     search: Callable[[pd.DataFrame, str], pd.DataFrame]
     placeholder: str
     column_order: Sequence[str]
-    column_config: Callable[[], Mapping[str, Any]]
+    column_config: Mapping[str, Any]
 
 
-_SEARCHABLE = {
-    "keys": _Searchable(
-        tables.search_keys, "Label or masked key", tables.TABLE_ORDER, key_table_columns
-    ),
-    "tags": _Searchable(tables.search_tags, "Tag", tables.TAG_TABLE_ORDER, tag_table_columns),
-}
+def _searchable(noun: Literal["keys", "tags"], view: View) -> _Searchable:
+    """How the table of `noun` is searched and shown as `view` shows it (by team, in money)."""
+    if noun == "tags":
+        return _Searchable(
+            tables.search_tags,
+            "Tag",
+            tag_table_order(view.cost),
+            tag_table_columns(view.currency),
+        )
+    return _Searchable(
+        tables.search_keys,
+        "Team" if view.by_team else "Label or masked key",
+        key_table_order(view.by_team),
+        key_table_columns(view.currency, view.by_team),
+    )
 
 
-def searchable_table(table: pd.DataFrame, noun: Literal["keys", "tags"]) -> pd.DataFrame:
-    """The per-key or per-tag table under a search box kept in the URL (`?q=`), so a filtered
-    view can be shared; the rows shown are returned for what the page picks from them."""
-    kind = _SEARCHABLE[noun]
+def searchable_table(
+    table: pd.DataFrame, noun: Literal["keys", "tags"], view: View = USAGE_BY_KEY
+) -> pd.DataFrame:
+    """The per-key (per-team) or per-tag table under a search box kept in the URL (`?q=`), so
+    a filtered view can be shared; the rows shown are returned for what the page picks from
+    them. A priced per-key table shows its amounts as exact decimals."""
+    kind = _searchable(noun, view)
+    words = "teams" if noun == "keys" and view.by_team else noun
     query = st.text_input(
-        f"Search {noun}",
+        f"Search {words}",
         key="q",
         bind="query-params",
         placeholder=kind.placeholder,
@@ -115,11 +247,11 @@ def searchable_table(table: pd.DataFrame, noun: Literal["keys", "tags"]) -> pd.D
     )
     shown = kind.search(table, query)
     st.dataframe(
-        shown,
+        shown_table(shown, view) if noun == "keys" else shown,
         hide_index=True,
         column_order=kind.column_order,
         height=min(38 + 35 * len(shown), 420),
-        column_config=kind.column_config(),
+        column_config=kind.column_config,
     )
-    st.caption(f"{len(shown):,} of {len(table):,} {noun}. Click a column header to sort.")
+    st.caption(f"{len(shown):,} of {len(table):,} {words}. Click a column header to sort.")
     return shown

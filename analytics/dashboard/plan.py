@@ -1,5 +1,6 @@
 """The Plan panel of the Overview and Capacity pages: the billing period's usage against the
-plan's limits, and when each limit is reached at the current run rate."""
+plan's limits, when each limit is reached at the current run rate, and with prices what the
+period costs so far and projected."""
 
 from __future__ import annotations
 
@@ -8,11 +9,19 @@ from datetime import date
 import streamlit as st
 
 from analytics.capacity.plan import PlanSnapshot
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import amount_text
+from analytics.cost.prices import PricingFileError
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
+from analytics.dashboard.money import money_text
 from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
 
+SPEND_NOTE = (
+    "At the prices of pricing.toml, base fee included: the closed days so far, and the run "
+    "rate of each service priced to the period's last day."
+)
 NOTE = (
     "Used as the service counts it, today so far included; the day a limit is reached is "
     "projected from the run rate of the closed days. Refreshed every five minutes."
@@ -20,11 +29,15 @@ NOTE = (
 
 
 def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
-    """Lay out the panel and return its snapshot; a service failure is a message inside the
-    panel (None), and the rest of the page goes on."""
+    """Lay out the panel and return its snapshot, with the period's spend when the pricing file
+    in force can price it; a service failure is a message inside the panel (None), and the
+    rest of the page goes on."""
     with st.container(border=True, key="plan_panel"):
         try:
-            snapshot = data.plan(src, today)
+            try:
+                snapshot = data.plan(src, today, money_text("pricing", None, src.demo))
+            except PricingFileError:  # a page that uses prices names the problem
+                snapshot = data.plan(src, today)
         except ServiceError as exc:
             st.markdown("**Plan**")
             show_error(exc, src)
@@ -40,5 +53,12 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 else:
                     st.progress(allowance.progress, text=line)
                 st.caption(allowance.reach_sentence)
+        if (spend := snapshot.spend) is not None:
+            projected = round(spend.projected * 10 ** MINOR_UNITS[spend.currency])
+            st.markdown(
+                f"**Spend** — {amount_text(spend.used_minor, spend.currency)} so far, "
+                f"{amount_text(projected, spend.currency)} projected for the billing period"
+            )
+            st.caption(SPEND_NOTE)
         st.caption(NOTE)
     return snapshot

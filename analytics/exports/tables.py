@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.chargeback import chargeback
-from analytics.cost.money import as_decimal
+from analytics.cost.money import as_decimals
 from analytics.cost.prices import Pricing
-from analytics.cost.spend import price_usage
-from analytics.cost.teams import Teams, assign_keys
+from analytics.cost.spend import Spend, price_usage
+from analytics.cost.teams import Teams, assign_keys, tag_teams, team_day
 from analytics.usage.frames import key_frame, pair_frame, tag_frame, totals
 from analytics.usage.metrics import METRICS
 
@@ -76,14 +74,14 @@ def shape_export(
         table = key_frame(key_day)
     elif group_by == "none":
         table = pd.DataFrame([{"start_date": start, "end_date": end, **totals(key_day)}])
-    else:
+    elif group_by == "team_and_day":  # the days each team used, as key_and_day
+        assert costing.teams is not None
+        by_team = team_day(key_day, costing.teams).drop(columns="api_key_label")
+        table = by_team.rename(columns={"api_key": "team"})
+    else:  # every team, used or not
         assert costing.teams is not None
         team = assign_keys(costing.teams, key_day)
-        if group_by == "team_and_day":  # the days each team used, as key_and_day
-            grouped = key_day[list(METRICS)].groupby([key_day["usage_date"], team], observed=True)
-        else:  # every team, used or not
-            grouped = key_day[list(METRICS)].groupby(team, observed=False)
-        table = grouped.sum().reset_index()
+        table = key_day[list(METRICS)].groupby(team, observed=False).sum().reset_index()
     if with_cost:
         table = _with_cost(table, key_day, start, end, group_by, costing)
     return _dated(table) if "usage_date" in table.columns else table
@@ -107,7 +105,6 @@ def _with_cost(
     pricing = costing.pricing
     assert pricing is not None
     currency = pricing.currency
-    suffix = currency.lower()
     if group_by == "none":
         spend = price_usage(key_day, pricing, start, end)
         usage = int(spend.organization["amount_minor"].sum())
@@ -127,12 +124,18 @@ def _with_cost(
         assert costing.teams is not None
         by = assign_keys(costing.teams, key_day)
     spend = price_usage(key_day, pricing, start, end, by, per="day" if per_day else "month")
+    return _usage_cost(table, spend, per_day)
+
+
+def _usage_cost(table: pd.DataFrame, spend: Spend, per_day: bool) -> pd.DataFrame:
+    """``usage_cost_<currency>``: each row's line items, found by the spend's group (the
+    table's column of that name) and, ``per_day``, its ``usage_date``."""
     keys = ["usage_date", spend.by] if per_day else [spend.by]
     amounts = spend.items.astype({spend.by: str}).groupby(keys)["amount_minor"].sum()
     rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
     index = pd.MultiIndex.from_arrays(rows) if per_day else pd.Index(rows[0])
     minor = amounts.reindex(index, fill_value=0).astype("int64").tolist()
-    table[f"usage_cost_{suffix}"] = _decimals(minor, currency)
+    table[f"usage_cost_{spend.currency.lower()}"] = as_decimals(minor, spend.currency)
     return table
 
 
@@ -141,24 +144,49 @@ def _money(
 ) -> pd.DataFrame:
     """The three cost columns of the groupings that carry the base fee."""
     suffix = currency.lower()
-    table[f"usage_cost_{suffix}"] = _decimals(usage, currency)
-    table[f"base_fee_{suffix}"] = _decimals(fee, currency)
-    table[f"cost_{suffix}"] = _decimals([u + f for u, f in zip(usage, fee, strict=True)], currency)
+    table[f"usage_cost_{suffix}"] = as_decimals(usage, currency)
+    table[f"base_fee_{suffix}"] = as_decimals(fee, currency)
+    table[f"cost_{suffix}"] = as_decimals(
+        [u + f for u, f in zip(usage, fee, strict=True)], currency
+    )
     return table
 
 
-def _decimals(minor: Sequence[int], currency: str) -> npt.NDArray[np.object_]:
-    """Exact amounts (``Decimal``) for a column: written as 12.34, never as a binary float."""
-    return np.array([as_decimal(int(amount), currency) for amount in minor], dtype=object)
-
-
-def shape_tag_export(tag_day: pd.DataFrame, group_by: TagGroupBy) -> pd.DataFrame:
-    """Tag-day rows or per-tag totals (biggest first), columns exactly the frames' columns."""
-    if group_by == "tag_and_day":
-        return _dated(tag_day.copy())
-    if group_by == "tag":
-        return tag_frame(tag_day)
-    raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
+def shape_tag_export(
+    tag_day: pd.DataFrame,
+    start: date,
+    end: date,
+    group_by: TagGroupBy,
+    costing: Costing = Costing(),
+    with_cost: bool = False,
+) -> pd.DataFrame:
+    """Tag-day rows or per-tag totals (biggest first) of `start`–`end`, columns exactly the
+    frames' columns; with `with_cost`, each row's ``usage_cost_<currency>`` at list prices
+    (tags are a part of the text characters: the included volume and the base fee are the
+    organization's) and, with teams, each tag's ``team`` after the tag."""
+    if group_by not in TAG_GROUPINGS:
+        raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
+    if with_cost and costing.pricing is None:
+        raise ValueError("cost columns need a pricing file")
+    per_day = group_by == "tag_and_day"
+    table = tag_day.copy() if per_day else tag_frame(tag_day)
+    if with_cost:
+        assert costing.pricing is not None
+        spend = price_usage(
+            tag_day,
+            costing.pricing,
+            start,
+            end,
+            "custom_tag",
+            per="day" if per_day else "month",
+            at_list_prices=True,
+        )
+        table = _usage_cost(table, spend, per_day)
+        if costing.teams is not None:
+            names = table["custom_tag"].astype(str)
+            teams = tag_teams(costing.teams, names.unique())
+            table.insert(list(table.columns).index("custom_tag") + 1, "team", names.map(teams))
+    return _dated(table) if per_day else table
 
 
 def shape_pair_export(pair_day: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:

@@ -1,12 +1,13 @@
-"""Plotly figures of the capacity review: cumulative usage, its forecast band and budget lines."""
+"""Plotly figures of the capacity review: cumulative usage (or cost), its forecast band and
+budget lines."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
 from analytics.figures.usage import HEIGHT, PALETTE, line, number_format, tick_format
-from analytics.usage.metrics import METRIC_LABELS
 
 BAND_FILL = "rgba(31, 90, 150, 0.15)"
 LIMIT_COLOR = "#C8463D"
@@ -18,8 +19,8 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
     budget limit adds a limit line and a dotted warning line."""
     path, metric = forecast.path, forecast.metric
     x = [f"{d:%Y-%m-%d}" for d in path["day"]]
-    fmt = number_format(metric)
-    y_title = f"{METRIC_LABELS[metric]} (cumulative)"
+    fmt = ",.2f" if metric == COST else number_format(metric)
+    y_title = f"{forecast.label} (cumulative)"
     future = path["actual"].isna()
     # The forecast starts from the last actual point so the two lines join.
     joined = future | future.shift(-1, fill_value=False)

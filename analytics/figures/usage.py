@@ -13,6 +13,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.priced import COST_LABELS
+from analytics.cost.prices import PRICED_METRICS
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -44,6 +47,16 @@ HEIGHT = 380
 def number_format(metric: str) -> str:
     """Hover numbers: whole characters, minutes to the hundredth."""
     return ",.2f" if is_minutes(metric) else ",.0f"
+
+
+def value_title(metric: str, currency: str | None = None) -> str:
+    """A chart's value axis: the metric, or its cost in ``currency`` (a priced frame)."""
+    return METRIC_LABELS[metric] if currency is None else f"{COST_LABELS[metric]} ({currency})"
+
+
+def value_format(metric: str, currency: str | None = None) -> str:
+    """Hover numbers of a metric, or of amounts to the currency's minor unit."""
+    return number_format(metric) if currency is None else f",.{MINOR_UNITS[currency]}f"
 
 
 def line(
@@ -132,6 +145,29 @@ def _minutes_bars(over_time: pd.DataFrame, x: list[str]) -> list[go.Bar]:
     ]
 
 
+def cost_by_service(over_time: pd.DataFrame, granularity: Granularity, currency: str) -> go.Figure:
+    """What each priced service cost per period (currency units), stacked: money adds up
+    where characters and minutes do not; each service in its colour of the usage charts."""
+    x = _dates(over_time.index)
+    colors = dict(zip(SERVICE_CHARACTERS, PALETTE, strict=False))
+    colors |= dict(zip(MINUTE_METRICS, PALETTE[3:], strict=False))
+    fmt = value_format(PRICED_METRICS[0], currency)
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=x,
+                y=over_time[metric].tolist(),
+                name=SERVICE_LABELS[metric],
+                marker_color=colors[metric],
+                hovertemplate=f"%{{y:{fmt}}} {currency}",
+            )
+            for metric in PRICED_METRICS
+        ]
+    )
+    fig.update_layout(barmode="stack")
+    return _layout(fig, granularity, f"Cost ({currency})")
+
+
 def minutes_over_time(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
     """Speech minutes per period, as grouped bars on their own axis."""
     fig = go.Figure(_minutes_bars(over_time, _dates(over_time.index)))
@@ -144,12 +180,13 @@ def keys_over_time(
     metric: str,
     granularity: Granularity,
     kind: Literal["bar", "line"] = "bar",
+    currency: str | None = None,
 ) -> go.Figure:
-    """One series per column of a top-N + Other table (keys, or tags with Untagged): stacked
-    bars, or lines for running views."""
+    """One series per column of a top-N + Other table (keys, teams, or tags with Untagged):
+    stacked bars, or lines for running views; amounts in ``currency`` when given."""
     fig = go.Figure()
     x = _dates(wide.index)
-    fmt = number_format(metric)
+    fmt = value_format(metric, currency)
     for i, name in enumerate(wide.columns):
         y = wide[name].round(2).tolist()
         color = _color(i, name)
@@ -163,13 +200,14 @@ def keys_over_time(
                 )
             )
     fig.update_layout(barmode="stack", clickmode="event+select")
-    return _layout(fig, granularity, METRIC_LABELS[metric])
+    return _layout(fig, granularity, value_title(metric, currency))
 
 
-def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
-    """Horizontal bars of the top-N keys and Other over the whole range, largest on top."""
+def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) -> go.Figure:
+    """Horizontal bars of the top-N keys (or teams) and Other over the whole range, largest on
+    top; amounts in ``currency`` when given."""
     names = list(totals.index)
-    fmt = number_format(metric)
+    fmt = value_format(metric, currency)
     fig = go.Figure(
         go.Bar(
             x=totals.round(2).tolist(),
@@ -183,8 +221,8 @@ def top_keys_bar(totals: pd.Series, metric: str) -> go.Figure:
         height=max(200, 28 * len(names) + 80),
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         yaxis={"autorange": "reversed"},
-        xaxis_title=METRIC_LABELS[metric],
-        xaxis_tickformat=tick_format(METRIC_LABELS[metric]),
+        xaxis_title=value_title(metric, currency),
+        xaxis_tickformat=tick_format(value_title(metric, currency)),
         showlegend=False,
     )
     return fig

@@ -3,7 +3,9 @@
 Everything the file needs is inside it: the plotly.js library once in the head, then each
 figure as a div without its own copy. No web fonts, no CDN, no external links, so the report
 opens offline, can be mailed as an attachment, and prints on white with page breaks between
-sections.
+sections. A review built with prices adds a Spend section (the range's spend by service and by
+team against the previous period, the cost forecast of each period) and budget status in the
+currency.
 """
 
 from __future__ import annotations
@@ -18,12 +20,17 @@ import plotly.offline
 
 from analytics.capacity.budgets import evaluation_frame
 from analytics.capacity.review import CapacityReview
+from analytics.cost.chargeback import TOTAL
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import amount_text
+from analytics.cost.priced import COST_LABELS
+from analytics.cost.prices import PRICED_METRICS
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
-from analytics.usage.tables import top_n_over_time, top_n_totals, usage_over_time
+from analytics.usage.tables import relative_change, top_n_over_time, top_n_totals, usage_over_time
 
 TOP_KEYS = 10
 CHART_KEYS = 8
@@ -180,21 +187,129 @@ def _key_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _budget_rows(frame: pd.DataFrame) -> pd.DataFrame:
+def _amount(value: float, currency: str) -> str:
+    """A forecast or budget amount (currency units) as money, to the minor unit."""
+    if math.isnan(value):
+        return "N/A"
+    return amount_text(round(value * 10 ** MINOR_UNITS[currency]), currency)
+
+
+def _in_unit(values: Iterable[float], metrics: Iterable[str], currency: str | None) -> list[str]:
+    """Usage in its metric's format, and cost budgets' values in the currency."""
+    return [
+        _amount(v, currency) if m == "cost" and currency else _number(v, m)
+        for v, m in zip(values, metrics, strict=True)
+    ]
+
+
+def _budget_rows(frame: pd.DataFrame, currency: str | None) -> pd.DataFrame:
     metric = frame["metric"]
     return pd.DataFrame(
         {
             "Budget": frame["budget"],
             "Period": frame["period"],
-            "Limit": _numbers(frame["limit"], metric),
-            "Used": _numbers(frame["used"], metric),
+            "Limit": _in_unit(frame["limit"], metric, currency),
+            "Used": _in_unit(frame["used"], metric, currency),
             "Used %": [_percent(v, signed=False) for v in frame["used %"]],
-            "Projected": _numbers(frame["projected"], metric),
+            "Projected": _in_unit(frame["projected"], metric, currency),
             "Projected %": [_percent(v, signed=False) for v in frame["projected %"]],
-            "Projected overrun": [str(d) if d else "—" for d in frame["overrun"]],
+            "Limit reached": frame["reached"],
             "Status": frame["status"],
         }
     )
+
+
+def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:
+    """The range's spend by service, the base fee and the total, against the previous range
+    (N/A where it has no prices)."""
+    assert review.spend is not None
+    lines = [*PRICED_METRICS, "base_fee_minor", "amount_minor"]
+    now = _total(review.spend, lines)
+    before = None if review.previous_spend is None else _total(review.previous_spend, lines)
+    names = [*(COST_LABELS[m] for m in PRICED_METRICS), "Base fee", "Total cost"]
+    return pd.DataFrame(
+        {
+            "Spend": names,
+            "This period": [amount_text(now[line], currency) for line in lines],
+            "Previous period": [
+                "N/A" if before is None else amount_text(before[line], currency) for line in lines
+            ],
+            "Change": [
+                _percent(
+                    None
+                    if before is None
+                    else _hundredfold(relative_change(now[line], before[line]))
+                )
+                for line in lines
+            ],
+        }
+    )
+
+
+def _total(spend: pd.DataFrame, lines: list[str]) -> dict[str, int]:
+    """The ``Total`` row of a spend per team, in minor units."""
+    [row] = spend.loc[spend["team"] == TOTAL, lines].to_dict("records")
+    return {line: int(row[line]) for line in lines}
+
+
+def _hundredfold(change: float | None) -> float | None:
+    return None if change is None else 100 * change
+
+
+def _team_rows(spend: pd.DataFrame, currency: str) -> pd.DataFrame:
+    """Each team's usage cost, base fee share and cost, and its share of the total."""
+    total = int(spend["amount_minor"].iloc[-1])
+    return pd.DataFrame(
+        {
+            "Team": spend["team"],
+            "Usage cost": [
+                amount_text(int(a - f), currency)
+                for a, f in zip(spend["amount_minor"], spend["base_fee_minor"], strict=True)
+            ],
+            "Base fee": [amount_text(int(f), currency) for f in spend["base_fee_minor"]],
+            "Cost": [amount_text(int(a), currency) for a in spend["amount_minor"]],
+            "Share": [
+                _percent(100 * int(a) / total if total else None, signed=False)
+                for a in spend["amount_minor"]
+            ],
+        }
+    )
+
+
+def _cost_forecast_rows(table: pd.DataFrame, currency: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Period": [
+                f"{PERIOD_TITLES[p]} {range_text(s, e)}"
+                for p, s, e in zip(table["period"], table["start"], table["end"], strict=True)
+            ],
+            "Cost so far": [_amount(v, currency) for v in table["actual"]],
+            "Projected": [_amount(v, currency) for v in table["projected"]],
+        }
+    )
+
+
+def _spend_section(review: CapacityReview, currency: str) -> str:
+    """Spend of the range (when its days have prices) and the cost forecast of each period."""
+    parts = []
+    if review.spend is not None:
+        parts += [
+            _table(_spend_rows(review, currency), ["Spend"]),
+            "<h3>Spend by team</h3>",
+            '<p class="note">Usage cost shared between teams pro rata to usage, the base fee '
+            "pro rata to usage at list prices; keys no team claims are Unassigned.</p>",
+            _table(_team_rows(review.spend, currency), ["Team"]),
+        ]
+    else:
+        parts.append('<p class="note">The range starts before the first price: no spend.</p>')
+    if review.cost_forecasts is not None and len(review.cost_forecasts):
+        parts += [
+            "<h3>Spend forecast</h3>",
+            '<p class="note">The organization\'s cost, base fee included: the closed days, '
+            "then each service's run rate priced to the period's end.</p>",
+            _table(_cost_forecast_rows(review.cost_forecasts, currency), ["Period"]),
+        ]
+    return _section(f"Spend ({currency})", *parts)
 
 
 def render(key_day: pd.DataFrame, review: CapacityReview, title: str = "Capacity review") -> str:
@@ -255,11 +370,14 @@ def render(key_day: pd.DataFrame, review: CapacityReview, title: str = "Capacity
             _table(_key_forecast_rows(review.key_forecasts.head(TOP_KEYS)), ["Key", "Masked key"]),
         ),
     ]
+    if review.currency is not None:
+        sections.append(_spend_section(review, review.currency))
     if review.evaluations is not None:
+        budgets = evaluation_frame(review.evaluations, review.currency or "")
         sections.append(
             _section(
                 "Budget status",
-                _table(_budget_rows(evaluation_frame(review.evaluations)), ["Budget", "Period"]),
+                _table(_budget_rows(budgets, review.currency), ["Budget", "Period"]),
             )
         )
     body = header + "".join(sections)

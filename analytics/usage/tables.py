@@ -82,6 +82,12 @@ class Kpi:
         return format_change(self.change) or "N/A"
 
 
+def relative_change(value: float, before: float | None) -> float | None:
+    """The change from ``before`` to ``value`` as a fraction; None when there is nothing to
+    compare against (no value before, or zero)."""
+    return None if not before else (value - before) / before
+
+
 def kpis(current: Mapping[str, float], previous: Mapping[str, float] | None) -> list[Kpi]:
     """One tile per metric with its change against the previous range of equal length.
 
@@ -94,7 +100,7 @@ def kpis(current: Mapping[str, float], previous: Mapping[str, float] | None) -> 
     tiles = []
     for metric in METRICS:
         before = None if previous is None else previous.get(metric)
-        change = None if not before else (current[metric] - before) / before
+        change = relative_change(current[metric], before)
         tiles.append(Kpi(metric, METRIC_LABELS[metric], current[metric], before, change))
     return tiles
 

@@ -1,0 +1,153 @@
+"""Usage in money for the pages and for capacity: the key-day frame priced, and the prices in
+force as capacity asks for them.
+
+``price_key_day`` prices a key-day frame (or the team frame of ``teams.team_day``) per day with
+``spend.price_usage`` and lays the day items out in the frame's own shape: one row per key and
+day with usage, each metric's column holding that usage's cost in minor units (int64), and
+``total_characters`` the row's whole usage cost, minutes included (money adds up where usage
+does not). Every per-key table and chart of ``analytics.usage.tables`` (totals, top-N + Other,
+the key table with its shares and trends, one bucket's breakdown) so shows money as it is.
+
+The rows add up to the organization's lines exactly. A key's amount over a range is the sum of
+its day items, each within a minor unit of its exact share, so it can differ by a few minor
+units from the per-month items of an export or of the Chargeback page; the organization's
+amount never does. The base fee belongs to no key and no day (``spend.base_fees``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from analytics.cost.chargeback import team_spend
+from analytics.cost.money import amount_text
+from analytics.cost.prices import Pricing
+from analytics.cost.spend import daily_cost, price_usage
+from analytics.cost.teams import Teams
+from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
+from analytics.usage.metrics import METRICS, SERVICE_LABELS, TOTAL_CHARACTERS, format_change
+from analytics.usage.tables import relative_change
+
+# How a priced frame's columns are named on pages and charts.
+COST_LABELS: Final[dict[str, str]] = {
+    TOTAL_CHARACTERS: "Total cost",
+    **{metric: f"{label} cost" for metric, label in SERVICE_LABELS.items()},
+}
+
+
+def price_key_day(key_day: pd.DataFrame, pricing: Pricing, start: date, end: date) -> pd.DataFrame:
+    """The frame of ``start``–``end`` (inclusive) priced per day, in the frame's shape (minor
+    units, see the module)."""
+    spend = price_usage(key_day, pricing, start, end, per="day")
+    items = spend.items
+    keys = items["api_key"].cat.categories
+    day = (items["usage_date"].to_numpy("datetime64[D]") - np.datetime64(start, "D")).astype(
+        np.int64
+    )
+    # Items come sorted by day, then key: numbering the pairs in order keeps the frame's order.
+    row, pairs = pd.factorize(day * len(keys) + items["api_key"].cat.codes.to_numpy(np.int64))
+    pair = np.asarray(pairs, dtype=np.int64)
+    column = pd.Index(METRICS).get_indexer(pd.Index(items["metric"].astype(str)))
+    amounts = np.zeros((len(pair), len(METRICS)), dtype=np.int64)
+    amounts[row, column] = items["amount_minor"].to_numpy(np.int64)
+    amounts[:, METRICS.index(TOTAL_CHARACTERS)] = amounts.sum(axis=1)
+    named = labels(key_day)
+    label_codes, label_names = pd.factorize(
+        np.array([named.get(str(key), "") for key in keys], dtype=object), sort=True
+    )
+    key_codes = pair % len(keys)
+    columns: dict[str, object] = {
+        "usage_date": (np.datetime64(start, "D") + pair // len(keys)).astype(DATE_DTYPE),
+        "api_key": pd.Categorical.from_codes(key_codes, categories=keys),
+        "api_key_label": pd.Categorical.from_codes(
+            label_codes[key_codes], categories=pd.Index(label_names)
+        ),
+        **{metric: amounts[:, i] for i, metric in enumerate(METRICS)},
+    }
+    return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
+
+
+def priced_totals(priced_key_day: pd.DataFrame) -> dict[str, int]:
+    """Each metric's usage cost over a priced frame, and ``total_characters`` all of it (minor
+    units, exact)."""
+    return {metric: int(priced_key_day[metric].sum()) for metric in METRICS}
+
+
+@dataclass(frozen=True)
+class CostTile:
+    """One figure of what a range cost, with its change against the previous range."""
+
+    metric: str  # total_characters: the whole cost, base fee included
+    minor: int
+    previous: int | None  # None: the previous range has no price or no cost
+    currency: str
+
+    @property
+    def label(self) -> str:
+        return COST_LABELS[self.metric]
+
+    @property
+    def text(self) -> str:
+        return amount_text(self.minor, self.currency)
+
+    @property
+    def previous_text(self) -> str:
+        return "N/A" if self.previous is None else amount_text(self.previous, self.currency)
+
+    @property
+    def change(self) -> float | None:
+        return relative_change(self.minor, self.previous)
+
+    @property
+    def change_text(self) -> str:
+        return format_change(self.change) or "N/A"
+
+
+def cost_tiles(
+    current: dict[str, int],
+    base_fee: int,
+    previous: tuple[dict[str, int], int] | None,
+    currency: str,
+) -> list[CostTile]:
+    """One tile per metric, as the usage tiles: ``total_characters`` is the whole cost (every
+    service and the base fee), each service its usage cost. ``previous`` is the previous
+    range's totals and base fee, None when it cannot be priced; a previous range that cost
+    nothing counts as none, as for usage."""
+    before = None
+    if previous is not None and (any(previous[0].values()) or previous[1]):
+        before = {**previous[0], TOTAL_CHARACTERS: previous[0][TOTAL_CHARACTERS] + previous[1]}
+    now = {**current, TOTAL_CHARACTERS: current[TOTAL_CHARACTERS] + base_fee}
+    return [
+        CostTile(metric, now[metric], None if before is None else before[metric], currency)
+        for metric in METRICS
+    ]
+
+
+@dataclass(frozen=True)
+class PricesInForce:
+    """The prices (and teams) in force, as capacity's budgets, forecasts, plan and review take
+    them: ``analytics.capacity.costs.Prices``, which capacity declares without importing this
+    layer."""
+
+    pricing: Pricing
+    teams: Teams | None = None
+
+    @property
+    def currency(self) -> str:
+        return self.pricing.currency
+
+    @property
+    def first_day(self) -> date:
+        return self.pricing.first_day
+
+    def daily_cost(
+        self, frame: pd.DataFrame, start: date, end: date, keys: tuple[str, ...] = ()
+    ) -> pd.Series:
+        return daily_cost(frame, self.pricing, start, end, keys)
+
+    def spend(self, key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
+        return team_spend(key_day, self.pricing, self.teams, start, end)

@@ -1,0 +1,304 @@
+"""The Usage / Cost switch and the grouping by team on Overview, Keys and Trends, in the headless
+dashboard, against amounts computed here from the emulator's ledger.
+
+The prices make every amount exact in cents, whatever the share: a text translation character
+costs 1 cent, a document character 2, a text improvement character 3, a micro-minute of
+speech-to-text 1 cent and of speech-to-speech 2 (unit prices per million characters and per
+minute). So a key's cost is its ledger usage weighted by those cents, to the cent, and the
+apportioning of lines cannot blur the oracle.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date, timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from headless import TODAY, chart_specs, open_page
+
+from analytics.cost import files
+
+DAY = timedelta(days=1)
+YESTERDAY = TODAY - DAY
+START = TODAY - 30 * DAY  # Last 30 days
+PREVIOUS = START - 30 * DAY
+FEE = Decimal("300.00")
+CENTS = {
+    "text_translation_characters": 1,
+    "document_translation_characters": 2,
+    "text_improvement_characters": 3,
+    "speech_to_text_minutes": 1,  # per micro-minute
+    "speech_to_speech_minutes": 2,
+}
+PRICING = f"""
+currency = "EUR"
+
+[[price]]
+from = "2020-01-01"
+monthly_fee = {FEE}
+
+[price.unit_prices]
+text_translation_characters = 10_000
+document_translation_characters = 20_000
+text_improvement_characters = 30_000
+speech_to_text_minutes = 10_000
+speech_to_speech_minutes = 20_000
+"""
+# teams.example.toml's rules on the demo organization's latest labels.
+TEAMS = {"Production website": "Web shop", "Document pipeline": "Documents"}
+
+
+@pytest.fixture
+def priced(demo_env, monkeypatch, tmp_path):
+    """The dashboard reads this pricing.toml from its folder; teams: the example (demo)."""
+    (tmp_path / "pricing.toml").write_text(PRICING)
+    monkeypatch.chdir(tmp_path)
+
+
+def cents(row) -> dict[str, int]:
+    """One ledger row's cost per metric, in cents, and its total."""
+    costs = {
+        metric: round(Decimal(str(getattr(row, metric))) * 10**6) * price
+        if metric.endswith("minutes")
+        else getattr(row, metric) * price
+        for metric, price in CENTS.items()
+    }
+    return {**costs, "total_characters": sum(costs.values())}
+
+
+def cost_of(rows, group=lambda row: row.api_key) -> dict[str, dict[str, int]]:
+    """Cents per metric for each group of ledger rows."""
+    sums: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in rows:
+        for metric, value in cents(row).items():
+            sums[group(row)][metric] += value
+    return sums
+
+
+def euros(amount: int) -> Decimal:
+    return Decimal(amount).scaleb(-2)
+
+
+def fee_of(start: date, end: date) -> int:
+    """The fee of each month's days in the range, rounded half up per month (cents)."""
+    days: dict[tuple[int, int], int] = defaultdict(int)
+    day = start
+    while day <= end:
+        days[day.year, day.month] += 1
+        day += DAY
+    total = 0
+    for (year, month), count in days.items():
+        following = date(year + month // 12, month % 12 + 1, 1)
+        length = (following - date(year, month, 1)).days
+        total += int(Fraction(int(FEE * 100) * count, length) + Fraction(1, 2))
+    return total
+
+
+def latest_labels(rows) -> dict[str, str]:
+    return {row.api_key: row.api_key_label for row in sorted(rows, key=lambda r: r.usage_date)}
+
+
+def test_overview_tiles_show_the_cost_of_each_service_and_the_total(priced, demo_ledger):
+    at = open_page("overview", period="Last 30 days", show="Cost")
+    assert not at.exception and not at.error and not at.warning
+    now = cost_of(demo_ledger.ledger(START, YESTERDAY), lambda row: "all")["all"]
+    before = cost_of(demo_ledger.ledger(PREVIOUS, START - DAY), lambda row: "all")["all"]
+    total, previous = (
+        now["total_characters"] + fee_of(START, YESTERDAY),
+        before["total_characters"] + fee_of(PREVIOUS, START - DAY),
+    )
+    tiles = {tile.label: tile for tile in at.metric}
+    assert list(tiles) == [
+        "Total cost",
+        "Text translation cost",
+        "Documents cost",
+        "Text improvement cost",
+        "Speech-to-text cost",
+        "Speech-to-speech cost",
+    ]
+    assert tiles["Total cost"].value == f"{euros(total):,} EUR"
+    assert tiles["Total cost"].delta == f"{total / previous - 1:+.1%}"
+    assert tiles["Documents cost"].value == (
+        f"{euros(now['document_translation_characters']):,} EUR"
+    )
+    assert tiles["Speech-to-speech cost"].value == (
+        f"{euros(now['speech_to_speech_minutes']):,} EUR"
+    )
+    [mix] = chart_specs(at)
+    assert {trace["name"] for trace in mix["data"]} >= {"Text translation", "Speech-to-speech"}
+    charted = sum(sum(trace["y"]) for trace in mix["data"])
+    assert charted == pytest.approx(float(euros(now["total_characters"])))  # usage, no fee
+    assert mix["layout"]["yaxis"]["title"]["text"] == "Cost (EUR)"
+
+
+def test_usage_is_the_default_and_the_switch_turns_the_page_to_cost(priced):
+    # The URL side (show=Cost in the address) is the browser test's.
+    at = open_page("overview", period="Last 30 days")
+    assert at.segmented_control(key="show").value == "usage"
+    assert at.metric[0].label == "Total characters"
+    at.segmented_control(key="show").set_value("cost").run()
+    assert at.metric[0].label == "Total cost"
+
+
+def test_keys_table_shows_each_keys_cost_per_metric(priced, demo_ledger):
+    at = open_page("keys", period="Last 30 days", show="Cost")
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("api_key")
+    expected = cost_of(demo_ledger.ledger(START, YESTERDAY))
+    assert set(table.index) == set(expected)
+    for key, costs in expected.items():
+        for metric in (*CENTS, "total_characters"):
+            assert table.loc[key, metric] == euros(costs[metric]), (key, metric)
+    assert table["share"].sum() == pytest.approx(1.0)
+    biggest = max(expected, key=lambda key: expected[key]["total_characters"])
+    assert at.dataframe[0].value["api_key"].iloc[0] == biggest
+    [top, one] = chart_specs(at)
+    assert top["layout"]["xaxis"]["title"]["text"] == "Total cost (EUR)"
+    assert one["layout"]["yaxis"]["title"]["text"] == "Cost (EUR)"
+
+
+def test_trends_plot_cost_and_break_a_period_down_in_cents(priced, demo_ledger):
+    at = open_page(
+        "trends",
+        period="Last 30 days",
+        show="Cost",
+        metric="Text improvement cost",
+        granularity="Day",
+        day=f"{YESTERDAY:%Y-%m-%d (%a)}",
+    )
+    assert not at.exception and not at.error
+    assert at.selectbox(key="metric").value == "text_improvement_characters"
+    [chart] = chart_specs(at)
+    assert chart["layout"]["yaxis"]["title"]["text"] == "Text improvement cost (EUR)"
+    whole = cost_of(demo_ledger.ledger(START, YESTERDAY), lambda row: "all")["all"]
+    charted = sum(sum(trace["y"]) for trace in chart["data"])
+    assert charted == pytest.approx(float(euros(whole["text_improvement_characters"])))
+    breakdown = at.dataframe[-1].value.set_index("api_key")
+    that_day = cost_of(demo_ledger.ledger(YESTERDAY, YESTERDAY))
+    for key, costs in that_day.items():
+        if costs["total_characters"]:
+            assert breakdown.loc[key, "total_characters"] == euros(costs["total_characters"])
+
+
+def test_keys_grouped_by_team_keep_unassigned(priced, demo_ledger):
+    at = open_page("keys", period="Last 30 days", group="Team")
+    assert not at.exception and not at.error
+    rows = demo_ledger.ledger(START, YESTERDAY)
+    teams = {key: TEAMS.get(label, "Unassigned") for key, label in latest_labels(rows).items()}
+    expected: dict[str, int] = defaultdict(int)
+    for row in rows:
+        used = (
+            row.text_translation_characters
+            + row.document_translation_characters
+            + row.text_improvement_characters
+        )
+        expected[teams[row.api_key]] += used
+    table = at.dataframe[0].value.set_index("api_key")
+    assert table["total_characters"].to_dict() == dict(expected)
+    assert {"Web shop", "Documents", "Unassigned"} <= set(table.index)
+    assert at.text_input(key="q").label == "Search teams"
+    assert at.selectbox(key="team").value in expected
+
+
+def test_trends_by_team_in_cost(priced, demo_ledger):
+    at = open_page("trends", period="Last 30 days", show="Cost", group="Team", top="2")
+    assert not at.exception and not at.error
+    rows = demo_ledger.ledger(START, YESTERDAY)
+    teams = {key: TEAMS.get(label, "Unassigned") for key, label in latest_labels(rows).items()}
+    per_team = cost_of(rows, lambda row: teams[row.api_key])
+    [chart] = chart_specs(at)
+    names = [trace["name"] for trace in chart["data"]]
+    leaders = sorted(per_team, key=lambda team: -per_team[team]["total_characters"])[:2]
+    assert names == [*leaders, "Other"]
+    first = next(trace for trace in chart["data"] if trace["name"] == leaders[0])
+    assert sum(first["y"]) == pytest.approx(float(euros(per_team[leaders[0]]["total_characters"])))
+    assert at.multiselect(key="teams").label == "Teams (all when empty)"
+
+
+def test_without_a_pricing_file_cost_says_how_and_the_page_shows_usage(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(files, "EXAMPLES_FOLDER", tmp_path)  # no examples either
+    for page in ("overview", "keys", "trends"):
+        at = open_page(page, show="Cost", group="Team")
+        assert not at.exception and not at.error, page
+        notes = " ".join(info.value for info in at.info)
+        assert "Money views need prices: put a pricing.toml" in notes, page
+        assert "Grouping by team needs teams" in notes or page == "overview", page
+        table = at.dataframe[0].value if page != "overview" else None
+        assert table is None or table["api_key"].str.contains(r"\*\*\*\*").all(), page
+    assert open_page("overview", show="Cost").metric[0].label == "Total characters"
+
+
+def test_a_range_before_the_first_price_is_named_and_shows_usage(demo_env, monkeypatch, tmp_path):
+    (tmp_path / "pricing.toml").write_text(PRICING.replace("2020-01-01", str(YESTERDAY)))
+    monkeypatch.chdir(tmp_path)
+    at = open_page("keys", period="Last 7 days", show="Cost")
+    assert not at.exception and not at.error
+    [warning] = at.warning
+    assert f"no price in force on {TODAY - 7 * DAY}" in warning.value
+    assert "Showing usage by key instead" in warning.value
+    assert at.dataframe[0].value["total_characters"].dtype == "int64"  # characters, not money
+
+
+# -- the Capacity page and the Plan panel --------------------------------------------------------
+
+MONTH_START = TODAY.replace(day=1)
+NEXT_MONTH = (MONTH_START + 32 * DAY).replace(day=1)
+SPEND_BUDGET = """
+[[budget]]
+name = "Spend, monthly"
+metric = "cost"
+period = "month"
+limit = 1
+"""
+
+
+def test_capacity_evaluates_cost_budgets_and_forecasts_cost(priced, demo_ledger, tmp_path):
+    (tmp_path / "budgets.toml").write_text(SPEND_BUDGET)
+    at = open_page("capacity", period="Last 30 days")
+    assert not at.exception and not at.error
+    [row] = at.dataframe[0].value.to_dict("records")
+    # The month's closed days: their usage, and of the monthly fee one day's share each.
+    closed = cost_of(demo_ledger.ledger(MONTH_START, YESTERDAY), lambda r: "all")["all"]
+    days_in_month = (NEXT_MONTH - MONTH_START).days
+    used = closed["total_characters"] / 100 + float(FEE) * (TODAY.day - 1) / days_in_month
+    assert row["unit"] == "EUR" and row["note"] == ""
+    assert row["used"] == pytest.approx(used, abs=0.005)
+    if TODAY.day > 1:  # on the 1st, nothing is used yet
+        assert row["status"] == "exceeded"  # a limit of 1.00 EUR
+        assert row["reached"].endswith("(reached)")
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    assert "Cost (EUR) — month to date" in titles
+    forecasts = at.dataframe[1].value.set_index("period")
+    assert forecasts.loc["Month", "actual"] == pytest.approx(used, abs=0.005)
+    assert forecasts.loc["Month", "projected"] >= forecasts.loc["Month", "actual"]
+
+
+def test_the_plan_panel_shows_the_billing_periods_spend(priced, demo_ledger):
+    at = open_page("overview")
+    assert not at.exception and not at.error
+    first, _ = demo_ledger.plan.period(TODAY)
+    closed = cost_of(demo_ledger.ledger(first, YESTERDAY), lambda r: "all")["all"]
+    so_far = closed["total_characters"] + fee_of(first, YESTERDAY)
+    [line] = [m.value for m in at.markdown if m.value.startswith("**Spend**")]
+    assert line.startswith(f"**Spend** — {euros(so_far):,} EUR so far, ")
+    assert line.endswith(" EUR projected for the billing period")
+
+
+def test_the_tag_table_prices_each_tag_at_list_prices_with_its_team(priced, demo_ledger, tmp_path):
+    (tmp_path / "teams.toml").write_text('[[team]]\nname = "Shop"\ntag_patterns = ["check*"]\n')
+    at = open_page("tags", period="Last 30 days")
+    assert not at.exception and not at.error and not at.warning
+    expected: dict[str, int] = defaultdict(int)
+    for row in demo_ledger.tag_ledger(START, YESTERDAY):  # 1 and 3 cents a character
+        expected[row.custom_tag] += (
+            row.text_translation_characters + 3 * row.text_improvement_characters
+        )
+    table = at.dataframe[0].value.set_index("custom_tag")
+    assert table["cost"].to_dict() == {tag: euros(cents) for tag, cents in expected.items()}
+    assert table.loc["checkout", "team"] == "Shop"
+    assert set(table["team"]) == {"Shop", "Unassigned"}
