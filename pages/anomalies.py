@@ -44,15 +44,7 @@ for column, (label, count) in zip(
 ):
     column.metric(label, f"{count:,}", border=True)
 
-show = st.segmented_control(
-    "Show",
-    list(SHOW),
-    default="new",
-    format_func=SHOW.__getitem__,
-    required=True,
-    key="show",
-    bind="query-params",
-)
+show = page.segments(st.container(), "Show", SHOW, "new", "show")
 shown = table if show == "all" else table[table["status"] == "new"]
 if shown.empty:
     st.info(

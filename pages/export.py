@@ -17,16 +17,8 @@ chosen = session.chosen_range()
 
 page.header("Export", chosen)
 
-group_by = st.segmented_control(
-    "One row per",
-    USAGE_GROUPINGS,
-    default="key_and_day",
-    format_func=GROUP_LABELS.__getitem__,
-    required=True,
-    key="group",
-    bind="query-params",
-)
-group_by = group_by or "key_and_day"
+labels = {grouping: GROUP_LABELS[grouping] for grouping in USAGE_GROUPINGS}
+group_by = page.segments(st.container(), "One row per", labels, "key_and_day", "group")
 
 with service_errors(source):
     preview, rows = data.export_preview(source, chosen, group_by)

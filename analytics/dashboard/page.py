@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import pandas as pd
 import streamlit as st
@@ -74,28 +74,12 @@ def view_select(
     the page goes on in usage units by key, so it never fails for a missing file.
     """
     where = where.container(horizontal=True, width="content")  # the controls side by side
-    shown = where.segmented_control(
-        "Show",
-        list(SHOWN),
-        default="usage",
-        format_func=SHOWN.__getitem__,
-        required=True,
-        key="show",
-        bind="query-params",
-        help="Usage in characters and minutes, or its cost at the prices of pricing.toml.",
-    )
+    help_shown = "Usage in characters and minutes, or its cost at the prices of pricing.toml."
+    shown = segments(where, "Show", SHOWN, "usage", "show", help_shown)
     grouped = "key"
     if grouping:
-        grouped = where.segmented_control(
-            "Group by",
-            list(GROUPED),
-            default="key",
-            format_func=GROUPED.__getitem__,
-            required=True,
-            key="group",
-            bind="query-params",
-            help="Each key, or each team of teams.toml (keys no team claims: Unassigned).",
-        )
+        help_grouped = "Each key, or each team of teams.toml (keys no team claims: Unassigned)."
+        grouped = segments(where, "Group by", GROUPED, "key", "group", help_grouped)
     pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
     teams = money_text("teams", None, src.demo) if grouped == "team" else None
     if shown == "cost" and pricing is None:
@@ -192,17 +176,35 @@ def shown_table(table: pd.DataFrame, view: View) -> pd.DataFrame:
 def granularity_select(where: DeltaGenerator, chosen: ChosenRange) -> Granularity:
     """Days, weeks or months for a chart over the range (daily only up to a year); kept in
     the URL as `granularity`, the range's own bucket by default."""
+    allowed = allowed_granularities(chosen.start, chosen.end)
     auto = auto_granularity(chosen.start, chosen.end)
-    picked: Granularity | None = where.segmented_control(
-        "Granularity",
-        allowed_granularities(chosen.start, chosen.end),
-        default=auto,
-        format_func=str.capitalize,
-        required=True,
-        key="granularity",
-        bind="query-params",
+    picked = segments(
+        where, "Granularity", {g: g.capitalize() for g in allowed}, auto, "granularity"
     )
-    return picked or auto
+    return cast(Granularity, picked)
+
+
+def segments(
+    where: DeltaGenerator,
+    label: str,
+    options: Mapping[str, str],
+    default: str,
+    key: str,
+    tip: str | None = None,
+) -> str:
+    """One of `options` (value → what it shows) as segments, always one chosen; kept in the URL
+    as `key`, so a shared link shows the same."""
+    picked: str | None = where.segmented_control(
+        label,
+        list(options),
+        default=default,
+        format_func=options.__getitem__,
+        required=True,
+        key=key,
+        bind="query-params",
+        help=tip,
+    )
+    return picked or default
 
 
 @dataclass(frozen=True)
