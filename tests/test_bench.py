@@ -40,6 +40,7 @@ TARGETS = {
     "concurrent_windows",
     "capacity_rerun",
     "tag_fetch",
+    "pair_fetch",
 }
 
 
@@ -171,6 +172,28 @@ def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
     assert line["windows"] == 6 and line["tags_within_text"] is True
 
 
+def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
+    """Every (day, pair, key) of the smoke organization's pair ledger (unattributed parts
+    under one key `-`), from six windows of pages."""
+    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
+    emulator = app.state.emulator
+    try:
+        ledger = emulator.pair_ledger(
+            smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
+        )
+    finally:
+        emulator.store.close()
+    expected = {
+        (row.usage_date, row.source_language, row.target_language, row.api_key)
+        if row.attributed
+        else (row.usage_date, row.source_language, row.target_language, "-")
+        for row in ledger
+    }
+    line = by_name(smoke.printed)["pair_fetch"]
+    assert line["rows"] == len(expected) > 1000
+    assert line["windows"] == 6 and line["pairs_add_up"] is True
+
+
 def test_pages_figures_stay_small(smoke):
     line = by_name(smoke.printed)["pages_scale"]
     assert line["figures_under_1mb"] is True
@@ -192,6 +215,7 @@ def test_scenarios_cover_every_target_name():
         "concurrent_windows",
         "capacity_rerun",
         "tag_fetch",
+        "pair_fetch",
     }
 
 
