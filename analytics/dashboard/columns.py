@@ -32,6 +32,14 @@ def _characters() -> dict[str, Any]:
     return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
 
 
+def _minutes() -> dict[str, Any]:
+    """Minutes with two decimals, each kind under its service's name."""
+    return {
+        metric: st.column_config.NumberColumn(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+        for metric in MINUTE_METRICS
+    }
+
+
 def _share(label: str) -> Any:
     return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
 
@@ -44,12 +52,7 @@ def key_table_columns() -> dict[str, Any]:
         "share": _share("Share"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
         **_characters(),
-        **{
-            metric: st.column_config.NumberColumn(
-                f"{SERVICE_LABELS[metric]} minutes", format="%,.2f"
-            )
-            for metric in MINUTE_METRICS
-        },
+        **_minutes(),
     }
 
 
@@ -61,6 +64,20 @@ def tag_table_columns() -> dict[str, Any]:
         "share": _share("Share of text characters"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
         **_characters(),
+    }
+
+
+def pair_table_columns(share: str) -> dict[str, Any]:
+    """Per-pair tables and one pair's keys (Language pairs); `share` names what the share is
+    of."""
+    return {
+        "pair": st.column_config.TextColumn("Pair", pinned=True),
+        "key": st.column_config.TextColumn("Key", pinned=True),
+        "source_language": st.column_config.TextColumn("Source"),
+        "target_language": st.column_config.TextColumn("Target"),
+        "share": _share(share),
+        **_characters(),
+        **_minutes(),
     }
 
 
