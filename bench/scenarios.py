@@ -53,7 +53,7 @@ from analytics.usage.metrics import (
     TEXT_CHARACTERS,
     TOTAL_CHARACTERS,
 )
-from analytics.usage.pipeline import Usage, fetch_tags, fetch_usage, last_closed_day
+from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage, last_closed_day
 from bench import org
 from bench.timing import medians, timed
 from emulator import EmulatorConfig, Injected, create_app
@@ -769,6 +769,42 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
     ]
 
 
+# --- 11. language-pair fetch -----------------------------------------------------------------
+
+
+def pair_fetch(scale: org.Scale) -> list[Result]:
+    """Five years of the pair-day frame (every page of six windows, by key and day) against
+    five years of the key-day frame, both fetched and merged from the same in-process
+    organization without history; each day's pairs must add up to its characters."""
+    app = org.app(scale.keys)
+    emulator = app.state.emulator
+    start, end = org.five_years(emulator.today())
+    transport = httpx.ASGITransport(app=app)
+    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
+        pairs, usage = fetch_pairs(client, start, end), fetch_usage(client, start, end)
+        times = medians(
+            {
+                "key_day": lambda: fetch_usage(client, start, end),
+                "pair_day": lambda: fetch_pairs(client, start, end),
+            },
+            scale.repeat,
+        )
+    paired = pairs.frame.groupby("usage_date")["total_characters"].sum()
+    organization = usage.frame.groupby("usage_date")["total_characters"].sum()
+    return [
+        result(
+            "pair_fetch",
+            times["pair_day"] / times["key_day"],
+            2.0,
+            {"pairs_add_up": bool(paired[paired > 0].equals(organization[organization > 0]))},
+            seconds=_rounded(times),
+            rows=len(pairs.frame),
+            key_day_rows=len(usage.frame),
+            windows=pairs.windows_fetched,
+        )
+    ]
+
+
 SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "decoding": decoding,
     "csv_export": csv_export,
@@ -781,4 +817,5 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "anomaly_detection": anomaly_detection,
     "check_anomalies": check_anomalies,
     "chargeback_pricing": chargeback_pricing,
+    "pair_fetch": pair_fetch,
 }

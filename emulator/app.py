@@ -152,8 +152,11 @@ AUTH_HEADER = APIKeyHeader(
 )
 
 
-def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) -> StoredKey:
-    """Every operation's dependency: the spec answers 403 before looking at anything else."""
+async def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) -> StoredKey:
+    """Every operation's dependency: the spec answers 403 before looking at anything else.
+
+    Async like the operations, so the key look-up runs on the event loop rather than costing
+    each request a trip through the thread pool."""
     emulator: Emulator = request.app.state.emulator
     return emulator.authenticate(authorization)
 
@@ -161,7 +164,7 @@ def caller(request: Request, authorization: str | None = Security(AUTH_HEADER)) 
 Caller = Annotated[StoredKey, Depends(caller)]
 
 
-def admin(key: Caller) -> StoredKey:
+async def admin(key: Caller) -> StoredKey:
     """The analytics operations belong to the administrator API: 403 before any parameter."""
     if not key.admin:
         raise ServiceError(

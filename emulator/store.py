@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,6 +154,9 @@ NONZERO = (
     "SUM(text) + SUM(document) + SUM(improvement) > 0 OR SUM(speech_to_text) > 0 "
     "OR SUM(speech_to_speech) > 0"
 )
+# Report windows whose rows are kept for paging: a client reads a long range as up to six
+# windows at once, page after page, so fewer would recompute windows it is still reading.
+WINDOWS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,9 @@ class Store:
         )
         self._conn.execute("PRAGMA synchronous = OFF")
         self._conn.executescript(SCHEMA)
+        # Paged reports' windows, most recently read last: parameters -> temporary table.
+        self._windows: OrderedDict[tuple[object, ...], str] = OrderedDict()
+        self._serial = itertools.count()
 
     def close(self) -> None:
         with self._lock:
@@ -262,6 +270,28 @@ class Store:
                 """,
                 (day.isoformat(), key.key_id, key.label, text, document),
             )
+            self._forget_windows()
+
+    def _window(self, parameters: tuple[object, ...], query: str, bounds: tuple[str, str]) -> str:
+        """The temporary table holding a paged report's rows for `parameters`, in report order
+        (rowid 1, 2, ...): `query` runs once per window, and each page is a slice of its rows
+        instead of the whole window's aggregation again. The least recently read window goes
+        when more than WINDOWS_KEPT are held. Called with the lock held."""
+        table = self._windows.get(parameters)
+        if table is None:
+            table = f"temp.report_window_{next(self._serial)}"
+            self._conn.execute(f"CREATE TABLE {table} AS {query}", bounds)
+            self._windows[parameters] = table
+            if len(self._windows) > WINDOWS_KEPT:
+                self._conn.execute(f"DROP TABLE {self._windows.popitem(last=False)[1]}")
+        self._windows.move_to_end(parameters)
+        return table
+
+    def _forget_windows(self) -> None:
+        """The ledger changed, so no kept window holds; called with the lock held."""
+        for table in self._windows.values():
+            self._conn.execute(f"DROP TABLE {table}")
+        self._windows.clear()
 
     def total(self, first: dt.date, stop: dt.date, key_id: int | None = None) -> Usage:
         """Sums over the days in [first, stop), of one key when `key_id` is given."""
@@ -334,15 +364,18 @@ class Store:
         """(ISO day or None, tag, text, improvement) per tag (and day) of [first, stop) with
         characters, sorted by (day,) tag; the slice [offset, offset + limit)."""
         day = "usage_date, " if by_day else ""
+        query = f"""
+            SELECT {"usage_date" if by_day else "NULL"}, tag, SUM(text), SUM(improvement)
+            FROM ({TAGGED})
+            GROUP BY {day}tag HAVING SUM(text) + SUM(improvement) > 0
+            ORDER BY {day}tag
+        """  # noqa: S608 - built from constants
+        bounds = (first.isoformat(), stop.isoformat())
         with self._lock:
+            table = self._window(("tags", *bounds, by_day), query, bounds)
             return self._conn.execute(
-                f"""
-                SELECT {"usage_date" if by_day else "NULL"}, tag, SUM(text), SUM(improvement)
-                FROM ({TAGGED})
-                GROUP BY {day}tag HAVING SUM(text) + SUM(improvement) > 0
-                ORDER BY {day}tag LIMIT ?3 OFFSET ?4
-                """,  # noqa: S608
-                (first.isoformat(), stop.isoformat(), limit, offset),
+                f"SELECT * FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",  # noqa: S608
+                (offset, limit),
             ).fetchall()
 
     def pair_ledger(self, start: dt.date, end: dt.date) -> list[PairLedgerRow]:
@@ -389,22 +422,25 @@ class Store:
         key = "CASE WHEN attributed THEN key_id END" if by_key else "NULL"
         groups = ", ".join(["usage_date"] * by_day + ["pair_id"] + ["key"] * by_key)
         order = ", ".join(["day"] * by_day + ["pair_id"] + ["key IS NULL, key"] * by_key)
+        query = f"""
+            SELECT {"usage_date" if by_day else "NULL"} AS day, pair_id, {key} AS key, label,
+                   {PAIR_SUMS}, MAX(usage_date)
+            FROM ({PAIRED}) GROUP BY {groups} HAVING {NONZERO} ORDER BY {order}
+        """  # noqa: S608 - built from constants
+        bounds = (first.isoformat(), stop.isoformat())
         with self._lock:
+            table = self._window(("pairs", *bounds, by_key, by_day), query, bounds)
             return self._conn.execute(
                 f"""
                 SELECT g.day, l.source, l.target,
-                       CASE WHEN g.key IS NOT NULL THEN k.masked WHEN ?5 THEN '{UNKNOWN}' END,
-                       CASE WHEN g.key IS NOT NULL THEN g.label WHEN ?5 THEN 'unknown' END,
+                       CASE WHEN g.key IS NOT NULL THEN k.masked WHEN ?3 THEN '{UNKNOWN}' END,
+                       CASE WHEN g.key IS NOT NULL THEN g.label WHEN ?3 THEN 'unknown' END,
                        g.text, g.document, g.improvement, g.speech_to_text, g.speech_to_speech
-                FROM (
-                    SELECT {"usage_date" if by_day else "NULL"} AS day, pair_id, {key} AS key,
-                           label, {PAIR_SUMS}, MAX(usage_date)
-                    FROM ({PAIRED}) GROUP BY {groups} HAVING {NONZERO}
-                    ORDER BY {order} LIMIT ?3 OFFSET ?4
-                ) g JOIN language_pairs l USING (pair_id) LEFT JOIN keys k ON k.key_id = g.key
-                ORDER BY {", ".join(f"g.{column}" for column in order.split(", "))}
+                FROM {table} g JOIN language_pairs l USING (pair_id)
+                    LEFT JOIN keys k ON k.key_id = g.key
+                WHERE g.rowid > ?1 ORDER BY g.rowid LIMIT ?2
                 """,  # noqa: S608
-                (first.isoformat(), stop.isoformat(), limit, offset, by_key),
+                (offset, limit, by_key),
             ).fetchall()
 
     def save_document(

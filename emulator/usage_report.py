@@ -251,9 +251,11 @@ def build_pair_report(
     rows, next_page = page.split(rows)
     usages = []
     for day, source, target, api_key, label, *sums in rows:
+        # Items are set in place, field by field: a page is 500 of them.
         item: dict[str, Any] = {"source_language": source, "target_language": target}
         if by_key:
-            item |= {"api_key": api_key, "api_key_label": label}
+            item["api_key"] = api_key
+            item["api_key_label"] = label
         if by_day:
             item["usage_date"] = _day(day)
         item["usage"] = breakdown(sums)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import language_columns
+from analytics.dashboard.columns import language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -39,7 +39,7 @@ st.dataframe(
     hide_index=True,
     column_order=tables.PAIR_TABLE_ORDER,
     height=min(38 + 35 * len(table), 420),
-    column_config={"share": st.column_config.ProgressColumn("Share", format="percent")},
+    column_config=pair_table_columns(f"Share of {METRIC_LABELS[metric].lower()}"),
 )
 st.caption(
     f"Share of the organization's {METRIC_LABELS[metric].lower()}: every unit of usage belongs "
@@ -86,7 +86,7 @@ with left:
         keys,
         hide_index=True,
         column_order=("key", "share", *METRICS),
-        column_config={"share": st.column_config.ProgressColumn("Share", format="percent")},
+        column_config=pair_table_columns("Share of the pair's characters"),
     )
     st.caption(
         f"{pair}: {format_value(keys['total_characters'].sum(), 'total_characters')} characters "

@@ -45,6 +45,7 @@ TARGETS = {
     "anomaly_false_alarms",
     "check_anomalies",
     "chargeback_pricing",
+    "pair_fetch",
 }
 
 
@@ -197,6 +198,28 @@ def test_check_anomalies_reads_five_years_from_a_warm_history_store(smoke):
     assert set(line["seconds"]) == {"export", "check_anomalies"}
 
 
+def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
+    """Every (day, pair, key) of the smoke organization's pair ledger (unattributed parts
+    under one key `-`), from six windows of pages."""
+    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
+    emulator = app.state.emulator
+    try:
+        ledger = emulator.pair_ledger(
+            smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
+        )
+    finally:
+        emulator.store.close()
+    expected = {
+        (row.usage_date, row.source_language, row.target_language, row.api_key)
+        if row.attributed
+        else (row.usage_date, row.source_language, row.target_language, "-")
+        for row in ledger
+    }
+    line = by_name(smoke.printed)["pair_fetch"]
+    assert line["rows"] == len(expected) > 1000
+    assert line["windows"] == 6 and line["pairs_add_up"] is True
+
+
 def test_pages_figures_stay_small(smoke):
     line = by_name(smoke.printed)["pages_scale"]
     assert line["figures_under_1mb"] is True
@@ -228,6 +251,7 @@ def test_scenarios_cover_every_target_name():
         "anomaly_detection",
         "check_anomalies",
         "chargeback_pricing",
+        "pair_fetch",
     }
 
 

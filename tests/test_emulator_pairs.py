@@ -11,6 +11,7 @@ from conftest import FIXED_TODAY, all_pages, auth, client_for, file_app, small_c
 
 from emulator import EmulatorConfig, create_app, mask_key
 from emulator.orgfile import OrgFileError, load
+from emulator.store import WINDOWS_KEPT
 
 PAIRS = "/v2/admin/analytics/language-pairs"
 ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb", "pair-older-0003-cccc"
@@ -183,6 +184,21 @@ async def test_pages_hold_page_size_rows_and_link_on(tmp_path):
     assert pages[3]["language_pair_usages"] == []
 
 
+async def test_a_translation_booked_after_a_read_shows_when_read_again(tmp_path):
+    """A window's rows are kept for its pages, never past a change to the ledger."""
+    app = file_app(tmp_path, ORG, today=dt.date(2025, 3, 2))
+    params = {**WINDOW, "group_by": "key", "aggregate_by": "day"}
+    assert (await pair_report(app, **params))["language_pair_usages"] == BY_KEY_AND_DAY
+    async with client_for(app, WEB) as client:
+        booked = await client.post(
+            "/v2/translate", json={"text": ["Guten Morgen"], "target_lang": "EN-GB"}
+        )
+    assert booked.status_code == 200
+    website = row("de", "en-GB", usage(text=12), B, "Website", "2025-03-02")
+    expected = [*BY_KEY_AND_DAY[:7], website, *BY_KEY_AND_DAY[7:]]
+    assert (await pair_report(app, **params))["language_pair_usages"] == expected
+
+
 def expected_rows(ledger, by_key: bool, by_day: bool) -> dict:
     """The report computed from the pair ledger: unattributed rows of every key under '-'."""
     sums: dict = defaultdict(lambda: [0, 0, 0, 0.0, 0.0])
@@ -239,6 +255,35 @@ async def test_pages_together_equal_the_pair_ledger(group_by, aggregate_by):
         all(r["api_key_label"] == "unknown" for r in rows if r.get("api_key") == "-")
         and any(r.get("api_key") == "-" for r in rows) is by_key
     )
+
+
+async def test_more_windows_read_in_turn_than_are_kept_each_equal_the_ledger():
+    """Windows read a page at a time in turn, more of them than the emulator keeps, so each
+    window's rows are computed again for its next page: every window still pages alike."""
+    app = create_app(small_config(page_size=20))
+    emu = app.state.emulator
+    starts = [dt.date(2025, 4, 1) + dt.timedelta(days=n) for n in range(WINDOWS_KEPT + 2)]
+    rows: dict = {start: [] for start in starts}
+    following: dict = dict.fromkeys(starts)  # the page each window reads next (None: first)
+    async with client_for(app, emu.admin_key) as client:
+        while following:
+            for start, page in list(following.items()):
+                end = start + dt.timedelta(days=30)
+                params = {"start_date": start.isoformat(), "end_date": end.isoformat()}
+                params |= {"group_by": "key", "aggregate_by": "day"} | (
+                    {"page": page} if page else {}
+                )
+                response = await client.get(PAIRS, params=params)
+                report = response.json()["language_pair_usage_report"]
+                rows[start] += report["language_pair_usages"]
+                following[start] = report["next_page"]
+                if report["next_page"] is None:
+                    del following[start]
+    for start in starts:
+        ledger = emu.pair_ledger(start, start + dt.timedelta(days=29))
+        expected = expected_rows(ledger, by_key=True, by_day=True)
+        assert_same(answer_rows(rows[start]), expected)
+        assert len(rows[start]) == len(expected) > 40
 
 
 def key_order(row: dict) -> tuple[bool, str]:

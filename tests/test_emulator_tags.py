@@ -253,6 +253,23 @@ async def test_a_translation_booked_today_carries_the_key_s_tags(tmp_path):
     assert (row.custom_tag, row.text_translation_characters) == ("checkout", 3)  # 12 × 0.25
 
 
+async def test_a_translation_booked_after_a_read_shows_when_read_again(tmp_path):
+    """A window's rows are kept for its pages, never past a change to the ledger."""
+    app = file_app(tmp_path, ORG, today=dt.date(2025, 3, 4))
+    params = {**WINDOW, "aggregate_by": "day"}
+    assert (await tag_report(app, **params))["usage"] == BY_DAY
+    async with client_for(app, ADMIN) as client:
+        booked = await client.post(
+            "/v2/translate", json={"text": ["Guten Morgen"], "target_lang": "EN-GB"}
+        )
+    assert booked.status_code == 200
+    # The 4th's 10 + 12 characters: floor(22 × 0.25) for checkout.
+    assert (await tag_report(app, **params))["usage"] == [
+        *BY_DAY[:3],
+        tag("checkout", 5, 0, "2025-03-04"),
+    ]
+
+
 async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
     app = file_app(tmp_path, ORG)
     async with client_for(app, ADMIN) as client:

@@ -22,7 +22,14 @@ from analytics.service.client import decode, error_from_response, retry_after_se
 from analytics.service.errors import InvalidResponseError, ServiceError
 from analytics.service.models import AdminUsageReport
 from analytics.usage import calendar
-from analytics.usage.frames import KEY_DAY_COLUMNS, TAG_DAY_COLUMNS, decode_key_day, decode_tag_day
+from analytics.usage.frames import (
+    KEY_DAY_COLUMNS,
+    TAG_DAY_COLUMNS,
+    TAG_DAY_DTYPES,
+    decode_key_day,
+    decode_tag_day,
+    page_rows,
+)
 from analytics.usage.windows import MAX_WINDOW_DAYS, split
 
 DAY = timedelta(days=1)
@@ -186,9 +193,10 @@ tag_bodies = st.builds(
 @given(tag_bodies | json_values)
 def test_any_custom_tag_page_decodes_or_is_invalid(data):
     try:
-        rows, next_page = decode_tag_day(to_json(data))
+        page, next_page = decode_tag_day(to_json(data))
     except InvalidResponseError:
         return
+    rows = page_rows([page], TAG_DAY_DTYPES)
     # Accepted: real days, whole non-negative counts, and a page number that can follow.
     assert list(rows.columns) == TAG_DAY_COLUMNS
     assert not rows["usage_date"].isna().any()

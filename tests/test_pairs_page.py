@@ -4,6 +4,7 @@ organization, summed here."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import timedelta
 
@@ -77,3 +78,30 @@ def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
         if f"{row.source_language} → {row.target_language}" == quiet
     )
     assert at.dataframe[1].value["total_characters"].sum() == expected
+
+
+def test_tables_name_their_columns_and_show_shares_as_percent(demo_env):
+    at = open_page("pairs", period="Last 30 days", metric="Text improvement characters")
+    assert not at.exception and not at.error
+    pairs, keys = (json.loads(frame.proto.columns) for frame in at.dataframe[:2])
+    headings = {
+        "pair": "Pair",
+        "source_language": "Source",
+        "target_language": "Target",
+        "total_characters": "Total characters",
+        "document_translation_characters": "Documents",
+        "speech_to_text_minutes": "Speech-to-text minutes",
+    }
+    assert {column: pairs[column]["label"] for column in headings} == headings
+    assert keys["key"]["label"] == "Key"
+    assert pairs["share"]["label"] == "Share of text improvement characters"
+    assert keys["share"]["label"] == "Share of the pair's characters"
+    for share in (pairs["share"], keys["share"]):
+        assert share["type_config"] == {
+            "type": "progress",
+            "format": "percent",
+            "min_value": 0.0,
+            "max_value": 1.0,
+        }
+    assert pairs["total_characters"]["type_config"]["format"] == "%,d"
+    assert keys["speech_to_speech_minutes"]["type_config"]["format"] == "%,.2f"

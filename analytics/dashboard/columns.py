@@ -122,6 +122,19 @@ def money_column(label: str, currency: str) -> Any:
     return st.column_config.NumberColumn(label, format=f"%,.{MINOR_UNITS[currency]}f")
 
 
+def pair_table_columns(share: str) -> dict[str, Any]:
+    """Per-pair tables and one pair's keys (Language pairs); `share` names what the share is
+    of."""
+    return {
+        "pair": st.column_config.TextColumn("Pair", pinned=True),
+        "key": st.column_config.TextColumn("Key", pinned=True),
+        "source_language": st.column_config.TextColumn("Source"),
+        "target_language": st.column_config.TextColumn("Target"),
+        "share": _share(share),
+        **_usage(),
+    }
+
+
 def budget_columns() -> dict[str, Any]:
     """Budget status: each row counts in its unit (characters, minutes or the currency)."""
     return {

@@ -60,6 +60,10 @@ KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
 KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
+# One page of a paged report, column by column in the plain dtypes of decoded rows (texts as
+# Python strings): a window's pages become one frame (`page_rows`), since building a frame
+# costs more than decoding a page's rows.
+Columns = dict[str, np.ndarray]
 
 Body = TypeVar("Body")
 Item = TypeVar("Item")
@@ -94,14 +98,14 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     count = len(items)
     columns: dict[str, object] = {
         "usage_date": _usage_days(items, "analytics body"),
-        "api_key": _objects(items, "api_key"),
-        "api_key_label": _objects(items, "api_key_label"),
+        "api_key": _texts(_objects(items, "api_key")),
+        "api_key_label": _texts(_objects(items, "api_key_label")),
         **_metric_columns(items, count),
     }
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS), report.total_usage
 
 
-def decode_pair_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
+def decode_pair_day(body: bytes) -> tuple[Columns, int | None]:
     """Rows of one page of the language-pair report by key and day (unsorted, plain dtypes)
     and the number of the page that follows (None on the last page); decoded like
     `decode_key_day`. A row without a key is invalid: the report is asked for by key."""
@@ -109,9 +113,9 @@ def decode_pair_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
     report = _decoded(_pair_report_decoder, body, body_of).language_pair_usage_report
     items = _listed(report.language_pair_usages, body_of, "language_pair_usages")
     keys = _objects(items, "api_key")
-    if keys.isna().any():
+    if pd.isna(keys).any():
         raise InvalidResponseError("language-pair body has an item without an api_key")
-    columns: dict[str, object] = {
+    columns = {
         "usage_date": _usage_days(items, "language-pair body"),
         "source_language": _objects(items, "source_language"),
         "target_language": _objects(items, "target_language"),
@@ -119,7 +123,7 @@ def decode_pair_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
         "api_key_label": _objects(items, "api_key_label"),
         **_metric_columns(items, len(items)),
     }
-    return pd.DataFrame(columns, columns=PAIR_DAY_COLUMNS), report.next_page
+    return columns, report.next_page
 
 
 def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray]:
@@ -132,25 +136,35 @@ def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray
     return {m: np.fromiter(map(attrgetter(m), usage), kind, count) for m, kind in kinds.items()}
 
 
-def decode_tag_day(body: bytes) -> tuple[pd.DataFrame, int | None]:
+def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
     """Rows of one page of the custom-tag report by day (unsorted, plain dtypes) and the
     number of the page that follows (None on the last page); decoded like `decode_key_day`."""
     report = _decoded(_tag_report_decoder, body, "custom-tag body").custom_tag_usage_report
     items = _listed(report.usage, "custom-tag body", "usage")
     breakdowns = list(map(attrgetter("breakdown"), items))
-    columns: dict[str, object] = {
+    columns = {
         "usage_date": _usage_days(items, "custom-tag body"),
         "custom_tag": _objects(items, "custom_tag"),
     }
     for metric in TAG_METRICS:
         columns[metric] = np.fromiter(map(attrgetter(metric), breakdowns), np.int64, len(items))
-    return pd.DataFrame(columns, columns=TAG_DAY_COLUMNS), report.next_page
+    return columns, report.next_page
+
+
+def page_rows(pages: Sequence[Columns], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    """The rows of decoded pages as one frame of plain dtypes (`dtypes`, in column order);
+    texts stay Python strings, as in `decode_key_day`."""
+    columns = {column: np.concatenate([page[column] for page in pages]) for column in dtypes}
+    texts = [column for column, dtype in dtypes.items() if dtype == "str"]
+    return pd.DataFrame(
+        columns | {column: _texts(columns[column]) for column in texts}, columns=list(dtypes)
+    )
 
 
 def _usage_days(items: Sequence[object], what: str) -> np.ndarray:
     """Each item's usage_date as a day (`YYYY-MM-DDT00:00:00Z`); every distinct text is parsed
     once, and an item without one makes the body invalid."""
-    day_codes, day_texts = pd.factorize(_objects(items, "usage_date").to_numpy())
+    day_codes, day_texts = pd.factorize(_objects(items, "usage_date"))
     if len(items) and day_codes.min() < 0:  # None, an absent usage_date, factorizes to -1
         raise InvalidResponseError(f"{what} has an item without a usage_date")
     try:
@@ -162,11 +176,15 @@ def _usage_days(items: Sequence[object], what: str) -> np.ndarray:
     return days.astype(DATE_DTYPE)[day_codes]
 
 
-def _objects(items: Sequence[object], name: str) -> pd.Series:
-    """One text field of every item, kept as Python strings: converting 150,000 of them to
-    Arrow strings costs more than the frame needs (key_day_frame turns them into codes)."""
-    texts = np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
-    return pd.Series(texts, dtype=object, copy=False)
+def _objects(items: Sequence[object], name: str) -> np.ndarray:
+    """One text field of every item, kept as Python strings (see `_texts`)."""
+    return np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
+
+
+def _texts(values: np.ndarray) -> pd.Series:
+    """Python strings as a column as they are: converting 150,000 of them to Arrow strings
+    costs more than the frame needs (the frames turn them into codes)."""
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> str | None:

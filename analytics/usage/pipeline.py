@@ -9,7 +9,7 @@ page after page; fetched closed days are then stored.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TypeVar
@@ -32,7 +32,7 @@ T = TypeVar("T")
 # The rows of one window, clipped to its days, and a reconciliation mismatch (None: none).
 WindowRows = tuple[pd.DataFrame, str | None]
 # One page's rows and the number of the page that follows (None on the last page).
-PageRows = tuple[pd.DataFrame, int | None]
+PageRows = tuple[frames.Columns, int | None]
 
 
 @dataclass
@@ -136,9 +136,11 @@ async def _key_day_window(client: AsyncServiceClient, window: windows.Window) ->
 def paged_window(
     request: Callable[[AsyncServiceClient, windows.Window, int | None], Awaitable[httpx.Response]],
     decode: Callable[[bytes], PageRows],
+    dtypes: Mapping[str, str],
 ) -> Callable[[AsyncServiceClient, windows.Window], Awaitable[WindowRows]]:
     """How a paged analytics report's window is fetched: `request` a page (None: the first),
-    `decode` its rows and next_page, and follow next_page until the last page.
+    `decode` its rows and next_page, follow next_page until the last page, and make the
+    pages' rows one frame of `dtypes`.
 
     Pages of one window are fetched in order (each names the next); windows still run
     concurrently. A next_page that does not move forward makes the answer invalid rather
@@ -146,14 +148,14 @@ def paged_window(
     """
 
     async def fetch(client: AsyncServiceClient, window: windows.Window) -> WindowRows:
-        parts: list[pd.DataFrame] = []
+        pages: list[frames.Columns] = []
         page: int | None = None
         while True:
             response = await request(client, window, page)
             rows, following = _decoded(response, decode)
-            parts.append(rows)
+            pages.append(rows)
             if following is None:
-                return windows.clip(pd.concat(parts, ignore_index=True), window), None
+                return windows.clip(frames.page_rows(pages, dtypes), window), None
             if following <= (page or 1):
                 raise invalid_response(
                     response, f"next_page {following} does not follow page {page or 1}"
@@ -177,10 +179,14 @@ def _pair_page(
 
 KEY_DAY_REPORT = DailyReport(_key_day_window, frames.key_day_frame, KEY_DAYS)
 TAG_DAY_REPORT = DailyReport(
-    paged_window(_tag_page, frames.decode_tag_day), frames.tag_day_frame, TAG_DAYS
+    paged_window(_tag_page, frames.decode_tag_day, frames.TAG_DAY_DTYPES),
+    frames.tag_day_frame,
+    TAG_DAYS,
 )
 PAIR_DAY_REPORT = DailyReport(
-    paged_window(_pair_page, frames.decode_pair_day), frames.pair_day_frame, PAIR_DAYS
+    paged_window(_pair_page, frames.decode_pair_day, frames.PAIR_DAY_DTYPES),
+    frames.pair_day_frame,
+    PAIR_DAYS,
 )
 
 
