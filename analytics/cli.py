@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
@@ -482,11 +483,30 @@ def _alerts(given: Path | None, option: str) -> AlertsConfig:
     return load_alerts(path, os.environ)
 
 
-def _notify(
-    events: Sequence[Event], config: AlertsConfig, state: DeliveryState, dry_run: bool
-) -> bool:
+@dataclass(frozen=True)
+class _Outbox:
+    """Where a check's alerts go (`--notify`): the alerts file's destinations, what was
+    delivered before, and whether to show the messages instead (`--dry-run`)."""
+
+    config: AlertsConfig
+    state: DeliveryState
+    dry_run: bool
+
+
+def _outbox(notify: bool, alerts: Path | None, dry_run: bool, settings: Settings) -> _Outbox | None:
+    """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
+    alerts file stops the run at once; None without `--notify`."""
+    if (dry_run or alerts) and not notify:
+        raise UsageProblem("--alerts and --dry-run go with --notify")
+    if not notify:
+        return None
+    return _Outbox(_alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run)
+
+
+def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
     """Deliver new and escalated events; say what was sent (stdout), shown (dry run, stdout)
     or not delivered (stderr). False when a message did not get through."""
+    config, state, dry_run = outbox.config, outbox.state, outbox.dry_run
     deliveries = deliver(events, config, state, dry_run)
     for delivery in deliveries:
         subject, destination = delivery.event.subject, delivery.destination
@@ -634,14 +654,11 @@ def check_budgets(
     """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded (13: an
     alert was not delivered)."""
     with _reported(debug):
-        if (dry_run or alerts) and not notify:
-            raise UsageProblem("--alerts and --dry-run go with --notify")
+        settings = _settings()
+        outbox = _outbox(notify, alerts, dry_run, settings)
         budget_file = _budgets(budgets)
         costing = _costing(pricing, teams, demo)
         cost = _daily_cost(costing, budget_file)
-        settings = _settings()
-        destinations = _alerts(alerts, "--notify") if notify else None
-        state = DeliveryState(state_path(settings)) if notify else None
         today = utc_today()
         first = required_start(today, budget_file.year_start)
         # Plan budgets need the plan's counts, and the days its projection reads.
@@ -664,11 +681,10 @@ def check_budgets(
         table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
         typer.echo(table.to_string(index=False))
         code = BUDGET_EXIT_CODES[worst(evaluations)]
-        if destinations is not None and state is not None:
+        if outbox is not None:
             currency = costing.pricing.currency if costing.pricing else None
             events = budget_events(evaluations, labels(usage.frame), currency)
-            if not _notify(events, destinations, state, dry_run):
-                code = EXIT_DELIVERY
+            code = code if _notify(events, outbox) else EXIT_DELIVERY
     raise typer.Exit(code)
 
 
@@ -690,11 +706,8 @@ def check_anomalies(
     """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
     when there is none, 12 when there is (13: an alert was not delivered)."""
     with _reported(debug):
-        if (dry_run or alerts) and not notify:
-            raise UsageProblem("--alerts and --dry-run go with --notify")
         settings = _settings()
-        destinations = _alerts(alerts, "--notify") if notify else None
-        state = DeliveryState(state_path(settings)) if notify else None
+        outbox = _outbox(notify, alerts, dry_run, settings)
         marks = _marks(settings, demo)
         marked = marks.read() if marks else {}
         end = utc_today() - timedelta(days=1)
@@ -711,9 +724,8 @@ def check_anomalies(
             for line in _aligned(rows):
                 typer.echo(line)
         code = EXIT_NEW_ANOMALIES if new else 0
-        if destinations is not None and state is not None:
-            delivered = _notify(anomaly_events(new), destinations, state, dry_run)
-            code = code if delivered else EXIT_DELIVERY
+        if outbox is not None:
+            code = code if _notify(anomaly_events(new), outbox) else EXIT_DELIVERY
     raise typer.Exit(code)
 
 
