@@ -287,6 +287,12 @@ class Store:
         self._windows.move_to_end(parameters)
         return table
 
+    def forget_windows(self) -> None:
+        """Drop every kept window, so the next page 1 computes its report again (a benchmark
+        measures fetches that way, as a service answers a new request)."""
+        with self._lock:
+            self._forget_windows()
+
     def _forget_windows(self) -> None:
         """The ledger changed, so no kept window holds; called with the lock held."""
         for table in self._windows.values():
