@@ -500,23 +500,32 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
 # --- 8. custom-tag fetch --------------------------------------------------------------------
 
 
-def tag_fetch(scale: org.Scale) -> list[Result]:
-    """Five years of the tag-day frame (every page of six windows) against five years of the
-    key-day frame, both fetched and merged from the same in-process organization without
-    history; the tags of each day must fit in that day's text characters."""
+def _against_key_days(
+    scale: org.Scale, fetch: Callable[..., Usage], name: str
+) -> tuple[Usage, Usage, dict[str, float]]:
+    """A paged daily report (`fetch`) and the key-day frame, five years of each fetched and
+    merged from the same in-process organization without history, and their timings: the
+    report's fetches cold (see `cold`), the key-day fetches as they are."""
     app = org.app(scale.keys)
     emulator = app.state.emulator
     start, end = org.five_years(emulator.today())
     transport = httpx.ASGITransport(app=app)
     with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
-        tags, usage = fetch_tags(client, start, end), fetch_usage(client, start, end)
+        report, usage = fetch(client, start, end), fetch_usage(client, start, end)
         times = medians(
             {
                 "key_day": lambda: fetch_usage(client, start, end),
-                "tag_day": lambda: cold(emulator, fetch_tags, client, start, end),
+                name: lambda: cold(emulator, fetch, client, start, end),
             },
             scale.repeat,
         )
+    return report, usage, times
+
+
+def tag_fetch(scale: org.Scale) -> list[Result]:
+    """Five years of the tag-day frame (every page of six windows) against five years of the
+    key-day frame; the tags of each day must fit in that day's text characters."""
+    tags, usage, times = _against_key_days(scale, fetch_tags, "tag_day")
     tagged = tags.frame.groupby("usage_date")["total_characters"].sum()
     text = usage.frame.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
     return [
@@ -781,21 +790,8 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
 
 def pair_fetch(scale: org.Scale) -> list[Result]:
     """Five years of the pair-day frame (every page of six windows, by key and day) against
-    five years of the key-day frame, both fetched and merged from the same in-process
-    organization without history; each day's pairs must add up to its characters."""
-    app = org.app(scale.keys)
-    emulator = app.state.emulator
-    start, end = org.five_years(emulator.today())
-    transport = httpx.ASGITransport(app=app)
-    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
-        pairs, usage = fetch_pairs(client, start, end), fetch_usage(client, start, end)
-        times = medians(
-            {
-                "key_day": lambda: fetch_usage(client, start, end),
-                "pair_day": lambda: cold(emulator, fetch_pairs, client, start, end),
-            },
-            scale.repeat,
-        )
+    five years of the key-day frame; each day's pairs must add up to its characters."""
+    pairs, usage, times = _against_key_days(scale, fetch_pairs, "pair_day")
     paired = pairs.frame.groupby("usage_date")["total_characters"].sum()
     organization = usage.frame.groupby("usage_date")["total_characters"].sum()
     return [

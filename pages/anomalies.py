@@ -4,7 +4,12 @@ spikes, drops, new keys and dormant keys used again, with a chart of one and its
 import streamlit as st
 
 from analytics.anomalies.marks import status
-from analytics.anomalies.tables import TABLE_COLUMNS, anomaly_name, anomaly_table
+from analytics.anomalies.tables import (
+    TABLE_COLUMNS,
+    anomaly_counts,
+    anomaly_name,
+    anomaly_table,
+)
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks, mark, marks_of
 from analytics.dashboard.columns import anomaly_columns
@@ -32,16 +37,8 @@ with service_errors(source):
 marks = given_marks(source)
 table = anomaly_table(found, marks)
 
-for column, (label, count) in zip(
-    st.columns(4),
-    [
-        ("New", table["status"].eq("new").sum()),
-        ("Expected", table["status"].eq("expected").sum()),
-        ("Acknowledged", table["status"].eq("acknowledged").sum()),
-        ("High severity", table["severity"].eq("high").sum()),
-    ],
-    strict=True,
-):
+counts = anomaly_counts(table)
+for column, (label, count) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, f"{count:,}", border=True)
 
 show = page.segments(st.container(), "Show", SHOW, "new", "show")

@@ -20,8 +20,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from typer.testing import CliRunner, Result
 
 from analytics import cli
+from analytics.cli import app as cli_app
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.usage.frames import key_day_frame, tag_day_frame
 from analytics.usage.pipeline import Usage, fetch_usage
@@ -440,3 +442,8 @@ def demo_usage(days: int = 800) -> Usage:
     with client:
         last = DEMO_TODAY - timedelta(days=1)
         return fetch_usage(client, last - timedelta(days=days - 1), last, today=DEMO_TODAY)
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    """`python -m analytics ARGS` in-process; stdout and stderr apart."""
+    return CliRunner().invoke(cli_app, list(args), env=env, catch_exceptions=False)

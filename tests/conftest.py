@@ -312,3 +312,15 @@ def official_client_emulator() -> Iterator[EmulatorProcess]:
         "--auth-scheme", "DeepL-Auth-Key", "--keys", "3", "--days", "30"
     ) as server:
         yield server
+
+
+@pytest.fixture
+def clean_cli_environment(monkeypatch, tmp_path) -> Iterator[None]:
+    """The CLI as a fresh shell runs it: no SERVICE_ setting from the developer's environment,
+    history in tmp_path, and retries without waiting."""
+    for name in list(os.environ):
+        if name.startswith("SERVICE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+    with stamina.set_testing(True, attempts=1000, cap=True):
+        yield

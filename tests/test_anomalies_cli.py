@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import subprocess
 import sys
 
 import pytest
-import stamina
-from builders import serve_to_cli
+from builders import invoke, serve_to_cli
 from conftest import ROOT, free_port, small_config
 from receivers import smtp_server, webhook_receiver
-from typer.testing import CliRunner
 
 from analytics.anomalies.marks import check_id
-from analytics.cli import app
 from analytics.service.demo import demo_app
 from emulator import create_app
 
@@ -26,18 +22,7 @@ RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
 DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
 
 
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("SERVICE_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
-    with stamina.set_testing(True, attempts=1000, cap=True):
-        yield
-
-
-def invoke(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
 
 def printed(result, columns: int = 3) -> dict[str, list[str]]:

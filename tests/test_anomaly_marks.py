@@ -6,13 +6,20 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, timedelta
 
+import pandas as pd
 import pytest
 from builders import FIRST, usage_frame
 from pydantic import SecretStr
 
 from analytics.anomalies.detect import Anomaly
 from analytics.anomalies.marks import Marks, MarksFileError, check_id
-from analytics.anomalies.tables import TABLE_COLUMNS, anomaly_table, anomaly_window, new_anomalies
+from analytics.anomalies.tables import (
+    TABLE_COLUMNS,
+    anomaly_counts,
+    anomaly_table,
+    anomaly_window,
+    new_anomalies,
+)
 from analytics.service.settings import Settings
 
 SPIKE = "spike:k001****z001:total_characters:2025-03-05"
@@ -104,3 +111,18 @@ def test_an_anomalys_window_for_its_chart():
     assert window["usage_date"].iloc[-1] == datetime(2025, 3, 11)  # the frame's last day
     assert window.loc[window["anomalous"], "observed"].tolist() == [90_000, 90_000]
     assert window["expected"].eq(10_000).all()
+
+
+def test_the_pages_tiles_count_statuses_and_high_severity():
+    table = pd.DataFrame(
+        {
+            "status": ["new", "new", "expected", "acknowledged", "new"],
+            "severity": ["high", "low", "high", "medium", "medium"],
+        }
+    )
+    assert anomaly_counts(table) == {
+        "New": 3,
+        "Expected": 1,
+        "Acknowledged": 1,
+        "High severity": 2,
+    }

@@ -14,21 +14,19 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import stamina
 from builders import (
     PLAN_ADMIN,
     PLAN_TODAY,
     asgi_client,
     assert_matches_ledger,
+    invoke,
     miscounting_app,
     plan_org,
     serve_to_cli,
 )
 from conftest import ROOT, file_app, free_port, small_config
-from typer.testing import CliRunner
 
 from analytics import cli
-from analytics.cli import app
 from analytics.service.demo import demo_app
 from analytics.service.settings import Settings
 from emulator import EmulatorConfig, create_app
@@ -37,18 +35,7 @@ RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
 SMALL_DEMO = {"SERVICE_DEMO_KEYS": "4", "SERVICE_DEMO_DAYS": "90"}
 
 
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("SERVICE_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
-    with stamina.set_testing(True, attempts=1000, cap=True):
-        yield
-
-
-def invoke(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
 
 def read_export(path: Path) -> pd.DataFrame:

@@ -64,6 +64,17 @@ def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd
     )
 
 
+def anomaly_counts(table: pd.DataFrame) -> dict[str, int]:
+    """The page's tiles: anomalies by status, and the high-severity ones, of `anomaly_table`."""
+    statuses = table["status"]
+    return {
+        "New": int(statuses.eq("new").sum()),
+        "Expected": int(statuses.eq("expected").sum()),
+        "Acknowledged": int(statuses.eq("acknowledged").sum()),
+        "High severity": int(table["severity"].eq("high").sum()),
+    }
+
+
 def new_anomalies(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> list[Anomaly]:
     """Those nobody has marked expected or acknowledged."""
     return [a for a in anomalies if status(a.id, marks) == "new"]
