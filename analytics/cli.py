@@ -62,6 +62,7 @@ from analytics.cost.teams import TeamFileError, Teams, load_teams
 from analytics.exports.files import Format, format_for, write_export
 from analytics.exports.tables import (
     GROUPINGS,
+    KEY_PAIR_GROUPINGS,
     PAIR_GROUPINGS,
     TAG_GROUPINGS,
     TEAM_GROUPINGS,
@@ -83,7 +84,13 @@ from analytics.usage.calendar import Preset, YearStart, range_text, resolve, utc
 from analytics.usage.files import write_atomic
 from analytics.usage.frames import labels
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
+from analytics.usage.pipeline import (
+    Usage,
+    fetch_pair_keys,
+    fetch_pairs,
+    fetch_tags,
+    fetch_usage,
+)
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
@@ -392,9 +399,9 @@ def export(
             table = shape_tag_export(tags.frame, first, last, tag_grouping, costing, with_cost)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
-            pairs = _fetched(
-                fetch_pairs, "language pairs", settings, demo, first, last, not no_history
-            )
+            # Only the groupings by key need the pair-key-day report's many more rows.
+            fetch = fetch_pair_keys if pair_grouping in KEY_PAIR_GROUPINGS else fetch_pairs
+            pairs = _fetched(fetch, "language pairs", settings, demo, first, last, not no_history)
             table = shape_pair_export(pairs.frame, pair_grouping)
         else:
             grouping = _grouping(group_by, GROUPINGS, source)

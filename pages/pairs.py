@@ -1,5 +1,5 @@
 """Language pairs: the top pairs with their share, a source × target heat map, pairs over time
-(top-N + Other), one pair's keys, and the features the language lists give that pair."""
+(top-N + Other), and for one pair the features the language lists give it or its keys."""
 
 import streamlit as st
 
@@ -76,12 +76,22 @@ st.caption(
 )
 
 st.subheader("One pair")
-pair = st.selectbox("Pair", table["pair"].tolist(), key="pair", bind="query-params")
+row = st.container(horizontal=True, vertical_alignment="bottom")
+with row:
+    pair = st.selectbox("Pair", table["pair"].tolist(), key="pair", bind="query-params")
+    shown = page.segments(
+        row,
+        "Show",
+        {"features": "Features", "keys": "Keys"},
+        "features",
+        "pair_view",
+        tip="A pair's keys come from usage per pair and key: several times the rows to load.",
+    )
 chosen_row = table[table["pair"] == pair].iloc[0]
 pair_source, pair_target = str(chosen_row["source_language"]), str(chosen_row["target_language"])
-left, right = st.columns([3, 2], gap="large")
-with left:
-    keys = data.pairs_table(source, chosen, tables.pair_keys, pair_source, pair_target)
+if shown == "keys":
+    with service_errors(source):
+        keys = data.pairs_table(source, chosen, tables.pair_keys, pair_source, pair_target)
     st.dataframe(
         keys,
         hide_index=True,
@@ -92,7 +102,7 @@ with left:
         f"{pair}: {format_value(keys['total_characters'].sum(), 'total_characters')} characters "
         f"from {len(keys):,} keys; unattributed is usage the service ties to no key."
     )
-with right:
+else:
     with service_errors(source):
         entries = data.language_lists(source)[RESOURCE]
         resources = data.language_resources(source)

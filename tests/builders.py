@@ -42,14 +42,8 @@ METRICS = ["total_characters", *SERVICE_CHARACTERS, *MINUTE_METRICS]
 KEY_DAY_COLUMNS = ["usage_date", "api_key", "api_key_label", *METRICS]
 TAG_METRICS = ["total_characters", "text_translation_characters", "text_improvement_characters"]
 TAG_DAY_COLUMNS = ["usage_date", "custom_tag", *TAG_METRICS]
-PAIR_DAY_COLUMNS = [
-    "usage_date",
-    "source_language",
-    "target_language",
-    "api_key",
-    "api_key_label",
-    *METRICS,
-]
+PAIR_DAY_COLUMNS = ["usage_date", "source_language", "target_language", *METRICS]
+PAIR_KEY_DAY_COLUMNS = [*PAIR_DAY_COLUMNS[:3], "api_key", "api_key_label", *METRICS]
 
 # --- hand-made key-day frames ----------------------------------------------------------------
 
@@ -306,37 +300,41 @@ def assert_matches_tag_ledger(tag_day: pd.DataFrame, rows) -> None:
     pd.testing.assert_frame_equal(tag_day.astype(kinds), expected)
 
 
-def pair_ledger_frame(rows) -> pd.DataFrame:
-    """The emulator's pair ledger (per key-day and pair) summed per day, pair and key, the
-    unattributed parts of every key under key `-` labelled `unknown`, in the pair-day frame's
-    order; each key's label is its latest one."""
-    sums: dict[tuple[date, str, str, str], list[float]] = {}
+def pair_ledger_frame(rows, by_key: bool) -> pd.DataFrame:
+    """The emulator's pair ledger (per key-day and pair) summed per day and pair, and per key
+    when `by_key` (the unattributed parts of every key under key `-` labelled `unknown`, each
+    key's label its latest one), in the frame's order."""
+    sums: dict[tuple, list[float]] = {}
     latest: dict[str, str] = {}
     for row in sorted(rows, key=lambda r: r.usage_date):
         key = row.api_key if row.attributed else "-"
         latest[key] = row.api_key_label if row.attributed else "unknown"
-        counts = sums.setdefault(
-            (row.usage_date, row.source_language, row.target_language, key), [0, 0, 0, 0.0, 0.0]
-        )
+        group = (row.usage_date, row.source_language, row.target_language)
+        if by_key:
+            group += (key,)
+        counts = sums.setdefault(group, [0, 0, 0, 0.0, 0.0])
         for i, metric in enumerate([*SERVICE_CHARACTERS, *MINUTE_METRICS]):
             counts[i] += getattr(row, metric)
     frame = pd.DataFrame(
         [
-            [pd.Timestamp(day), source, target, key, latest[key], sum(c[:3]), *c]
-            for (day, source, target, key), c in sorted(sums.items())
+            [pd.Timestamp(day), source, target, *keyed, *[latest[k] for k in keyed], sum(c[:3]), *c]
+            for (day, source, target, *keyed), c in sorted(sums.items())
         ],
-        columns=PAIR_DAY_COLUMNS,
+        columns=PAIR_KEY_DAY_COLUMNS if by_key else PAIR_DAY_COLUMNS,
     )
     return frame.astype({m: "int64" for m in ["total_characters", *SERVICE_CHARACTERS]})
 
 
-def assert_matches_pair_ledger(pair_day: pd.DataFrame, rows) -> None:
-    """Pair-day for pair-day equality with the summed pair ledger, all columns, in order
-    (minutes to the six decimals the service sends)."""
-    texts = ["source_language", "target_language", "api_key", "api_key_label"]
+def assert_matches_pair_ledger(frame: pd.DataFrame, rows) -> None:
+    """Row for row equality of a pair-day or pair-key-day frame with the summed pair ledger,
+    all columns, in order (minutes to the six decimals the service sends)."""
+    by_key = "api_key" in frame.columns
+    texts = ["source_language", "target_language"]
+    if by_key:
+        texts += ["api_key", "api_key_label"]
     kinds = {**dict.fromkeys(texts, str), "usage_date": "datetime64[us]"}
-    expected = pair_ledger_frame(rows).astype(kinds)
-    pd.testing.assert_frame_equal(pair_day.astype(kinds), expected, atol=1e-6, rtol=0)
+    expected = pair_ledger_frame(rows, by_key).astype(kinds)
+    pd.testing.assert_frame_equal(frame.astype(kinds), expected, atol=1e-6, rtol=0)
 
 
 def ledger_totals(rows: Iterable) -> dict[str, float]:

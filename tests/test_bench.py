@@ -199,8 +199,8 @@ def test_check_anomalies_reads_five_years_from_a_warm_history_store(smoke):
 
 
 def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
-    """Every (day, pair, key) of the smoke organization's pair ledger (unattributed parts
-    under one key `-`), from six windows of pages."""
+    """Every (day, pair) of the smoke organization's pair ledger from six windows of pages,
+    and by key every (day, pair, key), the unattributed parts under one key `-`."""
     app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
     emulator = app.state.emulator
     try:
@@ -209,15 +209,17 @@ def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
         )
     finally:
         emulator.store.close()
-    expected = {
+    keyed = {
         (row.usage_date, row.source_language, row.target_language, row.api_key)
         if row.attributed
         else (row.usage_date, row.source_language, row.target_language, "-")
         for row in ledger
     }
     line = by_name(smoke.printed)["pair_fetch"]
-    assert line["rows"] == len(expected) > 1000
+    assert line["rows"] == len({pair_day[:3] for pair_day in keyed}) > 1000
+    assert line["pair_key_day_rows"] == len(keyed) > line["rows"]
     assert line["windows"] == 6 and line["pairs_add_up"] is True
+    assert line["keys_add_up"] is True
 
 
 def test_pages_figures_stay_small(smoke):

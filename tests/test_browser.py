@@ -218,3 +218,24 @@ def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboar
     assert "Unassigned" in grid_texts(grid, "gridcell")
     page.wait_for_timeout(1500)
     page.screenshot(path=SHOTS / "keys-cost-by-team.png")
+
+
+def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
+    open_page(page, dashboard, "pairs?period=Last+30+days", "Language pairs")
+    expect(page.get_by_role("heading", name="One pair")).to_be_visible(timeout=WAIT_MS)
+    lower = page.get_by_test_id("stDataFrame").nth(1)
+    expect(lower).to_be_visible(timeout=WAIT_MS)
+    assert "available" in " ".join(grid_texts(lower, "columnheader")).lower()
+    page.get_by_role("radiogroup", name="Show").get_by_role("radio", name="Keys").click()
+    expect(page.get_by_text("unattributed is usage the service ties to no key")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    assert "pair_view=Keys" in page.url
+    headers = page.get_by_test_id("stDataFrame").nth(1).locator("[role=columnheader]")
+    # The features grid gives way to the keys grid once the rerun has drawn it.
+    expect(headers.first).to_have_text("Key", timeout=WAIT_MS)
+    expect(headers.nth(1)).to_have_text("Share of the pair's characters")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.get_by_role("heading", name="One pair").scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "pair-keys.png")

@@ -1,4 +1,5 @@
-"""The per-pair tables on a hand-made pair-day frame, against figures worked out by hand."""
+"""The per-pair tables on hand-made pair-day and pair-key-day frames, against figures worked
+out by hand."""
 
 from datetime import date
 
@@ -6,7 +7,12 @@ import pandas as pd
 import pytest
 
 from analytics.usage import tables
-from analytics.usage.frames import PAIR_DAY_COLUMNS, pair_day_frame
+from analytics.usage.frames import (
+    PAIR_DAY_COLUMNS,
+    PAIR_KEY_DAY_COLUMNS,
+    pair_day_frame,
+    pair_key_day_frame,
+)
 
 # (day, source, target, key, label, total characters); other metrics are 0.
 ROWS = [
@@ -20,8 +26,7 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def pair_day() -> pd.DataFrame:
+def key_rows() -> pd.DataFrame:
     rows = pd.DataFrame(
         [
             {
@@ -36,10 +41,23 @@ def pair_day() -> pd.DataFrame:
             for day, source, target, key, label, total in ROWS
         ]
     )
-    for column in PAIR_DAY_COLUMNS:
+    for column in PAIR_KEY_DAY_COLUMNS:
         if column not in rows:
             rows[column] = 0.0 if column.endswith("minutes") else 0
-    return pair_day_frame([rows[PAIR_DAY_COLUMNS]])
+    return rows[PAIR_KEY_DAY_COLUMNS]
+
+
+@pytest.fixture
+def pair_key_day() -> pd.DataFrame:
+    return pair_key_day_frame([key_rows()])
+
+
+@pytest.fixture
+def pair_day() -> pd.DataFrame:
+    """The same usage as the service sends it without keys: one row per day and pair."""
+    rows = key_rows().groupby(PAIR_DAY_COLUMNS[:3], as_index=False)[PAIR_DAY_COLUMNS[3:]].sum()
+    assert len(rows) == len(ROWS) - 1  # en → de on 2 March: 600 + 100
+    return pair_day_frame([rows])
 
 
 def test_pair_table_ranks_pairs_with_their_share(pair_day):
@@ -68,8 +86,8 @@ def test_top_pairs_over_time_fold_the_rest_into_other(pair_day):
     assert wide["Other"].tolist() == [340, 20]
 
 
-def test_a_pairs_keys_keep_unattributed_usage_apart(pair_day):
-    keys = tables.pair_keys(pair_day, "en", "de")
+def test_a_pairs_keys_keep_unattributed_usage_apart(pair_key_day):
+    keys = tables.pair_keys(pair_key_day, "en", "de")
     assert list(keys["key"]) == ["Web (aaaa****0001)", tables.UNATTRIBUTED]
     assert list(keys["total_characters"]) == [900, 100]
     assert list(keys["share"]) == [0.9, 0.1]

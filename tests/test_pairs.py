@@ -2,7 +2,7 @@
 pages and windows, the organization's characters per day, and the history store.
 
 Expected frames are the published example written out here, or the emulator's pair ledger
-summed per day, pair and key (`builders.pair_ledger_frame`), never anything the client
+summed per day and pair, and key (`builders.pair_ledger_frame`), never anything the client
 computed.
 """
 
@@ -14,7 +14,13 @@ from collections import defaultdict
 
 import pandas as pd
 import pytest
-from builders import PAIR_DAY_COLUMNS, asgi_client, assert_matches_pair_ledger, async_asgi_client
+from builders import (
+    PAIR_DAY_COLUMNS,
+    PAIR_KEY_DAY_COLUMNS,
+    asgi_client,
+    assert_matches_pair_ledger,
+    async_asgi_client,
+)
 from conftest import FIXED_TODAY, small_config
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -24,7 +30,12 @@ from starlette.routing import Route
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import LanguagePairReport, LanguagePairUsage, UsageBreakdown
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import fetch_pairs, fetch_pairs_async
+from analytics.usage.pipeline import (
+    fetch_pair_keys,
+    fetch_pair_keys_async,
+    fetch_pairs,
+    fetch_pairs_async,
+)
 from analytics.usage.windows import split
 from emulator import create_app
 
@@ -66,7 +77,9 @@ async def test_the_published_example_decodes_exactly():
     app, seen = answering(PUBLISHED)
     client, _ = async_asgi_client(app, SECRET)
     async with client:
-        report = await client.language_pair_report(dt.date(2026, 10, 1), dt.date(2026, 10, 14))
+        report = await client.language_pair_report(
+            dt.date(2026, 10, 1), dt.date(2026, 10, 14), group_by="key"
+        )
     assert seen == [
         {
             "start_date": "2026-10-01",
@@ -105,28 +118,57 @@ async def test_the_published_example_decodes_exactly():
 PRODUCTION = ("2026-10-02", "en", "ja", "6909****92c8", "Production key")
 
 
-def test_the_published_example_is_the_pair_day_frame_with_the_unattributed_row_apart():
+def test_the_published_example_is_the_pair_key_day_frame_with_the_unattributed_row_apart():
     """Days 1–13 October are one window asking end_date=2026-10-14: the published answer."""
     app, seen = answering(PUBLISHED)
     client, _ = asgi_client(app, SECRET)
     with client:
-        pairs = fetch_pairs(client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY)
-    assert [q["end_date"] for q in seen] == ["2026-10-14"]
+        pairs = fetch_pair_keys(
+            client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY
+        )
+    assert [(q["end_date"], q["group_by"]) for q in seen] == [("2026-10-14", "key")]
     expected = pd.DataFrame(
         [
             ["2026-10-02", "en", "ja", "-", "unknown", 500, 500, 0, 0, 0.0, 0.0],
             [*PRODUCTION, 120400, 100000, 20400, 0, 0.0, 0.0],
         ],
-        columns=PAIR_DAY_COLUMNS,
+        columns=PAIR_KEY_DAY_COLUMNS,
     )
     expected["usage_date"] = pd.to_datetime(expected["usage_date"]).astype("datetime64[us]")
-    texts = PAIR_DAY_COLUMNS[1:5]
+    texts = PAIR_KEY_DAY_COLUMNS[1:5]
     pd.testing.assert_frame_equal(
         pairs.frame,
         expected.astype(dict.fromkeys(texts, "category")),
         check_categorical=False,
     )
     assert all(isinstance(pairs.frame[c].dtype, pd.CategoricalDtype) for c in texts)
+
+
+# The published example's usage as the service answers it without group_by: no key per row.
+WITHOUT_KEYS = """{"language_pair_usage_report": {"group_by": [], "aggregate_by": "day",
+  "start_date": "2026-10-01T00:00:00", "end_date": "2026-10-14T00:00:00", "next_page": null,
+  "language_pair_usages": [
+    {"source_language": "en", "target_language": "ja", "usage_date": "2026-10-02T00:00:00Z",
+     "usage": {"total_characters": 120900, "text_translation_characters": 100500,
+               "document_translation_characters": 20400, "speech_to_speech_minutes": 1.5}}]}}"""
+
+
+def test_without_group_by_the_pair_day_frame_has_one_row_per_pair_and_day():
+    app, seen = answering(WITHOUT_KEYS)
+    client, _ = asgi_client(app, SECRET)
+    with client:
+        pairs = fetch_pairs(client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY)
+    assert seen == [{"start_date": "2026-10-01", "end_date": "2026-10-14", "aggregate_by": "day"}]
+    expected = pd.DataFrame(
+        [[pd.Timestamp("2026-10-02"), "en", "ja", 120900, 100500, 20400, 0, 0.0, 1.5]],
+        columns=PAIR_DAY_COLUMNS,
+    )
+    expected["usage_date"] = expected["usage_date"].astype("datetime64[us]")
+    pd.testing.assert_frame_equal(
+        pairs.frame,
+        expected.astype(dict.fromkeys(PAIR_DAY_COLUMNS[1:3], "category")),
+        check_categorical=False,
+    )
 
 
 def pair_row(day: str, key: str | None = "k", **usage: object) -> dict:
@@ -158,7 +200,7 @@ def test_what_is_not_the_documented_structure_is_an_invalid_answer(problem):
     body, message = STRICT[problem]
     client, _ = asgi_client(answering(body)[0], SECRET)
     with client, pytest.raises(InvalidResponseError) as caught:
-        fetch_pairs(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+        fetch_pair_keys(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
     assert (caught.value.status, caught.value.trace_id) == (200, "t-42")
     assert f"GET {PAIRS} answered 200" in str(caught.value) and message in str(caught.value)
 
@@ -177,25 +219,31 @@ def paged_app(request):
     app.state.emulator.store.close()
 
 
-def test_pages_and_windows_merge_into_the_pair_ledger(paged_app):
+@pytest.mark.parametrize("fetch", [fetch_pairs, fetch_pair_keys])
+def test_pages_and_windows_merge_into_the_pair_ledger(paged_app, fetch):
     emu = paged_app.state.emulator
+    by_key = fetch is fetch_pair_keys
     client, transport = asgi_client(paged_app)
     with client:
-        pairs = fetch_pairs(client, START, END, today=FIXED_TODAY)
+        pairs = fetch(client, START, END, today=FIXED_TODAY)
     ledger = emu.pair_ledger(START, END)
     assert any(not row.attributed for row in ledger), "some usage is unattributed"
     assert_matches_pair_ledger(pairs.frame, ledger)
-    assert (pairs.frame["api_key"] == "-").any()
-    assert set(pairs.frame.loc[pairs.frame["api_key"] == "-", "api_key_label"]) == {"unknown"}
+    if by_key:
+        assert (pairs.frame["api_key"] == "-").any()
+        assert set(pairs.frame.loc[pairs.frame["api_key"] == "-", "api_key_label"]) == {"unknown"}
     assert pairs.windows_fetched == len(split(START, END)) == 3
     pages_by_window = defaultdict(list)
     for sent in transport.paths(PAIRS):
         params = sent.url.params
-        assert (params["group_by"], params["aggregate_by"]) == ("key", "day")
+        assert (params.get("group_by"), params["aggregate_by"]) == (
+            "key" if by_key else None,
+            "day",
+        )
         pages_by_window[params["start_date"]].append(params.get("page"))
     assert len(pages_by_window) == 3
     for pages in pages_by_window.values():
-        assert len(pages) > 2, "several pages per window"
+        assert len(pages) > 1, "several pages per window"
         assert pages == [None, *map(str, range(2, len(pages) + 1))]
 
 
@@ -221,11 +269,15 @@ def test_each_days_pairs_add_up_to_the_organizations_characters(paged_app):
     assert {day: list(map(int, counts)) for day, counts in per_day.iterrows()} == expected
 
 
-async def test_async_variant_and_a_range_without_usage(paged_app):
+@pytest.mark.parametrize(
+    ("fetch", "columns"),
+    [(fetch_pairs_async, PAIR_DAY_COLUMNS), (fetch_pair_keys_async, PAIR_KEY_DAY_COLUMNS)],
+)
+async def test_async_variant_and_a_range_without_usage(paged_app, fetch, columns):
     client, _ = async_asgi_client(paged_app)
     async with client:
-        empty = await fetch_pairs_async(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
-    assert empty.frame.empty and list(empty.frame.columns) == PAIR_DAY_COLUMNS
+        empty = await fetch(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
+    assert empty.frame.empty and list(empty.frame.columns) == columns
     assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
 
 
@@ -234,16 +286,17 @@ async def test_async_variant_and_a_range_without_usage(paged_app):
 HISTORY_START, HISTORY_END = dt.date(2024, 1, 2), dt.date(2025, 5, 31)  # two windows
 
 
-def test_second_run_fetches_only_open_days(tmp_path):
+@pytest.mark.parametrize("fetch", [fetch_pairs, fetch_pair_keys])
+def test_second_run_fetches_only_open_days(tmp_path, fetch):
     app = create_app(small_config(keys=3, days=530, page_size=300))
     emu = app.state.emulator
     store = HistoryStore(tmp_path / "history.duckdb")
     client, transport = asgi_client(app)
     with client:
-        plain = fetch_pairs(client, HISTORY_START, HISTORY_END, today=FIXED_TODAY)
-        first = fetch_pairs(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
+        plain = fetch(client, HISTORY_START, HISTORY_END, today=FIXED_TODAY)
+        first = fetch(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
         transport.requests.clear()
-        second = fetch_pairs(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
+        second = fetch(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
     assert first.windows_fetched == 2
     # Closed through 2025-05-28: only the last three days are fetched again.
     assert second.windows_fetched == 1

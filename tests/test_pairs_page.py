@@ -23,7 +23,7 @@ def characters(row) -> int:
 
 
 def test_table_heat_map_chart_and_keys_match_the_pair_ledger(demo_env, demo_ledger):
-    at = open_page("pairs", period="Last 30 days")
+    at = open_page("pairs", period="Last 30 days", pair_view="Keys")
     assert not at.exception and not at.error
     start, end = TODAY - 30 * DAY, TODAY - DAY
     rows = demo_ledger.pair_ledger(start, end)
@@ -55,6 +55,19 @@ def test_table_heat_map_chart_and_keys_match_the_pair_ledger(demo_env, demo_ledg
     assert names.get("-", "unattributed") == "unattributed"
 
 
+def test_a_pair_shows_its_features_until_its_keys_are_asked_for(demo_env):
+    at = open_page("pairs", period="Last 30 days")
+    assert not at.exception and not at.error
+    assert at.segmented_control(key="pair_view").value == "features"
+    biggest = at.dataframe[0].value["pair"].iloc[0]
+    assert at.selectbox(key="pair").value == biggest
+    features = at.dataframe[1].value
+    assert "available" in features.columns and "api_key" not in features.columns
+    at.segmented_control(key="pair_view").set_value("keys").run()
+    assert not at.exception and not at.error
+    assert "api_key" in at.dataframe[1].value.columns
+
+
 def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
     at = open_page("pairs", period="Last 30 days", language="en")
     assert not at.exception and not at.error
@@ -67,6 +80,7 @@ def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
         language="en",
         metric="Text improvement characters",
         pair=quiet,
+        pair_view="Keys",
     )
     assert not at.exception and not at.error
     assert at.selectbox(key="metric").value == "text_improvement_characters"
@@ -81,7 +95,9 @@ def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
 
 
 def test_tables_name_their_columns_and_show_shares_as_percent(demo_env):
-    at = open_page("pairs", period="Last 30 days", metric="Text improvement characters")
+    at = open_page(
+        "pairs", period="Last 30 days", metric="Text improvement characters", pair_view="Keys"
+    )
     assert not at.exception and not at.error
     pairs, keys = (json.loads(frame.proto.columns) for frame in at.dataframe[:2])
     headings = {

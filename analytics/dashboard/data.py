@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 import pandas as pd
@@ -47,7 +47,13 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_pairs, fetch_tags, fetch_usage
+from analytics.usage.pipeline import (
+    Usage,
+    fetch_pair_keys,
+    fetch_pairs,
+    fetch_tags,
+    fetch_usage,
+)
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -75,6 +81,8 @@ _PAIR_TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (tables.pair_table, tables.pair_matrix, tables.top_n_over_time, tables.pair_keys)
 }
+# Only a pair's keys read the pair-key-day frame, several times the pair-day frame's rows.
+_PAIR_TABLE_REPORTS: Final = {"pair_keys": "pair_keys"}
 # A page should answer within about a minute, or say why; the CLI may wait longer.
 PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
 
@@ -95,6 +103,7 @@ _REPORTS: dict[str, Callable[..., Usage]] = {
     "usage": fetch_usage,
     "tags": fetch_tags,
     "pairs": fetch_pairs,
+    "pair_keys": fetch_pair_keys,
 }
 
 
@@ -115,21 +124,17 @@ def tags(src: Source, start: date, end: date) -> Usage:
     return _days(src.fingerprint, "tags", start, end, src)
 
 
-def pairs(src: Source, start: date, end: date) -> Usage:
-    """The pair-day frame of a range; shared between sessions, never to be modified."""
-    return _days(src.fingerprint, "pairs", start, end, src)
-
-
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
 def _pairs_table(
     fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
 ) -> Any:
-    return _PAIR_TABLES[name](pairs(_source, start, end).frame, *args)
+    report = _PAIR_TABLE_REPORTS.get(name, "pairs")
+    return _PAIR_TABLES[name](_days(fingerprint, report, start, end, _source).frame, *args)
 
 
 def pairs_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
-    """`func(pair_day, *args)` on the range's frame, cached by value; `func` is one of
-    `_PAIR_TABLES`."""
+    """`func(frame, *args)` on the range's pair-day frame (pair-key-day for `pair_keys`),
+    cached by value; `func` is one of `_PAIR_TABLES`."""
     name = _named(func, _PAIR_TABLES)
     result: T = _pairs_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
     return result

@@ -39,6 +39,8 @@ PAIR_GROUPINGS: tuple[PairGroupBy, ...] = (
     "pair_and_key",
     "pair_key_and_day",
 )
+# The groupings by key: they read the pair-key-day frame, the others the pair-day frame.
+KEY_PAIR_GROUPINGS: tuple[PairGroupBy, ...] = ("pair_and_key", "pair_key_and_day")
 
 
 @dataclass(frozen=True)
@@ -189,15 +191,15 @@ def shape_tag_export(
     return _dated(table) if per_day else table
 
 
-def shape_pair_export(pair_day: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:
-    """Per-pair totals (biggest first), per pair and day, per pair and key, or the pair-day
-    rows themselves; unattributed usage keeps its key `-` (label `unknown`) in every grouping
-    with keys."""
+def shape_pair_export(pairs: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:
+    """Per-pair totals (biggest first), per pair and day, per pair and key, or the
+    pair-key-day rows themselves, from the pair-day frame, or the pair-key-day frame for the
+    groupings in KEY_PAIR_GROUPINGS; unattributed usage keeps its key `-` (label `unknown`)
+    in every grouping with keys."""
     if group_by not in PAIR_GROUPINGS:
         raise ValueError(
             f"unknown grouping {group_by!r}; choose one of {', '.join(PAIR_GROUPINGS)}"
         )
     by_day = group_by in ("pair_and_day", "pair_key_and_day")
-    by_key = group_by in ("pair_and_key", "pair_key_and_day")
-    table = pair_frame(pair_day, by_key=by_key, by_day=by_day)
+    table = pair_frame(pairs, by_key=group_by in KEY_PAIR_GROUPINGS, by_day=by_day)
     return _dated(table.copy()) if by_day else table

@@ -59,6 +59,8 @@ P = ParamSpec("P")
 GroupBy = Literal["key", "key_and_day"] | None
 # How a paged analytics report sums its rows: over the whole range, or per day.
 AggregateBy = Literal["period", "day"]
+# The language-pair report's one grouping: by key (absent: every key's usage together).
+PairGroupBy = Literal["key"]
 Formality = Literal["default", "more", "less", "prefer_more", "prefer_less"]
 
 DETECT_BATCH = 50
@@ -332,11 +334,14 @@ class AsyncServiceClient:
         end: date,
         aggregate_by: AggregateBy = "day",
         page: int | None = None,
+        group_by: PairGroupBy | None = None,
     ) -> httpx.Response:
-        """One undecoded page of usage per language pair and key (and day): by key, so that
-        each pair's keys are known and unattributed usage stays apart under key `-`."""
+        """One undecoded page of usage per language pair (and day); by key, each pair's keys
+        are known and unattributed usage stays apart under key `-`, in several times the
+        rows."""
+        grouping = {"group_by": group_by} if group_by else {}
         return await self._analytics_page(
-            LANGUAGE_PAIRS_PATH, start, end, page, group_by="key", aggregate_by=aggregate_by
+            LANGUAGE_PAIRS_PATH, start, end, page, **grouping, aggregate_by=aggregate_by
         )
 
     async def language_pair_report(
@@ -345,8 +350,9 @@ class AsyncServiceClient:
         end: date,
         aggregate_by: AggregateBy = "day",
         page: int | None = None,
+        group_by: PairGroupBy | None = None,
     ) -> LanguagePairReport:
-        response = await self.language_pair_report_raw(start, end, aggregate_by, page)
+        response = await self.language_pair_report_raw(start, end, aggregate_by, page, group_by)
         return decode(_language_pair_decoder, response).language_pair_usage_report
 
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:

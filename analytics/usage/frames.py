@@ -2,9 +2,10 @@
 
 The key-day frame has one row per key and UTC day (columns KEY_DAY_COLUMNS, sorted by
 usage_date then api_key); the tag-day frame one row per custom tag and UTC day (TAG_DAY_COLUMNS,
-sorted by usage_date then custom_tag); the pair-day frame one row per language pair, key and
-UTC day (PAIR_DAY_COLUMNS, sorted by usage_date, source, target, api_key); see
-docs/architecture.md for the dtypes.
+sorted by usage_date then custom_tag); the pair-day frame one row per language pair and UTC day
+(PAIR_DAY_COLUMNS, sorted by usage_date, source, target), and the pair-key-day frame one row
+per pair, key and UTC day (PAIR_KEY_DAY_COLUMNS, sorted by usage_date, source, target,
+api_key); see docs/architecture.md for the dtypes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from analytics.service.models import (
     AdminCustomTagReport,
     AdminLanguagePairReport,
     AdminUsageReport,
+    LanguagePairUsage,
     UsageBreakdown,
 )
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
@@ -33,12 +35,17 @@ log = logging.getLogger(__name__)
 
 DATE_DTYPE = "datetime64[us]"
 # The plain dtypes of decoded rows, in column order; the frames make the texts categorical.
-KEY_DAY_DTYPES: Final[Mapping[str, str]] = {
-    "usage_date": DATE_DTYPE,
-    "api_key": "str",
-    "api_key_label": "str",
+_METRIC_DTYPES: Final[Mapping[str, str]] = {
     **dict.fromkeys(CHARACTER_METRICS, "int64"),
     **dict.fromkeys(MINUTE_METRICS, "float64"),
+}
+_KEY_DTYPES: Final[Mapping[str, str]] = {"api_key": "str", "api_key_label": "str"}
+PAIR_COLUMNS: Final = ["source_language", "target_language"]
+_PAIR_DTYPES: Final[Mapping[str, str]] = dict.fromkeys(PAIR_COLUMNS, "str")
+KEY_DAY_DTYPES: Final[Mapping[str, str]] = {
+    "usage_date": DATE_DTYPE,
+    **_KEY_DTYPES,
+    **_METRIC_DTYPES,
 }
 TAG_DAY_DTYPES: Final[Mapping[str, str]] = {
     "usage_date": DATE_DTYPE,
@@ -47,12 +54,14 @@ TAG_DAY_DTYPES: Final[Mapping[str, str]] = {
 }
 PAIR_DAY_DTYPES: Final[Mapping[str, str]] = {
     "usage_date": DATE_DTYPE,
-    "source_language": "str",
-    "target_language": "str",
-    "api_key": "str",
-    "api_key_label": "str",
-    **dict.fromkeys(CHARACTER_METRICS, "int64"),
-    **dict.fromkeys(MINUTE_METRICS, "float64"),
+    **_PAIR_DTYPES,
+    **_METRIC_DTYPES,
+}
+PAIR_KEY_DAY_DTYPES: Final[Mapping[str, str]] = {
+    "usage_date": DATE_DTYPE,
+    **_PAIR_DTYPES,
+    **_KEY_DTYPES,
+    **_METRIC_DTYPES,
 }
 # Usage the service attributes to no key: its own row under this key, never merged into one.
 UNATTRIBUTED_KEY: Final = "-"
@@ -60,6 +69,7 @@ KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
 KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
+PAIR_KEY_DAY_COLUMNS = list(PAIR_KEY_DAY_DTYPES)
 # One page of a paged report, column by column in the plain dtypes of decoded rows (texts as
 # Python strings): a window's pages become one frame (`page_rows`), since building a frame
 # costs more than decoding a page's rows.
@@ -106,24 +116,39 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
 
 
 def decode_pair_day(body: bytes) -> tuple[Columns, int | None]:
-    """Rows of one page of the language-pair report by key and day (unsorted, plain dtypes)
-    and the number of the page that follows (None on the last page); decoded like
-    `decode_key_day`. A row without a key is invalid: the report is asked for by key."""
-    body_of = "language-pair body"
-    report = _decoded(_pair_report_decoder, body, body_of).language_pair_usage_report
-    items = _listed(report.language_pair_usages, body_of, "language_pair_usages")
+    """Rows of one page of the language-pair report by day (unsorted, plain dtypes) and the
+    number of the page that follows (None on the last page); decoded like `decode_key_day`."""
+    items, following = _pair_items(body)
+    return _pair_columns(items), following
+
+
+def decode_pair_key_day(body: bytes) -> tuple[Columns, int | None]:
+    """`decode_pair_day` of the report by key and day, with each row's key and label. A row
+    without a key is invalid: the report is asked for by key."""
+    items, following = _pair_items(body)
     keys = _objects(items, "api_key")
     if pd.isna(keys).any():
         raise InvalidResponseError("language-pair body has an item without an api_key")
-    columns = {
+    columns = _pair_columns(items) | {
+        "api_key": keys,
+        "api_key_label": _objects(items, "api_key_label"),
+    }
+    return columns, following
+
+
+def _pair_items(body: bytes) -> tuple[list[LanguagePairUsage], int | None]:
+    body_of = "language-pair body"
+    report = _decoded(_pair_report_decoder, body, body_of).language_pair_usage_report
+    return _listed(report.language_pair_usages, body_of, "language_pair_usages"), report.next_page
+
+
+def _pair_columns(items: Sequence[LanguagePairUsage]) -> Columns:
+    return {
         "usage_date": _usage_days(items, "language-pair body"),
         "source_language": _objects(items, "source_language"),
         "target_language": _objects(items, "target_language"),
-        "api_key": keys,
-        "api_key_label": _objects(items, "api_key_label"),
         **_metric_columns(items, len(items)),
     }
-    return columns, report.next_page
 
 
 def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray]:
@@ -228,20 +253,28 @@ def key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def pair_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The pair-day frame from row parts (pages, windows, history): sorted, each key's latest
-    label, contract dtypes. Like the tag-day frame, rows are ordered and never summed."""
-    parts = [part for part in parts if len(part)] or [empty_rows(PAIR_DAY_DTYPES)]
-    days, texts, order = _by_day_then(parts, "source_language", "target_language", "api_key")
-    (source_codes, sources), (target_codes, targets), (key_codes, keys) = texts
-    columns: dict[str, object] = {
-        "usage_date": days,
-        "source_language": _categorical(source_codes, sources),
-        "target_language": _categorical(target_codes, targets),
-        "api_key": _categorical(key_codes, keys),
-        "api_key_label": _latest_labels(parts, key_codes, len(keys), order),
-        **_numbers(parts, PAIR_DAY_DTYPES, order),
-    }
-    return pd.DataFrame(columns, columns=PAIR_DAY_COLUMNS)
+    """The pair-day frame from row parts (pages, windows, history): sorted, contract dtypes;
+    like the tag-day frame, rows are ordered and never summed."""
+    return _pairs_frame(parts, PAIR_DAY_DTYPES)
+
+
+def pair_key_day_frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The pair-key-day frame from row parts, as the pair-day frame, each key with its
+    latest label."""
+    return _pairs_frame(parts, PAIR_KEY_DAY_DTYPES)
+
+
+def _pairs_frame(parts: Sequence[pd.DataFrame], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    texts = [*PAIR_COLUMNS, *(["api_key"] if "api_key" in dtypes else [])]
+    parts = [part for part in parts if len(part)] or [empty_rows(dtypes)]
+    days, coded, order = _by_day_then(parts, *texts)
+    columns: dict[str, object] = {"usage_date": days}
+    for column, (codes, names) in zip(texts, coded, strict=True):
+        columns[column] = _categorical(codes, names)
+    if "api_key" in dtypes:
+        key_codes, keys = coded[-1]
+        columns["api_key_label"] = _latest_labels(parts, key_codes, len(keys), order)
+    return pd.DataFrame(columns | _numbers(parts, dtypes, order), columns=list(dtypes))
 
 
 def _latest_labels(
@@ -370,21 +403,17 @@ def tag_frame(tag_day: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
 
 
-PAIR_COLUMNS: Final = ["source_language", "target_language"]
-
-
-def pair_frame(
-    pair_day: pd.DataFrame, *, by_key: bool = False, by_day: bool = False
-) -> pd.DataFrame:
-    """The pair-day frame summed per pair, and per key (`-` stays a key of its own) and day
-    when asked; texts as text. Per day in the frame's order, else biggest total_characters
-    first (ties by pair, then key), the order of every per-pair table."""
+def pair_frame(pairs: pd.DataFrame, *, by_key: bool = False, by_day: bool = False) -> pd.DataFrame:
+    """The pair-day (or pair-key-day) frame summed per pair, and per key (of a pair-key-day
+    frame: `-` stays a key of its own) and day when asked; texts as text. Per day in the
+    frame's order, else biggest total_characters first (ties by pair, then key), the order of
+    every per-pair table."""
     groups = [
         *(["usage_date"] if by_day else []),
         *PAIR_COLUMNS,
         *(["api_key", "api_key_label"] if by_key else []),
     ]
-    frame = pair_day.groupby(groups, observed=True, sort=True)[list(METRICS)].sum().reset_index()
+    frame = pairs.groupby(groups, observed=True, sort=True)[list(METRICS)].sum().reset_index()
     for column in groups[by_day:]:
         frame[column] = frame[column].astype(str)
     if by_day:

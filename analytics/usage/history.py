@@ -27,6 +27,7 @@ from analytics.usage.frames import (
     DATE_DTYPE,
     KEY_DAY_DTYPES,
     PAIR_DAY_DTYPES,
+    PAIR_KEY_DAY_DTYPES,
     TAG_DAY_DTYPES,
     empty_rows,
 )
@@ -65,7 +66,9 @@ class Stored:
 
 KEY_DAYS = Stored("usage", "covered_days", KEY_DAY_DTYPES)
 TAG_DAYS = Stored("tag_usage", "tag_covered_days", TAG_DAY_DTYPES)
-PAIR_DAYS = Stored("pair_usage", "pair_covered_days", PAIR_DAY_DTYPES)
+PAIR_DAYS = Stored("pair_day_usage", "pair_day_covered_days", PAIR_DAY_DTYPES)
+# By key: the tables that held pair usage before the pair-day report had its own.
+PAIR_KEY_DAYS = Stored("pair_usage", "pair_covered_days", PAIR_KEY_DAY_DTYPES)
 
 
 def _digest(text: str, length: int) -> str:

@@ -1,5 +1,6 @@
-"""`fetch_usage` (the key-day frame), `fetch_tags` (the tag-day frame) and `fetch_pairs` (the
-pair-day frame) for any range, from the service and the history store.
+"""`fetch_usage` (the key-day frame), `fetch_tags` (the tag-day frame), `fetch_pairs` (the
+pair-day frame) and `fetch_pair_keys` (the pair-key-day frame) for any range, from the service
+and the history store.
 
 Each is one daily report fetched the same way (`_fetch_days`): closed days from history, the
 rest in concurrent windows (see `windows`), each window in one request or, for a paged report,
@@ -21,7 +22,14 @@ from analytics.service.client import AsyncServiceClient, blocking, invalid_respo
 from analytics.service.errors import InvalidResponseError
 from analytics.usage import frames, windows
 from analytics.usage.calendar import utc_today
-from analytics.usage.history import KEY_DAYS, PAIR_DAYS, TAG_DAYS, HistoryStore, Stored
+from analytics.usage.history import (
+    KEY_DAYS,
+    PAIR_DAYS,
+    PAIR_KEY_DAYS,
+    TAG_DAYS,
+    HistoryStore,
+    Stored,
+)
 
 # The service's data runs to the previous UTC day and may still change for a few days after:
 # the last OPEN_DAYS days before today are always fetched again, never taken from history.
@@ -177,6 +185,12 @@ def _pair_page(
     return client.language_pair_report_raw(window.first, window.end_date, "day", page)
 
 
+def _pair_key_page(
+    client: AsyncServiceClient, window: windows.Window, page: int | None
+) -> Awaitable[httpx.Response]:
+    return client.language_pair_report_raw(window.first, window.end_date, "day", page, "key")
+
+
 KEY_DAY_REPORT = DailyReport(_key_day_window, frames.key_day_frame, KEY_DAYS)
 TAG_DAY_REPORT = DailyReport(
     paged_window(_tag_page, frames.decode_tag_day, frames.TAG_DAY_DTYPES),
@@ -188,14 +202,22 @@ PAIR_DAY_REPORT = DailyReport(
     frames.pair_day_frame,
     PAIR_DAYS,
 )
+PAIR_KEY_DAY_REPORT = DailyReport(
+    paged_window(_pair_key_page, frames.decode_pair_key_day, frames.PAIR_KEY_DAY_DTYPES),
+    frames.pair_key_day_frame,
+    PAIR_KEY_DAYS,
+)
 
 
-# Usage of every key; characters of every custom tag; usage of every language pair per key
-# (`-` for unattributed) — each per day, and each in the blocking form for the dashboard and
-# the CLI. Only the key-day report has totals to reconcile.
+# Usage of every key; characters of every custom tag; usage of every language pair, and of
+# every pair per key (`-` for unattributed, several times the rows) — each per day, and each
+# in the blocking form for the dashboard and the CLI. Only the key-day report has totals to
+# reconcile.
 fetch_usage_async = KEY_DAY_REPORT.fetch_days
 fetch_tags_async = TAG_DAY_REPORT.fetch_days
 fetch_pairs_async = PAIR_DAY_REPORT.fetch_days
+fetch_pair_keys_async = PAIR_KEY_DAY_REPORT.fetch_days
 fetch_usage = blocking(fetch_usage_async)
 fetch_tags = blocking(fetch_tags_async)
 fetch_pairs = blocking(fetch_pairs_async)
+fetch_pair_keys = blocking(fetch_pair_keys_async)

@@ -415,10 +415,11 @@ def pair_matrix(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
     return sums.loc[rows, columns]
 
 
-def pair_keys(pair_day: pd.DataFrame, source: str, target: str) -> pd.DataFrame:
-    """The keys of one pair over the range, biggest first; usage the service attributes to no
-    key is its own row, shown as `unattributed`, never merged into a key."""
-    table = pair_frame(pair_day, by_key=True)
+def pair_keys(pair_key_day: pd.DataFrame, source: str, target: str) -> pd.DataFrame:
+    """The keys of one pair over the range (from the pair-key-day frame), biggest first;
+    usage the service attributes to no key is its own row, shown as `unattributed`, never
+    merged into a key."""
+    table = pair_frame(pair_key_day, by_key=True)
     table = table[(table["source_language"] == source) & (table["target_language"] == target)]
     table = table.reset_index(drop=True)
     whole = table[TOTAL_CHARACTERS].sum()
