@@ -389,7 +389,8 @@ def export(
         if source == "tags":
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
-            table = shape_tag_export(tags.frame, first, last, tag_grouping, costing, with_cost)
+            priced = costing if with_cost else None
+            table = shape_tag_export(tags.frame, first, last, tag_grouping, priced)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             pairs = _fetched(
