@@ -396,7 +396,8 @@ def export(
         if source == "tags":
             tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
             tags = _fetched(fetch_tags, "custom tags", settings, demo, first, last, not no_history)
-            table = shape_tag_export(tags.frame, first, last, tag_grouping, costing, with_cost)
+            priced = costing if with_cost else None
+            table = shape_tag_export(tags.frame, first, last, tag_grouping, priced)
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             # Only the groupings by key need the pair-key-day report's many more rows.
@@ -508,6 +509,30 @@ def _outbox(notify: bool, alerts: Path | None, dry_run: bool, settings: Settings
     if not notify:
         return None
     return _Outbox(_alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run)
+
+
+@dataclass
+class _Check:
+    """A check command's run: its settings, its outbox (None without `--notify`), and the exit
+    code and alerts it ends with."""
+
+    settings: Settings
+    outbox: _Outbox | None
+    code: int = 0
+    events: Sequence[Event] = ()
+
+
+@contextmanager
+def _check(notify: bool, alerts: Path | None, dry_run: bool, debug: bool) -> Iterator[_Check]:
+    """Run a check as every command runs, its outbox read first; at its end send its alerts
+    (with `--notify`) and exit with its code, EXIT_DELIVERY when an alert did not get through."""
+    with _reported(debug):
+        settings = _settings()
+        check = _Check(settings, _outbox(notify, alerts, dry_run, settings))
+        yield check
+        if check.outbox is not None and not _notify(check.events, check.outbox):
+            check.code = EXIT_DELIVERY
+    raise typer.Exit(check.code)
 
 
 def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
@@ -660,19 +685,17 @@ def check_budgets(
 ) -> None:
     """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded (13: an
     alert was not delivered)."""
-    with _reported(debug):
-        settings = _settings()
-        outbox = _outbox(notify, alerts, dry_run, settings)
+    with _check(notify, alerts, dry_run, debug) as check:
         budget_file = _budgets(budgets)
         costing = _costing(pricing, teams, demo)
         cost = _daily_cost(costing, budget_file)
         today = utc_today()
         first = required_start(today, budget_file.year_start)
         # Plan budgets need the plan's counts, and the days its projection reads.
-        plan = _plan_usage(settings, demo) if budget_file.plan_budgets else None
+        plan = _plan_usage(check.settings, demo) if budget_file.plan_budgets else None
         if plan is not None:
             first = min(first, usage_range(plan, today)[0])
-        usage = _fetch(settings, demo, first, today - timedelta(days=1), use_history=True)
+        usage = _fetch(check.settings, demo, first, today - timedelta(days=1), use_history=True)
         evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
         if plan is not None:
             snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
@@ -687,12 +710,9 @@ def check_budgets(
             table[share] = table[share].map(lambda v: "-" if math.isnan(v) else f"{v:.1f}")
         table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
         typer.echo(table.to_string(index=False))
-        code = BUDGET_EXIT_CODES[worst(evaluations)]
-        if outbox is not None:
-            currency = costing.pricing.currency if costing.pricing else None
-            events = budget_events(evaluations, labels(usage.frame), currency)
-            code = code if _notify(events, outbox) else EXIT_DELIVERY
-    raise typer.Exit(code)
+        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
+        currency = costing.pricing.currency if costing.pricing else None
+        check.events = budget_events(evaluations, labels(usage.frame), currency)
 
 
 @app.command("check-anomalies")
@@ -712,14 +732,12 @@ def check_anomalies(
 ) -> None:
     """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
     when there is none, 12 when there is (13: an alert was not delivered)."""
-    with _reported(debug):
-        settings = _settings()
-        outbox = _outbox(notify, alerts, dry_run, settings)
-        marks = _marks(settings, demo)
+    with _check(notify, alerts, dry_run, debug) as check:
+        marks = _marks(check.settings, demo)
         marked = marks.read() if marks else {}
         end = utc_today() - timedelta(days=1)
         start = end - timedelta(days=days - 1)
-        usage = _fetch(settings, demo, start - timedelta(days=LOOKBACK_DAYS), end, True)
+        usage = _fetch(check.settings, demo, start - timedelta(days=LOOKBACK_DAYS), end, True)
         found = find_anomalies(usage.frame, usage.start, start, end)
         new = new_anomalies(found, marked)
         shown = found if show_all else new
@@ -730,10 +748,8 @@ def check_anomalies(
             ]
             for line in _aligned(rows):
                 typer.echo(line)
-        code = EXIT_NEW_ANOMALIES if new else 0
-        if outbox is not None:
-            code = code if _notify(anomaly_events(new), outbox) else EXIT_DELIVERY
-    raise typer.Exit(code)
+        check.code = EXIT_NEW_ANOMALIES if new else 0
+        check.events = anomaly_events(new)
 
 
 @app.command("mark-anomaly")

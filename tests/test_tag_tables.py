@@ -179,7 +179,7 @@ def test_tag_exports_with_cost_have_no_team_without_a_teams_file():
         "= 0, text_improvement_characters = 30_000, speech_to_text_minutes = 0 }"
     )
     costing = Costing(parse_pricing(pricing(price_from("2025-01-01", prices=cents))))
-    by_tag = shape_tag_export(TAG_DAY, *SPAN, "tag", costing, with_cost=True)
+    by_tag = shape_tag_export(TAG_DAY, *SPAN, "tag", costing)
     assert list(by_tag.columns) == [*TAG_DAY_COLUMNS[1:], "usage_cost_eur"]
     assert by_tag["usage_cost_eur"].tolist() == [
         Decimal("2.00"),
@@ -188,4 +188,4 @@ def test_tag_exports_with_cost_have_no_team_without_a_teams_file():
         Decimal("0.10"),
     ]
     with pytest.raises(ValueError, match="need a pricing file"):
-        shape_tag_export(TAG_DAY, *SPAN, "tag", Costing(), with_cost=True)
+        shape_tag_export(TAG_DAY, *SPAN, "tag", Costing())

@@ -13,7 +13,7 @@ Sundays) of the same eight weeks stand in for them.
   characters; a minute of speech, about as much), so tiny keys do not fire on noise. On eight
   steady weekdays the bound is about three times the median. Medians and deviations are not
   moved by the outliers they are to find. Consecutive spike days are one anomaly, told at its
-  peak; severity by the peak's ratio to the median (HIGH_RATIO, MEDIUM_RATIO).
+  peak; severity by the peak's ratio to the median (RATIO_SEVERITY).
 * **drop** — usage at (near) zero (at most NEAR_ZERO of the median) on consecutive days that
   were hard to miss by chance: the product over the days of each weekday's share of unused
   days in the baseline weeks (smoothed, ``(unused + ½) / (known + 1)``, so a weekday used in
@@ -21,8 +21,8 @@ Sundays) of the same eight weeks stand in for them.
   eight Mondays, Tuesdays and Wednesdays drops when it goes unused on all three (at least
   three days, then); a key used on half its days does not drop in a fortnight.
 * **new** — a key first used in the checked range after at least DORMANT_DAYS days the data
-  covers without it, whose biggest day in its first week (NEW_KEY_DAYS) is material: at
-  least NEW_KEY_SHARE of the organization's usual day (its mean day over the eight weeks
+  covers without it, whose biggest day in its first week (NEW_KEY.days) is material: at
+  least NEW_KEY.share of the organization's usual day (its mean day over the eight weeks
   before) and MIN_EXCESS.
 * **dormant** — a key used again after DORMANT_DAYS or more days without any usage.
 
@@ -31,7 +31,7 @@ use the metric: made up of fewer keys it only repeats theirs, noisily (a quiet w
 on whether its one big user happens to work).
 
 Drops, new keys and dormant keys are ranked by their share of the organization's usual day
-(HIGH_SHARE, MEDIUM_SHARE). A service metric equal to a key's total characters on every day (a
+(SHARE_SEVERITY). A service metric equal to a key's total characters on every day (a
 key that uses one service) is judged once, as total characters; a key's spikes (or drops) of
 several metrics starting on the same day are one anomaly, on the metric furthest from usual
 (for drops, the first metric).
@@ -50,7 +50,7 @@ sorted row; only the anomalies found become Python objects.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final, Literal
@@ -81,12 +81,6 @@ NEAR_ZERO: Final = 0.05
 DROP_CHANCE: Final = 2e-4
 DORMANT_DAYS: Final = 30
 ORG_MIN_KEYS: Final = 20
-NEW_KEY_SHARE: Final = 0.01
-NEW_KEY_DAYS: Final = 7
-HIGH_RATIO: Final = 10.0
-MEDIUM_RATIO: Final = 5.0
-HIGH_SHARE: Final = 0.1
-MEDIUM_SHARE: Final = 0.01
 
 # The organization's own series, under a key no masked key can be.
 ORGANIZATION: Final = "organization"
@@ -102,6 +96,22 @@ KIND_TITLES: Final[dict[str, str]] = {
 }
 Severity = Literal["high", "medium", "low"]
 SEVERITIES: Final[tuple[Severity, ...]] = ("high", "medium", "low")
+# The least a spike's peak-to-median ratio, and a drop's or key's share of the organization's
+# usual day, must reach for each severity, most severe first; below them an anomaly is low.
+RATIO_SEVERITY: Final[dict[Severity, float]] = {"high": 10.0, "medium": 5.0}
+SHARE_SEVERITY: Final[dict[Severity, float]] = {"high": 0.1, "medium": 0.01}
+
+
+@dataclass(frozen=True)
+class NewKeyRule:
+    """A new key is material when its biggest day among its first `days` reaches `share` of
+    the organization's usual day (and MIN_EXCESS)."""
+
+    days: int
+    share: float
+
+
+NEW_KEY: Final = NewKeyRule(days=7, share=0.01)
 
 # The least ratio of a spike bound to its median, on a weekday with all eight weeks used.
 LOWEST_BOUND: Final = 1 + SPIKE_K * MIN_SPREAD * math.sqrt(1 + math.pi / (2 * BASELINE_WEEKS))
@@ -484,9 +494,7 @@ def _spike(
             f" Above its usual level for {(last - first).days + 1} days, "
             f"{day_text(first)} to {day_text(last)}."
         )
-    severity: Severity = (
-        "high" if ratio >= HIGH_RATIO else "medium" if ratio >= MEDIUM_RATIO else "low"
-    )
+    severity = _severity(ratio, RATIO_SEVERITY)
     return Anomaly(
         "spike", api_key, label, metric, first, last, observed, median, bound, severity, sentence
     )
@@ -549,11 +557,11 @@ def _new_keys(grid: _Grid, checked: int) -> list[Anomaly]:
     new = np.nonzero((first_used >= checked) & (first_used >= DORMANT_DAYS))[0]
     last_day = grid.used.shape[1] - 1
     first = first_used[new]
-    week = np.minimum(first[:, None] + np.arange(NEW_KEY_DAYS), last_day)
+    week = np.minimum(first[:, None] + np.arange(NEW_KEY.days), last_day)
     peak = np.nanmax(grid.series[:, new[:, None], week], axis=2)  # metrics × new keys
     minutes = np.array([is_minutes(m) for m in METRICS])
     floor = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])[:, None]
-    material = np.fmax(floor, NEW_KEY_SHARE * grid.usual[:, first])
+    material = np.fmax(floor, NEW_KEY.share * grid.usual[:, first])
     passed = peak >= material
     found = []
     for i in np.nonzero(passed.any(axis=0))[0]:
@@ -610,7 +618,12 @@ def _dormant(grid: _Grid, key: int, day: int, silent: int) -> Anomaly:
 def _share_severity(amount: float, organization: float) -> Severity:
     """How much of the organization's usual usage an amount is."""
     share = amount / organization if organization > 0 else 1.0
-    return "high" if share >= HIGH_SHARE else "medium" if share >= MEDIUM_SHARE else "low"
+    return _severity(share, SHARE_SEVERITY)
+
+
+def _severity(value: float, floors: Mapping[Severity, float]) -> Severity:
+    """The first severity whose floor `value` reaches; low below them all."""
+    return next((severity for severity, floor in floors.items() if value >= floor), "low")
 
 
 # --- one series with its baseline, for a chart -------------------------------------------------

@@ -46,6 +46,11 @@ class Limit:
     limit: float
     warning_at: float
 
+    @property
+    def warning(self) -> float:
+        """The level the budget warns at, drawn below the limit."""
+        return self.limit * self.warning_at
+
 
 @dataclass(frozen=True)
 class ForecastPath:
@@ -68,8 +73,6 @@ class CapacityReview:
     unknown (not zero) to the comparison and the forecasts.
     """
 
-    start: date
-    end: date
     today: date
     covered_from: date
     year_start: YearStart
@@ -87,6 +90,15 @@ class CapacityReview:
     cost_forecasts: pd.DataFrame | None = None
     spend: pd.DataFrame | None = None
     previous_spend: pd.DataFrame | None = None
+
+    @property
+    def start(self) -> date:
+        """The reviewed period is the comparison's current one."""
+        return self.comparison.start
+
+    @property
+    def end(self) -> date:
+        return self.comparison.end
 
     def drivers(self, n: int) -> pd.DataFrame:
         return growth_drivers(self.comparison, n)
@@ -215,8 +227,6 @@ def build_review(
     if prices is not None:
         cost_paths = _cost_paths(key_day, today, covered_from, year_start, budgets, prices)
     return CapacityReview(
-        start=start,
-        end=end,
         today=today,
         covered_from=covered_from,
         year_start=year_start,

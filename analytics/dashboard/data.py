@@ -252,7 +252,7 @@ def _priced_tags(
 ) -> pd.DataFrame:
     table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
     costing = Costing(parse_pricing(pricing), parse_teams(teams) if teams else None)
-    rows = shape_tag_export(tags(_source, start, end).frame, start, end, "tag", costing, True)
+    rows = shape_tag_export(tags(_source, start, end).frame, start, end, "tag", costing)
     cost = rows.columns[-1]  # usage_cost_<currency>
     added = rows.set_index("custom_tag")[[c for c in ("team", cost) if c in rows.columns]]
     return table.join(added.rename(columns={cost: "cost"}), on="custom_tag")

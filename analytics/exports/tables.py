@@ -159,20 +159,19 @@ def shape_tag_export(
     start: date,
     end: date,
     group_by: TagGroupBy,
-    costing: Costing = Costing(),
-    with_cost: bool = False,
+    costing: Costing | None = None,
 ) -> pd.DataFrame:
     """Tag-day rows or per-tag totals (biggest first) of `start`–`end`, columns exactly the
-    frames' columns; with `with_cost`, each row's ``usage_cost_<currency>`` at list prices
-    (tags are a part of the text characters: the included volume and the base fee are the
-    organization's) and, with teams, each tag's ``team`` after the tag."""
+    frames' columns; priced when given a `costing`: each row's ``usage_cost_<currency>`` at
+    list prices (tags are a part of the text characters: the included volume and the base fee
+    are the organization's) and, with teams, each tag's ``team`` after the tag."""
     if group_by not in TAG_GROUPINGS:
         raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
-    if with_cost and costing.pricing is None:
+    if costing is not None and costing.pricing is None:
         raise ValueError("cost columns need a pricing file")
     per_day = group_by == "tag_and_day"
     table = tag_day.copy() if per_day else tag_frame(tag_day)
-    if with_cost:
+    if costing is not None:
         assert costing.pricing is not None
         spend = price_usage(
             tag_day,

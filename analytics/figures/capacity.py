@@ -51,9 +51,7 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
         fig.add_hline(
             y=limit.limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=limit.name
         )
-        fig.add_hline(
-            y=limit.limit * limit.warning_at, line={"color": WARNING_COLOR, "dash": "dot"}
-        )
+        fig.add_hline(y=limit.warning, line={"color": WARNING_COLOR, "dash": "dot"})
     fig.update_layout(
         title={"text": forecast.title, "x": 0, "font": {"size": 14}},
         height=HEIGHT,
