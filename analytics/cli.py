@@ -672,6 +672,8 @@ def _mail_report(
         _fail(EXIT_DELIVERY, f"the report was not mailed: {exc}")
 
 
+# Both checks list their options alike: what to check, the alert options, the check's own
+# options, then --demo and --debug.
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption,
@@ -720,13 +722,10 @@ def check_anomalies(
     days: Annotated[
         int, typer.Option(min=1, help="Check the last N closed UTC days (yesterday back).")
     ] = 7,
-    show_all: Annotated[
-        bool,
-        typer.Option("--all", help="Also print anomalies marked expected or acknowledged."),
-    ] = False,
     notify: NotifyOption = False,
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Also print marked anomalies.")] = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:

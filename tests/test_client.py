@@ -412,7 +412,7 @@ async def test_retry_after_sets_the_wait_capped(header, cap, expected):
     stamina.instrumentation.set_on_retry_hooks([hook])
     try:
         with stamina.set_testing(False):
-            policy = Policy(max_retry_wait=cap, wait_initial=0.001, wait_max=0.002)
+            policy = Policy(max_retry_wait=cap, backoff=(0.001, 0.002))
             client, _ = async_asgi_client(app_of(server.handle), SECRET, policy=policy)
             async with client:
                 report = await client.usage_report(dt.date(2025, 1, 1), dt.date(2025, 1, 2))

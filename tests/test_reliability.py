@@ -71,7 +71,7 @@ def quick_client(monkeypatch, tmp_path):
     build = AsyncServiceClient.__init__
 
     def quick(self, *args, policy: Policy = Policy(), **kwargs) -> None:  # noqa: B008
-        scaled = replace(policy, timeout=1.0, wait_initial=0.02, wait_max=0.1, max_retry_wait=2.0)
+        scaled = replace(policy, timeout=1.0, backoff=(0.02, 0.1), max_retry_wait=2.0)
         build(self, *args, policy=scaled, **kwargs)
 
     monkeypatch.setattr(AsyncServiceClient, "__init__", quick)

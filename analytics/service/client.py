@@ -33,14 +33,12 @@ from analytics.service.models import (
     AdminCustomTagReport,
     AdminLanguagePairReport,
     AdminUsageReport,
-    CustomTagReport,
     DetectionResponse,
     DetectionResult,
     DocumentHandle,
     ErrorBody,
     LanguageEntry,
     LanguageList,
-    LanguagePairReport,
     LanguageResource,
     PlanUsage,
     Translation,
@@ -55,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+Body = TypeVar("Body")
 P = ParamSpec("P")
 GroupBy = Literal["key", "key_and_day"] | None
 # How a paged analytics report sums its rows: over the whole range, or per day.
@@ -163,6 +162,23 @@ def _texts(texts: str | Sequence[str]) -> list[str]:
     return [texts] if isinstance(texts, str) else list(texts)
 
 
+def _typed(
+    raw: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, httpx.Response]],
+    decoder: msgspec.json.Decoder[Body],
+    report: Callable[[Body], T],
+) -> Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]]:
+    """The typed form of a `<name>_raw` report method, named `<name>`: the same arguments,
+    the answer decoded and its report taken out, so the two forms cannot drift apart."""
+
+    async def call(self: AsyncServiceClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return report(decode(decoder, await raw(self, *args, **kwargs)))
+
+    call.__name__ = raw.__name__.removesuffix("_raw")
+    call.__qualname__ = raw.__qualname__.removesuffix("_raw")
+    call.__doc__ = f"The decoded report of `{raw.__name__}`."
+    return call
+
+
 @dataclass(frozen=True)
 class Policy:
     """How patiently a client waits: timeouts, retries and requests in flight (seconds)."""
@@ -174,9 +190,9 @@ class Policy:
     """Attempts of one operation, and the time all of them may take together."""
     max_retry_wait: float = 60.0
     """The longest `Retry-After` honoured; a longer one gives up instead of waiting."""
-    wait_initial: float = 0.5
-    wait_max: float = 10.0
-    """Without `Retry-After`, waits grow exponentially with jitter between these two."""
+    backoff: tuple[float, float] = (0.5, 10.0)
+    """Without `Retry-After`, the first wait and the longest: waits grow exponentially between
+    them, with jitter of up to the first."""
     concurrency: int = 6
     """Requests in flight: six fetch every window of a range of up to six years at once."""
 
@@ -267,13 +283,14 @@ class AsyncServiceClient:
     ) -> httpx.Response:
         """Send one operation with retries; raises a ServiceError subclass on failure."""
         request = request or Request()
+        first_wait, longest_wait = self.policy.backoff
         async for attempt in stamina.retry_context(
             on=self._should_retry(idempotent),
             attempts=self.policy.max_attempts,
             timeout=self.policy.retry_timeout,
-            wait_initial=self.policy.wait_initial,
-            wait_max=self.policy.wait_max,
-            wait_jitter=self.policy.wait_initial,
+            wait_initial=first_wait,
+            wait_max=longest_wait,
+            wait_jitter=first_wait,
         ):
             with attempt:
                 response = await self._send_once(method, path, request)
@@ -318,15 +335,9 @@ class AsyncServiceClient:
             CUSTOM_TAGS_PATH, start, end, page, aggregate_by=aggregate_by
         )
 
-    async def custom_tag_report(
-        self,
-        start: date,
-        end: date,
-        aggregate_by: AggregateBy = "period",
-        page: int | None = None,
-    ) -> CustomTagReport:
-        response = await self.custom_tag_report_raw(start, end, aggregate_by, page)
-        return decode(_custom_tag_decoder, response).custom_tag_usage_report
+    custom_tag_report = _typed(
+        custom_tag_report_raw, _custom_tag_decoder, lambda body: body.custom_tag_usage_report
+    )
 
     async def language_pair_report_raw(
         self,
@@ -344,16 +355,11 @@ class AsyncServiceClient:
             LANGUAGE_PAIRS_PATH, start, end, page, **grouping, aggregate_by=aggregate_by
         )
 
-    async def language_pair_report(
-        self,
-        start: date,
-        end: date,
-        aggregate_by: AggregateBy = "day",
-        page: int | None = None,
-        group_by: PairGroupBy | None = None,
-    ) -> LanguagePairReport:
-        response = await self.language_pair_report_raw(start, end, aggregate_by, page, group_by)
-        return decode(_language_pair_decoder, response).language_pair_usage_report
+    language_pair_report = _typed(
+        language_pair_report_raw,
+        _language_pair_decoder,
+        lambda body: body.language_pair_usage_report,
+    )
 
     async def detect(self, texts: str | Sequence[str]) -> list[DetectionResult]:
         """Language of each text, in input order; any number of texts (sent in batches of 50)."""
@@ -554,7 +560,5 @@ class ServiceClient:
     language_resources = blocking(AsyncServiceClient.language_resources)
     languages_v2 = blocking(AsyncServiceClient.languages_v2)
     usage = blocking(AsyncServiceClient.usage)
-    custom_tag_report_raw = blocking(AsyncServiceClient.custom_tag_report_raw)
     custom_tag_report = blocking(AsyncServiceClient.custom_tag_report)
-    language_pair_report_raw = blocking(AsyncServiceClient.language_pair_report_raw)
     language_pair_report = blocking(AsyncServiceClient.language_pair_report)
