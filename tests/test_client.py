@@ -421,7 +421,8 @@ async def test_retry_after_sets_the_wait_capped(header, cap, expected):
     assert report.total_usage.total_characters == 0
     assert server.calls == 3
     if expected is None:  # no Retry-After: short exponential backoff with jitter
-        assert len(waits) == 2 and all(0 < w <= 0.002 for w in waits)
+        # At most the longest wait, give or take the last bit of stamina's float arithmetic.
+        assert len(waits) == 2 and all(0 < w <= 0.002 * (1 + 1e-9) for w in waits)
     else:
         assert waits == [expected, expected]
 
