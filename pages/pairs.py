@@ -26,9 +26,7 @@ with row:
     language = st.text_input("Language", key="language", bind="query-params", width=140)
 
 with service_errors(source):
-    table = data.pairs_table(source, chosen, tables.pair_table, metric)
-if language:
-    table = table[(table["source_language"] == language) | (table["target_language"] == language)]
+    table = data.pairs_table(source, chosen, tables.pair_table, metric, language)
 if table.empty or not table[metric].any():
     st.info(f"No {METRIC_LABELS[metric].lower()} on any language pair in this range.")
     st.stop()

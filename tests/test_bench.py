@@ -162,16 +162,23 @@ def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
     assert line["keys"] == EmulatorConfig().keys and line["full_organization"]["keys"] == KEYS
 
 
-def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
-    """Every (day, tag) of the smoke organization's tag ledger, from six windows of pages."""
+def smoke_ledger(smoke, name: str) -> list:
+    """The smoke organization's ledger `name` (the emulator's tag or pair ledger) over the
+    five years the benchmark fetches."""
     app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
     emulator = app.state.emulator
     try:
-        ledger = emulator.tag_ledger(
+        read = getattr(emulator, name)
+        return read(
             smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
         )
     finally:
         emulator.store.close()
+
+
+def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
+    """Every (day, tag) of the smoke organization's tag ledger, from six windows of pages."""
+    ledger = smoke_ledger(smoke, "tag_ledger")
     line = by_name(smoke.printed)["tag_fetch"]
     assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 1000
     assert line["windows"] == 6 and line["tags_within_text"] is True
@@ -201,14 +208,7 @@ def test_check_anomalies_reads_five_years_from_a_warm_history_store(smoke):
 def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
     """Every (day, pair) of the smoke organization's pair ledger from six windows of pages,
     and by key every (day, pair, key), the unattributed parts under one key `-`."""
-    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
-    emulator = app.state.emulator
-    try:
-        ledger = emulator.pair_ledger(
-            smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
-        )
-    finally:
-        emulator.store.close()
+    ledger = smoke_ledger(smoke, "pair_ledger")
     keyed = {
         (row.usage_date, row.source_language, row.target_language, row.api_key)
         if row.attributed

@@ -67,6 +67,13 @@ def test_pair_table_ranks_pairs_with_their_share(pair_day):
     assert list(table["share"].round(4)) == [round(1000 / 1360, 4), round(300 / 1360, 4), 0.0441]
 
 
+def test_one_languages_pairs_keep_their_share_of_the_organization(pair_day):
+    table = tables.pair_table(pair_day, "total_characters", "de")
+    assert list(table["pair"]) == ["en → de", "de → fr"]
+    assert list(table["share"].round(4)) == [round(1000 / 1360, 4), 0.0441]
+    assert tables.pair_table(pair_day, "total_characters", "xx").empty
+
+
 def test_pair_matrix_is_sources_by_targets_with_zero_gaps(pair_day):
     matrix = tables.pair_matrix(pair_day, "total_characters")
     assert list(matrix.index) == ["en", "de"]

@@ -393,13 +393,17 @@ def _with_pair(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.merge(names, on=PAIR_COLUMNS, how="left") if len(frame) else frame.assign(pair="")
 
 
-def pair_table(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
+def pair_table(pair_day: pd.DataFrame, metric: str, language: str = "") -> pd.DataFrame:
     """One row per pair, biggest `metric` first, with its share of the organization's
-    `metric` (all pairs together are the organization's usage)."""
+    `metric` (all pairs together are the organization's usage); with `language`, only the
+    pairs it is the source or target of, shares still of the whole organization."""
     table = _with_pair(pair_frame(pair_day))
     table = table.sort_values(metric, ascending=False, kind="stable", ignore_index=True)
     whole = table[metric].sum()
     table["share"] = table[metric] / whole if whole else 0.0
+    if language:
+        sides = table[PAIR_COLUMNS]
+        table = table[(sides == language).any(axis=1)].reset_index(drop=True)
     return table[list(PAIR_TABLE_ORDER)]
 
 
