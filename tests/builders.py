@@ -445,3 +445,15 @@ def demo_usage(days: int = 800) -> Usage:
 def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
     """`python -m analytics ARGS` in-process; stdout and stderr apart."""
     return CliRunner().invoke(cli_app, list(args), env=env, catch_exceptions=False)
+
+
+def export_command(base_url: str, key: str, *args: str) -> Result:
+    """`python -m analytics export ARGS` in-process against the service at `base_url` with
+    `key`: the two settings a scheduled export's environment gives it."""
+    return invoke("export", *args, env={"SERVICE_BASE_URL": base_url, "SERVICE_AUTH_KEY": key})
+
+
+def csv_file(lines: Iterable[str]) -> bytes:
+    """The bytes of a CSV export of these lines, each ended by CRLF as the exports write them:
+    tests compare whole files, byte for byte."""
+    return "".join(f"{line}\r\n" for line in lines).encode()

@@ -18,6 +18,7 @@ import httpx
 import pytest
 import stamina
 from fastapi import FastAPI
+from faultserver import FaultServer
 from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
@@ -89,6 +90,16 @@ def file_app(directory: Path, text: str, **overrides: object) -> FastAPI:
     path = directory / "org.toml"
     path.write_text(text)
     return create_app(EmulatorConfig(org_file=path, **overrides))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def served_org(request, tmp_path_factory) -> Iterator[str]:
+    """The address of an emulator serving the test module's organization file (its ORG, on
+    FIXED_TODAY) over loopback, for commands run as a shell runs them."""
+    app = file_app(tmp_path_factory.mktemp("org"), request.module.ORG, today=FIXED_TODAY)
+    with FaultServer(app) as server:
+        yield server.base_url
+    app.state.emulator.store.close()
 
 
 def client_for(app: FastAPI, key: str | None = None) -> httpx.AsyncClient:

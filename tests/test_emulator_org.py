@@ -12,6 +12,7 @@ import httpx
 import numpy as np
 import pytest
 from conftest import ROOT, auth, small_config, stop_process, wait_until_healthy
+from orgfiles import org_file_error
 
 from emulator import EmulatorConfig, create_app
 from emulator.orgfile import OrgFileError, load
@@ -93,6 +94,44 @@ def test_org_file_errors_are_clear(tmp_path, text, fragment):
         load(write(tmp_path, text))
     assert fragment in str(caught.value)
     assert "k-admin-0000-0001" not in str(caught.value)
+
+
+# A key's tags and pairs, each broken one way, and what the loader's message says of it.
+TAG_RULES = [
+    ('[{ tag = "a", share = 0 }]', "share must be a number above 0 and at most 1"),
+    ('[{ tag = "a", share = 1.5 }]', "share must be a number above 0"),
+    ('[{ tag = "a", share = "half" }]', "share must be a number"),
+    ('[{ tag = "a", share = true }]', "share must be a number"),
+    ('[{ tag = "", share = 0.1 }]', "tag must be a non-empty string"),
+    ("[{ share = 0.1 }]", "tag must be a non-empty string"),
+    ('[{ tag = "a", share = 0.1 }, { tag = "a", share = 0.2 }]', "listed twice"),
+    ('[{ tag = "a", share = 0.6 }, { tag = "b", share = 0.5 }]', "add up to more than 1"),
+    ('[{ tag = "a", share = 0.1, first = 2025-03-02, last = 2025-03-01 }]', "before first"),
+    ('[{ tag = "a", share = 0.1, first = "March" }]', "first must be a day"),
+    ('[{ tag = "a", share = 0.1, colour = "red" }]', "unknown field"),
+    ('"a"', "tags must be an array of tables"),
+]
+PAIR_RULES = [
+    ('[{ source = "en" }]', "target must be a language code"),
+    ('[{ source = "-", target = "de" }]', "source must be a language code"),
+    ('[{ source = "english", target = "de" }]', "source must be a language code"),
+    ('[{ source = "en", target = "de", weight = 0 }]', "weight must be a positive integer"),
+    ('[{ source = "en", target = "de", weight = 0.5 }]', "weight must be a positive integer"),
+    ('[{ source = "en", target = "de", attributed = "no" }]', "attributed must be true or"),
+    ('[{ source = "en", target = "de" }, { source = "en", target = "de" }]', "twice"),
+    ('[{ source = "en", target = "de", share = 1 }]', "unknown field"),
+    ("[1]", "pairs must be an array of tables"),
+]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [("tags", *rule) for rule in TAG_RULES] + [("pairs", *rule) for rule in PAIR_RULES],
+)
+def test_a_key_s_tags_and_pairs_follow_the_file_rules(tmp_path, field, value, fragment):
+    key = "k-admin-0000-0001"
+    message = org_file_error(tmp_path, f'[[keys]]\nkey = "{key}"\n{field} = {value}\n')
+    assert fragment in message and "keys[0]" in message and key not in message
 
 
 @pytest.mark.parametrize(

@@ -7,76 +7,38 @@ from collections import defaultdict
 
 import httpx
 import pytest
+from answers import answer_of, ask, assert_refused, assert_window_limit, book_translation
 from conftest import FIXED_TODAY, all_pages, auth, client_for, file_app, small_config
+from orgfiles import (
+    SPLIT_PAIRS,
+    USAGE_FIELDS,
+    load_org,
+    org_key,
+    org_usage,
+    organization,
+)
 
 from emulator import EmulatorConfig, create_app, mask_key
-from emulator.orgfile import OrgFileError, load
 from emulator.store import WINDOWS_KEPT
 
-PAIRS = "/v2/admin/analytics/language-pairs"
+ANALYTICS = "/v2/admin/analytics"
+PAIRS = f"{ANALYTICS}/language-pairs"
 ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb", "pair-older-0003-cccc"
 A, B, C = mask_key(ADMIN), mask_key(WEB), mask_key(LEGACY)
 # The admin key splits translation 3 : 1 : 1 over en→ja, en→de and unattributed en→ja, and
 # improves English; the website translates de→en-GB only (its improvement has no pair: '-');
 # the legacy key declares no pairs at all.
-ORG = f"""
-[[keys]]
-key = "{ADMIN}"
-label = "Admin"
-admin = true
-pairs = [
-    {{ source = "en", target = "ja", weight = 3 }},
-    {{ source = "en", target = "de" }},
-    {{ source = "en", target = "ja", attributed = false }},
-    {{ source = "en", target = "en" }},
-]
-
-[[keys]]
-key = "{WEB}"
-label = "Website"
-
-[[keys.pairs]]
-source = "de"
-target = "en-GB"
-
-[[keys]]
-key = "{LEGACY}"
-label = "Legacy"
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-01"
-text_translation_characters = 1000
-document_translation_characters = 500
-text_improvement_characters = 30
-speech_to_text_minutes = 2.5
-speech_to_speech_minutes = 1.0
-
-[[usage]]
-key = "{WEB}"
-date = "2025-03-01"
-text_translation_characters = 70
-text_improvement_characters = 9
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-02"
-text_translation_characters = 7
-
-[[usage]]
-key = "{LEGACY}"
-date = "2025-03-02"
-text_translation_characters = 11
-speech_to_text_minutes = 0.5
-"""
-WINDOW = {"start_date": "2025-03-01", "end_date": "2025-03-03"}
-METRICS = (
-    "text_translation_characters",
-    "document_translation_characters",
-    "text_improvement_characters",
-    "speech_to_text_minutes",
-    "speech_to_speech_minutes",
+ORG = organization(
+    org_key(ADMIN, "Admin", f"pairs = {SPLIT_PAIRS}", admin=True),
+    org_key(WEB, "Website", "[[keys.pairs]]", 'source = "de"', 'target = "en-GB"'),
+    org_key(LEGACY, "Legacy"),
+    org_usage(ADMIN, "2025-03-01", text=1000, document=500, improvement=30, stt=2.5, sts=1.0),
+    org_usage(WEB, "2025-03-01", text=70, improvement=9),
+    org_usage(ADMIN, "2025-03-02", text=7),
+    org_usage(LEGACY, "2025-03-02", text=11, stt=0.5),
 )
+WINDOW = {"start_date": "2025-03-01", "end_date": "2025-03-03"}
+METRICS = tuple(USAGE_FIELDS.values())
 
 
 def usage(text=0, document=0, improvement=0, stt=0.0, sts=0.0) -> dict:
@@ -115,11 +77,7 @@ BY_KEY_AND_DAY = [
 
 
 async def pair_report(app, key=ADMIN, **params) -> dict:
-    async with client_for(app, key) as client:
-        response = await client.get(PAIRS, params=params)
-    assert response.status_code == 200, response.text
-    assert response.headers["X-Trace-ID"]
-    return response.json()["language_pair_usage_report"]
+    return (await answer_of(app, key, PAIRS, **params))["language_pair_usage_report"]
 
 
 async def test_by_key_and_day_answer_is_literal(tmp_path):
@@ -189,11 +147,7 @@ async def test_a_translation_booked_after_a_read_shows_when_read_again(tmp_path)
     app = file_app(tmp_path, ORG, today=dt.date(2025, 3, 2))
     params = {**WINDOW, "group_by": "key", "aggregate_by": "day"}
     assert (await pair_report(app, **params))["language_pair_usages"] == BY_KEY_AND_DAY
-    async with client_for(app, WEB) as client:
-        booked = await client.post(
-            "/v2/translate", json={"text": ["Guten Morgen"], "target_lang": "EN-GB"}
-        )
-    assert booked.status_code == 200
+    await book_translation(app, WEB, "Guten Morgen")
     website = row("de", "en-GB", usage(text=12), B, "Website", "2025-03-02")
     expected = [*BY_KEY_AND_DAY[:7], website, *BY_KEY_AND_DAY[7:]]
     assert (await pair_report(app, **params))["language_pair_usages"] == expected
@@ -347,19 +301,10 @@ def test_synthetic_pairs_have_dominant_pairs_a_tail_and_unattributed_usage():
 
 
 async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
-    async with client_for(file_app(tmp_path, ORG), ADMIN) as client:
-        ok = await client.get(PAIRS, params={"start_date": "2024-01-01", "end_date": "2025-01-01"})
-        too_long = await client.get(
-            PAIRS, params={"start_date": "2024-01-01", "end_date": "2025-01-02", "group_by": "key"}
-        )
-        analytics = await client.get(
-            "/v2/admin/analytics", params={"start_date": "2024-01-01", "end_date": "2025-01-02"}
-        )
-    assert ok.status_code == 200
-    assert too_long.status_code == 400
-    assert too_long.json() == analytics.json()
-    assert too_long.json()["message"] == "Bad request. Reason: Date range cannot exceed 366 days"
-    assert too_long.headers["X-Trace-ID"]
+    app = file_app(tmp_path, ORG)
+    await assert_window_limit(
+        app, ADMIN, PAIRS, "2024-01-01", "2025-01-01", "2025-01-02", group_by="key"
+    )
 
 
 @pytest.mark.parametrize(
@@ -375,8 +320,7 @@ async def test_366_days_accepted_367_rejected_as_in_analytics(tmp_path):
     ids=["json", "form-over-query", "query-and-json"],
 )
 async def test_parameters_from_the_query_or_the_body(tmp_path, kwargs):
-    async with client_for(file_app(tmp_path, ORG, page_size=4), ADMIN) as client:
-        response = await client.request("GET", PAIRS, **kwargs)
+    response = await ask(file_app(tmp_path, ORG, page_size=4), ADMIN, PAIRS, **kwargs)
     assert response.status_code == 200, response.text
     report = response.json()["language_pair_usage_report"]
     assert (report["group_by"], report["aggregate_by"], report["next_page"]) == (["key"], "day", 3)
@@ -395,16 +339,8 @@ async def test_inclusive_reading_as_in_analytics(tmp_path):
     )
     text = [r["usage"]["text_translation_characters"] for r in instant["language_pair_usages"]]
     assert sum(text) == 1000 + 70  # an end with a time stays an instant: the 1st only
-    async with client_for(app, ADMIN) as client:
-        accepted = await client.get(
-            PAIRS, params={"start_date": "2024-03-01", "end_date": "2025-03-01"}
-        )
-        refused = await client.get(
-            PAIRS, params={"start_date": "2024-03-01", "end_date": "2025-03-02"}
-        )
-    assert accepted.status_code == 200  # 366 covered days
-    assert refused.status_code == 400  # 367
-    assert refused.json()["message"] == "Bad request. Reason: Date range cannot exceed 366 days"
+    # 366 covered days answered, 367 refused
+    await assert_window_limit(app, ADMIN, PAIRS, "2024-03-01", "2025-03-01", "2025-03-02")
 
 
 @pytest.mark.parametrize(
@@ -426,8 +362,7 @@ async def test_inclusive_reading_as_in_analytics(tmp_path):
     ],
 )
 async def test_bad_parameters_are_400(tmp_path, params, message):
-    async with client_for(file_app(tmp_path, ORG), ADMIN) as client:
-        response = await client.get(PAIRS, params={**WINDOW, **params})
+    response = await ask(file_app(tmp_path, ORG), ADMIN, PAIRS, params={**WINDOW, **params})
     assert response.status_code == 400
     assert message in response.json()["message"]
 
@@ -437,17 +372,11 @@ async def test_bad_parameters_are_400(tmp_path, params, message):
     [(None, "authorization_failed"), ("nope", "authorization_failed"), (WEB, "admin_required")],
 )
 async def test_403_without_a_valid_administrator_key(tmp_path, key, code):
-    async with client_for(file_app(tmp_path, ORG), key) as client:
-        response = await client.get(PAIRS, params=WINDOW)
-    assert response.status_code == 403
-    assert response.json()["code"] == code
-    assert response.headers["X-Trace-ID"]
+    assert_refused(await ask(file_app(tmp_path, ORG), key, PAIRS, params=WINDOW), 403, code)
 
 
 def test_org_file_pairs_load(tmp_path):
-    path = tmp_path / "org.toml"
-    path.write_text(ORG)
-    keys = load(path).keys
+    keys = load_org(tmp_path, ORG).keys
     assert [(p.source, p.target, p.weight, p.attributed) for p in keys[0].pairs] == [
         ("en", "ja", 3, True),
         ("en", "de", 1, True),
@@ -455,30 +384,6 @@ def test_org_file_pairs_load(tmp_path):
         ("en", "en", 1, True),
     ]
     assert keys[2].pairs == ()
-
-
-@pytest.mark.parametrize(
-    ("pairs", "fragment"),
-    [
-        ('[{ source = "en" }]', "target must be a language code"),
-        ('[{ source = "-", target = "de" }]', "source must be a language code"),
-        ('[{ source = "english", target = "de" }]', "source must be a language code"),
-        ('[{ source = "en", target = "de", weight = 0 }]', "weight must be a positive integer"),
-        ('[{ source = "en", target = "de", weight = 0.5 }]', "weight must be a positive integer"),
-        ('[{ source = "en", target = "de", attributed = "no" }]', "attributed must be true or"),
-        ('[{ source = "en", target = "de" }, { source = "en", target = "de" }]', "twice"),
-        ('[{ source = "en", target = "de", share = 1 }]', "unknown field"),
-        ("[1]", "pairs must be an array of tables"),
-    ],
-)
-def test_org_file_pair_errors(tmp_path, pairs, fragment):
-    path = tmp_path / "org.toml"
-    path.write_text(f'[[keys]]\nkey = "{ADMIN}"\npairs = {pairs}\n')
-    with pytest.raises(OrgFileError) as caught:
-        load(path)
-    assert fragment in str(caught.value)
-    assert "keys[0]" in str(caught.value)
-    assert ADMIN not in str(caught.value)
 
 
 def test_pages_over_loopback_link_to_the_end(emulator_process):

@@ -6,25 +6,17 @@ import datetime as dt
 
 import httpx
 import pytest
+from answers import answer_of, ask, assert_refused
 from conftest import auth, client_for, file_app
+from orgfiles import load_org, org_file_error, org_key, org_usage, organization
 
 from emulator import EmulatorConfig, create_app
-from emulator.orgfile import OrgFileError, load
 from emulator.plan import Plan
 
 USAGE = "/v2/usage"
 FORM = "application/x-www-form-urlencoded"
 ADMIN, PLAIN = "plan-admin-0001-aaaa", "plan-plain-0002-bbbb"
-KEYS = f"""
-[[keys]]
-key = "{ADMIN}"
-label = "Admin"
-admin = true
-
-[[keys]]
-key = "{PLAIN}"
-label = "Website"
-"""
+KEYS = organization(org_key(ADMIN, "Admin", admin=True), org_key(PLAIN, "Website"))
 PAID = """
 [plan]
 billing_day = 13
@@ -34,40 +26,13 @@ speech_to_speech_minutes_limit = 120
 """
 # The period holding 2025-03-20 is [2025-03-13, 2025-04-13): the 12th and the 25th are outside
 # it (before the period, after today), the 20th is today.
-USAGE_ROWS = f"""
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-12"
-text_translation_characters = 999
-speech_to_text_minutes = 9
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-13"
-text_translation_characters = 100
-document_translation_characters = 20
-text_improvement_characters = 5
-speech_to_text_minutes = 1.2
-speech_to_speech_minutes = 0.5
-
-[[usage]]
-key = "{PLAIN}"
-date = "2025-03-19"
-text_translation_characters = 1000
-text_improvement_characters = 300
-speech_to_text_minutes = 2.0
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-20"
-text_translation_characters = 7
-speech_to_speech_minutes = 1.0
-
-[[usage]]
-key = "{PLAIN}"
-date = "2025-03-25"
-text_translation_characters = 5000
-"""
+USAGE_ROWS = organization(
+    org_usage(ADMIN, "2025-03-12", text=999, stt=9),
+    org_usage(ADMIN, "2025-03-13", text=100, document=20, improvement=5, stt=1.2, sts=0.5),
+    org_usage(PLAIN, "2025-03-19", text=1000, improvement=300, stt=2.0),
+    org_usage(ADMIN, "2025-03-20", text=7, sts=1.0),
+    org_usage(PLAIN, "2025-03-25", text=5000),
+)
 TODAY = dt.date(2025, 3, 20)
 
 
@@ -76,11 +41,7 @@ def org_app(tmp_path, text: str):
 
 
 async def usage_of(app, key: str) -> dict:
-    async with client_for(app, key) as client:
-        response = await client.get(USAGE)
-    assert response.status_code == 200, response.text
-    assert response.headers["X-Trace-ID"]
-    return response.json()
+    return await answer_of(app, key, USAGE)
 
 
 async def test_paid_plan_answer_counts_the_period_up_to_today(tmp_path):
@@ -207,11 +168,8 @@ async def test_usage_reads_its_request_like_every_operation(tmp_path):
     "headers", [{}, {"Authorization": "Service-Auth-Key nope"}, {"Authorization": "Bearer x"}]
 )
 async def test_usage_needs_a_valid_key(tmp_path, headers):
-    async with client_for(org_app(tmp_path, KEYS)) as client:
-        response = await client.get(USAGE, headers=headers)
-    assert response.status_code == 403
-    assert response.json()["code"] == "authorization_failed"
-    assert response.headers["X-Trace-ID"]
+    response = await ask(org_app(tmp_path, KEYS), None, USAGE, headers=headers)
+    assert_refused(response, 403, "authorization_failed")
 
 
 @pytest.mark.parametrize(
@@ -234,17 +192,14 @@ def test_billing_periods(billing_day, today, period):
 
 
 def test_plan_file_defaults_and_fields(tmp_path):
-    path = tmp_path / "org.toml"
-    path.write_text(KEYS + PAID)
-    assert load(path).plan == Plan(
+    assert load_org(tmp_path, KEYS + PAID).plan == Plan(
         pro=True,
         billing_day=13,
         character_limit=2_000_000,
         speech_to_text_minutes_limit=300,
         speech_to_speech_minutes_limit=120,
     )
-    path.write_text(KEYS)
-    assert load(path).plan == Plan()
+    assert load_org(tmp_path, KEYS).plan == Plan()
 
 
 @pytest.mark.parametrize(
@@ -262,12 +217,8 @@ def test_plan_file_defaults_and_fields(tmp_path):
     ],
 )
 def test_plan_file_errors(tmp_path, plan, fragment):
-    path = tmp_path / "org.toml"
-    path.write_text(plan + KEYS)
-    with pytest.raises(OrgFileError) as caught:
-        load(path)
-    assert fragment in str(caught.value)
-    assert "plan" in str(caught.value)
+    message = org_file_error(tmp_path, plan + KEYS)
+    assert fragment in message and "plan" in message
 
 
 async def test_synthetic_org_is_paid_and_part_way_through_its_limit():

@@ -8,52 +8,20 @@ key's pairs of its kind by weight, as differences of cumulative floors), worked 
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from conftest import FIXED_TODAY, file_app
-from faultserver import FaultServer
-from typer.testing import CliRunner
+from builders import csv_file, export_command
+from orgfiles import SPLIT_PAIRS, org_key, org_usage, organization
 
-from analytics.cli import app as cli_app
+pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
 ADMIN, PLAIN = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb"
-ORG = f"""
-[[keys]]
-key = "{ADMIN}"
-label = "Admin"
-admin = true
-pairs = [
-    {{ source = "en", target = "ja", weight = 3 }},
-    {{ source = "en", target = "de" }},
-    {{ source = "en", target = "ja", attributed = false }},
-    {{ source = "en", target = "en" }},
-]
-
-[[keys]]
-key = "{PLAIN}"
-label = "@Web"
-pairs = [{{ source = "de", target = "fr" }}]
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-01"
-text_translation_characters = 1000
-document_translation_characters = 500
-text_improvement_characters = 40
-speech_to_text_minutes = 1.5
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-02"
-text_translation_characters = 11
-
-[[usage]]
-key = "{PLAIN}"
-date = "2025-03-02"
-text_translation_characters = 2000
-text_improvement_characters = 8
-"""
+ORG = organization(
+    org_key(ADMIN, "Admin", f"pairs = {SPLIT_PAIRS}", admin=True),
+    org_key(PLAIN, "@Web", 'pairs = [{ source = "de", target = "fr" }]'),
+    org_usage(ADMIN, "2025-03-01", text=1000, document=500, improvement=40, stt=1.5),
+    org_usage(ADMIN, "2025-03-02", text=11),
+    org_usage(PLAIN, "2025-03-02", text=2000, improvement=8),
+)
 METRICS = (
     "total_characters,text_translation_characters,document_translation_characters,"
     "text_improvement_characters,speech_to_text_minutes,speech_to_speech_minutes"
@@ -104,29 +72,8 @@ BY_PAIR_AND_DAY = [
 RANGE = ["--start", "2025-03-01", "--end", "2025-03-05"]
 
 
-def csv(lines: list[str]) -> bytes:
-    return ("\r\n".join(lines) + "\r\n").encode()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    app = file_app(tmp_path_factory.mktemp("org"), ORG, today=FIXED_TODAY)
-    with FaultServer(app) as server:
-        yield server.base_url
-    app.state.emulator.store.close()
-
-
-@pytest.fixture(autouse=True)
-def only_these_settings(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("SERVICE_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
-
-
 def export(base_url: str, *args: str, key: str = ADMIN):
-    env = {"SERVICE_BASE_URL": base_url, "SERVICE_AUTH_KEY": key}
-    return CliRunner().invoke(cli_app, ["export", *RANGE, *args], env=env, catch_exceptions=False)
+    return export_command(base_url, key, *RANGE, *args)
 
 
 @pytest.mark.parametrize(
@@ -139,19 +86,19 @@ def export(base_url: str, *args: str, key: str = ADMIN):
         (["--group-by", "pair_key_and_day"], BY_PAIR_KEY_AND_DAY),
     ],
 )
-def test_pair_exports_are_exact(served, tmp_path, grouping, expected):
+def test_pair_exports_are_exact(served_org, tmp_path, grouping, expected):
     out = tmp_path / "pairs.csv"
-    result = export(served, "--source", "language-pairs", *grouping, "-o", str(out))
+    result = export(served_org, "--source", "language-pairs", *grouping, "-o", str(out))
     assert result.exit_code == 0, result.stderr
     assert (result.stdout, result.stderr) == ("", "")
-    assert out.read_bytes() == csv(expected)
+    assert out.read_bytes() == csv_file(expected)
 
 
-def test_raw_keeps_the_label(served, tmp_path):
+def test_raw_keeps_the_label(served_org, tmp_path):
     out = tmp_path / "raw.csv"
     args = ["--source", "language-pairs", "--group-by", "pair_and_key", "--raw", "-o", str(out)]
-    assert export(served, *args).exit_code == 0
-    assert out.read_bytes() == csv([line.replace("'@", "@") for line in BY_PAIR_AND_KEY])
+    assert export(served_org, *args).exit_code == 0
+    assert out.read_bytes() == csv_file([line.replace("'@", "@") for line in BY_PAIR_AND_KEY])
 
 
 @pytest.mark.parametrize(
@@ -170,9 +117,9 @@ def test_a_grouping_of_another_source_exits_2_before_fetching(tmp_path, args, me
     assert not out.exists()
 
 
-def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served, tmp_path):
+def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served_org, tmp_path):
     out = tmp_path / "pairs.csv"
-    result = export(served, "--source", "language-pairs", "-o", str(out), key=PLAIN)
+    result = export(served_org, "--source", "language-pairs", "-o", str(out), key=PLAIN)
     assert result.exit_code == 3
     assert "403" in result.stderr and PLAIN not in result.stderr
     assert not out.exists()

@@ -8,7 +8,15 @@ import math
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from builders import FIRST, PLAN_ADMIN, PLAN_TODAY, asgi_client, plan_org, usage_frame
+from builders import (
+    FIRST,
+    PLAN_ADMIN,
+    PLAN_TODAY,
+    asgi_client,
+    ledger_totals,
+    plan_org,
+    usage_frame,
+)
 from conftest import FIXED_TODAY, file_app, small_config
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -266,12 +274,7 @@ def test_the_snapshot_matches_the_emulators_plan_and_ledger():
     start, stop = plan.period(FIXED_TODAY)
     assert snapshot.period == BillingPeriod(start, stop - timedelta(days=1))
     rows = emulator.ledger(start, FIXED_TODAY)
-    characters = sum(
-        r.text_translation_characters
-        + r.document_translation_characters
-        + r.text_improvement_characters
-        for r in rows
-    )
+    characters = ledger_totals(rows)["total_characters"]
     speech_to_text = math.ceil(round(sum(r.speech_to_text_minutes for r in rows), 6))
     speech_to_speech = math.ceil(round(sum(r.speech_to_speech_minutes for r in rows), 6))
     assert [(a.measure, a.used, a.limit) for a in snapshot.allowances] == [

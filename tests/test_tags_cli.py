@@ -7,55 +7,26 @@ share) of its key's text per day), worked out by hand here.
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import pytest
-from conftest import FIXED_TODAY, file_app
-from faultserver import FaultServer
-from typer.testing import CliRunner
+from builders import csv_file, export_command
+from orgfiles import org_key, org_usage, organization
 
-from analytics.cli import app as cli_app
+pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
 ADMIN, PLAIN = "tags-admin-0001-aaaa", "tags-plain-0002-bbbb"
-ORG = f"""
-[[keys]]
-key = "{ADMIN}"
-label = "Admin"
-admin = true
-tags = [
-    {{ tag = "checkout", share = 0.25 }},
-    {{ tag = "=cmd|x", share = 0.5, first = 2025-03-02, last = 2025-03-02 }},
-]
-
-[[keys]]
-key = "{PLAIN}"
-label = "Website"
-tags = [{{ tag = "checkout", share = 0.1 }}]
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-01"
-text_translation_characters = 1000
-text_improvement_characters = 40
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-02"
-text_translation_characters = 333
-text_improvement_characters = 7
-
-[[usage]]
-key = "{PLAIN}"
-date = "2025-03-02"
-text_translation_characters = 2000
-document_translation_characters = 500
-
-[[usage]]
-key = "{ADMIN}"
-date = "2025-03-04"
-text_translation_characters = 10
-"""
+ADMIN_TAGS = """tags = [
+    { tag = "checkout", share = 0.25 },
+    { tag = "=cmd|x", share = 0.5, first = 2025-03-02, last = 2025-03-02 },
+]"""
+ORG = organization(
+    org_key(ADMIN, "Admin", ADMIN_TAGS, admin=True),
+    org_key(PLAIN, "Website", 'tags = [{ tag = "checkout", share = 0.1 }]'),
+    org_usage(ADMIN, "2025-03-01", text=1000, improvement=40),
+    org_usage(ADMIN, "2025-03-02", text=333, improvement=7),
+    org_usage(PLAIN, "2025-03-02", text=2000, document=500),
+    org_usage(ADMIN, "2025-03-04", text=10),
+)
 HEADER = "custom_tag,total_characters,text_translation_characters,text_improvement_characters"
 # checkout: 1000 × 0.25, 40 × 0.25 on the 1st; 333 × 0.25, 7 × 0.25 and 2000 × 0.1 on the 2nd
 # (documents are never tagged); 10 × 0.25 on the 4th. "=cmd|x": 333 × 0.5, 7 × 0.5 on the 2nd,
@@ -71,49 +42,30 @@ BY_TAG = [HEADER, "checkout,546,535,11", "'=cmd|x,169,166,3"]
 RANGE = ["--start", "2025-03-01", "--end", "2025-03-05"]
 
 
-def csv(lines: list[str]) -> bytes:
-    return ("\r\n".join(lines) + "\r\n").encode()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    app = file_app(tmp_path_factory.mktemp("org"), ORG, today=FIXED_TODAY)
-    with FaultServer(app) as server:
-        yield server.base_url
-    app.state.emulator.store.close()
-
-
-@pytest.fixture(autouse=True)
-def only_these_settings(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("SERVICE_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
-
-
 def export(base_url: str, *args: str, key: str = ADMIN):
-    env = {"SERVICE_BASE_URL": base_url, "SERVICE_AUTH_KEY": key}
-    return CliRunner().invoke(cli_app, ["export", *RANGE, *args], env=env, catch_exceptions=False)
+    return export_command(base_url, key, *RANGE, *args)
 
 
 @pytest.mark.parametrize(
     ("grouping", "expected"),
     [([], BY_DAY), (["--group-by", "tag_and_day"], BY_DAY), (["--group-by", "tag"], BY_TAG)],
 )
-def test_tag_exports_are_exact(served, tmp_path, grouping, expected):
+def test_tag_exports_are_exact(served_org, tmp_path, grouping, expected):
     out = tmp_path / "tags.csv"
-    result = export(served, "--source", "tags", *grouping, "-o", str(out))
+    result = export(served_org, "--source", "tags", *grouping, "-o", str(out))
     assert result.exit_code == 0, result.stderr
     assert (result.stdout, result.stderr) == ("", "")
-    assert out.read_bytes() == csv(expected)
+    assert out.read_bytes() == csv_file(expected)
 
 
-def test_raw_keeps_the_tag_and_other_formats_hold_the_same_rows(served, tmp_path):
+def test_raw_keeps_the_tag_and_other_formats_hold_the_same_rows(served_org, tmp_path):
     raw = tmp_path / "raw.csv"
-    assert export(served, "--source", "tags", "--raw", "-o", str(raw)).exit_code == 0
-    assert raw.read_bytes() == csv([line.replace("'=", "=") for line in BY_DAY])
+    assert export(served_org, "--source", "tags", "--raw", "-o", str(raw)).exit_code == 0
+    assert raw.read_bytes() == csv_file([line.replace("'=", "=") for line in BY_DAY])
     for name in ("tags.parquet", "tags.xlsx"):
-        result = export(served, "--source", "tags", "--group-by", "tag", "-o", str(tmp_path / name))
+        result = export(
+            served_org, "--source", "tags", "--group-by", "tag", "-o", str(tmp_path / name)
+        )
         assert result.exit_code == 0, result.stderr
     parquet = pd.read_parquet(tmp_path / "tags.parquet")
     excel = pd.read_excel(tmp_path / "tags.xlsx")
@@ -135,7 +87,9 @@ def test_raw_keeps_the_tag_and_other_formats_hold_the_same_rows(served, tmp_path
         (["--source", "keys"], "keys"),
     ],
 )
-def test_a_grouping_of_the_other_source_exits_2_before_fetching(served, tmp_path, args, message):
+def test_a_grouping_of_the_other_source_exits_2_before_fetching(
+    served_org, tmp_path, args, message
+):
     out = tmp_path / "tags.csv"
     out.write_bytes(b"earlier export\r\n")
     result = export("http://127.0.0.1:9", *args, "-o", str(out))  # nothing listens there
@@ -144,9 +98,9 @@ def test_a_grouping_of_the_other_source_exits_2_before_fetching(served, tmp_path
     assert out.read_bytes() == b"earlier export\r\n"
 
 
-def test_default_source_keeps_the_usage_export(served, tmp_path):
+def test_default_source_keeps_the_usage_export(served_org, tmp_path):
     out = tmp_path / "usage.csv"
-    assert export(served, "--group-by", "key", "-o", str(out)).exit_code == 0
+    assert export(served_org, "--group-by", "key", "-o", str(out)).exit_code == 0
     assert out.read_bytes().splitlines()[:2] == [
         b"api_key,api_key_label,total_characters,text_translation_characters,"
         b"document_translation_characters,text_improvement_characters,speech_to_text_minutes,"
@@ -155,9 +109,9 @@ def test_default_source_keeps_the_usage_export(served, tmp_path):
     ]
 
 
-def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served, tmp_path):
+def test_a_key_that_is_not_an_administrator_exits_3_without_a_file(served_org, tmp_path):
     out = tmp_path / "tags.csv"
-    result = export(served, "--source", "tags", "-o", str(out), key=PLAIN)
+    result = export(served_org, "--source", "tags", "-o", str(out), key=PLAIN)
     assert result.exit_code == 3
     assert "403" in result.stderr and "trace id" in result.stderr and PLAIN not in result.stderr
     assert not out.exists()
@@ -201,20 +155,28 @@ TAG_TEAMS = '[[team]]\nname = "Shop"\ntag_patterns = ["check*"]\n'
     ],
 )
 def test_tag_exports_with_cost_at_list_prices_and_each_tags_team(
-    served, tmp_path, grouping, expected
+    served_org, tmp_path, grouping, expected
 ):
     (tmp_path / "pricing.toml").write_text(TAG_PRICES)
     (tmp_path / "teams.toml").write_text(TAG_TEAMS)
     out = tmp_path / "tags.csv"
     money = ["--pricing", str(tmp_path / "pricing.toml"), "--teams", str(tmp_path / "teams.toml")]
     result = export(
-        served, "--source", "tags", "--group-by", grouping, "--with-cost", *money, "-o", str(out)
+        served_org,
+        "--source",
+        "tags",
+        "--group-by",
+        grouping,
+        "--with-cost",
+        *money,
+        "-o",
+        str(out),
     )
     assert result.exit_code == 0, result.stderr
-    assert out.read_bytes() == csv(expected)
+    assert out.read_bytes() == csv_file(expected)
 
 
-def test_language_pairs_carry_no_cost(served, tmp_path):
+def test_language_pairs_carry_no_cost(served_org, tmp_path):
     (tmp_path / "pricing.toml").write_text(TAG_PRICES)
     args = [
         "--source",
@@ -223,6 +185,6 @@ def test_language_pairs_carry_no_cost(served, tmp_path):
         "--pricing",
         str(tmp_path / "pricing.toml"),
     ]
-    result = export(served, *args, "-o", str(tmp_path / "pairs.csv"))
+    result = export(served_org, *args, "-o", str(tmp_path / "pairs.csv"))
     assert result.exit_code == 2
     assert "--with-cost goes with --source usage or tags" in result.stderr

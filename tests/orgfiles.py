@@ -1,0 +1,66 @@
+"""Small organization files for the emulator, written out by the tests: a key with its tags or
+pairs, its usage on a day, and the loader's verdict on a file that breaks the rules.
+
+A test's organization file shows what sets its keys apart; the expected figures stay in the
+test, worked out by hand from that file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from emulator.orgfile import OrgFileError, load
+
+# The file's usage fields by the short names the tests write them with.
+USAGE_FIELDS = {
+    "text": "text_translation_characters",
+    "document": "document_translation_characters",
+    "improvement": "text_improvement_characters",
+    "stt": "speech_to_text_minutes",
+    "sts": "speech_to_speech_minutes",
+}
+# A key's language pairs that split its translation 3 : 1 : 1 over en→ja, en→de and en→ja
+# unattributed (cumulative floors), and send its improvement and speech-to-text to en→en.
+SPLIT_PAIRS = """[
+    { source = "en", target = "ja", weight = 3 },
+    { source = "en", target = "de" },
+    { source = "en", target = "ja", attributed = false },
+    { source = "en", target = "en" },
+]"""
+
+
+def org_key(key: str, label: str, *lines: str, admin: bool = False) -> str:
+    """One `[[keys]]` table, its own further lines (tags, pairs) after the key's fields: a
+    test's organization file then shows only what sets its keys apart."""
+    flags = ["admin = true"] if admin else []
+    return "\n".join(["[[keys]]", f'key = "{key}"', f'label = "{label}"', *flags, *lines]) + "\n"
+
+
+def org_usage(key: str, day: str, **figures: float) -> str:
+    """One `[[usage]]` table: the key's figures on `day`, by the short names of USAGE_FIELDS
+    (a figure not named is 0, as the file reads it)."""
+    lines = [f"{USAGE_FIELDS[name]} = {value}" for name, value in figures.items()]
+    return "\n".join(["[[usage]]", f'key = "{key}"', f'date = "{day}"', *lines]) + "\n"
+
+
+def organization(*tables: str) -> str:
+    """An organization file of the given tables (`org_key`, `org_usage`, `[plan]`)."""
+    return "\n".join(tables)
+
+
+def load_org(directory: Path, text: str):
+    """The organization file `text` (written to `directory/org.toml`) as the emulator loads
+    it."""
+    path = directory / "org.toml"
+    path.write_text(text)
+    return load(path)
+
+
+def org_file_error(directory: Path, text: str) -> str:
+    """The message of the OrgFileError that loading the organization file `text` raises: the
+    tests of the file's rules check what it names."""
+    with pytest.raises(OrgFileError) as caught:
+        load_org(directory, text)
+    return str(caught.value)
