@@ -11,10 +11,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from functools import lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import httpx
 import numpy as np
 import pandas as pd
+import pytest
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -25,7 +28,9 @@ from typer.testing import CliRunner, Result
 from analytics import cli
 from analytics.cli import app as cli_app
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
+from analytics.service.errors import InvalidResponseError
 from analytics.usage.frames import key_day_frame, tag_day_frame
+from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_usage
 from emulator import EmulatorConfig, create_app
 
@@ -392,6 +397,85 @@ def async_asgi_client(
     transport = Counting(httpx.ASGITransport(app=app))
     options = {"auth_scheme": auth_scheme, "transport": transport, "policy": policy or Policy()}
     return AsyncServiceClient(BASE, _key(app, key), **options), transport
+
+
+def answering(path: str, *bodies: str | dict | int) -> tuple[Starlette, list[dict[str, str]]]:
+    """A stand-in server of the report at `path` answering each request with the next body (the
+    last one repeats; a status stands for an error), always with trace id t-42; and the query
+    of every request it saw. Tests write the service's answers out by hand with it."""
+    seen: list[dict[str, str]] = []
+
+    async def report(request: Request) -> Response:
+        seen.append(dict(request.query_params))
+        body = bodies[min(len(seen), len(bodies)) - 1]
+        status = body if isinstance(body, int) else 200
+        text = (
+            body
+            if isinstance(body, str)
+            else json.dumps({"message": "busy"} if status != 200 else body)
+        )
+        headers = {"X-Trace-ID": "t-42"}
+        return Response(text, status, media_type="application/json", headers=headers)
+
+    return Starlette(routes=[Route(path, report)]), seen
+
+
+def fetch_answered(fetch: Callable, path: str, bodies: Sequence, start: date, end: date, today):
+    """`fetch` of `start`..`end` from a stand-in server of `path` answering `bodies` in turn
+    (see `answering`): the result, and the query of every request the server saw."""
+    app, seen = answering(path, *bodies)
+    client, _ = asgi_client(app, "sk-stand-in-test-key")
+    with client:
+        return fetch(client, start, end, today=today), seen
+
+
+def invalid_answer(fetch: Callable, path: str, body: str | dict, today: date) -> str:
+    """The message of the InvalidResponseError that `fetch` of 3–14 May 2026 raises when the
+    report at `path` answers `body` with a 200: it must quote the status, the trace id and the
+    request, so that whoever reads it can find the answer again."""
+    client, _ = asgi_client(answering(path, body)[0], "sk-invalid-answer-test-key")
+    with client, pytest.raises(InvalidResponseError) as caught:
+        fetch(client, date(2026, 5, 3), date(2026, 5, 14), today=today)
+    assert (caught.value.status, caught.value.trace_id) == (200, "t-42")
+    assert f"GET {path} answered 200" in str(caught.value)
+    return str(caught.value)
+
+
+class Run(NamedTuple):
+    """One fetch's result and the requests it sent."""
+
+    result: Any
+    sent: list[httpx.Request]
+
+
+def runs_with_history(app, fetch: Callable, start: date, end: date, path: Path, today: date):
+    """`fetch` of `start`..`end` from `app` without a history store, then twice with the store
+    at `path`, as a daily job runs: the result without the store, and the two runs with it
+    (what the store must spare the service shows in their requests)."""
+    store = HistoryStore(path)
+    client, transport = asgi_client(app)
+    runs = []
+    with client:
+        plain = fetch(client, start, end, today=today)
+        for _ in range(2):
+            transport.requests.clear()
+            result = fetch(client, start, end, history=store, today=today)
+            runs.append(Run(result, list(transport.requests)))
+    return plain, *runs
+
+
+async def fetched_without_usage(fetch, app, start: date, end: date, columns: list[str]):
+    """The async `fetch` of a range without usage from `app`: an empty frame that still has
+    its columns and day type (the pages and exports read both before they look at a row); a
+    range that ends before it starts is refused before anything is asked."""
+    client, _ = async_asgi_client(app)
+    async with client:
+        empty = await fetch(client, start, end)
+        with pytest.raises(ValueError, match="before it starts"):
+            await fetch(client, date(2025, 2, 1), date(2025, 1, 1))
+    assert empty.frame.empty and list(empty.frame.columns) == columns
+    assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
+    return empty
 
 
 def miscounting_app(emulator_app) -> Starlette:

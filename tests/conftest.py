@@ -129,12 +129,31 @@ async def all_pages(app: FastAPI, path: str, rows: str, **params: str) -> tuple[
             assert report["next_page"] == pages + 1
 
 
+@contextmanager
+def emulator_of(config: EmulatorConfig) -> Iterator[FastAPI]:
+    """An in-process emulator app of `config`, its store closed on leaving the block (a
+    module's fixture keeps one for all its tests)."""
+    app = create_app(config)
+    try:
+        yield app
+    finally:
+        app.state.emulator.store.close()
+
+
+@pytest.fixture(scope="module", params=["exclusive", "inclusive"])
+def paged_app(request) -> Iterator[FastAPI]:
+    """An emulator of the test module's PAGED settings (keys, days, page size), so that its
+    reports take many pages over several windows, reading a date-only end_date either way."""
+    config = small_config(**request.module.PAGED, end_date_reading=request.param)
+    with emulator_of(config) as app:
+        yield app
+
+
 @pytest.fixture
 def emulator_app() -> Iterator[FastAPI]:
     """A fresh in-process emulator app (8 keys × 60 days ending 2025-05-31)."""
-    app = create_app(small_config())
-    yield app
-    app.state.emulator.store.close()
+    with emulator_of(small_config()) as app:
+        yield app
 
 
 @pytest.fixture

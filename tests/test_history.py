@@ -9,8 +9,8 @@ import sys
 
 import pandas as pd
 import pytest
-from builders import BASE, asgi_client, assert_matches_ledger, miscounting_app
-from conftest import FIXED_TODAY, small_config
+from builders import BASE, asgi_client, assert_matches_ledger, miscounting_app, runs_with_history
+from conftest import FIXED_TODAY, emulator_of, small_config
 from pydantic import SecretStr
 
 from analytics.exports.files import export_bytes
@@ -18,7 +18,6 @@ from analytics.exports.tables import shape_export
 from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_usage
-from emulator import create_app
 
 START, END = dt.date(2023, 6, 2), dt.date(2025, 5, 31)  # 730 days: two windows
 
@@ -28,29 +27,23 @@ pytestmark = pytest.mark.usefixtures("instant_retries")
 
 @pytest.fixture(scope="module")
 def app():
-    app = create_app(small_config(keys=4, days=800))
-    yield app
-    app.state.emulator.store.close()
+    with emulator_of(small_config(keys=4, days=800)) as app:
+        yield app
 
 
-def analytics_requests(transport) -> int:
-    return len(transport.paths("/v2/admin/analytics"))
+def analytics_requests(requests) -> int:
+    return len([r for r in requests if r.url.path == "/v2/admin/analytics"])
 
 
 def test_second_run_fetches_only_open_days_and_is_byte_identical(app, tmp_path):
     emu = app.state.emulator
-    store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = asgi_client(app)
-    with client:
-        plain = fetch_usage(client, START, END, today=FIXED_TODAY)
-        transport.requests.clear()
-        first = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
-        assert (first.windows_fetched, analytics_requests(transport)) == (2, 2)
-        transport.requests.clear()
-        second = fetch_usage(client, START, END, history=store, today=FIXED_TODAY)
+    plain, (first, first_sent), (second, second_sent) = runs_with_history(
+        app, fetch_usage, START, END, tmp_path / "history.duckdb", FIXED_TODAY
+    )
+    assert (first.windows_fetched, analytics_requests(first_sent)) == (2, 2)
     # Closed through 2025-05-28; the last three days (29th-31st) are always fetched again.
-    assert second.windows_fetched == analytics_requests(transport) == 1
-    (only,) = transport.requests
+    assert second.windows_fetched == analytics_requests(second_sent) == 1
+    (only,) = second_sent
     assert only.url.params["start_date"] == "2025-05-29"
     assert only.url.params["end_date"] == "2025-06-01"
     assert second.days_from_history == (dt.date(2025, 5, 28) - START).days + 1
@@ -97,7 +90,7 @@ def test_days_without_usage_are_not_fetched_twice(app, tmp_path):
         second = fetch_usage(client, *quiet, history=store, today=FIXED_TODAY)
     assert first.frame.empty and second.frame.empty
     assert (first.windows_fetched, second.windows_fetched) == (1, 0)
-    assert analytics_requests(transport) == 1
+    assert analytics_requests(transport.requests) == 1
     assert second.days_from_history == 365
 
 

@@ -9,7 +9,6 @@ computed.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections import defaultdict
 
 import pandas as pd
@@ -17,19 +16,18 @@ import pytest
 from builders import (
     PAIR_DAY_COLUMNS,
     PAIR_KEY_DAY_COLUMNS,
+    answering,
     asgi_client,
     assert_matches_pair_ledger,
     async_asgi_client,
+    fetch_answered,
+    fetched_without_usage,
+    invalid_answer,
+    runs_with_history,
 )
 from conftest import FIXED_TODAY, small_config
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
-from analytics.service.errors import InvalidResponseError
 from analytics.service.models import LanguagePairReport, LanguagePairUsage, UsageBreakdown
-from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import (
     fetch_pair_keys,
     fetch_pair_keys_async,
@@ -41,6 +39,7 @@ from emulator import create_app
 
 PAIRS = "/v2/admin/analytics/language-pairs"
 SECRET = "sk-pairs-test-key"
+OCTOBER_1_TO_13 = (dt.date(2026, 10, 1), dt.date(2026, 10, 13))  # one window, end_date=10-14
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -56,25 +55,11 @@ PUBLISHED = """{"language_pair_usage_report": {"group_by": ["key"], "aggregate_b
     {"source_language": "en", "target_language": "ja", "api_key": "-", "api_key_label": "unknown", "usage_date": "2026-10-02T00:00:00Z", "usage": {"total_characters": 500, "text_translation_characters": 500}}]}}"""  # noqa: E501
 
 
-def answering(*bodies: str | dict) -> tuple[Starlette, list[dict[str, str]]]:
-    """A language-pair server answering each request with the next body (the last repeats),
-    with trace id t-42; and the query of every request it saw."""
-    seen: list[dict[str, str]] = []
-
-    async def report(request: Request) -> Response:
-        seen.append(dict(request.query_params))
-        body = bodies[min(len(seen), len(bodies)) - 1]
-        text = body if isinstance(body, str) else json.dumps(body)
-        return Response(text, 200, media_type="application/json", headers={"X-Trace-ID": "t-42"})
-
-    return Starlette(routes=[Route(PAIRS, report)]), seen
-
-
 # --- the published example --------------------------------------------------------------------
 
 
 async def test_the_published_example_decodes_exactly():
-    app, seen = answering(PUBLISHED)
+    app, seen = answering(PAIRS, PUBLISHED)
     client, _ = async_asgi_client(app, SECRET)
     async with client:
         report = await client.language_pair_report(
@@ -120,12 +105,7 @@ PRODUCTION = ("2026-10-02", "en", "ja", "6909****92c8", "Production key")
 
 def test_the_published_example_is_the_pair_key_day_frame_with_the_unattributed_row_apart():
     """Days 1–13 October are one window asking end_date=2026-10-14: the published answer."""
-    app, seen = answering(PUBLISHED)
-    client, _ = asgi_client(app, SECRET)
-    with client:
-        pairs = fetch_pair_keys(
-            client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY
-        )
+    pairs, seen = fetch_answered(fetch_pair_keys, PAIRS, [PUBLISHED], *OCTOBER_1_TO_13, FIXED_TODAY)
     assert [(q["end_date"], q["group_by"]) for q in seen] == [("2026-10-14", "key")]
     expected = pd.DataFrame(
         [
@@ -154,10 +134,7 @@ WITHOUT_KEYS = """{"language_pair_usage_report": {"group_by": [], "aggregate_by"
 
 
 def test_without_group_by_the_pair_day_frame_has_one_row_per_pair_and_day():
-    app, seen = answering(WITHOUT_KEYS)
-    client, _ = asgi_client(app, SECRET)
-    with client:
-        pairs = fetch_pairs(client, dt.date(2026, 10, 1), dt.date(2026, 10, 13), today=FIXED_TODAY)
+    pairs, seen = fetch_answered(fetch_pairs, PAIRS, [WITHOUT_KEYS], *OCTOBER_1_TO_13, FIXED_TODAY)
     assert seen == [{"start_date": "2026-10-01", "end_date": "2026-10-14", "aggregate_by": "day"}]
     expected = pd.DataFrame(
         [[pd.Timestamp("2026-10-02"), "en", "ja", 120900, 100500, 20400, 0, 0.0, 1.5]],
@@ -198,25 +175,13 @@ STRICT = {
 @pytest.mark.parametrize("problem", STRICT)
 def test_what_is_not_the_documented_structure_is_an_invalid_answer(problem):
     body, message = STRICT[problem]
-    client, _ = asgi_client(answering(body)[0], SECRET)
-    with client, pytest.raises(InvalidResponseError) as caught:
-        fetch_pair_keys(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
-    assert (caught.value.status, caught.value.trace_id) == (200, "t-42")
-    assert f"GET {PAIRS} answered 200" in str(caught.value) and message in str(caught.value)
+    assert message in invalid_answer(fetch_pair_keys, PAIRS, body, FIXED_TODAY)
 
 
 # --- every page of every window, exactly ----------------------------------------------------
 
 START, END = dt.date(2023, 1, 1), dt.date(2025, 4, 15)  # 836 days: three windows
-
-
-@pytest.fixture(scope="module", params=["exclusive", "inclusive"])
-def paged_app(request):
-    """Three keys over 900 days, 200 rows a page, reading a date-only end_date either way."""
-    config = small_config(keys=3, days=900, page_size=200, end_date_reading=request.param)
-    app = create_app(config)
-    yield app
-    app.state.emulator.store.close()
+PAGED = {"keys": 3, "days": 900, "page_size": 200}  # for the paged_app fixture
 
 
 @pytest.mark.parametrize("fetch", [fetch_pairs, fetch_pair_keys])
@@ -274,11 +239,8 @@ def test_each_days_pairs_add_up_to_the_organizations_characters(paged_app):
     [(fetch_pairs_async, PAIR_DAY_COLUMNS), (fetch_pair_keys_async, PAIR_KEY_DAY_COLUMNS)],
 )
 async def test_async_variant_and_a_range_without_usage(paged_app, fetch, columns):
-    client, _ = async_asgi_client(paged_app)
-    async with client:
-        empty = await fetch(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
-    assert empty.frame.empty and list(empty.frame.columns) == columns
-    assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
+    start, end = dt.date(2015, 1, 1), dt.date(2015, 3, 1)
+    await fetched_without_usage(fetch, paged_app, start, end, columns)
 
 
 # --- the history store ------------------------------------------------------------------------
@@ -290,21 +252,17 @@ HISTORY_START, HISTORY_END = dt.date(2024, 1, 2), dt.date(2025, 5, 31)  # two wi
 def test_second_run_fetches_only_open_days(tmp_path, fetch):
     app = create_app(small_config(keys=3, days=530, page_size=300))
     emu = app.state.emulator
-    store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = asgi_client(app)
-    with client:
-        plain = fetch(client, HISTORY_START, HISTORY_END, today=FIXED_TODAY)
-        first = fetch(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
-        transport.requests.clear()
-        second = fetch(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
-    assert first.windows_fetched == 2
+    plain, first, second = runs_with_history(
+        app, fetch, HISTORY_START, HISTORY_END, tmp_path / "history.duckdb", FIXED_TODAY
+    )
+    assert first.result.windows_fetched == 2
     # Closed through 2025-05-28: only the last three days are fetched again.
-    assert second.windows_fetched == 1
-    assert {(r.url.params["start_date"], r.url.params["end_date"]) for r in transport.requests} == {
+    assert second.result.windows_fetched == 1
+    assert {(r.url.params["start_date"], r.url.params["end_date"]) for r in second.sent} == {
         ("2025-05-29", "2025-06-01")
     }
-    assert second.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
-    for pairs in (first, second):
+    assert second.result.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
+    for pairs in (first.result, second.result):
         pd.testing.assert_frame_equal(pairs.frame, plain.frame)
-    assert_matches_pair_ledger(second.frame, emu.pair_ledger(HISTORY_START, HISTORY_END))
+    assert_matches_pair_ledger(second.result.frame, emu.pair_ledger(HISTORY_START, HISTORY_END))
     app.state.emulator.store.close()

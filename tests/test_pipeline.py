@@ -11,7 +11,7 @@ from builders import (
     METRICS,
     asgi_client,
     assert_matches_ledger,
-    async_asgi_client,
+    fetched_without_usage,
     miscounting_app,
 )
 from conftest import FIXED_TODAY, small_config
@@ -82,13 +82,9 @@ def test_key_frame_and_totals_agree_with_the_service(emulator_app):
 
 
 async def test_async_variant_and_empty_range(emulator_app):
-    client, _ = async_asgi_client(emulator_app)
-    async with client:
-        future = await fetch_usage_async(client, dt.date(2030, 1, 1), dt.date(2030, 1, 31))
-        with pytest.raises(ValueError, match="before it starts"):
-            await fetch_usage_async(client, dt.date(2025, 2, 1), dt.date(2025, 1, 1))
-    assert future.frame.empty and list(future.frame.columns) == KEY_DAY_COLUMNS
-    assert str(future.frame["usage_date"].dtype) == "datetime64[us]"
+    future = await fetched_without_usage(
+        fetch_usage_async, emulator_app, dt.date(2030, 1, 1), dt.date(2030, 1, 31), KEY_DAY_COLUMNS
+    )
     assert totals(future.frame) == {
         **dict.fromkeys(METRICS[:4], 0),
         **dict.fromkeys(METRICS[4:], 0.0),

@@ -8,33 +8,33 @@ summed per tag and day (`builders.tag_ledger_frame`), never anything the client 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections import defaultdict
 
 import pandas as pd
 import pytest
 from builders import (
     TAG_DAY_COLUMNS,
+    answering,
     asgi_client,
     assert_matches_ledger,
     assert_matches_tag_ledger,
     async_asgi_client,
+    fetch_answered,
+    fetched_without_usage,
+    invalid_answer,
+    runs_with_history,
 )
-from conftest import FIXED_TODAY, small_config
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
+from conftest import FIXED_TODAY, emulator_of, small_config
 
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import CustomTagReport, CustomTagUsage, UsageBreakdown
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_tags, fetch_tags_async, fetch_usage
 from analytics.usage.windows import split
-from emulator import create_app
 
 TAGS = "/v2/admin/analytics/custom-tags"
 SECRET = "sk-tags-test-key"
+MAY_3_TO_14 = (dt.date(2026, 5, 3), dt.date(2026, 5, 14))  # one window, end_date=2026-05-15
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -95,27 +95,6 @@ PUBLISHED_BY_DAY = """{
 }"""
 
 
-def answering(*bodies: str | dict | int) -> tuple[Starlette, list[dict[str, str]]]:
-    """A custom-tag server answering each request with the next body (the last one repeats),
-    or with an error when the next is a status, with trace id t-42; and the query of every
-    request it saw."""
-    seen: list[dict[str, str]] = []
-
-    async def report(request: Request) -> Response:
-        seen.append(dict(request.query_params))
-        body = bodies[min(len(seen), len(bodies)) - 1]
-        status = body if isinstance(body, int) else 200
-        text = (
-            body
-            if isinstance(body, str)
-            else json.dumps({"message": "busy"} if status != 200 else body)
-        )
-        headers = {"X-Trace-ID": "t-42"}
-        return Response(text, status, media_type="application/json", headers=headers)
-
-    return Starlette(routes=[Route(TAGS, report)]), seen
-
-
 def frame(*rows: tuple[str, str, int, int, int]) -> pd.DataFrame:
     """A tag-day frame written out: (day, tag, total, text translation, text improvement)."""
     table = pd.DataFrame(list(rows), columns=TAG_DAY_COLUMNS)
@@ -133,7 +112,7 @@ def assert_frame(tag_day: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 
 async def test_the_published_period_example_decodes_exactly():
-    app, seen = answering(PUBLISHED_BY_PERIOD)
+    app, seen = answering(TAGS, PUBLISHED_BY_PERIOD)
     client, _ = async_asgi_client(app, SECRET)
     async with client:
         report = await client.custom_tag_report(dt.date(2026, 5, 3), dt.date(2026, 5, 5))
@@ -160,10 +139,7 @@ async def test_the_published_period_example_decodes_exactly():
 
 def test_the_published_day_example_is_the_tag_day_frame():
     """Days 3–14 May are one window asking end_date=2026-05-15: the published answer."""
-    app, seen = answering(PUBLISHED_BY_DAY)
-    client, _ = asgi_client(app, SECRET)
-    with client:
-        tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+    tags, seen = fetch_answered(fetch_tags, TAGS, [PUBLISHED_BY_DAY], *MAY_3_TO_14, FIXED_TODAY)
     assert seen == [{"start_date": "2026-05-03", "end_date": "2026-05-15", "aggregate_by": "day"}]
     assert_frame(
         tags.frame,
@@ -196,10 +172,8 @@ def test_absent_counts_are_zero_and_unknown_fields_are_ignored():
         day_row("2026-05-05", "future", total_characters=9, text_improvement_characters=9, x=1),
     ]
     body = {"custom_tag_usage_report": {"usage": rows, "currency_hint": {"unknown": True}}}
-    app, seen = answering(body)  # no next_page at all: the last page
-    client, _ = asgi_client(app, SECRET)
-    with client:
-        tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+    # No next_page at all: the last page.
+    tags, seen = fetch_answered(fetch_tags, TAGS, [body], *MAY_3_TO_14, FIXED_TODAY)
     assert len(seen) == 1
     assert_frame(
         tags.frame,
@@ -240,31 +214,25 @@ STRICT = {
 @pytest.mark.parametrize("problem", STRICT)
 def test_what_is_not_the_documented_structure_is_an_invalid_answer(problem):
     body, message = STRICT[problem]
-    client, _ = asgi_client(answering(body)[0], SECRET)
-    with client, pytest.raises(InvalidResponseError) as caught:
-        fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
-    assert (caught.value.status, caught.value.trace_id) == (200, "t-42")
-    assert f"GET {TAGS} answered 200" in str(caught.value) and message in str(caught.value)
+    assert message in invalid_answer(fetch_tags, TAGS, body, FIXED_TODAY)
 
 
 @pytest.mark.parametrize("following", [1, 2])
 def test_a_next_page_that_does_not_move_forward_is_invalid_not_a_loop(following):
-    app, seen = answering(page([], next_page=2), page([], next_page=following))
+    app, seen = answering(TAGS, page([], next_page=2), page([], next_page=following))
     client, _ = asgi_client(app, SECRET)
     with client, pytest.raises(InvalidResponseError, match=f"next_page {following} does not"):
-        fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+        fetch_tags(client, *MAY_3_TO_14, today=FIXED_TODAY)
     assert [query.get("page") for query in seen] == [None, "2"]
 
 
 def test_a_failed_page_is_asked_for_again_and_the_window_completes():
-    app, seen = answering(
+    bodies = [
         page([day_row("2026-05-04", "a", total_characters=1)], next_page=2),
         503,
         page([day_row("2026-05-05", "b", total_characters=2)]),
-    )
-    client, _ = asgi_client(app, SECRET)
-    with client:
-        tags = fetch_tags(client, dt.date(2026, 5, 3), dt.date(2026, 5, 14), today=FIXED_TODAY)
+    ]
+    tags, seen = fetch_answered(fetch_tags, TAGS, bodies, *MAY_3_TO_14, FIXED_TODAY)
     assert [query.get("page") for query in seen] == [None, "2", "2"]
     assert_frame(tags.frame, frame(("2026-05-04", "a", 1, 0, 0), ("2026-05-05", "b", 2, 0, 0)))
 
@@ -272,15 +240,7 @@ def test_a_failed_page_is_asked_for_again_and_the_window_completes():
 # --- every page of every window, exactly ----------------------------------------------------
 
 START, END = dt.date(2022, 1, 1), dt.date(2025, 4, 15)  # 1,201 days: four windows
-
-
-@pytest.fixture(scope="module", params=["exclusive", "inclusive"])
-def paged_app(request):
-    """Four keys over 1,300 days, 40 rows a page, reading a date-only end_date either way."""
-    config = small_config(keys=4, days=1300, page_size=40, end_date_reading=request.param)
-    app = create_app(config)
-    yield app
-    app.state.emulator.store.close()
+PAGED = {"keys": 4, "days": 1300, "page_size": 40}  # for the paged_app fixture
 
 
 def test_pages_and_windows_merge_into_the_tag_ledger(paged_app):
@@ -308,13 +268,8 @@ def test_pages_and_windows_merge_into_the_tag_ledger(paged_app):
 
 
 async def test_async_variant_and_a_range_without_tags(paged_app):
-    client, _ = async_asgi_client(paged_app)
-    async with client:
-        empty = await fetch_tags_async(client, dt.date(2015, 1, 1), dt.date(2015, 3, 1))
-        with pytest.raises(ValueError, match="before it starts"):
-            await fetch_tags_async(client, dt.date(2025, 2, 1), dt.date(2025, 1, 1))
-    assert empty.frame.empty and list(empty.frame.columns) == TAG_DAY_COLUMNS
-    assert str(empty.frame["usage_date"].dtype) == "datetime64[us]"
+    start, end = dt.date(2015, 1, 1), dt.date(2015, 3, 1)
+    await fetched_without_usage(fetch_tags_async, paged_app, start, end, TAG_DAY_COLUMNS)
 
 
 # --- the history store ------------------------------------------------------------------------
@@ -324,35 +279,29 @@ HISTORY_START, HISTORY_END = dt.date(2023, 6, 2), dt.date(2025, 5, 31)  # two wi
 
 @pytest.fixture(scope="module")
 def app():
-    app = create_app(small_config(keys=4, days=800, page_size=60))
-    yield app
-    app.state.emulator.store.close()
+    with emulator_of(small_config(keys=4, days=800, page_size=60)) as app:
+        yield app
 
 
 def test_second_run_fetches_only_open_days(app, tmp_path):
     emu = app.state.emulator
-    store = HistoryStore(tmp_path / "history.duckdb")
-    client, transport = asgi_client(app)
-    with client:
-        plain = fetch_tags(client, HISTORY_START, HISTORY_END, today=FIXED_TODAY)
-        transport.requests.clear()
-        first = fetch_tags(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
-        first_requests = len(transport.paths(TAGS))
-        transport.requests.clear()
-        second = fetch_tags(client, HISTORY_START, HISTORY_END, history=store, today=FIXED_TODAY)
-    assert first.windows_fetched == 2 and first_requests > 2  # every page of both windows
+    plain, first, second = runs_with_history(
+        app, fetch_tags, HISTORY_START, HISTORY_END, tmp_path / "history.duckdb", FIXED_TODAY
+    )
+    first_requests = len([r for r in first.sent if r.url.path == TAGS])
+    assert first.result.windows_fetched == 2 and first_requests > 2  # every page of both windows
     # Closed through 2025-05-28: only the last three days are fetched again, in one page.
-    assert second.windows_fetched == 1
-    (only,) = transport.requests
+    assert second.result.windows_fetched == 1
+    (only,) = second.sent
     assert (only.url.path, only.url.params["start_date"], only.url.params["end_date"]) == (
         TAGS,
         "2025-05-29",
         "2025-06-01",
     )
-    assert second.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
-    for tags in (first, second):
+    assert second.result.days_from_history == (dt.date(2025, 5, 28) - HISTORY_START).days + 1
+    for tags in (first.result, second.result):
         pd.testing.assert_frame_equal(tags.frame, plain.frame)
-    assert_matches_tag_ledger(second.frame, emu.tag_ledger(HISTORY_START, HISTORY_END))
+    assert_matches_tag_ledger(second.result.frame, emu.tag_ledger(HISTORY_START, HISTORY_END))
 
 
 def test_tag_days_and_key_days_share_the_file_but_not_their_days(app, tmp_path, caplog):
