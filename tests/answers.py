@@ -35,11 +35,17 @@ async def book_translation(app: FastAPI, key: str, text: str) -> None:
     assert booked.status_code == 200, booked.text
 
 
-def assert_refused(response: httpx.Response, status: int, code: str) -> None:
-    """An error answer as the service gives it: the status, the machine-readable code, and a
-    trace id for the caller to quote."""
+def assert_refused(
+    response: httpx.Response, status: int, code: str, message: str | None = None
+) -> None:
+    """An error answer as the service gives it: the status, the machine-readable code (and,
+    when given, exactly that message and nothing else in the body), and a trace id for the
+    caller to quote."""
     assert response.status_code == status
-    assert response.json()["code"] == code
+    if message is None:
+        assert response.json()["code"] == code
+    else:
+        assert response.json() == {"message": message, "code": code}
     assert response.headers["X-Trace-ID"]
 
 

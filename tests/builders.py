@@ -151,6 +151,17 @@ def budgets(*entries: str, head: str = "") -> str:
     return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
 
 
+def assert_unreadable_files_refused(load: Callable, error: type[Exception], folder: Path) -> None:
+    """`load` of a settings file that is not there, and of one that is no text, raises one
+    clear `error` naming the file: a scheduled job's log then says what to fix."""
+    with pytest.raises(error, match=r"absent\.toml: no such file"):
+        load(folder / "absent.toml")
+    binary = folder / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(error, match=r"binary\.toml: cannot be read"):
+        load(binary)
+
+
 # --- an organization file with a plan ----------------------------------------------------------
 
 PLAN_TODAY = date(2025, 3, 20)  # billed from the 13th: the period is 2025-03-13 – 2025-04-12

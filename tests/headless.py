@@ -61,6 +61,14 @@ def open_page(page: str, **params: str | list[str]) -> AppTest:
     return at.run()
 
 
+def open_clean_page(page: str, **params: str | list[str]) -> AppTest:
+    """`open_page`, whose run must show neither an exception nor an error: where most page
+    tests start before they read what the page shows."""
+    at = open_page(page, **params)
+    assert not at.exception and not at.error
+    return at
+
+
 def chart_specs(at: AppTest) -> list[dict]:
     """The plotly figures of a run, as the browser receives them."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

@@ -7,7 +7,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from builders import FIRST, budgets, price_from, pricing, usage_frame
+from builders import (
+    FIRST,
+    assert_unreadable_files_refused,
+    budgets,
+    price_from,
+    pricing,
+    usage_frame,
+)
 
 from analytics.capacity.budgets import (
     EVALUATION_COLUMNS,
@@ -101,12 +108,7 @@ def test_errors_name_the_entry_that_breaks_the_rule():
 
 
 def test_missing_and_unreadable_files(tmp_path):
-    with pytest.raises(BudgetFileError, match="no such file"):
-        load_budgets(tmp_path / "absent.toml")
-    binary = tmp_path / "binary.toml"
-    binary.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(BudgetFileError, match="cannot be read"):
-        load_budgets(binary)
+    assert_unreadable_files_refused(load_budgets, BudgetFileError, tmp_path)
 
 
 @pytest.mark.parametrize(

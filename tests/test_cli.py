@@ -447,22 +447,30 @@ def _read(descriptor: int) -> bytes:
 # -- the plan ------------------------------------------------------------------------------------
 
 
-def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
-    app = file_app(tmp_path, plan_org(), today=PLAN_TODAY)
+def plan_output(*args: str, env: dict[str, str] | None = None) -> str:
+    """What `plan ARGS` prints; the command must succeed."""
+    result = invoke("plan", *args, env=env)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def serve_plan_org(monkeypatch, tmp_path, org: str) -> None:
+    """The CLI's service: the organization file `org` (see `builders.plan_org`) on PLAN_TODAY."""
+    app = file_app(tmp_path, org, today=PLAN_TODAY)
     serve_to_cli(monkeypatch, app, PLAN_ADMIN, PLAN_TODAY, tmp_path / "history")
-    table = invoke("plan")
-    assert table.exit_code == 0, table.stderr
+
+
+def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
+    serve_plan_org(monkeypatch, tmp_path, plan_org())
     # 700 characters on closed days and 50 today; 800 by tonight, then 100 a day.
-    assert table.stdout.splitlines() == [
+    assert plan_output().splitlines() == [
         "Billing period: 2025-03-13 – 2025-04-12 (UTC)",
         "metric                    used  limit  used %  limit reached",
         "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
         "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
         "Speech-to-speech minutes  1     600    0.2 %   not within this billing period",
     ]
-    as_json = invoke("plan", "--format", "json")
-    assert as_json.exit_code == 0, as_json.stderr
-    answer = json.loads(as_json.stdout)
+    answer = json.loads(plan_output("--format", "json"))
     assert (answer["as_of"], answer["billing_period"]) == (
         "2025-03-20",
         {"start": "2025-03-13", "end": "2025-04-12"},
@@ -483,13 +491,10 @@ def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
 
 
 def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_path):
-    org = plan_org("pro = false\nbilling_day = 13\ncharacter_limit = 500")
-    serve_to_cli(
-        monkeypatch, file_app(tmp_path, org, today=PLAN_TODAY), PLAN_ADMIN, PLAN_TODAY, tmp_path
+    serve_plan_org(
+        monkeypatch, tmp_path, plan_org("pro = false\nbilling_day = 13\ncharacter_limit = 500")
     )
-    result = invoke("plan")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert plan_output().splitlines() == [
         "Billing period: not reported by the service (free plan): no projection",
         "metric      used  limit  used %   limit reached",
         "Characters  750   500    150.0 %  reached",
@@ -497,12 +502,10 @@ def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_pa
 
 
 def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
-    result = invoke("plan", "--demo", env=SMALL_DEMO)
-    assert result.exit_code == 0, result.stderr
+    lines = plan_output("--demo", env=SMALL_DEMO).splitlines()
     settings = Settings(demo_keys=4, demo_days=90)
     plan = demo_app(settings.demo_seed, 4, 90).state.emulator.plan
     start, stop = plan.period(utc_today())
-    lines = result.stdout.splitlines()
     assert lines[0] == f"Billing period: {start} – {stop - dt.timedelta(days=1)} (UTC)"
     assert [line.split("  ")[0] for line in lines[2:]] == [
         "Characters",

@@ -50,6 +50,15 @@ def app_of(handler, path: str = "/v2/admin/analytics", methods=("GET",)) -> Star
     return Starlette(routes=[Route(path, handler, methods=list(methods))])
 
 
+def faulty_client(emulator_app, attempts: int, **rates: float):
+    """A client of `emulator_app` that tries each request at most `attempts` times, the
+    emulator failing at the given rates (`fault_503_rate`, `fault_429_rate`): retries can
+    then be counted on the transport."""
+    for name, rate in rates.items():
+        setattr(emulator_app.state.emulator.faults, name, rate)
+    return async_asgi_client(emulator_app, policy=Policy(max_attempts=attempts))
+
+
 @pytest.fixture
 def admin(emulator_app) -> str:
     return emulator_app.state.emulator.admin_key
@@ -320,9 +329,7 @@ async def test_bad_request_carries_the_service_message(admin, emulator_app):
 
 
 async def test_503_on_get_is_retried_up_to_the_attempt_limit(admin, emulator_app):
-    emulator_app.state.emulator.faults.fault_503_rate = 1.0
-    policy = Policy(max_attempts=4)
-    client, transport = async_asgi_client(emulator_app, policy=policy)
+    client, transport = faulty_client(emulator_app, 4, fault_503_rate=1.0)
     async with client:
         with pytest.raises(ServerError) as caught:
             await client.languages("translate_text")
@@ -331,10 +338,7 @@ async def test_503_on_get_is_retried_up_to_the_attempt_limit(admin, emulator_app
 
 
 async def test_503_recovers_when_the_service_comes_back(admin, emulator_app):
-    faults = emulator_app.state.emulator.faults
-    faults.fault_503_rate = 0.5
-    policy = Policy(max_attempts=50)
-    client, transport = async_asgi_client(emulator_app, policy=policy)
+    client, transport = faulty_client(emulator_app, 50, fault_503_rate=0.5)
     async with client:
         for _ in range(5):
             assert await client.languages("glossary")
@@ -342,9 +346,7 @@ async def test_503_recovers_when_the_service_comes_back(admin, emulator_app):
 
 
 async def test_translate_is_not_replayed_after_a_503(admin, emulator_app):
-    emulator_app.state.emulator.faults.fault_503_rate = 1.0
-    policy = Policy(max_attempts=5)
-    client, transport = async_asgi_client(emulator_app, policy=policy)
+    client, transport = faulty_client(emulator_app, 5, fault_503_rate=1.0)
     async with client:
         with pytest.raises(ServerError):
             await client.translate(["Hello"], "DE")
@@ -354,9 +356,7 @@ async def test_translate_is_not_replayed_after_a_503(admin, emulator_app):
 
 
 async def test_429_is_retried_for_translate_too(admin, emulator_app):
-    emulator_app.state.emulator.faults.fault_429_rate = 1.0
-    policy = Policy(max_attempts=3)
-    client, transport = async_asgi_client(emulator_app, policy=policy)
+    client, transport = faulty_client(emulator_app, 3, fault_429_rate=1.0)
     async with client:
         with pytest.raises(RateLimitError) as caught:
             await client.translate(["Hello"], "DE")

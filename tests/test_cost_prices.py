@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from builders import UNIT_PRICES, price_from, pricing
+from builders import UNIT_PRICES, assert_unreadable_files_refused, price_from, pricing
 
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import apportion, as_decimal, round_half_up
@@ -198,12 +198,7 @@ def test_bad_files_give_one_clear_error(text, message):
 
 
 def test_missing_and_unreadable_files(tmp_path):
-    with pytest.raises(PricingFileError, match=r"absent\.toml: no such file"):
-        load_pricing(tmp_path / "absent.toml")
-    binary = tmp_path / "binary.toml"
-    binary.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(PricingFileError, match="cannot be read"):
-        load_pricing(binary)
+    assert_unreadable_files_refused(load_pricing, PricingFileError, tmp_path)
 
 
 # --- rounding and sharing out ------------------------------------------------------------------

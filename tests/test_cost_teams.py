@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from builders import key_day_rows
+from builders import assert_unreadable_files_refused, key_day_rows
 
 from analytics.cost.teams import (
     UNASSIGNED,
@@ -209,6 +209,5 @@ def test_bad_files_give_one_clear_error(text, message):
     assert message in str(raised.value)
 
 
-def test_missing_file(tmp_path):
-    with pytest.raises(TeamFileError, match=r"absent\.toml: no such file"):
-        load_teams(tmp_path / "absent.toml")
+def test_missing_and_unreadable_files(tmp_path):
+    assert_unreadable_files_refused(load_teams, TeamFileError, tmp_path)

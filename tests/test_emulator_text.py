@@ -6,6 +6,7 @@ import datetime as dt
 
 import httpx
 import pytest
+from answers import assert_refused
 from conftest import FIXED_TODAY, SPEC_DETECTION_CODES, auth
 
 DETECT = "/v3/detect/language"
@@ -120,8 +121,7 @@ async def test_detect_403_for_keys_outside_beta(emulator_app, emulator_client):
     response = await emulator_client.post(
         DETECT, json={"text": ["hello there"]}, headers=auth(outsider.key)
     )
-    assert response.status_code == 403
-    assert response.json() == {"message": "Forbidden", "code": "feature_not_enabled"}
+    assert_refused(response, 403, "feature_not_enabled", "Forbidden")
 
 
 async def test_detect_allowed_for_enrolled_non_admin(emulator_app, emulator_client):
@@ -322,12 +322,10 @@ async def test_translation_requests_over_128_kib_are_413(emulator_client, query)
         content=json_body_of_size(size),
         headers={"Content-Type": "application/json"},
     )
-    assert response.status_code == 413
-    assert response.json() == {
-        "message": "Request too large: the limit is 128 KiB (131072 bytes) "
-        "for a text translation request.",
-        "code": "payload_too_large",
-    }
+    message = (
+        "Request too large: the limit is 128 KiB (131072 bytes) for a text translation request."
+    )
+    assert_refused(response, 413, "payload_too_large", message)
 
 
 async def test_detection_keeps_the_one_mib_body_limit(emulator_client):

@@ -1,4 +1,10 @@
-"""The metric vocabulary: names in the service's order, labels, units and how values read."""
+"""The metric vocabulary: names in the service's order, labels, units and how values read.
+
+The expected names are the frame contract's, written out in `builders`.
+"""
+
+from builders import METRICS as CONTRACT_METRICS
+from builders import MINUTE_METRICS
 
 from analytics.usage.metrics import (
     CHARACTER_METRICS,
@@ -14,14 +20,7 @@ from analytics.usage.metrics import (
 
 
 def test_metrics_in_the_service_order():
-    assert METRICS == (
-        "total_characters",
-        "text_translation_characters",
-        "document_translation_characters",
-        "text_improvement_characters",
-        "speech_to_text_minutes",
-        "speech_to_speech_minutes",
-    )
+    assert list(METRICS) == CONTRACT_METRICS
     assert METRICS[:4] == CHARACTER_METRICS
     assert METRICS[1:4] == SERVICE_CHARACTERS
     assert set(METRIC_LABELS) == set(METRICS)
@@ -29,10 +28,7 @@ def test_metrics_in_the_service_order():
 
 
 def test_only_minutes_are_minutes():
-    assert [m for m in METRICS if is_minutes(m)] == [
-        "speech_to_text_minutes",
-        "speech_to_speech_minutes",
-    ]
+    assert [m for m in METRICS if is_minutes(m)] == MINUTE_METRICS
 
 
 def test_format_value_people_readable():

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 
 import pytest
 from faultserver import FaultServer, Reply, write_org_file
-from headless import open_page
+from headless import open_clean_page
 from typer.testing import CliRunner
 
 from analytics.cli import app as cli_app
@@ -157,10 +157,9 @@ def test_every_published_shape_shows_on_the_overview(shape, organization, servic
     change, _ = SHAPES[shape]
     with FaultServer(organization, [Reply(transform=rewrite(change))]) as server:
         service_env.setenv("SERVICE_BASE_URL", server.base_url)
-        at = open_page(
+        at = open_clean_page(
             "overview", period="Custom range", range=[DAYS[0].isoformat(), DAYS[-1].isoformat()]
         )
-    assert not at.exception and not at.error
     tiles = {metric.label: metric.value for metric in at.metric}
     # Text translation over four days and two keys: sum of 1000·(k+1) + d.
     assert (

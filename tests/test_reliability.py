@@ -159,6 +159,12 @@ class Case:
     transport: bool = False  # failed below HTTP: no status, no trace id to quote
 
 
+def unusable_200(name: str, reply: Reply, *quotes: str) -> Case:
+    """A 200 whose body is no usable answer: the export ends with exit code 4 after that one
+    request (a retry would only get the same body), quoting the 200 and `quotes`."""
+    return Case(name, lambda: [reply], exit_code=4, requests=1, quotes=("200", *quotes))
+
+
 CASES = [
     Case(
         "429 with Retry-After in seconds",
@@ -230,43 +236,24 @@ CASES = [
         quotes=("ReadTimeout",),
         transport=True,
     ),
-    Case(
+    unusable_200(
         "truncated JSON",
-        lambda: [Reply(transform=lambda body: body[: len(body) // 2])],
-        exit_code=4,
-        requests=1,
-        quotes=("200", "Invalid response"),
+        Reply(transform=lambda body: body[: len(body) // 2]),
+        "Invalid response",
     ),
-    Case(
-        "non-JSON body",
-        lambda: [Reply(status=200, body=b"upstream ok", content_type="text/plain")],
-        exit_code=4,
-        requests=1,
-        quotes=("200",),
+    unusable_200(
+        "non-JSON body", Reply(status=200, body=b"upstream ok", content_type="text/plain")
     ),
-    Case(
-        "JSON row without its api_key",
-        lambda: [Reply(transform=drop_api_key)],
-        exit_code=4,
-        requests=1,
-        quotes=("200", "api_key"),
-    ),
-    Case(
-        "JSON with a wrongly typed field",
-        lambda: [Reply(transform=characters_as_text)],
-        exit_code=4,
-        requests=1,
-        quotes=("200", "total_characters"),
+    unusable_200("JSON row without its api_key", Reply(transform=drop_api_key), "api_key"),
+    unusable_200(
+        "JSON with a wrongly typed field", Reply(transform=characters_as_text), "total_characters"
     ),
     Case(
         "JSON with extra unknown fields", lambda: [Reply(transform=with_unknown_fields)], requests=1
     ),
-    Case(
+    unusable_200(
         "HTML error page with status 200",
-        lambda: [Reply(status=200, body=HTML_PAGE, content_type="text/html")],
-        exit_code=4,
-        requests=1,
-        quotes=("200",),
+        Reply(status=200, body=HTML_PAGE, content_type="text/html"),
     ),
     Case("403", lambda: [reply_on(403)], exit_code=3, requests=1, quotes=("403", "Forbidden")),
     Case("404", lambda: [reply_on(404)], exit_code=4, requests=1, quotes=("404", "Not Found")),
