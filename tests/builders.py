@@ -548,6 +548,15 @@ def export_command(base_url: str, key: str, *args: str) -> Result:
     return invoke("export", *args, env={"SERVICE_BASE_URL": base_url, "SERVICE_AUTH_KEY": key})
 
 
+def export_file(base_url: str, key: str, out: Path, *args: str) -> bytes:
+    """The file that `export ARGS -o OUT` writes (see `export_command`): the command must
+    succeed without a word on either stream, so that a scheduled job's log stays empty."""
+    result = export_command(base_url, key, *args, "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert (result.stdout, result.stderr) == ("", "")
+    return out.read_bytes()
+
+
 def csv_file(lines: Iterable[str]) -> bytes:
     """The bytes of a CSV export of these lines, each ended by CRLF as the exports write them:
     tests compare whole files, byte for byte."""

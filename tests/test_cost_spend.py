@@ -206,7 +206,6 @@ def test_a_currency_with_three_decimals():
 
 
 def test_daily_items_add_up_to_the_month():
-    included = "included_per_month = { text_translation_characters = 100_000 }"
     frame = key_day_rows(
         [
             (date(2025, 1, 1), KEY_A, "A", {TEXT: 100_001}),
@@ -215,6 +214,7 @@ def test_daily_items_add_up_to_the_month():
             (date(2025, 2, 1), KEY_B, "B", {TEXT: 1_000_000}),
         ]
     )
+    included = "included_per_month = { text_translation_characters = 100_000 }"
     daily = price_usage(frame, prices(included), date(2025, 1, 1), date(2025, 2, 28), per="day")
     monthly = price_usage(frame, prices(included), date(2025, 1, 1), date(2025, 2, 28))
     # January: 200,001 used, 100,001 charged: 2.00002 → 2.00; February: 900,000 → 18.00.

@@ -21,8 +21,7 @@ from orgfiles import (
 from emulator import EmulatorConfig, create_app, mask_key
 from emulator.store import WINDOWS_KEPT
 
-ANALYTICS = "/v2/admin/analytics"
-PAIRS = f"{ANALYTICS}/language-pairs"
+PAIRS = "/v2/admin/analytics/language-pairs"
 ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb", "pair-older-0003-cccc"
 A, B, C = mask_key(ADMIN), mask_key(WEB), mask_key(LEGACY)
 # The admin key splits translation 3 : 1 : 1 over en→ja, en→de and unattributed en→ja, and

@@ -12,8 +12,7 @@ from orgfiles import load_org, org_key, org_usage, organization
 
 from emulator import EmulatorConfig, create_app
 
-ANALYTICS = "/v2/admin/analytics"
-TAGS = f"{ANALYTICS}/custom-tags"
+TAGS = "/v2/admin/analytics/custom-tags"
 ADMIN, PLAIN = "tags-admin-0001-aaaa", "tags-plain-0002-bbbb"
 ADMIN_TAGS = """tags = [
     { tag = "checkout", share = 0.25 },

@@ -9,7 +9,7 @@ key's pairs of its kind by weight, as differences of cumulative floors), worked 
 from __future__ import annotations
 
 import pytest
-from builders import csv_file, export_command
+from builders import csv_file, export_command, export_file
 from orgfiles import SPLIT_PAIRS, org_key, org_usage, organization
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
@@ -76,6 +76,10 @@ def export(base_url: str, *args: str, key: str = ADMIN):
     return export_command(base_url, key, *RANGE, *args)
 
 
+def written(base_url: str, out, *args: str) -> bytes:
+    return export_file(base_url, ADMIN, out, *RANGE, "--source", "language-pairs", *args)
+
+
 @pytest.mark.parametrize(
     ("grouping", "expected"),
     [
@@ -87,18 +91,12 @@ def export(base_url: str, *args: str, key: str = ADMIN):
     ],
 )
 def test_pair_exports_are_exact(served_org, tmp_path, grouping, expected):
-    out = tmp_path / "pairs.csv"
-    result = export(served_org, "--source", "language-pairs", *grouping, "-o", str(out))
-    assert result.exit_code == 0, result.stderr
-    assert (result.stdout, result.stderr) == ("", "")
-    assert out.read_bytes() == csv_file(expected)
+    assert written(served_org, tmp_path / "pairs.csv", *grouping) == csv_file(expected)
 
 
 def test_raw_keeps_the_label(served_org, tmp_path):
-    out = tmp_path / "raw.csv"
-    args = ["--source", "language-pairs", "--group-by", "pair_and_key", "--raw", "-o", str(out)]
-    assert export(served_org, *args).exit_code == 0
-    assert out.read_bytes() == csv_file([line.replace("'@", "@") for line in BY_PAIR_AND_KEY])
+    raw = written(served_org, tmp_path / "raw.csv", "--group-by", "pair_and_key", "--raw")
+    assert raw == csv_file([line.replace("'@", "@") for line in BY_PAIR_AND_KEY])
 
 
 @pytest.mark.parametrize(

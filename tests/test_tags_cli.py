@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from builders import csv_file, export_command
+from builders import csv_file, export_command, export_file
 from orgfiles import org_key, org_usage, organization
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
@@ -46,27 +46,24 @@ def export(base_url: str, *args: str, key: str = ADMIN):
     return export_command(base_url, key, *RANGE, *args)
 
 
+def written(base_url: str, out, *args: str) -> bytes:
+    return export_file(base_url, ADMIN, out, *RANGE, *args)
+
+
 @pytest.mark.parametrize(
     ("grouping", "expected"),
     [([], BY_DAY), (["--group-by", "tag_and_day"], BY_DAY), (["--group-by", "tag"], BY_TAG)],
 )
 def test_tag_exports_are_exact(served_org, tmp_path, grouping, expected):
-    out = tmp_path / "tags.csv"
-    result = export(served_org, "--source", "tags", *grouping, "-o", str(out))
-    assert result.exit_code == 0, result.stderr
-    assert (result.stdout, result.stderr) == ("", "")
-    assert out.read_bytes() == csv_file(expected)
+    tags = written(served_org, tmp_path / "tags.csv", "--source", "tags", *grouping)
+    assert tags == csv_file(expected)
 
 
 def test_raw_keeps_the_tag_and_other_formats_hold_the_same_rows(served_org, tmp_path):
-    raw = tmp_path / "raw.csv"
-    assert export(served_org, "--source", "tags", "--raw", "-o", str(raw)).exit_code == 0
-    assert raw.read_bytes() == csv_file([line.replace("'=", "=") for line in BY_DAY])
+    raw = written(served_org, tmp_path / "raw.csv", "--source", "tags", "--raw")
+    assert raw == csv_file([line.replace("'=", "=") for line in BY_DAY])
     for name in ("tags.parquet", "tags.xlsx"):
-        result = export(
-            served_org, "--source", "tags", "--group-by", "tag", "-o", str(tmp_path / name)
-        )
-        assert result.exit_code == 0, result.stderr
+        written(served_org, tmp_path / name, "--source", "tags", "--group-by", "tag")
     parquet = pd.read_parquet(tmp_path / "tags.parquet")
     excel = pd.read_excel(tmp_path / "tags.xlsx")
     assert parquet["custom_tag"].astype(str).tolist() == ["checkout", "=cmd|x"]  # no guard
@@ -99,9 +96,8 @@ def test_a_grouping_of_the_other_source_exits_2_before_fetching(
 
 
 def test_default_source_keeps_the_usage_export(served_org, tmp_path):
-    out = tmp_path / "usage.csv"
-    assert export(served_org, "--group-by", "key", "-o", str(out)).exit_code == 0
-    assert out.read_bytes().splitlines()[:2] == [
+    usage = written(served_org, tmp_path / "usage.csv", "--group-by", "key")
+    assert usage.splitlines()[:2] == [
         b"api_key,api_key_label,total_characters,text_translation_characters,"
         b"document_translation_characters,text_improvement_characters,speech_to_text_minutes,"
         b"speech_to_speech_minutes",
@@ -159,21 +155,9 @@ def test_tag_exports_with_cost_at_list_prices_and_each_tags_team(
 ):
     (tmp_path / "pricing.toml").write_text(TAG_PRICES)
     (tmp_path / "teams.toml").write_text(TAG_TEAMS)
-    out = tmp_path / "tags.csv"
     money = ["--pricing", str(tmp_path / "pricing.toml"), "--teams", str(tmp_path / "teams.toml")]
-    result = export(
-        served_org,
-        "--source",
-        "tags",
-        "--group-by",
-        grouping,
-        "--with-cost",
-        *money,
-        "-o",
-        str(out),
-    )
-    assert result.exit_code == 0, result.stderr
-    assert out.read_bytes() == csv_file(expected)
+    args = ["--source", "tags", "--group-by", grouping, "--with-cost", *money]
+    assert written(served_org, tmp_path / "tags.csv", *args) == csv_file(expected)
 
 
 def test_language_pairs_carry_no_cost(served_org, tmp_path):
