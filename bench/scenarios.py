@@ -35,7 +35,6 @@ from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
 from analytics.anomalies.marks import Marks
 from analytics.anomalies.tables import new_anomalies
 from analytics.cost.chargeback import chargeback
-from analytics.cost.files import EXAMPLES_FOLDER
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import load_teams
 from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
@@ -44,6 +43,7 @@ from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
 from analytics.service.models import AdminUsageReport
 from analytics.usage import frames
+from analytics.usage.bundle import bundle_folder
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.metrics import (
@@ -774,7 +774,7 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
     key_day, start, end = usage.frame, usage.start, usage.end
     change = start + (end - start) / 2
     pricing = parse_pricing(BENCH_PRICING.format(first=start, change=change))
-    teams = load_teams(EXAMPLES_FOLDER / "teams.example.toml")
+    teams = load_teams(bundle_folder() / "teams.example.toml")
     bill = chargeback(key_day, pricing, teams, start, end)
     per_month = key_months(key_day).groupby(level=1).sum()
     billed = bill.total.set_index("month")[list(METRICS)]

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# The example files sit at the repository root; demo mode prices its usage with them.
-EXAMPLES_FOLDER = Path(__file__).resolve().parents[2]
+from analytics.usage.bundle import bundle_folder
 
 
 def money_file(name: str, given: Path | None, folder: Path, demo: bool) -> Path | None:
@@ -17,5 +16,5 @@ def money_file(name: str, given: Path | None, folder: Path, demo: bool) -> Path 
         return given
     if (folder / f"{name}.toml").is_file():
         return folder / f"{name}.toml"
-    example = EXAMPLES_FOLDER / f"{name}.example.toml"
+    example = bundle_folder() / f"{name}.example.toml"
     return example if demo and example.is_file() else None
