@@ -25,10 +25,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from typer.testing import CliRunner, Result
 
-from analytics import cli
 from analytics.cli import app as cli_app
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.service.errors import InvalidResponseError
+from analytics.usage import calendar
 from analytics.usage.frames import key_day_frame, tag_day_frame
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_usage
@@ -512,10 +512,8 @@ def miscounting_app(emulator_app) -> Starlette:
 def serve_to_cli(monkeypatch, app, key: str, today: date, history) -> None:
     """Point the CLI's configured service at `app` in-process (a fresh client each time the
     command opens one), its clock at `today` and its history store at the folder `history`."""
-    monkeypatch.setattr(
-        cli.ServiceClient, "from_settings", lambda settings: asgi_client(app, key)[0]
-    )
-    monkeypatch.setattr(cli, "utc_today", lambda: today)
+    monkeypatch.setattr(ServiceClient, "from_settings", lambda settings: asgi_client(app, key)[0])
+    monkeypatch.setattr(calendar, "utc_today", lambda: today)
     monkeypatch.setenv("SERVICE_BASE_URL", BASE)
     monkeypatch.setenv("SERVICE_AUTH_KEY", key)
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(history))

@@ -26,7 +26,7 @@ from builders import (
 )
 from conftest import ROOT, file_app, free_port, small_config
 
-from analytics import cli
+from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_app
 from analytics.service.settings import Settings
 from emulator import EmulatorConfig, create_app
@@ -312,7 +312,7 @@ def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, 
     emulator_app = create_app(small_config())
     key = emulator_app.state.emulator.admin_key
     miscounting, _ = asgi_client(miscounting_app(emulator_app), key)
-    monkeypatch.setattr(cli.ServiceClient, "from_settings", lambda settings: miscounting)
+    monkeypatch.setattr(ServiceClient, "from_settings", lambda settings: miscounting)
     env = {"SERVICE_BASE_URL": "http://service.test", "SERVICE_AUTH_KEY": key}
     out = tmp_path / "u.csv"
     args = ["--start", "2025-04-01", "--end", "2025-05-31", "-o", str(out), "--no-history"]

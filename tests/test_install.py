@@ -19,6 +19,8 @@ from conftest import ROOT, free_port, stop_process, wait_until_healthy
 from headless import DEMO, TODAY, one_run
 from packaging.requirements import Requirement
 
+from analytics.cli.serve import streamlit_options
+
 pytestmark = pytest.mark.slow
 
 # The files a checkout carries that the installed command needs, and where the wheel puts them.
@@ -179,3 +181,18 @@ def test_serve_starts_the_dashboard_with_its_pages(installed, tmp_path):
         element.metric.label for element in elements if element.WhichOneof("type") == "metric"
     ]
     assert "Total characters" in labels
+
+
+def test_streamlit_settings_become_options_in_file_order(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[server]\nheadless = true\naddress = "127.0.0.1"\n\n[theme]\npaddingTop = "1.5rem"\n'
+    )
+    assert streamlit_options(config) == [
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--theme.paddingTop",
+        "1.5rem",
+    ]

@@ -1,0 +1,256 @@
+"""The checks cron runs and the marks people give: `check-budgets`, `check-anomalies` (each
+exits with a code a timer can act on and, with `--notify`, sends its alerts once per level)
+and `mark-anomaly`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from analytics.alerts.anomalies import anomaly_events
+from analytics.alerts.budgets import budget_events
+from analytics.alerts.config import AlertsConfig
+from analytics.alerts.delivery import deliver
+from analytics.alerts.events import Event
+from analytics.alerts.state import DeliveryState, state_path
+from analytics.anomalies.detect import LOOKBACK_DAYS, find_anomalies
+from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
+from analytics.anomalies.tables import new_anomalies
+from analytics.capacity.budgets import (
+    Status,
+    evaluate,
+    evaluate_plan,
+    evaluation_frame,
+    in_file_order,
+    worst,
+)
+from analytics.capacity.forecast import required_start
+from analytics.capacity.plan import plan_snapshot, usage_range
+from analytics.cli import fetching, files, shared
+from analytics.cli.shared import (
+    EXIT_BUDGET_EXCEEDED,
+    EXIT_BUDGET_WARNING,
+    EXIT_DELIVERY,
+    EXIT_NEW_ANOMALIES,
+    AlertsOption,
+    DebugOption,
+    DemoOption,
+    PricingOption,
+    TeamsOption,
+    UsageProblem,
+    app,
+)
+from analytics.service.settings import Settings
+from analytics.usage import calendar
+from analytics.usage.frames import labels
+
+BUDGET_EXIT_CODES: dict[Status, int] = {
+    "ok": 0,
+    "unknown key": EXIT_BUDGET_WARNING,
+    "warning": EXIT_BUDGET_WARNING,
+    "exceeded": EXIT_BUDGET_EXCEEDED,
+}
+
+BudgetsOption = Annotated[Path, typer.Option("--budgets", help="The budgets TOML file.")]
+NotifyOption = Annotated[
+    bool,
+    typer.Option(
+        "--notify",
+        help="Send each new or escalated alert to the alerts file's destinations, once per level.",
+    ),
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run", help="With --notify: print the messages instead; send and record nothing."
+    ),
+]
+
+
+@dataclass(frozen=True)
+class _Outbox:
+    """Where a check's alerts go (`--notify`): the alerts file's destinations, what was
+    delivered before, and whether to show the messages instead (`--dry-run`)."""
+
+    config: AlertsConfig
+    state: DeliveryState
+    dry_run: bool
+
+
+def _outbox(notify: bool, alerts: Path | None, dry_run: bool, settings: Settings) -> _Outbox | None:
+    """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
+    alerts file stops the run at once; None without `--notify`."""
+    if (dry_run or alerts) and not notify:
+        raise UsageProblem("--alerts and --dry-run go with --notify")
+    if not notify:
+        return None
+    return _Outbox(files.alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run)
+
+
+@dataclass
+class _Check:
+    """A check command's run: its settings, its outbox (None without `--notify`), and the exit
+    code and alerts it ends with."""
+
+    settings: Settings
+    outbox: _Outbox | None
+    code: int = 0
+    events: Sequence[Event] = ()
+
+
+@contextmanager
+def _check(notify: bool, alerts: Path | None, dry_run: bool, debug: bool) -> Iterator[_Check]:
+    """Run a check as every command runs, its outbox read first; at its end send its alerts
+    (with `--notify`) and exit with its code, EXIT_DELIVERY when an alert did not get through."""
+    with shared.reported(debug):
+        settings = shared.settings()
+        check = _Check(settings, _outbox(notify, alerts, dry_run, settings))
+        yield check
+        if check.outbox is not None and not _notify(check.events, check.outbox):
+            check.code = EXIT_DELIVERY
+    raise typer.Exit(check.code)
+
+
+def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
+    """Deliver new and escalated events; say what was sent (stdout), shown (dry run, stdout)
+    or not delivered (stderr). False when a message did not get through."""
+    config, state, dry_run = outbox.config, outbox.state, outbox.dry_run
+    deliveries = deliver(events, config, state, dry_run)
+    for delivery in deliveries:
+        subject, destination = delivery.event.subject, delivery.destination
+        if delivery.preview:
+            typer.echo(f"--- dry run: {destination} ---\n{delivery.preview.rstrip()}")
+        elif delivery.error:
+            typer.echo(
+                f"error: not delivered to {destination}: {subject}: {delivery.error} "
+                "(sent again at the next run)",
+                err=True,
+            )
+        else:
+            typer.echo(f"notified {destination}: {subject}")
+    if dry_run and not deliveries:
+        typer.echo("--- dry run: nothing to send (every alert was delivered already) ---")
+    return not any(delivery.error for delivery in deliveries)
+
+
+# Both checks list their options alike: what to check, the alert options, the check's own
+# options, then --demo and --debug.
+@app.command("check-budgets")
+def check_budgets(
+    budgets: BudgetsOption,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded (13: an
+    alert was not delivered)."""
+    with _check(notify, alerts, dry_run, debug) as check:
+        budget_file = files.budgets(budgets)
+        costing = files.costing(pricing, teams, demo)
+        cost = files.daily_cost(costing, budget_file)
+        today = calendar.utc_today()
+        first = required_start(today, budget_file.year_start)
+        # Plan budgets need the plan's counts, and the days its projection reads.
+        plan = fetching.plan_usage(check.settings, demo) if budget_file.plan_budgets else None
+        if plan is not None:
+            first = min(first, usage_range(plan, today)[0])
+        last = today - timedelta(days=1)
+        usage = fetching.usage(check.settings, demo, first, last, use_history=True)
+        evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
+        if plan is not None:
+            snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
+            evaluations = in_file_order(
+                budget_file, evaluations, evaluate_plan(budget_file, snapshot)
+            )
+        columns = ["budget", "used %", "projected %", "overrun", "status"]
+        if any(e.note for e in evaluations):
+            columns.append("note")
+        table = evaluation_frame(evaluations)[columns]
+        for share in ("used %", "projected %"):
+            table[share] = table[share].map(lambda v: "-" if math.isnan(v) else f"{v:.1f}")
+        table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
+        typer.echo(table.to_string(index=False))
+        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
+        currency = costing.pricing.currency if costing.pricing else None
+        check.events = budget_events(evaluations, labels(usage.frame), currency)
+
+
+@app.command("check-anomalies")
+def check_anomalies(
+    days: Annotated[
+        int, typer.Option(min=1, help="Check the last N closed UTC days (yesterday back).")
+    ] = 7,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Also print marked anomalies.")] = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
+    when there is none, 12 when there is (13: an alert was not delivered)."""
+    with _check(notify, alerts, dry_run, debug) as check:
+        marks = _marks(check.settings, demo)
+        marked = marks.read() if marks else {}
+        end = calendar.utc_today() - timedelta(days=1)
+        start = end - timedelta(days=days - 1)
+        first = start - timedelta(days=LOOKBACK_DAYS)
+        usage = fetching.usage(check.settings, demo, first, end, use_history=True)
+        found = find_anomalies(usage.frame, usage.start, start, end)
+        new = new_anomalies(found, marked)
+        shown = found if show_all else new
+        if shown:
+            rows = [
+                [a.severity, *([status(a.id, marked)] if show_all else []), a.id, a.sentence]
+                for a in shown
+            ]
+            for line in shared.aligned(rows):
+                typer.echo(line)
+        check.code = EXIT_NEW_ANOMALIES if new else 0
+        check.events = anomaly_events(new)
+
+
+@app.command("mark-anomaly")
+def mark_anomaly(
+    anomaly: Annotated[str, typer.Argument(help="The anomaly's id, as check-anomalies prints it.")],
+    mark: Annotated[
+        str,
+        typer.Argument(
+            help="expected (planned activity), acknowledged (seen), or new (remove the mark)."
+        ),
+    ],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Mark an anomaly expected or acknowledged, so check-anomalies no longer reports it as
+    new; an id may be marked before the anomaly happens (planned activity)."""
+    with shared.reported(debug):
+        if mark not in (*MARKS, "new"):
+            raise UsageProblem(f"mark must be expected, acknowledged or new, not {mark!r}")
+        try:
+            anomaly_id = check_id(anomaly)
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+        marks = _marks(shared.settings(), demo)
+        if marks is None:
+            raise UsageProblem("marks are kept beside the history store: set SERVICE_HISTORY_PATH")
+        chosen: Mark | None = next((m for m in MARKS if m == mark), None)
+        marks.set(anomaly_id, chosen)
+
+
+def _marks(settings: Settings, demo: bool) -> Marks | None:
+    """Where the marks live: beside the history store of the configured account, or of the
+    demo organization; None without a history folder (nothing is marked)."""
+    shared.configured(settings, demo)
+    return Marks.for_settings(settings, demo)

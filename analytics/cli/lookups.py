@@ -1,0 +1,91 @@
+"""Quick look-ups for a person or a script: `languages` of a resource, the `plan`'s billing
+period against its limits, and `detect` of a text's language."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Literal
+
+import msgspec
+import typer
+
+from analytics.capacity.plan import plan_snapshot, usage_range
+from analytics.cli import fetching, shared
+from analytics.cli.shared import DebugOption, DemoOption, app
+from analytics.languages import language_table
+from analytics.usage import calendar
+
+ListFormat = Literal["table", "csv"]
+PlanFormat = Literal["table", "json"]
+
+
+@app.command()
+def languages(
+    resource: Annotated[
+        str, typer.Option(help="translate_text, translate_document, glossary, voice or write.")
+    ],
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = "table",
+    beta: Annotated[
+        bool,
+        typer.Option("--beta", help="Include beta and early-access languages and features."),
+    ] = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """List the languages of one resource with their source/target flags and features (the
+    service lists only stable ones unless --beta asks for the rest)."""
+    with shared.reported(debug), shared.client(shared.settings(), demo) as client:
+        entries = client.languages(resource, include_beta=beta)
+        table = language_table(entries).drop(columns="status")
+        # Space-separated, as scripts split them (the page's table separates with commas).
+        table["features"] = [" ".join(sorted(e.features)) for e in entries]
+        for flag in ("source", "target"):
+            table[flag] = table[flag].map({True: "yes", False: "no"})
+        if fmt == "csv":
+            table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        else:
+            rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]
+            for line in shared.aligned(rows):
+                typer.echo(line)
+
+
+@app.command()
+def plan(
+    fmt: Annotated[PlanFormat, typer.Option("--format", help="table or json.")] = "table",
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Usage and limits of the current billing period, and the day each limit is reached at
+    the current run rate."""
+    with shared.reported(debug):
+        settings = shared.settings()
+        today = calendar.utc_today()
+        answer = fetching.plan_usage(settings, demo)
+        usage = fetching.usage(settings, demo, *usage_range(answer, today), use_history=True)
+        snapshot = plan_snapshot(answer, usage.frame, today, usage.start)
+        if fmt == "json":
+            typer.echo(
+                msgspec.json.format(msgspec.json.encode(snapshot.as_json()), indent=2).decode()
+            )
+            return
+        typer.echo(f"Billing period: {snapshot.period_text}")
+        rows = [["metric", "used", "limit", "used %", "limit reached"]]
+        rows += [
+            [a.label, f"{a.used:,}", a.limit_text, a.share_text, a.reach_text]
+            for a in snapshot.allowances
+        ]
+        for line in shared.aligned(rows):
+            typer.echo(line)
+
+
+@app.command()
+def detect(
+    texts: Annotated[list[str], typer.Argument(help="Texts whose language to detect.")],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Detect the language of each text (one line per text, in order)."""
+    with shared.reported(debug), shared.client(shared.settings(), demo) as client:
+        for text, result in zip(texts, client.detect(texts), strict=True):
+            found = result.detected_language or "-"
+            typer.echo(f"{found}\t{result.detection_status}\t{text}")

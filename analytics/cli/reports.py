@@ -1,0 +1,153 @@
+"""`report`: the capacity meeting report of a range (one self-contained HTML file, or PDF
+printed by headless chromium), written and mailed."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from analytics.alerts.budgets import LINK as CAPACITY_LINK
+from analytics.alerts.config import Email
+from analytics.alerts.delivery import DeliveryError, send_mail
+from analytics.alerts.messages import Attachment, mail, with_attachment
+from analytics.capacity.review import build_review, review_range
+from analytics.cli import fetching, files, shared
+from analytics.cli.shared import (
+    EXIT_DELIVERY,
+    AlertsOption,
+    DebugOption,
+    DemoOption,
+    EndOption,
+    PeriodOption,
+    PricingOption,
+    StartOption,
+    TeamsOption,
+    UsageProblem,
+    app,
+)
+from analytics.reports.meeting import render
+from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
+from analytics.reports.pdf import find_chromium, html_to_pdf
+from analytics.usage import calendar
+from analytics.usage.calendar import YearStart, range_text
+from analytics.usage.files import write_atomic
+
+ReportFormat = Literal["html", "pdf"]
+
+
+@app.command()
+def report(
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="File to write (atomically): HTML, or PDF with --format pdf."
+        ),
+    ] = None,
+    start: StartOption = None,
+    end: EndOption = None,
+    period: PeriodOption = None,
+    fmt: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            help="html, or pdf (printed by headless chromium); by default from the --output "
+            "extension.",
+        ),
+    ] = None,
+    mail_to: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mail-to",
+            help="Mail the report (PDF; HTML without chromium) to this address through the "
+            "alerts file's [email] server; repeatable.",
+        ),
+    ] = None,
+    alerts: AlertsOption = None,
+    budgets: Annotated[
+        Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
+    ] = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Write the capacity meeting report (one self-contained HTML file, or PDF) for a range of
+    days, and mail it."""
+    with shared.reported(debug):
+        today = calendar.utc_today()
+        first, last = shared.day_range(start, end, period, today)
+        if output is None and not mail_to:
+            raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
+        if output is not None:
+            shared.check_output(output)
+        file_format = fmt or ("pdf" if output and output.suffix.lower() == ".pdf" else "html")
+        chromium = find_chromium()
+        if output is not None and file_format == "pdf" and chromium is None:
+            raise UsageProblem(CHROMIUM_MISSING)
+        mail_server = _report_mail(alerts, mail_to or [])
+        budget_file = files.budgets(budgets) if budgets else None
+        cost = files.daily_cost(files.costing(pricing, teams, demo), budget_file)
+        year_start = budget_file.year_start if budget_file else YearStart()
+        fetch_first, fetch_last = review_range(first, last, today, year_start)
+        usage = fetching.usage(shared.settings(), demo, fetch_first, fetch_last, use_history=True)
+        review = build_review(usage, budget_file, today, first, last, cost)
+        page = render(usage.frame, review)
+        pdf = (
+            html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
+        )
+        if output is not None:
+            write_atomic(pdf if pdf is not None and file_format == "pdf" else page.encode(), output)
+            if sys.stderr.isatty():
+                typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
+        if mail_server is not None:
+            _mail_report(mail_server, mail_to or [], (first, last), page, pdf)
+
+
+def _report_mail(given: Path | None, recipients: list[str]) -> tuple[Email, str] | None:
+    """The alerts file's [email] server and the dashboard's Capacity address, for mailing the
+    report; None when nobody gets it."""
+    if not recipients:
+        return None
+    for address in recipients:
+        if "@" not in address:
+            raise UsageProblem(f"--mail-to {address!r} is not an e-mail address")
+    config = files.alerts(given, "--mail-to")
+    if config.email is None:
+        raise UsageProblem(f"{config.source}: --mail-to needs an [email] table (the SMTP server)")
+    return config.email, config.link(CAPACITY_LINK)
+
+
+def _mail_report(
+    server: tuple[Email, str],
+    recipients: list[str],
+    days: tuple[date, date],
+    page: str,
+    pdf: bytes | None,
+) -> None:
+    """Mail the report as PDF, or as HTML (saying why) when chromium is missing."""
+    email, dashboard = server
+    first, last = days
+    name = f"capacity-review_{first}_{last}"
+    if pdf is not None:
+        how = "as PDF."
+        attachment = Attachment(f"{name}.pdf", pdf, "application/pdf")
+    else:
+        how = (
+            f"as HTML: {CHROMIUM_MISSING}, so no PDF was made. The HTML file needs no network; "
+            "open it in a browser (which can print it)."
+        )
+        attachment = Attachment(f"{name}.html", page.encode(), "text/html")
+    body = (
+        f"The capacity review of {range_text(first, last)} (UTC days) is attached {how}\n\n"
+        f"Dashboard: {dashboard}\n"
+    )
+    subject = f"Capacity review {range_text(first, last)}"
+    message = with_attachment(mail(email, recipients, subject, body), attachment)
+    try:
+        send_mail(email, message)
+    except DeliveryError as exc:
+        shared.fail(EXIT_DELIVERY, f"the report was not mailed: {exc}")

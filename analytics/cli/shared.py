@@ -1,0 +1,199 @@
+"""What every command needs: the typer app, the exit codes, the options several commands
+share, settings and the service client, the range of days asked for, and the one-line error.
+
+A command runs inside `reported`, which turns any failure into one `error: …` line on stderr
+and the documented exit code, so cron mails say what went wrong without a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from analytics.alerts.config import AlertsFileError
+from analytics.alerts.state import StateFileError
+from analytics.anomalies.marks import MarksFileError
+from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.teams import TeamFileError
+from analytics.service.client import ServiceClient
+from analytics.service.demo import demo_client
+from analytics.service.errors import AuthorizationError, ServiceError
+from analytics.service.settings import Settings, setting_problems
+from analytics.usage.calendar import Preset, resolve
+
+EXIT_UNEXPECTED = 1
+EXIT_USAGE = 2
+EXIT_FORBIDDEN = 3
+EXIT_SERVICE = 4
+EXIT_BUDGET_WARNING = 10
+EXIT_BUDGET_EXCEEDED = 11
+EXIT_NEW_ANOMALIES = 12
+EXIT_DELIVERY = 13
+
+app = typer.Typer(
+    help="Usage exports and look-ups for the Language Service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+DemoOption = Annotated[
+    bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
+]
+StartOption = Annotated[str | None, typer.Option(help="First UTC day, YYYY-MM-DD.")]
+EndOption = Annotated[str | None, typer.Option(help="Last UTC day (inclusive), YYYY-MM-DD.")]
+PeriodOption = Annotated[Preset | None, typer.Option(help="Named range ending yesterday (UTC).")]
+DebugOption = Annotated[
+    bool, typer.Option("--debug", help="Log every step and show tracebacks on errors.")
+]
+PricingOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pricing",
+        help="Prices TOML file (default: pricing.toml here when present; the example with --demo).",
+    ),
+]
+TeamsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--teams",
+        help="Teams TOML file (default: teams.toml here when present; the example with --demo).",
+    ),
+]
+AlertsOption = Annotated[
+    Path | None,
+    typer.Option("--alerts", help="Alerts TOML file (default: alerts.toml here when present)."),
+]
+
+
+class UsageProblem(Exception):
+    """Bad arguments or configuration: reported with exit code 2."""
+
+
+def fail(code: int, message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def reported(debug: bool) -> Iterator[None]:
+    """Turn failures into one readable stderr line and the documented exit code.
+
+    Log lines go to stderr while the command runs; the handler is removed afterwards so a
+    caller that runs several commands in one process (tests) never logs to a closed stream.
+    """
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    previous_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if debug else logging.WARNING)
+    # Retries are routine; their log lines carry no detail worth a cron mail.
+    logging.getLogger("stamina").setLevel(logging.DEBUG if debug else logging.ERROR)
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except (
+        UsageProblem,
+        PricingFileError,
+        TeamFileError,
+        UnpricedDayError,
+        AlertsFileError,
+        StateFileError,
+        MarksFileError,
+    ) as exc:
+        fail(EXIT_USAGE, str(exc))
+    except AuthorizationError as exc:
+        if debug:
+            raise
+        fail(EXIT_FORBIDDEN, str(exc))
+    except ServiceError as exc:
+        if debug:
+            raise
+        fail(EXIT_SERVICE, str(exc))
+    except Exception as exc:
+        if debug:
+            raise
+        fail(EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous_level)
+
+
+def settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise UsageProblem(f"invalid setting: {setting_problems(exc)}") from None
+
+
+def configured(given: Settings, demo: bool) -> None:
+    """A command without --demo needs a service: it never silently falls back to demo data."""
+    if not demo and not given.is_configured:
+        raise UsageProblem(
+            "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set (or pass --demo for demo data)"
+        )
+
+
+def client(given: Settings, demo: bool) -> ServiceClient:
+    configured(given, demo)
+    if demo:
+        return demo_client(given)
+    return ServiceClient.from_settings(given)
+
+
+def _day(value: str | None, name: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageProblem(f"{name} must be a day as YYYY-MM-DD, not {value!r}") from None
+
+
+def day_range(
+    start: str | None, end: str | None, period: Preset | None, today: date
+) -> tuple[date, date]:
+    """The inclusive days asked for; `today` is read once per command, so a run that crosses
+    UTC midnight never mixes two days' views of "yesterday"."""
+    if period is not None:
+        if start or end:
+            raise UsageProblem("give either --period or --start/--end, not both")
+        return resolve(period, today)
+    first, last = _day(start, "--start"), _day(end, "--end")
+    if first is None or last is None:
+        raise UsageProblem("give --start and --end (inclusive UTC days) or --period")
+    if last < first:
+        raise UsageProblem(f"--end {last} is before --start {first}")
+    if last > today:
+        raise UsageProblem(f"--end {last} is in the future; usage is known through {today} (UTC)")
+    return first, last
+
+
+def check_output(output: Path) -> None:
+    """Refuse a path that cannot be written before anything is fetched."""
+    if output.is_dir():
+        raise UsageProblem(f"--output {output} is a folder; give a file path")
+    if not output.parent.is_dir():
+        raise UsageProblem(
+            f"the folder of --output {output} does not exist; give a file in an existing folder"
+        )
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
+    """Left-aligned columns two spaces apart and no trailing spaces: lines people and scripts
+    read."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
