@@ -1,18 +1,11 @@
 """A spec-faithful local emulator of the Language Service API (see emulator/README.md)."""
 
-from emulator.app import Emulator, create_app
+from emulator.app import create_app
 from emulator.config import EmulatorConfig
-from emulator.org import (
-    Injected,
-    KeySpec,
-    LanguagePair,
-    LedgerRow,
-    PairLedgerRow,
-    TagLedgerRow,
-    TagShare,
-    mask_key,
-)
+from emulator.ledger import LedgerRow, PairLedgerRow, TagLedgerRow, mask_key
+from emulator.org import Injected, KeySpec, LanguagePair, TagShare
 from emulator.plan import Plan
+from emulator.served import Emulator
 
 __all__ = [
     "Emulator",

@@ -14,6 +14,7 @@ import orjson
 from fastapi import FastAPI, Request
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TRACE_HEADER = "X-Trace-ID"
@@ -28,6 +29,9 @@ STATUS_CODES = {
     500: "internal_error",
     503: "service_unavailable",
 }
+
+# The methods a 405 answer may list in its Allow header, in the order it lists them.
+METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
 class ServiceError(Exception):
@@ -90,13 +94,16 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Methods of every route on the requested path (a path may have one route per method)."""
-    methods: set[str] = set()
-    for route in request.app.routes:
-        pattern, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
-        if pattern is not None and route_methods and pattern.match(request.url.path):
-            methods |= set(route_methods)
-    return sorted(methods)
+    """The methods some route answers on the requested path, asked of the routes themselves
+    (`matches`), since included routers keep their routes to themselves."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
 
 
 def new_trace_id() -> str:

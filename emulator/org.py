@@ -5,24 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from emulator.ledger import UsageTuple, mask_key
 from emulator.plan import Plan
-
-METRICS = (
-    "text_translation_characters",
-    "document_translation_characters",
-    "text_improvement_characters",
-    "speech_to_text_minutes",
-    "speech_to_speech_minutes",
-)
-MINUTE_METRICS = ("speech_to_text_minutes", "speech_to_speech_minutes")
-
-
-def mask_key(key: str) -> str:
-    """Shape `abcd****wxyz`: enough to tell keys apart, never enough to use one."""
-    if len(key) <= 8:
-        return "****"
-    return f"{key[:4]}****{key[-4:]}"
-
 
 PARTS = 1_000_000  # tag shares are stored as whole parts per million
 
@@ -44,9 +28,6 @@ class TagShare:
     @property
     def parts(self) -> int:
         return round(self.share * PARTS)
-
-
-UNKNOWN = "-"  # the language pair of usage a key declares no pair for; the key of unattributed
 
 
 @dataclass(frozen=True)
@@ -92,10 +73,6 @@ class KeySpec:
         )
 
 
-# One stored key-day: (ISO day, index into Organization.keys, label that day, the METRICS).
-UsageTuple = tuple[str, int, str, int, int, int, float, float]
-
-
 @dataclass(frozen=True)
 class Injected:
     """An anomaly put into a synthetic organization on purpose: the ground truth anomaly
@@ -132,45 +109,3 @@ class Organization:
         enrolled = [k for k in admins if k.detect_beta]
         chosen = (enrolled or admins or [None])[0]
         return chosen.key if chosen else None
-
-
-@dataclass(frozen=True)
-class LedgerRow:
-    """One key-day of the usage ledger as the emulator stores it (key masked)."""
-
-    usage_date: dt.date
-    api_key: str
-    api_key_label: str
-    text_translation_characters: int
-    document_translation_characters: int
-    text_improvement_characters: int
-    speech_to_text_minutes: float
-    speech_to_speech_minutes: float
-
-
-@dataclass(frozen=True)
-class TagLedgerRow:
-    """Characters of one key-day carrying one custom tag (key masked)."""
-
-    usage_date: dt.date
-    api_key: str
-    custom_tag: str
-    text_translation_characters: int
-    text_improvement_characters: int
-
-
-@dataclass(frozen=True)
-class PairLedgerRow:
-    """One key-day's usage on one language pair (key masked, whether attributed or not)."""
-
-    usage_date: dt.date
-    api_key: str
-    api_key_label: str
-    source_language: str
-    target_language: str
-    attributed: bool
-    text_translation_characters: int
-    document_translation_characters: int
-    text_improvement_characters: int
-    speech_to_text_minutes: float
-    speech_to_speech_minutes: float

@@ -8,16 +8,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from emulator.org import (
-    METRICS,
-    MINUTE_METRICS,
-    PARTS,
-    KeySpec,
-    LanguagePair,
-    Organization,
-    TagShare,
-    UsageTuple,
-)
+from emulator.ledger import METRICS, MINUTE_METRICS, UsageTuple
+from emulator.org import PARTS, KeySpec, LanguagePair, Organization, TagShare
 from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
 TABLES = ("keys", "usage", "plan")

@@ -10,10 +10,9 @@ import calendar
 import datetime as dt
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from emulator.store import Usage
+from emulator.ledger import Usage
 
 # `character_limit` of a paid plan without a cost-control limit: the service's "no limit".
 UNLIMITED_CHARACTERS = 1_000_000_000_000

@@ -10,15 +10,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.org import (
-    PARTS,
-    UNKNOWN,
-    LanguagePair,
-    LedgerRow,
-    Organization,
-    PairLedgerRow,
-    TagLedgerRow,
-)
+from emulator.ledger import UNKNOWN, LedgerRow, PairLedgerRow, TagLedgerRow, Usage
+from emulator.org import PARTS, LanguagePair, Organization
 
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
 SCHEMA_VERSION = 4
@@ -87,8 +80,6 @@ SUMS = """
     SUM(text_improvement_characters), SUM(speech_to_text_minutes), SUM(speech_to_speech_minutes)
 """
 
-# (text, document, improvement characters, speech-to-text minutes, speech-to-speech minutes)
-Usage = tuple[int, int, int, float, float]
 
 # Each key-day's characters per custom tag, derived from the ledger and the keys' tag shares
 # (see org.TagShare); parameters: the first and the stop day.

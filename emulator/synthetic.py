@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from emulator.org import Injected, KeySpec, LanguagePair, Organization, TagShare, UsageTuple
+from emulator.ledger import UsageTuple
+from emulator.org import Injected, KeySpec, LanguagePair, Organization, TagShare
 from emulator.plan import Plan
 
 # label, admin, detect_beta, shape

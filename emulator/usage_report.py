@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 from emulator.config import EndDateReading
 from emulator.errors import bad_request
-from emulator.store import Store, Usage
+from emulator.ledger import Usage
+from emulator.store import Store
 
 MAX_RANGE = dt.timedelta(days=366)
 GROUPINGS = ("", "key", "key_and_day")
@@ -194,52 +195,61 @@ def build_report(
     return {"usage_report": report}
 
 
-def build_tag_report(
-    store: Store,
-    start_raw: str,
-    end_raw: str,
-    aggregate_by: str,
-    page_raw: str | None,
-    page_size: int,
-    *,
-    end_date_reading: str = EndDateReading.EXCLUSIVE,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PagedQuery:
+    """What the paged reports (custom tags, language pairs) share: the window, the grouping
+    by key (language pairs only), the day or period aggregation and the page asked for."""
+
+    window: Window
+    by_key: bool
+    by_day: bool
+    page: Page
+
+    @classmethod
+    def parse(
+        cls,
+        start_raw: str,
+        end_raw: str,
+        group_by: str | None,
+        aggregate_by: str,
+        page_raw: str | None,
+        page_size: int,
+        end_date_reading: str = EndDateReading.EXCLUSIVE,
+    ) -> PagedQuery:
+        """The shared rules, checked in the service's order: range, grouping, aggregation, page.
+
+        `group_by` None: the report has no grouping parameter (custom tags)."""
+        window = Window.parse(start_raw, end_raw, end_date_reading)
+        by_key = group_by is not None and choice("group_by", group_by, PAIR_GROUPINGS) == "key"
+        by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
+        return cls(window, by_key, by_day, Page.parse(page_raw, page_size))
+
+    def echo(self) -> dict[str, str]:
+        """The aggregation and the range as the report states them."""
+        return {"aggregate_by": "day" if self.by_day else "period", **self.window.echo()}
+
+
+def build_tag_report(store: Store, query: PagedQuery) -> dict[str, Any]:
     """The CustomTagUsageReport body: one page of characters per tag (and day)."""
-    window = Window.parse(start_raw, end_raw, end_date_reading)
-    by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
-    page = Page.parse(page_raw, page_size)
+    page, window = query.page, query.window
     rows = store.tag_usage(
-        window.first, window.stop, by_day=by_day, limit=page.limit, offset=page.offset
+        window.first, window.stop, by_day=query.by_day, limit=page.limit, offset=page.offset
     )
     rows, next_page = page.split(rows)
     usage = []
     for day, tag, text, improvement in rows:
         full = breakdown((text, 0, improvement, 0.0, 0.0))
         item: dict[str, Any] = {"custom_tag": tag}
-        if by_day:
+        if query.by_day:
             item["usage_date"] = _day(day)
         item["breakdown"] = {name: full[name] for name in TAG_BREAKDOWN}
         usage.append(item)
-    report = {"aggregate_by": "day" if by_day else "period", **window.echo()}
-    return {"custom_tag_usage_report": report | {"next_page": next_page, "usage": usage}}
+    return {"custom_tag_usage_report": query.echo() | {"next_page": next_page, "usage": usage}}
 
 
-def build_pair_report(
-    store: Store,
-    start_raw: str,
-    end_raw: str,
-    group_by: str,
-    aggregate_by: str,
-    page_raw: str | None,
-    page_size: int,
-    *,
-    end_date_reading: str = EndDateReading.EXCLUSIVE,
-) -> dict[str, Any]:
+def build_pair_report(store: Store, query: PagedQuery) -> dict[str, Any]:
     """The language-pair report body: one page of usage per pair (and key, and day)."""
-    window = Window.parse(start_raw, end_raw, end_date_reading)
-    by_key = choice("group_by", group_by, PAIR_GROUPINGS) == "key"
-    by_day = choice("aggregate_by", aggregate_by, AGGREGATIONS) == "day"
-    page = Page.parse(page_raw, page_size)
+    page, window, by_key, by_day = query.page, query.window, query.by_key, query.by_day
     rows = store.pair_usage(
         window.first,
         window.stop,
@@ -262,8 +272,7 @@ def build_pair_report(
         usages.append(item)
     report = {
         "group_by": ["key"] if by_key else [],
-        "aggregate_by": "day" if by_day else "period",
-        **window.echo(),
+        **query.echo(),
         "next_page": next_page,
         "language_pair_usages": usages,
     }

@@ -1,0 +1,51 @@
+"""What every operation starts with: the served organization and the calling key."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
+
+from emulator.errors import ServiceError
+from emulator.served import Emulator
+from emulator.store import StoredKey
+
+AUTH_HEADER = APIKeyHeader(
+    name="Authorization",
+    auto_error=False,
+    description="`Service-Auth-Key <API_KEY>`",
+)
+
+
+async def served(request: Request) -> Emulator:
+    """The organization of the app the request reached (one app serves one organization);
+    async, like every dependency here, so that it costs no trip through the thread pool."""
+    emulator: Emulator = request.app.state.emulator
+    return emulator
+
+
+Served = Annotated[Emulator, Depends(served)]
+
+
+async def caller(emulator: Served, authorization: str | None = Security(AUTH_HEADER)) -> StoredKey:
+    """Every operation's dependency: the spec answers 403 before looking at anything else.
+
+    Async like the operations, so the key look-up runs on the event loop rather than costing
+    each request a trip through the thread pool."""
+    return emulator.authenticate(authorization)
+
+
+Caller = Annotated[StoredKey, Depends(caller)]
+
+
+async def admin(key: Caller) -> StoredKey:
+    """The analytics operations belong to the administrator API: 403 before any parameter."""
+    if not key.admin:
+        raise ServiceError(
+            403, "Forbidden: usage analytics need an administrator key.", "admin_required"
+        )
+    return key
+
+
+Admin = Annotated[StoredKey, Depends(admin)]
