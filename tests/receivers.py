@@ -9,7 +9,7 @@ import email.policy
 import ipaddress
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -35,6 +35,8 @@ class Mailbox:
     raw: list[bytes] = field(default_factory=list)
     logins: list[tuple[str, str]] = field(default_factory=list)
     answer: str = "250 OK"
+    # Called once a message is kept, before the answer goes back (a test's crash point).
+    on_message: Callable[[], None] | None = None
 
     @property
     def subjects(self) -> list[str]:
@@ -52,6 +54,8 @@ class _MailHandler:
             # Lines end in CRLF on the wire; parsed with Python's own line ends.
             content = envelope.content.replace(b"\r\n", b"\n")
             self.box.messages.append(email.message_from_bytes(content, policy=email.policy.default))
+            if self.box.on_message is not None:
+                self.box.on_message()
         return self.box.answer
 
 
@@ -137,6 +141,8 @@ class WebhookReceiver:
     port: int = 0
     posts: list[Post] = field(default_factory=list)
     status: int = 200
+    # Called once a post is kept, before the answer goes back (a test's crash point).
+    on_post: Callable[[], None] | None = None
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -156,6 +162,8 @@ def webhook_receiver() -> Iterator[WebhookReceiver]:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             content_type = self.headers.get("Content-Type", "")
             receiver.posts.append(Post(self.path, content_type, body, receiver.status))
+            if receiver.on_post is not None:
+                receiver.on_post()
             self.send_response(receiver.status)
             self.send_header("Content-Type", "text/plain")
             answer = b"ok" if receiver.status < 300 else b"receiver failed"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import ssl
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -468,12 +469,38 @@ def test_two_writers_of_the_state_keep_each_others_records(tmp_path):
     budgets, anomalies = DeliveryState(path), DeliveryState(path)
     warning = Event("budget:b:2025-03-01", "warning", "s", "t", "/capacity")
     spike = Event("anomaly:spike:k:m:2025-03-02", "info", "s", "t", "/keys")
-    budgets.record("email", warning)
-    anomalies.record("email", spike)
+    budgets.record("email", warning, now=datetime(2025, 3, 2, 6, 0, tzinfo=UTC))
+    anomalies.record("email", spike, now=datetime(2025, 3, 3, 6, 0, tzinfo=UTC))
     assert json.loads(path.read_text()) == {
-        "delivered": {"email": {warning.id: "warning", spike.id: "info"}}
+        "delivered": {
+            "email": {
+                warning.id: {"level": "warning", "at": "2025-03-02T06:00:00+00:00"},
+                spike.id: {"level": "info", "at": "2025-03-03T06:00:00+00:00"},
+            }
+        },
+        "sending": {},
     }
     fresh = DeliveryState(path)
     assert not fresh.is_due("email", warning) and not fresh.is_due("email", spike)
     assert fresh.is_due("email", Event(warning.id, "exceeded", "s", "t", "/capacity"))
     assert fresh.is_due("chat", warning)
+
+
+def test_a_state_written_before_records_had_a_time_still_counts(tmp_path):
+    path = tmp_path / "alerts-delivered.json"
+    path.write_text('{"delivered": {"email": {"budget:b:2025-03-01": "warning"}}}')
+    state = DeliveryState(path)
+    assert not state.is_due("email", Event("budget:b:2025-03-01", "warning", "s", "t", "/"))
+
+
+def test_records_older_than_the_horizon_are_pruned(tmp_path):
+    path = tmp_path / "alerts-delivered.json"
+    state = DeliveryState(path)
+    old = Event("budget:b:2024-01-01", "info", "s", "t", "/capacity")
+    new = Event("budget:b:2024-07-01", "info", "s", "t", "/capacity")
+    state.record("email", old, now=datetime(2024, 1, 1, tzinfo=UTC))
+    state.record("email", new, now=datetime(2024, 6, 28, 0, 1, tzinfo=UTC))  # 179 days later
+    assert not DeliveryState(path).is_due("email", old)
+    state.record("chat", new, now=datetime(2024, 6, 30, 0, 1, tzinfo=UTC))  # 181 days later
+    fresh = DeliveryState(path)
+    assert fresh.is_due("email", old) and not fresh.is_due("email", new)

@@ -83,7 +83,7 @@ def test_marks_are_a_small_json_file_beside_the_history_store(tmp_path):
     events = injected_demo_events()
     planned = f"spike:{events['new'].api_key}:total_characters:2030-01-01"
     assert invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO).exit_code == 0
-    [marks] = (tmp_path / "history").iterdir()
+    [marks] = (tmp_path / "history").glob("*.json")
     assert marks.name == "demo-42-8-120-anomaly-marks.json"
     content = json.loads(marks.read_text())
     assert list(content["marks"]) == [planned]
@@ -135,10 +135,9 @@ def test_without_configuration_both_commands_exit_2():
     assert invoke("check-anomalies", "--days", "0", "--demo", env=DEMO).exit_code == 2
 
 
-def test_an_unreadable_marks_file_exits_2(tmp_path):
+def test_a_marks_file_that_cannot_be_read_exits_2(tmp_path):
     folder = tmp_path / "history"
-    folder.mkdir()
-    (folder / "demo-42-8-120-anomaly-marks.json").write_text("{not json")
+    (folder / "demo-42-8-120-anomaly-marks.json").mkdir(parents=True)
     result = invoke("check-anomalies", "--demo", env=DEMO)
     assert result.exit_code == 2
     assert "demo-42-8-120-anomaly-marks.json: cannot be read" in result.stderr

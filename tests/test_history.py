@@ -151,7 +151,7 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
         finally:
             holder.communicate("release\n", timeout=30)
         assert usage.windows_fetched == 2 and usage.days_from_history == 0
-        assert "not readable" in caplog.text and "not written" in caplog.text
+        assert "busy, fetching instead" in caplog.text and "not written" in caplog.text
         assert_matches_ledger(usage.frame, emu.ledger(START, END))
         # Released: the store serves again.
         transport.requests.clear()

@@ -164,8 +164,9 @@ def _by_webhook(
 def deliver(
     events: Sequence[Event], config: AlertsConfig, state: DeliveryState, dry_run: bool = False
 ) -> list[Delivery]:
-    """Send each event that is new or escalated for a destination, recording each success at
-    once; ``dry_run`` shows the messages instead and records nothing."""
+    """Send each event that is new or escalated for a destination, recording the intent before
+    and the success at once after (see `analytics.alerts.state`); ``dry_run`` shows the
+    messages instead and records nothing."""
     deliveries = []
     with _addresses_out_of_logs(config), httpx.Client(timeout=WEBHOOK_TIMEOUT) as client:
         routes: list[tuple[str, Callable[[Event], Prepared]]] = [
@@ -177,13 +178,16 @@ def deliver(
             for event in events:
                 if not state.is_due(destination, event):
                     continue
-                preview, send = prepare(event)
+                repeated = state.may_have_been_sent(destination, event)
+                preview, send = prepare(event.possibly_repeated() if repeated else event)
                 if dry_run:
                     deliveries.append(Delivery(destination, event, preview=preview))
                     continue
+                state.begin(destination, event)
                 try:
                     send()
                 except DeliveryError as exc:
+                    state.abandon(destination, event)
                     deliveries.append(Delivery(destination, event, error=str(exc)))
                     continue
                 state.record(destination, event)

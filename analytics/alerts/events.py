@@ -7,9 +7,10 @@ already sent; ``level`` only ever escalates a sent alert (``info`` < ``warning``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 LEVELS = ("info", "warning", "exceeded")
+REPEATED = "(possibly repeated)"
 
 
 def rank(level: str) -> int:
@@ -44,3 +45,13 @@ class Event:
             raise ValueError(
                 f"the link must be a dashboard path starting with /, not {self.link!r}"
             )
+
+    def possibly_repeated(self) -> Event:
+        """The event as sent again after a run stopped between sending it and recording it:
+        marked in its subject and its first sentence, so a reader who got it twice knows why."""
+        return replace(
+            self,
+            subject=f"{REPEATED} {self.subject}",
+            text="An earlier run stopped while sending this alert; it may have arrived already.\n"
+            + self.text,
+        )

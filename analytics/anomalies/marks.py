@@ -3,8 +3,10 @@
 only unmarked ones are new.
 
 Marks live in one small JSON file per account beside the history store (the
-`SERVICE_HISTORY_PATH` folder), written atomically, so the dashboard and the command line share
-them. Unlike the history store they cannot be rebuilt from the service: keep the folder.
+`SERVICE_HISTORY_PATH` folder), changed only under its lock and replaced atomically, so the
+dashboard's sessions and the command line share them and concurrent marks are all kept. Unlike
+the history store they cannot be rebuilt from the service: keep the folder. A file that is not
+a marks file is moved aside (kept, with a warning), never overwritten.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import msgspec
 
 from analytics.anomalies.detect import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
-from analytics.usage.files import write_atomic
+from analytics.usage.files import read_state, update
 from analytics.usage.history import account_name
 from analytics.usage.metrics import METRICS
 
@@ -95,21 +97,34 @@ class Marks:
 
     def set(self, anomaly: str, mark: Mark | None, now: datetime | None = None) -> None:
         """Mark an anomaly id (None removes its mark, making it new again)."""
-        marks = dict(self._read().marks)
-        marks.pop(check_id(anomaly), None)
-        if mark is not None:
-            marks[check_id(anomaly)] = _Marked(mark, now or datetime.now(UTC))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        content = msgspec.json.format(msgspec.json.encode(_MarksFile(dict(sorted(marks.items())))))
-        write_atomic(content + b"\n", self.path)
+        anomaly = check_id(anomaly)
+        marked = None if mark is None else _Marked(mark, now or datetime.now(UTC))
+
+        def change(current: _MarksFile) -> _MarksFile:
+            marks = {other: given for other, given in current.marks.items() if other != anomaly}
+            if marked is not None:
+                marks[anomaly] = marked
+            return _MarksFile(dict(sorted(marks.items())))
+
+        update(self.path, self._read_from, change, _encode)
 
     def _read(self) -> _MarksFile:
+        return self._read_from(self.path)
+
+    @staticmethod
+    def _read_from(path: Path) -> _MarksFile:
         try:
-            return msgspec.json.decode(self.path.read_bytes(), type=_MarksFile)
-        except FileNotFoundError:
-            return _MarksFile()
-        except (OSError, msgspec.DecodeError) as exc:
-            raise MarksFileError(f"{self.path}: cannot be read ({exc})") from None
+            return read_state(path, _decode, _MarksFile(), "The anomaly marks file")
+        except OSError as exc:
+            raise MarksFileError(f"{path}: cannot be read ({exc})") from None
+
+
+def _decode(content: bytes) -> _MarksFile:
+    return msgspec.json.decode(content, type=_MarksFile)  # DecodeError is a ValueError
+
+
+def _encode(marks: _MarksFile) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(marks)) + b"\n"
 
 
 def status(anomaly_id: str, marks: Mapping[str, Mark]) -> Status:

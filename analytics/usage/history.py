@@ -4,13 +4,16 @@ Each kind of daily rows (key-days, tag-days, pair-days) has its own table and it
 covered days in the same file. Readers open the file read-only and the writer holds it only for one
 short transaction, so dashboard sessions and a nightly export can share it. DuckDB lets one
 process write at a time: when the file is busy the caller simply fetches from the service
-instead (logged).
+instead (logged). A file that cannot be opened or read for any other reason (a crash or a full
+disk left it corrupt or truncated) is moved aside, kept with the time in its name, and a new
+one is built from the service on that run: one warning says so, and the next run is quiet.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,6 +26,7 @@ import pandas as pd
 from pydantic import SecretStr
 
 from analytics.service.settings import Settings
+from analytics.usage.files import move_aside
 from analytics.usage.frames import (
     DATE_DTYPE,
     KEY_DAY_DTYPES,
@@ -40,6 +44,8 @@ _SQL_TYPES = {DATE_DTYPE: "DATE", "str": "VARCHAR", "int64": "BIGINT", "float64"
 LAYOUT = "v2"
 # DuckDB refuses a second connection with other options in the same process: one at a time.
 _process_lock = threading.Lock()
+# How DuckDB says another process holds the file: busy, not damaged.
+_BUSY = "Could not set lock on file"
 
 
 @dataclass(frozen=True)
@@ -134,8 +140,11 @@ class HistoryStore:
                     params=[first, last],
                 ).to_arrow_table()
         except duckdb.Error as exc:
-            log.warning("History store %s not readable, fetching instead: %s", self.path, exc)
-            return None
+            if _BUSY in str(exc):
+                log.warning("History store %s busy, fetching instead: %s", self.path, exc)
+                return None
+            self._move_aside(exc)
+            return nothing
         # Texts as categoricals: a few hundred distinct keys or tags, not a string per row.
         return rows.to_pandas(strings_to_categorical=True, date_as_object=False), {
             day for (day,) in days
@@ -173,3 +182,20 @@ class HistoryStore:
             log.warning("History store %s not written: %s", self.path, exc)
             return False
         return True
+
+    def _move_aside(self, problem: duckdb.Error) -> None:
+        """Keep a damaged file (and its write-ahead log) for a person to look at, out of the
+        way of the new store this run builds."""
+        try:
+            kept = move_aside(self.path)
+        except FileNotFoundError:
+            return  # another process moved it first and said so
+        wal = self.path.with_name(f"{self.path.name}.wal")
+        if wal.exists():
+            os.replace(wal, kept.with_name(f"{kept.name}.wal"))
+        log.warning(
+            "History store %s was damaged (%s); kept as %s, rebuilding it from the service",
+            self.path,
+            problem,
+            kept,
+        )
