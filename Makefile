@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint format emulator bench load clean
+.PHONY: run test test-clocks lint format docs cli-reference screenshots emulator bench load clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,12 +27,35 @@ emulator: $(VENV)/.runtime
 test: lint
 	$(BIN)/python -m pytest
 
-# Style, the import contracts of docs/architecture.md, and strict types on analytics/.
+# The suite with the one clock pinned at the edges: a second before UTC midnight today, and the
+# last second of a leap-year February (USAGE_DASHBOARD_CLOCK, see docs/reliability.md).
+test-clocks: $(VENV)/.dev
+	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(BIN)/python -m pytest -q
+	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(BIN)/python -m pytest -q
+
+# Style, the import contracts of docs/architecture.md, strict types on analytics/, and the
+# documentation site (a broken link or anchor fails the build).
 lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The documentation site on http://127.0.0.1:8000, rebuilt on every edit of docs/.
+docs: $(VENV)/.dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+# The command reference, written from the commands' own help (a test keeps it current).
+cli-reference: $(VENV)/.runtime
+	PYTHONPATH=. $(BIN)/python -m typer analytics.cli utils docs --name usage-dashboard \
+		--title "Command reference" --output docs/cli-reference.md
+
+# The site's screenshots, from the browser test's run of every page in chromium.
+SCREENSHOTS := overview overview-cost keys trends tags pairs languages anomalies capacity chargeback export
+screenshots: $(VENV)/.dev
+	$(BIN)/python -m pytest -q tests/test_browser.py
+	for name in $(SCREENSHOTS); do cp test-artifacts/screenshots/$$name.png docs/screenshots/; done
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format .
@@ -45,4 +68,4 @@ load: $(VENV)/.dev
 	LOAD_FULL=1 $(BIN)/python -m pytest -m load
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts site

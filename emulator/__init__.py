@@ -1,4 +1,4 @@
-"""A spec-faithful local emulator of the Language Service API (see emulator/README.md)."""
+"""A spec-faithful local emulator of the Language Service API (see docs/emulator.md)."""
 
 from emulator.app import create_app
 from emulator.config import EmulatorConfig

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -56,5 +57,13 @@ class EmulatorConfig:
             )
 
     def current_day(self) -> dt.date:
-        """The UTC day that recorded usage is booked on."""
-        return self.today or dt.datetime.now(dt.UTC).date()
+        """The UTC day that recorded usage is booked on: `today`, else the day of the instant
+        USAGE_DASHBOARD_CLOCK pins (so the dashboard's demo and the tests share one clock),
+        else the clock's."""
+        if self.today is not None:
+            return self.today
+        pinned = os.environ.get("USAGE_DASHBOARD_CLOCK")
+        if pinned:
+            instant = dt.datetime.fromisoformat(pinned)
+            return (instant.astimezone(dt.UTC) if instant.tzinfo else instant).date()
+        return dt.datetime.now(dt.UTC).date()

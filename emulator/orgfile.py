@@ -1,4 +1,4 @@
-"""Organizations defined in a TOML file (`[[keys]]`, `[[usage]]`, `[plan]`; see README)."""
+"""Organizations defined in a TOML file (`[[keys]]`, `[[usage]]`, `[plan]`; docs/emulator.md)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import clock  # noqa: F401 - pins the run's clock before anything reads it
 import httpx
 import pytest
 import stamina
@@ -279,7 +280,7 @@ class EmulatorProcess:
 @pytest.fixture(scope="session")
 def emulator_process() -> Iterator[EmulatorProcess]:
     """`python -m emulator --port 0` on loopback for the whole session (default organization)."""
-    today = dt.datetime.now(dt.UTC).date()
+    today = calendar.utc_today()
     command = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"]
     with tempfile.TemporaryFile(mode="w+") as stderr:
         process = subprocess.Popen(
@@ -311,7 +312,7 @@ def emulator_server(*options: str, today: dt.date | None = None) -> Iterator[Emu
     The current UTC day is pinned (`today`, else the clock's). `admin_key` is empty for an
     organization file (`--org`), for which the command line prints no key.
     """
-    today = today or dt.datetime.now(dt.UTC).date()
+    today = today or calendar.utc_today()
     command = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", "0"]
     command += ["--today", today.isoformat(), *options]
     with tempfile.TemporaryFile(mode="w+") as stderr:

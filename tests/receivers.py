@@ -184,3 +184,26 @@ def webhook_receiver() -> Iterator[WebhookReceiver]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def mail_and_webhook_alerts(folder: Path, mailbox: Mailbox, url_env: str) -> Path:
+    """An alerts.toml in `folder` sending to `mailbox` and to one JSON webhook whose address
+    is in the environment variable `url_env`."""
+    path = folder / "alerts.toml"
+    path.write_text(
+        f"""base_url = "https://dash.example.org/usage"
+
+[email]
+host = "127.0.0.1"
+port = {mailbox.port}
+security = "none"
+from = "alerts@example.org"
+to = ["capacity@example.org"]
+
+[[webhook]]
+kind = "json"
+url_env = "{url_env}"
+""",
+        encoding="utf-8",
+    )
+    return path

@@ -6,7 +6,6 @@ oracle."""
 from __future__ import annotations
 
 import json
-import re
 import ssl
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 from builders import PLAN_ADMIN, PLAN_TODAY, plan_org, price_from, pricing, serve_to_cli
 from conftest import file_app, free_port
-from readme import README
+from manual import blocks
 from receivers import self_signed, smtp_server, webhook_receiver
 from typer.testing import CliRunner
 
@@ -426,12 +425,10 @@ def test_notify_needs_an_alerts_file_and_dry_run_needs_notify(org):
     assert "--alerts and --dry-run go with --notify" in result.stderr
 
 
-def test_the_readme_example_is_valid():
-    [block] = [
-        b for b in re.findall(r"```toml\n(.*?)```", README.read_text(), re.DOTALL) if "url_env" in b
-    ]
+def test_the_manuals_example_is_valid():
+    [block] = [b for b in blocks("toml") if "url_env" in b]
     environment = {"ANALYTICS_SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/x"}
-    config = parse_alerts(block, "README.md", environment)
+    config = parse_alerts(block, "docs/alerts.md", environment)
     assert config.email is not None and config.email.port == 587
     assert config.link("/capacity") == "https://dash.example.org/usage/capacity"
 

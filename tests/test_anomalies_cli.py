@@ -12,7 +12,7 @@ import sys
 import pytest
 from builders import invoke, serve_to_cli
 from conftest import ROOT, free_port, small_config
-from receivers import smtp_server, webhook_receiver
+from receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
 
 from analytics.anomalies.marks import check_id
 from analytics.service.demo import demo_app
@@ -203,23 +203,7 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
     serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
     with smtp_server() as mailbox, webhook_receiver() as hooks:
         monkeypatch.setenv("TEST_JSON_URL", hooks.url("/hooks/json-token-5e6f"))
-        alerts = tmp_path / "alerts.toml"
-        alerts.write_text(
-            f"""base_url = "https://dash.example.org/usage"
-
-[email]
-host = "127.0.0.1"
-port = {mailbox.port}
-security = "none"
-from = "alerts@example.org"
-to = ["capacity@example.org"]
-
-[[webhook]]
-kind = "json"
-url_env = "TEST_JSON_URL"
-""",
-            encoding="utf-8",
-        )
+        alerts = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
         args = ["check-anomalies", "--days", "30", "--notify", "--alerts", str(alerts)]
         first = invoke(*args)
         assert first.exit_code == 12, first.stderr

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from builders import assert_matches_ledger
 
+from analytics.usage import calendar
 from bench.__main__ import MISSED, machine
 from bench.scenarios import SCENARIOS, naive_key_day, tidy_key_day
 from emulator import EmulatorConfig, create_app
@@ -77,11 +78,11 @@ def smoke(tmp_path_factory) -> Smoke:
     )
     ended = dt.datetime.now(dt.UTC)
     assert run.returncode in (0, MISSED), run.stderr[-3000:]
-    if began.date() != ended.date():
-        pytest.fail("the smoke run crossed UTC midnight: its five years are ambiguous; rerun")
     printed = [json.loads(line) for line in run.stdout.splitlines()]
     report = json.loads(output.read_text())
-    return Smoke(run.returncode, printed, report, kept, began, ended, began.date())
+    # The run's one clock (tests/clock.py), which the benchmark's organizations follow too.
+    today = calendar.utc_today()
+    return Smoke(run.returncode, printed, report, kept, began, ended, today)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from conftest import ROOT, file_app, free_port, small_config
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_app
 from analytics.service.settings import Settings
+from analytics.usage.calendar import utc_today
 from emulator import EmulatorConfig, create_app
 
 RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
@@ -153,10 +154,6 @@ def test_demo_export_of_every_grouping_and_format(tmp_path):
     total = pd.read_excel(tmp_path / "t.bin")
     assert total.loc[0, "total_characters"] == by_key["total_characters"].sum()
     assert str(total.loc[0, "start_date"])[:10] == start.isoformat()
-
-
-def utc_today() -> dt.date:
-    return dt.datetime.now(dt.UTC).date()
 
 
 def test_period_preset_export(tmp_path):

@@ -1,7 +1,7 @@
-"""The README's deployment, checked where it can be without a server to install it on: its
-systemd units pass systemd's own checker, and the dashboard unit, the proxy and the sign-in
-example agree on address, port and base path. (`tests/test_signin.py` runs the dashboard with
-the unit's options and signs in under the base path.)"""
+"""The manual's deployment (docs/deployment.md), checked where it can be without a server to
+install it on: its systemd units pass systemd's own checker, and the dashboard unit, the proxy
+and the sign-in example agree on address, port and base path. (`tests/test_signin.py` runs
+the dashboard with the unit's options and signs in under the base path.)"""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 from browsers import unavailable
-from readme import README, dashboard_options, nginx_config, systemd_units
+from manual import dashboard_options, nginx_config, page, systemd_units
 
-CHECKOUT = "/opt/usage-dashboard"
+INSTALLED = "/opt/usage-dashboard"
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_readme_shows_the_dashboard_export_alert_and_report_units():
+def test_the_manual_shows_the_dashboard_export_alert_and_report_units():
     assert set(systemd_units()) == {
         "usage-dashboard.service",
         "usage-export.service",
@@ -40,13 +41,18 @@ def test_the_units_pass_systemd_analyze_verify(tmp_path):
     checker = shutil.which("systemd-analyze")
     if checker is None:
         unavailable("systemd-analyze is not installed (apt-get install systemd)")
-    # The programs the units start, from this checkout's environment instead of /opt.
-    venv = str(Path(sys.executable).parent.parent)
+    # The command the units start: this checkout's, in place of the one installed in /opt.
+    command = tmp_path / "venv" / "bin" / "usage-dashboard"
+    command.parent.mkdir(parents=True)
+    command.write_text(f'#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m analytics "$@"\n')
+    command.chmod(0o755)
+    units = tmp_path / "units"
+    units.mkdir()
     for name, text in systemd_units().items():
-        (tmp_path / name).write_text(text.replace(f"{CHECKOUT}/.venv", venv))
+        (units / name).write_text(text.replace(f"{INSTALLED}/venv", str(command.parent.parent)))
     checked = subprocess.run(
-        [checker, "verify", *sorted(str(path) for path in tmp_path.iterdir())],
-        cwd=tmp_path,
+        [checker, "verify", *sorted(str(path) for path in units.iterdir())],
+        cwd=units,
         capture_output=True,
         text=True,
         timeout=120,
@@ -76,4 +82,4 @@ def test_proxy_unit_and_sign_in_agree_on_address_port_and_path():
     assert "proxy_pass http://127.0.0.1:8501;" in proxy
     assert "proxy_set_header Upgrade $http_upgrade;" in proxy
     assert "proxy_set_header Host $host;" in proxy
-    assert 'redirect_uri = "https://dash.example.org/usage/oauth2callback"' in README.read_text()
+    assert 'redirect_uri = "https://dash.example.org/usage/oauth2callback"' in page("deployment")

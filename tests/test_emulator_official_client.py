@@ -204,7 +204,7 @@ def test_get_usage_reads_the_plan_and_the_ledger(translator, official_client_emu
         limit = twin.plan.effective_character_limit
     finally:
         twin.store.close()
-    assert history > 0
+    assert history > 0 or start == server.today  # only a period's first day has no history
     assert usage.character.count == history + booked(server, "total_characters")
     assert usage.character.limit == limit
     assert usage.character.valid

@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 from builders import invoke, serve_to_cli
 from conftest import FIXED_TODAY, ROOT, small_config
-from receivers import Mailbox, WebhookReceiver, smtp_server, webhook_receiver
+from receivers import (
+    Mailbox,
+    WebhookReceiver,
+    mail_and_webhook_alerts,
+    smtp_server,
+    webhook_receiver,
+)
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
@@ -178,22 +184,7 @@ def sent(mailbox: Mailbox, hooks: WebhookReceiver) -> tuple[list[str], list[str]
 @pytest.mark.parametrize("crash", ["mail", "webhook"])
 def test_a_delivery_killed_between_sending_and_recording_repeats_one_message(tmp_path, crash):
     with smtp_server() as mailbox, webhook_receiver() as hooks:
-        (tmp_path / "alerts.toml").write_text(
-            f"""base_url = "https://dash.example.org"
-[email]
-host = "127.0.0.1"
-port = {mailbox.port}
-security = "none"
-from = "alerts@example.org"
-to = ["ops@example.org"]
-
-[[webhook]]
-name = "ticketing"
-kind = "json"
-url_env = "TEST_HOOK_URL"
-""",
-            encoding="utf-8",
-        )
+        mail_and_webhook_alerts(tmp_path, mailbox, "TEST_HOOK_URL")
         killed = notify_command(tmp_path, hooks.url("/hook"))
 
         def kill() -> None:

@@ -22,9 +22,10 @@ from browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
 from conftest import ROOT, base_path, free_port, running_dashboard
 from faultserver import PASS, FaultServer, write_org_file
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from manual import dashboard_options
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
-from readme import dashboard_options
 
+from analytics.usage.calendar import utc_today
 from emulator import EmulatorConfig, create_app
 
 pytestmark = pytest.mark.oidc
@@ -270,7 +271,7 @@ def counted(provider, tmp_path_factory) -> Iterator[tuple[str, FaultServer]]:
     """A dashboard reading a service that counts every request: the emulator (two keys with
     usage on each of the last 60 days) behind a recording loopback server."""
     folder = tmp_path_factory.mktemp("counted")
-    today = dt.datetime.now(dt.UTC).date()
+    today = utc_today()
     days = [today - dt.timedelta(days=n) for n in range(60, 0, -1)]
     labels = {SERVICE_KEY: "Finance nightly", "team-key-000000000001": "Team A"}
     org = write_org_file(folder / "org.toml", labels, days, admin=SERVICE_KEY)
@@ -465,12 +466,12 @@ def test_a_callback_with_a_wrong_state_or_replayed_is_refused(dashboard, provide
     assert user_cookie(context) is None
 
 
-# -- deployment: the README's options, under a base path ----------------------------------------
+# -- deployment: the manual's options, under a base path ----------------------------------------
 
 
-def test_the_readme_deployment_serves_under_its_base_path(provider, browser, tmp_path):
-    """The README unit's `streamlit run` options (on a free port instead of 8501): pages, the
-    websocket and the sign-in callback all under the base path."""
+def test_the_manuals_deployment_serves_under_its_base_path(provider, browser, tmp_path):
+    """The manual's dashboard unit's `usage-dashboard serve` options (on a free port instead
+    of 8501): pages, the websocket and the sign-in callback all under the base path."""
     options = dashboard_options()
     del options[options.index("--server.port") : options.index("--server.port") + 2]
     with signin_dashboard(tmp_path, provider, DEMO, *options, port=free_port()) as base:

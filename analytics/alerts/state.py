@@ -15,12 +15,13 @@ aside with a warning (kept), never overwritten.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from analytics.alerts.events import LEVELS, Event, rank
 from analytics.service.settings import Settings, default_history_path
+from analytics.usage.calendar import utc_now
 from analytics.usage.files import read_state, update
 
 STATE_FILE = "alerts-delivered.json"
@@ -45,7 +46,7 @@ def state_path(settings: Settings) -> Path:
 def _record(value: object) -> Record:
     """A stored record; a bare level is how files written before records had a time read."""
     if isinstance(value, str):
-        value = {"level": value, "at": datetime.now(UTC).isoformat()}
+        value = {"level": value, "at": utc_now().isoformat()}
     if not (
         isinstance(value, dict)
         and value.get("level") in LEVELS
@@ -139,7 +140,7 @@ class DeliveryState:
     def _change(
         self, destination: str, event: Event, stage: Stage | None, now: datetime | None
     ) -> None:
-        moment = now or datetime.now(UTC)
+        moment = now or utc_now()
 
         def change(state: State) -> State:
             state["sending"].get(destination, {}).pop(event.id, None)

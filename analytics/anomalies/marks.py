@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Final, Literal
 
@@ -22,6 +22,7 @@ import msgspec
 
 from analytics.anomalies.detect import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
+from analytics.usage.calendar import utc_now
 from analytics.usage.files import read_state, update
 from analytics.usage.history import account_name
 from analytics.usage.metrics import METRICS
@@ -98,7 +99,7 @@ class Marks:
     def set(self, anomaly: str, mark: Mark | None, now: datetime | None = None) -> None:
         """Mark an anomaly id (None removes its mark, making it new again)."""
         anomaly = check_id(anomaly)
-        marked = None if mark is None else _Marked(mark, now or datetime.now(UTC))
+        marked = None if mark is None else _Marked(mark, now or utc_now())
 
         def change(current: _MarksFile) -> _MarksFile:
             marks = {other: given for other, given in current.marks.items() if other != anomaly}

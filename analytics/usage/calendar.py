@@ -13,6 +13,7 @@ empty range.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -47,8 +48,27 @@ PERIOD_TITLES: Final[dict[str, str]] = {
 }
 
 
+# Pins the clock (an ISO instant, e.g. 2028-02-29T23:59:59.5Z): every "now" and "today" of
+# the dashboard and the commands (and of the emulator) is then that instant, in every process
+# that inherits it. For reports as of a past moment, and for running the tests at any moment.
+CLOCK_VARIABLE: Final = "USAGE_DASHBOARD_CLOCK"
+
+
+def utc_now() -> datetime:
+    """The one clock every "today" is read from: the real one, unless CLOCK_VARIABLE pins it."""
+    pinned = os.environ.get(CLOCK_VARIABLE)
+    if not pinned:
+        return datetime.now(UTC)
+    try:
+        instant = datetime.fromisoformat(pinned)
+    except ValueError:
+        raise ValueError(f"{CLOCK_VARIABLE} must be an ISO instant, not {pinned!r}") from None
+    return instant.astimezone(UTC) if instant.tzinfo else instant.replace(tzinfo=UTC)
+
+
 def utc_today() -> date:
-    return datetime.now(UTC).date()
+    """Today in UTC; the service's days are UTC days."""
+    return utc_now().date()
 
 
 def data_through(today: date) -> date:

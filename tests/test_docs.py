@@ -1,0 +1,45 @@
+"""The manual stays true: the command reference is the commands' own help, and every link of
+the README (which GitHub shows, outside the site `mkdocs build --strict` checks) resolves."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# What `make cli-reference` runs: typer's own Markdown of every command's help.
+REFERENCE = ["-m", "typer", "analytics.cli", "utils", "docs", "--name", "usage-dashboard"]
+
+
+def test_the_command_reference_is_the_commands_own_help(tmp_path):
+    written = tmp_path / "cli-reference.md"
+    subprocess.run(
+        [sys.executable, *REFERENCE, "--title", "Command reference", "--output", str(written)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+        capture_output=True,
+    )
+    assert (ROOT / "docs" / "cli-reference.md").read_text() == written.read_text(), (
+        "docs/cli-reference.md is stale: run make cli-reference"
+    )
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as the site's table of contents names them."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+
+
+def test_every_link_of_the_readme_resolves():
+    links = [link for link in LINK.findall((ROOT / "README.md").read_text()) if "://" not in link]
+    assert len(links) > 10
+    for link in links:
+        path, _, anchor = link.partition("#")
+        target = ROOT / path
+        assert target.is_file(), link
+        assert not anchor or anchor in anchors(target), link
