@@ -10,12 +10,19 @@ service may still change or withdraw them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import get_args
 
 import pandas as pd
 
-from analytics.service.models import DetectionResult, LanguageEntry, LanguageResource, V2Language
+from analytics.service.models import (
+    DetectionResult,
+    LanguageEntry,
+    LanguageResource,
+    Resource,
+    V2Language,
+)
 
-RESOURCES = ("translate_text", "translate_document", "glossary", "voice", "write")
+RESOURCES: tuple[Resource, ...] = get_args(Resource)
 RESOURCE_LABELS = {
     "translate_text": "Text translation",
     "translate_document": "Document translation",

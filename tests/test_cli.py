@@ -72,7 +72,7 @@ def test_without_configuration_it_refuses_instead_of_exporting_demo_data(tmp_pat
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--start", "2025-02-30", "--end", "2025-03-01"], "YYYY-MM-DD"),
+        (["--start", "2025-02-30", "--end", "2025-03-01"], "--start: 2025-02-30 is not a day"),
         (["--start", "2025-03-02", "--end", "2025-03-01"], "before --start"),
         (["--start", "2025-03-01"], "give --start and --end"),
         (["--period", "last-month", "--start", "2025-03-01"], "not both"),
@@ -85,7 +85,7 @@ def test_bad_arguments_exit_2(tmp_path, args, message):
     result = invoke("export", *args, "-o", str(tmp_path / "u.csv"), "--demo", env=SMALL_DEMO)
     assert result.exit_code == 2
     assert message in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
 
 def test_a_bad_setting_is_one_error_line_naming_the_variable(tmp_path):
@@ -194,8 +194,6 @@ def test_languages_and_detect_commands():
         ["de", "success"],
         ["en", "success"],
     ]
-    bad = invoke("languages", "--resource", "teleport", "--demo", env=SMALL_DEMO)
-    assert bad.exit_code == 4 and "400 Bad Request" in bad.stderr
 
 
 def test_languages_lines_as_scripts_read_them():
@@ -284,8 +282,7 @@ def test_unexpected_failure_exits_1_and_keeps_the_earlier_export(tmp_path, monke
     monkeypatch.setattr(os, "replace", disk_full)
     result = invoke("export", "--period", "last-7-days", "-o", str(out), "--demo", env=SMALL_DEMO)
     assert result.exit_code == 1
-    assert "unexpected OSError" in result.stderr and "No space left" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr == f"error: {out}: No space left on device\n"  # the file asked for
     assert out.read_text() == "previous export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["u.csv"]
 

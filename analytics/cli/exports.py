@@ -3,7 +3,9 @@ atomically to CSV, Parquet or Excel, as scheduled jobs feed finance."""
 
 from __future__ import annotations
 
+import logging
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
@@ -21,7 +23,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.files import Format, format_for, write_export
+from analytics.exports.files import Format, export_bytes, format_for, write_export
 from analytics.exports.tables import (
     GROUPINGS,
     KEY_PAIR_GROUPINGS,
@@ -55,8 +57,15 @@ ExportGrouping = Literal[
 G = TypeVar("G", bound=str)
 
 
+log = logging.getLogger(__name__)
+
+
 def _format(output: Path, fmt: Format | None) -> Format:
     shared.check_output(output)
+    if output == shared.STDOUT:
+        if fmt not in (None, "csv"):
+            raise UsageProblem(f"--output - (standard output) takes CSV only, not {fmt}")
+        return "csv"
     try:
         return fmt or format_for(output)
     except ValueError as exc:
@@ -139,16 +148,30 @@ def export(
             tags = fetching.fetched(fetch_tags, "custom tags", settings, demo, first, last, history)
             priced = costing if with_cost else None
             table = shape_tag_export(tags.frame, first, last, tag_grouping, priced)
+            fetched = tags.frame
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             # Only the groupings by key need the pair-key-day report's many more rows.
             fetch = fetch_pair_keys if pair_grouping in KEY_PAIR_GROUPINGS else fetch_pairs
             pairs = fetching.fetched(fetch, "language pairs", settings, demo, first, last, history)
             table = shape_pair_export(pairs.frame, pair_grouping)
+            fetched = pairs.frame
         else:
             grouping = _grouping(group_by, GROUPINGS, source)
             usage = fetching.usage(settings, demo, first, last, use_history=history)
             table = shape_export(usage.frame, first, last, grouping, costing, with_cost)
+            fetched = usage.frame
+        if fetched.empty:
+            _say_nothing_used(first, last)
+        if output == shared.STDOUT:
+            sys.stdout.buffer.write(export_bytes(table, file_format, raw))
+            return
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+def _say_nothing_used(first: date, last: date) -> None:
+    """A file of headers alone is still written (a job that always expects one gets it), and
+    said once, since a range before any data is more often a mistake than a fact."""
+    log.warning("no usage from %s to %s: the file holds the header only", first, last)

@@ -13,6 +13,7 @@ from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.cli import fetching, shared
 from analytics.cli.shared import DebugOption, DemoOption, app
 from analytics.languages import language_table
+from analytics.service.models import Resource
 from analytics.usage import calendar
 
 ListFormat = Literal["table", "csv"]
@@ -21,9 +22,7 @@ PlanFormat = Literal["table", "json"]
 
 @app.command()
 def languages(
-    resource: Annotated[
-        str, typer.Option(help="translate_text, translate_document, glossary, voice or write.")
-    ],
+    resource: Annotated[Resource, typer.Option(help="The resource whose languages to list.")],
     fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = "table",
     beta: Annotated[
         bool,

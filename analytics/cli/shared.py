@@ -2,21 +2,28 @@
 share, settings and the service client, the range of days asked for, and the one-line error.
 
 A command runs inside `reported`, which turns any failure into one `error: …` line on stderr
-and the documented exit code, so cron mails say what went wrong without a traceback.
+and the documented exit code, so cron mails say what went wrong without a traceback; the app's
+`OneLineErrors` does the same for what the command line itself refuses (an unknown option, a
+value out of range), before any command runs.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
+import stamina
 import typer
 from pydantic import ValidationError
+
+# Typer carries its own copy of click: the errors its parser raises are these classes.
+from typer._click.exceptions import ClickException
+from typer.core import TyperGroup
 
 from analytics.alerts.config import AlertsFileError
 from analytics.alerts.state import StateFileError
@@ -25,7 +32,7 @@ from analytics.cost.prices import PricingFileError, UnpricedDayError
 from analytics.cost.teams import TeamFileError
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_client
-from analytics.service.errors import AuthorizationError, ServiceError
+from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, resolve
 
@@ -38,7 +45,30 @@ EXIT_BUDGET_EXCEEDED = 11
 EXIT_NEW_ANOMALIES = 12
 EXIT_DELIVERY = 13
 
+# `--output -`: standard output rather than a file.
+STDOUT = Path("-")
+
+
+class OneLineErrors(TyperGroup):
+    """The commands' group: a usage error is one `error: …` line and exit 2, like every other
+    error, instead of the usage box (`--help` still prints the help)."""
+
+    def main(self, args: Sequence[str] | None = None, *extra: Any, **options: Any) -> Any:
+        options["standalone_mode"] = False
+        try:
+            code = super().main(args, *extra, **options)
+        except ClickException as exc:
+            message = " ".join(exc.format_message().replace("Value error, ", "").split())
+            typer.echo(f"error: {message}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(EXIT_UNEXPECTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     help="Usage exports and look-ups for the Language Service.",
     no_args_is_help=True,
     add_completion=False,
@@ -96,8 +126,12 @@ def reported(debug: bool) -> Iterator[None]:
     previous_level = root.level
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else logging.WARNING)
-    # Retries are routine; their log lines carry no detail worth a cron mail.
+    # Retries are routine; their log lines carry no detail worth a cron mail. A person at a
+    # terminal sees each wait, so a slow answer never looks like a hang.
     logging.getLogger("stamina").setLevel(logging.DEBUG if debug else logging.ERROR)
+    hooks = stamina.instrumentation.get_on_retry_hooks()
+    if sys.stderr.isatty():
+        stamina.instrumentation.set_on_retry_hooks([*hooks, _say_retrying])
     try:
         yield
     except typer.Exit:
@@ -116,17 +150,33 @@ def reported(debug: bool) -> Iterator[None]:
         if debug:
             raise
         fail(EXIT_FORBIDDEN, str(exc))
+    except BadRequestError as exc:  # the service refused an argument the user gave
+        if debug:
+            raise
+        fail(EXIT_USAGE, str(exc))
     except ServiceError as exc:
         if debug:
             raise
         fail(EXIT_SERVICE, str(exc))
+    except OSError as exc:
+        if debug:
+            raise
+        place = f"{exc.filename}: " if exc.filename else ""
+        fail(EXIT_UNEXPECTED, f"{place}{exc.strerror or exc}")
     except Exception as exc:
         if debug:
             raise
         fail(EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)")
     finally:
+        stamina.instrumentation.set_on_retry_hooks(hooks)
         root.removeHandler(handler)
         root.setLevel(previous_level)
+
+
+def _say_retrying(details: stamina.instrumentation.RetryDetails) -> None:
+    cause = details.caused_by
+    reason = cause.status if isinstance(cause, ServiceError) and cause.status else None
+    typer.echo(f"retrying in {details.wait_for:.0f} s ({reason or type(cause).__name__})", err=True)
 
 
 def settings() -> Settings:
@@ -157,7 +207,10 @@ def _day(value: str | None, name: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise UsageProblem(f"{name} must be a day as YYYY-MM-DD, not {value!r}") from None
+        pass
+    if len(value) == 10 and value[4] == value[7] == "-" and value.replace("-", "").isdigit():
+        raise UsageProblem(f"{name}: {value} is not a day")
+    raise UsageProblem(f"{name} must be a day as YYYY-MM-DD, not {value!r}")
 
 
 def day_range(
@@ -180,7 +233,10 @@ def day_range(
 
 
 def check_output(output: Path) -> None:
-    """Refuse a path that cannot be written before anything is fetched."""
+    """Refuse a path that cannot be written before anything is fetched (`-` is standard
+    output)."""
+    if output == STDOUT:
+        return
     if output.is_dir():
         raise UsageProblem(f"--output {output} is a folder; give a file path")
     if not output.parent.is_dir():

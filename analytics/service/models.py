@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -192,6 +192,10 @@ class DocumentHandle(msgspec.Struct, frozen=True):
     def __repr__(self) -> str:
         # The document key decrypts the document: keep it out of logs.
         return f"DocumentHandle(document_id={self.document_id!r}, document_key='****')"
+
+
+# The resources the language lists are published for (`GET /v3/languages?resource=`).
+Resource = Literal["translate_text", "translate_document", "glossary", "voice", "write"]
 
 
 class LanguageEntry(msgspec.Struct, frozen=True):

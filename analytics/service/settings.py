@@ -1,10 +1,15 @@
 """Connection and demo settings: `SERVICE_*` environment variables or explicit values."""
 
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# An HTTP authorization scheme is one token (RFC 9110): no spaces, no separators.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 def default_history_path() -> Path:
@@ -30,6 +35,25 @@ class Settings(BaseSettings):
     demo_days: int = Field(default=1095, ge=1)
     demo_seed: int = 42
 
+    @field_validator("base_url")
+    @classmethod
+    def _an_address(cls, value: str | None) -> str | None:
+        """Checked before any request: an address without a scheme would only fail after every
+        retry, as a network error."""
+        if not value:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError(f"must start with https:// or http:// and name a host, got {value!r}")
+        return value
+
+    @field_validator("auth_scheme")
+    @classmethod
+    def _a_scheme(cls, value: str) -> str:
+        if not _TOKEN.fullmatch(value):
+            raise ValueError(f"must be one word such as DeepL-Auth-Key, got {value!r}")
+        return value
+
     @property
     def is_configured(self) -> bool:
         """True when a real service can be reached (both the key and the base address are set)."""
@@ -40,5 +64,6 @@ def setting_problems(exc: ValidationError) -> str:
     """One line naming each bad `SERVICE_*` variable: pydantic's own text spans several lines
     and quotes the input, which a cron mail or a page banner does not need."""
     return "; ".join(
-        f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors()
     )

@@ -33,12 +33,16 @@ _DAMAGED = ".damaged-"
 def write_atomic(content: bytes, path: Path) -> Path:
     """Write atomically: a temporary file in the same folder, flushed to disk, then renamed.
 
-    On any failure the temporary file is removed and an earlier file at `path` is untouched.
+    On any failure the temporary file is removed and an earlier file at `path` is untouched;
+    an OSError names `path`, the file the caller asked for, never the temporary one.
     """
     path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(content)
@@ -46,9 +50,11 @@ def write_atomic(content: bytes, path: Path) -> Path:
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     _fsync_folder(path.parent)
     return path
