@@ -100,7 +100,10 @@ def test_csv_is_guarded_against_formulas_and_round_trips_everything_else():
         guarded = "'" + label if label[0] in "=+-@\t\r" else label
         assert guarded in labels
     assert back["total_characters"].tolist() == table["total_characters"].tolist()
-    assert back["speech_to_text_minutes"].tolist() == table["speech_to_text_minutes"].tolist()
+    # The minutes (0.1 · i, float noise and all) as the decimals they are, at six places.
+    decimals = [float(f"{minutes:.6f}") for minutes in table["speech_to_text_minutes"]]
+    assert back["speech_to_text_minutes"].tolist() == decimals
+    assert "0.30000000000000004" not in text
 
 
 def test_raw_csv_keeps_text_exactly():

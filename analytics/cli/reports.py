@@ -21,11 +21,6 @@ from analytics.cli.shared import (
     AlertsOption,
     DebugOption,
     DemoOption,
-    EndOption,
-    PeriodOption,
-    PricingOption,
-    StartOption,
-    TeamsOption,
     UsageProblem,
     app,
 )
@@ -47,9 +42,9 @@ def report(
             "--output", "-o", help="File to write (atomically): HTML, or PDF with --format pdf."
         ),
     ] = None,
-    start: StartOption = None,
-    end: EndOption = None,
-    period: PeriodOption = None,
+    start: shared.StartOption = None,
+    end: shared.EndOption = None,
+    period: shared.PeriodOption = None,
     fmt: Annotated[
         ReportFormat | None,
         typer.Option(
@@ -70,8 +65,8 @@ def report(
     budgets: Annotated[
         Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
     ] = None,
-    pricing: PricingOption = None,
-    teams: TeamsOption = None,
+    pricing: shared.PricingOption = None,
+    teams: shared.TeamsOption = None,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analytics.usage.files import write_atomic
+from analytics.usage.frames import MINUTE_DECIMALS
 
 Format = Literal["csv", "parquet", "xlsx"]
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "xlsx")
@@ -146,10 +147,21 @@ def _csv_field_texts(texts: list[str], width: int) -> list[str]:
     return rendered
 
 
+def exact(table: pd.DataFrame) -> pd.DataFrame:
+    """Fractional cells at the service's precision (six decimals): a sum of minutes carries
+    binary-float noise (26060.129999999997), which a file would pass on to finance as if it
+    were a figure; rounded, every format writes the decimal the page shows (26060.13)."""
+    fractions = [column for column, dtype in table.dtypes.items() if dtype.kind == "f"]
+    if not fractions:
+        return table
+    return table.assign(**{str(c): table[c].round(MINUTE_DECIMALS) for c in fractions})
+
+
 def export_bytes(table: pd.DataFrame, fmt: Format, raw: bool = False) -> bytes:
     """The file content of `table` in `fmt`; `raw` keeps text cells exactly as they are."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    table = exact(table)
     if fmt != "parquet" and not raw:
         table = spreadsheet_safe(table)
     if fmt == "csv":
