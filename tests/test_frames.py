@@ -197,28 +197,7 @@ def test_unicode_labels_survive_decoding():
     assert key_day_frame([rows])["api_key_label"].tolist() == [label]
 
 
-def speech(**fields: float) -> dict:
-    """A body of one key-day whose usage gives only these speech-to-text fields (and one
-    text character), its total_usage likewise."""
-    answer = json.loads(body([item("2024-03-01", "cccc****3333", "Speech", 1)]))
-    report = answer["usage_report"]
-    for usage in (report["key_and_day_usages"][0]["usage"], report["total_usage"]):
-        del usage["speech_to_text_minutes"]
-        usage.update(fields)
-    return answer
-
-
-@pytest.mark.parametrize(
-    ("fields", "minutes"),
-    [
-        ({"speech_to_text_milliseconds": 90_000}, 1.5),  # minutes absent: ms ÷ 60,000
-        ({"speech_to_text_milliseconds": 1}, 0.000017),  # at the service's six decimals
-        ({"speech_to_text_milliseconds": 90_000, "speech_to_text_minutes": 2.0}, 2.0),
-        ({}, 0.0),  # neither: no minutes
-        ({"speech_to_text_minutes": 0.1234567}, 0.123457),
-    ],
-)
-def test_speech_to_text_is_read_in_minutes_or_milliseconds(fields, minutes):
-    rows, total = decode_key_day(json.dumps(speech(**fields)).encode())
-    assert rows["speech_to_text_minutes"].tolist() == [minutes]
-    assert reconcile(rows, total, "body") is None  # the total is read by the same rule
+@pytest.mark.parametrize(("given", "read"), [(0.1234567, 0.123457), (1.25, 1.25), (0.0, 0.0)])
+def test_minutes_are_read_at_the_services_six_decimals(given, read):
+    rows, _ = decode_key_day(body([item("2024-03-01", "cccc****3333", "Speech", 1, minutes=given)]))
+    assert rows["speech_to_text_minutes"].tolist() == [read]

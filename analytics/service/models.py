@@ -11,7 +11,6 @@ report has tens of thousands of them.
 
 from __future__ import annotations
 
-import math
 import sys
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -30,12 +29,9 @@ class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
     text_translation_characters: Characters = 0
     document_translation_characters: Characters = 0
     text_improvement_characters: Characters = 0
-    # The interface's first revision had no speech field: no minutes were reported then. A
-    # breakdown may give speech-to-text in milliseconds instead (the published interface lists
-    # both): NaN marks the minutes absent, so `minutes_of` can tell 0 from not given.
-    speech_to_text_minutes: Minutes = math.nan
+    # The interface's first revision had no speech field: no minutes were reported then.
+    speech_to_text_minutes: Minutes = 0.0
     speech_to_speech_minutes: Minutes = 0.0
-    speech_to_text_milliseconds: Minutes = 0.0
 
 
 NO_USAGE = UsageBreakdown()

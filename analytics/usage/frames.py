@@ -29,21 +29,11 @@ from analytics.service.models import (
     LanguagePairUsage,
     UsageBreakdown,
 )
-from analytics.usage.metrics import (
-    CHARACTER_METRICS,
-    METRICS,
-    MINUTE_METRICS,
-    MINUTES,
-    SPEECH_TO_SPEECH,
-    TAG_METRICS,
-)
+from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
 
 log = logging.getLogger(__name__)
 
 DATE_DTYPE = "datetime64[us]"
-# The speech-to-text field some breakdowns give instead of minutes.
-MILLISECONDS: Final = "speech_to_text_milliseconds"
-MILLISECONDS_PER_MINUTE: Final = 60_000
 # The service's precision of minutes: six decimals, kept by every file written.
 MINUTE_DECIMALS: Final = 6
 # The plain dtypes of decoded rows, in column order; the frames make the texts categorical.
@@ -165,28 +155,18 @@ def _pair_columns(items: Sequence[LanguagePairUsage]) -> Columns:
 
 def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray]:
     """Every metric of the items' `usage` breakdowns, one typed array per metric; minutes at
-    the service's precision, speech-to-text from milliseconds where minutes are not given."""
+    the service's precision, read so once here for every frame, export and page."""
     usage = list(map(attrgetter("usage"), items))
-    columns = {
-        m: np.fromiter(map(attrgetter(m), usage), np.int64, count) for m in CHARACTER_METRICS
+    kinds = {
+        **dict.fromkeys(CHARACTER_METRICS, np.int64),
+        **dict.fromkeys(MINUTE_METRICS, np.float64),
     }
-    given = {
-        field: np.fromiter(map(attrgetter(field), usage), np.float64, count)
-        for field in (*MINUTE_METRICS, MILLISECONDS)
+    columns: dict[str, np.ndarray] = {
+        m: np.fromiter(map(attrgetter(m), usage), kind, count) for m, kind in kinds.items()
     }
-    return columns | minute_columns(given)
-
-
-def minute_columns(given: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The minute metrics of breakdowns, read once for every consumer: rounded to the
-    service's precision; speech-to-text minutes where given (NaN: absent), else milliseconds
-    ÷ 60,000 (0 when neither is given)."""
-    stt = given[MINUTES]
-    from_milliseconds = given[MILLISECONDS] / MILLISECONDS_PER_MINUTE
-    return {
-        MINUTES: np.where(np.isnan(stt), from_milliseconds, stt).round(MINUTE_DECIMALS),
-        SPEECH_TO_SPEECH: given[SPEECH_TO_SPEECH].round(MINUTE_DECIMALS),
-    }
+    for metric in MINUTE_METRICS:
+        columns[metric] = columns[metric].round(MINUTE_DECIMALS)
+    return columns
 
 
 def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
@@ -246,12 +226,8 @@ def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> st
     if total is None:
         return None
     differences = []
-    # The total's minutes read as every row's are (absent minutes, milliseconds).
-    read = minute_columns(
-        {f: np.array([getattr(total, f)]) for f in (*MINUTE_METRICS, MILLISECONDS)}
-    )
     for metric in METRICS:
-        reported = read[metric][0] if metric in read else getattr(total, metric)
+        reported = getattr(total, metric)
         summed = rows[metric].sum()
         if metric in CHARACTER_METRICS:
             same = int(summed) == int(reported)
