@@ -9,9 +9,10 @@ from analytics.anomalies.tables import (
     anomaly_counts,
     anomaly_name,
     anomaly_table,
+    shown_anomalies,
 )
 from analytics.dashboard import data, page, session
-from analytics.dashboard.anomalies import given_marks, mark, marks_of
+from analytics.dashboard.anomalies import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.columns import anomaly_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -42,7 +43,8 @@ for column, (label, count) in zip(st.columns(len(counts)), counts.items(), stric
     column.metric(label, f"{count:,}", border=True)
 
 show = page.segments(st.container(), "Show", SHOW, "new", "show")
-shown = table if show == "all" else table[table["status"] == "new"]
+looked_at = st.session_state.get("anomaly", st.query_params.get("anomaly"))
+shown = shown_anomalies(table, show, looked_at)
 if shown.empty:
     st.info(
         "No anomalies in this range." if table.empty else "No new anomalies in this range.",
@@ -95,6 +97,8 @@ with st.container(horizontal=True, vertical_alignment="center"):
             icon=f":material/{icon}:",
             key=f"mark_{given or 'clear'}",
         )
+    if undoable(anomaly.id):
+        st.button("Undo", on_click=undo, args=(source,), icon=":material/undo:", key="mark_undo")
 st.caption(
     f"Status: **{now}** · id `{anomaly.id}`"
     + ("" if writable else " · set SERVICE_HISTORY_PATH to keep marks")

@@ -77,11 +77,22 @@ def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
     before = len(at.dataframe[0].value)
     at.button(key="mark_expected").click().run()
     assert not at.exception
-    # Marked, it is no longer new: the table of new anomalies has one row less.
-    assert len(at.dataframe[0].value) == before - 1
-    assert anomaly not in set(at.dataframe[0].value["id"])
+    # Marked, it stays selected and in the table with its new status, so a second click
+    # cannot mark another anomaly; the other new ones are still listed.
+    assert at.selectbox(key="anomaly").value == anomaly
+    table = at.dataframe[0].value.set_index("id")
+    assert len(table) == before and table.loc[anomaly, "status"] == "expected"
+    assert (table.drop(anomaly)["status"] == "new").all()
+    assert any(f"Status: **expected** · id `{anomaly}`" in c.value for c in at.caption)
     [marks] = Path(os.environ["SERVICE_HISTORY_PATH"]).glob("*-anomaly-marks.json")
     assert json.loads(marks.read_text())["marks"][anomaly]["mark"] == "expected"
+    # Undo gives back the mark it had (none): new again, still selected.
+    at.button(key="mark_undo").click().run()
+    assert at.selectbox(key="anomaly").value == anomaly
+    assert json.loads(marks.read_text())["marks"] == {}
+    assert at.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
+    assert not any(button.key == "mark_undo" for button in at.button)
+    at.button(key="mark_expected").click().run()
     every = open_page("anomalies", period="Last 30 days", show="All")
     every.selectbox(key="anomaly").set_value(anomaly).run()
     table = every.dataframe[0].value.set_index("id")

@@ -64,6 +64,15 @@ def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd
     )
 
 
+def shown_anomalies(table: pd.DataFrame, show: str, looked_at: str | None) -> pd.DataFrame:
+    """The rows a filter shows (`all`, or only the `new` ones), and the anomaly being looked
+    at whatever its status: marking it must not hide it and move the selection to another
+    anomaly under the same buttons."""
+    if show == "all":
+        return table
+    return table[(table["status"] == "new") | (table["id"] == looked_at)]
+
+
 def anomaly_counts(table: pd.DataFrame) -> dict[str, int]:
     """The page's tiles: anomalies by status, and the high-severity ones, of `anomaly_table`."""
     statuses = table["status"]
