@@ -33,12 +33,13 @@ st.caption(
 
 with st.expander("Budgets", icon=":material/savings:"):
     uploaded = st.file_uploader("Budgets file (TOML)", type="toml", key="budgets_file")
-    budgets, problem = chosen_budgets(uploaded)
+    budgets, problem = chosen_budgets(uploaded, source.demo)
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
-        f"Read from {BUDGETS_FILE} in the dashboard's folder unless a file is chosen here; "
-        "see budgets.example.toml for the format. Cost budgets and cost forecasts use "
+        f"Read from {BUDGETS_FILE} in the dashboard's folder (in demo mode, else "
+        "budgets.example.toml) unless a file is chosen here; see budgets.example.toml for the "
+        "format. Cost budgets and cost forecasts use "
         "pricing.toml (and teams.toml for the report's spend by team) beside the dashboard."
     )
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import tomllib
 from datetime import timedelta
 
 import pytest
 from builders import ledger_totals
 from headless import ROOT, TODAY, open_page
+
+from analytics.usage import bundle
 
 
 @pytest.fixture
@@ -17,17 +20,17 @@ def example_budgets(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
 
 
-def test_capacity_page_without_budgets(demo_env, demo_ledger):
+def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_path):
+    monkeypatch.setattr(bundle, "bundle_folder", lambda: tmp_path)  # no example files either
     at = open_page("capacity", period="Last 30 days")
     assert not at.exception
     assert not at.error
     assert at.title[0].value == "Capacity"
     headers = [h.value for h in at.subheader]
     assert headers == ["Forecasts", "Period comparison", "Growth drivers"]
-    # Characters and minutes, month and contract year; in demo mode the example prices add
-    # the cost of both.
-    assert len(at.get("plotly_chart")) == 6
-    services = at.dataframe[2].value
+    # Characters and minutes, month and contract year (no prices: no cost forecasts).
+    assert len(at.get("plotly_chart")) == 4
+    [services] = [df.value for df in at.dataframe if "Total characters" in df.value.index]
     start, end = TODAY - timedelta(days=30), TODAY - timedelta(days=1)
     totals = ledger_totals(demo_ledger.ledger(start, end))
     assert services.loc["Total characters", "current"] == totals["total_characters"]
@@ -61,3 +64,15 @@ def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
         row["period"] == f"{start:%Y-%m-%d} – {plan.period(TODAY)[1] - timedelta(days=1):%Y-%m-%d}"
     )
     assert len(at.get("progress")) == 3  # the Plan panel above
+
+
+def test_demo_mode_reads_the_example_budgets(demo_env):
+    """Without a budgets.toml (or an upload) the demo uses budgets.example.toml, as it uses
+    the example prices and teams, so Capacity shows budget status from the start."""
+    at = open_page("capacity", period="Last 30 days")
+    assert not at.exception and not at.error
+    assert at.subheader[0].value == "Budget status"
+    example = tomllib.loads((ROOT / "budgets.example.toml").read_text())
+    shown = at.dataframe[0].value["budget"].tolist()
+    assert len(shown) == len(example["budget"])
+    assert {b["name"] for b in example["budget"] if "name" in b} <= set(shown)

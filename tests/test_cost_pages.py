@@ -18,7 +18,7 @@ from fractions import Fraction
 import pytest
 from headless import TODAY, chart_specs, open_clean_page, open_page
 
-from analytics.cost import files
+from analytics.usage import bundle
 
 DAY = timedelta(days=1)
 YESTERDAY = TODAY - DAY
@@ -217,7 +217,7 @@ def test_without_a_pricing_file_cost_says_how_and_the_page_shows_usage(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(files, "bundle_folder", lambda: tmp_path)  # no examples either
+    monkeypatch.setattr(bundle, "bundle_folder", lambda: tmp_path)  # no examples either
     for page in ("overview", "keys", "trends"):
         at = open_page(page, show="Cost", group="Team")
         assert not at.exception and not at.error, page

@@ -11,18 +11,18 @@ from analytics.alerts.config import AlertsConfig, load_alerts
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets
 from analytics.capacity.costs import Prices
 from analytics.cli.shared import UsageProblem
-from analytics.cost.files import money_file
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, load_pricing
 from analytics.cost.teams import Teams, load_teams
 from analytics.exports.tables import Costing
+from analytics.usage.bundle import organization_file
 
 
 def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     """The money files in force: given, else found in the working folder, else (demo) the
     examples; none found means usage only. A bad file is one error line (exit 2)."""
-    pricing_file = money_file("pricing", pricing, Path.cwd(), demo)
-    teams_file = money_file("teams", teams, Path.cwd(), demo)
+    pricing_file = organization_file("pricing", pricing, Path.cwd(), demo)
+    teams_file = organization_file("teams", teams, Path.cwd(), demo)
     prices: Pricing | None = load_pricing(pricing_file) if pricing_file else None
     cost_centres: Teams | None = load_teams(teams_file) if teams_file else None
     return Costing(prices, cost_centres)
@@ -48,7 +48,7 @@ def budgets(path: Path) -> BudgetFile:
 def alerts(given: Path | None, option: str) -> AlertsConfig:
     """The alerts file in force: given, else alerts.toml in the working folder; its secrets
     come from the environment."""
-    path = money_file("alerts", given, Path.cwd(), demo=False)
+    path = organization_file("alerts", given, Path.cwd(), demo=False)
     if path is None:
         raise UsageProblem(
             f"{option} needs an alerts file: alerts.toml in the working folder or --alerts FILE "

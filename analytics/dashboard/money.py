@@ -7,14 +7,14 @@ from pathlib import Path
 
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from analytics.cost.files import money_file
+from analytics.usage.bundle import organization_file
 
 
 def money_text(name: str, uploaded: UploadedFile | None, demo: bool) -> str | None:
     """The text of ``name``.toml in force, or None (usage only)."""
     if uploaded is not None:
         return uploaded.getvalue().decode("utf-8", errors="replace")
-    path = money_file(name, None, Path.cwd(), demo)
+    path = organization_file(name, None, Path.cwd(), demo)
     return path.read_text(encoding="utf-8") if path else None
 
 
