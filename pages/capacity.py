@@ -5,7 +5,7 @@ download."""
 import streamlit as st
 
 from analytics.capacity.budgets import evaluate_plan, evaluation_frame, in_file_order
-from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
@@ -50,10 +50,13 @@ plan = plan_panel(source, today)
 try:
     with service_errors(source):
         review, read = data.review(source, chosen, today, budgets, money)
-except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+except (PricingFileError, TeamFileError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
     with service_errors(source):
         review, read = data.review(source, chosen, today, budgets)
+if review.unpriced:
+    what = "cost budgets, cost forecasts and the report's spend"
+    st.info(unpriced_text(review.unpriced, what), icon=":material/money_off:")
 
 if budgets is not None and review.evaluations is not None:
     st.subheader("Budget status")

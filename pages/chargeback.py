@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
+from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
 from analytics.dashboard.columns import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.money import NO_PRICING, money_text
+from analytics.dashboard.money import NO_PRICING, money_text, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
 
@@ -32,9 +32,10 @@ if pricing is None:
 try:
     currency = parse_pricing(pricing).currency
     table = data.chargeback_table(source, chosen, pricing, teams)
-except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+except (PricingFileError, TeamFileError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
+say_unpriced(pricing, chosen.start, chosen.end, "the months and the Total row")
 st.dataframe(
     table,
     hide_index=True,

@@ -7,7 +7,6 @@ import streamlit as st
 
 from analytics.anomalies.tables import new_anomalies
 from analytics.cost.priced import cost_tiles, priced_totals
-from analytics.cost.prices import UnpricedDayError
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
@@ -46,13 +45,13 @@ if mismatches:
 if view.cost and view.pricing is not None:
     fee = data.base_fee(chosen, view.pricing)
     with service_errors(source):
-        try:  # the previous range may start before the first price: no change then
+        # A change compares like with like: none when either range has days without a price.
+        before = None
+        if data.wholly_priced(view.pricing, chosen, previous):
             before = (
                 data.table(source, previous, priced_totals, view=view),
                 data.base_fee(previous, view.pricing),
             )
-        except UnpricedDayError:
-            before = None
         spent = data.table(source, chosen, priced_totals, view=view)
     tiles = [
         (

@@ -3,12 +3,13 @@ tag's cost and team where there are prices), and one tag's days."""
 
 import streamlit as st
 
-from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
@@ -69,11 +70,12 @@ if money.cost:
     try:
         with service_errors(source):
             table = data.priced_tag_table(source, chosen, money)
-    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+    except (PricingFileError, TeamFileError) as exc:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
         money = USAGE_BY_KEY
 shown = page.searchable_table(table, "tags", money)
-if money.cost:
+if money.pricing is not None:
+    say_unpriced(money.pricing, chosen.start, chosen.end, "tag costs")
     st.caption(
         "Cost at the list prices of pricing.toml: the included volume and the base fee are the "
         "organization's, never a tag's. A tag's team comes from teams.toml."

@@ -234,7 +234,7 @@ def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_ye
     line = by_name(smoke.printed)["chargeback_pricing"]
     assert line["rows"] == len(five_years)
     assert line["same_usage"] is True and line["teams_add_up"] is True
-    assert line["teams"] == 4  # teams.example.toml's three, then Unassigned
+    assert line["teams"] == 6  # teams.example.toml's five, then Unassigned
 
 
 def test_decoding_baseline_is_the_same_frame(smoke):

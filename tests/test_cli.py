@@ -530,10 +530,57 @@ def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
         result = invoke("export", *args, "--group-by", group_by, "-o", out, env=SMALL_DEMO)
         assert result.exit_code == 0, result.stderr
     teams = pd.read_csv(tmp_path / "team.csv", dtype=str)
-    assert teams["team"].tolist() == ["Web shop", "Customer support", "Documents", "Unassigned"]
+    assert teams["team"].tolist() == [
+        "Web shop",
+        "Customer support",
+        "Marketing",
+        "Documents",
+        "Internal tools",
+        "Unassigned",
+    ]
     [organization] = cost_column(tmp_path / "none.csv")
     assert organization > 0 and sum(cost_column(tmp_path / "team.csv")) == organization
     assert all(len(v.split(".")[1]) == 2 for v in teams["cost_eur"])  # cents, exactly
+
+
+def test_an_export_over_days_without_a_price_leaves_their_cost_empty_and_says_so(tmp_path):
+    settings = Settings(demo_keys=4, demo_days=90)
+    emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
+    yesterday = emu.today() - dt.timedelta(days=1)
+    start = yesterday - dt.timedelta(days=89)  # the demo's whole history
+    first_price = yesterday - dt.timedelta(days=29)
+    prices = tmp_path / "pricing.toml"
+    prices.write_text(  # a cent a character, minutes free, no fee
+        f'currency = "EUR"\n[[price]]\nfrom = "{first_price}"\nunit_prices = {{ '
+        "text_translation_characters = 10_000, document_translation_characters = 10_000, "
+        "text_improvement_characters = 10_000, speech_to_text_minutes = 0 }\n"
+    )
+    out = tmp_path / "all.csv"
+    args = ["--start", str(start), "--end", str(yesterday), "--demo", "--with-cost"]
+    result = invoke("export", *args, "--pricing", str(prices), "-o", str(out), env=SMALL_DEMO)
+    assert result.exit_code == 0, result.stderr
+    last_unpriced = first_price - dt.timedelta(days=1)
+    assert result.stderr == (
+        f"warning: no price in force on {start}..{last_unpriced}; their cost cells are empty\n"
+    )
+    cents: dict[tuple[str, str], int] = {}
+    for row in emu.ledger(start, yesterday):
+        used = (
+            row.text_translation_characters
+            + row.document_translation_characters
+            + row.text_improvement_characters
+        )
+        cents[str(row.usage_date), row.api_key] = (
+            cents.get((str(row.usage_date), row.api_key), 0) + used
+        )
+    exported = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert len(exported) == len(cents)
+    for row in exported.itertuples():
+        if row.usage_date < str(first_price):
+            assert row.usage_cost_eur == "", row
+        else:
+            assert Decimal(row.usage_cost_eur) == Decimal(cents[row.usage_date, row.api_key]) / 100
+    assert (exported["usage_date"] < str(first_price)).sum() > 0
 
 
 def test_pricing_toml_in_the_working_folder_is_read_by_default(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from headless import TODAY, chart_specs, open_clean_page, open_page
+from headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, open_page
 
 from analytics.usage import bundle
 
@@ -46,8 +46,23 @@ text_improvement_characters = 30_000
 speech_to_text_minutes = 10_000
 speech_to_speech_minutes = 20_000
 """
-# teams.example.toml's rules on the demo organization's latest labels.
-TEAMS = {"Production website": "Web shop", "Document pipeline": "Documents"}
+# teams.example.toml's rules on the labels of the demo organization's eight keys (the dormant
+# "Legacy integration" is no team's).
+TEAMS = {
+    "Production website": "Web shop",
+    "Finance reporting": "Documents",
+    "Customer support (EU)": "Customer support",
+    "Support desk": "Customer support",
+    "Marketing launch": "Marketing",
+    "Writing assistant": "Internal tools",
+    "Meeting transcription": "Internal tools",
+    "Document pipeline": "Documents",
+}
+# All history: the headless demo's whole span; a pricing.toml whose first price starts inside
+# it leaves the days before unpriced.
+ALL_START = TODAY - DEMO_DAYS * DAY
+FIRST_PRICE = YESTERDAY - 44 * DAY
+NOT_PRICED = f"No price in force on {ALL_START}..{FIRST_PRICE - DAY}"
 
 
 @pytest.fixture
@@ -181,8 +196,9 @@ def test_trends_plot_cost_and_break_a_period_down_in_cents(priced, demo_ledger):
 
 
 def test_keys_grouped_by_team_keep_unassigned(priced, demo_ledger):
-    at = open_clean_page("keys", period="Last 30 days", group="Team")
-    rows = demo_ledger.ledger(START, YESTERDAY)
+    # Over the whole history: the dormant key, the one no team claims, was used early on.
+    at = open_clean_page("keys", period="All history", group="Team")
+    rows = demo_ledger.ledger(ALL_START, YESTERDAY)
     teams = {key: TEAMS.get(label, "Unassigned") for key, label in latest_labels(rows).items()}
     expected: dict[str, int] = defaultdict(int)
     for row in rows:
@@ -229,14 +245,78 @@ def test_without_a_pricing_file_cost_says_how_and_the_page_shows_usage(
     assert open_page("overview", show="Cost").metric[0].label == "Total characters"
 
 
-def test_a_range_before_the_first_price_is_named_and_shows_usage(demo_env, monkeypatch, tmp_path):
+@pytest.fixture
+def priced_late(demo_env, monkeypatch, tmp_path):
+    """The dashboard reads a pricing.toml whose first price is FIRST_PRICE."""
+    (tmp_path / "pricing.toml").write_text(PRICING.replace("2020-01-01", str(FIRST_PRICE)))
+    monkeypatch.chdir(tmp_path)
+
+
+def price_notes(at) -> list[str]:
+    return [info.value for info in at.info if "price" in info.value]
+
+
+def test_overview_in_cost_over_all_history_prices_the_priced_days_and_names_the_others(
+    priced_late, demo_ledger
+):
+    at = open_clean_page("overview", period="All history", show="Cost")
+    assert not at.warning  # no fall back to usage
+    assert price_notes(at) == [f"{NOT_PRICED}: costs and totals cover the priced days only."]
+    now = cost_of(demo_ledger.ledger(FIRST_PRICE, YESTERDAY), lambda row: "all")["all"]
+    tiles = {tile.label: tile for tile in at.metric}
+    total = now["total_characters"] + fee_of(FIRST_PRICE, YESTERDAY)
+    assert tiles["Total cost"].value == f"{euros(total):,} EUR"
+    assert tiles["Total cost"].delta == "N/A"  # the previous range has no price
+    assert tiles["Documents cost"].value == (
+        f"{euros(now['document_translation_characters']):,} EUR"
+    )
+    [mix] = chart_specs(at)
+    charted = sum(sum(trace["y"]) for trace in mix["data"])
+    assert charted == pytest.approx(float(euros(now["total_characters"])))
+
+
+def test_keys_in_cost_price_the_days_with_a_price_and_name_the_others(
+    demo_env, demo_ledger, monkeypatch, tmp_path
+):
     (tmp_path / "pricing.toml").write_text(PRICING.replace("2020-01-01", str(YESTERDAY)))
     monkeypatch.chdir(tmp_path)
     at = open_clean_page("keys", period="Last 7 days", show="Cost")
-    [warning] = at.warning
-    assert f"no price in force on {TODAY - 7 * DAY}" in warning.value
-    assert "Showing usage by key instead" in warning.value
-    assert at.dataframe[0].value["total_characters"].dtype == "int64"  # characters, not money
+    assert not at.warning
+    [note] = price_notes(at)
+    assert note == (
+        f"No price in force on {TODAY - 7 * DAY}..{YESTERDAY - DAY}: costs and totals cover "
+        "the priced days only."
+    )
+    table = at.dataframe[0].value.set_index("api_key")
+    for key, costs in cost_of(demo_ledger.ledger(YESTERDAY, YESTERDAY)).items():
+        assert table.loc[key, "total_characters"] == euros(costs["total_characters"]), key
+
+
+def test_chargeback_over_all_history_bills_the_priced_months_and_names_the_others(
+    priced_late, demo_ledger
+):
+    at = open_clean_page("chargeback", period="All history")
+    assert not at.warning
+    assert price_notes(at) == [
+        f"{NOT_PRICED}: the months and the Total row cover the priced days only."
+    ]
+    rows = demo_ledger.ledger(ALL_START, YESTERDAY)
+    teams = {key: TEAMS.get(label, "Unassigned") for key, label in latest_labels(rows).items()}
+    priced = [row for row in rows if row.usage_date >= FIRST_PRICE]
+    table = at.dataframe[0].value
+    months = sorted({f"{row.usage_date:%Y-%m}" for row in priced})
+    assert sorted(set(table["month"]) - {""}) == months  # no month before the first price
+    total = table.iloc[-1]
+    assert total["team"] == "Total"
+    assert total["amount"] == euros(
+        cost_of(priced, lambda row: "all")["all"]["total_characters"]
+        + fee_of(FIRST_PRICE, YESTERDAY)
+    )
+    usage_cost = table[table["team"] != "Total"].groupby("team")["usage_amount"].sum()
+    expected = cost_of(priced, lambda row: teams[row.api_key])
+    assert usage_cost[usage_cost != 0].to_dict() == {
+        team: euros(costs["total_characters"]) for team, costs in expected.items()
+    }
 
 
 # -- the Capacity page and the Plan panel --------------------------------------------------------

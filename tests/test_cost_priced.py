@@ -121,7 +121,11 @@ def test_team_spend_per_metric_with_the_base_fee_and_the_total(organization):
 def test_prices_in_force_answer_what_capacity_asks(organization):
     frame, prices, teams = organization
     money = PricesInForce(prices, teams)
-    assert (money.currency, money.first_day) == ("EUR", date(2025, 1, 1))
+    assert money.currency == "EUR"
+    assert money.unpriced(MONEY_START, MONEY_END) is None
+    assert money.unpriced(date(2024, 12, 1), MONEY_END) == (
+        "no price in force on 2024-12-01..2024-12-31"
+    )
     spend = money.spend(frame, MONEY_START, MONEY_END)
     assert spend.set_index("team").loc["Total", "amount_minor"] == 6506
     per_day = money.daily_cost(frame, MONEY_START, MONEY_END)

@@ -15,7 +15,6 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import apportion, as_decimal, round_half_up
 from analytics.cost.prices import (
     PricingFileError,
-    UnpricedDayError,
     load_pricing,
     parse_pricing,
 )
@@ -28,8 +27,16 @@ def test_example_file_parses():
     parsed = load_pricing(ROOT / "pricing.example.toml")
     assert parsed.currency == "EUR"
     assert parsed.minor_unit == 2
-    assert [p.start for p in parsed.periods] == [date(2025, 1, 1), date(2026, 1, 1)]
-    first, second = parsed.periods
+    # From 2020 on, before the demo's three years of history, so the demo is priced throughout.
+    assert [p.start for p in parsed.periods] == [
+        date(2020, 1, 1),
+        date(2025, 1, 1),
+        date(2026, 1, 1),
+    ]
+    earliest, first, second = parsed.periods
+    assert earliest.monthly_fee == Decimal("200.00")
+    assert earliest.unit_prices.of("text_translation_characters") == Decimal("25.00")
+    assert earliest.included_per_month.units("text_translation_characters") == 500_000
     assert first.monthly_fee == Decimal("250.00")
     assert first.unit_prices.of("speech_to_text_minutes") == Decimal("0.024")
     assert first.included_per_month.units("text_translation_characters") == 1_000_000
@@ -64,14 +71,18 @@ def test_periods_are_in_force_from_their_day_until_the_next_one():
     assert parsed.first_day == date(2025, 1, 1)
 
 
-def test_a_day_before_the_first_period_has_no_price():
+def test_the_days_before_the_first_period_are_named_as_unpriced():
     parsed = parse_pricing(pricing(price_from("2025-01-01")), "prices/pricing.toml")
-    with pytest.raises(UnpricedDayError) as raised:
-        parsed.period_index(date(2024, 12, 31))
-    assert str(raised.value) == (
-        "no price in force on 2024-12-31: the first [[price]] in prices/pricing.toml runs "
-        "from 2025-01-01"
-    )
+    assert parsed.unpriced(date(2025, 1, 1), date(2025, 3, 31)) is None
+    days = parsed.unpriced(date(2023, 11, 25), date(2025, 3, 31))
+    assert days is not None and (days.first, days.last) == (date(2023, 11, 25), date(2024, 12, 31))
+    assert days.note == "no price in force on 2023-11-25..2024-12-31"
+    one = parsed.unpriced(date(2024, 12, 31), date(2025, 1, 9))
+    assert one is not None and one.note == "no price in force on 2024-12-31"
+    before = parsed.unpriced(date(2024, 3, 1), date(2024, 3, 31))  # the whole range
+    assert before is not None and str(before) == "2024-03-01..2024-03-31"
+    assert parsed.priced_from(date(2024, 3, 1)) == date(2025, 1, 1)
+    assert parsed.priced_from(date(2025, 3, 1)) == date(2025, 3, 1)
 
 
 def _replace(prices: str, metric: str, value: str) -> str:

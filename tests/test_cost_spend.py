@@ -16,7 +16,7 @@ from builders import UNIT_PRICES, key_day_rows, price_from, pricing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.cost.prices import UnpricedDayError, parse_pricing
+from analytics.cost.prices import parse_pricing
 from analytics.cost.spend import price_usage
 
 JAN = (date(2025, 1, 1), date(2025, 1, 31))
@@ -298,7 +298,6 @@ def test_groups_from_a_series_aligned_with_the_rows():
 @pytest.mark.parametrize(
     ("start", "end", "error", "message"),
     [
-        (date(2024, 12, 31), JAN[1], UnpricedDayError, "no price in force on 2024-12-31"),
         (date(2025, 1, 6), JAN[1], ValueError, "usage outside the range 2025-01-06 – 2025-01-31"),
         (JAN[1], JAN[0], ValueError, "the range ends before it starts"),
     ],
@@ -307,6 +306,34 @@ def test_ranges_that_cannot_be_priced(start, end, error, message):
     frame = key_day_rows([(date(2025, 1, 5), KEY_A, "A", {TEXT: 1})])
     with pytest.raises(error, match=message):
         price_usage(frame, prices(), start, end)
+
+
+def test_days_before_the_first_price_are_left_out_and_named():
+    # The first price runs from 2025-01-01; December 2024 has none. January's fee of 31.00 EUR
+    # is whole (every day of it is priced); December has no line and no fee.
+    frame = key_day_rows(
+        [
+            (date(2024, 12, 30), KEY_A, "A", {TEXT: 1_000_000}),
+            (date(2025, 1, 2), KEY_A, "A", {TEXT: 500_000}),
+            (date(2025, 1, 3), KEY_B, "B", {DOCS: 200_000}),
+        ]
+    )
+    spend = price_usage(frame, prices("monthly_fee = 31"), date(2024, 12, 15), JAN[1], per="day")
+    assert spend.unpriced is not None and str(spend.unpriced) == "2024-12-15..2024-12-31"
+    assert spend.priced
+    assert amounts(spend) == {(KEY_A, TEXT): 1000, (KEY_B, DOCS): 500}  # 0.5 M × 20, 0.2 M × 25
+    assert spend.items["usage_date"].dt.strftime("%Y-%m-%d").tolist() == [
+        "2025-01-02",
+        "2025-01-03",
+    ]
+    assert spend.fees["amount_minor"].tolist() == [3100]
+    assert spend.total == Decimal("46.00")
+    # A range with no priced day: nothing priced, every day named.
+    december = price_usage(frame.iloc[:1], prices(), date(2024, 12, 1), date(2024, 12, 31))
+    assert not december.priced
+    assert str(december.unpriced) == "2024-12-01..2024-12-31"
+    assert december.items.empty and december.organization.empty and december.fees.empty
+    assert december.total == 0
 
 
 def test_frames_that_cannot_be_priced():

@@ -242,3 +242,19 @@ def test_cost_budgets_are_in_the_currency(priced_report):
 
 def test_a_report_without_prices_has_no_spend_section(report):
     assert "<h2>Spend" not in report
+
+
+def test_a_range_with_days_without_a_price_shows_the_spend_of_the_others(key_day):
+    # Prices from March only: the first quarter's spend is March's (as above, 503.75 EUR), and
+    # January and February are named rather than the whole spend dropped.
+    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    prices = PricesInForce(parse_pricing(REPORT_PRICES.replace("2025-01-01", "2025-03-01")))
+    review = build_review(usage, None, TODAY, date(2025, 1, 1), date(2025, 3, 31), prices)
+    html = render(key_day, review)
+    spend = html[html.index("<h2>Spend (EUR)") :]
+    assert (
+        '<p class="note">No price in force on 2025-01-01..2025-02-28: the spend and its '
+        "forecasts cover the priced days only.</p>"
+    ) in spend
+    assert '<td class="text">Total cost</td><td>503.75 EUR</td><td>N/A</td>' in spend
+    assert "no spend" not in spend

@@ -187,10 +187,16 @@ def test_with_prices_the_review_holds_spend_per_team_and_cost_forecasts(usage):
     ]
 
 
-def test_periods_and_ranges_before_the_first_price_are_left_out(usage):
+def test_days_before_the_first_price_cost_nothing_and_are_named(usage):
     prices = PricesInForce(parse_pricing(REVIEW_PRICES.replace("2025-01-01", "2025-03-01")))
     review = build_review(usage, None, TODAY, *MARCH, prices)
-    assert review.previous_spend is None  # February has no price
-    assert review.spend is not None
-    # The contract year started in January: only the month and the quarter are priced.
-    assert set(review.cost_forecasts["period"]) == {"month", "quarter"}
+    assert review.previous_spend is None  # February has no price: no change against it
+    assert review.spend.set_index("team").loc["Total", "amount_minor"] == 46_500 + 3_100
+    # The contract year started in January: January and February are named, and the year's
+    # cost so far is March's (465.00 + 31.00) and 1-19 April's (19 × 15.00 + 19/30 of 31.00).
+    assert review.unpriced == "no price in force on 2025-01-01..2025-02-28"
+    assert set(review.cost_forecasts["period"]) == {"month", "quarter", "year"}
+    year = review.cost_forecasts.set_index("period").loc["year"]
+    assert year["actual"] == pytest.approx(465 + 31 + 19 * 15 + 31 * 19 / 30)
+    march = build_review(usage, None, date(2025, 4, 1), *MARCH, prices)
+    assert march.unpriced == "no price in force on 2025-01-01..2025-02-28"  # the year again

@@ -22,7 +22,8 @@ force (``analytics.capacity.costs``). Used is the cost of the period's closed da
 projection (``costs.cost_path``) prices, at the prices in force each day, the closed days'
 usage followed by the run-rate forecast of every metric's usage for the remaining days (of
 the budget's keys and of the rest of the organization, which shares the included volume); it
-has no band. Without prices a cost budget is not evaluated (status ok, with a note).
+has no band. Without prices a cost budget is not evaluated (status ok, with a note); days
+without a price cost nothing, and the note names them.
 """
 
 from __future__ import annotations
@@ -323,7 +324,10 @@ def evaluate(
                 )
                 continue
             path = cost_path(key_day, keys, (start, end, as_of, covered_from), prices)
+            unpriced = prices.unpriced(start, end)
+            note = f"{unpriced}: cost of the priced days only" if unpriced else ""
         else:
+            note = ""
             series = daily_series(key_day, budget.metric, keys or None)
             path = projection_path(
                 series, start, end, run_rate(series, as_of, covered_from), covered_from
@@ -347,6 +351,7 @@ def evaluate(
                 overrun=overrun,
                 status=status_for(used, projected, limit, threshold),
                 keys=keys,
+                note=note,
             )
         )
     return results

@@ -30,20 +30,22 @@ class Prices(Protocol):
     def currency(self) -> str:
         """ISO 4217 code of every amount."""
 
-    @property
-    def first_day(self) -> date:
-        """The first day with a price: earlier days cannot be priced."""
+    def unpriced(self, start: date, end: date) -> str | None:
+        """What to say of the days of ``start``–``end`` without a price ("no price in force on
+        …"), None when every day has one. Such days cost 0 in ``daily_cost`` and are left out of
+        ``spend``: whoever shows their money says so."""
 
     def daily_cost(
         self, frame: pd.DataFrame, start: date, end: date, keys: tuple[str, ...] = ()
     ) -> pd.Series:
         """The cost per day (currency units, for projections and charts) over ``start``–``end``
         of a key-day frame of that range: of the given masked keys, or of the organization,
-        base fee included, when none are given."""
+        base fee included, when none are given; 0 on days without a price."""
 
     def spend(self, key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
         """The range's spend per team in minor units, exactly (``cost.chargeback.team_spend``):
-        each priced metric's cost, the base fee and their sum, a row per team, then ``Total``."""
+        each priced metric's cost, the base fee and their sum, a row per team, then ``Total``;
+        of the days with a price."""
 
 
 def cost_path(

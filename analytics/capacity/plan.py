@@ -170,7 +170,7 @@ class PlanSnapshot:
     today: date
     period: BillingPeriod | None  # None: not reported (a free plan)
     allowances: tuple[Allowance, ...]
-    spend: PlanSpend | None = None  # None: no prices, or none from the period's first day
+    spend: PlanSpend | None = None  # None: no prices, or a day of the period without one
 
     @property
     def characters(self) -> Allowance:
@@ -255,8 +255,9 @@ def _spend(
     covered_from: date,
     prices: Prices | None,
 ) -> PlanSpend | None:
-    """The billing period's spend, when there are prices from its first day on."""
-    if prices is None or period is None or period.start < prices.first_day:
+    """The billing period's spend, when every day of it has a price (a part of a period's
+    spend, projected, would read as the whole)."""
+    if prices is None or period is None or prices.unpriced(period.start, period.end):
         return None
     used = 0
     if today > period.start:

@@ -85,11 +85,15 @@ class CapacityReview:
     mismatches: tuple[str, ...]
     # With prices (None without): their currency; the organization's cost per period kind so
     # far and projected (``COST_FORECAST_COLUMNS``, currency units); the spend per team of the
-    # range and of the previous range (``Prices.spend``, minor units; None where unpriced).
+    # range (``Prices.spend``, minor units; None where the usage is not known) and of the
+    # previous range (None unless both ranges have a price on every day: a change compares
+    # like with like); and what to say of the days without a price among those the spend and
+    # the cost forecasts cover (None: all have one), whose cost is left out of them.
     currency: str | None = None
     cost_forecasts: pd.DataFrame | None = None
     spend: pd.DataFrame | None = None
     previous_spend: pd.DataFrame | None = None
+    unpriced: str | None = None
 
     @property
     def start(self) -> date:
@@ -167,14 +171,12 @@ def _cost_paths(
     budgets: BudgetFile | None,
     prices: Prices,
 ) -> tuple[ForecastPath, ...]:
-    """The organization's cost (base fee included) of each period holding today that has
-    prices from its first day: used so far and at the run rate to the period's end."""
+    """The organization's cost (base fee included) of each period holding today: used so far
+    and at the run rate to the period's end (its days without a price cost nothing)."""
     paths = []
     label = f"Cost ({prices.currency})"
     for kind in PERIOD_KINDS:
         first, last = period_bounds(kind, today, year_start)
-        if first < prices.first_day:
-            continue
         path = cost_path(key_day, (), (first, last, today, covered_from), prices)
         limits = () if budgets is None else _limits(budgets, COST, kind)
         title = f"{label} — {PERIOD_TITLES[kind].lower()} to date"
@@ -202,11 +204,30 @@ def _cost_forecasts(paths: tuple[ForecastPath, ...]) -> pd.DataFrame:
 def _spend(
     key_day: pd.DataFrame, span: tuple[date, date], covered_from: date, prices: Prices
 ) -> pd.DataFrame | None:
-    """The spend per team of a range the frame covers and the prices reach, else None."""
+    """The spend per team of a range the frame covers (of its days with a price), else None."""
     first, last = span
-    if first < max(prices.first_day, covered_from):
+    if first < covered_from:
         return None
     return prices.spend(within(key_day, first, last), first, last)
+
+
+def _previous_spend(
+    key_day: pd.DataFrame, comparison: Comparison, covered_from: date, prices: Prices
+) -> pd.DataFrame | None:
+    """The previous range's spend, when it and the range have a price on every day."""
+    if prices.unpriced(comparison.previous[0], comparison.end):
+        return None
+    return _spend(key_day, comparison.previous, covered_from, prices)
+
+
+def _unpriced(
+    prices: Prices, span: tuple[date, date], cost_paths: tuple[ForecastPath, ...]
+) -> str | None:
+    """The days without a price among those the review prices: the range and the periods of
+    the cost forecasts (and so of the cost budgets)."""
+    starts = [span[0], *(p.path["day"].iloc[0].date() for p in cost_paths)]
+    ends = [span[1], *(p.path["day"].iloc[-1].date() for p in cost_paths)]
+    return prices.unpriced(min(starts), max(ends))
 
 
 def build_review(
@@ -224,8 +245,10 @@ def build_review(
     comparison = compare(key_day, start, end, covered_from=covered_from)
     paths = _paths(key_day, today, covered_from, year_start, budgets)
     cost_paths: tuple[ForecastPath, ...] = ()
+    unpriced = None
     if prices is not None:
         cost_paths = _cost_paths(key_day, today, covered_from, year_start, budgets, prices)
+        unpriced = _unpriced(prices, (start, end), cost_paths)
     return CapacityReview(
         today=today,
         covered_from=covered_from,
@@ -244,5 +267,6 @@ def build_review(
         spend=None if prices is None else _spend(key_day, (start, end), covered_from, prices),
         previous_spend=None
         if prices is None
-        else _spend(key_day, comparison.previous, covered_from, prices),
+        else _previous_spend(key_day, comparison, covered_from, prices),
+        unpriced=unpriced,
     )

@@ -33,6 +33,7 @@ from analytics.exports.tables import (
     shape_export,
     shape_pair_export,
     shape_tag_export,
+    unpriced_warning,
 )
 from analytics.usage import calendar
 from analytics.usage.pipeline import fetch_pair_keys, fetch_pairs, fetch_tags
@@ -149,6 +150,7 @@ def export(
             priced = costing if with_cost else None
             table = shape_tag_export(tags.frame, first, last, tag_grouping, priced)
             fetched = tags.frame
+            grouped: str = tag_grouping
         elif source == "language-pairs":
             pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
             # Only the groupings by key need the pair-key-day report's many more rows.
@@ -156,19 +158,30 @@ def export(
             pairs = fetching.fetched(fetch, "language pairs", settings, demo, first, last, history)
             table = shape_pair_export(pairs.frame, pair_grouping)
             fetched = pairs.frame
+            grouped = pair_grouping
         else:
             grouping = _grouping(group_by, GROUPINGS, source)
             usage = fetching.usage(settings, demo, first, last, use_history=history)
             table = shape_export(usage.frame, first, last, grouping, costing, with_cost)
             fetched = usage.frame
+            grouped = grouping
         if fetched.empty:
             _say_nothing_used(first, last)
+        if with_cost and costing.pricing is not None:
+            _say_unpriced(unpriced_warning(costing.pricing, first, last, grouped))
         if output == shared.STDOUT:
             sys.stdout.buffer.write(export_bytes(table, file_format, raw))
             return
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+def _say_unpriced(warning: str | None) -> None:
+    """Days without a price leave their cost cells empty; the file is still written (a job
+    gets its usage), and the days are named once, so nobody reads empty as free."""
+    if warning is not None:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _say_nothing_used(first: date, last: date) -> None:

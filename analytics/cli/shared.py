@@ -28,7 +28,7 @@ from typer.core import TyperGroup
 from analytics.alerts.config import AlertsFileError
 from analytics.alerts.state import StateFileError
 from analytics.anomalies.marks import MarksFileError
-from analytics.cost.prices import PricingFileError, UnpricedDayError
+from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_client
@@ -140,7 +140,6 @@ def reported(debug: bool) -> Iterator[None]:
         UsageProblem,
         PricingFileError,
         TeamFileError,
-        UnpricedDayError,
         AlertsFileError,
         StateFileError,
         MarksFileError,

@@ -1,7 +1,8 @@
 """Chargeback: what each team owes per month, adding up to the organization's cost exactly.
 
-One row per month and team (every team of the file, then ``Unassigned`` for the keys no team
-claims, rows of zeros included): the usage of each metric, its cost, the team's share of the
+One row per month with priced days and team (every team of the file, then ``Unassigned`` for
+the keys no team claims, rows of zeros included; ``Spend.unpriced`` names the days without a
+price, whose usage is left out): the usage of each metric, its cost, the team's share of the
 base fee, and their sum. The rules that make the teams' amounts add up to the organization's:
 
 * usage: the organization's lines (``analytics.cost.spend``) are apportioned between the
@@ -85,7 +86,8 @@ def chargeback(
     money = money.reindex(grid, fill_value=0)
 
     # The base fee, pro rata to the usage at list prices; a month without usage: Unassigned.
-    weight = money["list_amount_minor"].to_numpy(np.int64).reshape(len(months), -1).copy()
+    teams_count = len(teams.names)
+    weight = money["list_amount_minor"].to_numpy(np.int64).reshape(-1, teams_count).copy()
     weight[weight.sum(axis=1) == 0, teams.names.index(UNASSIGNED)] = 1
     month_of_row = np.repeat(np.arange(len(months)), len(teams.names))
     fee = apportion(spend.fees["amount_minor"].tolist(), month_of_row, weight.ravel())

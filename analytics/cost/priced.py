@@ -140,9 +140,9 @@ class PricesInForce:
     def currency(self) -> str:
         return self.pricing.currency
 
-    @property
-    def first_day(self) -> date:
-        return self.pricing.first_day
+    def unpriced(self, start: date, end: date) -> str | None:
+        days = self.pricing.unpriced(start, end)
+        return None if days is None else days.note
 
     def daily_cost(
         self, frame: pd.DataFrame, start: date, end: date, keys: tuple[str, ...] = ()

@@ -3,7 +3,9 @@
 A **price** period runs from its ``from`` day until the day before the next period's ``from``
 (the last one runs on); each day is priced with the period in force that day, so a price change
 in the middle of a range prices the days on either side differently. Days before the first
-``from`` have no price: pricing them is an ``UnpricedDayError``.
+``from`` have no price: a range is priced on its days that have one, and the rest are
+``Unpriced``, named wherever money is shown (every page, the report, an export's warning)
+rather than refused, so any range can be looked at in money.
 
 A period holds a unit price for each priced metric (per million characters; per minute of
 speech-to-text and of speech-to-speech), an optional fixed ``monthly_fee`` and an optional
@@ -20,8 +22,12 @@ from pathlib import Path
 from typing import Final
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
 
 from analytics.cost.currencies import MINOR_UNITS
+from analytics.usage.calendar import ONE_DAY
 from analytics.usage.metrics import (
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
@@ -43,8 +49,29 @@ class PricingFileError(ValueError):
     """The pricing file cannot be read or breaks a rule; the message names file, entry, field."""
 
 
-class UnpricedDayError(ValueError):
-    """A day before the first price period was to be priced."""
+@dataclass(frozen=True)
+class Unpriced:
+    """The days of a range with no price in force: those before the first period, so always
+    the range's first days, one run of them."""
+
+    first: date
+    last: date
+
+    def __str__(self) -> str:
+        """``2023-11-25..2024-12-31`` (one day: ``2023-11-25``)."""
+        return f"{self.first}" if self.first == self.last else f"{self.first}..{self.last}"
+
+    @property
+    def note(self) -> str:
+        """What every page, report and warning says of them."""
+        return f"no price in force on {self}"
+
+    def holds(self, days: pd.Series) -> npt.NDArray[np.bool_]:
+        """Which of ``days`` (datetimes or dates) are unpriced."""
+        stamps = pd.to_datetime(days)
+        return (
+            (stamps >= pd.Timestamp(self.first)) & (stamps <= pd.Timestamp(self.last))
+        ).to_numpy()
 
 
 def _check_amount(field: str, value: Decimal) -> None:
@@ -161,14 +188,25 @@ class Pricing:
         """The first day with a price."""
         return self.periods[0].start
 
+    def unpriced(self, start: date, end: date) -> Unpriced | None:
+        """The days of ``start``–``end`` that have no price, None when every day has one."""
+        if start >= self.first_day:
+            return None
+        return Unpriced(start, min(end, self.first_day - ONE_DAY))
+
+    def priced_from(self, start: date) -> date:
+        """The first day on or after ``start`` that has a price."""
+        return max(start, self.first_day)
+
     def period_index(self, day: date) -> int:
-        """Which period (index into ``periods``) is in force on ``day``."""
-        if day < self.first_day:
-            raise UnpricedDayError(
-                f"no price in force on {day}: the first [[price]] in {self.source} runs "
-                f"from {self.first_day}"
-            )
+        """Which period (index into ``periods``) is in force on ``day``, a day with a price."""
         return max(i for i, period in enumerate(self.periods) if period.start <= day)
+
+
+def unpriced_text(note: str, what: str) -> str:
+    """The sentence a page or report shows for days without a price (``Unpriced.note``):
+    ``what`` (plural) covers the priced days only."""
+    return f"{note[:1].upper()}{note[1:]}: {what} cover the priced days only."
 
 
 def _explain(field: str, message: str) -> str:

@@ -7,7 +7,9 @@ the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"`
 * Usage is counted in whole units: characters, and speech minutes as micro-minutes
   (each row's float rounded to 6 decimals, the precision the service reports; the same as
   ``Decimal(str(minutes))`` for every such value), so all sums are exact integers.
-* Each day is priced with the price period in force that day (``Pricing``).
+* Each day is priced with the price period in force that day (``Pricing``). Days before the
+  first period are not priced: their usage is left out and ``Spend.unpriced`` names them, so
+  every consumer prices what it can and says what it could not.
 * The **included volume** of a month is the organization's: of the month's usage of a metric,
   the part above it is charged, ``max(0, usage − included) / usage`` of each line's value at
   list price. Every key, day and price of the month so gets the same free share (pro rata to
@@ -38,7 +40,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.money import Ints, apportion, as_decimal, round_half_up, scaled_half_up
-from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing
+from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing, Unpriced
 from analytics.usage.calendar import ONE_DAY, period_bounds, range_text
 from analytics.usage.frames import DATE_DTYPE
 from analytics.usage.metrics import Metric, is_minutes
@@ -59,7 +61,9 @@ class Spend:
     list prices, before the included volume) and ``amount_minor`` (charged).
     ``organization``: the organization's lines, one per month, metric and ``unit_price`` in
     force, with the usage the ``included`` volume covered. ``fees``: the base fee per month
-    (none ``at_list_prices``).
+    (none ``at_list_prices``). All three cover the priced days only: ``unpriced`` names the
+    range's days without a price (None: every day has one); a month without priced days has
+    no lines and no fee.
     """
 
     currency: str
@@ -69,6 +73,12 @@ class Spend:
     items: pd.DataFrame
     organization: pd.DataFrame
     fees: pd.DataFrame
+    unpriced: Unpriced | None = None
+
+    @property
+    def priced(self) -> bool:
+        """Whether any day of the range has a price."""
+        return self.unpriced is None or self.unpriced.last < self.end
 
     @property
     def total_minor(self) -> int:
@@ -93,8 +103,10 @@ class _Cells:
 
 
 def _cells(pricing: Pricing, start: date, end: date) -> _Cells:
-    """Cut the range where a month starts or a price period does (``UnpricedDayError`` for a
-    range that starts before the first period)."""
+    """Cut the priced range ``start``–``end`` (every day has a price) where a month starts or a
+    price period does; none when it is empty (``end`` before ``start``)."""
+    if end < start:
+        return _Cells(start, [], np.zeros(0, dtype=np.int64), [], [], [])
     months, month_days = [], []
     month_start = start.replace(day=1)
     while month_start <= end:
@@ -225,7 +237,7 @@ def price_usage(
 
     ``by`` is a column of ``frame`` or a series aligned with its rows (a team per row);
     every priced metric the frame has a column of is priced (a tag-day frame has two). Rows
-    must lie in the range, and every day of the range must have a price (``UnpricedDayError``).
+    must lie in the range; those of days without a price are left out (``Spend.unpriced``).
     """
     if end < start:
         raise ValueError(f"the range ends before it starts: {range_text(start, end)}")
@@ -241,7 +253,11 @@ def price_usage(
     days = frame["usage_date"]
     if len(days) and (days.min() < pd.Timestamp(start) or days.max() > pd.Timestamp(end)):
         raise ValueError(f"the frame has usage outside the range {range_text(start, end)}")
-    cells = _cells(pricing, start, end)
+    unpriced = pricing.unpriced(start, end)
+    if unpriced is not None:
+        priced = (days > pd.Timestamp(unpriced.last)).to_numpy()
+        frame, groups = frame.loc[priced], groups.loc[priced]
+    cells = _cells(pricing, pricing.priced_from(start), end)
     codes, names = _group_codes(groups)
     rows = _rows(frame, metrics, codes, len(names), cells, per)
     lines = _Lines.of(rows, pricing, cells, metrics, at_list_prices)
@@ -268,7 +284,7 @@ def price_usage(
     order = np.lexsort((metric, group, out))
     items: dict[str, object] = {"month": months[month[order]]}
     if per == "day":
-        items["usage_date"] = (np.datetime64(start, "D") + out[order]).astype(DATE_DTYPE)
+        items["usage_date"] = (np.datetime64(cells.start, "D") + out[order]).astype(DATE_DTYPE)
     items[name] = pd.Categorical.from_codes(group[order], categories=names)
     items |= {
         "metric": pd.Categorical.from_codes(metric[order], categories=pd.Index(metrics)),
@@ -285,6 +301,7 @@ def price_usage(
         items=pd.DataFrame(items),
         organization=lines.frame(pricing, cells, metrics),
         fees=fees.iloc[:0] if at_list_prices else fees,
+        unpriced=unpriced,
     )
 
 
@@ -402,9 +419,9 @@ def _fee_frame(pricing: Pricing, cells: _Cells) -> pd.DataFrame:
 
 
 def base_fees(pricing: Pricing, start: date, end: date) -> pd.DataFrame:
-    """The base fee of each month of ``start``–``end`` (``Spend.fees``), without pricing any
-    usage."""
-    return _fee_frame(pricing, _cells(pricing, start, end))
+    """The base fee of each month of ``start``–``end`` with priced days (``Spend.fees``),
+    without pricing any usage."""
+    return _fee_frame(pricing, _cells(pricing, pricing.priced_from(start), end))
 
 
 def daily_cost(
@@ -412,7 +429,8 @@ def daily_cost(
 ) -> pd.Series:
     """The cost per day of ``start``–``end`` in currency units (float, for budgets and charts):
     of the masked ``keys``' items, or of the organization with each month's base fee spread
-    evenly over the range's days of that month when no keys are given."""
+    evenly over the range's priced days of that month when no keys are given. A day without a
+    price costs 0 here: ``Pricing.unpriced`` names such days for the caller to say so."""
     spend = price_usage(frame, pricing, start, end, per="day")
     items = spend.items
     if keys:
@@ -421,11 +439,12 @@ def daily_cost(
     minor = items.groupby("usage_date")["amount_minor"].sum().reindex(days, fill_value=0)
     per_day = minor.to_numpy(np.float64)
     if not keys:
+        priced = days >= pd.Timestamp(pricing.priced_from(start))
         month = days.to_period("M")
         fee = spend.fees.set_index(pd.DatetimeIndex(spend.fees["month"]).to_period("M"))
-        days_in_range = pd.Series(month).value_counts()
-        per_day = per_day + (
-            fee["amount_minor"].reindex(month).to_numpy(np.float64)
-            / days_in_range.reindex(month).to_numpy(np.float64)
-        )
+        priced_days = pd.Series(month[priced]).value_counts()
+        share = fee["amount_minor"].reindex(month, fill_value=0).to_numpy(
+            np.float64
+        ) / priced_days.reindex(month, fill_value=1).to_numpy(np.float64)
+        per_day = per_day + np.where(priced, share, 0.0)
     return pd.Series(per_day / 10**pricing.minor_unit, index=days, name="cost")

@@ -225,6 +225,12 @@ def table(
     return result
 
 
+def wholly_priced(pricing: str, *ranges: ChosenRange) -> bool:
+    """Whether every day of the ranges has a price."""
+    prices = parse_pricing(pricing)
+    return all(prices.unpriced(chosen.start, chosen.end) is None for chosen in ranges)
+
+
 def base_fee(chosen: ChosenRange, pricing: str) -> int:
     """The base fee of the range in minor units: each month's, for the range's days of it."""
     return int(base_fees(parse_pricing(pricing), chosen.start, chosen.end)["amount_minor"].sum())

@@ -1,12 +1,16 @@
 """The money files the dashboard uses: uploads, or `pricing.toml` / `teams.toml` beside the
-dashboard, or (demo) the examples. Kept as text: the cache keys of the money views."""
+dashboard, or (demo) the examples. Kept as text: the cache keys of the money views. And the
+note every money view shows when some of its days have no price."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
+import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
+from analytics.cost.prices import parse_pricing, unpriced_text
 from analytics.usage.bundle import organization_file
 
 
@@ -26,3 +30,11 @@ NO_PRICING = (
 NO_TEAMS = (
     "Grouping by team needs teams: put a teams.toml beside the dashboard. See teams.example.toml."
 )
+
+
+def say_unpriced(pricing: str, start: date, end: date, what: str = "costs and totals") -> None:
+    """Name the days of ``start``–``end`` that ``pricing`` has no price for, if any: the page
+    still shows the money of the others, rather than an error or usage instead."""
+    unpriced = parse_pricing(pricing).unpriced(start, end)
+    if unpriced is not None:
+        st.info(unpriced_text(unpriced.note, what), icon=":material/money_off:")

@@ -15,7 +15,7 @@ from streamlit.delta_generator import DeltaGenerator
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import as_decimals
 from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PricingFileError, UnpricedDayError, parse_pricing
+from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data
 from analytics.dashboard.columns import (
@@ -26,7 +26,7 @@ from analytics.dashboard.columns import (
 )
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text
+from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text, say_unpriced
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
@@ -70,8 +70,9 @@ def view_select(
 
     Cost reads pricing.toml and teams read teams.toml beside the dashboard (in demo mode, the
     examples). Without the file the page says how to add it, and a file that cannot serve the
-    range (unreadable, no price for its first day, a key two teams claim) is named; either way
-    the page goes on in usage units by key, so it never fails for a missing file.
+    range (unreadable, a key two teams claim) is named; either way the page goes on in usage
+    units by key, so it never fails for a missing file. Days without a price are named and the
+    money covers the others.
     """
     where = where.container(horizontal=True, width="content")  # the controls side by side
     help_shown = "Usage in characters and minutes, or its cost at the prices of pricing.toml."
@@ -92,9 +93,11 @@ def view_select(
         if view != USAGE_BY_KEY:
             with service_errors(src):
                 data.viewed(src, chosen, view)  # the files against the range's keys and days
-    except (PricingFileError, TeamFileError, UnpricedDayError) as exc:
+    except (PricingFileError, TeamFileError) as exc:
         st.warning(f"{exc}. Showing usage by key instead.", icon=":material/warning:")
         return USAGE_BY_KEY
+    if pricing is not None:
+        say_unpriced(pricing, chosen.start, chosen.end)
     return view
 
 

@@ -6,6 +6,10 @@ base fee (per team, over the range, and the one row of range totals) ``base_fee_
 and ``cost_<currency>``, their sum. The base fee is shared between teams, never between keys
 or days, so the key and day groupings carry usage cost only. Amounts are exact decimals from
 the money layer's minor units; each cost column adds up to the organization's.
+
+Days without a price are not priced (``Spend.unpriced``): a row of such a day has empty cost
+cells, a row over the range has the cost of its priced days (empty when no day has a price),
+and ``unpriced_warning`` says which days, so the file is still written.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.chargeback import chargeback
@@ -39,6 +45,8 @@ PAIR_GROUPINGS: tuple[PairGroupBy, ...] = (
     "pair_and_key",
     "pair_key_and_day",
 )
+# The groupings with a row per day: their rows of days without a price have empty cost cells.
+DAY_GROUPINGS: tuple[str, ...] = ("key_and_day", "team_and_day", "tag_and_day")
 # The groupings by key: they read the pair-key-day frame, the others the pair-day frame.
 KEY_PAIR_GROUPINGS: tuple[PairGroupBy, ...] = ("pair_and_key", "pair_key_and_day")
 
@@ -111,14 +119,18 @@ def _with_cost(
         spend = price_usage(key_day, pricing, start, end)
         usage = int(spend.organization["amount_minor"].sum())
         fee = int(spend.fees["amount_minor"].sum())
-        return _money(table, [usage], [fee], currency)
+        return _money(table, [usage], [fee], currency, _unpriced_rows(table, spend, False))
     if group_by == "team":
         assert costing.teams is not None
-        bill = chargeback(key_day, pricing, costing.teams, start, end).table
-        per_team = bill.groupby("team", observed=False)[["usage_amount_minor", "base_fee_minor"]]
-        sums = per_team.sum().reindex(table["team"])
+        bill = chargeback(key_day, pricing, costing.teams, start, end)
+        per_team = bill.table.groupby("team", observed=False)
+        sums = per_team[["usage_amount_minor", "base_fee_minor"]].sum().reindex(table["team"])
         return _money(
-            table, sums["usage_amount_minor"].tolist(), sums["base_fee_minor"].tolist(), currency
+            table,
+            sums["usage_amount_minor"].tolist(),
+            sums["base_fee_minor"].tolist(),
+            currency,
+            _unpriced_rows(table, bill.spend, False),
         )
     per_day = group_by in ("key_and_day", "team_and_day")
     by: str | pd.Series = "api_key"
@@ -137,21 +149,55 @@ def _usage_cost(table: pd.DataFrame, spend: Spend, per_day: bool) -> pd.DataFram
     rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
     index = pd.MultiIndex.from_arrays(rows) if per_day else pd.Index(rows[0])
     minor = amounts.reindex(index, fill_value=0).astype("int64").tolist()
-    table[f"usage_cost_{spend.currency.lower()}"] = as_decimals(minor, spend.currency)
+    empty = _unpriced_rows(table, spend, per_day)
+    table[f"usage_cost_{spend.currency.lower()}"] = _amounts(minor, spend.currency, empty)
     return table
+
+
+def _unpriced_rows(table: pd.DataFrame, spend: Spend, per_day: bool) -> npt.NDArray[np.bool_]:
+    """The rows whose cost cells stay empty: every row when no day of the range has a price,
+    else, ``per_day``, the rows of the days without one."""
+    if not spend.priced:
+        return np.ones(len(table), dtype=bool)
+    if per_day and spend.unpriced is not None:
+        return spend.unpriced.holds(table["usage_date"])
+    return np.zeros(len(table), dtype=bool)
+
+
+def _amounts(
+    minor: Sequence[int], currency: str, empty: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.object_]:
+    """Exact amounts, and empty cells (None) where ``empty``: not priced is not free."""
+    amounts = as_decimals(minor, currency)
+    amounts[empty] = None
+    return amounts
 
 
 def _money(
-    table: pd.DataFrame, usage: Sequence[int], fee: Sequence[int], currency: str
+    table: pd.DataFrame,
+    usage: Sequence[int],
+    fee: Sequence[int],
+    currency: str,
+    empty: npt.NDArray[np.bool_],
 ) -> pd.DataFrame:
     """The three cost columns of the groupings that carry the base fee."""
     suffix = currency.lower()
-    table[f"usage_cost_{suffix}"] = as_decimals(usage, currency)
-    table[f"base_fee_{suffix}"] = as_decimals(fee, currency)
-    table[f"cost_{suffix}"] = as_decimals(
-        [u + f for u, f in zip(usage, fee, strict=True)], currency
-    )
+    table[f"usage_cost_{suffix}"] = _amounts(usage, currency, empty)
+    table[f"base_fee_{suffix}"] = _amounts(fee, currency, empty)
+    total = [u + f for u, f in zip(usage, fee, strict=True)]
+    table[f"cost_{suffix}"] = _amounts(total, currency, empty)
     return table
+
+
+def unpriced_warning(pricing: Pricing, start: date, end: date, grouping: str) -> str | None:
+    """What an export with cost says of the days of ``start``–``end`` without a price (None:
+    every day has one): which they are, and what that left of the cost cells."""
+    unpriced = pricing.unpriced(start, end)
+    if unpriced is None:
+        return None
+    if grouping in DAY_GROUPINGS or unpriced.last == end:
+        return f"{unpriced.note}; their cost cells are empty"
+    return f"{unpriced.note}; the cost cells cover the priced days only"
 
 
 def shape_tag_export(

@@ -24,7 +24,7 @@ from analytics.cost.chargeback import TOTAL
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
 from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PRICED_METRICS
+from analytics.cost.prices import PRICED_METRICS, unpriced_text
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
@@ -290,7 +290,7 @@ def _cost_forecast_rows(table: pd.DataFrame, currency: str) -> pd.DataFrame:
 
 
 def _spend_section(review: CapacityReview, currency: str) -> str:
-    """Spend of the range (when its days have prices) and the cost forecast of each period."""
+    """Spend of the range (of its days with a price) and the cost forecast of each period."""
     parts = []
     if review.spend is not None:
         parts += [
@@ -301,7 +301,10 @@ def _spend_section(review: CapacityReview, currency: str) -> str:
             _table(_team_rows(review.spend, currency), ["Team"]),
         ]
     else:
-        parts.append('<p class="note">The range starts before the first price: no spend.</p>')
+        parts.append('<p class="note">The usage of the range is not known: no spend.</p>')
+    if review.unpriced:
+        note = unpriced_text(review.unpriced, "the spend and its forecasts")
+        parts.insert(0, f'<p class="note">{html.escape(note)}</p>')
     if review.cost_forecasts is not None and len(review.cost_forecasts):
         parts += [
             "<h3>Spend forecast</h3>",
