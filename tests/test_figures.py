@@ -8,6 +8,7 @@ from builders import SERVICE_CHARACTERS, make_key_day
 
 from analytics.capacity.forecast import daily_series, projection_path, run_rate
 from analytics.capacity.review import ForecastPath, Limit
+from analytics.cost.prices import PRICED_METRICS
 from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure
 from analytics.usage import tables
@@ -143,7 +144,7 @@ def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
     assert fig.layout.yaxis.title.text == "Total characters (cumulative)"
 
 
-def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover():
+def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover_and_on_its_axis():
     days = pd.date_range("2025-03-01", "2025-03-31")
     expected = [2.5 * (i + 1) for i in range(len(days))]
     path = pd.DataFrame(
@@ -156,8 +157,25 @@ def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover():
         }
     )
     limit = (Limit("Spend, monthly", 60.0, 0.8),)
-    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)"))
+    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
     assert fig.layout.yaxis.title.text == "Cost (EUR) (cumulative)"
+    assert fig.layout.yaxis.tickformat == ",.2f"  # 0.50, never SI's 500m
     used = next(trace for trace in fig.data if trace.name == "Used")
     assert used.hovertemplate == "used: %{y:,.2f}<extra></extra>"
     assert sorted(shape.y0 for shape in fig.layout.shapes) == [48.0, 60.0]
+
+
+@pytest.mark.parametrize(("currency", "ticks"), [("EUR", ",.2f"), ("JPY", ",.0f"), ("KWD", ",.3f")])
+def test_money_axes_read_as_the_currency_writes_amounts(currency, ticks):
+    over = pd.DataFrame(
+        {metric: [0.5, 0.25] for metric in PRICED_METRICS},
+        index=pd.DatetimeIndex(["2025-03-01", "2025-03-02"]),
+    )
+    assert figures.cost_by_service(over, "day", currency).layout.yaxis.tickformat == ticks
+    wide = pd.DataFrame({"Web shop": [0.5, 0.25]}, index=over.index)
+    by_key = figures.keys_over_time(wide, "total_characters", "day", currency=currency)
+    assert by_key.layout.yaxis.tickformat == ticks
+    top = figures.top_keys_bar(pd.Series({"Web shop": 0.75}), "total_characters", currency)
+    assert top.layout.xaxis.tickformat == ticks
+    # Usage keeps its own: SI suffixes for characters.
+    assert figures.keys_over_time(wide, "total_characters", "day").layout.yaxis.tickformat == ",~s"

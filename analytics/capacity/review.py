@@ -63,6 +63,7 @@ class ForecastPath:
     path: pd.DataFrame
     limits: tuple[Limit, ...]
     label: str  # what the values count: the metric's label, or "Cost (EUR)"
+    currency: str | None = None  # of a cost path's amounts
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def _cost_paths(
         path = cost_path(key_day, (), (first, last, today, covered_from), prices)
         limits = () if budgets is None else _limits(budgets, COST, kind)
         title = f"{label} — {PERIOD_TITLES[kind].lower()} to date"
-        paths.append(ForecastPath(COST, kind, title, path, limits, label))
+        paths.append(ForecastPath(COST, kind, title, path, limits, label, prices.currency))
     return tuple(paths)
 
 

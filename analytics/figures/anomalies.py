@@ -60,7 +60,7 @@ def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
-        yaxis={"title": y_title, "tickformat": tick_format(y_title), "rangemode": "nonnegative"},
+        yaxis={"title": y_title, "tickformat": tick_format(metric), "rangemode": "nonnegative"},
         xaxis_title="Day (UTC)",
         bargap=0.15,
     )

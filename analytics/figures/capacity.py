@@ -7,7 +7,14 @@ import plotly.graph_objects as go
 
 from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
-from analytics.figures.usage import HEIGHT, PALETTE, line, number_format, tick_format
+from analytics.figures.usage import (
+    HEIGHT,
+    PALETTE,
+    line,
+    number_format,
+    tick_format,
+    value_format,
+)
 
 BAND_FILL = "rgba(31, 90, 150, 0.15)"
 LIMIT_COLOR = "#C8463D"
@@ -19,7 +26,7 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
     budget limit adds a limit line and a dotted warning line."""
     path, metric = forecast.path, forecast.metric
     x = [f"{d:%Y-%m-%d}" for d in path["day"]]
-    fmt = ",.2f" if metric == COST else number_format(metric)
+    fmt = value_format(metric, forecast.currency) if metric == COST else number_format(metric)
     y_title = f"{forecast.label} (cumulative)"
     future = path["actual"].isna()
     # The forecast starts from the last actual point so the two lines join.
@@ -59,7 +66,7 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
         yaxis_title=y_title,
-        yaxis_tickformat=tick_format(y_title),
+        yaxis_tickformat=tick_format(metric, forecast.currency if metric == COST else None),
         xaxis_title="Day (UTC)",
     )
     return fig

@@ -22,6 +22,7 @@ from analytics.usage.metrics import (
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
+    TOTAL_CHARACTERS,
     is_minutes,
 )
 from analytics.usage.tables import OTHER, UNTAGGED
@@ -74,21 +75,24 @@ def line(
     )
 
 
-def _layout(fig: go.Figure, granularity: Granularity, y_title: str) -> go.Figure:
+def _layout(fig: go.Figure, granularity: Granularity, y_title: str, ticks: str) -> go.Figure:
     fig.update_layout(
         height=HEIGHT,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         xaxis_title=PERIOD_AXIS[granularity],
-        yaxis={"title": y_title, "tickformat": tick_format(y_title), "rangemode": "nonnegative"},
+        yaxis={"title": y_title, "tickformat": ticks, "rangemode": "nonnegative"},
     )
     return fig
 
 
-def tick_format(axis_title: str) -> str:
-    """SI suffixes for characters (120k); plain decimals for minutes, where SI would read 500m."""
-    return ",~f" if axis_title == "Minutes" or "minutes" in axis_title else ",~s"
+def tick_format(metric: str, currency: str | None = None) -> str:
+    """An axis's numbers: amounts as the currency writes them (0.50, where SI would read
+    500m), minutes as plain decimals (likewise), characters with SI suffixes (120k)."""
+    if currency is not None:
+        return value_format(metric, currency)
+    return ",~f" if is_minutes(metric) else ",~s"
 
 
 def _color(index: int, name: str) -> str:
@@ -109,7 +113,7 @@ def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
         fig.add_trace(
             go.Scatter(x=x, stackgroup="characters", line={"width": 0.5, "color": color}, **trace)
         )
-    return _layout(fig, granularity, "Characters")
+    return _layout(fig, granularity, "Characters", tick_format(TOTAL_CHARACTERS))
 
 
 def _per_service(over_time: pd.DataFrame) -> list[tuple[dict[str, object], str]]:
@@ -165,14 +169,14 @@ def cost_by_service(over_time: pd.DataFrame, granularity: Granularity, currency:
         ]
     )
     fig.update_layout(barmode="stack")
-    return _layout(fig, granularity, f"Cost ({currency})")
+    return _layout(fig, granularity, f"Cost ({currency})", fmt)
 
 
 def minutes_over_time(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
     """Speech minutes per period, as grouped bars on their own axis."""
     fig = go.Figure(_minutes_bars(over_time, _dates(over_time.index)))
     fig.update_layout(barmode="group")
-    return _layout(fig, granularity, "Minutes")
+    return _layout(fig, granularity, "Minutes", tick_format(MINUTE_METRICS[0]))
 
 
 def keys_over_time(
@@ -200,7 +204,7 @@ def keys_over_time(
                 )
             )
     fig.update_layout(barmode="stack", clickmode="event+select")
-    return _layout(fig, granularity, value_title(metric, currency))
+    return _layout(fig, granularity, value_title(metric, currency), tick_format(metric, currency))
 
 
 def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) -> go.Figure:
@@ -222,7 +226,7 @@ def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) ->
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         yaxis={"autorange": "reversed"},
         xaxis_title=value_title(metric, currency),
-        xaxis_tickformat=tick_format(value_title(metric, currency)),
+        xaxis_tickformat=tick_format(metric, currency),
         showlegend=False,
     )
     return fig
@@ -251,8 +255,10 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
     )
     fig.update_yaxes(rangemode="nonnegative")
-    fig.update_yaxes(title_text="Characters", tickformat=tick_format("Characters"), row=1, col=1)
-    fig.update_yaxes(title_text="Minutes", tickformat=tick_format("Minutes"), row=2, col=1)
+    fig.update_yaxes(
+        title_text="Characters", tickformat=tick_format(TOTAL_CHARACTERS), row=1, col=1
+    )
+    fig.update_yaxes(title_text="Minutes", tickformat=tick_format(MINUTE_METRICS[0]), row=2, col=1)
     fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
     return fig
 
@@ -269,7 +275,7 @@ def pair_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
             x=[str(c) for c in matrix.columns],
             y=[str(i) for i in matrix.index],
             colorscale="Blues",
-            colorbar={"title": label, "tickformat": tick_format(label)},
+            colorbar={"title": label, "tickformat": tick_format(metric)},
             hovertemplate=f"%{{y}} → %{{x}}<br>%{{z:{number_format(metric)}}}<extra></extra>",
             hoverongaps=False,
         )
