@@ -131,6 +131,7 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
 
 page = st.navigation(PAGES)
 session.mark_entry()
+session.keep_shown()
 if "auth" in secrets():
     session.return_to_asked_page(PAGES)
 data_source = source()

@@ -4,6 +4,7 @@ usage by service."""
 import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
+from analytics.cost.prices import PRICED_METRICS, parse_pricing
 from analytics.dashboard import data, page, session
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -24,7 +25,9 @@ page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
         f"Usage cost per {noun} at the prices of pricing.toml: its share of the organization's "
-        "lines, day by day. The base fee is shared between teams on the Chargeback page."
+        "lines, day by day. The base fee is shared between teams on the Chargeback page, "
+        "which (like exports) shares each month's lines instead: a key's or team's amount can "
+        "differ there by a few cents, the organization's never."
     )
 
 left, right = st.columns([1, 1], gap="large")
@@ -46,18 +49,25 @@ with left:
 with right:
     st.subheader(f"One {noun} by service")
     key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table))
-    daily = data.table(
-        source,
-        chosen,
-        tables.usage_over_time,
-        chosen.start,
-        chosen.end,
-        granularity,
-        keys=(key,),
-        view=view,
+    daily, used = (
+        data.table(
+            source,
+            chosen,
+            tables.usage_over_time,
+            chosen.start,
+            chosen.end,
+            granularity,
+            keys=(key,),
+            view=shown,
+        )
+        for shown in (view, view.in_usage)
     )
-    if not daily.to_numpy().any():
+    if not used.to_numpy().any():
         st.info(f"This {noun} has no usage in this range.")
+    elif view.cost and not daily.to_numpy().any():
+        assert view.pricing is not None
+        reason = parse_pricing(view.pricing).free_because(PRICED_METRICS, chosen.start, chosen.end)
+        st.info(f"This {noun}'s usage in this range costs nothing: {reason}.")
     elif view.cost:
         st.plotly_chart(
             figures.cost_by_service(page.in_currency(daily, view), granularity, view.currency),

@@ -6,7 +6,8 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.anomalies.tables import new_anomalies
-from analytics.cost.priced import cost_tiles, priced_totals
+from analytics.cost.priced import cost_tiles, priced_totals, why_free
+from analytics.cost.prices import parse_pricing
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
@@ -62,7 +63,13 @@ if view.cost and view.pricing is not None:
             t.change_text,
             f"{t.label}; previous period: {t.previous_text}",
         )
-        for t in cost_tiles(spent, fee, before, view.currency)
+        for t in cost_tiles(
+            spent,
+            fee,
+            before,
+            view.currency,
+            why_free(parse_pricing(view.pricing), current_totals, chosen.start, chosen.end),
+        )
     ]
 else:
     tiles = [
@@ -86,7 +93,8 @@ for column, (metric, label, value, change, change_text, help_text) in zip(
         label,
         value,
         delta=change_text,
-        delta_color="normal" if change is not None else "off",
+        # A cost that falls is good news: green, as a rise of usage is.
+        delta_color="off" if change is None else "inverse" if view.cost else "normal",
         delta_arrow="auto" if change is not None else "off",
         help=help_text,
         border=True,

@@ -1,5 +1,5 @@
-"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table (with each
-tag's cost and team where there are prices), and one tag's days."""
+"""Tags: characters per custom tag over time, top-N + Other + Untagged, the tag table (in Cost,
+with each tag's cost and team), and one tag's days."""
 
 import streamlit as st
 
@@ -9,7 +9,6 @@ from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
@@ -18,7 +17,7 @@ from analytics.usage.metrics import METRIC_LABELS, TAG_METRICS, format_value
 source = data_source()
 chosen = session.chosen_range()
 
-page.header("Tags", chosen)
+view = page.view_select(page.header("Tags", chosen), source, chosen)
 
 with service_errors(source):
     summary = data.tags_table(source, chosen, tables.tag_summary)
@@ -65,7 +64,8 @@ st.subheader("Tag table")
 if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
-money = page.money_in_force(source)
+# In Cost, each tag's cost at list prices and its team (teams.toml): the session's switch.
+money = page.money_in_force(source) if view.cost else USAGE_BY_KEY
 if money.cost:
     try:
         with service_errors(source):
@@ -74,8 +74,7 @@ if money.cost:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
         money = USAGE_BY_KEY
 shown = page.searchable_table(table, "tags", money)
-if money.pricing is not None:
-    say_unpriced(money.pricing, chosen.start, chosen.end, "tag costs")
+if money.cost:
     st.caption(
         "Cost at the list prices of pricing.toml: the included volume and the base fee are the "
         "organization's, never a tag's. A tag's team comes from teams.toml."

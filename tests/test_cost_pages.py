@@ -16,7 +16,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, open_page
+from headless import DEMO_DAYS, ROOT, TODAY, chart_specs, open_clean_page, open_page
+from streamlit.proto.Metric_pb2 import Metric
 
 from analytics.usage import bundle
 
@@ -151,10 +152,28 @@ def test_overview_tiles_show_the_cost_of_each_service_and_the_total(priced, demo
 def test_usage_is_the_default_and_the_switch_turns_the_page_to_cost(priced):
     # The URL side (show=Cost in the address) is the browser test's.
     at = open_page("overview", period="Last 30 days")
-    assert at.segmented_control(key="show").value == "usage"
+    assert at.segmented_control(key="show_switch").value == "usage"
     assert at.metric[0].label == "Total characters"
-    at.segmented_control(key="show").set_value("cost").run()
+    at.segmented_control(key="show_switch").set_value("cost").run()
     assert at.metric[0].label == "Total cost"
+
+
+def test_the_cost_switch_is_the_sessions_on_every_page_and_in_every_url(priced):
+    at = open_clean_page("overview", period="Last 30 days")
+    at.segmented_control(key="show_switch").set_value("cost").run()
+    assert at.query_params["show"] == "Cost"
+    # A page without the switch keeps the choice in its URL; the next one with it shows it.
+    at.switch_page(str(ROOT / "pages" / "pairs.py")).run()
+    assert at.query_params["show"] == "Cost"
+    at.switch_page(str(ROOT / "pages" / "keys.py")).run()
+    assert not at.exception and not at.error
+    assert at.segmented_control(key="show_switch").value == "cost"
+    assert at.selectbox(key="metric").options[0] == "Total cost"
+    # Set back on Keys, it is usage again on Overview, and gone from the URL.
+    at.segmented_control(key="show_switch").set_value("usage").run()
+    at.switch_page(str(ROOT / "pages" / "overview.py")).run()
+    assert at.metric[0].label == "Total characters"
+    assert "show" not in at.query_params
 
 
 def test_keys_table_shows_each_keys_cost_per_metric(priced, demo_ledger):
@@ -364,7 +383,9 @@ def test_the_plan_panel_shows_the_billing_periods_spend(priced, demo_ledger):
 
 def test_the_tag_table_prices_each_tag_at_list_prices_with_its_team(priced, demo_ledger, tmp_path):
     (tmp_path / "teams.toml").write_text('[[team]]\nname = "Shop"\ntag_patterns = ["check*"]\n')
-    at = open_page("tags", period="Last 30 days")
+    # In Usage (the session's switch) the table holds usage alone.
+    assert "cost" not in open_clean_page("tags", period="Last 30 days").dataframe[0].value
+    at = open_page("tags", period="Last 30 days", show="Cost")
     assert not at.exception and not at.error and not at.warning
     expected: dict[str, int] = defaultdict(int)
     for row in demo_ledger.tag_ledger(START, YESTERDAY):  # 1 and 3 cents a character
@@ -375,3 +396,32 @@ def test_the_tag_table_prices_each_tag_at_list_prices_with_its_team(priced, demo
     assert table["cost"].to_dict() == {tag: euros(cents) for tag, cents in expected.items()}
     assert table.loc["checkout", "team"] == "Shop"
     assert set(table["team"]) == {"Shop", "Unassigned"}
+
+
+def test_a_falling_cost_is_green_and_a_cost_of_zero_next_to_usage_says_why(
+    demo_env, demo_ledger, monkeypatch, tmp_path
+):
+    included = "\n[price.included_per_month]\ndocument_translation_characters = 1_000_000_000\n"
+    (tmp_path / "pricing.toml").write_text(PRICING + included)
+    monkeypatch.chdir(tmp_path)
+    rows = demo_ledger.ledger(START, YESTERDAY)
+    assert sum(row.document_translation_characters for row in rows) > 0
+    at = open_clean_page("overview", period="Last 30 days", show="Cost")
+    tiles = {tile.label: tile for tile in at.metric}
+    documents = tiles["Documents cost"]
+    assert documents.value == "0.00 EUR"
+    assert documents.delta == "within the organization's included volume"  # not −100 %
+    assert documents.proto.color == Metric.MetricColor.GRAY
+    changes = [tile for tile in tiles.values() if tile.delta[:1] in "+-"]
+    assert changes
+    for tile in changes:  # less money spent is good news
+        good = tile.delta.startswith("-")
+        assert tile.proto.color == (Metric.MetricColor.GREEN if good else Metric.MetricColor.RED)
+    # Every service within its included volume: a key's usage costs nothing, and says why.
+    everything = "\n".join(f"{metric} = 1_000_000_000" for metric in CENTS)
+    (tmp_path / "pricing.toml").write_text(f"{PRICING}\n[price.included_per_month]\n{everything}\n")
+    at = open_clean_page("keys", period="Last 30 days", show="Cost", key=rows[0].api_key)
+    assert (
+        "This key's usage in this range costs nothing: within the organization's "
+        "included volume." in [info.value for info in at.info]
+    )

@@ -85,6 +85,39 @@ def test_the_days_before_the_first_period_are_named_as_unpriced():
     assert parsed.priced_from(date(2025, 3, 1)) == date(2025, 3, 1)
 
 
+def test_a_cost_of_zero_next_to_usage_says_why():
+    text_only = ("text_translation_characters",)
+    free_text = UNIT_PRICES.replace(
+        "text_translation_characters = 20", "text_translation_characters = 0"
+    )
+    parsed = parse_pricing(
+        pricing(
+            price_from("2025-01-01"),
+            price_from("2025-03-01", INCLUDED.format("text_translation_characters = 1_000")),
+            price_from("2025-05-01", prices=free_text),
+        ),
+        "prices/pricing.toml",
+    )
+    assert parsed.free_because(text_only, date(2024, 1, 1), date(2024, 12, 31)) == (
+        "no price in force on 2024-01-01..2024-12-31"
+    )
+    assert parsed.free_because(text_only, date(2025, 1, 1), date(2025, 1, 31)) == (
+        "less than 0.01 EUR"
+    )
+    assert parsed.free_because(text_only, date(2025, 3, 1), date(2025, 3, 31)) == (
+        "within the organization's included volume"
+    )
+    assert parsed.free_because(text_only, date(2025, 5, 1), date(2025, 5, 31)) == (
+        "priced at 0 in prices/pricing.toml"
+    )
+    # Over the periods together: not every day is at 0, some have an included volume.
+    assert parsed.free_because(text_only, date(2025, 2, 1), date(2025, 6, 30)) == (
+        "within the organization's included volume"
+    )
+    yen = parse_pricing(pricing(price_from("2025-01-01"), currency="JPY"))
+    assert yen.free_because(text_only, date(2025, 1, 1), date(2025, 1, 2)) == "less than 1 JPY"
+
+
 def _replace(prices: str, metric: str, value: str) -> str:
     start = prices.index(metric)
     end = prices.index(",", start) if "," in prices[start:] else prices.index(" }", start)

@@ -16,6 +16,7 @@ amount never does. The base fee belongs to no key and no day (``spend.base_fees`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Final
@@ -25,7 +26,7 @@ import pandas as pd
 
 from analytics.cost.chargeback import team_spend
 from analytics.cost.money import amount_text
-from analytics.cost.prices import Pricing
+from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import daily_cost, price_usage
 from analytics.cost.teams import Teams
 from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
@@ -79,12 +80,15 @@ def priced_totals(priced_key_day: pd.DataFrame) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class CostTile:
-    """One figure of what a range cost, with its change against the previous range."""
+    """One figure of what a range cost, with its change against the previous range; a cost of
+    0 next to usage says why instead (``Pricing.free_because``), since −100 % would read as
+    usage gone."""
 
     metric: str  # total_characters: the whole cost, base fee included
     minor: int
     previous: int | None  # None: the previous range has no price or no cost
     currency: str
+    free: str | None = None  # why the cost is 0 although there was usage
 
     @property
     def label(self) -> str:
@@ -100,11 +104,11 @@ class CostTile:
 
     @property
     def change(self) -> float | None:
-        return relative_change(self.minor, self.previous)
+        return None if self.free else relative_change(self.minor, self.previous)
 
     @property
     def change_text(self) -> str:
-        return format_change(self.change) or "N/A"
+        return self.free or format_change(self.change) or "N/A"
 
 
 def cost_tiles(
@@ -112,19 +116,42 @@ def cost_tiles(
     base_fee: int,
     previous: tuple[dict[str, int], int] | None,
     currency: str,
+    why_free: Callable[[str], str | None] = lambda metric: None,
 ) -> list[CostTile]:
     """One tile per metric, as the usage tiles: ``total_characters`` is the whole cost (every
     service and the base fee), each service its usage cost. ``previous`` is the previous
     range's totals and base fee, None when it cannot be priced; a previous range that cost
-    nothing counts as none, as for usage."""
+    nothing counts as none, as for usage. ``why_free`` says why a metric's cost is 0 (None:
+    it had no usage, and 0 needs no reason)."""
     before = None
     if previous is not None and (any(previous[0].values()) or previous[1]):
         before = {**previous[0], TOTAL_CHARACTERS: previous[0][TOTAL_CHARACTERS] + previous[1]}
     now = {**current, TOTAL_CHARACTERS: current[TOTAL_CHARACTERS] + base_fee}
     return [
-        CostTile(metric, now[metric], None if before is None else before[metric], currency)
+        CostTile(
+            metric,
+            now[metric],
+            None if before is None else before[metric],
+            currency,
+            why_free(metric) if now[metric] == 0 else None,
+        )
         for metric in METRICS
     ]
+
+
+def why_free(
+    pricing: Pricing, usage: Mapping[str, float], start: date, end: date
+) -> Callable[[str], str | None]:
+    """``cost_tiles``' reasons for a cost of 0 over ``start``–``end``: none for a metric
+    without ``usage``; for the total, the reason that holds for every priced service."""
+
+    def reason(metric: str) -> str | None:
+        if not usage.get(metric):
+            return None
+        metrics = PRICED_METRICS if metric == TOTAL_CHARACTERS else (metric,)
+        return pricing.free_because(metrics, start, end)
+
+    return reason
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ documents every field and names what the usage data cannot express (and so is no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -197,6 +198,23 @@ class Pricing:
     def priced_from(self, start: date) -> date:
         """The first day on or after ``start`` that has a price."""
         return max(start, self.first_day)
+
+    def free_because(self, metrics: Iterable[str], start: date, end: date) -> str:
+        """Why usage of ``metrics`` over ``start``–``end`` shows a cost of 0, for the page that
+        shows it next to that usage (a zero read alone looks like missing data): no price on
+        any day, a price of 0 on every day, the organization's included volume, or else an
+        amount below the currency's smallest unit."""
+        unpriced = self.unpriced(start, end)
+        if unpriced is not None and unpriced.last >= end:
+            return unpriced.note
+        first = self.period_index(self.priced_from(start))
+        periods = self.periods[first : self.period_index(end) + 1]
+        metrics = tuple(metrics)
+        if all(p.unit_prices.of(m) == 0 for p in periods for m in metrics):
+            return f"priced at 0 in {self.source}"
+        if any(p.included_per_month.units(m) > 0 for p in periods for m in metrics):
+            return "within the organization's included volume"
+        return f"less than {Decimal(1).scaleb(-self.minor_unit)} {self.currency}"
 
     def period_index(self, day: date) -> int:
         """Which period (index into ``periods``) is in force on ``day``, a day with a price."""

@@ -165,6 +165,11 @@ class View:
     def by_team(self) -> bool:
         return self.teams is not None
 
+    @property
+    def in_usage(self) -> View:
+        """The same grouping in usage units: what a cost of 0 is set against."""
+        return View(teams=self.teams)
+
 
 USAGE_BY_KEY = View()
 

@@ -17,7 +17,7 @@ from analytics.cost.money import as_decimals
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data
+from analytics.dashboard import data, session
 from analytics.dashboard.columns import (
     key_table_columns,
     key_table_order,
@@ -75,8 +75,7 @@ def view_select(
     money covers the others.
     """
     where = where.container(horizontal=True, width="content")  # the controls side by side
-    help_shown = "Usage in characters and minutes, or its cost at the prices of pricing.toml."
-    shown = segments(where, "Show", SHOWN, "usage", "show", help_shown)
+    shown = money_switch(where)
     grouped = "key"
     if grouping:
         help_grouped = "Each key, or each team of teams.toml (keys no team claims: Unassigned)."
@@ -99,6 +98,26 @@ def view_select(
     if pricing is not None:
         say_unpriced(pricing, chosen.start, chosen.end)
     return view
+
+
+SWITCH_KEY = "show_switch"
+
+
+def money_switch(where: DeltaGenerator) -> str:
+    """The Usage / Cost switch, showing the session's choice (``session.shown``) whichever
+    page set it; a click makes the new choice the session's."""
+    st.session_state[SWITCH_KEY] = session.shown()  # before the widget: no default to fight
+    where.segmented_control(
+        "Show",
+        list(SHOWN),
+        format_func=SHOWN.__getitem__,
+        required=True,
+        key=SWITCH_KEY,
+        on_change=lambda: session.show(st.session_state[SWITCH_KEY]),
+        help="Usage in characters and minutes, or its cost at the prices of pricing.toml. "
+        "One choice for every page of this session.",
+    )
+    return session.shown()
 
 
 def money_in_force(src: Source) -> View:

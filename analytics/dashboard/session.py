@@ -20,6 +20,8 @@ ENTRY_RETRIED = "entry_script_retried"
 CHOSEN_RANGE = "chosen_range"
 ASKED_SEEN = "asked_page_seen"
 ASKED_FORGET = "asked_page_forget"
+SHOWN = "shown"  # the session's Usage / Cost choice: "usage" or "cost"
+SHOWN_PARAM = "show"  # and its query parameter, "Cost" when in money
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,32 @@ def chosen_range() -> ChosenRange:
     """The range chosen in the sidebar on this run."""
     chosen: ChosenRange = st.session_state[CHOSEN_RANGE]
     return chosen
+
+
+def keep_shown() -> None:
+    """Called by app.py on every run: the Usage / Cost choice is the session's, not a page's.
+    A session's first run takes it from the URL (a shared link opens in money), and every run
+    puts it back into the URL, so it survives moving between pages, those without the switch
+    too, and a copied link of any page carries it."""
+    if SHOWN not in st.session_state:
+        given = st.query_params.get(SHOWN_PARAM, "")
+        st.session_state[SHOWN] = "cost" if given.lower() == "cost" else "usage"
+    if st.session_state[SHOWN] == "cost":
+        st.query_params[SHOWN_PARAM] = "Cost"
+    else:
+        st.query_params.pop(SHOWN_PARAM, None)
+
+
+def shown() -> str:
+    """The session's Usage / Cost choice (``keep_shown``)."""
+    choice: str = st.session_state.get(SHOWN, "usage")
+    return choice
+
+
+def show(choice: str) -> None:
+    """Make ``choice`` the session's, and its URL's at once."""
+    st.session_state[SHOWN] = choice
+    keep_shown()
 
 
 def remember_asked_page() -> None:
