@@ -13,7 +13,10 @@ from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
 from analytics.usage import calendar
 
-st.set_page_config(page_title="Usage dashboard", page_icon=":material/insights:", layout="wide")
+# The icon is the dashboard's own file: an icon name would be fetched from a font CDN, and a
+# dashboard behind a firewall fetches nothing from outside its own origin.
+FAVICON = Path(__file__).resolve().parent / ".streamlit" / "favicon.png"
+st.set_page_config(page_title="Usage dashboard", page_icon=str(FAVICON), layout="wide")
 
 PRESET_LABELS = {
     "last-7-days": "Last 7 days",

@@ -189,6 +189,14 @@ def test_a_new_key_with_material_usage():
     )
 
 
+def test_a_new_keys_days_end_on_the_day_its_observed_peak_is_from():
+    fresh = [0] * 63 + [8_000, 12_000, 30_000] + [0] * 4
+    [new] = found(usage_frame({A: steady(), B: BIG, C: fresh}))
+    peak_day = SPIKE_DAY + timedelta(days=2)
+    assert (new.first, new.last, new.observed) == (SPIKE_DAY, peak_day, 30_000)
+    assert new.id == "new:k003****z003:total_characters:2025-03-05"  # still its first day
+
+
 def test_a_dormant_key_used_again_and_its_silence():
     woken = [5_000] * 21 + [0] * 42 + [1_500] + [0] * 6
     anomalies = {a.kind: a for a in found(usage_frame({A: woken, B: BIG}))}

@@ -62,10 +62,22 @@ def browser(tmp_path_factory):
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, dashboard):
+    """A new tab; every request it makes must stay on the dashboard's own origin (a dashboard
+    behind a firewall fetches nothing from the internet: no fonts, icons or scripts)."""
     tab = browser.new_page()
+    elsewhere: list[str] = []
+    tab.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith((f"{dashboard}/", "data:", "blob:"))
+            else elsewhere.append(request.url)
+        ),
+    )
     yield tab
     tab.close()
+    assert not elsewhere, f"requests outside {dashboard}: {elsewhere}"
 
 
 def open_page(page, base_url: str, path: str, title: str) -> None:
@@ -73,6 +85,19 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("Demo data — ")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+
+
+def shot_name(name: str, period: str, shown: str) -> str:
+    return f"{name}-{period.lower().replace(' ', '-')}-{shown.lower()}.png"
+
+
+def test_the_viewers_dark_preference_is_honoured(dashboard, page):
+    page.emulate_media(color_scheme="dark")
+    open_page(page, dashboard, "", "Overview")
+    background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+    red, green, blue = (int(v) for v in background[4:-1].split(","))
+    assert red + green + blue < 3 * 64, background  # a dark page, not the light theme
+    page.screenshot(path=SHOTS / "overview-dark.png")
 
 
 def settled_boxes(page, bars) -> list:
@@ -108,10 +133,13 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
     expect(period.locator("input")).to_have_value(f"{chosen:%Y-%m-%d (%a)}", timeout=WAIT_MS)
 
 
+@pytest.mark.parametrize("shown", ["Usage", "Cost"])
+@pytest.mark.parametrize("period", ["Last 30 days", "All history"])
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_renders(dashboard, page, name):
+def test_every_page_renders(dashboard, page, name, period, shown):
     path, title = PAGES[name]
-    open_page(page, dashboard, path, title)
+    query = f"period={period.replace(' ', '+')}" + ("&show=Cost" if shown == "Cost" else "")
+    open_page(page, dashboard, f"{path}?{query}", title)
     if name in ("overview", "keys", "trends", "tags", "pairs", "capacity", "anomalies"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
     if name in ("overview", "capacity"):
@@ -121,9 +149,16 @@ def test_every_page_renders(dashboard, page, name):
         if name == "overview":
             expect(panel).to_be_in_viewport()  # in the screenshot below
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    if shown == "Cost" and name in ("overview", "keys", "trends", "tags"):
+        expect(page.get_by_role("radio", name="Cost")).to_be_checked()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(1500)  # let charts finish their entry animation
-    page.screenshot(path=SHOTS / f"{name}.png")
+    # The site's screenshots are the default view's; the others are for a look at each.
+    default = (period, shown) == ("Last 30 days", "Usage")
+    page.screenshot(path=SHOTS / (f"{name}.png" if default else shot_name(name, period, shown)))
+    if not default:
+        return
     # The main area scrolls inside the page: wheel down for the lower half.
     page.mouse.move(800, 500)
     page.mouse.wheel(0, 700)

@@ -128,8 +128,9 @@ class Anomaly:
     """One anomaly: what happened to which key's metric on which days, against what was usual.
 
     ``observed`` is the peak day of a spike, the total of a drop's days, the biggest first-week
-    day of a new key or the first day back of a dormant key; ``expected`` the usual day (the
-    baseline's median; a drop: the usual total of its days; new and dormant keys: 0);
+    day of a new key (its last day) or the first day back of a dormant key; ``expected`` the
+    usual day (the baseline's median; a drop: the usual total of its days; new and dormant
+    keys: 0);
     ``bound`` the spike's upper bound, the level a drop stayed under, or the materiality a new
     key passed (a dormant key: 0).
     """
@@ -558,7 +559,10 @@ def _new_keys(grid: _Grid, checked: int) -> list[Anomaly]:
     last_day = grid.used.shape[1] - 1
     first = first_used[new]
     week = np.minimum(first[:, None] + np.arange(NEW_KEY.days), last_day)
-    peak = np.nanmax(grid.series[:, new[:, None], week], axis=2)  # metrics × new keys
+    first_week = grid.series[:, new[:, None], week]  # metrics × new keys × days
+    peak = np.nanmax(first_week, axis=2)
+    # The day of each peak, so the anomaly's days end on the day its observed value is from.
+    peak_day = week[np.arange(len(new)), np.nanargmax(first_week, axis=2)]  # metrics × new keys
     minutes = np.array([is_minutes(m) for m in METRICS])
     floor = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])[:, None]
     material = np.fmax(floor, NEW_KEY.share * grid.usual[:, first])
@@ -566,11 +570,16 @@ def _new_keys(grid: _Grid, checked: int) -> list[Anomaly]:
     found = []
     for i in np.nonzero(passed.any(axis=0))[0]:
         m = int(passed[:, i].argmax())
-        found.append(_new_key(grid, int(new[i]), int(first[i]), m, peak[m, i], material[m, i]))
+        days = (int(first[i]), int(peak_day[m, i]))
+        found.append(_new_key(grid, int(new[i]), days, m, peak[m, i], material[m, i]))
     return found
 
 
-def _new_key(grid: _Grid, key: int, first: int, m: int, peak: float, material: float) -> Anomaly:
+def _new_key(
+    grid: _Grid, key: int, days: tuple[int, int], m: int, peak: float, material: float
+) -> Anomaly:
+    """A new key from its first day to the day of its first week's peak (``observed``)."""
+    first, peak_day = days
     api_key, label, metric = grid.keys[key], grid.labels[key], METRICS[m]
     usual = float(grid.usual[m, first])
     share = (
@@ -583,7 +592,7 @@ def _new_key(grid: _Grid, key: int, first: int, m: int, peak: float, material: f
         f"up to {format_value(peak, metric)} {units(metric)} a day in its first week, {share}."
     )
     return Anomaly(
-        "new", api_key, label, metric, grid.day(first), grid.day(first), float(peak), 0.0,
+        "new", api_key, label, metric, grid.day(first), grid.day(peak_day), float(peak), 0.0,
         float(material), _share_severity(peak, usual), sentence,
     )  # fmt: skip
 
