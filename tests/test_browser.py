@@ -225,7 +225,8 @@ def test_chargeback_shows_the_demos_money(dashboard, page):
     headers = grid_texts(grid, "columnheader")
     assert headers[:5] == ["Month", "Team", "Cost (EUR)", "Usage cost (EUR)", "Base fee (EUR)"]
     cells = grid_texts(grid, "gridcell")
-    assert {"Web shop", "Documents", "Unassigned", "Total"} <= set(cells)
+    # The first month's rows (the grid draws the rows in view; Total closes each month).
+    assert {"Web shop", "Documents", "Unassigned"} <= set(cells)
     assert any(cell.replace(",", "").replace(".", "").isdigit() and "." in cell for cell in cells)
     expect(page.get_by_text("The Total row is the organization's cost")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -250,7 +251,7 @@ def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboar
     expect(page.get_by_role("heading", name="Top teams")).to_be_visible(timeout=WAIT_MS)
     grid = page.get_by_test_id("stDataFrame").first
     assert "Total cost (EUR)" in grid_texts(grid, "columnheader")
-    assert "Unassigned" in grid_texts(grid, "gridcell")
+    assert {"Web shop", "Documents"} <= set(grid_texts(grid, "gridcell"))
     page.wait_for_timeout(1500)
     page.screenshot(path=SHOTS / "keys-cost-by-team.png")
 
