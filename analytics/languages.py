@@ -39,6 +39,16 @@ def base_language(code: str) -> str:
     return code.split("-")[0].lower()
 
 
+def language_code(given: str, entries: Sequence[LanguageEntry]) -> str | None:
+    """The code of the language a user typed, a code or an English name of the language
+    lists in any case ("DE", "de", "German"); None when no language is called that."""
+    wanted = given.strip().casefold()
+    for entry in entries:
+        if wanted in (entry.lang.casefold(), entry.name.casefold()):
+            return entry.lang
+    return None
+
+
 def status_label(status: str | None) -> str:
     """`early_access` -> `early access`; no status counts as stable, as in the lists published
     before statuses existed, which held stable entries only."""

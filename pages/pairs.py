@@ -23,12 +23,30 @@ row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
     metric = page.metric_select(row, METRICS, width=260)
     # A language chosen elsewhere (the Languages page links here with it) narrows the pairs.
-    language = st.text_input("Language", key="language", bind="query-params", width=140)
+    given = st.text_input(
+        "Language",
+        key="language",
+        bind="query-params",
+        width=220,
+        placeholder="Code or name: DE, German",
+        help="Narrows every view below to the pairs this language is the source or target of "
+        "(en takes en-GB and en-US too).",
+    )
+with service_errors(source):
+    known = [entry for entries in data.language_lists(source).values() for entry in entries]
+language = (languages.language_code(given, known) or "") if given.strip() else ""
+if given.strip() and not language:
+    st.warning(
+        f"No language is called {given.strip()!r}: type a code (DE) or an English name "
+        "(German). Showing every pair.",
+        icon=":material/warning:",
+    )
+of_language = f" of {given.strip()}'s pairs" if language else ""
 
 with service_errors(source):
-    table = data.pairs_table(source, chosen, tables.pair_table, metric, language)
+    table = data.pairs_table(source, chosen, language, tables.pair_table, metric)
 if table.empty or not table[metric].any():
-    st.info(f"No {METRIC_LABELS[metric].lower()} on any language pair in this range.")
+    st.info(f"No {METRIC_LABELS[metric].lower()} on any language pair{of_language} in this range.")
     st.stop()
 
 st.subheader("Top pairs")
@@ -40,14 +58,14 @@ st.dataframe(
     column_config=pair_table_columns(f"Share of {METRIC_LABELS[metric].lower()}"),
 )
 st.caption(
-    f"Share of the organization's {METRIC_LABELS[metric].lower()}: every unit of usage belongs "
-    "to one pair. Same-language pairs (en → en) are text improvement and speech-to-text; "
-    "- → - is usage whose languages the service did not record."
+    f"Share of the organization's {METRIC_LABELS[metric].lower()}{of_language}: every unit of "
+    "usage belongs to one pair. Same-language pairs (en → en) are text improvement and "
+    "speech-to-text; - → - is usage whose languages the service did not record."
 )
 
 st.subheader("Source × target")
 with service_errors(source):
-    matrix = data.pairs_table(source, chosen, tables.pair_matrix, metric)
+    matrix = data.pairs_table(source, chosen, language, tables.pair_matrix, metric)
 st.plotly_chart(figures.pair_heatmap(matrix, metric), key="pairs_heatmap")
 
 st.subheader("Pairs over time")
@@ -59,6 +77,7 @@ with service_errors(source):
     wide = data.pairs_table(
         source,
         chosen,
+        language,
         tables.top_n_over_time,
         metric,
         top,
@@ -70,7 +89,7 @@ with service_errors(source):
 st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="pairs_chart")
 st.caption(
     f"{METRIC_LABELS[metric]} per {granularity} (UTC): the top {top} pairs and Other for the "
-    "rest; each bar is the organization's usage."
+    f"rest; each bar is the organization's usage{of_language}."
 )
 
 st.subheader("One pair")
@@ -89,7 +108,9 @@ chosen_row = table[table["pair"] == pair].iloc[0]
 pair_source, pair_target = str(chosen_row["source_language"]), str(chosen_row["target_language"])
 if shown == "keys":
     with service_errors(source):
-        keys = data.pairs_table(source, chosen, tables.pair_keys, pair_source, pair_target)
+        keys = data.pairs_table(
+            source, chosen, language, tables.pair_keys, pair_source, pair_target
+        )
     st.dataframe(
         keys,
         hide_index=True,

@@ -13,7 +13,7 @@ from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure
 from analytics.usage import tables
 from analytics.usage.calendar import auto_granularity
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, MINUTE_METRICS
 from analytics.usage.tables import OTHER
 
 MINUTES = "speech_to_text_minutes"
@@ -83,6 +83,22 @@ def test_key_usage_by_service_keeps_minutes_on_their_own_axis():
     axes = {t.name: t.yaxis for t in fig.data}
     assert axes[LEGEND[MINUTES]] == "y2"
     assert {axes[LEGEND[m]] for m in SERVICE_CHARACTERS} == {"y"}
+
+
+def test_a_key_without_speech_gets_no_empty_minutes_chart_and_only_its_services():
+    days = pd.DatetimeIndex(["2025-03-01", "2025-03-02"])
+    over = pd.DataFrame(0.0, index=days, columns=[*SERVICE_CHARACTERS, *MINUTE_METRICS])
+    over["text_translation_characters"] = [1_000, 2_000]
+    fig = figures.key_usage_by_service(over, "day")
+    assert [t.name for t in fig.data] == ["Text translation"]
+    assert [a.text for a in fig.layout.annotations] == ["Characters by service"]
+    assert "yaxis2" not in fig.layout
+    # A speech-only key: the minutes chart alone.
+    over["text_translation_characters"] = 0
+    over["speech_to_text_minutes"] = [1.5, 0.25]
+    fig = figures.key_usage_by_service(over, "day")
+    assert [t.name for t in fig.data] == ["Speech-to-text"]
+    assert fig.layout.yaxis.title.text == "Minutes"
 
 
 @pytest.mark.slow

@@ -67,11 +67,23 @@ def test_pair_table_ranks_pairs_with_their_share(pair_day):
     assert list(table["share"].round(4)) == [round(1000 / 1360, 4), round(300 / 1360, 4), 0.0441]
 
 
-def test_one_languages_pairs_keep_their_share_of_the_organization(pair_day):
-    table = tables.pair_table(pair_day, "total_characters", "de")
+def test_one_languages_pairs_are_those_it_is_either_side_of(pair_day):
+    german = tables.pairs_of(pair_day, "DE")  # any case
+    table = tables.pair_table(german, "total_characters")
     assert list(table["pair"]) == ["en → de", "de → fr"]
-    assert list(table["share"].round(4)) == [round(1000 / 1360, 4), 0.0441]
-    assert tables.pair_table(pair_day, "total_characters", "xx").empty
+    assert list(table["share"].round(4)) == [round(1000 / 1060, 4), round(60 / 1060, 4)]
+    assert tables.pairs_of(pair_day, "xx").empty
+    assert tables.pairs_of(pair_day, "") is pair_day
+
+
+def test_a_language_without_a_region_takes_its_variants_and_a_regional_one_only_itself():
+    rows = key_rows()
+    rows.loc[rows["target_language"] == "ja", "target_language"] = "en-GB"
+    pair_day = pair_key_day_frame([rows])
+    english = tables.pair_table(tables.pairs_of(pair_day, "en"), "total_characters")
+    assert list(english["pair"]) == ["en → de", "en → en-GB"]
+    british = tables.pair_table(tables.pairs_of(pair_day, "EN-gb"), "total_characters")
+    assert list(british["pair"]) == ["en → en-GB"]
 
 
 def test_pair_matrix_is_sources_by_targets_with_zero_gaps(pair_day):

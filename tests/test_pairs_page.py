@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from datetime import timedelta
 
-from headless import TODAY, chart_specs, open_clean_page
+from headless import TODAY, chart_specs, open_clean_page, open_page
 
 DAY = timedelta(days=1)
 CHARACTERS = (
@@ -54,6 +54,38 @@ def test_table_heat_map_chart_and_keys_match_the_pair_ledger(demo_env, demo_ledg
     assert names.get("-", "unattributed") == "unattributed"
 
 
+def test_a_language_by_name_narrows_every_view_of_pairs(demo_env, demo_ledger):
+    at = open_clean_page("pairs", period="Last 30 days", language="German")
+    start, end = TODAY - 30 * DAY, TODAY - DAY
+    german: Counter = Counter()
+    for row in demo_ledger.pair_ledger(start, end):
+        sides = {row.source_language.split("-")[0], row.target_language.split("-")[0]}
+        if "de" in sides:
+            german[f"{row.source_language} → {row.target_language}"] += characters(row)
+    assert german
+    table = at.dataframe[0].value
+    assert {k: v for k, v in zip(table["pair"], table["total_characters"], strict=True) if v} == (
+        +german
+    )
+    heatmap, over_time = chart_specs(at)[:2]
+    cells = [v for line in heatmap["data"][0]["z"] for v in line if v is not None]
+    assert sum(cells) == sum(german.values())
+    assert sum(sum(trace["y"]) for trace in over_time["data"]) == sum(german.values())
+    assert set(at.selectbox(key="pair").options) == set(german)
+
+
+def test_a_language_nobody_is_called_says_so_and_shows_every_pair(demo_env):
+    at = open_page("pairs", period="Last 30 days", language="Klingon")
+    assert not at.exception and not at.error
+    assert [w.value for w in at.warning] == [
+        "No language is called 'Klingon': type a code (DE) or an English name (German). "
+        "Showing every pair."
+    ]
+    assert len(at.dataframe[0].value) == len(
+        open_clean_page("pairs", period="Last 30 days").dataframe[0].value
+    )
+
+
 def test_a_pair_shows_its_features_until_its_keys_are_asked_for(demo_env):
     at = open_clean_page("pairs", period="Last 30 days")
     assert at.segmented_control(key="pair_view").value == "features"
@@ -69,7 +101,8 @@ def test_a_pair_shows_its_features_until_its_keys_are_asked_for(demo_env):
 def test_the_url_sets_language_metric_and_pair(demo_env, demo_ledger):
     at = open_clean_page("pairs", period="Last 30 days", language="en")
     table = at.dataframe[0].value
-    assert ((table["source_language"] == "en") | (table["target_language"] == "en")).all()
+    bases = table[["source_language", "target_language"]].apply(lambda side: side.str[:2])
+    assert (bases == "en").any(axis=1).all()  # en, and its variants en-US and en-GB
     quiet = table["pair"].iloc[-1]
     at = open_clean_page(
         "pairs",

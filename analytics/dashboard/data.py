@@ -126,17 +126,27 @@ def tags(src: Source, start: date, end: date) -> Usage:
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
 def _pairs_table(
-    fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
+    fingerprint: str,
+    start: date,
+    end: date,
+    language: str,
+    name: str,
+    args: tuple[Any, ...],
+    _source: Source,
 ) -> Any:
     report = _PAIR_TABLE_REPORTS.get(name, "pairs")
-    return _PAIR_TABLES[name](_days(fingerprint, report, start, end, _source).frame, *args)
+    frame = tables.pairs_of(_days(fingerprint, report, start, end, _source).frame, language)
+    return _PAIR_TABLES[name](frame, *args)
 
 
-def pairs_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: Any) -> T:
-    """`func(frame, *args)` on the range's pair-day frame (pair-key-day for `pair_keys`),
-    cached by value; `func` is one of `_PAIR_TABLES`."""
+def pairs_table(
+    src: Source, chosen: ChosenRange, language: str, func: Callable[..., T], *args: Any
+) -> T:
+    """`func(frame, *args)` on the range's pair-day frame (pair-key-day for `pair_keys`) of
+    the pairs of `language` (every pair when empty), cached by value; `func` is one of
+    `_PAIR_TABLES`."""
     name = _named(func, _PAIR_TABLES)
-    result: T = _pairs_table(src.fingerprint, chosen.start, chosen.end, name, args, src)
+    result: T = _pairs_table(src.fingerprint, chosen.start, chosen.end, language, name, args, src)
     return result
 
 

@@ -233,33 +233,50 @@ def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) ->
 
 
 def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
-    """One key's usage: characters per service stacked above, minutes below on a separate axis."""
+    """One key's usage: characters per service stacked above, minutes below on a separate axis;
+    a key with only one kind of usage gets that chart alone (an empty 0–1 axis reads as data),
+    and only the services it used."""
+    used = over_time.loc[:, over_time.sum() > 0]
+    parts = [
+        (title, axis, metric)
+        for title, axis, metric, metrics in (
+            ("Characters by service", "Characters", TOTAL_CHARACTERS, SERVICE_CHARACTERS),
+            ("Speech minutes", "Minutes", MINUTE_METRICS[0], MINUTE_METRICS),
+        )
+        if any(m in used for m in metrics)
+    ] or [("Characters by service", "Characters", TOTAL_CHARACTERS)]
+    both = len(parts) == 2
     fig = make_subplots(
-        rows=2,
+        rows=len(parts),
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.68, 0.32],
+        row_heights=[0.68, 0.32] if both else None,
         vertical_spacing=0.08,
-        subplot_titles=("Characters by service", "Speech minutes"),
+        subplot_titles=[title for title, _, _ in parts],
     )
     x = _dates(over_time.index)
-    for trace, color in _per_service(over_time):
-        fig.add_trace(go.Bar(x=x, marker_color=color, **trace), row=1, col=1)
-    for bars in _minutes_bars(over_time, x):
-        fig.add_trace(bars, row=2, col=1)
+    for row, (_, axis, metric) in enumerate(parts, start=1):
+        traces = (
+            [go.Bar(x=x, marker_color=color, **trace) for trace, color in _per_service(used)]
+            if axis == "Characters"
+            else [
+                bars
+                for m, bars in zip(MINUTE_METRICS, _minutes_bars(over_time, x), strict=True)
+                if m in used
+            ]
+        )
+        for trace in traces:
+            fig.add_trace(trace, row=row, col=1)
+        fig.update_yaxes(title_text=axis, tickformat=tick_format(metric), row=row, col=1)
     fig.update_layout(
         barmode="stack",
-        height=HEIGHT + 120,
+        height=HEIGHT + (120 if both else 0),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         hovermode="x unified",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
     )
     fig.update_yaxes(rangemode="nonnegative")
-    fig.update_yaxes(
-        title_text="Characters", tickformat=tick_format(TOTAL_CHARACTERS), row=1, col=1
-    )
-    fig.update_yaxes(title_text="Minutes", tickformat=tick_format(MINUTE_METRICS[0]), row=2, col=1)
-    fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=2, col=1)
+    fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=len(parts), col=1)
     return fig
 
 

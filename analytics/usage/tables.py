@@ -393,17 +393,32 @@ def _with_pair(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.merge(names, on=PAIR_COLUMNS, how="left") if len(frame) else frame.assign(pair="")
 
 
-def pair_table(pair_day: pd.DataFrame, metric: str, language: str = "") -> pd.DataFrame:
-    """One row per pair, biggest `metric` first, with its share of the organization's
-    `metric` (all pairs together are the organization's usage); with `language`, only the
-    pairs it is the source or target of, shares still of the whole organization."""
+def pairs_of(pair_day: pd.DataFrame, language: str) -> pd.DataFrame:
+    """The rows of the pairs ``language`` is the source or target of, every row when it is
+    empty: one narrowing for every view of pairs (table, heat map, pairs over time, one pair's
+    keys). Codes match in any case; a code without a region (``en``) takes its regional
+    variants too (``en-GB``), a regional one only itself."""
+    if not language:
+        return pair_day
+    wanted = language.casefold()
+    sides = pair_day[PAIR_COLUMNS]
+    codes = pd.unique(sides.to_numpy(dtype=object).ravel())
+    matching = [
+        code
+        for code in codes
+        if str(code).casefold() == wanted
+        or ("-" not in wanted and str(code).split("-")[0].casefold() == wanted)
+    ]
+    return pair_day.loc[sides.isin(matching).any(axis=1).to_numpy()]
+
+
+def pair_table(pair_day: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One row per pair, biggest `metric` first, with its share of the frame's `metric` (all
+    pairs together are the organization's usage, or a language's, ``pairs_of``)."""
     table = _with_pair(pair_frame(pair_day))
     table = table.sort_values(metric, ascending=False, kind="stable", ignore_index=True)
     whole = table[metric].sum()
     table["share"] = table[metric] / whole if whole else 0.0
-    if language:
-        sides = table[PAIR_COLUMNS]
-        table = table[(sides == language).any(axis=1)].reset_index(drop=True)
     return table[list(PAIR_TABLE_ORDER)]
 
 
