@@ -9,7 +9,13 @@ from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
-from analytics.dashboard.columns import budget_columns, change_columns, money_column, number
+from analytics.dashboard.columns import (
+    budget_columns,
+    change_columns,
+    money_column,
+    number,
+    with_changes_shown,
+)
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import NO_PRICING
 from analytics.dashboard.plan import plan_panel
@@ -121,12 +127,15 @@ st.caption(
     f"last year {range_text(*comparison.last_year)}"
 )
 changes = change_columns()
-st.dataframe(comparison.services.rename(index=METRIC_LABELS).round(2), column_config=changes)
+st.dataframe(
+    with_changes_shown(comparison.services.rename(index=METRIC_LABELS).round(2)),
+    column_config=changes,
+)
 
 st.subheader("Growth drivers")
 st.caption("Keys whose total characters changed most against the previous period.")
 st.dataframe(
-    review.drivers(10)[["api_key_label", "api_key", *DRIVER_VALUES]],
+    with_changes_shown(review.drivers(10)[["api_key_label", "api_key", *DRIVER_VALUES]]),
     hide_index=True,
     column_config={"api_key_label": "Key", "api_key": "Masked key", **changes},
 )

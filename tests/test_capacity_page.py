@@ -12,6 +12,8 @@ from headless import ROOT, TODAY, open_page
 
 from analytics.usage import bundle
 
+DAY = timedelta(days=1)
+
 
 @pytest.fixture
 def example_budgets(monkeypatch, tmp_path):
@@ -37,6 +39,11 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert services.loc["Speech-to-text minutes", "current"] == pytest.approx(
         totals["speech_to_text_minutes"], abs=0.01
     )
+    before = ledger_totals(demo_ledger.ledger(start - timedelta(days=30), start - DAY))
+    change = 100 * (totals["total_characters"] / before["total_characters"] - 1)
+    assert services.loc["Total characters", "change %"] == f"{change:+.1f} %"
+    # The demo has no usage a year ago: nothing to compare against reads N/A, as in the report.
+    assert set(services["yoy %"]) == {"N/A"}
 
 
 def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):

@@ -16,16 +16,13 @@ from analytics.usage.metrics import (
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
+    percent_text,
 )
 from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER
 
 
 def number(label: str) -> Any:
     return st.column_config.NumberColumn(label, format="localized")
-
-
-def percent(label: str) -> Any:
-    return st.column_config.NumberColumn(label, format="%+.1f%%")
 
 
 def _characters() -> dict[str, Any]:
@@ -138,6 +135,8 @@ def pair_table_columns(share: str) -> dict[str, Any]:
 def budget_columns() -> dict[str, Any]:
     """Budget status: each row counts in its unit (characters, minutes or the currency)."""
     return {
+        "budget": st.column_config.TextColumn("Budget"),
+        "period": st.column_config.TextColumn("Period"),
         "unit": st.column_config.TextColumn("Unit"),
         "limit": number("Limit"),
         "used": number("Used"),
@@ -167,17 +166,28 @@ def anomaly_columns() -> dict[str, Any]:
     }
 
 
+CHANGE_PERCENTS = ("change %", "yoy %")
+
+
 def change_columns() -> dict[str, Any]:
-    """Comparison tables: this range against the previous one and last year."""
+    """Comparison tables (``with_changes_shown``): this range against the previous one and
+    last year."""
     return {
         "current": number("This period"),
         "previous": number("Previous period"),
         "change": number("Change"),
-        "change %": percent("Change %"),
+        "change %": st.column_config.TextColumn("Change %"),
         "last_year": number("Last year"),
         "yoy change": number("Change on last year"),
-        "yoy %": percent("Change on last year %"),
+        "yoy %": st.column_config.TextColumn("Change on last year %"),
     }
+
+
+def with_changes_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """A comparison table's percentages as the report writes them (signed, N/A where there
+    was nothing to compare against), never a blank or "None"."""
+    shown = {c: frame[c].map(percent_text) for c in CHANGE_PERCENTS if c in frame}
+    return frame.assign(**shown)
 
 
 # Every column of the Languages page's tables, by name: flags are check boxes, the rest text.

@@ -29,7 +29,7 @@ from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
 from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
+from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value, percent_text
 from analytics.usage.tables import relative_change, top_n_over_time, top_n_totals, usage_over_time
 
 TOP_KEYS = 10
@@ -76,13 +76,6 @@ def _numbers(values: Iterable[float], metrics: Iterable[str]) -> list[str]:
     return [_number(v, m) for v, m in zip(values, metrics, strict=True)]
 
 
-def _percent(value: float | None, signed: bool = True) -> str:
-    """A percentage for a table cell; N/A where there was nothing to compare against."""
-    if value is None or math.isnan(value) or math.isinf(value):
-        return "N/A"
-    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
-
-
 def _table(frame: pd.DataFrame, text_columns: Iterable[str] = ()) -> str:
     """An escaped HTML table; ``text_columns`` are left-aligned."""
     text = set(text_columns)
@@ -119,8 +112,8 @@ def _kpis(services: pd.DataFrame) -> str:
         '<div class="kpi">'
         f'<div class="label">{html.escape(METRIC_LABELS[metric])}</div>'
         f'<div class="value">{_number(current, metric)}</div>'
-        f'<div class="delta">{_percent(change)} vs previous period · '
-        f"{_percent(yoy)} vs last year</div></div>"
+        f'<div class="delta">{percent_text(change)} vs previous period · '
+        f"{percent_text(yoy)} vs last year</div></div>"
         for metric, current, change, yoy in zip(METRICS, *columns, strict=True)
     ]
     return f'<div class="kpis">{"".join(tiles)}</div>'
@@ -132,9 +125,9 @@ def _services_table(services: pd.DataFrame) -> pd.DataFrame:
             "Service": [METRIC_LABELS[m] for m in services.index],
             "This period": _numbers(services["current"], services.index),
             "Previous period": _numbers(services["previous"], services.index),
-            "Change": [_percent(v) for v in services["change %"]],
+            "Change": [percent_text(v) for v in services["change %"]],
             "Same period last year": _numbers(services["last_year"], services.index),
-            "Year on year": [_percent(v) for v in services["yoy %"]],
+            "Year on year": [percent_text(v) for v in services["yoy %"]],
         }
     )
 
@@ -147,7 +140,7 @@ def _keys_table(keys: pd.DataFrame, metric: str) -> pd.DataFrame:
             "Previous period": [_number(v, metric) for v in keys["previous"]],
             "This period": [_number(v, metric) for v in keys["current"]],
             "Change": [_number(v, metric) for v in keys["change"]],
-            "Change %": [_percent(v) for v in keys["change %"]],
+            "Change %": [percent_text(v) for v in keys["change %"]],
         }
     )
 
@@ -210,9 +203,9 @@ def _budget_rows(frame: pd.DataFrame, currency: str | None) -> pd.DataFrame:
             "Period": frame["period"],
             "Limit": _in_unit(frame["limit"], metric, currency),
             "Used": _in_unit(frame["used"], metric, currency),
-            "Used %": [_percent(v, signed=False) for v in frame["used %"]],
+            "Used %": [percent_text(v, signed=False) for v in frame["used %"]],
             "Projected": _in_unit(frame["projected"], metric, currency),
-            "Projected %": [_percent(v, signed=False) for v in frame["projected %"]],
+            "Projected %": [percent_text(v, signed=False) for v in frame["projected %"]],
             "Limit reached": frame["reached"],
             "Status": frame["status"],
         }
@@ -235,7 +228,7 @@ def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:
                 "N/A" if before is None else amount_text(before[line], currency) for line in lines
             ],
             "Change": [
-                _percent(
+                percent_text(
                     None
                     if before is None
                     else _hundredfold(relative_change(now[line], before[line]))
@@ -269,7 +262,7 @@ def _team_rows(spend: pd.DataFrame, currency: str) -> pd.DataFrame:
             "Base fee": [amount_text(int(f), currency) for f in spend["base_fee_minor"]],
             "Cost": [amount_text(int(a), currency) for a in spend["amount_minor"]],
             "Share": [
-                _percent(100 * int(a) / total if total else None, signed=False)
+                percent_text(100 * int(a) / total if total else None, signed=False)
                 for a in spend["amount_minor"]
             ],
         }

@@ -73,6 +73,14 @@ def format_value(value: float | None, metric: str) -> str:
     return f"{value:,.2f}" if is_minutes(metric) else f"{round(value):,}"
 
 
+def percent_text(value: float | None, signed: bool = True) -> str:
+    """A percentage (in percent) for a table cell, the report's and the pages'; N/A where
+    there was nothing to compare against (never a blank, a NaN or "None")."""
+    if value is None or math.isnan(value) or math.isinf(value):
+        return "N/A"
+    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
+
+
 def format_change(change: float | None) -> str | None:
     """A relative change as `+12.3%`; None when there is nothing to compare against."""
     return None if change is None else f"{change:+.1%}"
