@@ -112,15 +112,30 @@ def test_exit_code_from_a_real_process(tmp_path):
 # -- plan budgets: the plan's character limit over its billing period ---------------------------
 
 
+PERIOD = "2025-03-13 – 2025-04-12"  # the billing period of billing_day 13 on PLAN_TODAY
+
+
 @pytest.mark.parametrize(
     ("plan", "code", "line"),
     [
         # 750 used of 2,000; 3,100 projected by the period's end (155 %), reached on 1 April.
-        ("character_limit = 2000", 10, "Plan 37.5 155.0 2025-04-01 warning"),
+        (
+            "character_limit = 2000",
+            10,
+            f"Plan {PERIOD} 750 2,000 characters 37.5 3,100 155.0 2025-04-01 (projected) warning",
+        ),
         # Used up already: 750 of 700, and the closed days reached 700 on the 19th.
-        ("character_limit = 700", 11, "Plan 107.1 442.9 2025-03-19 exceeded"),
+        (
+            "character_limit = 700",
+            11,
+            f"Plan {PERIOD} 750 700 characters 107.1 3,100 442.9 2025-03-19 (reached) exceeded",
+        ),
         # A low share, projected: still within the warning threshold.
-        ("character_limit = 10000", 0, "Plan 7.5 31.0 - ok"),
+        (
+            "character_limit = 10000",
+            0,
+            f"Plan {PERIOD} 750 10,000 characters 7.5 3,100 31.0 not within the period ok",
+        ),
     ],
 )
 def test_a_plan_budget_warns_and_exceeds_on_the_plans_limit(
@@ -146,9 +161,13 @@ def test_a_plan_without_a_character_limit_is_ok_with_a_note(monkeypatch, tmp_pat
     result = check(path)
     assert result.exit_code == 0, result.output
     header, plan, month = result.stdout.splitlines()
-    assert header.split() == ["budget", "used", "%", "projected", "%", "overrun", "status", "note"]
+    assert header.split() == [
+        "budget", "period", "used", "limit", "unit", "used", "%", "projected", "projected", "%",
+        "limit", "reached", "status", "note",
+    ]  # fmt: skip
     assert " ".join(plan.split()) == (
-        "Organization · plan characters · billing period - - - ok the plan has no character limit"
+        f"Organization · plan characters · billing period {PERIOD} 750 - characters - 3,100 - - ok "
+        "the plan has no character limit"
     )
     assert month.split()[-1] == "ok"
 

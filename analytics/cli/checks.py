@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 
 from analytics.alerts.anomalies import anomaly_events
@@ -173,17 +174,54 @@ def check_budgets(
             evaluations = in_file_order(
                 budget_file, evaluations, evaluate_plan(budget_file, snapshot)
             )
-        columns = ["budget", "used %", "projected %", "overrun", "status"]
-        if any(e.note for e in evaluations):
-            columns.append("note")
-        table = evaluation_frame(evaluations)[columns]
-        for share in ("used %", "projected %"):
-            table[share] = table[share].map(lambda v: "-" if math.isnan(v) else f"{v:.1f}")
-        table["overrun"] = table["overrun"].map(lambda d: str(d) if d else "-")
-        typer.echo(table.to_string(index=False))
-        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
         currency = costing.pricing.currency if costing.pricing else None
+        for line in shared.aligned(_budget_rows(evaluation_frame(evaluations, currency or ""))):
+            typer.echo(line)
+        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
         check.events = budget_events(evaluations, labels(usage.frame), currency)
+
+
+BUDGET_HEADER = [
+    "budget", "period", "used", "limit", "unit", "used %", "projected", "projected %",
+    "limit reached", "status",
+]  # fmt: skip
+
+
+def _budget_rows(table: pd.DataFrame) -> list[list[str]]:
+    """The budget table as people read it: what was used of which limit, in the budget's unit
+    (a share alone hides a wrong unit or limit), then the shares, the day the limit is reached
+    and the status; a note column when a budget has one."""
+    noted = bool(table["note"].astype(bool).any())
+    rows = [BUDGET_HEADER + (["note"] if noted else [])]
+    for row in table.to_dict("records"):
+        unit = str(row["unit"])
+        rows.append(
+            [
+                str(row["budget"]),
+                str(row["period"]),
+                _amount(row["used"], unit),
+                _amount(row["limit"], unit),
+                unit,
+                _share(row["used %"]),
+                _amount(row["projected"], unit),
+                _share(row["projected %"]),
+                str(row["reached"]),
+                str(row["status"]),
+                *([str(row["note"])] if noted else []),
+            ]
+        )
+    return rows
+
+
+def _amount(value: float, unit: str) -> str:
+    """Characters whole, minutes and money to two decimals; "-" for none."""
+    if math.isnan(value):
+        return "-"
+    return f"{value:,.0f}" if unit == "characters" else f"{value:,.2f}"
+
+
+def _share(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:,.1f}"
 
 
 @app.command("check-anomalies")
