@@ -82,8 +82,13 @@ def test_the_injected_anomalies_are_reported_until_marked(tmp_path):
 def test_marks_are_a_small_json_file_beside_the_history_store(tmp_path):
     events = injected_demo_events()
     planned = f"spike:{events['new'].api_key}:total_characters:2030-01-01"
-    assert invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO).exit_code == 0
+    marked = invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO)
+    assert marked.exit_code == 0
     [marks] = (tmp_path / "history").glob("*.json")
+    assert marked.stdout == f"{planned}: marked expected in {marks}\n"
+    cleared = invoke("mark-anomaly", planned, "new", "--demo", env=DEMO)
+    assert cleared.stdout == f"{planned}: mark cleared (new again) in {marks}\n"
+    assert invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO).exit_code == 0
     assert marks.name == "demo-42-8-120-anomaly-marks.json"
     content = json.loads(marks.read_text())
     assert list(content["marks"]) == [planned]

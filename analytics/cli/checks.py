@@ -285,6 +285,9 @@ def mark_anomaly(
             raise UsageProblem("marks are kept beside the history store: set SERVICE_HISTORY_PATH")
         chosen: Mark | None = next((m for m in MARKS if m == mark), None)
         marks.set(anomaly_id, chosen)
+        # Said once, so a script's log and a person both see what changed and where.
+        done = f"marked {mark}" if chosen else "mark cleared (new again)"
+        typer.echo(f"{anomaly_id}: {done} in {marks.path}")
 
 
 def _marks(settings: Settings, demo: bool) -> Marks | None:
