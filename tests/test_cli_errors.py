@@ -80,6 +80,13 @@ def test_help_still_prints_the_help():
     assert "Usage:" in result.stdout and "--output" in result.stdout
 
 
+@pytest.mark.parametrize("args", [["--help"], ["export", "--help"], ["check-anomalies", "--help"]])
+def test_flags_show_no_value_placeholder_in_help(args):
+    help_text = invoke(*args).stdout
+    assert "--help" in help_text and "<bool>" not in help_text
+    assert "<path>" in help_text or args == ["--help"]  # options that take a value keep theirs
+
+
 def test_a_write_that_fails_names_the_file_given(tmp_path):
     result = invoke("export", "--period", "last-7-days", "-o", "/proc/x.csv", "--demo")
     assert result.exit_code == 1

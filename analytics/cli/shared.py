@@ -22,8 +22,9 @@ import typer
 from pydantic import ValidationError
 
 # Typer carries its own copy of click: the errors its parser raises are these classes.
+from typer._click.core import Command, Context, Parameter
 from typer._click.exceptions import ClickException
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from analytics.alerts.config import AlertsFileError
 from analytics.alerts.state import StateFileError
@@ -65,6 +66,26 @@ class OneLineErrors(TyperGroup):
             typer.echo("error: aborted", err=True)
             sys.exit(EXIT_UNEXPECTED)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        """A command whose flags show no value placeholder in its help (typer would print
+        ``<bool>`` after ``--demo``, as if it took a value)."""
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _bare_flags([*command.params, command.get_help_option(ctx)])
+        return command
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        option = super().get_help_option(ctx)
+        _bare_flags([option])
+        return option
+
+
+def _bare_flags(params: Sequence[Parameter | None]) -> None:
+    """Flags take no value: no placeholder after them in help."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
 
 
 app = typer.Typer(
