@@ -93,10 +93,10 @@ def sidebar_range(src: Source) -> session.ChosenRange:
                 bind="query-params",
             )
             start, end = (chosen[0], chosen[-1]) if chosen else default
-        elif preset == "all-history":
-            start, end = first, through
         else:
-            start, end = calendar.resolve(preset, today)
+            start, end = calendar.resolve(
+                preset, today, src.settings.demo_days if src.demo else None
+            )
         days = (end - start).days + 1
         st.caption(
             f"**{calendar.range_text(start, end)}** ({days:,} days)  \n"

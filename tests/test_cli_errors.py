@@ -10,12 +10,14 @@ import os
 import pty
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 from builders import invoke
 from conftest import ROOT, small_config
 from faultserver import PASS, FaultServer, Reply
 
+from analytics.usage.calendar import utc_today
 from emulator import create_app
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
@@ -160,3 +162,15 @@ def test_a_bad_request_answer_is_the_users_argument():
         code, said = plan_command(server.base_url, app.state.emulator.admin_key, False)
     assert code == 2
     assert said.startswith("error: 400 Bad Request: Bad request. Reason: not today (trace id ")
+
+
+def test_all_history_is_the_dashboards_all_history():
+    result = invoke(
+        "export", "--period", "all-history", "--group-by", "none", "-o", "-", "--demo",
+        env=SMALL_DEMO,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    first, last = result.stdout.splitlines()[1].split(",")[:2]
+    today = utc_today()
+    # The demo organization's 60 days, ending yesterday: the dashboard's "All history".
+    assert (first, last) == (str(today - timedelta(days=60)), str(today - timedelta(days=1)))

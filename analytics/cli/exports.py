@@ -133,7 +133,7 @@ def export(
     """Export usage, custom-tag characters or language-pair usage of a range of UTC days to
     CSV, Parquet or Excel."""
     with shared.reported(debug):
-        first, last = shared.day_range(start, end, period, calendar.utc_today())
+        first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
         costing = files.costing(pricing, teams, demo)
         if group_by in TEAM_GROUPINGS and costing.teams is None:

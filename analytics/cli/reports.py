@@ -74,7 +74,7 @@ def report(
     days, and mail it."""
     with shared.reported(debug):
         today = calendar.utc_today()
-        first, last = shared.day_range(start, end, period, today)
+        first, last = shared.day_range(start, end, period, today, demo)
         if output is None and not mail_to:
             raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
         if output is not None:

@@ -234,14 +234,15 @@ def _day(value: str | None, name: str) -> date | None:
 
 
 def day_range(
-    start: str | None, end: str | None, period: Preset | None, today: date
+    start: str | None, end: str | None, period: Preset | None, today: date, demo: bool
 ) -> tuple[date, date]:
     """The inclusive days asked for; `today` is read once per command, so a run that crosses
-    UTC midnight never mixes two days' views of "yesterday"."""
+    UTC midnight never mixes two days' views of "yesterday". ``all-history`` is the demo
+    organization's span with ``demo``, as on the dashboard."""
     if period is not None:
         if start or end:
             raise UsageProblem("give either --period or --start/--end, not both")
-        return resolve(period, today)
+        return resolve(period, today, settings().demo_days if demo else None)
     first, last = _day(start, "--start"), _day(end, "--end")
     if first is None or last is None:
         raise UsageProblem("give --start and --end (inclusive UTC days) or --period")

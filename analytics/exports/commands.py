@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import get_args
 
-from analytics.usage.calendar import PRESETS
+from analytics.usage.calendar import Preset
 
 CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 (with CRON_TZ=UTC), after the UTC day has closed
 
@@ -30,7 +31,7 @@ def export_crontab(group_by: str, start: date, end: date, fmt: str, preset: str,
     the file is named after it; any other range is exported as the same fixed days.
     """
     demo_flag = " --demo" if demo else ""
-    if preset in PRESETS:
+    if preset in get_args(Preset):
         output = f"usage_{group_by}_{preset}_$(date -u +\\%Y-\\%m-\\%d).{fmt}"
         command = (
             f"python -m analytics export --period {preset} --group-by {group_by} "

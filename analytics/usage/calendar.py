@@ -38,6 +38,7 @@ Preset = Literal[
     "quarter-to-date",
     "year-to-date",
     "last-12-months",
+    "all-history",
 ]
 PeriodKind = Literal["month", "quarter", "year"]
 PERIOD_KINDS: Final[tuple[PeriodKind, ...]] = ("month", "quarter", "year")
@@ -125,6 +126,7 @@ def _last_12_months(today: date) -> tuple[date, date]:
     return shift_years(today, -1), data_through(today)
 
 
+# The presets a day alone resolves (all history also needs the organization's span).
 PRESETS: Final[dict[Preset, Callable[[date], tuple[date, date]]]] = {
     "last-7-days": _last_days(7),
     "last-30-days": _last_days(30),
@@ -137,12 +139,17 @@ PRESETS: Final[dict[Preset, Callable[[date], tuple[date, date]]]] = {
 }
 
 
-def resolve(name: str, today: date) -> tuple[date, date]:
-    """Inclusive (start, end) of the preset `name` as seen on `today`."""
+def resolve(name: str, today: date, demo_days: int | None = None) -> tuple[date, date]:
+    """Inclusive (start, end) of the preset `name` as seen on `today`; ``all-history`` of the
+    demo organization of ``demo_days``, or of a real one when None (``all_history_range``),
+    the same for the dashboard and the command line."""
+    if name == "all-history":
+        return all_history_range(today, demo_days)
     for preset, resolver in PRESETS.items():
         if preset == name:
             return resolver(today)
-    raise ValueError(f"unknown period {name!r}; choose one of {', '.join(PRESETS)}")
+    choices = ", ".join([*PRESETS, "all-history"])
+    raise ValueError(f"unknown period {name!r}; choose one of {choices}")
 
 
 def all_history_range(today: date, demo_days: int | None) -> tuple[date, date]:
