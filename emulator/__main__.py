@@ -11,7 +11,7 @@ import typer
 import uvicorn
 
 from emulator.app import create_app
-from emulator.config import EmulatorConfig, EndDateReading
+from emulator.config import EmulatorConfig, EndDateReading, SpeechUnit
 from emulator.orgfile import OrgFileError
 
 cli = typer.Typer(add_completion=False)
@@ -39,6 +39,10 @@ def serve(
         EndDateReading,
         typer.Option(help="Analytics: whether a date-only end_date is the range's last day."),
     ] = EndDateReading.EXCLUSIVE,
+    speech_to_text_unit: Annotated[
+        SpeechUnit,
+        typer.Option(help="Analytics: speech-to-text in minutes or, as other revisions, in ms."),
+    ] = SpeechUnit.MINUTES,
     anomalies: Annotated[
         bool,
         typer.Option(help="Put a few known anomalies into the synthetic organization."),
@@ -58,6 +62,7 @@ def serve(
         auth_scheme=auth_scheme,
         today=today.date() if today else None,
         end_date_reading=end_date_reading,
+        speech_to_text_unit=speech_to_text_unit,
         anomalies=anomalies,
     )
     try:

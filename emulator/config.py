@@ -21,6 +21,19 @@ class EndDateReading(StrEnum):
     INCLUSIVE = "inclusive"
 
 
+class SpeechUnit(StrEnum):
+    """How every analytics usage breakdown gives speech-to-text.
+
+    `minutes` (the default): `speech_to_text_minutes`, as the interface this emulator follows.
+    `milliseconds`: `speech_to_text_milliseconds` in whole milliseconds instead, as other
+    revisions of the interface (and clients generated from them) do, so that a client's reading
+    of that form can be tried over HTTP.
+    """
+
+    MINUTES = "minutes"
+    MILLISECONDS = "milliseconds"
+
+
 @dataclass
 class EmulatorConfig:
     """How to build the organization and how the service should misbehave.
@@ -28,9 +41,9 @@ class EmulatorConfig:
     `org_file` replaces the synthetic organization; `today` pins the emulator's notion of the
     current UTC day so histories and recorded usage are reproducible; `page_size` is the number
     of rows per page of the paged analytics operations (small values make paging easy to test);
-    `end_date_reading` is one of `EndDateReading`'s values; `anomalies` puts a few known
-    anomalies into the synthetic organization (`Emulator.injected` lists them), False keeps it
-    clean.
+    `end_date_reading` is one of `EndDateReading`'s values and `speech_to_text_unit` one of
+    `SpeechUnit`'s; `anomalies` puts a few known anomalies into the synthetic organization
+    (`Emulator.injected` lists them), False keeps it clean.
     """
 
     seed: int = 42
@@ -46,15 +59,18 @@ class EmulatorConfig:
     today: dt.date | None = None
     page_size: int = 500
     end_date_reading: str = EndDateReading.EXCLUSIVE
+    speech_to_text_unit: str = SpeechUnit.MINUTES
     anomalies: bool = True
 
     def __post_init__(self) -> None:
-        """Refuse an unknown reading here, before a server starts with it."""
-        if self.end_date_reading not in tuple(EndDateReading):
-            raise ValueError(
-                f"end_date_reading must be one of {', '.join(EndDateReading)}, "
-                f"not {self.end_date_reading!r}"
-            )
+        """Refuse an unknown reading or unit here, before a server starts with it."""
+        for name, values in (
+            ("end_date_reading", EndDateReading),
+            ("speech_to_text_unit", SpeechUnit),
+        ):
+            value = getattr(self, name)
+            if value not in tuple(values):
+                raise ValueError(f"{name} must be one of {', '.join(values)}, not {value!r}")
 
     def current_day(self) -> dt.date:
         """The UTC day that recorded usage is booked on: `today`, else the day of the instant

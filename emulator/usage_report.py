@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from emulator.config import EndDateReading
+from emulator.config import EndDateReading, SpeechUnit
 from emulator.errors import bad_request
 from emulator.ledger import Usage
 from emulator.store import Store
@@ -27,6 +28,7 @@ PAGE = re.compile(r"[1-9]\d{0,8}")  # bounded, so an offset always fits SQLite's
 RENDER = "%Y-%m-%dT%H:%M:%S"
 # The custom-tag breakdown is the usage breakdown of text translation and improvement alone.
 TAG_BREAKDOWN = ("total_characters", "text_translation_characters", "text_improvement_characters")
+MILLISECONDS_PER_MINUTE = 60_000
 Row = TypeVar("Row")
 
 
@@ -154,6 +156,23 @@ def breakdown(usage: Usage) -> dict[str, Any]:
     }
 
 
+def _breakdown_in_milliseconds(usage: Usage) -> dict[str, Any]:
+    """`breakdown` with speech-to-text as other revisions of the interface give it:
+    `speech_to_text_milliseconds`, whole milliseconds, instead of the minutes."""
+    fields = breakdown(usage)
+    minutes = fields.pop("speech_to_text_minutes")
+    fields["speech_to_text_milliseconds"] = round(minutes * MILLISECONDS_PER_MINUTE)
+    return fields
+
+
+def breakdown_in(speech_unit: str) -> Callable[[Usage], dict[str, Any]]:
+    """How a report with speech-to-text in `speech_unit` (a `SpeechUnit`) writes its
+    breakdowns: chosen once per report, so the usual minutes cost no row a check."""
+    if speech_unit == SpeechUnit.MILLISECONDS:
+        return _breakdown_in_milliseconds
+    return breakdown
+
+
 def _day(iso_day: str) -> str:
     return iso_day + "T00:00:00Z"
 
@@ -165,20 +184,22 @@ def build_report(
     group_by: str,
     *,
     end_date_reading: str = EndDateReading.EXCLUSIVE,
+    speech_unit: str = SpeechUnit.MINUTES,
 ) -> dict[str, Any]:
     """The AdminUsageReport body; raises a 400 ServiceError for any rule violation.
 
     `start_date` and `end_date` are echoed as given; only the covered range depends on the
-    end-date reading.
+    end-date reading. Speech-to-text is given in `speech_unit`.
     """
     window = Window.parse(start_raw, end_raw, end_date_reading)
     choice("group_by", group_by, GROUPINGS)
     first, stop = window.first, window.stop
-    report: dict[str, Any] = {"total_usage": breakdown(store.total(first, stop)), **window.echo()}
+    usage_of = breakdown_in(speech_unit)
+    report: dict[str, Any] = {"total_usage": usage_of(store.total(first, stop)), **window.echo()}
     if group_by == "key":
         report["group_by"] = group_by
         report["key_usages"] = [
-            {"api_key": masked, "api_key_label": label, "usage": breakdown(sums)}
+            {"api_key": masked, "api_key_label": label, "usage": usage_of(sums)}
             for masked, label, *sums, _last_day in store.by_key(first, stop)
         ]
     elif group_by == "key_and_day":
@@ -187,7 +208,7 @@ def build_report(
             {
                 "api_key": masked,
                 "api_key_label": label,
-                "usage": breakdown(sums),
+                "usage": usage_of(sums),
                 "usage_date": _day(day),
             }
             for day, masked, label, *sums in store.by_key_and_day(first, stop)
@@ -247,8 +268,11 @@ def build_tag_report(store: Store, query: PagedQuery) -> dict[str, Any]:
     return {"custom_tag_usage_report": query.echo() | {"next_page": next_page, "usage": usage}}
 
 
-def build_pair_report(store: Store, query: PagedQuery) -> dict[str, Any]:
-    """The language-pair report body: one page of usage per pair (and key, and day)."""
+def build_pair_report(
+    store: Store, query: PagedQuery, speech_unit: str = SpeechUnit.MINUTES
+) -> dict[str, Any]:
+    """The language-pair report body: one page of usage per pair (and key, and day), its
+    speech-to-text in `speech_unit`."""
     page, window, by_key, by_day = query.page, query.window, query.by_key, query.by_day
     rows = store.pair_usage(
         window.first,
@@ -259,6 +283,7 @@ def build_pair_report(store: Store, query: PagedQuery) -> dict[str, Any]:
         offset=page.offset,
     )
     rows, next_page = page.split(rows)
+    usage_of = breakdown_in(speech_unit)
     usages = []
     for day, source, target, api_key, label, *sums in rows:
         # Items are set in place, field by field: a page is 500 of them.
@@ -268,7 +293,7 @@ def build_pair_report(store: Store, query: PagedQuery) -> dict[str, Any]:
             item["api_key_label"] = label
         if by_day:
             item["usage_date"] = _day(day)
-        item["usage"] = breakdown(sums)
+        item["usage"] = usage_of(sums)
         usages.append(item)
     report = {
         "group_by": ["key"] if by_key else [],

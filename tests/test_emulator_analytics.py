@@ -83,6 +83,12 @@ async def inclusive_client(org_path):
         yield client
 
 
+@pytest.fixture
+async def milliseconds_client(org_path):
+    async with client_for(org_path, speech_to_text_unit="milliseconds") as client:
+        yield client
+
+
 async def report(client, start, end, group_by=None):
     params = {"start_date": start, "end_date": end}
     if group_by is not None:
@@ -264,22 +270,62 @@ async def test_inclusive_reading_leaves_instants_and_the_default_alone(
     assert same_day.status_code == 400
 
 
-def test_unknown_end_date_reading_is_refused():
-    with pytest.raises(ValueError, match="end_date_reading must be one of exclusive, inclusive"):
-        EmulatorConfig(end_date_reading="sideways")
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "end_date_reading",
+            "end_date_reading must be one of exclusive, inclusive, not 'sideways'",
+        ),
+        (
+            "speech_to_text_unit",
+            "speech_to_text_unit must be one of minutes, milliseconds, not 'sideways'",
+        ),
+    ],
+)
+def test_unknown_setting_values_are_refused(setting, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        EmulatorConfig(**{setting: "sideways"})
 
 
-def test_command_line_reads_end_dates_inclusively(org_path):
+def test_command_line_reads_end_dates_inclusively_and_speech_in_milliseconds(org_path):
     with emulator_server(
-        "--org", str(org_path), "--end-date-reading", "inclusive", today=dt.date(2025, 3, 10)
+        "--org",
+        str(org_path),
+        "--end-date-reading",
+        "inclusive",
+        "--speech-to-text-unit",
+        "milliseconds",
+        today=dt.date(2025, 3, 10),
     ) as server:
         response = httpx.get(
             f"{server.base_url}{ANALYTICS}",
-            params={"start_date": "2025-03-03", "end_date": "2025-03-03"},
+            params={"start_date": "2025-03-02", "end_date": "2025-03-03"},
             headers=auth("admin-secret-0001-aaaa"),
         )
     assert response.status_code == 200
-    assert response.json()["usage_report"]["total_usage"]["text_improvement_characters"] == 30000
+    total = response.json()["usage_report"]["total_usage"]
+    assert total["text_improvement_characters"] == 30000  # the 3rd, the range's last day
+    assert total["speech_to_text_milliseconds"] == 75_000  # the 2nd's 1.25 minutes
+    assert "speech_to_text_minutes" not in total
+
+
+async def test_speech_to_text_in_milliseconds_when_asked_for(milliseconds_client):
+    body = await report(milliseconds_client, "2025-03-01", "2025-03-04", "key_and_day")
+    speech = [
+        (row["usage_date"][:10], row["api_key_label"], row["usage"]["speech_to_text_milliseconds"])
+        for row in body["key_and_day_usages"]
+    ]
+    assert speech == [
+        ("2025-03-01", "Admin", 30_000),
+        ("2025-03-01", "Website", 0),
+        ("2025-03-02", "Website", 75_000),
+        ("2025-03-03", "Admin", 0),
+    ]
+    assert body["total_usage"]["speech_to_text_milliseconds"] == 105_000
+    breakdowns = [body["total_usage"], *(row["usage"] for row in body["key_and_day_usages"])]
+    assert not any("speech_to_text_minutes" in usage for usage in breakdowns)
+    assert body["total_usage"]["speech_to_speech_minutes"] == 2.25  # interpreting stays minutes
 
 
 # --- synthetic organization ------------------------------------------------------------

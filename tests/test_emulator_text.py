@@ -11,6 +11,23 @@ from conftest import FIXED_TODAY, SPEC_DETECTION_CODES, auth
 
 DETECT = "/v3/detect/language"
 TRANSLATE = "/v2/translate"
+# Short texts and their languages: a few words, where letter trigrams alone mislead.
+SHORT_TEXTS = {
+    "Hello world": "en",
+    "Hallo Welt": "de",
+    "Bonjour le monde": "fr",
+    "Hola mundo": "es",
+    "Ciao mondo": "it",
+    "Bom dia": "pt",
+    "Hallo wereld": "nl",
+    "Dzień dobry": "pl",
+    "Привет мир": "ru",
+    "Добрий ранок": "uk",
+    "Здравей свят": "bg",
+    "Tack så mycket": "sv",
+    "Teşekkür ederim": "tr",
+    "Terima kasih": "id",
+}
 
 
 async def detect(client, texts):
@@ -22,6 +39,13 @@ async def detect(client, texts):
 async def test_english_sentence_is_success_en(emulator_client):
     results = await detect(emulator_client, ["The weather is lovely today and we are going out."])
     assert results == [{"detection_status": "success", "detected_language": "en"}]
+
+
+async def test_short_texts_are_detected_in_their_language(emulator_client):
+    results = await detect(emulator_client, list(SHORT_TEXTS))
+    assert results == [
+        {"detection_status": "success", "detected_language": code} for code in SHORT_TEXTS.values()
+    ]
 
 
 @pytest.mark.parametrize(
@@ -156,6 +180,15 @@ async def test_translate_detects_each_text_and_honours_source_lang(emulator_clie
         TRANSLATE, json={"text": texts, "target_lang": "fr", "source_lang": "nl"}
     )
     assert [t["detected_source_language"] for t in given.json()["translations"]] == ["NL", "NL"]
+
+
+async def test_translation_detects_the_source_of_short_texts(emulator_client):
+    response = await emulator_client.post(
+        TRANSLATE, json={"text": list(SHORT_TEXTS), "target_lang": "ja"}
+    )
+    assert response.status_code == 200, response.text
+    detected = [t["detected_source_language"] for t in response.json()["translations"]]
+    assert detected == [code.upper() for code in SHORT_TEXTS.values()]
 
 
 @pytest.mark.parametrize(

@@ -184,6 +184,9 @@ def test_empty_frames_keep_the_contract():
             b'"text_translation_characters": 1', b'"text_translation_characters": "1"'
         ),  # a number as text
         body([]).replace(b', "key_and_day_usages": []', b""),  # grouping array missing
+        body([item("2024-02-29", "aaaa****1111", "x", 1)]).replace(
+            b'"speech_to_text_minutes": 0.0', b'"speech_to_text_milliseconds": -1'
+        ),  # milliseconds below 0
     ],
 )
 def test_bodies_of_the_wrong_shape_raise_invalid_response(broken):
@@ -201,3 +204,27 @@ def test_unicode_labels_survive_decoding():
 def test_minutes_are_read_at_the_services_six_decimals(given, read):
     rows, _ = decode_key_day(body([item("2024-03-01", "cccc****3333", "Speech", 1, minutes=given)]))
     assert rows["speech_to_text_minutes"].tolist() == [read]
+
+
+# Each row's speech-to-text fields as given, and the minutes they are read as.
+SPEECH = [
+    ({"speech_to_text_milliseconds": 90_000}, 1.5),  # minutes absent: milliseconds ÷ 60,000
+    ({"speech_to_text_milliseconds": 1}, 0.000017),  # at the service's six decimals
+    ({"speech_to_text_milliseconds": 90_000, "speech_to_text_minutes": 2.0}, 2.0),  # minutes win
+    ({}, 0.0),  # neither: no minutes
+]
+
+
+def test_speech_to_text_is_read_in_minutes_or_milliseconds():
+    keys = [f"k{n:03d}****zzzz" for n in range(len(SPEECH))]
+    answer = json.loads(body([item("2024-03-01", key, "Speech", 1) for key in keys]))
+    report = answer["usage_report"]
+    usages = [row["usage"] for row in report["key_and_day_usages"]] + [report["total_usage"]]
+    total = {"speech_to_text_milliseconds": 210_001}  # 90,000 + 1 + 2 minutes' 120,000
+    for usage, fields in zip(usages, [*(fields for fields, _ in SPEECH), total], strict=True):
+        del usage["speech_to_text_minutes"]
+        usage.update(fields)
+    rows, read_total = decode_key_day(json.dumps(answer).encode())
+    assert rows["speech_to_text_minutes"].tolist() == [minutes for _, minutes in SPEECH]
+    # The total is read by the same rule (3.500017 minutes): it reconciles with the rows.
+    assert reconcile(rows, read_total, "body") is None

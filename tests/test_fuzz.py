@@ -170,6 +170,25 @@ def test_bodies_of_the_right_shape_with_wrong_values(data):
     decodes_or_is_invalid(json.dumps(data).encode())
 
 
+@FUZZ
+@given(odd_numbers)
+@example(1)
+def test_speech_in_milliseconds_is_read_as_minutes_or_is_invalid(milliseconds):
+    item = usage_item("2025-01-01T00:00:00Z", [0] * len(METRIC_NAMES))
+    spoken = {**item, "usage": {"speech_to_text_milliseconds": milliseconds}}
+    body = to_json({"usage_report": {"key_and_day_usages": [spoken]}})
+    whole = isinstance(milliseconds, int) and milliseconds >= 0
+    try:
+        rows, _ = decode_key_day(body)
+    except InvalidResponseError:
+        assert not whole  # only what is not whole milliseconds ≥ 0 is refused
+        return
+    assert whole
+    [minutes] = rows["speech_to_text_minutes"]
+    # At six decimals, as far as a float holds them.
+    assert minutes == pytest.approx(milliseconds / 60_000, rel=1e-15, abs=5e-7)
+
+
 tag_bodies = st.builds(
     lambda items, next_page: {"custom_tag_usage_report": {"next_page": next_page, "usage": items}},
     st.lists(

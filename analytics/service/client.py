@@ -19,6 +19,12 @@ import stamina
 from pydantic import SecretStr
 
 from analytics import __version__
+from analytics.service.decoding import (
+    Decoder,
+    custom_tag_decoder,
+    language_pair_decoder,
+    usage_report_decoder,
+)
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -30,9 +36,6 @@ from analytics.service.errors import (
     ServiceError,
 )
 from analytics.service.models import (
-    AdminCustomTagReport,
-    AdminLanguagePairReport,
-    AdminUsageReport,
     DetectionResponse,
     DetectionResult,
     DocumentHandle,
@@ -78,9 +81,6 @@ _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
 # Transport failures after which the request certainly never reached the service.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _error_decoder = msgspec.json.Decoder(ErrorBody)
-_report_decoder = msgspec.json.Decoder(AdminUsageReport)
-_custom_tag_decoder = msgspec.json.Decoder(AdminCustomTagReport)
-_language_pair_decoder = msgspec.json.Decoder(AdminLanguagePairReport)
 _detection_decoder = msgspec.json.Decoder(DetectionResponse)
 _translation_decoder = msgspec.json.Decoder(TranslationResponse)
 _document_decoder = msgspec.json.Decoder(DocumentHandle)
@@ -135,7 +135,7 @@ def invalid_response(response: httpx.Response, problem: str) -> InvalidResponseE
     )
 
 
-def decode(decoder: msgspec.json.Decoder[T], response: httpx.Response) -> T:
+def decode(decoder: Decoder[T], response: httpx.Response) -> T:
     """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
     try:
         return decoder.decode(response.content)
@@ -164,7 +164,7 @@ def _texts(texts: str | Sequence[str]) -> list[str]:
 
 def _typed(
     raw: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, httpx.Response]],
-    decoder: msgspec.json.Decoder[Body],
+    decoder: Decoder[Body],
     report: Callable[[Body], T],
 ) -> Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]]:
     """The typed form of a `<name>_raw` report method, named `<name>`: the same arguments,
@@ -310,7 +310,7 @@ class AsyncServiceClient:
 
     async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
         response = await self.usage_report_raw(start, end, group_by)
-        return decode(_report_decoder, response).usage_report
+        return decode(usage_report_decoder, response).usage_report
 
     async def _analytics_page(
         self, path: str, start: date, end: date, page: int | None, **params: str
@@ -336,7 +336,7 @@ class AsyncServiceClient:
         )
 
     custom_tag_report = _typed(
-        custom_tag_report_raw, _custom_tag_decoder, lambda body: body.custom_tag_usage_report
+        custom_tag_report_raw, custom_tag_decoder, lambda body: body.custom_tag_usage_report
     )
 
     async def language_pair_report_raw(
@@ -357,7 +357,7 @@ class AsyncServiceClient:
 
     language_pair_report = _typed(
         language_pair_report_raw,
-        _language_pair_decoder,
+        language_pair_decoder,
         lambda body: body.language_pair_usage_report,
     )
 

@@ -21,14 +21,14 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from analytics.service.errors import InvalidResponseError
-from analytics.service.models import (
-    AdminCustomTagReport,
-    AdminLanguagePairReport,
-    AdminUsageReport,
-    LanguagePairUsage,
-    UsageBreakdown,
+from analytics.service.decoding import (
+    Decoder,
+    custom_tag_decoder,
+    language_pair_decoder,
+    usage_report_decoder,
 )
+from analytics.service.errors import InvalidResponseError
+from analytics.service.models import LanguagePairUsage, UsageBreakdown
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
 
 log = logging.getLogger(__name__)
@@ -79,12 +79,9 @@ Columns = dict[str, np.ndarray]
 
 Body = TypeVar("Body")
 Item = TypeVar("Item")
-_report_decoder = msgspec.json.Decoder(AdminUsageReport)
-_tag_report_decoder = msgspec.json.Decoder(AdminCustomTagReport)
-_pair_report_decoder = msgspec.json.Decoder(AdminLanguagePairReport)
 
 
-def _decoded(decoder: msgspec.json.Decoder[Body], body: bytes, what: str) -> Body:
+def _decoded(decoder: Decoder[Body], body: bytes, what: str) -> Body:
     try:
         return decoder.decode(body)
     except msgspec.DecodeError as exc:
@@ -105,7 +102,7 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     Typed decoding (no per-row dicts), then one C-level pass per column; each distinct
     usage_date is parsed once, not once per row.
     """
-    report = _decoded(_report_decoder, body, "analytics body").usage_report
+    report = _decoded(usage_report_decoder, body, "analytics body").usage_report
     items = _listed(report.day_rows, "analytics body", "key_and_day_usages")
     count = len(items)
     columns: dict[str, object] = {
@@ -140,7 +137,7 @@ def decode_pair_key_day(body: bytes) -> tuple[Columns, int | None]:
 
 def _pair_items(body: bytes) -> tuple[list[LanguagePairUsage], int | None]:
     body_of = "language-pair body"
-    report = _decoded(_pair_report_decoder, body, body_of).language_pair_usage_report
+    report = _decoded(language_pair_decoder, body, body_of).language_pair_usage_report
     return _listed(report.language_pair_usages, body_of, "language_pair_usages"), report.next_page
 
 
@@ -172,7 +169,7 @@ def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray
 def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
     """Rows of one page of the custom-tag report by day (unsorted, plain dtypes) and the
     number of the page that follows (None on the last page); decoded like `decode_key_day`."""
-    report = _decoded(_tag_report_decoder, body, "custom-tag body").custom_tag_usage_report
+    report = _decoded(custom_tag_decoder, body, "custom-tag body").custom_tag_usage_report
     items = _listed(report.usage, "custom-tag body", "usage")
     breakdowns = list(map(attrgetter("breakdown"), items))
     columns = {

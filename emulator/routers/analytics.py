@@ -50,6 +50,7 @@ async def analytics(request: Request, emulator: Served, _: Admin) -> Response:
         required(params, "end_date"),
         params.text("group_by") or "",
         end_date_reading=emulator.config.end_date_reading,
+        speech_unit=emulator.config.speech_to_text_unit,
     )
     return json_response(report)
 
@@ -74,4 +75,5 @@ async def custom_tags(request: Request, emulator: Served, _: Admin) -> Response:
 async def language_pairs(request: Request, emulator: Served, _: Admin) -> Response:
     params = await read_params(request)
     query = _paged(params, emulator, params.text("group_by") or "")
-    return json_response(build_pair_report(emulator.store, query))
+    speech_unit = emulator.config.speech_to_text_unit
+    return json_response(build_pair_report(emulator.store, query, speech_unit))
