@@ -1,15 +1,42 @@
-"""Export: the range as CSV, Excel or Parquet, and the CLI command / crontab line for the same."""
+"""Export: any source, grouping and cost the command line's `export` offers, as CSV, Excel or
+Parquet, and the command and crontab line that write the same file."""
 
 import streamlit as st
 
 from analytics.dashboard import data, page, session
+from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import NO_PRICING, NO_TEAMS, say_unpriced
 from analytics.dashboard.source import source as data_source
-from analytics.exports.commands import export_command, export_crontab, export_file_name
-from analytics.exports.tables import USAGE_GROUPINGS
+from analytics.exports.commands import export_command, export_crontab
+from analytics.exports.requests import SOURCE_GROUPINGS, ExportRequest, ExportSource
+from analytics.exports.tables import TEAM_GROUPINGS
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
-GROUP_LABELS = {"key_and_day": "Key and day", "key": "Key", "none": "Range total"}
+SOURCE_LABELS: dict[ExportSource, str] = {
+    "usage": "Usage",
+    "tags": "Custom tags",
+    "language-pairs": "Language pairs",
+}
+GROUP_LABELS = {
+    "key_and_day": "Key and day",
+    "key": "Key",
+    "team": "Team",
+    "team_and_day": "Team and day",
+    "none": "Range total",
+    "tag_and_day": "Tag and day",
+    "tag": "Tag",
+    "pair": "Pair",
+    "pair_and_day": "Pair and day",
+    "pair_and_key": "Pair and key",
+    "pair_key_and_day": "Pair, key and day",
+}
+# Each source's grouping control keeps its own URL parameter (`group` is usage's, as before).
+GROUP_KEYS: dict[ExportSource, str] = {
+    "usage": "group",
+    "tags": "tag_group",
+    "language-pairs": "pair_group",
+}
 FORMATS = {"csv": ("CSV", "text/csv"), "xlsx": ("Excel", None), "parquet": ("Parquet", None)}
 
 source = data_source()
@@ -17,11 +44,42 @@ chosen = session.chosen_range()
 
 page.header("Export", chosen)
 
-labels = {grouping: GROUP_LABELS[grouping] for grouping in USAGE_GROUPINGS}
-group_by = page.segments(st.container(), "One row per", labels, "key_and_day", "group")
+money = page.money_in_force(source)
+controls = st.container(horizontal=True, vertical_alignment="bottom")
+picked = page.segments(controls, "Source", SOURCE_LABELS, "usage", "source")
+export_source = next(s for s in SOURCE_LABELS if s == picked)
+groupings = [
+    g for g in SOURCE_GROUPINGS[export_source] if money.teams is not None or g not in TEAM_GROUPINGS
+]
+group_by = page.segments(
+    controls,
+    "One row per",
+    {g: GROUP_LABELS[g] for g in groupings},
+    groupings[0],
+    GROUP_KEYS[export_source],
+)
+priceable = export_source != "language-pairs" and money.pricing is not None
+with_cost = controls.toggle(
+    "With cost",
+    value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
+    key="with_cost",
+    disabled=not priceable,
+    help="Cost columns at the prices of pricing.toml (tags at list prices, with their team)."
+    if priceable
+    else "Language pairs carry no cost."
+    if export_source == "language-pairs"
+    else NO_PRICING,
+)
+if money.teams is None and export_source == "usage":
+    st.caption(NO_TEAMS)
+request = ExportRequest(export_source, group_by, with_cost and priceable)
+if request.with_cost and money.pricing is not None:
+    say_unpriced(money.pricing, chosen.start, chosen.end, "cost cells")
 
+shown_money = money if request.with_cost or group_by in TEAM_GROUPINGS else USAGE_BY_KEY
 with service_errors(source):
-    preview, rows = data.export_preview(source, chosen, group_by)
+    table = data.export_table(source, chosen, request, shown_money)
+rows = len(table)
 
 if rows == 0:
     st.info("No usage in this range: the files would only hold a header row.")
@@ -31,8 +89,8 @@ with st.container(horizontal=True):
         too_big = fmt == "xlsx" and rows > EXCEL_MAX_ROWS
         st.download_button(
             f"Download {label}",
-            data=lambda fmt=fmt: data.export(source, chosen, group_by, fmt),
-            file_name=export_file_name(group_by, chosen.start, chosen.end, fmt),
+            data=lambda fmt=fmt: data.export(source, chosen, request, shown_money, fmt),
+            file_name=request.file_name(chosen.start, chosen.end, fmt),
             mime=mime,
             icon=":material/download:",
             type="primary" if fmt == "csv" else "secondary",
@@ -43,23 +101,24 @@ with st.container(horizontal=True):
         )
 st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
 if rows:
-    with st.expander(f"Preview ({min(rows, len(preview)):,} of {rows:,} rows)"):
-        st.dataframe(preview, hide_index=True, height=280)
+    with st.expander(f"Preview ({min(rows, 100):,} of {rows:,} rows)"):
+        st.dataframe(table.head(100), hide_index=True, height=280)
 
 st.subheader("Same file from the command line")
 st.code(
-    export_command(group_by, chosen.start, chosen.end, "csv", source.demo),
+    export_command(request, chosen.start, chosen.end, "csv", source.demo),
     language="bash",
     wrap_lines=True,
 )
 st.subheader("On a schedule (crontab, UTC)")
 st.code(
-    export_crontab(group_by, chosen.start, chosen.end, "csv", chosen.preset, source.demo),
+    export_crontab(request, chosen.start, chosen.end, "csv", chosen.preset),
     language="bash",
     wrap_lines=True,
 )
 st.caption(
-    "Put `CRON_TZ=UTC` above the line. The command reads SERVICE_AUTH_KEY and SERVICE_BASE_URL "
-    "from the environment (here `/etc/usage-dashboard.env`, mode 0600); exit codes: 0 done, "
-    "2 bad arguments, 3 key refused (403), 4 service unreachable."
+    "Put `CRON_TZ=UTC` above the line. A scheduled job exports your organization: it reads "
+    "SERVICE_AUTH_KEY and SERVICE_BASE_URL from `/etc/usage-dashboard.env` (mode 0600), even "
+    "when this page shows the demo. Exit codes: 0 done, 2 bad arguments, 3 key refused (403), "
+    "4 service unreachable."
 )

@@ -268,21 +268,63 @@ def test_trends_cumulative_and_rolling_views(demo_env, demo_ledger):
     assert sum(t["y"][-1] for t in traces) == pytest.approx(last_week / 7, abs=0.01 * len(traces))
 
 
-def test_the_shown_cli_command_writes_the_rows_the_page_previews(demo_env, demo_ledger, tmp_path):
-    at = open_page("export", period="Last 7 days", group="Key")
-    preview = at.dataframe[0].value
+def run_shown_command(at, folder) -> pd.DataFrame:
+    """Run the command the Export page shows, as a person copying it would, and read the file
+    it wrote (text kept as written)."""
     command = shlex.split(at.code[0].value)
     assert command[:3] == ["python", "-m", "analytics"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, env=env, check=True)
+    subprocess.run([sys.executable, *command[1:]], cwd=folder, env=env, check=True)
+    output = command[command.index("--output") + 1]
+    return pd.read_csv(folder / output, keep_default_na=False, dtype=str)
+
+
+def test_the_shown_cli_command_writes_the_rows_the_page_previews(demo_env, demo_ledger, tmp_path):
+    at = open_page("export", period="Last 7 days", group="Key")
+    preview = at.dataframe[0].value
+    written = run_shown_command(at, tmp_path)
     start, end = last_days(7)
-    written = pd.read_csv(tmp_path / f"usage_key_{start}_{end}.csv", keep_default_na=False)
+    assert (tmp_path / f"usage_key_{start}_{end}.csv").exists()
     assert written["api_key"].tolist() == preview["api_key"].astype(str).tolist()
-    assert written["total_characters"].tolist() == preview["total_characters"].tolist()
-    by_key: dict[str, int] = {}
+    assert written["total_characters"].tolist() == preview["total_characters"].astype(str).tolist()
+    by_key: dict[str, str] = {}
     for row in demo_ledger.ledger(start, end):
-        by_key[row.api_key] = by_key.get(row.api_key, 0) + ledger_totals([row])["total_characters"]
+        total = int(by_key.get(row.api_key, 0)) + ledger_totals([row])["total_characters"]
+        by_key[row.api_key] = str(total)
     assert dict(zip(written["api_key"], written["total_characters"], strict=True)) == by_key
+
+
+@pytest.mark.parametrize(
+    ("source", "groupings"),
+    [
+        ("Usage", ["Key and day", "Key", "Team", "Team and day", "Range total"]),
+        ("Custom tags", ["Tag and day", "Tag"]),
+        ("Language pairs", ["Pair", "Pair and day", "Pair and key", "Pair, key and day"]),
+    ],
+)
+def test_the_export_page_offers_every_source_and_grouping_of_the_cli(demo_env, source, groupings):
+    at = open_page("export", period="Last 7 days", source=source)
+    assert not at.exception and not at.error
+    [grouping] = [c for c in at.segmented_control if c.label == "One row per"]
+    assert grouping.options == groupings
+    # Pairs carry no cost; the others can (the demo prices with the example pricing).
+    assert at.toggle(key="with_cost").proto.disabled == (source == "Language pairs")
+
+
+def test_tags_with_cost_from_the_page_are_the_cli_file(demo_env, tmp_path):
+    at = open_page("export", period="Last 30 days", source="Custom tags", tag_group="Tag")
+    at.toggle(key="with_cost").set_value(True).run()
+    assert not at.exception and not at.error
+    preview = at.dataframe[0].value
+    assert "usage_cost_eur" in preview.columns and "team" in preview.columns
+    command, crontab = (block.value for block in at.code[:2])
+    assert "--source tags --group-by tag --with-cost" in command
+    written = run_shown_command(at, tmp_path)
+    assert list(written.columns) == list(preview.columns)
+    assert written["usage_cost_eur"].tolist() == preview["usage_cost_eur"].astype(str).tolist()
+    # The scheduled line exports the organization of the environment file, never the demo.
+    assert "--demo" not in crontab and ". /etc/usage-dashboard.env" in crontab
+    assert "--period last-30-days --source tags --group-by tag --with-cost" in crontab
 
 
 def test_unknown_url_values_fall_back_to_defaults(demo_env):

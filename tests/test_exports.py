@@ -26,9 +26,9 @@ from analytics.exports.commands import (
     CRON_SCHEDULE,
     export_command,
     export_crontab,
-    export_file_name,
 )
 from analytics.exports.files import export_bytes, format_for, write_export
+from analytics.exports.requests import ExportRequest
 from analytics.exports.tables import Costing, shape_export
 from analytics.usage.frames import key_day_frame
 
@@ -184,26 +184,41 @@ def test_unknown_format_writes_nothing(tmp_path):
 
 def test_export_file_name_and_cli_command():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
-    assert export_file_name("key", start, end, "csv") == "usage_key_2026-10-01_2026-10-31.csv"
-    assert export_command("key_and_day", start, end, "csv", demo=False) == (
+    by_key = ExportRequest("usage", "key")
+    assert by_key.file_name(start, end, "csv") == "usage_key_2026-10-01_2026-10-31.csv"
+    assert export_command(ExportRequest("usage", "key_and_day"), start, end, "csv") == (
         "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
         "--group-by key_and_day --output usage_key_and_day_2026-10-01_2026-10-31.csv"
     )
-    assert export_command("none", start, end, "csv", demo=True).endswith(" --demo")
+    assert export_command(ExportRequest(), start, end, "csv", demo=True).endswith(" --demo")
+    tags = ExportRequest("tags", "tag", with_cost=True)
+    assert export_command(tags, start, end, "xlsx") == (
+        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        "--source tags --group-by tag --with-cost --output tags_tag_2026-10-01_2026-10-31.xlsx"
+    )
 
 
 def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
-    named = export_crontab("key", start, end, "csv", "last-month", demo=False)
+    by_key = ExportRequest("usage", "key")
+    named = export_crontab(by_key, start, end, "csv", "last-month")
     schedule, command = named[: len(CRON_SCHEDULE)], named[len(CRON_SCHEDULE) :]
     assert schedule == "15 6 * * *"
     assert "--period last-month" in command
     assert "--start" not in command
     assert "\\%Y" in command  # cron treats a bare % as a newline
     assert ". /etc/usage-dashboard.env" in command  # the key comes from a protected file
-    custom = export_crontab("key", start, end, "csv", "custom", demo=True)
-    assert custom.endswith(export_command("key", start, end, "csv", demo=True))
-    assert "/etc/usage-dashboard.env" not in custom  # the demo needs no key
+    assert "venv/bin/usage-dashboard export" in command  # the deployment's installed command
+    custom = export_crontab(by_key, start, end, "csv", "custom")
+    assert custom.endswith(
+        export_command(by_key, start, end, "csv").removeprefix("python -m analytics")
+    )
+    # A scheduled job exports the organization of the environment file, never the demo's.
+    assert "--demo" not in custom and "/etc/usage-dashboard.env" in custom
+    pairs = export_crontab(
+        ExportRequest("language-pairs", "pair_and_day"), start, end, "csv", "all-history"
+    )
+    assert "--period all-history --source language-pairs --group-by pair_and_day" in pairs
 
 
 # -- cost columns and team groupings -----------------------------------------------------------

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
 import typer
 
@@ -24,23 +25,10 @@ from analytics.cli.shared import (
     app,
 )
 from analytics.exports.files import Format, export_bytes, format_for, write_export
-from analytics.exports.tables import (
-    GROUPINGS,
-    KEY_PAIR_GROUPINGS,
-    PAIR_GROUPINGS,
-    TAG_GROUPINGS,
-    TEAM_GROUPINGS,
-    shape_export,
-    shape_pair_export,
-    shape_tag_export,
-    unpriced_warning,
-)
+from analytics.exports.requests import ExportProblem, ExportRequest, ExportSource, Report
 from analytics.usage import calendar
-from analytics.usage.pipeline import fetch_pair_keys, fetch_pairs, fetch_tags
+from analytics.usage.pipeline import Usage, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
 
-# What an export reads: usage per key (the analytics report), characters per custom tag, or
-# usage per language pair.
-ExportSource = Literal["usage", "tags", "language-pairs"]
 # Every grouping of every source, as one list for the option (each source takes its own).
 ExportGrouping = Literal[
     "key_and_day",
@@ -55,7 +43,13 @@ ExportGrouping = Literal[
     "pair_and_key",
     "pair_key_and_day",
 ]
-G = TypeVar("G", bound=str)
+# How each report is fetched, and named while it is.
+FETCHES: dict[Report, tuple[Callable[..., Usage], str]] = {
+    "usage": (fetch_usage, "usage"),
+    "tags": (fetch_tags, "custom tags"),
+    "pairs": (fetch_pairs, "language pairs"),
+    "pair_keys": (fetch_pair_keys, "language pairs"),
+}
 
 
 log = logging.getLogger(__name__)
@@ -71,19 +65,6 @@ def _format(output: Path, fmt: Format | None) -> Format:
         return fmt or format_for(output)
     except ValueError as exc:
         raise UsageProblem(str(exc)) from None
-
-
-def _grouping(group_by: str | None, allowed: tuple[G, ...], source: ExportSource) -> G:
-    """The grouping asked for, when it goes with the source (the source's first by default)."""
-    if group_by is None:
-        return allowed[0]
-    for grouping in allowed:
-        if grouping == group_by:
-            return grouping
-    raise UsageProblem(
-        f"--group-by {group_by} does not go with --source {source}; "
-        f"choose one of {', '.join(allowed)}"
-    )
 
 
 @app.command()
@@ -136,39 +117,18 @@ def export(
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
         costing = files.costing(pricing, teams, demo)
-        if group_by in TEAM_GROUPINGS and costing.teams is None:
-            raise UsageProblem(f"--group-by {group_by} needs a teams file: give --teams FILE")
-        if with_cost and costing.pricing is None:
-            raise UsageProblem("--with-cost needs a pricing file: give --pricing FILE")
-        if with_cost and source == "language-pairs":
-            raise UsageProblem(f"--with-cost goes with --source usage or tags, not {source}")
-        settings = shared.settings()
+        request = ExportRequest(source, group_by, with_cost)
+        try:
+            request.check(costing)
+        except ExportProblem as exc:
+            raise UsageProblem(str(exc)) from None
+        fetch, what = FETCHES[request.report]
         history = not no_history
-        if source == "tags":
-            tag_grouping = _grouping(group_by, TAG_GROUPINGS, source)
-            tags = fetching.fetched(fetch_tags, "custom tags", settings, demo, first, last, history)
-            priced = costing if with_cost else None
-            table = shape_tag_export(tags.frame, first, last, tag_grouping, priced)
-            fetched = tags.frame
-            grouped: str = tag_grouping
-        elif source == "language-pairs":
-            pair_grouping = _grouping(group_by, PAIR_GROUPINGS, source)
-            # Only the groupings by key need the pair-key-day report's many more rows.
-            fetch = fetch_pair_keys if pair_grouping in KEY_PAIR_GROUPINGS else fetch_pairs
-            pairs = fetching.fetched(fetch, "language pairs", settings, demo, first, last, history)
-            table = shape_pair_export(pairs.frame, pair_grouping)
-            fetched = pairs.frame
-            grouped = pair_grouping
-        else:
-            grouping = _grouping(group_by, GROUPINGS, source)
-            usage = fetching.usage(settings, demo, first, last, use_history=history)
-            table = shape_export(usage.frame, first, last, grouping, costing, with_cost)
-            fetched = usage.frame
-            grouped = grouping
-        if fetched.empty:
+        read = fetching.fetched(fetch, what, shared.settings(), demo, first, last, history)
+        table = request.shape(read.frame, first, last, costing)
+        if read.frame.empty:
             _say_nothing_used(first, last)
-        if with_cost and costing.pricing is not None:
-            _say_unpriced(unpriced_warning(costing.pricing, first, last, grouped))
+        _say_unpriced(request.warning(costing, first, last))
         if output == shared.STDOUT:
             sys.stdout.buffer.write(export_bytes(table, file_format, raw))
             return

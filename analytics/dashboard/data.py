@@ -34,7 +34,8 @@ from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
-from analytics.exports.tables import Costing, GroupBy, shape_export, shape_tag_export
+from analytics.exports.requests import ExportRequest, ExportSource
+from analytics.exports.tables import Costing, shape_tag_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.models import (
@@ -286,32 +287,40 @@ def priced_tag_table(src: Source, chosen: ChosenRange, view: View) -> pd.DataFra
     return _priced_tags(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
 
 
-@st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner=False)
-def _export(
-    fingerprint: str, start: date, end: date, group_by: GroupBy, fmt: Format, _source: Source
+@st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner="Shaping the export…")
+def _export_table(
+    fingerprint: str,
+    start: date,
+    end: date,
+    choices: tuple[ExportSource, str | None, bool],
+    pricing: str | None,
+    teams: str | None,
+    _source: Source,
+) -> pd.DataFrame:
+    request = ExportRequest(*choices)
+    costing = Costing(
+        parse_pricing(pricing) if pricing else None, parse_teams(teams) if teams else None
+    )
+    frame = _days(fingerprint, request.report, start, end, _source).frame
+    return request.shape(frame, start, end, costing)
+
+
+def export_table(
+    src: Source, chosen: ChosenRange, request: ExportRequest, money: View
+) -> pd.DataFrame:
+    """The rows of an export as the command line's `export` shapes them for the same choices
+    (``ExportRequest``), priced and grouped by team with the money files in force."""
+    choices = (request.source, request.grouping, request.with_cost)
+    return _export_table(
+        src.fingerprint, chosen.start, chosen.end, choices, money.pricing, money.teams, src
+    )
+
+
+def export(
+    src: Source, chosen: ChosenRange, request: ExportRequest, money: View, fmt: Format
 ) -> bytes:
-    rows = shape_export(usage(_source, start, end).frame, start, end, group_by)
-    return export_bytes(rows, fmt)
-
-
-def export(src: Source, chosen: ChosenRange, group_by: GroupBy, fmt: Format) -> bytes:
-    """The bytes of an export file, built once per range, grouping and format."""
-    return _export(src.fingerprint, chosen.start, chosen.end, group_by, fmt, src)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
-def _export_preview(
-    fingerprint: str, start: date, end: date, group_by: GroupBy, rows: int, _source: Source
-) -> tuple[pd.DataFrame, int]:
-    shaped = shape_export(usage(_source, start, end).frame, start, end, group_by)
-    return shaped.head(rows), len(shaped)
-
-
-def export_preview(
-    src: Source, chosen: ChosenRange, group_by: GroupBy, rows: int = 100
-) -> tuple[pd.DataFrame, int]:
-    """The first rows of an export and its full row count."""
-    return _export_preview(src.fingerprint, chosen.start, chosen.end, group_by, rows, src)
+    """The bytes of an export file, as the command line writes them."""
+    return export_bytes(export_table(src, chosen, request, money), fmt)
 
 
 @st.cache_resource(
