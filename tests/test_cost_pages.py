@@ -425,3 +425,9 @@ def test_a_falling_cost_is_green_and_a_cost_of_zero_next_to_usage_says_why(
         "This key's usage in this range costs nothing: within the organization's "
         "included volume." in [info.value for info in at.info]
     )
+
+
+def test_a_previous_range_without_usage_is_no_comparison_even_with_a_base_fee(priced):
+    # All history: the previous 120 days lie before the demo organization's first day.
+    at = open_clean_page("overview", period="All history", show="Cost")
+    assert {tile.label: tile.delta for tile in at.metric}["Total cost"] == "N/A"

@@ -120,11 +120,12 @@ def cost_tiles(
 ) -> list[CostTile]:
     """One tile per metric, as the usage tiles: ``total_characters`` is the whole cost (every
     service and the base fee), each service its usage cost. ``previous`` is the previous
-    range's totals and base fee, None when it cannot be priced; a previous range that cost
-    nothing counts as none, as for usage. ``why_free`` says why a metric's cost is 0 (None:
+    range's totals and base fee, None when it cannot be priced; a previous range without
+    usage cost counts as none, as for usage (its base fee alone would make any range look
+    like growth, before an organization's first day too). ``why_free`` says why a metric's cost is 0 (None:
     it had no usage, and 0 needs no reason)."""
     before = None
-    if previous is not None and (any(previous[0].values()) or previous[1]):
+    if previous is not None and any(previous[0].values()):
         before = {**previous[0], TOTAL_CHARACTERS: previous[0][TOTAL_CHARACTERS] + previous[1]}
     now = {**current, TOTAL_CHARACTERS: current[TOTAL_CHARACTERS] + base_fee}
     return [
