@@ -91,6 +91,14 @@ def shot_name(name: str, period: str, shown: str) -> str:
     return f"{name}-{period.lower().replace(' ', '-')}-{shown.lower()}.png"
 
 
+def test_page_links_are_named_by_their_titles_alone(dashboard, page):
+    # An icon's ligature ("trending_up") must not leak into the name a screen reader says.
+    open_page(page, dashboard, "", "Overview")
+    navigation = page.get_by_role("navigation")
+    for _, title in PAGES.values():
+        expect(navigation.get_by_role("link", name=title, exact=True)).to_be_visible()
+
+
 def test_the_viewers_dark_preference_is_honoured(dashboard, page):
     page.emulate_media(color_scheme="dark")
     open_page(page, dashboard, "", "Overview")
