@@ -187,6 +187,7 @@ def test_streamlit_settings_become_options_in_file_order(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(
         '[server]\nheadless = true\naddress = "127.0.0.1"\n\n[theme]\npaddingTop = "1.5rem"\n'
+        '\n[theme.dark]\nprimaryColor = "#8DB8E8"\n'
     )
     assert streamlit_options(config) == [
         "--server.headless",
@@ -195,4 +196,6 @@ def test_streamlit_settings_become_options_in_file_order(tmp_path):
         "127.0.0.1",
         "--theme.paddingTop",
         "1.5rem",
+        "--theme.dark.primaryColor",
+        "#8DB8E8",
     ]

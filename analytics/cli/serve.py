@@ -15,6 +15,7 @@ import os
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -23,12 +24,19 @@ from analytics.usage.bundle import bundle_folder
 
 
 def streamlit_options(config: Path) -> list[str]:
-    """A Streamlit config file as `streamlit run` options: `--section.name value` each."""
+    """A Streamlit config file as `streamlit run` options: `--section.name value` each, and
+    `--section.table.name value` for a nested table (`[theme.dark]`)."""
+    return _options(tomllib.loads(config.read_text()), "--")
+
+
+def _options(table: dict[str, Any], prefix: str) -> list[str]:
     options = []
-    for section, values in tomllib.loads(config.read_text()).items():
-        for name, value in values.items():
+    for name, value in table.items():
+        if isinstance(value, dict):
+            options += _options(value, f"{prefix}{name}.")
+        else:
             shown = str(value).lower() if isinstance(value, bool) else str(value)
-            options += [f"--{section}.{name}", shown]
+            options += [f"{prefix}{name}", shown]
     return options
 
 

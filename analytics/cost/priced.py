@@ -122,8 +122,8 @@ def cost_tiles(
     service and the base fee), each service its usage cost. ``previous`` is the previous
     range's totals and base fee, None when it cannot be priced; a previous range without
     usage cost counts as none, as for usage (its base fee alone would make any range look
-    like growth, before an organization's first day too). ``why_free`` says why a metric's cost is 0 (None:
-    it had no usage, and 0 needs no reason)."""
+    like growth, before an organization's first day too). ``why_free`` says why a metric's
+    cost is 0 (None: it had no usage, and 0 needs no reason)."""
     before = None
     if previous is not None and any(previous[0].values()):
         before = {**previous[0], TOTAL_CHARACTERS: previous[0][TOTAL_CHARACTERS] + previous[1]}
