@@ -39,13 +39,17 @@ def base_language(code: str) -> str:
     return code.split("-")[0].lower()
 
 
-def language_code(given: str, entries: Sequence[LanguageEntry]) -> str | None:
-    """The code of the language a user typed, a code or an English name of the language
-    lists in any case ("DE", "de", "German"); None when no language is called that."""
+def language_code(given: str, lists: Mapping[str, Sequence[LanguageEntry]]) -> str | None:
+    """The code of the language a user typed, a code or an English name in any of the
+    resources' language lists, in any case ("DE", "de", "German"); "" when nothing was typed
+    (no language asked for), None when no language is called that."""
     wanted = given.strip().casefold()
-    for entry in entries:
-        if wanted in (entry.lang.casefold(), entry.name.casefold()):
-            return entry.lang
+    if not wanted:
+        return ""
+    for entries in lists.values():
+        for entry in entries:
+            if wanted in (entry.lang.casefold(), entry.name.casefold()):
+                return entry.lang
     return None
 
 

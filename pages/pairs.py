@@ -33,14 +33,14 @@ with row:
         "(en takes en-GB and en-US too).",
     )
 with service_errors(source):
-    known = [entry for entries in data.language_lists(source).values() for entry in entries]
-language = (languages.language_code(given, known) or "") if given.strip() else ""
-if given.strip() and not language:
+    code = languages.language_code(given, data.language_lists(source))
+if code is None:
     st.warning(
         f"No language is called {given.strip()!r}: type a code (DE) or an English name "
         "(German). Showing every pair.",
         icon=":material/warning:",
     )
+language = code or ""
 of_language = f" of {given.strip()}'s pairs" if language else ""
 
 with service_errors(source):

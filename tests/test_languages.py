@@ -224,3 +224,18 @@ def test_detection_table():
 
 def test_pasted_texts_one_per_line():
     assert languages.pasted_texts("a\n\n  b  \r\nc\n") == ["a", "b", "c"]
+
+
+def test_a_language_is_found_by_code_or_name_in_any_list():
+    lists = {
+        "translate_text": [
+            entry("DE", "German", True, True),
+            entry("EN-GB", "English (British)", False, True),
+        ],
+        "voice": [entry("JA", "Japanese", True, False)],
+    }
+    assert languages.language_code(" german ", lists) == "DE"
+    assert languages.language_code("en-gb", lists) == "EN-GB"
+    assert languages.language_code("Japanese", lists) == "JA"  # a list of another resource
+    assert languages.language_code("", lists) == ""  # nothing asked for
+    assert languages.language_code("Klingon", lists) is None

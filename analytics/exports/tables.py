@@ -34,8 +34,6 @@ from analytics.usage.metrics import METRICS
 GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
 GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "team", "team_and_day", "none")
 TEAM_GROUPINGS: tuple[GroupBy, ...] = ("team", "team_and_day")
-# The groupings that need no teams file (the Export page's).
-USAGE_GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "none")
 TagGroupBy = Literal["tag_and_day", "tag"]
 TAG_GROUPINGS: tuple[TagGroupBy, ...] = ("tag_and_day", "tag")
 PairGroupBy = Literal["pair", "pair_and_day", "pair_and_key", "pair_key_and_day"]
