@@ -12,6 +12,7 @@ from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
 from analytics.dashboard.columns import (
     budget_columns,
     change_columns,
+    key_name_columns,
     money_column,
     number,
     with_changes_shown,
@@ -114,8 +115,7 @@ st.dataframe(
     ),
     hide_index=True,
     column_config={
-        "api_key_label": "Key",
-        "api_key": "Masked key",
+        **key_name_columns(),
         **{c: number(c.capitalize()) for c in ("actual", "projected", "low", "high")},
     },
 )
@@ -137,7 +137,7 @@ st.caption("Keys whose total characters changed most against the previous period
 st.dataframe(
     with_changes_shown(review.drivers(10)[["api_key_label", "api_key", *DRIVER_VALUES]]),
     hide_index=True,
-    column_config={"api_key_label": "Key", "api_key": "Masked key", **changes},
+    column_config={**key_name_columns(), **changes},
 )
 
 st.download_button(

@@ -228,6 +228,17 @@ def plan_of(used: int, limit: int | None, projected: float | None, reached=None,
     return PlanSnapshot(AS_OF, period, (Allowance("characters", used, limit, projected, reached),))
 
 
+def test_an_unnamed_budget_is_titled_in_the_pages_words_and_identified_in_the_files():
+    """Tables and alerts read "Text translation characters"; the alert identity keeps the
+    file's field name, so an alert sent before a change of wording is not sent again."""
+    text = 'key = "Website"\nmetric = "text_translation_characters"\nperiod = "quarter"\nlimit = 5'
+    [budget] = parse_budgets(f"[[budget]]\n{text}").budgets
+    assert budget.title == "Website · Text translation characters · quarter"
+    assert budget.identity == "Website · text_translation_characters · quarter"
+    [cost] = parse_budgets('[[budget]]\nmetric = "cost"\nperiod = "year"\nlimit = 5').budgets
+    assert cost.title == "Organization · Cost · contract year"
+
+
 def test_a_plan_budget_names_no_period_limit_or_key():
     [budget] = parse_budgets(budgets(PLAN_BUDGET + "\nwarning_at = 0.9")).budgets
     assert (budget.is_plan, budget.scope) == (True, "Organization")

@@ -180,7 +180,7 @@ def test_cost_budgets_use_the_pricing_file_and_the_same_exit_codes(tmp_path, mon
     path = budget_file(tmp_path, COST_MONTH.format(limit="1e12"))
     within = check(path, "--demo")
     assert within.exit_code == 0, within.output
-    assert "Organization · cost · month" in within.output and "not evaluated" not in within.output
+    assert "Organization · Cost · month" in within.output and "not evaluated" not in within.output
     # Ten closed days carry a third of the example's 300.00 monthly fee: beyond 1.00.
     year = 'metric = "cost"\nperiod = "year"\nlimit = 1'
     exceeded = check(budget_file(tmp_path, year, head=year_started_ten_days_ago()), "--demo")

@@ -118,10 +118,10 @@ def test_org_wide_budgets_become_lines_on_their_own_forecast(usage):
     assert limits == {
         ("total_characters", "month"): (Limit("Monthly cap", 50000.0, 0.9),),
         ("total_characters", "year"): (
-            Limit("Organization · total_characters · contract year", 400000.0, 0.8),
+            Limit("Organization · Total characters · contract year", 400000.0, 0.8),
         ),
         ("speech_to_text_minutes", "month"): (
-            Limit("Organization · speech_to_text_minutes · month", 60.0, 0.8),
+            Limit("Organization · Speech-to-text minutes · month", 60.0, 0.8),
         ),
         ("speech_to_text_minutes", "year"): (),
     }

@@ -81,7 +81,7 @@ def budget_events(
     events = []
     for evaluation in evaluations:
         budget = evaluation.budget
-        identity = f"budget:{budget.title}:{_period(evaluation)}"
+        identity = f"budget:{budget.identity}:{_period(evaluation)}"
         if evaluation.status == "unknown key":
             events.append(
                 Event(

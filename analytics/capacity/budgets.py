@@ -49,7 +49,7 @@ from analytics.usage.calendar import (
     period_bounds,
     range_text,
 )
-from analytics.usage.metrics import METRICS, is_minutes
+from analytics.usage.metrics import METRIC_LABELS, METRICS, is_minutes
 from analytics.usage.tomlfiles import parse_toml, read_text
 
 DEFAULT_WARNING = 0.8
@@ -150,12 +150,23 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
         return self.key or ORGANIZATION
 
     @property
-    def title(self) -> str:
+    def identity(self) -> str:
+        """What the budget is, in the file's own words: stable across versions of the
+        dashboard, so alerts already sent for it are recognized."""
         if self.name:
             return self.name
         if self.is_plan:
             return f"{ORGANIZATION} · plan characters · billing period"
         return f"{self.scope} · {self.metric} · {PERIOD_TITLES[str(self.period)].lower()}"
+
+    @property
+    def title(self) -> str:
+        """How tables, reports and alerts name the budget: its name, else what it caps in the
+        words the pages use ("Text translation characters", not the metric's field name)."""
+        if self.name or self.is_plan:
+            return self.identity
+        what = "Cost" if self.is_cost else METRIC_LABELS[self.metric]
+        return f"{self.scope} · {what} · {PERIOD_TITLES[str(self.period)].lower()}"
 
 
 class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

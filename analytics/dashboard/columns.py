@@ -1,4 +1,9 @@
-"""How tables show their columns: people's numbers, shares as bars, masked keys pinned."""
+"""How tables show their columns: people's numbers, shares as bars, and the columns that
+name a row pinned.
+
+The pinned rule is what keeps a wide table readable at a laptop's 1366 px: a table with more
+figures than fit scrolls them sideways under the row's name (key, label, team, tag, pair,
+budget, severity and key of an anomaly) instead of losing which row a figure belongs to."""
 
 from __future__ import annotations
 
@@ -23,6 +28,14 @@ from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER
 
 def number(label: str) -> Any:
     return st.column_config.NumberColumn(label, format="localized")
+
+
+def key_name_columns() -> dict[str, Any]:
+    """A key's label and masked form where a table lists keys, the label pinned."""
+    return {
+        "api_key_label": st.column_config.TextColumn("Key", pinned=True),
+        "api_key": st.column_config.TextColumn("Masked key"),
+    }
 
 
 def _characters() -> dict[str, Any]:
@@ -135,7 +148,7 @@ def pair_table_columns(share: str) -> dict[str, Any]:
 def budget_columns() -> dict[str, Any]:
     """Budget status: each row counts in its unit (characters, minutes or the currency)."""
     return {
-        "budget": st.column_config.TextColumn("Budget"),
+        "budget": st.column_config.TextColumn("Budget", pinned=True),
         "period": st.column_config.TextColumn("Period"),
         "unit": st.column_config.TextColumn("Unit"),
         "limit": number("Limit"),
@@ -152,10 +165,9 @@ def anomaly_columns() -> dict[str, Any]:
     """The anomaly table (Anomalies): who, what and when first, then the figures."""
     return {
         "severity": st.column_config.TextColumn("Severity", pinned=True),
-        "status": st.column_config.TextColumn("Status", pinned=True),
+        "status": st.column_config.TextColumn("Status"),
         "kind": st.column_config.TextColumn("Kind"),
-        "api_key_label": st.column_config.TextColumn("Key"),
-        "api_key": st.column_config.TextColumn("Masked key"),
+        **key_name_columns(),
         "metric": st.column_config.TextColumn("Metric"),
         "first": st.column_config.DateColumn("From", format="YYYY-MM-DD"),
         "last": st.column_config.DateColumn("To", format="YYYY-MM-DD"),
