@@ -17,6 +17,7 @@ from manual import blocks
 from receivers import self_signed, smtp_server, webhook_receiver
 from typer.testing import CliRunner
 
+from analytics.alerts.budgets import budget_amount
 from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState
@@ -161,6 +162,23 @@ def run(folder: Path, *extra: str, secrets: tuple[str, ...] = ()):
 
 def received_texts(mailbox, hooks) -> list[bytes]:
     return mailbox.raw + [post.body for post in hooks.posts]
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (1234567.4, "characters", "1,234,567"),
+        (332.678, "minutes", "332.68"),
+        (2500.456, "EUR", "2,500.46"),
+        (2500.6, "JPY", "2,501"),
+        (1.2346, "KWD", "1.235"),
+        (float("nan"), "EUR", "-"),
+    ],
+)
+def test_a_budget_amount_is_written_to_its_units_precision(value, unit, text):
+    """Alerts and check-budgets alike: money to its currency's minor unit, never two decimals
+    of yen."""
+    assert budget_amount(value, unit) == text
 
 
 def test_every_destination_gets_each_alert_once(org, mailbox, hooks):

@@ -13,17 +13,23 @@ from collections.abc import Iterable, Mapping
 
 from analytics.alerts.events import Event
 from analytics.capacity.budgets import Evaluation
-from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS, format_value
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.usage.metrics import METRIC_LABELS
 
 LINK = "/capacity"  # the dashboard page with budgets and forecasts
 
 
-def _amount(value: float, metric: str, currency: str | None) -> str:
-    if metric == "cost":
-        return f"{value:,.2f} {currency or ''}".rstrip()
-    if metric == "plan":
-        return format_value(value, TOTAL_CHARACTERS)
-    return format_value(value, metric)
+def budget_amount(value: float, unit: str) -> str:
+    """An amount in a budget's unit (``Evaluation.unit``), for alerts and ``check-budgets``
+    alike: characters whole, minutes to the hundredth, money to its currency's minor unit
+    (``1,234.56`` in EUR, ``1,235`` in JPY); "-" for none."""
+    if math.isnan(value):
+        return "-"
+    if unit == "characters":
+        return f"{value:,.0f}"
+    if unit == "minutes":
+        return f"{value:,.2f}"
+    return f"{value:,.{MINOR_UNITS[unit]}f}"
 
 
 def _share(value: float) -> str:
@@ -48,9 +54,11 @@ def _scope(evaluation: Evaluation, labels: Mapping[str, str]) -> str:
 def _text(evaluation: Evaluation, labels: Mapping[str, str], currency: str | None) -> str:
     budget = evaluation.budget
     metric = budget.metric
+    unit = evaluation.unit(currency or "")
 
     def amount(value: float) -> str:
-        return _amount(value, metric, currency)
+        money = budget.is_cost and math.isfinite(value)
+        return f"{budget_amount(value, unit)} {unit}" if money else budget_amount(value, unit)
 
     limit = math.nan if evaluation.limit is None else evaluation.limit
     sentences = [

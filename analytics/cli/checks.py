@@ -16,7 +16,7 @@ import pandas as pd
 import typer
 
 from analytics.alerts.anomalies import anomaly_events
-from analytics.alerts.budgets import budget_events
+from analytics.alerts.budgets import budget_amount, budget_events
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
@@ -199,11 +199,11 @@ def _budget_rows(table: pd.DataFrame) -> list[list[str]]:
             [
                 str(row["budget"]),
                 str(row["period"]),
-                _amount(row["used"], unit),
-                _amount(row["limit"], unit),
+                budget_amount(row["used"], unit),
+                budget_amount(row["limit"], unit),
                 unit,
                 _share(row["used %"]),
-                _amount(row["projected"], unit),
+                budget_amount(row["projected"], unit),
                 _share(row["projected %"]),
                 str(row["reached"]),
                 str(row["status"]),
@@ -211,13 +211,6 @@ def _budget_rows(table: pd.DataFrame) -> list[list[str]]:
             ]
         )
     return rows
-
-
-def _amount(value: float, unit: str) -> str:
-    """Characters whole, minutes and money to two decimals; "-" for none."""
-    if math.isnan(value):
-        return "-"
-    return f"{value:,.0f}" if unit == "characters" else f"{value:,.2f}"
 
 
 def _share(value: float) -> str:
