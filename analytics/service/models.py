@@ -109,6 +109,55 @@ class PlanUsage(msgspec.Struct, frozen=True):
     end_time: datetime | None = None
 
 
+# --- developer keys (administrator API) --------------------------------------------------------
+
+
+class UsageLimits(msgspec.Struct, frozen=True):
+    """A developer key's limits per one-month usage period: characters across text,
+    document and improvement, and speech-to-text milliseconds. None (or absent) is no limit;
+    0 allows nothing."""
+
+    characters: Characters | None = None
+    speech_to_text_milliseconds: Characters | None = None
+
+
+NO_LIMITS = UsageLimits()
+
+
+class DeveloperKey(msgspec.Struct, frozen=True):
+    """One developer key as the key list names it. `key_id` is not the secret and not the
+    masked key analytics reports; `analytics.keys` joins the two. Times are UTC."""
+
+    key_id: str
+    label: str = ""
+    creation_time: datetime | None = None
+    deactivated_time: datetime | None = None
+    is_deactivated: bool = False
+    usage_limits: UsageLimits = NO_LIMITS
+
+
+class CreatedKey(DeveloperKey, frozen=True):
+    """The answer to creating a key: the key, and its secret in `key`, given this once."""
+
+    key: str | None = None
+
+    def __repr__(self) -> str:
+        # The secret authorizes requests billed to the organization: never in a log.
+        return f"CreatedKey(key_id={self.key_id!r}, label={self.label!r}, key='****')"
+
+    @property
+    def listed(self) -> DeveloperKey:
+        """The key as the list shows it, without its secret."""
+        return DeveloperKey(
+            self.key_id,
+            self.label,
+            self.creation_time,
+            self.deactivated_time,
+            self.is_deactivated,
+            self.usage_limits,
+        )
+
+
 # --- paged analytics reports -------------------------------------------------------------------
 
 # Pages are numbered from 1; a next_page of 0 or below could only send a reader back.
