@@ -13,11 +13,18 @@ from emulator.config import EmulatorConfig
 from emulator.errors import TraceIdMiddleware, install_error_handlers
 from emulator.faults import FaultMiddleware
 from emulator.org import Organization
-from emulator.routers import analytics, documents, languages, plan, text
+from emulator.routers import analytics, documents, keys, languages, plan, text
 from emulator.served import Emulator
 
 API_VERSION = "3.12.0"
-ROUTERS = (analytics.router, plan.router, text.router, documents.router, languages.router)
+ROUTERS = (
+    analytics.router,
+    keys.router,
+    plan.router,
+    text.router,
+    documents.router,
+    languages.router,
+)
 
 
 def organization(config: EmulatorConfig) -> tuple[Organization, str]:

@@ -26,6 +26,7 @@ STATUS_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "too_many_requests",
+    456: "quota_exceeded",
     500: "internal_error",
     503: "service_unavailable",
 }

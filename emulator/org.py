@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+import uuid
 from dataclasses import dataclass, field
 
 from emulator.ledger import UsageTuple, mask_key
@@ -51,16 +53,56 @@ class LanguagePair:
         return self.source == self.target
 
 
+_HEX4 = re.compile(r"[0-9a-f]{4}")
+_KEY_IDS = uuid.UUID("5b0f6d1e-8c1a-4d4e-9f5e-2d3c4b5a6978")  # namespace of derived key ids
+
+
+def derived_key_id(secret: str) -> str:
+    """A key id (two GUIDs joined by a colon) fixed by the secret, revealing no more of it than
+    its mask does. A secret that starts and ends in four hex digits (a paid-plan key) gets a
+    key id that starts and ends as it does, so the two masks agree; a free-plan key's
+    (``…:fx``) cannot, and a client must join it to analytics by its label."""
+    first = uuid.uuid5(_KEY_IDS, f"first:{secret}").hex
+    second = uuid.uuid5(_KEY_IDS, f"second:{secret}").hex
+    head, tail = secret[:4], secret[-4:]
+    if _HEX4.fullmatch(head) and _HEX4.fullmatch(tail):
+        first, second = head + first[4:], second[:-4] + tail
+    return f"{uuid.UUID(first)}:{uuid.UUID(second)}"
+
+
+ADMIN_SUFFIX = ":adm"  # an admin key's secret ends so; only admin keys reach admin operations
+DEFAULT_LABEL = "Developer key"  # the label of a key created without one
+
+
 @dataclass(frozen=True)
 class KeySpec:
-    """One API key of the organization; its repr shows the masked key only."""
+    """One API key of the organization; its repr shows the masked key only.
+
+    An admin key (secret ending in ``:adm``) reaches the administrator operations and is not a
+    developer key: the developer-key list leaves it out. A developer key's `key_id` is what
+    the administrator operations name it by (empty: derived from the secret, see
+    `emulator.keyids`); `created` and `deactivated` are UTC instants (no `created`: the key's
+    first usage day, else the day the organization is served); its limits cap one usage
+    period (the billing period), None is no limit."""
 
     key: str = field(repr=False)
     label: str
-    admin: bool = False
     detect_beta: bool = False
     tags: tuple[TagShare, ...] = ()
     pairs: tuple[LanguagePair, ...] = ()
+    key_id: str = ""
+    created: dt.datetime | None = None
+    deactivated: dt.datetime | None = None
+    character_limit: int | None = None
+    speech_to_text_milliseconds_limit: int | None = None
+
+    @property
+    def admin(self) -> bool:
+        return self.key.endswith(ADMIN_SUFFIX)
+
+    @property
+    def published_id(self) -> str:
+        return self.key_id or derived_key_id(self.key)
 
     @property
     def masked(self) -> str:

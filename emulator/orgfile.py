@@ -9,11 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from emulator.ledger import METRICS, MINUTE_METRICS, UsageTuple
-from emulator.org import PARTS, KeySpec, LanguagePair, Organization, TagShare
+from emulator.org import ADMIN_SUFFIX, PARTS, KeySpec, LanguagePair, Organization, TagShare
 from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
 TABLES = ("keys", "usage", "plan")
-KEY_FIELDS = {"key", "label", "admin", "detect_beta", "tags", "pairs"}
+KEY_FIELDS = {
+    "key", "label", "admin", "detect_beta", "tags", "pairs", "key_id", "created", "deactivated",
+    "character_limit", "speech_to_text_milliseconds_limit",
+}  # fmt: skip
+GUID = r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+KEY_ID = re.compile(f"{GUID}:{GUID}")
 TAG_FIELDS = {"tag", "share", "first", "last"}
 PAIR_FIELDS = {"source", "target", "weight", "attributed"}
 LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?")
@@ -108,6 +113,23 @@ def _key(item: dict[str, Any], where: str) -> KeySpec:
     for name, value in flags.items():
         if not isinstance(value, bool):
             raise OrgFileError(f"{where}: {name} must be true or false")
+    if flags["admin"] and not key.endswith(ADMIN_SUFFIX):
+        raise OrgFileError(
+            f"{where}: admin = true needs a key ending in {ADMIN_SUFFIX} (an admin key's "
+            "suffix; a key with it is an admin key, with or without admin = true)"
+        )
+    key_id = item.get("key_id", "")
+    if not isinstance(key_id, str) or (key_id and not KEY_ID.fullmatch(key_id)):
+        raise OrgFileError(f"{where}: key_id must be two GUIDs joined by a colon")
+    created, deactivated = (
+        _instant(item.get(name), where, name) for name in ("created", "deactivated")
+    )
+    if created and deactivated and deactivated < created:
+        raise OrgFileError(f"{where}: deactivated must not be before created")
+    limits = [
+        _limit(item.get(name), where, name)
+        for name in ("character_limit", "speech_to_text_milliseconds_limit")
+    ]
     tags = tuple(
         _tag(tag, f"{where}.tags[{i}]") for i, tag in enumerate(_tables(item, "tags", where))
     )
@@ -120,7 +142,42 @@ def _key(item: dict[str, Any], where: str) -> KeySpec:
     )
     if len({(p.source, p.target, p.attributed) for p in pairs}) != len(pairs):
         raise OrgFileError(f"{where}: a language pair is listed twice")
-    return KeySpec(key, label, **flags, tags=tags, pairs=pairs)
+    return KeySpec(
+        key,
+        label,
+        flags["detect_beta"],
+        tags,
+        pairs,
+        key_id,
+        created,
+        deactivated,
+        *limits,
+    )
+
+
+def _instant(value: Any, where: str, name: str) -> dt.datetime | None:
+    """A TOML date-time (a time without an offset is UTC), a day (its 00:00 UTC), an ISO
+    string of either, or None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise OrgFileError(f"{where}: {name} must be a date-time or a day") from None
+    if not isinstance(value, dt.datetime) and isinstance(value, dt.date):
+        value = dt.datetime.combine(value, dt.time())
+    if not isinstance(value, dt.datetime):
+        raise OrgFileError(f"{where}: {name} must be a date-time or a day")
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def _limit(value: Any, where: str, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise OrgFileError(f"{where}: {name} must be a whole number ≥ 0 (leave it out for none)")
+    return value
 
 
 def _pair(item: dict[str, Any], where: str) -> LanguagePair:

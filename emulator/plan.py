@@ -63,9 +63,14 @@ def whole_minutes(minutes: float) -> int:
 
 
 def usage_body(
-    plan: Plan, period: tuple[dt.date, dt.date], account: Usage, own: Usage
+    plan: Plan,
+    period: tuple[dt.date, dt.date],
+    account: Usage,
+    own: Usage,
+    key_limit: int | None = None,
 ) -> dict[str, Any]:
-    """The UsageResponse from the period's usage of the account and of the calling key.
+    """The UsageResponse from the period's usage of the account and of the calling key, whose
+    character limit is `key_limit` when it has one, else the plan's.
 
     A free plan answers only the two character fields; everything the service marks as
     paid-only (products, key counts, minutes, the period) is absent there.
@@ -84,7 +89,7 @@ def usage_body(
             _product("speechToSpeech", speech_to_speech, minutes=True),
         ],
         "api_key_character_count": _characters(own),
-        "api_key_character_limit": limit,
+        "api_key_character_limit": limit if key_limit is None else key_limit,
         "speech_to_text_milliseconds_count": 0,  # deprecated by the service: always 0
         "speech_to_text_milliseconds_limit": 0,
         "speech_to_text_minutes_count": whole_minutes(account[3]),

@@ -57,6 +57,26 @@ class AdminUsageReport(BaseModel):
     usage_report: UsageReport
 
 
+class UsageLimits(BaseModel):
+    characters: int | None = Field(
+        None, description="Characters per usage period (text, documents, improvement)"
+    )
+    speech_to_text_milliseconds: int | None = None
+
+
+class ApiKey(BaseModel):
+    key_id: str = Field(description="Two GUIDs joined by a colon; not the secret")
+    label: str
+    creation_time: str
+    deactivated_time: str | None = None
+    is_deactivated: bool
+    usage_limits: UsageLimits
+
+
+class CreatedApiKey(ApiKey):
+    key: str = Field(description="The secret, given in this answer only")
+
+
 class CustomTagBreakdown(BaseModel):
     total_characters: int
     text_translation_characters: int

@@ -7,7 +7,7 @@ import datetime as dt
 from emulator.config import EmulatorConfig
 from emulator.errors import ServiceError
 from emulator.faults import Faults
-from emulator.ledger import LedgerRow, PairLedgerRow, TagLedgerRow
+from emulator.ledger import LedgerRow, PairLedgerRow, TagLedgerRow, Usage
 from emulator.org import Injected, KeySpec, Organization
 from emulator.plan import Plan, usage_body
 from emulator.store import Store, StoredKey
@@ -40,7 +40,7 @@ class Emulator:
         self.page_size = config.page_size
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
-        self.store.ensure(fingerprint, org)
+        self.store.ensure(fingerprint, org, self.today())
 
     def today(self) -> dt.date:
         """The day translations and uploads book usage on (pinned by `EmulatorConfig.today`)."""
@@ -51,12 +51,26 @@ class Emulator:
         return self.store.ledger(start, end)
 
     def usage_and_limits(self, key: StoredKey) -> dict[str, object]:
-        """The `GET /v2/usage` body: the billing period holding today, up to and with today."""
+        """The `GET /v2/usage` body: the billing period holding today, up to and with today;
+        the calling key's character limit is its own when it has one."""
+        period = self.plan.period(self.today())
+        account, own = self.store.total(*self._so_far()), self.key_use(key)
+        return usage_body(self.plan, period, account, own, key.character_limit)
+
+    def _so_far(self) -> tuple[dt.date, dt.date]:
+        """[first, stop) of the billing period holding today, up to and with today: the
+        usage period of plan and key limits alike."""
         today = self.today()
-        period = self.plan.period(today)
-        first, stop = period[0], today + dt.timedelta(days=1)
-        account, own = self.store.total(first, stop), self.store.total(first, stop, key.key_id)
-        return usage_body(self.plan, period, account, own)
+        return self.plan.period(today)[0], today + dt.timedelta(days=1)
+
+    def key_use(self, key: StoredKey) -> Usage:
+        """The key's use of the current usage period so far."""
+        return self.store.total(*self._so_far(), key.key_id)
+
+    def now(self) -> dt.datetime:
+        """The instant key changes are stamped with: now, on the emulator's current day."""
+        now = dt.datetime.now(dt.UTC)
+        return dt.datetime.combine(self.today(), now.timetz())
 
     def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
         """Tagged characters per key-day and tag of the inclusive UTC day range, sorted by

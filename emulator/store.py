@@ -14,7 +14,7 @@ from emulator.ledger import UNKNOWN, LedgerRow, PairLedgerRow, TagLedgerRow, Usa
 from emulator.org import PARTS, LanguagePair, Organization
 
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # dependants first
 TABLES = ("documents", "key_pairs", "language_pairs", "key_tags", "usage", "keys", "meta")
 SCHEMA = """
@@ -23,9 +23,14 @@ CREATE TABLE IF NOT EXISTS keys (
     key_id INTEGER PRIMARY KEY,      -- in masked-key order: key_id order = api_key order
     key TEXT NOT NULL UNIQUE,
     masked TEXT NOT NULL UNIQUE,
-    label TEXT NOT NULL,
+    label TEXT NOT NULL,             -- the current label
     admin INTEGER NOT NULL,
-    detect_beta INTEGER NOT NULL
+    detect_beta INTEGER NOT NULL,
+    published_id TEXT NOT NULL UNIQUE, -- the key_id of the administrator operations
+    created TEXT NOT NULL,           -- ISO instants, UTC
+    deactivated TEXT,
+    character_limit INTEGER,         -- per usage period, NULL: no limit
+    speech_limit_ms INTEGER
 );
 CREATE TABLE IF NOT EXISTS usage (
     usage_date TEXT NOT NULL,        -- ISO day, UTC
@@ -159,6 +164,34 @@ class StoredKey:
     label: str
     admin: bool
     detect_beta: bool
+    character_limit: int | None = None
+    speech_limit_ms: int | None = None
+
+
+DEVELOPER_KEY = (
+    "key_id, published_id, masked, label, created, deactivated, character_limit, speech_limit_ms"
+)
+
+
+@dataclass(frozen=True)
+class DeveloperKeyRow:
+    """A developer key as stored (the secret is not read back)."""
+
+    key_id: int
+    published_id: str
+    masked: str
+    label: str
+    created: str
+    deactivated: str | None
+    character_limit: int | None
+    speech_limit_ms: int | None
+
+
+def instant_text(moment: dt.datetime | None) -> str | None:
+    """An instant as the service writes it: ISO 8601 in UTC with milliseconds and a Z."""
+    if moment is None:
+        return None
+    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Store:
@@ -179,16 +212,17 @@ class Store:
         with self._lock:
             self._conn.close()
 
-    def ensure(self, fingerprint: str, org: Organization) -> None:
-        """Keep a database that already holds this organization; otherwise load a fresh one."""
+    def ensure(self, fingerprint: str, org: Organization, served_from: dt.date) -> None:
+        """Keep a database that already holds this organization; otherwise load a fresh one
+        (a key with neither a creation time nor usage was created on `served_from`)."""
         stamp = f"v{SCHEMA_VERSION}:{fingerprint}"
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
             if row and row[0] == stamp:
                 return
-        self._load(stamp, org)
+        self._load(stamp, org, served_from.isoformat())
 
-    def _load(self, stamp: str, org: Organization) -> None:
+    def _load(self, stamp: str, org: Organization, served_from: str) -> None:
         """Recreate the tables (a file may hold an older layout) and fill them from `org`."""
         order = sorted(range(len(org.keys)), key=lambda i: org.keys[i].masked)
         key_id = {index: rank + 1 for rank, index in enumerate(order)}
@@ -198,10 +232,26 @@ class Store:
                 self._conn.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in SCHEMA.split(";"):
                 self._conn.execute(statement)
+            first_days: dict[int, str] = {}
+            for day, i, *_ in org.usage:
+                first_days.setdefault(i, day)
             self._conn.executemany(
-                "INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (key_id[i], k.key, k.masked, k.label, k.admin, k.detect_beta)
+                    (
+                        key_id[i],
+                        k.key,
+                        k.masked,
+                        k.label,
+                        k.admin,
+                        k.detect_beta,
+                        k.published_id,
+                        instant_text(k.created)
+                        or f"{first_days.get(i, served_from)}T00:00:00.000Z",
+                        instant_text(k.deactivated),
+                        k.character_limit,
+                        k.speech_to_text_milliseconds_limit,
+                    )
                     for i, k in enumerate(org.keys)
                 ],
             )
@@ -236,11 +286,63 @@ class Store:
             self._conn.execute("INSERT INTO meta VALUES ('org', ?)", (stamp,))
 
     def find_key(self, key: str) -> StoredKey | None:
+        """The active key with this secret; a deactivated key is refused like an unknown one."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT key_id, masked, label, admin, detect_beta FROM keys WHERE key = ?", (key,)
+                """
+                SELECT key_id, masked, label, admin, detect_beta, character_limit,
+                       speech_limit_ms
+                FROM keys WHERE key = ? AND deactivated IS NULL
+                """,
+                (key,),
             ).fetchone()
-        return StoredKey(row[0], row[1], row[2], bool(row[3]), bool(row[4])) if row else None
+        return (
+            StoredKey(row[0], row[1], row[2], bool(row[3]), bool(row[4]), *row[5:]) if row else None
+        )
+
+    def developer_keys(self) -> list[DeveloperKeyRow]:
+        """Every developer key (admin keys are not), active and deactivated, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {DEVELOPER_KEY} FROM keys WHERE NOT admin ORDER BY created, key_id"  # noqa: S608
+            ).fetchall()
+        return [DeveloperKeyRow(*row) for row in rows]
+
+    def developer_key(self, published_id: str) -> DeveloperKeyRow | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {DEVELOPER_KEY} FROM keys WHERE NOT admin AND published_id = ?",  # noqa: S608
+                (published_id,),
+            ).fetchone()
+        return DeveloperKeyRow(*row) if row else None
+
+    def add_key(self, key: str, masked: str, label: str, published_id: str, created: str) -> None:
+        """A new developer key; its row id follows every other (ids need not follow masks)."""
+        with self._lock:
+            self._conn.execute(
+                """
+                INSERT INTO keys (key_id, key, masked, label, admin, detect_beta, published_id,
+                                  created)
+                VALUES ((SELECT MAX(key_id) + 1 FROM keys), ?, ?, ?, 0, 0, ?, ?)
+                """,
+                (key, masked, label, published_id, created),
+            )
+
+    def change_key(self, published_id: str, **columns: object) -> None:
+        """Set columns of a developer key's row (label, deactivated, the limits)."""
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        with self._lock:
+            self._conn.execute(
+                f"UPDATE keys SET {assignments} WHERE published_id = ?",  # noqa: S608
+                (*columns.values(), published_id),
+            )
+
+    def active_developer_keys(self) -> int:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM keys WHERE NOT admin AND deactivated IS NULL"
+            ).fetchone()
+        return int(row[0])
 
     def record_usage(
         self, key: StoredKey, day: dt.date, *, text: int = 0, document: int = 0

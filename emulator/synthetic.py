@@ -15,20 +15,25 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from emulator.ledger import UsageTuple
-from emulator.org import Injected, KeySpec, LanguagePair, Organization, TagShare
+from emulator.org import ADMIN_SUFFIX, Injected, KeySpec, LanguagePair, Organization, TagShare
 from emulator.plan import Plan
 
-# label, admin, detect_beta, shape
+# label, detect_beta, shape
 SIGNATURE_KEYS = (
-    ("Production website", True, True, "mixed"),
-    ("Finance reporting", True, False, "documents"),
-    ("Support desk", False, False, "relabelled"),
-    ("Legacy integration", False, True, "dormant"),
-    ("Marketing launch", False, True, "launch"),
-    ("Writing assistant", False, False, "rephrase"),
-    ("Meeting transcription", False, True, "speech"),
-    ("Document pipeline", False, False, "documents"),
+    ("Production website", True, "mixed"),
+    ("Finance reporting", False, "documents"),
+    ("Support desk", False, "relabelled"),
+    ("Legacy integration", True, "dormant"),
+    ("Marketing launch", True, "launch"),
+    ("Writing assistant", False, "rephrase"),
+    ("Meeting transcription", True, "speech"),
+    ("Document pipeline", False, "documents"),
 )
+# Keys beside the used developer keys: admin keys (label, enrolled in the detection beta) and
+# developer keys created but never used (label, days before today they were created).
+ADMIN_KEYS = (("Organization admin", True), ("Finance admin", False))
+UNUSED_KEYS = (("Mobile app (planned)", 5), ("Partner sandbox", 40))
+NEAR_LIMIT = 1.05  # the key near its limit has used 1 / NEAR_LIMIT of it this usage period
 RELABELLED_TO = "Customer support (EU)"
 MORE_LABELS = (
     "Internal wiki",
@@ -139,7 +144,7 @@ def generate(
         raise ValueError("a synthetic organization needs at least 3 keys and 1 day")
     rng = np.random.default_rng(seed)
     keys = _keys(rng, n_keys)
-    shapes = [SIGNATURE_KEYS[i][3] if i < len(SIGNATURE_KEYS) else "" for i in range(n_keys)]
+    shapes = [SIGNATURE_KEYS[i][2] if i < len(SIGNATURE_KEYS) else "" for i in range(n_keys)]
     shapes = [
         s or str(rng.choice(["text", "text", "mixed", "documents", "rephrase", "speech"]))
         for s in shapes
@@ -214,7 +219,65 @@ def generate(
         replace(spec, tags=key_tags, pairs=key_pairs)
         for spec, key_tags, key_pairs in zip(keys, tags, pairs, strict=True)
     ]
+    keys = _lifecycle(np.random.default_rng([seed, 5]), keys, rows, plan, today)
     return Organization(keys=keys, usage=rows, plan=plan, injected=injected)
+
+
+def _lifecycle(
+    rng: np.random.Generator,
+    keys: list[KeySpec],
+    rows: list[UsageTuple],
+    plan: Plan,
+    today: dt.date,
+) -> list[KeySpec]:
+    """What an administrator sees beside usage: each used key created before its first day,
+    the key whose usage ended first deactivated the day after its last (when that was over a
+    week ago), limits on three keys (the first near its limit this usage period), then the
+    admin keys and the developer keys never used. Drawn from a generator of its own, so
+    usage is the same with or without them."""
+    first_used: dict[int, str] = {}
+    last_used: dict[int, str] = {}
+    period_characters: dict[int, int] = {}
+    period_minutes: dict[int, float] = {}
+    period_start = plan.period(today)[0].isoformat()
+    for day, k, _, text, document, improvement, minutes, _ in rows:
+        first_used.setdefault(k, day)
+        last_used[k] = day
+        if day >= period_start:
+            period_characters[k] = period_characters.get(k, 0) + text + document + improvement
+            period_minutes[k] = period_minutes.get(k, 0.0) + minutes
+
+    def at(day: dt.date, days_before: int) -> dt.datetime:
+        seconds = int(rng.integers(8 * 3600, 18 * 3600))
+        midnight = dt.datetime.combine(day - dt.timedelta(days=days_before), dt.time(), dt.UTC)
+        return midnight + dt.timedelta(seconds=seconds)
+
+    changed = []
+    for k, spec in enumerate(keys):
+        first = dt.date.fromisoformat(first_used.get(k, today.isoformat()))
+        changed.append(replace(spec, created=at(first, int(rng.integers(1, 21)))))
+    ended = min(last_used, key=lambda k: (last_used[k], k))
+    if dt.date.fromisoformat(last_used[ended]) < today - dt.timedelta(days=7):
+        after = dt.date.fromisoformat(last_used[ended]) + dt.timedelta(days=1)
+        changed[ended] = replace(changed[ended], deactivated=at(after, 0))
+    near = period_characters.get(0, 0)
+    changed[0] = replace(changed[0], character_limit=max(math.ceil(near * NEAR_LIMIT), 1000))
+    if len(changed) > 7:
+        documents = period_characters.get(7, 0)
+        changed[7] = replace(changed[7], character_limit=10 * max(documents, 10_000))
+    if len(changed) > 6:
+        speech = period_minutes.get(6, 0.0)
+        limit = 2 * max(round(speech * 60_000), 3_600_000)
+        changed[6] = replace(changed[6], speech_to_text_milliseconds_limit=limit)
+    admins = [
+        KeySpec(str(uuid.UUID(bytes=rng.bytes(16), version=4)) + ADMIN_SUFFIX, label, beta)
+        for label, beta in ADMIN_KEYS
+    ]
+    unused = [
+        KeySpec(str(uuid.UUID(bytes=rng.bytes(16), version=4)), label, created=at(today, days))
+        for label, days in UNUSED_KEYS
+    ]
+    return [*changed, *admins, *unused]
 
 
 @dataclass
@@ -489,10 +552,10 @@ def _keys(rng: np.random.Generator, n_keys: int) -> list[KeySpec]:
 
 def _spec(i: int, key: str, rng: np.random.Generator) -> KeySpec:
     if i < len(SIGNATURE_KEYS):
-        label, admin, beta, _ = SIGNATURE_KEYS[i]
-        return KeySpec(key, RELABELLED_TO if i == 2 else label, admin, beta)
+        label, beta, _ = SIGNATURE_KEYS[i]
+        return KeySpec(key, RELABELLED_TO if i == 2 else label, beta)
     j = i - len(SIGNATURE_KEYS)
     label = MORE_LABELS[j % len(MORE_LABELS)]
     if j >= len(MORE_LABELS):
         label = f"{label} {j // len(MORE_LABELS) + 1}"
-    return KeySpec(key, label, admin=False, detect_beta=bool(rng.random() < 0.5))
+    return KeySpec(key, label, detect_beta=bool(rng.random() < 0.5))

@@ -165,7 +165,7 @@ def assert_unreadable_files_refused(load: Callable, error: type[Exception], fold
 # --- an organization file with a plan ----------------------------------------------------------
 
 PLAN_TODAY = date(2025, 3, 20)  # billed from the 13th: the period is 2025-03-13 – 2025-04-12
-PLAN_ADMIN = "plan-admin-0001-aaaa"
+PLAN_ADMIN = "plan-admin-0001-aaaa:adm"
 
 
 def plan_org(plan: str = "billing_day = 13\ncharacter_limit = 2000") -> str:

@@ -200,7 +200,7 @@ def test_every_destination_gets_each_alert_once(org, mailbox, hooks):
     assert body.endswith(f"Open the dashboard: {LINK}\n")
     key_budget = mailbox.messages[1].get_content()
     assert "1,900 of 1,500 total characters used (126.7 %)" in key_budget
-    assert "Keys: Admin (plan****aaaa)." in key_budget  # label and masked key
+    assert "Keys: Admin (plan****:adm)." in key_budget  # label and masked key
     assert "750 of 2,000 characters of the plan's limit used (37.5 %)" in (
         mailbox.messages[2].get_content()
     )

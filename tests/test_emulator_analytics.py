@@ -17,7 +17,7 @@ ANALYTICS = "/v2/admin/analytics"
 MASKED = re.compile(r"^.{4}\*{4}.{4}$")
 ORG = """
 [[keys]]
-key = "admin-secret-0001-aaaa"
+key = "admin-secret-0001-aaaa:adm"
 label = "Admin"
 admin = true
 detect_beta = true
@@ -27,7 +27,7 @@ key = "plain-secret-0002-bbbb"
 label = "Website"
 
 [[usage]]
-key = "admin-secret-0001-aaaa"
+key = "admin-secret-0001-aaaa:adm"
 date = "2025-03-01"
 text_translation_characters = 100
 document_translation_characters = 10
@@ -47,7 +47,7 @@ text_translation_characters = 2000
 speech_to_text_minutes = 1.25
 
 [[usage]]
-key = "admin-secret-0001-aaaa"
+key = "admin-secret-0001-aaaa:adm"
 date = "2025-03-03"
 text_improvement_characters = 30000
 """
@@ -58,7 +58,7 @@ async def client_for(path, **settings):
     app = create_app(EmulatorConfig(org_file=path, today=dt.date(2025, 3, 10), **settings))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(
-        transport=transport, base_url="http://e", headers=auth("admin-secret-0001-aaaa")
+        transport=transport, base_url="http://e", headers=auth("admin-secret-0001-aaaa:adm")
     ) as client:
         yield client
     app.state.emulator.store.close()
@@ -144,13 +144,13 @@ async def test_group_by_key_fields(org_client):
     assert body["group_by"] == "key"
     assert "key_and_day_usages" not in body
     rows = {row["api_key"]: row for row in body["key_usages"]}
-    assert set(rows) == {mask_key("admin-secret-0001-aaaa"), mask_key("plain-secret-0002-bbbb")}
+    assert set(rows) == {mask_key("admin-secret-0001-aaaa:adm"), mask_key("plain-secret-0002-bbbb")}
     website = rows[mask_key("plain-secret-0002-bbbb")]
     assert website["api_key_label"] == "Website"
     assert website["usage"]["text_translation_characters"] == 2200
     assert website["usage"]["speech_to_text_minutes"] == 1.25
     assert website["usage"]["speech_to_speech_minutes"] == 0
-    assert rows[mask_key("admin-secret-0001-aaaa")]["usage"]["speech_to_speech_minutes"] == 2.25
+    assert rows[mask_key("admin-secret-0001-aaaa:adm")]["usage"]["speech_to_speech_minutes"] == 2.25
     assert all(set(row) == {"api_key", "api_key_label", "usage"} for row in body["key_usages"])
 
 
@@ -170,7 +170,7 @@ async def test_full_keys_never_appear(org_client):
     response = await org_client.get(
         ANALYTICS, params={"start_date": "2025-03-01", "end_date": "2025-03-04", "group_by": "key"}
     )
-    assert "admin-secret-0001-aaaa" not in response.text
+    assert "admin-secret-0001-aaaa:adm" not in response.text
     assert "plain-secret-0002-bbbb" not in response.text
     assert all(
         MASKED.match(row["api_key"]) for row in response.json()["usage_report"]["key_usages"]
@@ -301,7 +301,7 @@ def test_command_line_reads_end_dates_inclusively_and_speech_in_milliseconds(org
         response = httpx.get(
             f"{server.base_url}{ANALYTICS}",
             params={"start_date": "2025-03-02", "end_date": "2025-03-03"},
-            headers=auth("admin-secret-0001-aaaa"),
+            headers=auth("admin-secret-0001-aaaa:adm"),
         )
     assert response.status_code == 200
     total = response.json()["usage_report"]["total_usage"]

@@ -217,7 +217,7 @@ def test_get_usage_reads_the_plan_and_the_ledger(translator, official_client_emu
     )
 
 
-FREE_KEY = "free-plan-key-0001-aaaa"
+FREE_KEY = "free-plan-key-0001-aaaa:adm"
 FREE_ORG = f"""
 [plan]
 pro = false

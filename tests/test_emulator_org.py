@@ -21,7 +21,7 @@ from emulator.synthetic import RELABELLED_TO, SIGNATURE_KEYS, generate
 TODAY = dt.date(2025, 6, 1)
 GOOD = """
 [[keys]]
-key = "k-admin-0000-0001"
+key = "k-admin-0000-0001:adm"
 label = "Ops"
 admin = true
 
@@ -45,7 +45,7 @@ def test_org_file_loads_with_defaults(tmp_path):
     org = load(write(tmp_path, GOOD))
     assert [k.label for k in org.keys] == ["Ops", ""]
     assert org.keys[1].admin is False and org.keys[1].detect_beta is False
-    assert org.admin_key == "k-admin-0000-0001"
+    assert org.admin_key == "k-admin-0000-0001:adm"
     assert org.usage == [("2025-01-02", 1, "", 5, 0, 0, 0.0, 0.0)]
 
 
@@ -53,30 +53,30 @@ def test_org_file_loads_with_defaults(tmp_path):
     ("text", "fragment"),
     [
         (GOOD + '[[usage]]\nkey = "nobody"\ndate = "2025-01-02"\n', "not listed"),
-        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-02-30"\n', "YYYY-MM-DD"),
-        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "yesterday"\n', "YYYY-MM-DD"),
+        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-02-30"\n', "YYYY-MM-DD"),
+        (GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "yesterday"\n', "YYYY-MM-DD"),
         (
-            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-01-03"\n'
             "text_translation_characters = -1\n",
             "non-negative",
         ),
         (
-            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-01-03"\n'
             "speech_to_text_minutes = -0.5\n",
             "non-negative",
         ),
         (
-            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-01-03"\n'
             "speech_to_speech_minutes = -1\n",
             "non-negative number",
         ),
         (
-            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\n'
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-01-03"\n'
             "document_translation_characters = 1.5\n",
             "integer",
         ),
         (
-            GOOD + '[[usage]]\nkey = "k-admin-0000-0001"\ndate = "2025-01-03"\ncolour = 1\n',
+            GOOD + '[[usage]]\nkey = "k-admin-0000-0001:adm"\ndate = "2025-01-03"\ncolour = 1\n',
             "unknown field",
         ),
         (GOOD + '[[usage]]\nkey = "k-plain-0000-0002"\ndate = "2025-01-02"\n', "repeats"),
@@ -93,7 +93,7 @@ def test_org_file_errors_are_clear(tmp_path, text, fragment):
     with pytest.raises(OrgFileError) as caught:
         load(write(tmp_path, text))
     assert fragment in str(caught.value)
-    assert "k-admin-0000-0001" not in str(caught.value)
+    assert "k-admin-0000-0001:adm" not in str(caught.value)
 
 
 # A key's tags and pairs, each broken one way, and what the loader's message says of it.
@@ -129,7 +129,7 @@ PAIR_RULES = [
     [("tags", *rule) for rule in TAG_RULES] + [("pairs", *rule) for rule in PAIR_RULES],
 )
 def test_a_key_s_tags_and_pairs_follow_the_file_rules(tmp_path, field, value, fragment):
-    key = "k-admin-0000-0001"
+    key = "k-admin-0000-0001:adm"
     message = org_file_error(tmp_path, f'[[keys]]\nkey = "{key}"\n{field} = {value}\n')
     assert fragment in message and "keys[0]" in message and key not in message
 
@@ -137,14 +137,15 @@ def test_a_key_s_tags_and_pairs_follow_the_file_rules(tmp_path, field, value, fr
 @pytest.mark.parametrize(
     ("flags", "chosen"),
     [
-        ({"a": "admin = true", "b": "admin = true\ndetect_beta = true"}, "key-b-0000-0002"),
-        ({"a": "admin = true", "b": "admin = true"}, "key-a-0000-0001"),
+        ({"a": "admin = true", "b": "admin = true\ndetect_beta = true"}, "keyb-0000-0002:adm"),
+        ({"a": "admin = true", "b": "admin = true"}, "keya-0000-0001:adm"),
         ({"a": "detect_beta = true", "b": ""}, None),
     ],
 )
 def test_admin_key_prefers_an_admin_in_the_detection_beta(tmp_path, flags, chosen):
     text = "".join(
-        f'[[keys]]\nkey = "key-{name}-0000-000{i}"\n{flags[name]}\n'
+        f'[[keys]]\nkey = "key{name}-0000-000{i}{":adm" * ("admin" in flags[name])}"\n'
+        f"{flags[name]}\n"
         for i, name in enumerate(("a", "b"), start=1)
     )
     assert load(write(tmp_path, text)).admin_key == chosen
@@ -159,7 +160,7 @@ async def test_org_file_serves_its_usage(tmp_path):
     app = create_app(EmulatorConfig(org_file=write(tmp_path, GOOD), today=TODAY))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(
-        transport=transport, base_url="http://e", headers=auth("k-admin-0000-0001")
+        transport=transport, base_url="http://e", headers=auth("k-admin-0000-0001:adm")
     ) as client:
         body = (
             await client.get(
@@ -192,7 +193,7 @@ def test_cli_serves_a_file_org_on_a_pinned_day_without_printing_a_key(tmp_path):
         assert process.stdout is not None
         base = process.stdout.readline().removeprefix("Emulator listening on ").strip()
         assert wait_until_healthy(f"{base}/healthz", process)
-        headers = auth("k-admin-0000-0001")
+        headers = auth("k-admin-0000-0001:adm")
         translated = httpx.post(
             f"{base}/v2/translate", json={"text": ["hello"], "target_lang": "DE"}, headers=headers
         )
@@ -204,7 +205,7 @@ def test_cli_serves_a_file_org_on_a_pinned_day_without_printing_a_key(tmp_path):
     [row] = report["usage_report"]["key_and_day_usages"]
     assert row["usage"]["text_translation_characters"] == len("hello")
     rest = process.stdout.read()
-    assert "Admin key" not in rest and "k-admin-0000-0001" not in rest
+    assert "Admin key" not in rest and "k-admin-0000-0001:adm" not in rest
 
 
 def test_cli_reports_a_busy_port():
@@ -244,13 +245,15 @@ def test_history_ends_yesterday_and_spans_the_days():
 def test_roles_and_shapes():
     org = generate(5, 12, 400, TODAY)
     keys = org.keys
-    assert keys[0].admin and keys[0].detect_beta
-    assert any(not k.admin for k in keys) and any(not k.detect_beta for k in keys)
+    admins = [k for k in keys if k.admin]
+    assert [k.label for k in admins] == ["Organization admin", "Finance admin"]
+    assert all(k.key.endswith(":adm") for k in admins) and org.admin_key == admins[0].key
+    assert keys[0].detect_beta and any(not k.detect_beta for k in keys)
     assert all(k.key.count("-") == 4 for k in keys)
     by_key: dict[int, list] = {}
     for row in org.usage:
         by_key.setdefault(row[1], []).append(row)
-    shape = {name: i for i, (_, _, _, name) in enumerate(SIGNATURE_KEYS)}
+    shape = {name: i for i, (_, _, name) in enumerate(SIGNATURE_KEYS)}
     dormant = by_key[shape["dormant"]]
     assert max(row[0] for row in dormant) < "2025-01-01"
     rephrase = by_key[shape["rephrase"]]
@@ -272,12 +275,36 @@ def test_roles_and_shapes():
 
 def test_largest_size_is_sparse_and_complete():
     org = generate(42, 1000, 1826, TODAY)
-    assert len(org.keys) == 1000
-    assert len({k.masked for k in org.keys}) == 1000
+    assert len(org.keys) == 1004  # and two admin keys, two developer keys never used
+    assert len({k.masked for k in org.keys}) == 1004
     share = len(org.usage) / (1000 * 1826)
     assert 0.3 < share < 0.5
     sample = np.array([r[3] + r[4] + r[5] for r in org.usage[:1000]])
     assert (sample > 0).all()
+
+
+def test_the_synthetic_keys_have_a_life_an_administrator_sees():
+    """Keys never used, a deactivated key with history, limits, one key near its limit."""
+    org = generate(42, 8, 120, dt.date(2026, 11, 24))
+    used: dict[int, list[str]] = {}
+    for row in org.usage:
+        used.setdefault(row[1], []).append(row[0])
+    unused = [k.label for i, k in enumerate(org.keys) if i not in used and not k.admin]
+    assert unused == ["Mobile app (planned)", "Partner sandbox"]
+    [(index, gone)] = [(i, k) for i, k in enumerate(org.keys) if k.deactivated]
+    assert gone.label == "Legacy integration"
+    assert gone.deactivated.date() == dt.date.fromisoformat(max(used[index])) + dt.timedelta(1)
+    assert all(
+        k.created.date() <= dt.date.fromisoformat(min(used[i]))
+        for i, k in enumerate(org.keys)
+        if i in used
+    )
+    period = org.plan.period(dt.date(2026, 11, 24))[0].isoformat()
+    near = org.keys[0]
+    characters = sum(r[3] + r[4] + r[5] for r in org.usage if r[1] == 0 and r[0] >= period)
+    assert near.label == "Production website"
+    assert 0.9 < characters / near.character_limit < 1
+    assert org.keys[6].speech_to_text_milliseconds_limit > 0
 
 
 @pytest.mark.parametrize(("keys", "days"), [(2, 10), (5, 0)])

@@ -22,7 +22,7 @@ from emulator import EmulatorConfig, create_app, mask_key
 from emulator.store import WINDOWS_KEPT
 
 PAIRS = "/v2/admin/analytics/language-pairs"
-ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb", "pair-older-0003-cccc"
+ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa:adm", "pair-plain-0002-bbbb", "pair-older-0003-cccc"
 A, B, C = mask_key(ADMIN), mask_key(WEB), mask_key(LEGACY)
 # The admin key splits translation 3 : 1 : 1 over en→ja, en→de and unattributed en→ja, and
 # improves English; the website translates de→en-GB only (its improvement has no pair: '-');

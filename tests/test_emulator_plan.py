@@ -15,7 +15,7 @@ from emulator.plan import Plan
 
 USAGE = "/v2/usage"
 FORM = "application/x-www-form-urlencoded"
-ADMIN, PLAIN = "plan-admin-0001-aaaa", "plan-plain-0002-bbbb"
+ADMIN, PLAIN = "plan-admin-0001-aaaa:adm", "plan-plain-0002-bbbb"
 KEYS = organization(org_key(ADMIN, "Admin", admin=True), org_key(PLAIN, "Website"))
 PAID = """
 [plan]

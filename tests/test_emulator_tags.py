@@ -13,7 +13,7 @@ from orgfiles import load_org, org_key, org_usage, organization
 from emulator import EmulatorConfig, create_app
 
 TAGS = "/v2/admin/analytics/custom-tags"
-ADMIN, PLAIN = "tags-admin-0001-aaaa", "tags-plain-0002-bbbb"
+ADMIN, PLAIN = "tags-admin-0001-aaaa:adm", "tags-plain-0002-bbbb"
 ADMIN_TAGS = """tags = [
     { tag = "checkout", share = 0.25 },
     { tag = "spring", share = 0.5, first = 2025-03-02, last = "2025-03-03" },

@@ -12,7 +12,7 @@ from orgfiles import org_key, org_usage, organization
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
-ADMIN, SPEECH = "exact-admin-0001-aaaa", "exact-speech-0002-bbbb"
+ADMIN, SPEECH = "exact-admin-0001-aaaa:adm", "exact-speech-0002-bbbb"
 ORG = organization(
     org_key(ADMIN, "Admin", admin=True),
     org_key(SPEECH, "Speech"),
@@ -34,7 +34,7 @@ def test_summed_minutes_are_written_as_the_decimals_they_are(served_org, tmp_pat
         [
             f"api_key,api_key_label,{HEADER}",
             "exac****bbbb,Speech,3,3,0,0,0.3,1.0",
-            "exac****aaaa,Admin,2,2,0,0,0.2,0.0",
+            "exac****:adm,Admin,2,2,0,0,0.2,0.0",
         ]
     )
     total = export_file(served_org, ADMIN, tmp_path / "t.csv", *RANGE, "--group-by", "none")

@@ -14,7 +14,7 @@ from orgfiles import SPLIT_PAIRS, org_key, org_usage, organization
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
-ADMIN, PLAIN = "pair-admin-0001-aaaa", "pair-plain-0002-bbbb"
+ADMIN, PLAIN = "pair-admin-0001-aaaa:adm", "pair-plain-0002-bbbb"
 ORG = organization(
     org_key(ADMIN, "Admin", f"pairs = {SPLIT_PAIRS}", admin=True),
     org_key(PLAIN, "@Web", 'pairs = [{ source = "de", target = "fr" }]'),
@@ -26,7 +26,7 @@ METRICS = (
     "total_characters,text_translation_characters,document_translation_characters,"
     "text_improvement_characters,speech_to_text_minutes,speech_to_speech_minutes"
 )
-A, B = "pair****aaaa,Admin", "pair****bbbb,'@Web"  # the label's formula defused
+A, B = "pair****:adm,Admin", "pair****bbbb,'@Web"  # the label's formula defused
 # Admin's translation splits 3:1:1 over en→ja, en→de and en→ja unattributed (key "-"):
 # 1000 → 600/200/200 and 500 → 300/100/100 on the 1st, 11 → 6/2/3 on the 2nd; its improvement
 # and minutes go to en→en. Web has no same-language pair: its improvement is "-" → "-".

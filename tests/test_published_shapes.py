@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 from analytics.cli import app as cli_app
 from emulator import EmulatorConfig, create_app
 
-KEYS = {"ab12-web-shop-0001": "Web shop", "cd34-support-0002": "Support"}
-MASKED = ["ab12****0001", "cd34****0002"]
+KEYS = {"ab12-web-shop-0001:adm": "Web shop", "cd34-support-0002": "Support"}
+MASKED = ["ab12****:adm", "cd34****0002"]
 ADMIN = next(iter(KEYS))
 DAYS = [date(2025, 3, 30) + timedelta(days=i) for i in range(4)]
 HEADER = (

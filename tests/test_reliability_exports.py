@@ -39,8 +39,10 @@ LABELS = [
     "plain label",
 ]
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-KEYS = {f"k{i:03d}-hostile-label-{i:04d}": label for i, label in enumerate(LABELS)}
-ADMIN = next(iter(KEYS))
+KEYS = {
+    f"k{i:03d}-hostile-label-{i:04d}" + ":adm" * (i == 0): label for i, label in enumerate(LABELS)
+}
+ADMIN = next(iter(KEYS))  # keys of index 0 end in :adm, the admin suffix
 DAYS = [date(2025, 3, 30) + timedelta(days=i) for i in range(5)]
 
 

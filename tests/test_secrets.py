@@ -32,8 +32,8 @@ from analytics.service.settings import Settings
 from analytics.usage.pipeline import fetch_usage
 from emulator import EmulatorConfig, create_app
 
-CANARY = "SECRETKEY-abcdef1234567890-canary"
-HIDDEN = CANARY[4:-4]  # what the masked form `SECR****nary` leaves out
+CANARY = "SECRETKEY-abcdef1234567890-canary:adm"
+HIDDEN = CANARY[4:-4]  # what the masked form `SECR****:adm` leaves out
 MIDDLE = "abcdef1234567890"
 DAYS = [date(2025, 5, 1) + timedelta(days=i) for i in range(20)]
 START, END = DAYS[0], DAYS[-1]
@@ -114,7 +114,7 @@ def test_export_in_every_format(fmt, tmp_path):
     assert child.returncode == 0, child.stderr
     assert "DEBUG" in child.stderr  # --debug logs every request, and still no key
     text = file_text(out)
-    assert "SECR****nary" in text  # the key's usage is there, under its masked form
+    assert "SECR****:adm" in text  # the key's usage is there, under its masked form
     assert_no_key(out.read_bytes(), "the exported file")
     assert_no_key(text, "the exported cells")
     # The history store the export filled: named by digests, holding masked keys only.
@@ -137,7 +137,7 @@ def test_languages_detect_and_report(tmp_path):
     report = tmp_path / "report.html"
     child = run_cli("report", "--start", str(START), "--end", str(END), "-o", str(report))
     assert child.returncode == 0, child.stderr
-    assert "SECR****nary" in report.read_text(encoding="utf-8")
+    assert "SECR****:adm" in report.read_text(encoding="utf-8")
     assert_no_key(report.read_bytes(), "the HTML report")
 
 
@@ -225,7 +225,7 @@ def test_every_dashboard_page(page, caplog):
     assert not at.error
     content = rendered(at)
     if page == "keys":
-        assert b"SECR****nary" in content  # the key is shown, masked
+        assert b"SECR****:adm" in content  # the key is shown, masked
     assert_no_key(content, f"the {page} page")
     assert_no_key(repr(dict(at.query_params)), "the URL query parameters")
     assert_no_key(repr(at.session_state.to_dict()), "the session state")

@@ -18,7 +18,7 @@ from emulator import mask_key
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
-ADMIN, WEB = "speech-admin-0001-aaaa", "speech-plain-0002-bbbb"
+ADMIN, WEB = "speech-admin-0001-aaaa:adm", "speech-plain-0002-bbbb"
 A, W = mask_key(ADMIN), mask_key(WEB)
 # The admin key's speech-to-text goes to its pair en→en; the website has no pairs: "-" → "-".
 ORG = organization(

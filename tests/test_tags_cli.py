@@ -14,7 +14,7 @@ from orgfiles import org_key, org_usage, organization
 
 pytestmark = pytest.mark.usefixtures("clean_cli_environment")
 
-ADMIN, PLAIN = "tags-admin-0001-aaaa", "tags-plain-0002-bbbb"
+ADMIN, PLAIN = "tags-admin-0001-aaaa:adm", "tags-plain-0002-bbbb"
 ADMIN_TAGS = """tags = [
     { tag = "checkout", share = 0.25 },
     { tag = "=cmd|x", share = 0.5, first = 2025-03-02, last = 2025-03-02 },

@@ -11,7 +11,8 @@ import weakref
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Self, TypeVar
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec, Self, TypeVar
 
 import httpx
 import msgspec
@@ -31,13 +32,16 @@ from analytics.service.errors import (
     ConnectionFailedError,
     InvalidResponseError,
     NotFoundError,
+    QuotaExceededError,
     RateLimitError,
     ServerError,
     ServiceError,
 )
 from analytics.service.models import (
+    CreatedKey,
     DetectionResponse,
     DetectionResult,
+    DeveloperKey,
     DocumentHandle,
     ErrorBody,
     LanguageEntry,
@@ -56,6 +60,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+K = TypeVar("K", DeveloperKey, CreatedKey)
 Body = TypeVar("Body")
 P = ParamSpec("P")
 GroupBy = Literal["key", "key_and_day"] | None
@@ -77,6 +82,7 @@ _ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
     401: AuthorizationError,
     403: AuthorizationError,
     404: NotFoundError,
+    456: QuotaExceededError,
 }
 # Transport failures after which the request certainly never reached the service.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -88,6 +94,29 @@ _v3_languages_decoder = msgspec.json.Decoder(list[LanguageEntry] | LanguageList)
 _v2_languages_decoder = msgspec.json.Decoder(list[V2Language])
 _resources_decoder = msgspec.json.Decoder(list[LanguageResource])
 _plan_decoder = msgspec.json.Decoder(PlanUsage)
+_keys_decoder = msgspec.json.Decoder(list[DeveloperKey])
+_key_decoder = msgspec.json.Decoder(DeveloperKey)
+_created_decoder = msgspec.json.Decoder(CreatedKey)
+KEYS_PATH = "/v2/admin/developer-keys"
+
+
+class Keep(Enum):
+    """A limit left as it is (None removes a limit)."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+Limit = int | None | Keep
+
+
+@dataclass(frozen=True)
+class KeyChange(Generic[K]):
+    """A key operation's answer: the key as it now is, and the trace id the service gave
+    the request (for the audit log and for support)."""
+
+    key: K
+    trace_id: str
 
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
@@ -141,6 +170,10 @@ def decode(decoder: Decoder[T], response: httpx.Response) -> T:
         return decoder.decode(response.content)
     except msgspec.DecodeError as exc:
         raise invalid_response(response, f"the body is not the documented shape ({exc})") from None
+
+
+def _changed(decoder: Decoder[K], response: httpx.Response) -> KeyChange[K]:
+    return KeyChange(decode(decoder, response), response.headers.get("X-Trace-ID", ""))
 
 
 @dataclass(frozen=True)
@@ -463,6 +496,47 @@ class AsyncServiceClient:
         """Usage and limits of the current billing period, counted up to now (today included)."""
         return decode(_plan_decoder, await self.request("GET", PLAN_PATH, idempotent=True))
 
+    # -- developer keys (administrator API) -----------------------------------------------------
+
+    async def developer_keys(self) -> list[DeveloperKey]:
+        """Every developer key of the organization, active and deactivated."""
+        return decode(_keys_decoder, await self.request("GET", KEYS_PATH, idempotent=True))
+
+    async def create_developer_key(self, label: str | None = None) -> KeyChange[CreatedKey]:
+        """A new key; its secret is in the answer's `key` only. Never resent after the request
+        may have reached the service: a lost answer raises, and the caller must look at the
+        list rather than create a second key."""
+        request = Request(json={"label": label} if label else {})
+        response = await self.request("POST", KEYS_PATH, idempotent=False, request=request)
+        return _changed(_created_decoder, response)
+
+    async def deactivate_developer_key(self, key_id: str) -> KeyChange[DeveloperKey]:
+        """Deactivate a key, at once and for good (sending it twice changes nothing more)."""
+        return await self._change_key("deactivate", {"key_id": key_id})
+
+    async def rename_developer_key(self, key_id: str, label: str) -> KeyChange[DeveloperKey]:
+        return await self._change_key("label", {"key_id": key_id, "label": label})
+
+    async def set_developer_key_limits(
+        self, key_id: str, characters: Limit = KEEP, speech_to_text_milliseconds: Limit = KEEP
+    ) -> KeyChange[DeveloperKey]:
+        """Set a key's limits per usage period: a number (0 allows nothing), None to remove
+        the limit, KEEP to leave it as it is."""
+        limits = {
+            "characters": characters,
+            "speech_to_text_milliseconds": speech_to_text_milliseconds,
+        }
+        body = {"key_id": key_id} | {n: v for n, v in limits.items() if v is not KEEP}
+        return await self._change_key("limits", body)
+
+    async def _change_key(self, what: str, body: Mapping[str, object]) -> KeyChange[DeveloperKey]:
+        """A PUT that sets a key's state: sending it again sets the same, so it is retried."""
+        request = Request(json=body)
+        response = await self.request(
+            "PUT", f"{KEYS_PATH}/{what}", idempotent=True, request=request
+        )
+        return _changed(_key_decoder, response)
+
 
 class _EventLoopThread:
     """A private event loop on a daemon thread, so sync callers on any thread (Streamlit's
@@ -560,5 +634,10 @@ class ServiceClient:
     language_resources = blocking(AsyncServiceClient.language_resources)
     languages_v2 = blocking(AsyncServiceClient.languages_v2)
     usage = blocking(AsyncServiceClient.usage)
+    developer_keys = blocking(AsyncServiceClient.developer_keys)
+    create_developer_key = blocking(AsyncServiceClient.create_developer_key)
+    deactivate_developer_key = blocking(AsyncServiceClient.deactivate_developer_key)
+    rename_developer_key = blocking(AsyncServiceClient.rename_developer_key)
+    set_developer_key_limits = blocking(AsyncServiceClient.set_developer_key_limits)
     custom_tag_report = blocking(AsyncServiceClient.custom_tag_report)
     language_pair_report = blocking(AsyncServiceClient.language_pair_report)

@@ -71,6 +71,12 @@ class NotFoundError(ServiceError):
     default_title = "Not Found"
 
 
+class QuotaExceededError(ServiceError):
+    """456: the key (or the plan) reached its character limit for the usage period."""
+
+    default_title = "Quota exceeded"
+
+
 class RateLimitError(ServiceError):
     """429: too many requests; `retry_after` is the wait the service asked for, in seconds."""
 

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 
+from emulator.developer_keys import check_characters
 from emulator.errors import ServiceError
 from emulator.served import Emulator
 from emulator.store import StoredKey
@@ -49,3 +50,14 @@ async def admin(key: Caller) -> StoredKey:
 
 
 Admin = Annotated[StoredKey, Depends(admin)]
+
+
+async def metered(emulator: Served, key: Caller) -> StoredKey:
+    """Every operation that books characters: 456 once the calling key's characters this
+    usage period reach its limit, before anything is read or booked."""
+    text, document, improvement, *_ = emulator.key_use(key)
+    check_characters(key, text + document + improvement)
+    return key
+
+
+Metered = Annotated[StoredKey, Depends(metered)]

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from emulator import documents
 from emulator.errors import json_response
-from emulator.routers.access import Caller, Served
+from emulator.routers.access import Metered, Served
 from emulator.schemas import DOCUMENT_PARAMETERS, DocumentHandle, errors
 
 router = APIRouter(tags=["document translation"])
@@ -20,6 +20,6 @@ router = APIRouter(tags=["document translation"])
     responses=errors(400, 413, 415),
     openapi_extra=DOCUMENT_PARAMETERS,
 )
-async def upload_document(request: Request, emulator: Served, key: Caller) -> Response:
+async def upload_document(request: Request, emulator: Served, key: Metered) -> Response:
     handle = await documents.accept_upload(request, emulator.store, key, emulator.today())
     return json_response(handle)

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from emulator.bodies import TRANSLATE_BODIES, read_params, texts_of
 from emulator.detection import detect
 from emulator.errors import ServiceError, json_response
-from emulator.routers.access import Caller, Served
+from emulator.routers.access import Caller, Metered, Served
 from emulator.schemas import (
     DETECT_PARAMETERS,
     TRANSLATE_PARAMETERS,
@@ -42,7 +42,7 @@ async def detect_language(request: Request, key: Caller) -> Response:
     response_model=TranslationResponse,
     openapi_extra=TRANSLATE_PARAMETERS,
 )
-async def translate_text(request: Request, emulator: Served, key: Caller) -> Response:
+async def translate_text(request: Request, emulator: Served, key: Metered) -> Response:
     params = await read_params(request, TRANSLATE_BODIES)
     texts = texts_of(params)
     translations = translate(params, texts)
