@@ -24,7 +24,7 @@ from analytics.anomalies.detect import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
 from analytics.usage.calendar import utc_now
 from analytics.usage.files import read_state, update
-from analytics.usage.history import account_name
+from analytics.usage.history import account_file
 from analytics.usage.metrics import METRICS
 
 Mark = Literal["expected", "acknowledged"]
@@ -81,16 +81,8 @@ class Marks:
     def for_settings(cls, settings: Settings, demo: bool) -> Marks | None:
         """The account's marks beside its history store (the demo organization's own for the
         demo); None when no history folder is configured."""
-        folder = settings.history_path
-        if folder is None:
-            return None
-        if demo:
-            name = f"demo-{settings.demo_seed}-{settings.demo_keys}-{settings.demo_days}"
-        elif settings.is_configured and settings.auth_key and settings.base_url:
-            name = account_name(settings.base_url, settings.auth_key)
-        else:
-            return None
-        return cls(folder / f"{name}-anomaly-marks.json")
+        path = account_file(settings, demo, "anomaly-marks.json")
+        return None if path is None else cls(path)
 
     def read(self) -> dict[str, Mark]:
         """Each marked id's mark."""

@@ -94,8 +94,8 @@ class Allowance:
     """One limit of the plan (characters, or one speech service's minutes) and its use."""
 
     measure: Measure
-    used: int
-    limit: int | None  # None: no limit
+    used: float  # characters are whole; a key's speech minutes need not be
+    limit: float | None  # None: no limit
     projected: float | None  # expected use by the period's last day; None: not projected
     reached: date | None  # first day the use reaches the limit, so far or projected
 
@@ -119,8 +119,12 @@ class Allowance:
         return "projected" if self.reached else "not within this billing period"
 
     @property
+    def used_text(self) -> str:
+        return count_text(self.used)
+
+    @property
     def limit_text(self) -> str:
-        return "no limit" if self.limit is None else f"{self.limit:,}"
+        return "no limit" if self.limit is None else count_text(self.limit)
 
     @property
     def share_text(self) -> str:
@@ -130,8 +134,8 @@ class Allowance:
     def usage_text(self) -> str:
         """`1,234 of 5,000 (24.7 %)`, or `1,234 (no limit)`."""
         if self.limit is None:
-            return f"{self.used:,} (no limit)"
-        return f"{self.used:,} of {self.limit:,} ({self.share_text})"
+            return f"{self.used_text} (no limit)"
+        return f"{self.used_text} of {self.limit_text} ({self.share_text})"
 
     @property
     def reach_text(self) -> str:
@@ -223,19 +227,27 @@ def _anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:
     return cumulative
 
 
-def _allowance(
+def count_text(value: float) -> str:
+    """A count as tables show it: whole numbers whole, others (minutes) to the hundredth."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def allowance(
     measure: Measure,
-    used: int,
-    limit: int | None,
+    used: float,
+    limit: float | None,
     period: BillingPeriod | None,
     key_day: pd.DataFrame,
     today: date,
     covered_from: date,
+    api_keys: tuple[str, ...] | None = None,
 ) -> Allowance:
+    """One limit over the billing period: of the organization, or (``api_keys``) of the keys
+    a developer key's own limit caps."""
     metric = MEASURE_SERIES.get(measure)
     if period is None or metric is None:
         return Allowance(measure, used, limit, None, None)
-    series = daily_series(key_day, metric)
+    series = daily_series(key_day, metric, api_keys)
     rate = run_rate(series, today, covered_from)
     path = projection_path(series, period.start, period.end, rate, covered_from)
     cumulative = _anchored(path, used, today)
@@ -296,7 +308,7 @@ def plan_snapshot(
         today=today,
         period=period,
         allowances=tuple(
-            _allowance(measure, used or 0, limit, period, key_day, today, covered_from)
+            allowance(measure, used or 0, limit, period, key_day, today, covered_from)
             for measure, used, limit in reported
             if measure == "characters" or used is not None or limit is not None
         ),

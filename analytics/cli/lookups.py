@@ -70,7 +70,7 @@ def plan(
         typer.echo(f"Billing period: {snapshot.period_text}")
         rows = [["metric", "used", "limit", "used %", "limit reached"]]
         rows += [
-            [a.label, f"{a.used:,}", a.limit_text, a.share_text, a.reach_text]
+            [a.label, a.used_text, a.limit_text, a.share_text, a.reach_text]
             for a in snapshot.allowances
         ]
         for line in shared.aligned(rows):

@@ -1,0 +1,147 @@
+"""The key audit log: every attempted change to a developer key — who, when (UTC), which key,
+before and after, the outcome and the service's trace id — one JSON object per line.
+
+It lives beside the history store (``<account>-key-audit.jsonl``) and, like anomaly marks,
+cannot be fetched again: it changes only through ``analytics.usage.files.update`` (under the
+file's lock, replaced atomically), so the dashboard's sessions and the command line append
+without losing each other's entries. A file that is not an audit log is moved aside (kept,
+with a warning), never overwritten.
+
+An entry never holds a secret: a created key is recorded by its masked secret, which is also
+what joins the new key to its usage (``analytics.keys.join``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+
+from analytics.service.models import DeveloperKey
+from analytics.service.settings import Settings
+from analytics.usage.calendar import utc_now
+from analytics.usage.files import read_state, update
+from analytics.usage.history import account_file
+
+Action = Literal["create", "rename", "limit", "deactivate"]
+ACTIONS: Final[tuple[Action, ...]] = ("create", "rename", "limit", "deactivate")
+# done: the service made the change; refused: it said no (the message says why); failed: it
+# could not be asked (network, server errors after retries); unknown: the request may have
+# reached the service but its answer was lost, so whether the change happened is not known.
+Outcome = Literal["done", "refused", "failed", "unknown"]
+SUFFIX = "key-audit.jsonl"
+
+
+class AuditFileError(ValueError):
+    """The audit log cannot be read; the message names it."""
+
+
+class KeyState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What a change can alter about a key."""
+
+    label: str
+    characters: int | None
+    speech_to_text_milliseconds: int | None
+    deactivated: bool
+
+    @classmethod
+    def of(cls, key: DeveloperKey) -> KeyState:
+        limits = key.usage_limits
+        return cls(
+            key.label, limits.characters, limits.speech_to_text_milliseconds, key.is_deactivated
+        )
+
+
+class AuditEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    time: datetime
+    who: str
+    action: Action
+    key_id: str | None  # None: a create whose key is not known
+    label: str
+    masked_key: str | None = None  # a created key's masked secret
+    before: KeyState | None = None
+    after: KeyState | None = None
+    outcome: Outcome
+    message: str = ""
+    trace_id: str | None = None
+
+
+_decoder = msgspec.json.Decoder(AuditEntry)
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True)
+class AuditLog:
+    """The audit log at `path` (absent: nothing was changed yet)."""
+
+    path: Path
+
+    @classmethod
+    def for_settings(cls, settings: Settings, demo: bool) -> AuditLog | None:
+        """The account's log beside its history store; None without a history folder."""
+        path = account_file(settings, demo, SUFFIX)
+        return None if path is None else cls(path)
+
+    def append(self, entry: AuditEntry) -> None:
+        update(self.path, self._read_from, lambda entries: [*entries, entry], _encode)
+
+    def read(self) -> list[AuditEntry]:
+        """Every entry, oldest first."""
+        return self._read_from(self.path)
+
+    def created_masks(self) -> dict[str, str]:
+        """Each key created here (key id) and its masked secret, for joining it to usage."""
+        return {
+            entry.key_id: entry.masked_key
+            for entry in self.read()
+            if entry.action == "create" and entry.key_id and entry.masked_key
+        }
+
+    @staticmethod
+    def _read_from(path: Path) -> list[AuditEntry]:
+        try:
+            return read_state(path, _decode, [], "The key audit log")
+        except OSError as exc:
+            raise AuditFileError(f"{path}: cannot be read ({exc})") from None
+
+
+def entry(
+    action: Action,
+    who: str,
+    key: DeveloperKey | None,
+    outcome: Outcome,
+    *,
+    after: DeveloperKey | None = None,
+    label: str = "",
+    masked_key: str | None = None,
+    message: str = "",
+    trace_id: str | None = None,
+    now: datetime | None = None,
+) -> AuditEntry:
+    """An entry for a change to `key` (None: a create), with the key as it is `after`."""
+    named = after or key
+    return AuditEntry(
+        time=now or utc_now(),
+        who=who,
+        action=action,
+        key_id=None if named is None else named.key_id,
+        label=named.label if named is not None else label,
+        masked_key=masked_key,
+        before=None if key is None else KeyState.of(key),
+        after=None if after is None else KeyState.of(after),
+        outcome=outcome,
+        message=message,
+        trace_id=trace_id,
+    )
+
+
+def _decode(content: bytes) -> list[AuditEntry]:
+    return [_decoder.decode(line) for line in content.splitlines() if line.strip()]
+
+
+def _encode(entries: Sequence[AuditEntry]) -> bytes:
+    return b"".join(_encoder.encode(e) + b"\n" for e in entries)

@@ -1,0 +1,133 @@
+"""Changing developer keys, each attempt written to the audit log whatever its outcome.
+
+The dashboard and the command line change keys only through these functions, so every
+change, refused and failed ones included, leaves one entry. A create is never sent twice
+(``ServiceClient.create_developer_key`` is not retried once it may have reached the service):
+when its answer is lost the outcome is *unknown* and the person is told to look at the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from analytics.keys.audit import Action, AuditLog, Outcome, entry
+from analytics.keys.join import masked
+from analytics.service.client import KEEP, KeyChange, Limit, ServiceClient
+from analytics.service.errors import ConnectionFailedError, ServiceError
+from analytics.service.models import CreatedKey, DeveloperKey
+
+K = TypeVar("K", DeveloperKey, CreatedKey)
+MS_PER_MINUTE = 60_000
+
+
+class UnknownOutcome(ServiceError):
+    """A create whose answer was lost: the key may exist. The message says where to look."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who changes keys, through which client, and where their attempts are written."""
+
+    client: ServiceClient
+    who: str
+    audit: AuditLog | None
+
+
+def _outcome(exc: ServiceError) -> Outcome:
+    """The service said no (a 4xx answer), or could not be asked."""
+    return "refused" if exc.status is not None and exc.status < 500 else "failed"
+
+
+def _changed(
+    actor: Actor,
+    action: Action,
+    key: DeveloperKey | None,
+    call: Callable[[], KeyChange[K]],
+    label: str = "",
+) -> KeyChange[K]:
+    def record(
+        outcome: Outcome,
+        message: str = "",
+        trace_id: str | None = None,
+        after: DeveloperKey | None = None,
+        masked_key: str | None = None,
+    ) -> None:
+        if actor.audit is None:
+            return
+        actor.audit.append(
+            entry(
+                action,
+                actor.who,
+                key,
+                outcome,
+                after=after,
+                label=label,
+                masked_key=masked_key,
+                message=message,
+                trace_id=trace_id,
+            )
+        )
+
+    try:
+        change = call()
+    except ConnectionFailedError as exc:
+        if action == "create" and exc.request_sent:
+            record("unknown", message=str(exc))
+            raise UnknownOutcome(
+                "the key may or may not have been created: the answer was lost. Look at the "
+                "key list before creating another"
+            ) from exc
+        record("failed", message=str(exc))
+        raise
+    except ServiceError as exc:
+        record(_outcome(exc), message=str(exc), trace_id=exc.trace_id)
+        raise
+    answer: DeveloperKey = change.key
+    secret = answer.key if isinstance(answer, CreatedKey) else None
+    record(
+        "done",
+        after=answer.listed if isinstance(answer, CreatedKey) else answer,
+        masked_key=None if secret is None else masked(secret),
+        trace_id=change.trace_id,
+    )
+    return change
+
+
+def create(actor: Actor, label: str | None) -> KeyChange[CreatedKey]:
+    """A new key; its secret is in the answer alone (never in the log: its mask is)."""
+    return _changed(
+        actor, "create", None, lambda: actor.client.create_developer_key(label), label or ""
+    )
+
+
+def rename(actor: Actor, key: DeveloperKey, label: str) -> KeyChange[DeveloperKey]:
+    return _changed(
+        actor, "rename", key, lambda: actor.client.rename_developer_key(key.key_id, label)
+    )
+
+
+def deactivate(actor: Actor, key: DeveloperKey) -> KeyChange[DeveloperKey]:
+    """Permanent: the service refuses the key from then on."""
+    return _changed(
+        actor, "deactivate", key, lambda: actor.client.deactivate_developer_key(key.key_id)
+    )
+
+
+def limit(
+    actor: Actor, key: DeveloperKey, characters: Limit = KEEP, speech_minutes: Limit = KEEP
+) -> KeyChange[DeveloperKey]:
+    """Set (a number), remove (None) or keep (KEEP) a key's limits per usage period; speech
+    is given in minutes and sent in milliseconds, as the service counts it."""
+    speech = (
+        speech_minutes
+        if speech_minutes is KEEP or speech_minutes is None
+        else speech_minutes * MS_PER_MINUTE
+    )
+    return _changed(
+        actor,
+        "limit",
+        key,
+        lambda: actor.client.set_developer_key_limits(key.key_id, characters, speech),
+    )

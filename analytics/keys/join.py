@@ -1,0 +1,99 @@
+"""Which listed developer key each analytics key is: a rule that never guesses.
+
+Analytics names a key by a masked form of its secret (``abcd****wxyz``); the key list names it
+by ``key_id``, which is not the secret. The two are joined, in this order, by
+
+1. **secret** — the masked secret the service gave when the key was created here (the audit
+   log keeps the mask, never the secret);
+2. **key id** — the masked ``key_id``, where it equals an analytics mask (the service's key ids
+   of paid-plan keys start and end as their secrets);
+3. **label** — a label carried by exactly one listed key and exactly one analytics key.
+
+A mask or label claimed by two keys joins neither of them. A listed key left over is *not
+matched* when some analytics key nobody joined carries its label (two keys share it: which is
+which cannot be told), else *no usage found*. An analytics key left over is *unattributed*:
+its usage is shown on its own row, never merged into a listed key's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from analytics.service.models import DeveloperKey
+
+How = Literal["secret", "key id", "label", "not matched", "no usage found", "unattributed"]
+JOINED: Final[tuple[How, ...]] = ("secret", "key id", "label")
+MASK_STARS: Final = "****"
+
+
+def masked(text: str) -> str:
+    """The service's masked form of a secret (or of a key id): four characters, four stars,
+    four characters; only the stars for a text too short to show any."""
+    if len(text) <= 8:
+        return MASK_STARS
+    return f"{text[:4]}{MASK_STARS}{text[-4:]}"
+
+
+@dataclass(frozen=True)
+class JoinedKey:
+    """A listed key and its analytics key, either of which may be missing."""
+
+    key: DeveloperKey | None  # None: an analytics key the list does not name (unattributed)
+    api_key: str | None  # the masked key analytics names; None: no usage joined
+    label: str  # the list's label; an unattributed key's label in analytics
+    how: How
+
+    @property
+    def joined(self) -> bool:
+        return self.how in JOINED
+
+
+def join(
+    listed: Sequence[DeveloperKey],
+    usage_labels: Mapping[str, str],
+    created: Mapping[str, str] | None = None,
+) -> list[JoinedKey]:
+    """Every listed key in the list's order, then every unattributed analytics key (in
+    ``usage_labels``' order); ``usage_labels`` maps each analytics mask to its label, and
+    ``created`` each key id to the mask of the secret it was created with."""
+    created = created or {}
+    found: dict[str, tuple[str, How]] = {}  # key id -> (mask, how)
+    free = set(usage_labels)
+
+    def claim(how: How, candidate: Callable[[DeveloperKey], str | None]) -> None:
+        proposed = {
+            key.key_id: mask
+            for key in listed
+            if key.key_id not in found and (mask := candidate(key)) is not None and mask in free
+        }
+        wanted = Counter(proposed.values())
+        for key_id, mask in proposed.items():
+            if wanted[mask] == 1:
+                found[key_id] = (mask, how)
+                free.discard(mask)
+
+    listed_labels = Counter(key.label for key in listed)
+    usage_counts = Counter(usage_labels.values())
+    by_label = {label: mask for mask, label in usage_labels.items() if usage_counts[label] == 1}
+    claim("secret", lambda key: created.get(key.key_id))
+    claim("key id", lambda key: masked(key.key_id))
+    claim("label", lambda key: by_label.get(key.label) if listed_labels[key.label] == 1 else None)
+
+    free_labels = {usage_labels[mask] for mask in free}
+    rows = []
+    for key in listed:
+        if key.key_id in found:
+            mask, how = found[key.key_id]
+            rows.append(JoinedKey(key, mask, key.label, how))
+        else:
+            left: How = "not matched" if key.label in free_labels else "no usage found"
+            rows.append(JoinedKey(key, None, key.label, left))
+    rows.extend(
+        JoinedKey(None, mask, label, "unattributed")
+        for mask, label in usage_labels.items()
+        if mask in free
+    )
+    return rows

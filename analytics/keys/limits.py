@@ -1,0 +1,199 @@
+"""Each developer key against its own limits: its state, when it was last used, and this usage
+period's characters and speech minutes against its limits with the day each is reached at the
+key's run rate — the plan's forecast (``analytics.capacity.plan.allowance``), for one key.
+
+A key's limits cap its one-month usage period, which is the organization's billing period.
+Usage is the analytics data, which runs through yesterday (UTC): today's use is projected.
+Limits also become budget evaluations, so ``check-budgets`` warns and alerts on them like on
+any budget, without a line of configuration.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Final, Literal
+
+import pandas as pd
+
+from analytics.capacity.budgets import Budget, Evaluation, status_for
+from analytics.capacity.forecast import RHYTHM_DAYS
+from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.keys.changes import MS_PER_MINUTE
+from analytics.keys.join import JoinedKey
+from analytics.service.models import DeveloperKey
+from analytics.usage.frames import within
+from analytics.usage.metrics import METRICS, MINUTES, TOTAL_CHARACTERS
+
+State = Literal["active", "deactivated", "never used", "not in the key list"]
+LIMITED: Final[dict[Measure, str]] = {
+    "characters": TOTAL_CHARACTERS,
+    "speech_to_text_minutes": MINUTES,
+}
+KEY_COLUMNS: Final = [
+    "label", "api_key", "key_id", "state", "joined by", "created", "deactivated", "last used",
+    "characters", "character limit", "character limit reached",
+    "speech minutes", "speech minute limit", "speech limit reached",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One row of the key view; the allowances are None where usage cannot be told (a key
+    not matched to its usage) or there is no billing period."""
+
+    joined: JoinedKey
+    state: State
+    last_used: date | None
+    characters: Allowance | None
+    speech: Allowance | None
+
+    @property
+    def key(self) -> DeveloperKey | None:
+        return self.joined.key
+
+
+def usage_start(keys: Sequence[DeveloperKey], period: BillingPeriod | None, today: date) -> date:
+    """The first day the view reads: the oldest key's creation (so "never used" is true), the
+    billing period's start and the run rate's window."""
+    days = [today - timedelta(days=RHYTHM_DAYS)]
+    days += [k.creation_time.date() for k in keys if k.creation_time is not None]
+    if period is not None:
+        days.append(period.start)
+    return min(days)
+
+
+def _limit(key: DeveloperKey, measure: Measure) -> float | None:
+    limits = key.usage_limits
+    if measure == "characters":
+        return limits.characters
+    ms = limits.speech_to_text_milliseconds
+    return None if ms is None else ms / MS_PER_MINUTE
+
+
+def key_rows(
+    joined: Sequence[JoinedKey],
+    key_day: pd.DataFrame,
+    period: BillingPeriod | None,
+    today: date,
+    covered_from: date,
+) -> list[KeyRow]:
+    """Every joined key's row, from ``key_day`` (closed days from ``covered_from``, which
+    ``usage_start`` gives) and the billing period holding ``today``."""
+    used_days = key_day.loc[key_day[list(METRICS)].gt(0).any(axis=1)]
+    last = used_days.groupby("api_key", observed=True)["usage_date"].max()
+    last_used = {str(k): pd.Timestamp(v).date() for k, v in last.items()}
+    in_period = key_day.iloc[:0] if period is None else within(key_day, period.start, today)
+    sums = in_period.groupby("api_key", observed=True)[list(LIMITED.values())].sum()
+
+    def measured(row: JoinedKey, measure: Measure) -> Allowance | None:
+        if row.api_key is None and row.how != "no usage found":
+            return None
+        column: pd.Series = sums[LIMITED[measure]]
+        used = 0.0 if row.api_key is None else float(column.get(row.api_key, 0.0))
+        limit = None if row.key is None else _limit(row.key, measure)
+        keys = (row.api_key,) if row.api_key is not None else ()
+        return allowance(measure, used, limit, period, key_day, today, covered_from, keys)
+
+    rows = []
+    for row in joined:
+        used_on = last_used.get(row.api_key) if row.api_key is not None else None
+        state: State
+        if row.key is None:
+            state = "not in the key list"
+        elif row.key.is_deactivated:
+            state = "deactivated"
+        else:
+            state = "active" if used_on is not None or row.how == "not matched" else "never used"
+        rows.append(
+            KeyRow(
+                row,
+                state,
+                used_on,
+                measured(row, "characters"),
+                measured(row, "speech_to_text_minutes"),
+            )
+        )
+    return rows
+
+
+def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
+    """One display row per key, for the view, ``keys list`` and exports: counts as numbers
+    (NaN where not known or no limit), days as days."""
+
+    def numbers(a: Allowance | None) -> tuple[float, float, str]:
+        if a is None:
+            return math.nan, math.nan, "-"
+        return a.used, math.nan if a.limit is None else a.limit, a.reach_text
+
+    records = []
+    for row in rows:
+        key = row.key
+        characters, character_limit, characters_reached = numbers(row.characters)
+        speech, speech_limit, speech_reached = numbers(row.speech)
+        records.append(
+            [
+                row.joined.label,
+                row.joined.api_key or "-",
+                "-" if key is None else key.key_id,
+                row.state,
+                row.joined.how,
+                None if key is None or key.creation_time is None else key.creation_time.date(),
+                None
+                if key is None or key.deactivated_time is None
+                else key.deactivated_time.date(),
+                row.last_used,
+                characters,
+                character_limit,
+                characters_reached,
+                speech,
+                speech_limit,
+                speech_reached,
+            ]
+        )
+    return pd.DataFrame(records, columns=KEY_COLUMNS)
+
+
+def limit_evaluations(
+    rows: Sequence[KeyRow], period: BillingPeriod | None, threshold: float
+) -> list[Evaluation]:
+    """Each active key's limits as budgets: ``warning`` at ``threshold`` of a limit, used or
+    projected, ``exceeded`` at the limit. Named by the key's label and key id, so an alert
+    sent for a limit is recognized on later runs."""
+    evaluations = []
+    for row in rows:
+        key = row.key
+        if key is None or key.is_deactivated:
+            continue
+        for allowed, metric in ((row.characters, TOTAL_CHARACTERS), (row.speech, MINUTES)):
+            if allowed is None or allowed.limit is None:
+                continue
+            what = "characters" if metric == TOTAL_CHARACTERS else "speech-to-text minutes"
+            budget = Budget(
+                metric=metric,
+                period="month",
+                limit=allowed.limit,
+                key=row.joined.api_key or key.label,
+                name=f"{key.label} ({key.key_id}) · key limit · {what}",
+            )
+            projected = allowed.used if allowed.projected is None else allowed.projected
+            evaluations.append(
+                Evaluation(
+                    budget=budget,
+                    threshold=threshold,
+                    limit=allowed.limit,
+                    start=None if period is None else period.start,
+                    end=None if period is None else period.end,
+                    used=allowed.used,
+                    projected=projected,
+                    low=projected,
+                    high=projected,
+                    overrun=allowed.reached,
+                    status=status_for(allowed.used, projected, allowed.limit, threshold),
+                    keys=() if row.joined.api_key is None else (row.joined.api_key,),
+                    note="usage period: the billing period, through yesterday",
+                )
+            )
+    return evaluations

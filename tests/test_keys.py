@@ -1,0 +1,259 @@
+"""Developer keys on the client side: the join of the key list to usage (each branch of its
+rule, on hand-made lists), the audit log, changes audited whatever their outcome, and each
+key against its own limits over an emulated organization."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+
+import pytest
+from builders import asgi_client
+from conftest import file_app
+from faultserver import FaultServer, Reply
+from orgfiles import org_key, org_usage, organization
+from pydantic import SecretStr
+
+from analytics.capacity.plan import BillingPeriod
+from analytics.keys import changes
+from analytics.keys.audit import AuditLog, entry
+from analytics.keys.join import JoinedKey, join, masked
+from analytics.keys.limits import key_rows, key_table, limit_evaluations, usage_start
+from analytics.service.client import Policy, ServiceClient
+from analytics.service.errors import AuthorizationError, NotFoundError
+from analytics.service.models import DeveloperKey
+from analytics.usage.frames import labels
+from analytics.usage.pipeline import fetch_usage
+
+# --- the join ------------------------------------------------------------------------------
+
+
+def listed(key_id: str, label: str) -> DeveloperKey:
+    return DeveloperKey(key_id=key_id, label=label)
+
+
+def hows(rows: list[JoinedKey]) -> list[tuple[str, str | None, str]]:
+    return [(row.label, row.api_key, row.how) for row in rows]
+
+
+def test_masks_keep_four_characters_each_side():
+    assert masked("abcd1234efgh5678") == "abcd****5678"
+    assert masked("short") == "****"
+
+
+def test_a_key_joins_by_its_created_secret_then_its_key_id_then_a_unique_label():
+    keys = [
+        listed("1111aaaa-x:y-bbbb2222", "Made here"),  # created here: joined by its secret
+        listed("c0de0000-1:2-0000beef", "Paid"),  # its key id's mask is an analytics mask
+        listed("guid-one:guid-two", "Free web"),  # joined by label alone
+    ]
+    usage = {"sec1****ret1": "Made here", "c0de****beef": "Paid", "free****:fx1": "Free web"}
+    rows = join(keys, usage, created={"1111aaaa-x:y-bbbb2222": "sec1****ret1"})
+    assert hows(rows) == [
+        ("Made here", "sec1****ret1", "secret"),
+        ("Paid", "c0de****beef", "key id"),
+        ("Free web", "free****:fx1", "label"),
+    ]
+
+
+def test_two_keys_with_one_label_match_neither():
+    """Two listed keys share a label and so do two analytics keys: which is which cannot be
+    told, so both are not matched and both analytics keys stay unattributed."""
+    keys = [listed("guid-a:guid-a", "Batch"), listed("guid-b:guid-b", "Batch")]
+    usage = {"aaaa****1111": "Batch", "bbbb****2222": "Batch"}
+    assert hows(join(keys, usage)) == [
+        ("Batch", None, "not matched"),
+        ("Batch", None, "not matched"),
+        ("Batch", "aaaa****1111", "unattributed"),
+        ("Batch", "bbbb****2222", "unattributed"),
+    ]
+
+
+def test_a_label_unique_in_the_list_but_shared_in_usage_matches_nothing():
+    keys = [listed("guid-a:guid-a", "Batch")]
+    usage = {"aaaa****1111": "Batch", "bbbb****2222": "Batch", "cccc****3333": "Other"}
+    assert hows(join(keys, usage))[0] == ("Batch", None, "not matched")
+
+
+def test_a_key_id_mask_claimed_by_two_keys_joins_neither():
+    keys = [listed("abcd-1:1-wxyz", "One"), listed("abcd-2:2-wxyz", "Two")]
+    assert hows(join(keys, {"abcd****wxyz": "Three"})) == [
+        ("One", None, "no usage found"),
+        ("Two", None, "no usage found"),
+        ("Three", "abcd****wxyz", "unattributed"),
+    ]
+
+
+def test_a_key_without_usage_and_usage_without_a_listed_key():
+    rows = join([listed("guid-a:guid-a", "Planned")], {"adm1****:adm": "Organization admin"})
+    assert hows(rows) == [
+        ("Planned", None, "no usage found"),
+        ("Organization admin", "adm1****:adm", "unattributed"),
+    ]
+    assert [row.joined for row in rows] == [False, False]
+
+
+# --- the audit log -------------------------------------------------------------------------
+
+NOW = dt.datetime(2025, 7, 10, 8, 30, tzinfo=dt.UTC)
+
+
+def test_the_audit_log_appends_and_reads_back(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    assert log.read() == []
+    before = listed("guid-a:guid-a", "Old")
+    after = DeveloperKey(key_id="guid-a:guid-a", label="New")
+    log.append(entry("rename", "ana@example.org", before, "done", after=after, now=NOW))
+    log.append(entry("create", "cli:ops", None, "refused", label="X", message="403", now=NOW))
+    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    first = json.loads(lines[0])
+    assert (first["who"], first["action"], first["outcome"]) == (
+        "ana@example.org",
+        "rename",
+        "done",
+    )
+    assert (first["before"]["label"], first["after"]["label"]) == ("Old", "New")
+    assert first["time"] == "2025-07-10T08:30:00Z"
+    assert [e.outcome for e in log.read()] == ["done", "refused"]
+
+
+def test_concurrent_appends_are_all_kept(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+
+    def append(n: int) -> None:
+        log.append(entry("create", f"writer-{n}", None, "failed", label=str(n), now=NOW))
+
+    threads = [threading.Thread(target=append, args=(n,)) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(e.who for e in log.read()) == sorted(f"writer-{n}" for n in range(12))
+
+
+def test_a_damaged_audit_log_is_kept_aside(tmp_path, caplog):
+    path = tmp_path / "audit.jsonl"
+    path.write_text("not json\n")
+    log = AuditLog(path)
+    assert log.read() == []
+    assert [p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")] == [path.name]
+    assert "audit log" in caplog.text
+
+
+# --- changes, audited ----------------------------------------------------------------------
+
+ADMIN, WEB = "keys-admin-0001-aaaa:adm", "ab12cd34-5555-6666-7777-8888ef56"
+SPEECH = "speech-team-9999-cccc"
+TODAY = dt.date(2025, 7, 10)
+ORG = organization(
+    "[plan]\nbilling_day = 1\n",
+    org_key(ADMIN, "Admin", admin=True),
+    org_key(WEB, "Web shop", 'created = "2025-04-01T00:00:00Z"', "character_limit = 1000"),
+    org_key(
+        SPEECH,
+        "Speech",
+        'created = "2025-06-01T00:00:00Z"',
+        "speech_to_text_milliseconds_limit = 600000",
+    ),
+    org_key("unused-key-0000-dddd", "Planned", 'created = "2025-07-05T00:00:00Z"'),
+    # 100 characters every day of the run rate's twelve weeks (2025-04-17 to 2025-07-09)
+    *(
+        org_usage(WEB, str(dt.date(2025, 4, 17) + dt.timedelta(days=n)), text=100)
+        for n in range(84)
+    ),
+    org_usage(SPEECH, "2025-07-02", stt=2.5),
+    org_usage(ADMIN, "2025-07-03", text=7),
+)
+
+
+@pytest.fixture
+def app(tmp_path):
+    return file_app(tmp_path, ORG, today=TODAY)
+
+
+def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    client, _ = asgi_client(app, ADMIN)
+    with client:
+        actor = changes.Actor(client, "ana@example.org", log)
+        made = changes.create(actor, "Mobile app").key
+        assert made.key is not None
+        renamed = changes.rename(actor, made.listed, "Mobile (iOS)").key
+        changes.limit(actor, renamed, characters=5000, speech_minutes=3)
+        with pytest.raises(NotFoundError):
+            changes.deactivate(actor, DeveloperKey(key_id="no-such:key", label="Ghost"))
+        [limited] = [k for k in client.developer_keys() if k.key_id == made.key_id]
+    assert limited.usage_limits.speech_to_text_milliseconds == 180_000
+    entries = log.read()
+    assert [(e.action, e.outcome) for e in entries] == [
+        ("create", "done"),
+        ("rename", "done"),
+        ("limit", "done"),
+        ("deactivate", "refused"),
+    ]
+    assert entries[0].masked_key == masked(made.key) and entries[0].key_id == made.key_id
+    assert (entries[1].before.label, entries[1].after.label) == ("Mobile app", "Mobile (iOS)")
+    assert (entries[2].before.characters, entries[2].after.characters) == (None, 5000)
+    assert all(e.trace_id for e in entries)
+    assert entries[3].label == "Ghost" and "404" in entries[3].message
+    assert made.key not in (tmp_path / "audit.jsonl").read_text()
+    assert log.created_masks() == {made.key_id: masked(made.key)}
+
+
+def test_a_refusal_for_a_non_admin_key_is_audited(app, tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    client, _ = asgi_client(app, WEB)
+    with client, pytest.raises(AuthorizationError):
+        changes.create(changes.Actor(client, "cli:ops", log), "Nope")
+    [refused] = log.read()
+    assert (refused.action, refused.outcome, refused.key_id) == ("create", "refused", None)
+
+
+def test_a_create_whose_answer_is_lost_is_audited_as_unknown(app, tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    with FaultServer(app, [Reply(action="reset"), Reply()]) as server:
+        policy = Policy(max_attempts=3, backoff=(0.001, 0.002))
+        with ServiceClient(server.base_url, SecretStr(ADMIN), policy=policy) as client:
+            with pytest.raises(changes.UnknownOutcome, match="key list"):
+                changes.create(changes.Actor(client, "cli:ops", log), "Lost")
+            assert len(server.seen) == 1
+    [unknown] = log.read()
+    assert (unknown.outcome, unknown.label) == ("unknown", "Lost")
+
+
+# --- keys against their limits --------------------------------------------------------------
+
+
+def test_each_key_against_its_own_limits(app):
+    client, _ = asgi_client(app, ADMIN)
+    period = BillingPeriod(dt.date(2025, 7, 1), dt.date(2025, 7, 31))
+    with client:
+        keys = client.developer_keys()
+        first = usage_start(keys, period, TODAY)
+        usage = fetch_usage(client, first, TODAY - dt.timedelta(days=1), today=TODAY)
+    assert first == dt.date(2025, 4, 1)  # the oldest key's creation
+    joined = join(keys, labels(usage.frame))
+    rows = {row.joined.label: row for row in key_rows(joined, usage.frame, period, TODAY, first)}
+    web, speech, planned = rows["Web shop"], rows["Speech"], rows["Planned"]
+    assert (web.joined.how, web.state, web.last_used) == ("key id", "active", dt.date(2025, 7, 9))
+    assert (web.characters.used, web.characters.limit) == (900, 1000)
+    # 100 a day, every weekday alike: 1,000 is reached today, 3,100 by the period's end
+    assert web.characters.reached == dt.date(2025, 7, 10)
+    assert web.characters.projected == pytest.approx(3100)
+    assert (speech.joined.how, speech.speech.used, speech.speech.limit) == ("label", 2.5, 10.0)
+    assert (planned.state, planned.joined.how, planned.characters.used) == (
+        "never used",
+        "no usage found",
+        0,
+    )
+    assert rows["Admin"].state == "not in the key list"
+    table = key_table(list(rows.values())).set_index("label")
+    assert table.at["Web shop", "character limit"] == 1000
+    assert table.at["Web shop", "created"] == dt.date(2025, 4, 1)
+    evaluations = {e.budget.title: e for e in limit_evaluations(list(rows.values()), period, 0.8)}
+    web_limit = next(e for title, e in evaluations.items() if title.startswith("Web shop"))
+    assert (web_limit.status, web_limit.used, web_limit.limit) == ("warning", 900, 1000)
+    speech_limit = next(e for title, e in evaluations.items() if title.startswith("Speech"))
+    assert speech_limit.status == "ok" and speech_limit.unit() == "minutes"
