@@ -30,9 +30,10 @@ SIGNATURE_KEYS = (
     ("Document pipeline", False, "documents"),
 )
 # Keys beside the used developer keys: admin keys (label, enrolled in the detection beta) and
-# developer keys created but never used (label, days before today they were created).
+# developer keys created but never used (label, days before today they were created, days
+# before today they were deactivated or None).
 ADMIN_KEYS = (("Organization admin", True), ("Finance admin", False))
-UNUSED_KEYS = (("Mobile app (planned)", 5), ("Partner sandbox", 40))
+UNUSED_KEYS = (("Mobile app (planned)", 5, None), ("Partner sandbox", 40, 30))
 NEAR_LIMIT = 1.05  # the key near its limit has used 1 / NEAR_LIMIT of it this usage period
 RELABELLED_TO = "Customer support (EU)"
 MORE_LABELS = (
@@ -233,7 +234,8 @@ def _lifecycle(
     """What an administrator sees beside usage: each used key created before its first day,
     the key whose usage ended first deactivated the day after its last (when that was over a
     week ago), limits on three keys (the first near its limit this usage period), then the
-    admin keys and the developer keys never used. Drawn from a generator of its own, so
+    admin keys and the developer keys never used (one deactivated: an organization of 25
+    keys keeps a place free under the 25-active-key limit). Drawn from a generator of its own, so
     usage is the same with or without them."""
     first_used: dict[int, str] = {}
     last_used: dict[int, str] = {}
@@ -274,8 +276,13 @@ def _lifecycle(
         for label, beta in ADMIN_KEYS
     ]
     unused = [
-        KeySpec(str(uuid.UUID(bytes=rng.bytes(16), version=4)), label, created=at(today, days))
-        for label, days in UNUSED_KEYS
+        KeySpec(
+            str(uuid.UUID(bytes=rng.bytes(16), version=4)),
+            label,
+            created=at(today, days),
+            deactivated=None if gone is None else at(today, gone),
+        )
+        for label, days, gone in UNUSED_KEYS
     ]
     return [*changed, *admins, *unused]
 

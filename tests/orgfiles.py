@@ -7,6 +7,7 @@ test, worked out by hand from that file.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,30 @@ def org_file_error(directory: Path, text: str) -> str:
     with pytest.raises(OrgFileError) as caught:
         load_org(directory, text)
     return str(caught.value)
+
+
+# An organization of developer keys, as `keys` commands and the key view see it on KEYS_TODAY:
+# a paid key joined by its key id, near its character limit; a speech key joined by label
+# with a speech-to-text limit; a key never used; an admin key whose usage no listed key owns.
+KEYS_ADMIN, KEYS_WEB = "keys-admin-0001-aaaa:adm", "ab12cd34-5555-6666-7777-8888ef56"
+KEYS_SPEECH = "speech-team-9999-cccc"
+KEYS_TODAY = dt.date(2025, 7, 10)
+KEYS_ORG = organization(
+    "[plan]\nbilling_day = 1\n",
+    org_key(KEYS_ADMIN, "Admin", admin=True),
+    org_key(KEYS_WEB, "Web shop", 'created = "2025-04-01T00:00:00Z"', "character_limit = 1000"),
+    org_key(
+        KEYS_SPEECH,
+        "Speech",
+        'created = "2025-06-01T00:00:00Z"',
+        "speech_to_text_milliseconds_limit = 600000",
+    ),
+    org_key("unused-key-0000-dddd", "Planned", 'created = "2025-07-05T00:00:00Z"'),
+    # 100 characters every day of the run rate's twelve weeks (2025-04-17 to 2025-07-09)
+    *(
+        org_usage(KEYS_WEB, str(dt.date(2025, 4, 17) + dt.timedelta(days=n)), text=100)
+        for n in range(84)
+    ),
+    org_usage(KEYS_SPEECH, "2025-07-02", stt=2.5),
+    org_usage(KEYS_ADMIN, "2025-07-03", text=7),
+)

@@ -291,7 +291,8 @@ def test_the_synthetic_keys_have_a_life_an_administrator_sees():
         used.setdefault(row[1], []).append(row[0])
     unused = [k.label for i, k in enumerate(org.keys) if i not in used and not k.admin]
     assert unused == ["Mobile app (planned)", "Partner sandbox"]
-    [(index, gone)] = [(i, k) for i, k in enumerate(org.keys) if k.deactivated]
+    (index, gone), (_, gone_unused) = [(i, k) for i, k in enumerate(org.keys) if k.deactivated]
+    assert gone_unused.label == "Partner sandbox"
     assert gone.label == "Legacy integration"
     assert gone.deactivated.date() == dt.date.fromisoformat(max(used[index])) + dt.timedelta(1)
     assert all(

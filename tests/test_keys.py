@@ -12,7 +12,10 @@ import pytest
 from builders import asgi_client
 from conftest import file_app
 from faultserver import FaultServer, Reply
-from orgfiles import org_key, org_usage, organization
+from orgfiles import KEYS_ADMIN as ADMIN
+from orgfiles import KEYS_ORG as ORG
+from orgfiles import KEYS_TODAY as TODAY
+from orgfiles import KEYS_WEB as WEB
 from pydantic import SecretStr
 
 from analytics.capacity.plan import BillingPeriod
@@ -143,29 +146,6 @@ def test_a_damaged_audit_log_is_kept_aside(tmp_path, caplog):
 
 
 # --- changes, audited ----------------------------------------------------------------------
-
-ADMIN, WEB = "keys-admin-0001-aaaa:adm", "ab12cd34-5555-6666-7777-8888ef56"
-SPEECH = "speech-team-9999-cccc"
-TODAY = dt.date(2025, 7, 10)
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
-    org_key(WEB, "Web shop", 'created = "2025-04-01T00:00:00Z"', "character_limit = 1000"),
-    org_key(
-        SPEECH,
-        "Speech",
-        'created = "2025-06-01T00:00:00Z"',
-        "speech_to_text_milliseconds_limit = 600000",
-    ),
-    org_key("unused-key-0000-dddd", "Planned", 'created = "2025-07-05T00:00:00Z"'),
-    # 100 characters every day of the run rate's twelve weeks (2025-04-17 to 2025-07-09)
-    *(
-        org_usage(WEB, str(dt.date(2025, 4, 17) + dt.timedelta(days=n)), text=100)
-        for n in range(84)
-    ),
-    org_usage(SPEECH, "2025-07-02", stt=2.5),
-    org_usage(ADMIN, "2025-07-03", text=7),
-)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
+import pandas as pd
 
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
@@ -145,3 +146,47 @@ def _decode(content: bytes) -> list[AuditEntry]:
 
 def _encode(entries: Sequence[AuditEntry]) -> bytes:
     return b"".join(_encoder.encode(e) + b"\n" for e in entries)
+
+
+AUDIT_COLUMNS: Final = [
+    "time", "who", "action", "label", "key_id", "masked key", "before", "after", "outcome",
+    "message", "trace_id",
+]  # fmt: skip
+
+
+def state_text(state: KeyState | None) -> str:
+    """A key's state in a few words: label, limits, and deactivated when it is."""
+    if state is None:
+        return "-"
+    minutes = state.speech_to_text_milliseconds
+    parts = [
+        repr(state.label),
+        "characters " + ("no limit" if state.characters is None else f"{state.characters:,}"),
+        "speech " + ("no limit" if minutes is None else f"{minutes / 60_000:,.2f} min"),
+    ]
+    if state.deactivated:
+        parts.append("deactivated")
+    return ", ".join(parts)
+
+
+def audit_table(entries: Sequence[AuditEntry]) -> pd.DataFrame:
+    """One display row per entry, newest last, for the view and `keys audit`."""
+    return pd.DataFrame(
+        [
+            [
+                f"{e.time:%Y-%m-%d %H:%M:%S} UTC",
+                e.who,
+                e.action,
+                e.label,
+                e.key_id or "-",
+                e.masked_key or "-",
+                state_text(e.before),
+                state_text(e.after),
+                e.outcome,
+                e.message or "-",
+                e.trace_id or "-",
+            ]
+            for e in entries
+        ],
+        columns=AUDIT_COLUMNS,
+    )

@@ -97,3 +97,35 @@ def join(
         if mask in free
     )
     return rows
+
+
+class KeyNotFound(LookupError):
+    """A key a person named is not one listed key: the message lists the candidates."""
+
+
+def pick(rows: Sequence[JoinedKey], named: str) -> DeveloperKey:
+    """The listed key `named` by its key id, its masked key (the analytics mask it joined,
+    or its key id's) or its label, tried in that order; a name two keys answer to is
+    ambiguous, and names neither."""
+    listed = [row for row in rows if row.key is not None]
+    text = named.strip()
+    tests: tuple[Callable[[JoinedKey, DeveloperKey], bool], ...] = (
+        lambda row, key: key.key_id == text,
+        lambda row, key: text in (row.api_key, masked(key.key_id)),
+        lambda row, key: key.label == text,
+    )
+    for test in tests:
+        hits = [row.key for row in listed if row.key is not None and test(row, row.key)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise KeyNotFound(f"{named!r} names {len(hits)} keys: {_candidates(hits)}")
+    keys = [row.key for row in listed if row.key is not None]
+    raise KeyNotFound(
+        f"no key is named {named!r}; give a key id, a masked key or a unique label of "
+        + (_candidates(keys) if keys else "the organization's keys (it has none)")
+    )
+
+
+def _candidates(keys: Sequence[DeveloperKey]) -> str:
+    return "; ".join(f"{key.label} ({key.key_id})" for key in keys)

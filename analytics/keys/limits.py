@@ -11,7 +11,7 @@ any budget, without a line of configuration.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final, Literal
@@ -20,11 +20,11 @@ import pandas as pd
 
 from analytics.capacity.budgets import Budget, Evaluation, status_for
 from analytics.capacity.forecast import RHYTHM_DAYS
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance, billing_period
 from analytics.keys.changes import MS_PER_MINUTE
-from analytics.keys.join import JoinedKey
-from analytics.service.models import DeveloperKey
-from analytics.usage.frames import within
+from analytics.keys.join import JoinedKey, join
+from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.usage.frames import labels, within
 from analytics.usage.metrics import METRICS, MINUTES, TOTAL_CHARACTERS
 
 State = Literal["active", "deactivated", "never used", "not in the key list"]
@@ -197,3 +197,23 @@ def limit_evaluations(
                 )
             )
     return evaluations
+
+
+def usage_range(keys: Sequence[DeveloperKey], plan: PlanUsage, today: date) -> tuple[date, date]:
+    """The closed days the key view reads (``usage_start``), through yesterday."""
+    return usage_start(keys, billing_period(plan), today), today - timedelta(days=1)
+
+
+def overview(
+    keys: Sequence[DeveloperKey],
+    plan: PlanUsage,
+    key_day: pd.DataFrame,
+    covered_from: date,
+    today: date,
+    created: Mapping[str, str],
+) -> tuple[BillingPeriod | None, list[KeyRow]]:
+    """Every key's row, from the key list, the plan's answer (its billing period is the keys'
+    usage period), usage over ``usage_range`` and the masks of keys created here."""
+    period = billing_period(plan)
+    joined = join(keys, labels(key_day), created)
+    return period, key_rows(joined, key_day, period, today, covered_from)

@@ -1,0 +1,263 @@
+"""`keys`: list the organization's developer keys against their limits, and create, rename,
+limit or deactivate one; `keys audit` prints what was changed. Needs an admin key.
+
+KEY is a key id, a masked key or a unique label; a KEY that names no key or several exits 2
+and lists the candidates. Every change attempt, whatever its outcome, is written to the audit
+log beside the history store. The secret of `keys create` is the only line on stdout, so
+`$(…)` captures it; everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import getpass
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import msgspec
+import pandas as pd
+import typer
+
+from analytics.capacity.plan import count_text
+from analytics.cli import fetching, shared
+from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
+from analytics.keys import changes
+from analytics.keys.audit import AuditLog, audit_table
+from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
+from analytics.keys.limits import KeyRow, key_table, overview, usage_range
+from analytics.service.client import KEEP, Limit
+from analytics.service.models import DeveloperKey
+from analytics.service.settings import Settings
+from analytics.usage import calendar
+
+keys_app = typer.Typer(
+    cls=OneLineErrors,
+    help="List the organization's developer keys and change them (an admin key is needed).",
+    no_args_is_help=True,
+)
+app.add_typer(keys_app, name="keys")
+
+Format = Literal["table", "json", "csv"]
+FormatOption = Annotated[Format, typer.Option("--format", help="table, json or csv.")]
+KeyArgument = Annotated[str, typer.Argument(help="A key id, a masked key or a unique label.")]
+NONE = "none"
+
+
+def _who() -> str:
+    """Who changes keys from a command line: the account and the machine it runs on."""
+    return f"{getpass.getuser()}@{socket.gethostname()} (command line)"
+
+
+@dataclass(frozen=True)
+class _Session:
+    """A keys command's settings and the actor its changes are made and audited as."""
+
+    settings: Settings
+    demo: bool
+    actor: changes.Actor
+
+    @property
+    def created(self) -> dict[str, str]:
+        audit = self.actor.audit
+        return audit.created_masks() if audit else {}
+
+    def rows(self, keys: Sequence[DeveloperKey]) -> list[KeyRow]:
+        """Every key's row of the key view (usage over the days it reads)."""
+        today = calendar.utc_today()
+        plan = self.actor.client.usage()
+        first, last = usage_range(keys, plan, today)
+        usage = fetching.usage(self.settings, self.demo, first, last, use_history=True)
+        return overview(keys, plan, usage.frame, usage.start, today, self.created)[1]
+
+    def named(self, name: str) -> DeveloperKey:
+        """The listed key `name` names; a masked key is looked up among the analytics masks
+        too, which needs the usage the key view reads."""
+        keys = self.actor.client.developer_keys()
+        joined = (
+            [row.joined for row in self.rows(keys)]
+            if MASK_STARS in name
+            else join(keys, {}, self.created)
+        )
+        try:
+            return pick(joined, name)
+        except KeyNotFound as exc:
+            raise UsageProblem(str(exc)) from None
+
+
+@contextmanager
+def _session(demo: bool, debug: bool) -> Iterator[_Session]:
+    with shared.reported(debug):
+        settings = shared.settings()
+        with shared.client(settings, demo) as client:
+            actor = changes.Actor(client, _who(), AuditLog.for_settings(settings, demo))
+            yield _Session(settings, demo, actor)
+
+
+def at_terminal() -> bool:
+    """Whether a person can answer a question (a script's stdin is no terminal)."""
+    return sys.stdin.isatty()
+
+
+def _said(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _write(table: pd.DataFrame, fmt: Format) -> None:
+    if fmt == "csv":
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    elif fmt == "json":
+        records = table.astype(object).where(table.notna(), None).to_dict("records")
+        typer.echo(msgspec.json.format(msgspec.json.encode(records), indent=2).decode())
+    else:
+        shown = table.astype(object).where(table.notna(), "-")
+        for column in table.select_dtypes("number"):
+            shown[column] = [v if v == "-" else count_text(v) for v in shown[column]]
+        rows = [list(table.columns), *shown.astype(str).to_numpy().tolist()]
+        for line in shared.aligned(rows):
+            typer.echo(line)
+
+
+@keys_app.command("list")
+def list_keys(
+    fmt: FormatOption = "table",
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also list deactivated keys and unattributed usage.")
+    ] = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Every developer key: its state, created, last day used, and this usage period's
+    characters and speech minutes against its limits, with the day each is reached."""
+    with _session(demo, debug) as session:
+        table = key_table(session.rows(session.actor.client.developer_keys()))
+        if not show_all:
+            table = table[~table["state"].isin(["deactivated", "not in the key list"])]
+        _write(table.reset_index(drop=True), fmt)
+
+
+def _limit(value: str | None, option: str) -> Limit:
+    """A limit as given: a whole number, `none` to remove it, or absent to keep it."""
+    if value is None:
+        return KEEP
+    if value.strip().lower() == NONE:
+        return None
+    try:
+        number = int(value.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise UsageProblem(f"{option} must be a whole number or none, not {value!r}") from None
+    if number < 0:
+        raise UsageProblem(f"{option} must be 0 or more, not {number}")
+    return number
+
+
+@keys_app.command()
+def create(
+    label: Annotated[str, typer.Option("--label", help="The new key's label.")],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Create a key; its secret is printed once, alone on stdout, and kept nowhere."""
+    with _session(demo, debug) as session:
+        made = changes.create(session.actor, label.strip() or None).key
+        _said(f"created {made.label!r} ({made.key_id}); its secret is shown this once")
+        typer.echo(made.key)
+
+
+@keys_app.command()
+def rename(
+    key: KeyArgument,
+    label: Annotated[str, typer.Argument(help="The new label.")],
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Give a key a new label (deactivated keys too)."""
+    if not label.strip():
+        shared.fail(shared.EXIT_USAGE, "the new label is empty")
+    with _session(demo, debug) as session:
+        named = session.named(key)
+        renamed = changes.rename(session.actor, named, label.strip()).key
+        _said(f"renamed {named.label!r} to {renamed.label!r} ({renamed.key_id})")
+
+
+@keys_app.command()
+def limit(
+    key: KeyArgument,
+    characters: Annotated[
+        str | None,
+        typer.Option(help="Characters per usage period (a number, or none to remove the limit)."),
+    ] = None,
+    speech_minutes: Annotated[
+        str | None,
+        typer.Option(
+            help="Speech-to-text minutes per usage period (a number, or none to remove it)."
+        ),
+    ] = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Set or remove a key's limits per usage period (0 allows nothing)."""
+    with _session(demo, debug) as session:
+        given = _limit(characters, "--characters"), _limit(speech_minutes, "--speech-minutes")
+        if all(value is KEEP for value in given):
+            raise UsageProblem("give --characters or --speech-minutes (a number or none)")
+        named = session.named(key)
+        limits = changes.limit(session.actor, named, *given).key.usage_limits
+        speech = limits.speech_to_text_milliseconds
+        _said(
+            f"{named.label} ({named.key_id}): characters "
+            f"{'no limit' if limits.characters is None else f'{limits.characters:,}'}, "
+            "speech-to-text minutes "
+            f"{'no limit' if speech is None else f'{speech / changes.MS_PER_MINUTE:,.2f}'}"
+        )
+
+
+@keys_app.command()
+def deactivate(
+    key: KeyArgument,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Do not ask for the label (for scripts).")
+    ] = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Deactivate a key at once and for good: every request with it is refused from then on.
+    On a terminal, type the key's label to confirm."""
+    with _session(demo, debug) as session:
+        named = session.named(key)
+        if named.is_deactivated:
+            _said(f"{named.label} ({named.key_id}) is already deactivated")
+            return
+        if not yes:
+            if not at_terminal():
+                raise UsageProblem("deactivation is permanent: give --yes to confirm in a script")
+            typed = typer.prompt(
+                f"Deactivating {named.label} ({named.key_id}) cannot be undone. "
+                "Type its label to confirm",
+                err=True,
+            )
+            if typed.strip() != named.label.strip():
+                raise UsageProblem("the label did not match; nothing was changed")
+        gone = changes.deactivate(session.actor, named).key
+        _said(f"deactivated {gone.label} ({gone.key_id}): every request with it is refused")
+
+
+@keys_app.command()
+def audit(
+    fmt: FormatOption = "table",
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Every attempted key change, oldest first: when (UTC), who, what, before, after, the
+    outcome and the service's trace id."""
+    with shared.reported(debug):
+        log = AuditLog.for_settings(shared.settings(), demo)
+        if log is None:
+            raise UsageProblem("no audit log: SERVICE_HISTORY_PATH is off or no service is set")
+        entries = log.read()
+        if fmt == "json":
+            typer.echo(msgspec.json.format(msgspec.json.encode(entries), indent=2).decode())
+            return
+        _write(audit_table(entries), fmt)

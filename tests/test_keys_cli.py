@@ -1,0 +1,214 @@
+"""`keys` commands against an emulated organization: the list in three formats, each change
+with its exit codes, keys named by id, mask or label, the audit log, the secret on stdout
+alone and nowhere else, and the official client refused once the command line caps its key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import deepl
+import pytest
+from builders import serve_to_cli
+from conftest import ROOT, emulator_server, file_app
+from orgfiles import KEYS_ADMIN, KEYS_ORG, KEYS_SPEECH, KEYS_TODAY, KEYS_WEB
+from typer.testing import CliRunner
+
+from analytics.cli import app
+from analytics.cli import keys as keys_cli
+from analytics.keys.join import masked
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path, clean_cli_environment):
+    """The keys organization served to the command line, as its admin."""
+    serve_to_cli(
+        monkeypatch,
+        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
+        KEYS_ADMIN,
+        KEYS_TODAY,
+        tmp_path / "history",
+    )
+    return tmp_path / "history"
+
+
+def keys(*args: str, stdin: str | None = None):
+    return runner.invoke(app, ["keys", *args], input=stdin)
+
+
+def listed(*args: str) -> dict[str, dict]:
+    result = keys("list", "--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return {row["label"]: row for row in json.loads(result.stdout)}
+
+
+def test_the_list_shows_every_key_against_its_limits(served):
+    rows = listed()
+    assert list(rows) == ["Web shop", "Speech", "Planned"]
+    web = rows["Web shop"]
+    assert (web["api_key"], web["state"], web["last used"]) == (
+        "ab12****ef56",
+        "active",
+        "2025-07-09",
+    )
+    assert (web["characters"], web["character limit"]) == (900, 1000)
+    assert web["character limit reached"] == "2025-07-10 (projected)"
+    assert (rows["Speech"]["speech minutes"], rows["Speech"]["speech minute limit"]) == (2.5, 10)
+    assert rows["Planned"]["state"] == "never used"
+    assert listed("--all")["Admin"]["state"] == "not in the key list"
+    table = keys("list")
+    assert table.exit_code == 0
+    assert table.stdout.splitlines()[0].split()[:4] == ["label", "api_key", "key_id", "state"]
+    assert "900" in table.stdout and "1,000" in table.stdout
+    csv = keys("list", "--format", "csv")
+    assert csv.stdout.splitlines()[0].startswith("label,api_key,key_id,state,joined by")
+    assert len(csv.stdout.splitlines()) == 4
+
+
+def test_create_prints_the_secret_alone_and_keeps_it_nowhere(served):
+    result = keys("create", "--label", "Mobile app")
+    assert result.exit_code == 0, result.output
+    secret = result.stdout.strip()
+    assert result.stdout == secret + "\n" and len(secret) > 8
+    assert secret not in result.stderr and "Mobile app" in result.stderr
+    assert "Mobile app" in listed()
+    audit = keys("audit", "--format", "json")
+    [entry] = json.loads(audit.stdout)
+    assert (entry["action"], entry["outcome"], entry["masked_key"]) == (
+        "create",
+        "done",
+        masked(secret),
+    )
+    for path in served.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    assert secret not in audit.stdout + keys("audit").stdout
+
+
+def test_keys_are_named_by_id_mask_or_unique_label(served):
+    web_id = listed()["Web shop"]["key_id"]
+    assert keys("rename", "ab12****ef56", "Web store").exit_code == 0  # the analytics mask
+    assert keys("rename", web_id, "Web shop").exit_code == 0  # the key id
+    result = keys("limit", "Web shop", "--characters", "5000", "--speech-minutes", "3")
+    assert result.exit_code == 0, result.output
+    assert "characters 5,000, speech-to-text minutes 3.00" in result.stderr
+    assert listed()["Web shop"]["character limit"] == 5000
+    assert keys("limit", "Web shop", "--characters", "none").exit_code == 0
+    assert listed()["Web shop"]["character limit"] is None
+
+
+def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
+    unknown = keys("rename", "Nope", "x")
+    assert unknown.exit_code == 2
+    assert "no key is named 'Nope'" in unknown.stderr and "Web shop (" in unknown.stderr
+    for _ in range(2):
+        assert keys("create", "--label", "Twin").exit_code == 0
+    ambiguous = keys("limit", "Twin", "--characters", "1")
+    assert ambiguous.exit_code == 2
+    assert "'Twin' names 2 keys" in ambiguous.stderr
+    assert [e["outcome"] for e in json.loads(keys("audit", "--format", "json").stdout)] == [
+        "done",
+        "done",
+    ]  # nothing was attempted on an ambiguous name
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["limit", "Web shop"], "give --characters or --speech-minutes"),
+        (["limit", "Web shop", "--characters", "lots"], "must be a whole number or none"),
+        (["limit", "Web shop", "--speech-minutes", "-1"], "must be 0 or more"),
+        (["rename", "Web shop", "  "], "the new label is empty"),
+        (["deactivate", "Web shop"], "give --yes to confirm in a script"),
+    ],
+)
+def test_bad_arguments_exit_2(served, args, message):
+    result = keys(*args)
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_deactivation_asks_for_the_label_on_a_terminal(served, monkeypatch):
+    monkeypatch.setattr(keys_cli, "at_terminal", lambda: True)
+    wrong = keys("deactivate", "Web shop", stdin="Web\n")
+    assert wrong.exit_code == 2 and "the label did not match" in wrong.stderr
+    assert listed()["Web shop"]["state"] == "active"
+    right = keys("deactivate", "Web shop", stdin="Web shop\n")
+    assert right.exit_code == 0, right.output
+    assert listed("--all")["Web shop"]["state"] == "deactivated"
+    again = keys("deactivate", "Web shop", "--yes")
+    assert again.exit_code == 0 and "already deactivated" in again.stderr
+    outcomes = [
+        (e["action"], e["outcome"]) for e in json.loads(keys("audit", "--format", "json").stdout)
+    ]
+    assert outcomes == [("deactivate", "done")]
+
+
+def test_a_key_without_admin_rights_exits_3_and_the_refusal_is_audited(
+    monkeypatch, tmp_path, clean_cli_environment
+):
+    serve_to_cli(
+        monkeypatch,
+        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
+        KEYS_WEB,
+        KEYS_TODAY,
+        tmp_path / "history",
+    )
+    assert keys("list").exit_code == 3
+    refused = keys("create", "--label", "Mine")
+    assert refused.exit_code == 3 and "403" in refused.stderr
+    [entry] = json.loads(keys("audit", "--format", "json").stdout)
+    assert (entry["action"], entry["outcome"]) == ("create", "refused")
+
+
+def test_the_official_client_is_refused_once_the_command_line_caps_its_key(tmp_path):
+    """A character limit of 0 set by `keys limit` stops the service's own client library with
+    456; removing it lets the key translate again."""
+    org = tmp_path / "org.toml"
+    org.write_text(KEYS_ORG)
+    options = ("--org", str(org), "--auth-scheme", "DeepL-Auth-Key")
+    with emulator_server(*options, today=KEYS_TODAY) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")} | {
+            "SERVICE_BASE_URL": server.base_url,
+            "SERVICE_AUTH_KEY": KEYS_ADMIN,
+            "SERVICE_AUTH_SCHEME": "DeepL-Auth-Key",
+            "SERVICE_HISTORY_PATH": str(tmp_path / "history"),
+        }
+
+        def command(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-m", "analytics", "keys", *args],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+
+        translator = deepl.Translator(KEYS_SPEECH, server_url=server.base_url)
+        try:
+            assert translator.translate_text("Hello", target_lang="DE").text
+            capped = command("limit", "Speech", "--characters", "0")
+            assert capped.returncode == 0, capped.stderr
+            with pytest.raises(deepl.QuotaExceededException):
+                translator.translate_text("Hello again", target_lang="DE")
+            assert command("limit", "Speech", "--characters", "none").returncode == 0
+            assert translator.translate_text("Hello at last", target_lang="DE").text
+        finally:
+            translator.close()
+        assert KEYS_ADMIN not in capped.stdout + capped.stderr
+    entries = [
+        json.loads(line)
+        for line in next(Path(tmp_path / "history").glob("*-key-audit.jsonl"))
+        .read_text()
+        .splitlines()
+    ]
+    assert [(e["action"], e["outcome"], e["after"]["characters"]) for e in entries] == [
+        ("limit", "done", 0),
+        ("limit", "done", None),
+    ]
