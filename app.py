@@ -110,6 +110,7 @@ PAGES_DIR = Path(__file__).resolve().parent / "pages"
 PAGES = [
     st.Page(PAGES_DIR / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page(PAGES_DIR / "keys.py", title="Keys", icon=":material/key:"),
+    st.Page(PAGES_DIR / "limits.py", title="Keys & limits", icon=":material/vpn_key:"),
     st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
     st.Page(PAGES_DIR / "tags.py", title="Tags", icon=":material/sell:"),
     st.Page(PAGES_DIR / "pairs.py", title="Language pairs", icon=":material/swap_horiz:"),

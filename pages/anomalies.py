@@ -1,8 +1,11 @@
 """Anomalies: days that broke a key's (or the organization's) weekday habit in the range,
 spikes, drops, new keys and dormant keys used again, with a chart of one and its marks."""
 
+from pathlib import Path
+
 import streamlit as st
 
+from analytics.anomalies.detect import ORGANIZATION
 from analytics.anomalies.marks import status
 from analytics.anomalies.tables import (
     TABLE_COLUMNS,
@@ -72,6 +75,13 @@ with service_errors(source):
 title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"
 st.plotly_chart(anomaly_figure(days, anomaly.metric, title), key="anomaly_chart")
 st.markdown(anomaly.sentence)
+if anomaly.api_key != ORGANIZATION:
+    st.page_link(
+        Path(__file__).with_name("limits.py"),
+        label="Set a limit on this key or deactivate it",
+        icon=":material/vpn_key:",
+        query_params={"key": anomaly.api_key},
+    )
 
 now = status(anomaly.id, marks)
 writable = marks_of(source) is not None

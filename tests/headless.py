@@ -20,6 +20,7 @@ APP = str(ROOT / "app.py")
 PAGES = [
     "overview",
     "keys",
+    "limits",
     "trends",
     "tags",
     "pairs",

@@ -32,13 +32,16 @@ def last_days(count: int) -> tuple:
     return TODAY - count * DAY, YESTERDAY
 
 
+TITLES = {"pairs": "Language pairs", "limits": "Keys & limits"}
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page):
     at = open_page(page)
     assert not at.exception
     assert not at.error
     assert any(info.value.startswith("Demo data — ") for info in at.info)
-    assert at.title[0].value == {"pairs": "Language pairs"}.get(page, page.capitalize())
+    assert at.title[0].value == TITLES.get(page, page.capitalize())
 
 
 def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):

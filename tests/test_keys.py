@@ -45,16 +45,16 @@ def test_masks_keep_four_characters_each_side():
     assert masked("short") == "****"
 
 
-def test_a_key_joins_by_its_created_secret_then_its_key_id_then_a_unique_label():
+def test_a_key_joins_by_its_recorded_mask_then_its_key_id_then_a_unique_label():
     keys = [
         listed("1111aaaa-x:y-bbbb2222", "Made here"),  # created here: joined by its secret
         listed("c0de0000-1:2-0000beef", "Paid"),  # its key id's mask is an analytics mask
         listed("guid-one:guid-two", "Free web"),  # joined by label alone
     ]
     usage = {"sec1****ret1": "Made here", "c0de****beef": "Paid", "free****:fx1": "Free web"}
-    rows = join(keys, usage, created={"1111aaaa-x:y-bbbb2222": "sec1****ret1"})
+    rows = join(keys, usage, recorded={"1111aaaa-x:y-bbbb2222": "sec1****ret1"})
     assert hows(rows) == [
-        ("Made here", "sec1****ret1", "secret"),
+        ("Made here", "sec1****ret1", "recorded"),
         ("Paid", "c0de****beef", "key id"),
         ("Free web", "free****:fx1", "label"),
     ]
@@ -179,7 +179,7 @@ def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_
     assert all(e.trace_id for e in entries)
     assert entries[3].label == "Ghost" and "404" in entries[3].message
     assert made.key not in (tmp_path / "audit.jsonl").read_text()
-    assert log.created_masks() == {made.key_id: masked(made.key)}
+    assert log.recorded_masks() == {made.key_id: masked(made.key)}
 
 
 def test_a_refusal_for_a_non_admin_key_is_audited(app, tmp_path):

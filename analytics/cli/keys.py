@@ -21,7 +21,7 @@ import msgspec
 import pandas as pd
 import typer
 
-from analytics.capacity.plan import count_text
+from analytics.capacity.plan import billing_period, count_text
 from analytics.cli import fetching, shared
 from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
 from analytics.keys import changes
@@ -60,31 +60,34 @@ class _Session:
     actor: changes.Actor
 
     @property
-    def created(self) -> dict[str, str]:
+    def recorded(self) -> dict[str, str]:
         audit = self.actor.audit
-        return audit.created_masks() if audit else {}
+        return audit.recorded_masks() if audit else {}
 
     def rows(self, keys: Sequence[DeveloperKey]) -> list[KeyRow]:
         """Every key's row of the key view (usage over the days it reads)."""
         today = calendar.utc_today()
-        plan = self.actor.client.usage()
-        first, last = usage_range(keys, plan, today)
+        period = billing_period(self.actor.client.usage())
+        first, last = usage_range(keys, period, today)
         usage = fetching.usage(self.settings, self.demo, first, last, use_history=True)
-        return overview(keys, plan, usage.frame, usage.start, today, self.created)[1]
+        return overview(keys, period, usage.frame, usage.start, today, self.recorded)
 
-    def named(self, name: str) -> DeveloperKey:
-        """The listed key `name` names; a masked key is looked up among the analytics masks
-        too, which needs the usage the key view reads."""
+    def named(self, name: str) -> tuple[DeveloperKey, str | None]:
+        """The listed key `name` names and the analytics mask it is joined to (None: not
+        known); a masked key is looked up among the analytics masks too, which needs the
+        usage the key view reads."""
         keys = self.actor.client.developer_keys()
         joined = (
             [row.joined for row in self.rows(keys)]
             if MASK_STARS in name
-            else join(keys, {}, self.created)
+            else join(keys, {}, self.recorded)
         )
         try:
-            return pick(joined, name)
+            found = pick(joined, name)
         except KeyNotFound as exc:
             raise UsageProblem(str(exc)) from None
+        assert found.key is not None
+        return found.key, found.api_key or self.recorded.get(found.key.key_id)
 
 
 @contextmanager
@@ -177,8 +180,8 @@ def rename(
     if not label.strip():
         shared.fail(shared.EXIT_USAGE, "the new label is empty")
     with _session(demo, debug) as session:
-        named = session.named(key)
-        renamed = changes.rename(session.actor, named, label.strip()).key
+        named, api_key = session.named(key)
+        renamed = changes.rename(session.actor, named, label.strip(), api_key).key
         _said(f"renamed {named.label!r} to {renamed.label!r} ({renamed.key_id})")
 
 
@@ -203,8 +206,8 @@ def limit(
         given = _limit(characters, "--characters"), _limit(speech_minutes, "--speech-minutes")
         if all(value is KEEP for value in given):
             raise UsageProblem("give --characters or --speech-minutes (a number or none)")
-        named = session.named(key)
-        limits = changes.limit(session.actor, named, *given).key.usage_limits
+        named, api_key = session.named(key)
+        limits = changes.limit(session.actor, named, *given, api_key=api_key).key.usage_limits
         speech = limits.speech_to_text_milliseconds
         _said(
             f"{named.label} ({named.key_id}): characters "
@@ -226,7 +229,7 @@ def deactivate(
     """Deactivate a key at once and for good: every request with it is refused from then on.
     On a terminal, type the key's label to confirm."""
     with _session(demo, debug) as session:
-        named = session.named(key)
+        named, api_key = session.named(key)
         if named.is_deactivated:
             _said(f"{named.label} ({named.key_id}) is already deactivated")
             return
@@ -240,7 +243,7 @@ def deactivate(
             )
             if typed.strip() != named.label.strip():
                 raise UsageProblem("the label did not match; nothing was changed")
-        gone = changes.deactivate(session.actor, named).key
+        gone = changes.deactivate(session.actor, named, api_key).key
         _said(f"deactivated {gone.label} ({gone.key_id}): every request with it is refused")
 
 

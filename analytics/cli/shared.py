@@ -31,6 +31,7 @@ from analytics.alerts.state import StateFileError
 from analytics.anomalies.marks import MarksFileError
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
+from analytics.keys.audit import AuditFileError
 from analytics.service.client import ServiceClient
 from analytics.service.demo import demo_client
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
@@ -164,6 +165,7 @@ def reported(debug: bool) -> Iterator[None]:
         AlertsFileError,
         StateFileError,
         MarksFileError,
+        AuditFileError,
     ) as exc:
         fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:

@@ -35,6 +35,39 @@ def access_decision(
     return Access.DENIED
 
 
+def key_change_refusal(
+    demo: bool,
+    auth_configured: bool,
+    email: str | None,
+    key_admins: Iterable[str],
+    allowed_without_sign_in: bool,
+) -> str | None:
+    """Why this session may not change developer keys, or None when it may.
+
+    Changing keys is a separate right from seeing usage: with sign-in, only the addresses in
+    KEY_ADMIN_EMAILS (an empty list admits nobody); without sign-in nobody can be told apart,
+    so changes are off unless SERVICE_ALLOW_KEY_CHANGES says the deployment is trusted. The
+    demo organization is the emulator's, and anyone may try changes on it.
+    """
+    if demo:
+        return None
+    if auth_configured:
+        admins = {entry.strip().lower() for entry in key_admins if entry.strip()}
+        if email and email.strip().lower() in admins:
+            return None
+        return (
+            f"{email or 'This account'} may look but not change keys: ask an administrator "
+            "to add the address to KEY_ADMIN_EMAILS."
+        )
+    if allowed_without_sign_in:
+        return None
+    return (
+        "Key changes are off: this dashboard has no sign-in, so it cannot tell who changes "
+        "a key. Configure sign-in and KEY_ADMIN_EMAILS, or set SERVICE_ALLOW_KEY_CHANGES=true "
+        "for a dashboard only key administrators reach."
+    )
+
+
 def _problems(secrets: Mapping[str, Any]) -> list[str]:
     """What keeps a configured sign-in from being safe; empty when it is (or is not configured).
 
@@ -62,6 +95,10 @@ def _problems(secrets: Mapping[str, Any]) -> list[str]:
         problems.append("ADMIN_EMAILS, the list of addresses allowed in, is missing")
     elif not _is_list_of_strings(secrets["ADMIN_EMAILS"]):
         problems.append('ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]')
+    if "KEY_ADMIN_EMAILS" in secrets and not _is_list_of_strings(secrets["KEY_ADMIN_EMAILS"]):
+        problems.append(
+            'KEY_ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]'
+        )
     return problems
 
 

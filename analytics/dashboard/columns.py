@@ -246,3 +246,25 @@ def language_columns(frame: pd.DataFrame) -> dict[str, Any]:
         for column in map(str, frame.columns)
         if column in LANGUAGE_FLAGS or column in LANGUAGE_HEADINGS
     }
+
+
+def key_limit_columns() -> dict[str, Any]:
+    """The Keys & limits table: each key named and pinned, its life, then this usage period's
+    use against its limits."""
+    day = "YYYY-MM-DD"
+    return {
+        "label": st.column_config.TextColumn("Key", pinned=True),
+        "api_key": st.column_config.TextColumn("Masked key"),
+        "key_id": st.column_config.TextColumn("Key id"),
+        "state": st.column_config.TextColumn("State"),
+        "joined by": st.column_config.TextColumn("Usage joined by"),
+        "created": st.column_config.DateColumn("Created", format=day),
+        "deactivated": st.column_config.DateColumn("Deactivated", format=day),
+        "last used": st.column_config.DateColumn("Last used", format=day),
+        "characters": st.column_config.NumberColumn("Characters", format="%,d"),
+        "character limit": st.column_config.NumberColumn("Character limit", format="%,d"),
+        "character limit reached": st.column_config.TextColumn("Character limit reached"),
+        "speech minutes": st.column_config.NumberColumn("Speech minutes", format="%,.2f"),
+        "speech minute limit": st.column_config.NumberColumn("Speech limit", format="%,.2f"),
+        "speech limit reached": st.column_config.TextColumn("Speech limit reached"),
+    }

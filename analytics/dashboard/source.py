@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from analytics.dashboard.session import ensure_entry
 from analytics.service.settings import Settings, setting_problems
 
-SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path")
+SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path", "allow_key_changes")
 DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed")
 
 

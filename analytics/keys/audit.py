@@ -7,8 +7,9 @@ file's lock, replaced atomically), so the dashboard's sessions and the command l
 without losing each other's entries. A file that is not an audit log is moved aside (kept,
 with a warning), never overwritten.
 
-An entry never holds a secret: a created key is recorded by its masked secret, which is also
-what joins the new key to its usage (``analytics.keys.join``).
+An entry never holds a secret: a created key is recorded by its masked secret, a changed key
+by the analytics mask it was joined by, and the latest of these joins the key to its usage
+(``analytics.keys.join``) even after a rename its usage does not show yet.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class AuditEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     action: Action
     key_id: str | None  # None: a create whose key is not known
     label: str
-    masked_key: str | None = None  # a created key's masked secret
+    masked_key: str | None = None  # a created key's masked secret; a changed key's mask
     before: KeyState | None = None
     after: KeyState | None = None
     outcome: Outcome
@@ -94,13 +95,8 @@ class AuditLog:
         """Every entry, oldest first."""
         return self._read_from(self.path)
 
-    def created_masks(self) -> dict[str, str]:
-        """Each key created here (key id) and its masked secret, for joining it to usage."""
-        return {
-            entry.key_id: entry.masked_key
-            for entry in self.read()
-            if entry.action == "create" and entry.key_id and entry.masked_key
-        }
+    def recorded_masks(self) -> dict[str, str]:
+        return recorded_masks(self.read())
 
     @staticmethod
     def _read_from(path: Path) -> list[AuditEntry]:
@@ -108,6 +104,14 @@ class AuditLog:
             return read_state(path, _decode, [], "The key audit log")
         except OSError as exc:
             raise AuditFileError(f"{path}: cannot be read ({exc})") from None
+
+
+def recorded_masks(entries: Sequence[AuditEntry]) -> dict[str, str]:
+    """Each key changed here (key id) and the latest mask recorded for it, for joining it to
+    usage."""
+    return {
+        e.key_id: e.masked_key for e in entries if e.outcome == "done" and e.key_id and e.masked_key
+    }
 
 
 def entry(

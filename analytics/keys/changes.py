@@ -46,6 +46,7 @@ def _changed(
     key: DeveloperKey | None,
     call: Callable[[], KeyChange[K]],
     label: str = "",
+    api_key: str | None = None,
 ) -> KeyChange[K]:
     def record(
         outcome: Outcome,
@@ -89,7 +90,7 @@ def _changed(
     record(
         "done",
         after=answer.listed if isinstance(answer, CreatedKey) else answer,
-        masked_key=None if secret is None else masked(secret),
+        masked_key=api_key if secret is None else masked(secret),
         trace_id=change.trace_id,
     )
     return change
@@ -102,21 +103,39 @@ def create(actor: Actor, label: str | None) -> KeyChange[CreatedKey]:
     )
 
 
-def rename(actor: Actor, key: DeveloperKey, label: str) -> KeyChange[DeveloperKey]:
+def rename(
+    actor: Actor, key: DeveloperKey, label: str, api_key: str | None = None
+) -> KeyChange[DeveloperKey]:
+    """A new label; `api_key`, the analytics mask the key is joined to, is recorded so the
+    key stays joined while its usage still carries the old label."""
     return _changed(
-        actor, "rename", key, lambda: actor.client.rename_developer_key(key.key_id, label)
+        actor,
+        "rename",
+        key,
+        lambda: actor.client.rename_developer_key(key.key_id, label),
+        api_key=api_key,
     )
 
 
-def deactivate(actor: Actor, key: DeveloperKey) -> KeyChange[DeveloperKey]:
+def deactivate(
+    actor: Actor, key: DeveloperKey, api_key: str | None = None
+) -> KeyChange[DeveloperKey]:
     """Permanent: the service refuses the key from then on."""
     return _changed(
-        actor, "deactivate", key, lambda: actor.client.deactivate_developer_key(key.key_id)
+        actor,
+        "deactivate",
+        key,
+        lambda: actor.client.deactivate_developer_key(key.key_id),
+        api_key=api_key,
     )
 
 
 def limit(
-    actor: Actor, key: DeveloperKey, characters: Limit = KEEP, speech_minutes: Limit = KEEP
+    actor: Actor,
+    key: DeveloperKey,
+    characters: Limit = KEEP,
+    speech_minutes: Limit = KEEP,
+    api_key: str | None = None,
 ) -> KeyChange[DeveloperKey]:
     """Set (a number), remove (None) or keep (KEEP) a key's limits per usage period; speech
     is given in minutes and sent in milliseconds, as the service counts it."""
@@ -130,4 +149,5 @@ def limit(
         "limit",
         key,
         lambda: actor.client.set_developer_key_limits(key.key_id, characters, speech),
+        api_key=api_key,
     )

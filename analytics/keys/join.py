@@ -3,8 +3,9 @@
 Analytics names a key by a masked form of its secret (``abcd****wxyz``); the key list names it
 by ``key_id``, which is not the secret. The two are joined, in this order, by
 
-1. **secret** — the masked secret the service gave when the key was created here (the audit
-   log keeps the mask, never the secret);
+1. **recorded** — the mask the audit log recorded for the key: its masked secret when it was
+   created here, or the analytics mask it was joined by when it was last changed here (so a
+   key renamed today, whose usage still carries its old label, stays joined);
 2. **key id** — the masked ``key_id``, where it equals an analytics mask (the service's key ids
    of paid-plan keys start and end as their secrets);
 3. **label** — a label carried by exactly one listed key and exactly one analytics key.
@@ -24,8 +25,8 @@ from typing import Final, Literal
 
 from analytics.service.models import DeveloperKey
 
-How = Literal["secret", "key id", "label", "not matched", "no usage found", "unattributed"]
-JOINED: Final[tuple[How, ...]] = ("secret", "key id", "label")
+How = Literal["recorded", "key id", "label", "not matched", "no usage found", "unattributed"]
+JOINED: Final[tuple[How, ...]] = ("recorded", "key id", "label")
 MASK_STARS: Final = "****"
 
 
@@ -54,12 +55,12 @@ class JoinedKey:
 def join(
     listed: Sequence[DeveloperKey],
     usage_labels: Mapping[str, str],
-    created: Mapping[str, str] | None = None,
+    recorded: Mapping[str, str] | None = None,
 ) -> list[JoinedKey]:
     """Every listed key in the list's order, then every unattributed analytics key (in
     ``usage_labels``' order); ``usage_labels`` maps each analytics mask to its label, and
-    ``created`` each key id to the mask of the secret it was created with."""
-    created = created or {}
+    ``recorded`` each key id to the mask the audit log recorded for it."""
+    recorded = recorded or {}
     found: dict[str, tuple[str, How]] = {}  # key id -> (mask, how)
     free = set(usage_labels)
 
@@ -78,7 +79,7 @@ def join(
     listed_labels = Counter(key.label for key in listed)
     usage_counts = Counter(usage_labels.values())
     by_label = {label: mask for mask, label in usage_labels.items() if usage_counts[label] == 1}
-    claim("secret", lambda key: created.get(key.key_id))
+    claim("recorded", lambda key: recorded.get(key.key_id))
     claim("key id", lambda key: masked(key.key_id))
     claim("label", lambda key: by_label.get(key.label) if listed_labels[key.label] == 1 else None)
 
@@ -103,7 +104,7 @@ class KeyNotFound(LookupError):
     """A key a person named is not one listed key: the message lists the candidates."""
 
 
-def pick(rows: Sequence[JoinedKey], named: str) -> DeveloperKey:
+def pick(rows: Sequence[JoinedKey], named: str) -> JoinedKey:
     """The listed key `named` by its key id, its masked key (the analytics mask it joined,
     or its key id's) or its label, tried in that order; a name two keys answer to is
     ambiguous, and names neither."""
@@ -115,11 +116,12 @@ def pick(rows: Sequence[JoinedKey], named: str) -> DeveloperKey:
         lambda row, key: key.label == text,
     )
     for test in tests:
-        hits = [row.key for row in listed if row.key is not None and test(row, row.key)]
+        hits = [row for row in listed if row.key is not None and test(row, row.key)]
         if len(hits) == 1:
             return hits[0]
         if hits:
-            raise KeyNotFound(f"{named!r} names {len(hits)} keys: {_candidates(hits)}")
+            found = [row.key for row in hits if row.key is not None]
+            raise KeyNotFound(f"{named!r} names {len(hits)} keys: {_candidates(found)}")
     keys = [row.key for row in listed if row.key is not None]
     raise KeyNotFound(
         f"no key is named {named!r}; give a key id, a masked key or a unique label of "

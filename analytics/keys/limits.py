@@ -20,10 +20,10 @@ import pandas as pd
 
 from analytics.capacity.budgets import Budget, Evaluation, status_for
 from analytics.capacity.forecast import RHYTHM_DAYS
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance, billing_period
+from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
 from analytics.keys.changes import MS_PER_MINUTE
 from analytics.keys.join import JoinedKey, join
-from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.service.models import DeveloperKey
 from analytics.usage.frames import labels, within
 from analytics.usage.metrics import METRICS, MINUTES, TOTAL_CHARACTERS
 
@@ -53,6 +53,42 @@ class KeyRow:
     @property
     def key(self) -> DeveloperKey | None:
         return self.joined.key
+
+    @property
+    def shown_id(self) -> str:
+        """The masked key, else the key id's first characters: enough to tell two keys of one
+        label apart in a list."""
+        key_id = "" if self.key is None else self.key.key_id
+        return self.joined.api_key or f"id {key_id[:8]}…"
+
+    @property
+    def limited(self) -> bool:
+        limits = None if self.key is None else self.key.usage_limits
+        return limits is not None and (
+            limits.characters is not None or limits.speech_to_text_milliseconds is not None
+        )
+
+
+def limits_note(row: KeyRow) -> str:
+    """What a key used this usage period, beside the form that sets its limits."""
+    used = [
+        f"{allowed.usage_text} {allowed.label.lower()}"
+        for allowed in (row.characters, row.speech)
+        if allowed is not None
+    ]
+    told = f"Used this usage period: {'; '.join(used)}. " if used else ""
+    return told + "0 allows nothing."
+
+
+def key_counts(rows: Sequence[KeyRow]) -> dict[str, int]:
+    """The listed keys by state, and how many carry a limit (the view's tiles)."""
+    listed = [row for row in rows if row.key is not None]
+    return {
+        "Active": sum(row.state in ("active", "never used") for row in listed),
+        "Never used": sum(row.state == "never used" for row in listed),
+        "Deactivated": sum(row.state == "deactivated" for row in listed),
+        "With a limit": sum(row.limited for row in listed),
+    }
 
 
 def usage_start(keys: Sequence[DeveloperKey], period: BillingPeriod | None, today: date) -> date:
@@ -199,21 +235,22 @@ def limit_evaluations(
     return evaluations
 
 
-def usage_range(keys: Sequence[DeveloperKey], plan: PlanUsage, today: date) -> tuple[date, date]:
+def usage_range(
+    keys: Sequence[DeveloperKey], period: BillingPeriod | None, today: date
+) -> tuple[date, date]:
     """The closed days the key view reads (``usage_start``), through yesterday."""
-    return usage_start(keys, billing_period(plan), today), today - timedelta(days=1)
+    return usage_start(keys, period, today), today - timedelta(days=1)
 
 
 def overview(
     keys: Sequence[DeveloperKey],
-    plan: PlanUsage,
+    period: BillingPeriod | None,
     key_day: pd.DataFrame,
     covered_from: date,
     today: date,
-    created: Mapping[str, str],
-) -> tuple[BillingPeriod | None, list[KeyRow]]:
-    """Every key's row, from the key list, the plan's answer (its billing period is the keys'
-    usage period), usage over ``usage_range`` and the masks of keys created here."""
-    period = billing_period(plan)
-    joined = join(keys, labels(key_day), created)
-    return period, key_rows(joined, key_day, period, today, covered_from)
+    recorded: Mapping[str, str],
+) -> list[KeyRow]:
+    """Every key's row, from the key list, the billing period (the keys' usage period), usage
+    over ``usage_range`` and the masks the audit log recorded."""
+    joined = join(keys, labels(key_day), recorded)
+    return key_rows(joined, key_day, period, today, covered_from)

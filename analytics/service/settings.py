@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     demo_keys: int = Field(default=25, ge=1)
     demo_days: int = Field(default=1095, ge=1)
     demo_seed: int = 42
+    # Without sign-in the dashboard cannot tell who changes a key: changes are off unless a
+    # deployment only key administrators reach says so.
+    allow_key_changes: bool = False
 
     @field_validator("base_url")
     @classmethod

@@ -1,0 +1,206 @@
+"""The Keys & limits view's data and actions: the key list (kept a minute, dropped after every
+change), each key's row, who may change keys, and the changes themselves, each audited.
+
+A change runs only from a button or a form's submit in this session, never from a URL: the
+URL chooses which key is shown, nothing more. A new key's secret lives in one run's local
+variable and the dialog's code element: it is not kept in the session, a cache, the audit log
+or the URL, and it is gone from the page when the dialog closes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+import streamlit as st
+
+from analytics.dashboard import data
+from analytics.dashboard.access import key_change_refusal
+from analytics.dashboard.messages import show_error
+from analytics.dashboard.source import Source, secrets
+from analytics.keys import changes
+from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
+from analytics.keys.join import KeyNotFound, pick
+from analytics.keys.limits import KeyRow, overview, usage_range
+from analytics.service.client import Limit
+from analytics.service.errors import ServiceError
+from analytics.service.models import DeveloperKey
+
+KEYS_TTL = "1m"
+# The outcome of the session's last change, said once on the next run (never a secret).
+SAID = "keys_said"
+# The dialog open in this session ("create" or "deactivate"): a dialog stays open across the
+# reruns its own widgets cause, until it is done or dismissed.
+DIALOG = "keys_dialog"
+
+
+@st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
+def _key_list(fingerprint: str, _source: Source) -> list[DeveloperKey]:
+    return data.client(_source).developer_keys()
+
+
+def key_list(src: Source) -> list[DeveloperKey]:
+    """Every developer key of the organization, active and deactivated."""
+    return _key_list(src.fingerprint, src)
+
+
+def audit_log(src: Source) -> AuditLog | None:
+    return AuditLog.for_settings(src.settings, src.demo)
+
+
+def audit_entries(src: Source) -> list[AuditEntry]:
+    """The audit log, read on every run (another session may have changed a key); a log that
+    cannot be read is a warning, and no entries."""
+    log = audit_log(src)
+    if log is None:
+        return []
+    try:
+        return log.read()
+    except AuditFileError as exc:
+        st.warning(f"The audit log cannot be shown: {exc}", icon=":material/warning:")
+        return []
+
+
+def key_rows(src: Source, today: date) -> list[KeyRow]:
+    """Every key's row as of `today`: the list, the billing period, and usage from the oldest
+    key's creation (cached as any range's usage)."""
+    keys = key_list(src)
+    period = data.plan(src, today).period
+    first, last = usage_range(keys, period, today)
+    usage = data.usage(src, first, last)
+    recorded = recorded_masks(audit_entries(src))
+    return overview(keys, period, usage.frame, usage.start, today, recorded)
+
+
+@dataclass(frozen=True)
+class Permission:
+    """Whether this session may change keys, as whom, and why not."""
+
+    who: str
+    refusal: str | None
+
+    @property
+    def allowed(self) -> bool:
+        return self.refusal is None
+
+
+def permission(src: Source) -> Permission:
+    given = secrets()
+    signed_in = "auth" in given and bool(st.user.get("is_logged_in"))
+    email = st.user.get("email") if signed_in else None
+    refusal = key_change_refusal(
+        src.demo,
+        "auth" in given,
+        email if isinstance(email, str) else None,
+        given.get("KEY_ADMIN_EMAILS", []),
+        src.settings.allow_key_changes,
+    )
+    if src.demo:
+        who = "demo dashboard"
+    elif isinstance(email, str) and email:
+        who = email
+    else:
+        who = "dashboard without sign-in"
+    return Permission(who, refusal)
+
+
+def _actor(src: Source, allowed: Permission) -> changes.Actor:
+    return changes.Actor(data.client(src), allowed.who, audit_log(src))
+
+
+def open_dialog(name: str) -> None:
+    st.session_state[DIALOG] = name
+
+
+def close_dialog() -> None:
+    st.session_state.pop(DIALOG, None)
+
+
+def dialog() -> str | None:
+    name = st.session_state.get(DIALOG)
+    return name if isinstance(name, str) else None
+
+
+def said() -> str | None:
+    """The last change's outcome, once."""
+    message = st.session_state.pop(SAID, None)
+    return message if isinstance(message, str) else None
+
+
+def _changed(message: str) -> None:
+    _key_list.clear()
+    st.session_state[SAID] = message
+
+
+def _refused(exc: ServiceError, src: Source) -> None:
+    """A refused change in words about the change (a 403 here is the service's rule, such as
+    the 25-active-key limit, not a wrong SERVICE_AUTH_KEY)."""
+    if isinstance(exc, changes.UnknownOutcome):
+        st.warning(str(exc).capitalize() + ".", icon=":material/help:")
+    elif exc.status is not None and exc.status < 500:
+        st.error(f"The service refused the change: {exc}", icon=":material/block:")
+    else:
+        show_error(exc, src)
+
+
+def _listed(row: KeyRow) -> DeveloperKey:
+    if row.key is None:
+        raise ValueError(f"{row.joined.label} is not a listed key: it cannot be changed")
+    return row.key
+
+
+def chosen_key(rows: list[KeyRow], asked: str | None) -> str | None:
+    """The key id a link asks for (by key id, masked key or unique label); None for none."""
+    if not asked:
+        return None
+    try:
+        found = pick([row.joined for row in rows], asked)
+    except KeyNotFound:
+        return None
+    return None if found.key is None else found.key.key_id
+
+
+def create(src: Source, allowed: Permission, label: str) -> str | None:
+    """Create a key and return its secret (to be shown this once); None when refused."""
+    try:
+        made = changes.create(_actor(src, allowed), label.strip() or None).key
+    except ServiceError as exc:
+        _refused(exc, src)
+        return None
+    _changed(f"Created {made.label} ({made.key_id}).")
+    return made.key
+
+
+def rename(src: Source, allowed: Permission, row: KeyRow, label: str) -> bool:
+    key = _listed(row)
+    try:
+        renamed = changes.rename(_actor(src, allowed), key, label.strip(), row.joined.api_key).key
+    except ServiceError as exc:
+        _refused(exc, src)
+        return False
+    _changed(f"Renamed {key.label} to {renamed.label}.")
+    return True
+
+
+def limit(
+    src: Source, allowed: Permission, row: KeyRow, characters: Limit, speech_minutes: Limit
+) -> bool:
+    key = _listed(row)
+    try:
+        changes.limit(_actor(src, allowed), key, characters, speech_minutes, row.joined.api_key)
+    except ServiceError as exc:
+        _refused(exc, src)
+        return False
+    _changed(f"Saved the limits of {key.label}.")
+    return True
+
+
+def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
+    key = _listed(row)
+    try:
+        changes.deactivate(_actor(src, allowed), key, row.joined.api_key)
+    except ServiceError as exc:
+        _refused(exc, src)
+        return False
+    _changed(f"Deactivated {key.label}: every request with it is refused from now on.")
+    return True

@@ -1,0 +1,191 @@
+"""Keys & limits: every developer key of the organization with its state and this usage
+period's use against its limits, and for one key the actions: rename, set or clear limits,
+deactivate; create a key; the audit log of every attempted change."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from analytics.dashboard import keys, page
+from analytics.dashboard.columns import key_limit_columns
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import source as data_source
+from analytics.keys.audit import audit_table
+from analytics.keys.changes import MS_PER_MINUTE
+from analytics.keys.limits import KeyRow, key_counts, key_table, limits_note
+from analytics.usage import calendar
+
+source = data_source()
+today = calendar.utc_today()
+allowed = keys.permission(source)
+title = page.title_row("Keys & limits")
+
+
+@st.dialog("Create a key", on_dismiss=keys.close_dialog)
+def create_dialog() -> None:
+    if st.session_state.get("create_done"):
+        keys.close_dialog()
+        st.rerun()  # the secret leaves the page with the dialog
+    label = st.text_input("Label", key="create_label", placeholder="e.g. Mobile app (iOS)")
+    st.caption("Without a label the service gives the key a default one.")
+    if st.button("Create", type="primary", key="create_submit", icon=":material/add:"):
+        secret = keys.create(source, allowed, label)
+        if secret is not None:
+            st.warning(
+                "Copy the secret now: it is shown this once and kept nowhere, not even here.",
+                icon=":material/warning:",
+            )
+            st.code(secret, language=None)
+            st.button("Done", key="create_done", type="primary")
+
+
+@st.dialog("Deactivate a key", on_dismiss=keys.close_dialog)
+def deactivate_dialog(row: KeyRow) -> None:
+    key = row.key
+    assert key is not None
+    st.warning(
+        f"Deactivating **{key.label}** cannot be undone: every request with it is refused "
+        "at once and for good, and it can never be activated again.",
+        icon=":material/warning:",
+    )
+    typed = st.text_input("Type the key's label to confirm", key="deactivate_typed")
+    if st.button("Deactivate for good", type="primary", key="deactivate_confirm"):
+        if typed.strip() != key.label.strip():
+            st.error("The label does not match: nothing was changed.", icon=":material/block:")
+        elif keys.deactivate(source, allowed, row):
+            keys.close_dialog()
+            st.rerun()
+
+
+title.button(
+    "Create a key…",
+    icon=":material/add:",
+    disabled=not allowed.allowed,
+    key="create_open",
+    on_click=keys.open_dialog,
+    args=("create",),
+)
+if keys.dialog() == "create":
+    create_dialog()
+st.caption(
+    "Every developer key of the organization, used or not, with this usage period's use "
+    "(the billing period, through yesterday) against its own limits and the day each limit "
+    "is reached at the key's run rate. A key is joined to its usage by the masked secret it "
+    "was created with here, else its key id's mask, else a label no other key has; a key "
+    "that cannot be told apart from another is shown as not matched, never merged."
+)
+if allowed.refusal:
+    st.info(allowed.refusal, icon=":material/visibility:")
+if message := keys.said():
+    st.success(message, icon=":material/check_circle:")
+
+with service_errors(source):
+    rows = keys.key_rows(source, today)
+counts = key_counts(rows)
+for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
+    column.metric(label, f"{value:,}", border=True)
+st.dataframe(key_table(rows), hide_index=True, column_config=key_limit_columns(), key="key_table")
+st.caption(
+    "At most 25 keys are active at once (2 on a free plan). Rows without a key id are usage "
+    "of keys the list does not name, such as admin keys."
+)
+listed = [row for row in rows if row.key is not None]
+
+if not listed:
+    st.info("The organization has no developer keys yet.", icon=":material/key_off:")
+    st.stop()
+
+st.subheader("One key")
+by_id = {row.key.key_id: row for row in listed if row.key is not None}
+names = {key_id: f"{row.joined.label} · {row.shown_id}" for key_id, row in by_id.items()}
+asked = st.query_params.get("key")
+if asked and asked not in by_id and (found := keys.chosen_key(rows, asked)):
+    st.session_state["key"] = found  # a link names a key by its mask, as anomalies do
+chosen = st.selectbox(
+    "Key", list(by_id), format_func=names.__getitem__, key="key", bind="query-params"
+)
+row = by_id[chosen]
+key = row.key
+assert key is not None
+facts = [f"**{row.state}**", f"key id `{key.key_id}`"]
+if key.creation_time:
+    facts.append(f"created {key.creation_time:%Y-%m-%d}")
+if key.deactivated_time:
+    facts.append(f"deactivated {key.deactivated_time:%Y-%m-%d %H:%M} UTC")
+facts.append(f"last used {row.last_used:%Y-%m-%d}" if row.last_used else "no usage found")
+st.markdown(" · ".join(facts))
+for allowance in (row.characters, row.speech):
+    if allowance is None:
+        st.caption("Usage not matched to this key: its use against the limits is unknown.")
+        break
+    line = f"**{allowance.label}** this usage period — {allowance.usage_text}"
+    if allowance.progress is None:
+        st.markdown(line)
+    else:
+        st.progress(allowance.progress, text=line)
+    st.caption(allowance.reach_sentence)
+if row.joined.api_key:
+    st.page_link(
+        Path(__file__).with_name("keys.py"),
+        label=f"Usage of {key.label}",
+        icon=":material/key:",
+        query_params={"key": row.joined.api_key},
+    )
+
+changeable = allowed.allowed and not key.is_deactivated
+rename_col, limits_col = st.columns(2, gap="large")
+with rename_col, st.form("rename_form", border=True):
+    st.markdown("**Rename**")
+    new_label = st.text_input("New label", value=key.label, key="rename_label")
+    if st.form_submit_button("Rename", disabled=not allowed.allowed, icon=":material/edit:"):
+        if not new_label.strip():
+            st.error("The label is empty: nothing was changed.", icon=":material/block:")
+        elif keys.rename(source, allowed, row, new_label):
+            st.rerun()
+
+with limits_col, st.form("limits_form", border=True):
+    st.markdown("**Limits per usage period**")
+    limits = key.usage_limits
+    minutes = limits.speech_to_text_milliseconds
+    characters = st.number_input(
+        "Characters (empty: no limit)",
+        min_value=0,
+        value=limits.characters,
+        step=10_000,
+        key="limit_characters",
+    )
+    speech = st.number_input(
+        "Speech-to-text minutes (empty: no limit)",
+        min_value=0,
+        value=None if minutes is None else minutes // MS_PER_MINUTE,
+        step=10,
+        key="limit_minutes",
+    )
+    st.caption(limits_note(row))
+    if st.form_submit_button("Save limits", disabled=not changeable, icon=":material/tune:"):
+        chars = None if characters is None else int(characters)
+        mins = None if speech is None else int(speech)
+        if keys.limit(source, allowed, row, chars, mins):
+            st.rerun()
+
+st.button(
+    "Deactivate…",
+    icon=":material/block:",
+    disabled=not changeable,
+    key="deactivate_open",
+    on_click=keys.open_dialog,
+    args=("deactivate",),
+)
+if keys.dialog() == "deactivate" and changeable:
+    deactivate_dialog(row)
+
+st.subheader("Audit log")
+entries = keys.audit_entries(source)
+if entries:
+    st.dataframe(audit_table(entries).iloc[::-1], hide_index=True, key="audit_table")
+    st.caption(
+        "Every attempted change, newest first; also `python -m analytics keys audit`. "
+        "Kept beside the history store: keep the folder."
+    )
+else:
+    st.caption("No key has been changed from here or the command line yet.")

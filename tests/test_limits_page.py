@@ -1,0 +1,199 @@
+"""The Keys & limits page headless (Streamlit's AppTest): every key of the emulated
+organization with its state and limits, each action (create with the secret shown once,
+rename, limits, deactivate with the typed label), the audit log, and who may act."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+import pytest
+from headless import ROOT, app_test, open_clean_page, open_page
+from test_access import AUTH
+
+from analytics.dashboard.access import key_change_refusal
+from analytics.keys.join import masked
+
+
+def listed(ledger) -> list:
+    """The emulator's developer keys (admin keys are not developer keys), as it lists them."""
+    return [row for row in ledger.store.developer_keys()]
+
+
+def table(at):
+    return at.dataframe[0].value.set_index("label")  # the key table comes first
+
+
+def ident(at, label: str) -> str:
+    """How the page's key choice names the key `label`: its key id."""
+    return table(at).loc[label, "key_id"]
+
+
+def audit(tmp_path) -> list[dict]:
+    [log] = (tmp_path / "history").glob("*-key-audit.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
+    at = open_clean_page("limits")
+    shown = table(at)
+    keys = listed(demo_ledger)
+    assert list(shown.index[: len(keys)]) == [k.label for k in keys]
+    for key in keys:
+        row = shown.loc[key.label]
+        assert (row["state"] == "deactivated") == (key.deactivated is not None)
+        limit = row["character limit"]
+        assert (None if limit != limit else int(limit)) == key.character_limit
+    assert "never used" in set(shown["state"])
+    tiles = {m.label: m.value for m in at.metric}
+    assert tiles["Deactivated"] == str(sum(k.deactivated is not None for k in keys))
+
+
+def test_create_shows_the_secret_once(demo_env, tmp_path):
+    at = open_page("limits")
+    at.button(key="create_open").click().run()
+    at.text_input(key="create_label").set_value("Kiosk app").run()
+    at.button(key="create_submit").click().run()
+    assert not at.exception
+    [code] = at.code
+    secret = code.value
+    assert len(secret) > 8 and any("shown this once" in w.value for w in at.warning)
+    at.button(key="create_done").click().run()
+    assert not at.exception
+    assert not at.code  # the dialog closed, and the secret left the page with it
+    assert "Kiosk app" in table(at).index
+    seen = [str(v) for v in at.query_params.values()]
+    seen += [
+        e.value
+        for kind in ("markdown", "caption", "info", "success", "warning")
+        for e in at.get(kind)
+    ]
+    seen += [df.value.to_csv() for df in at.dataframe]
+    seen.append(repr(at.session_state))  # every value the session keeps
+    assert not any(secret in text for text in seen)
+    [entry] = audit(tmp_path)
+    assert (entry["action"], entry["outcome"], entry["masked_key"]) == (
+        "create",
+        "done",
+        masked(secret),
+    )
+    assert secret not in json.dumps(entry)
+
+
+def test_rename_and_limits_change_the_key(demo_env, tmp_path):
+    at = open_page("limits")
+    at.selectbox(key="key").set_value(ident(at, "Writing assistant")).run()
+    at.text_input(key="rename_label").set_value("Writing assistant (EU)")
+    at.button(key="FormSubmitter:rename_form-Rename").click().run()
+    assert not at.exception
+    assert "Writing assistant (EU)" in table(at).index
+    at.number_input(key="limit_characters").set_value(50_000)
+    at.number_input(key="limit_minutes").set_value(30)
+    at.button(key="FormSubmitter:limits_form-Save limits").click().run()
+    assert not at.exception
+    row = table(at).loc["Writing assistant (EU)"]
+    assert (row["character limit"], row["speech minute limit"]) == (50_000, 30)
+    entries = audit(tmp_path)
+    assert [(e["action"], e["outcome"]) for e in entries] == [("rename", "done"), ("limit", "done")]
+    assert entries[1]["after"]["speech_to_text_milliseconds"] == 1_800_000
+    assert entries[0]["who"] == "demo dashboard"
+
+
+def test_deactivation_needs_the_typed_label(demo_env):
+    at = open_page("limits")
+    name = "Marketing launch"
+    at.selectbox(key="key").set_value(ident(at, name)).run()
+    at.button(key="deactivate_open").click().run()
+    at.text_input(key="deactivate_typed").set_value(name[:-1])
+    at.button(key="deactivate_confirm").click().run()
+    assert any("does not match" in e.value for e in at.error)
+    assert table(at).loc[name, "state"] != "deactivated"
+    at.text_input(key="deactivate_typed").set_value(name)
+    at.button(key="deactivate_confirm").click().run()
+    assert not at.exception
+    assert table(at).loc[name, "state"] == "deactivated"
+    assert at.button(key="deactivate_open").disabled
+
+
+def test_a_link_chooses_a_key_by_its_mask_and_changes_nothing(demo_env, tmp_path):
+    shown = table(open_page("limits"))
+    mask, key_id = shown.loc["Marketing launch", ["api_key", "key_id"]]
+    at = open_clean_page("limits", key=mask)  # as the Anomalies page links a key
+    assert at.selectbox(key="key").value == key_id
+    assert not list((tmp_path / "history").glob("*-key-audit.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("demo", "configured", "email", "admins", "allowed", "expected"),
+    [
+        (True, False, None, [], False, None),  # the demo's emulator: anyone may try
+        (False, True, "ops@example.org", ["ops@example.org"], False, None),
+        (False, True, "OPS@example.org ", ["ops@example.org"], False, None),
+        (False, True, "viewer@example.org", ["ops@example.org"], False, "KEY_ADMIN_EMAILS"),
+        (False, True, "ops@example.org", [], False, "KEY_ADMIN_EMAILS"),
+        (False, True, "ops@example.org", ["ops@example.org"], True, None),
+        (False, True, "viewer@example.org", [], True, "KEY_ADMIN_EMAILS"),  # sign-in decides
+        (False, False, None, [], False, "SERVICE_ALLOW_KEY_CHANGES"),
+        (False, False, None, [], True, None),
+    ],
+)
+def test_who_may_change_keys(demo, configured, email, admins, allowed, expected):
+    refusal = key_change_refusal(demo, configured, email, admins, allowed)
+    assert (refusal is None) == (expected is None)
+    if expected:
+        assert expected in refusal
+
+
+def action_buttons(at) -> dict[str, bool]:
+    keys = ("create_open", "deactivate_open")
+    return {key: not at.button(key=key).disabled for key in keys}
+
+
+@pytest.fixture
+def configured(monkeypatch, tmp_path, emulator_process):
+    for name in ("SERVICE_DEMO_KEYS", "SERVICE_DEMO_DAYS", "SERVICE_DEMO_SEED"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("SERVICE_ALLOW_KEY_CHANGES", raising=False)
+    monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    return monkeypatch
+
+
+def signed_in(email: str) -> object:
+    at = app_test()
+    at.secrets.update(
+        AUTH
+        | {"ADMIN_EMAILS": ["ops@example.org", "viewer@example.org"]}
+        | {"KEY_ADMIN_EMAILS": ["ops@example.org"]}
+    )
+    at.user = {"is_logged_in": True, "email": email}
+    at.switch_page(str(ROOT / "pages" / "limits.py"))
+    return at.run()
+
+
+def test_a_viewer_sees_the_keys_read_only_and_a_key_admin_may_act(configured):
+    viewer = signed_in("viewer@example.org")
+    assert not viewer.exception
+    assert action_buttons(viewer) == {"create_open": False, "deactivate_open": False}
+    assert any("KEY_ADMIN_EMAILS" in i.value for i in viewer.info)
+    admin = signed_in("ops@example.org")
+    assert action_buttons(admin) == {"create_open": True, "deactivate_open": True}
+
+
+def test_without_sign_in_changes_need_the_setting(configured):
+    closed = open_clean_page("limits")
+    assert action_buttons(closed) == {"create_open": False, "deactivate_open": False}
+    assert any("SERVICE_ALLOW_KEY_CHANGES" in i.value for i in closed.info)
+    configured.setenv("SERVICE_ALLOW_KEY_CHANGES", "true")
+    opened = open_clean_page("limits")
+    assert action_buttons(opened) == {"create_open": True, "deactivate_open": True}
+
+
+def test_an_anomaly_links_to_its_key_with_the_actions_at_hand(demo_env, demo_ledger):
+    new = next(i for i in demo_ledger.injected if i.kind == "new")
+    anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_page("anomalies", period="Last 30 days", anomaly=anomaly)
+    [link] = [e.proto for e in at.get("page_link")]
+    assert link.page == "limits"
+    assert parse_qs(link.query_string) == {"key": [new.api_key]}
