@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.dashboard import keys, page
-from analytics.dashboard.columns import key_limit_columns
+from analytics.dashboard.columns import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
@@ -182,7 +182,12 @@ if keys.dialog() == "deactivate" and changeable:
 st.subheader("Audit log")
 entries = keys.audit_entries(source)
 if entries:
-    st.dataframe(audit_table(entries).iloc[::-1], hide_index=True, key="audit_table")
+    st.dataframe(
+        audit_table(entries).iloc[::-1],
+        hide_index=True,
+        column_config=audit_columns(),
+        key="audit_table",
+    )
     st.caption(
         "Every attempted change, newest first; also `python -m analytics keys audit`. "
         "Kept beside the history store: keep the folder."

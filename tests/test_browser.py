@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 PAGES = {
     "overview": ("", "Overview"),
     "keys": ("keys", "Keys"),
+    "limits": ("limits", "Keys & limits"),
     "trends": ("trends", "Trends"),
     "tags": ("tags", "Tags"),
     "pairs": ("pairs", "Language pairs"),
@@ -283,3 +284,36 @@ def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
     page.get_by_role("heading", name="One pair").scroll_into_view_if_needed()
     page.wait_for_timeout(1500)
     page.screenshot(path=SHOTS / "pair-keys.png")
+
+
+def test_a_key_is_created_with_its_secret_shown_once_and_another_deactivated(dashboard, page):
+    """The create dialog shows the new key's secret once, in a copyable block; closed, the
+    secret is nowhere in the page or its address. Deactivation asks for the key's label."""
+    open_page(page, dashboard, "limits", "Keys & limits")
+    page.get_by_role("button", name="Create a key…").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Label").fill("Kiosk app")
+    dialog.get_by_role("button", name="Create", exact=True).click()
+    secret_block = dialog.get_by_test_id("stCode")
+    expect(secret_block).to_be_visible(timeout=WAIT_MS)
+    secret = secret_block.inner_text().strip()
+    assert len(secret) > 8
+    expect(dialog).to_contain_text("shown this once")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / "limits-create-dialog.png")
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=WAIT_MS)
+    assert secret not in page.content() and secret not in page.url
+
+    page.get_by_role("button", name="Deactivate…").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
+    label = page.get_by_test_id("stSelectbox").filter(has_text="Key").locator("input")
+    name = label.input_value().split(" · ")[0]
+    dialog.get_by_label("Type the key's label to confirm").fill(name)
+    page.screenshot(path=SHOTS / "limits-deactivate.png")
+    dialog.get_by_role("button", name="Deactivate for good").click()
+    expect(page.get_by_text(f"Deactivated {name}")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()

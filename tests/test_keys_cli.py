@@ -63,10 +63,10 @@ def test_the_list_shows_every_key_against_its_limits(served):
     assert listed("--all")["Admin"]["state"] == "not in the key list"
     table = keys("list")
     assert table.exit_code == 0
-    assert table.stdout.splitlines()[0].split()[:4] == ["label", "api_key", "key_id", "state"]
+    assert table.stdout.splitlines()[0].split()[:3] == ["label", "state", "characters"]
     assert "900" in table.stdout and "1,000" in table.stdout
     csv = keys("list", "--format", "csv")
-    assert csv.stdout.splitlines()[0].startswith("label,api_key,key_id,state,joined by")
+    assert csv.stdout.splitlines()[0].startswith("label,state,characters,character limit,")
     assert len(csv.stdout.splitlines()) == 4
 
 

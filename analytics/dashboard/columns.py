@@ -254,17 +254,34 @@ def key_limit_columns() -> dict[str, Any]:
     day = "YYYY-MM-DD"
     return {
         "label": st.column_config.TextColumn("Key", pinned=True),
-        "api_key": st.column_config.TextColumn("Masked key"),
-        "key_id": st.column_config.TextColumn("Key id"),
         "state": st.column_config.TextColumn("State"),
-        "joined by": st.column_config.TextColumn("Usage joined by"),
-        "created": st.column_config.DateColumn("Created", format=day),
-        "deactivated": st.column_config.DateColumn("Deactivated", format=day),
-        "last used": st.column_config.DateColumn("Last used", format=day),
         "characters": st.column_config.NumberColumn("Characters", format="%,d"),
         "character limit": st.column_config.NumberColumn("Character limit", format="%,d"),
         "character limit reached": st.column_config.TextColumn("Character limit reached"),
         "speech minutes": st.column_config.NumberColumn("Speech minutes", format="%,.2f"),
         "speech minute limit": st.column_config.NumberColumn("Speech limit", format="%,.2f"),
         "speech limit reached": st.column_config.TextColumn("Speech limit reached"),
+        "last used": st.column_config.DateColumn("Last used", format=day),
+        "created": st.column_config.DateColumn("Created", format=day),
+        "deactivated": st.column_config.DateColumn("Deactivated", format=day),
+        "api_key": st.column_config.TextColumn("Masked key"),
+        "joined by": st.column_config.TextColumn("Usage joined by"),
+        "key_id": st.column_config.TextColumn("Key id"),
+    }
+
+
+def audit_columns() -> dict[str, Any]:
+    """The key audit log: when and who first, the time pinned."""
+    return {
+        "time": st.column_config.TextColumn("Time (UTC)", pinned=True),
+        "who": st.column_config.TextColumn("Who"),
+        "action": st.column_config.TextColumn("Action"),
+        "label": st.column_config.TextColumn("Key"),
+        "outcome": st.column_config.TextColumn("Outcome"),
+        "before": st.column_config.TextColumn("Before"),
+        "after": st.column_config.TextColumn("After"),
+        "message": st.column_config.TextColumn("Message"),
+        "masked key": st.column_config.TextColumn("Masked key"),
+        "key_id": st.column_config.TextColumn("Key id"),
+        "trace_id": st.column_config.TextColumn("Trace id"),
     }

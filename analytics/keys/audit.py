@@ -153,8 +153,8 @@ def _encode(entries: Sequence[AuditEntry]) -> bytes:
 
 
 AUDIT_COLUMNS: Final = [
-    "time", "who", "action", "label", "key_id", "masked key", "before", "after", "outcome",
-    "message", "trace_id",
+    "time", "who", "action", "label", "outcome", "before", "after", "message", "masked key",
+    "key_id", "trace_id",
 ]  # fmt: skip
 
 
@@ -174,20 +174,21 @@ def state_text(state: KeyState | None) -> str:
 
 
 def audit_table(entries: Sequence[AuditEntry]) -> pd.DataFrame:
-    """One display row per entry, newest last, for the view and `keys audit`."""
+    """One display row per entry (times in UTC), oldest first, for the view and `keys
+    audit`."""
     return pd.DataFrame(
         [
             [
-                f"{e.time:%Y-%m-%d %H:%M:%S} UTC",
+                f"{e.time:%Y-%m-%d %H:%M:%S}",
                 e.who,
                 e.action,
                 e.label,
-                e.key_id or "-",
-                e.masked_key or "-",
+                e.outcome,
                 state_text(e.before),
                 state_text(e.after),
-                e.outcome,
                 e.message or "-",
+                e.masked_key or "-",
+                e.key_id or "-",
                 e.trace_id or "-",
             ]
             for e in entries

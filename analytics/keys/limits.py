@@ -32,10 +32,12 @@ LIMITED: Final[dict[Measure, str]] = {
     "characters": TOTAL_CHARACTERS,
     "speech_to_text_minutes": MINUTES,
 }
+# What a person reads first (the key, its state, its use against its limits) comes first; the
+# long key id last, so a table narrower than its columns scrolls it out of view, not the use.
 KEY_COLUMNS: Final = [
-    "label", "api_key", "key_id", "state", "joined by", "created", "deactivated", "last used",
-    "characters", "character limit", "character limit reached",
-    "speech minutes", "speech minute limit", "speech limit reached",
+    "label", "state", "characters", "character limit", "character limit reached",
+    "speech minutes", "speech minute limit", "speech limit reached", "last used", "created",
+    "deactivated", "api_key", "joined by", "key_id",
 ]  # fmt: skip
 
 
@@ -172,21 +174,21 @@ def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
         records.append(
             [
                 row.joined.label,
-                row.joined.api_key or "-",
-                "-" if key is None else key.key_id,
                 row.state,
-                row.joined.how,
-                None if key is None or key.creation_time is None else key.creation_time.date(),
-                None
-                if key is None or key.deactivated_time is None
-                else key.deactivated_time.date(),
-                row.last_used,
                 characters,
                 character_limit,
                 characters_reached,
                 speech,
                 speech_limit,
                 speech_reached,
+                row.last_used,
+                None if key is None or key.creation_time is None else key.creation_time.date(),
+                None
+                if key is None or key.deactivated_time is None
+                else key.deactivated_time.date(),
+                row.joined.api_key or "-",
+                row.joined.how,
+                "-" if key is None else key.key_id,
             ]
         )
     return pd.DataFrame(records, columns=KEY_COLUMNS)
