@@ -2,12 +2,19 @@
 with prices), budget status, period comparison, growth drivers, and the meeting report to
 download."""
 
+from pathlib import Path
+
 import streamlit as st
 
-from analytics.capacity.budgets import evaluate_plan, evaluation_frame, in_file_order
+from analytics.capacity.budgets import (
+    DEFAULT_WARNING,
+    evaluate_plan,
+    evaluation_frame,
+    in_file_order,
+)
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, page, session
+from analytics.dashboard import data, keys, page, session
 from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
 from analytics.dashboard.columns import (
     budget_columns,
@@ -82,6 +89,27 @@ if budgets is not None and review.evaluations is not None:
     )
     st.caption("Limit reached: the day used, or usage at the current run rate, reaches the limit.")
 
+st.subheader("Keys against their own limits")
+with service_errors(source):
+    key_limits = keys.limit_status(
+        source, today, budgets.warning_at if budgets else DEFAULT_WARNING
+    )
+if key_limits is None:
+    st.caption("Only an admin key can list the organization's keys and their limits.")
+elif not key_limits:
+    st.caption("No active key has a limit of its own.")
+else:
+    st.dataframe(
+        evaluation_frame(key_limits).drop(columns=["scope", "metric", "overrun", "note"]),
+        hide_index=True,
+        column_config=budget_columns(),
+    )
+    st.page_link(
+        Path(__file__).with_name("limits.py"),
+        label="Set or clear a key's limits on Keys & limits",
+        icon=":material/vpn_key:",
+    )
+
 st.subheader("Forecasts")
 st.caption(review.forecast_note)
 figures = [forecast_figure(path) for path in review.paths]
@@ -142,7 +170,7 @@ st.dataframe(
 
 st.download_button(
     "Download the meeting report (HTML)",
-    data=lambda: render(read.frame, review),
+    data=lambda: render(read.frame, review, key_limits=key_limits or ()),
     file_name=f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}.html",
     mime="text/html",
     icon=":material/download:",

@@ -29,7 +29,12 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert not at.error
     assert at.title[0].value == "Capacity"
     headers = [h.value for h in at.subheader]
-    assert headers == ["Forecasts", "Period comparison", "Growth drivers"]
+    assert headers == [
+        "Keys against their own limits",
+        "Forecasts",
+        "Period comparison",
+        "Growth drivers",
+    ]
     # Characters and minutes, month and contract year (no prices: no cost forecasts).
     assert len(at.get("plotly_chart")) == 4
     [services] = [df.value for df in at.dataframe if "Total characters" in df.value.index]

@@ -212,3 +212,61 @@ def test_the_official_client_is_refused_once_the_command_line_caps_its_key(tmp_p
         ("limit", "done", 0),
         ("limit", "done", None),
     ]
+
+
+def check_budgets(*args: str):
+    return runner.invoke(app, ["check-budgets", *args])
+
+
+def test_check_budgets_checks_every_keys_own_limits(served, tmp_path, monkeypatch):
+    """No budgets file: the keys' own limits alone, warning at 80 % used or projected and
+    exceeded at the limit, with alerts like any budget's."""
+    monkeypatch.chdir(tmp_path)
+    warned = check_budgets()
+    assert warned.exit_code == 10, warned.output
+    lines = {line.split("  ")[0]: line for line in warned.stdout.splitlines()[1:]}
+    web = lines["Web shop (ab12****ef56) · key limit · characters"]
+    assert "900" in web and "1,000" in web and web.endswith("warning")
+    speech = lines["Speech (spee****cccc) · key limit · speech-to-text minutes"]
+    assert "2.50" in speech and "10.00" in speech and speech.endswith("ok")
+    assert keys("limit", "Web shop", "--characters", "900").exit_code == 0
+    exceeded = check_budgets()
+    assert exceeded.exit_code == 11
+    (tmp_path / "alerts.toml").write_text(
+        'base_url = "https://dash.example.org/usage"\n'
+        '[[webhook]]\nname = "ops"\nkind = "slack"\nurl_env = "KEYS_TEST_HOOK"\n'
+    )
+    monkeypatch.setenv("KEYS_TEST_HOOK", "https://hooks.example.org/T000/secret")
+    shown = check_budgets("--notify", "--dry-run")
+    assert shown.exit_code == 11
+    message = shown.stdout.split("--- dry run")[1]
+    assert "Web shop (ab12****ef56) · key limit · characters" in message
+    assert "Keys: Web shop (ab12****ef56)" in message
+    assert check_budgets("--no-key-limits").exit_code == 2  # and nothing else to check
+
+
+def test_check_budgets_with_a_key_that_cannot_list_keys_needs_a_file(
+    monkeypatch, tmp_path, clean_cli_environment
+):
+    serve_to_cli(
+        monkeypatch,
+        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
+        KEYS_WEB,
+        KEYS_TODAY,
+        tmp_path / "history",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = check_budgets()
+    assert result.exit_code == 2
+    assert "only an admin key can list keys" in result.stderr
+    assert "nothing to check" in result.stderr
+
+
+def test_the_meeting_report_lists_keys_against_their_limits(served, tmp_path):
+    out = tmp_path / "report.html"
+    args = ["report", "--start", "2025-07-01", "--end", "2025-07-09", "--output", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    section = out.read_text().split("<h2>Keys against their own limits</h2>")[1]
+    assert "Web shop (ab12****ef56) · key limit · characters" in section
+    assert "Speech (spee****cccc) · key limit · speech-to-text minutes" in section

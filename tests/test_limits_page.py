@@ -8,11 +8,29 @@ import json
 from urllib.parse import parse_qs
 
 import pytest
+import streamlit as st
 from headless import ROOT, app_test, open_clean_page, open_page
 from test_access import AUTH
 
 from analytics.dashboard.access import key_change_refusal
 from analytics.keys.join import masked
+from analytics.service.demo import demo_app
+
+
+@pytest.fixture
+def changed_demo(demo_env):
+    """A demo organization of this test's own: the dashboard's demo emulator lives as long as
+    the process (and the caches that hold its client), so a test that changes keys starts
+    and leaves it fresh for the tests after it."""
+
+    def forget() -> None:
+        demo_app.cache_clear()
+        st.cache_data.clear()
+        st.cache_resource.clear()
+
+    forget()
+    yield
+    forget()
 
 
 def listed(ledger) -> list:
@@ -49,7 +67,7 @@ def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
     assert tiles["Deactivated"] == str(sum(k.deactivated is not None for k in keys))
 
 
-def test_create_shows_the_secret_once(demo_env, tmp_path):
+def test_create_shows_the_secret_once(changed_demo, tmp_path):
     at = open_page("limits")
     at.button(key="create_open").click().run()
     at.text_input(key="create_label").set_value("Kiosk app").run()
@@ -80,7 +98,7 @@ def test_create_shows_the_secret_once(demo_env, tmp_path):
     assert secret not in json.dumps(entry)
 
 
-def test_rename_and_limits_change_the_key(demo_env, tmp_path):
+def test_rename_and_limits_change_the_key(changed_demo, tmp_path):
     at = open_page("limits")
     at.selectbox(key="key").set_value(ident(at, "Writing assistant")).run()
     at.text_input(key="rename_label").set_value("Writing assistant (EU)")
@@ -99,7 +117,7 @@ def test_rename_and_limits_change_the_key(demo_env, tmp_path):
     assert entries[0]["who"] == "demo dashboard"
 
 
-def test_deactivation_needs_the_typed_label(demo_env):
+def test_deactivation_needs_the_typed_label(changed_demo):
     at = open_page("limits")
     name = "Marketing launch"
     at.selectbox(key="key").set_value(ident(at, name)).run()
@@ -197,3 +215,22 @@ def test_an_anomaly_links_to_its_key_with_the_actions_at_hand(demo_env, demo_led
     [link] = [e.proto for e in at.get("page_link")]
     assert link.page == "limits"
     assert parse_qs(link.query_string) == {"key": [new.api_key]}
+
+
+def test_capacity_lists_every_limited_key_against_its_limits(demo_env, demo_ledger):
+    at = open_clean_page("capacity")
+    assert "Keys against their own limits" in [s.value for s in at.subheader]
+    [limits] = [
+        df.value
+        for df in at.dataframe
+        if "budget" in df.value.columns and df.value["budget"].str.contains("key limit").all()
+    ]
+    limited = {
+        k.label
+        for k in listed(demo_ledger)
+        if k.deactivated is None
+        and (k.character_limit is not None or k.speech_limit_ms is not None)
+    }
+    assert {name.split(" (")[0] for name in limits["budget"]} == limited
+    near = limits[limits["budget"].str.startswith("Production website")].iloc[0]
+    assert near["status"] == "warning" and 90 < near["used %"] < 100

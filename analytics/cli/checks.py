@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +25,9 @@ from analytics.anomalies.detect import LOOKBACK_DAYS, find_anomalies
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
 from analytics.anomalies.tables import new_anomalies
 from analytics.capacity.budgets import (
+    DEFAULT_WARNING,
+    BudgetFile,
+    Evaluation,
     Status,
     evaluate,
     evaluate_plan,
@@ -48,8 +51,10 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.exports.tables import Costing
 from analytics.service.settings import Settings
 from analytics.usage import calendar
+from analytics.usage.bundle import organization_file
 from analytics.usage.frames import labels
 
 BUDGET_EXIT_CODES: dict[Status, int] = {
@@ -59,7 +64,14 @@ BUDGET_EXIT_CODES: dict[Status, int] = {
     "exceeded": EXIT_BUDGET_EXCEEDED,
 }
 
-BudgetsOption = Annotated[Path, typer.Option("--budgets", help="The budgets TOML file.")]
+BudgetsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--budgets",
+        help="The budgets TOML file (default: budgets.toml here when present; the example "
+        "with --demo). Every key's own limits are checked as well, without configuration.",
+    ),
+]
 NotifyOption = Annotated[
     bool,
     typer.Option(
@@ -145,7 +157,13 @@ def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
 # options, then --demo and --debug.
 @app.command("check-budgets")
 def check_budgets(
-    budgets: BudgetsOption,
+    budgets: BudgetsOption = None,
+    key_limits: Annotated[
+        bool,
+        typer.Option(
+            "--key-limits/--no-key-limits", help="Check every key's own limits (an admin key)."
+        ),
+    ] = True,
     notify: NotifyOption = False,
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,
@@ -154,31 +172,55 @@ def check_budgets(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Print each budget's status; exit 0 all within budget, 10 warning, 11 exceeded (13: an
-    alert was not delivered)."""
+    """Print the status of each budget and of each key's own limits (warning at the file's
+    warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
+    was not delivered)."""
     with _check(notify, alerts, dry_run, debug) as check:
-        budget_file = files.budgets(budgets)
-        costing = files.costing(pricing, teams, demo)
-        cost = files.daily_cost(costing, budget_file)
+        found = organization_file("budgets", budgets, Path.cwd(), demo)
+        budget_file = None if found is None else files.budgets(found)
+        warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         today = calendar.utc_today()
-        first = required_start(today, budget_file.year_start)
-        # Plan budgets need the plan's counts, and the days its projection reads.
-        plan = fetching.plan_usage(check.settings, demo) if budget_file.plan_budgets else None
-        if plan is not None:
-            first = min(first, usage_range(plan, today)[0])
-        last = today - timedelta(days=1)
-        usage = fetching.usage(check.settings, demo, first, last, use_history=True)
-        evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
-        if plan is not None:
-            snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
-            evaluations = in_file_order(
-                budget_file, evaluations, evaluate_plan(budget_file, snapshot)
+        limits = (
+            fetching.key_limits(check.settings, demo, today, warning_at) if key_limits else None
+        )
+        if budget_file is None and limits is None:
+            raise UsageProblem(
+                "nothing to check: give --budgets FILE (or put budgets.toml here), or use an "
+                "admin key, whose keys' own limits are checked"
             )
+        costing = files.costing(pricing, teams, demo)
+        evaluations: list[Evaluation] = []
+        names: dict[str, str] = {}
+        if budget_file is not None:
+            evaluations, frame = _budgets(check.settings, demo, budget_file, costing, today)
+            names = labels(frame)
+        if limits is not None:
+            evaluations += limits[0]
+            names |= limits[1]
         currency = costing.pricing.currency if costing.pricing else None
         for line in shared.aligned(_budget_rows(evaluation_frame(evaluations, currency or ""))):
             typer.echo(line)
         check.code = BUDGET_EXIT_CODES[worst(evaluations)]
-        check.events = budget_events(evaluations, labels(usage.frame), currency)
+        check.events = budget_events(evaluations, names, currency)
+
+
+def _budgets(
+    settings: Settings, demo: bool, budget_file: BudgetFile, costing: Costing, today: date
+) -> tuple[list[Evaluation], pd.DataFrame]:
+    """The file's budgets, evaluated in its order, and the key-day frame they read."""
+    cost = files.daily_cost(costing, budget_file)
+    first = required_start(today, budget_file.year_start)
+    # Plan budgets need the plan's counts, and the days its projection reads.
+    plan = fetching.plan_usage(settings, demo) if budget_file.plan_budgets else None
+    if plan is not None:
+        first = min(first, usage_range(plan, today)[0])
+    last = today - timedelta(days=1)
+    usage = fetching.usage(settings, demo, first, last, use_history=True)
+    evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
+    if plan is not None:
+        snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
+        evaluations = in_file_order(budget_file, evaluations, evaluate_plan(budget_file, snapshot))
+    return evaluations, usage.frame
 
 
 BUDGET_HEADER = [

@@ -14,6 +14,7 @@ from analytics.alerts.budgets import LINK as CAPACITY_LINK
 from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
+from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.review import build_review, review_range
 from analytics.cli import fetching, files, shared
 from analytics.cli.shared import (
@@ -90,7 +91,9 @@ def report(
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = fetching.usage(shared.settings(), demo, fetch_first, fetch_last, use_history=True)
         review = build_review(usage, budget_file, today, first, last, cost)
-        page = render(usage.frame, review)
+        warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
+        limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
+        page = render(usage.frame, review, key_limits=limits[0] if limits else ())
         pdf = (
             html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
         )

@@ -14,6 +14,7 @@ from datetime import date
 
 import streamlit as st
 
+from analytics.capacity.budgets import Evaluation
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error
@@ -21,9 +22,9 @@ from analytics.dashboard.source import Source, secrets
 from analytics.keys import changes
 from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
-from analytics.keys.limits import KeyRow, overview, usage_range
+from analytics.keys.limits import KeyRow, limit_evaluations, overview, usage_range
 from analytics.service.client import Limit
-from analytics.service.errors import ServiceError
+from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
 
 KEYS_TTL = "1m"
@@ -70,6 +71,16 @@ def key_rows(src: Source, today: date) -> list[KeyRow]:
     usage = data.usage(src, first, last)
     recorded = recorded_masks(audit_entries(src))
     return overview(keys, period, usage.frame, usage.start, today, recorded)
+
+
+def limit_status(src: Source, today: date, warning_at: float) -> list[Evaluation] | None:
+    """Every active key's own limits as budgets (as `check-budgets` evaluates them); None when
+    the key may not list keys."""
+    try:
+        rows = key_rows(src, today)
+    except AuthorizationError:
+        return None
+    return limit_evaluations(rows, data.plan(src, today).period, warning_at)
 
 
 @dataclass(frozen=True)

@@ -197,9 +197,10 @@ def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
 def limit_evaluations(
     rows: Sequence[KeyRow], period: BillingPeriod | None, threshold: float
 ) -> list[Evaluation]:
-    """Each active key's limits as budgets: ``warning`` at ``threshold`` of a limit, used or
-    projected, ``exceeded`` at the limit. Named by the key's label and key id, so an alert
-    sent for a limit is recognized on later runs."""
+    """Each active key's limits as budgets over the billing period: ``warning`` at
+    ``threshold`` of a limit, used or projected, ``exceeded`` at the limit. Named by the key's
+    label and masked key (or the start of its key id), so an alert sent for a limit is
+    recognized on later runs."""
     evaluations = []
     for row in rows:
         key = row.key
@@ -214,7 +215,7 @@ def limit_evaluations(
                 period="month",
                 limit=allowed.limit,
                 key=row.joined.api_key or key.label,
-                name=f"{key.label} ({key.key_id}) · key limit · {what}",
+                name=f"{key.label} ({row.shown_id}) · key limit · {what}",
             )
             projected = allowed.used if allowed.projected is None else allowed.projected
             evaluations.append(
@@ -231,7 +232,6 @@ def limit_evaluations(
                     overrun=allowed.reached,
                     status=status_for(allowed.used, projected, allowed.limit, threshold),
                     keys=() if row.joined.api_key is None else (row.joined.api_key,),
-                    note="usage period: the billing period, through yesterday",
                 )
             )
     return evaluations

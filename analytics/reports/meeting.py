@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.offline
 
-from analytics.capacity.budgets import evaluation_frame
+from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.capacity.review import CapacityReview
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.currencies import MINOR_UNITS
@@ -308,9 +308,15 @@ def _spend_section(review: CapacityReview, currency: str) -> str:
     return _section(f"Spend ({currency})", *parts)
 
 
-def render(key_day: pd.DataFrame, review: CapacityReview, title: str = "Capacity review") -> str:
+def render(
+    key_day: pd.DataFrame,
+    review: CapacityReview,
+    title: str = "Capacity review",
+    key_limits: Sequence[Evaluation] = (),
+) -> str:
     """The review as one HTML page, with usage charts of its range from ``key_day`` (which
-    covers at least that range)."""
+    covers at least that range), and each key against its own limits (``key_limits``, as
+    ``analytics.keys.limits`` evaluates them) when there are any."""
     start, end = review.start, review.end
     comparison = review.comparison
     period = within(key_day, start, end)
@@ -374,6 +380,16 @@ def render(key_day: pd.DataFrame, review: CapacityReview, title: str = "Capacity
             _section(
                 "Budget status",
                 _table(_budget_rows(budgets, review.currency), ["Budget", "Period"]),
+            )
+        )
+    if key_limits:
+        limits = evaluation_frame(key_limits)
+        sections.append(
+            _section(
+                "Keys against their own limits",
+                '<p class="note">Each key\'s limits per usage period (the billing period), '
+                "as the service enforces them.</p>",
+                _table(_budget_rows(limits, None), ["Budget", "Period"]),
             )
         )
     body = header + "".join(sections)
