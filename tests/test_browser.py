@@ -3,6 +3,8 @@
 Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
 """
 
+import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -32,16 +34,22 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def dashboard(tmp_path_factory):
+def server_files(tmp_path_factory) -> tuple[Path, Path]:
+    """The dashboard's log and its history folder (the audit log among its files)."""
+    return tmp_path_factory.mktemp("server") / "streamlit.log", tmp_path_factory.mktemp("history")
+
+
+@pytest.fixture(scope="module")
+def dashboard(server_files):
     """`streamlit run app.py` in demo mode on a small organization, stopped afterwards."""
     if CHROMIUM is None:
         unavailable("chromium is not installed (apt-get install chromium)")
+    log, history = server_files
     env = {
         "SERVICE_DEMO_KEYS": "8",
         "SERVICE_DEMO_DAYS": "120",
-        "SERVICE_HISTORY_PATH": str(tmp_path_factory.mktemp("history")),
+        "SERVICE_HISTORY_PATH": str(history),
     }
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
     with running_dashboard(env, log=log) as base:
         yield base
     assert "Traceback" not in log.read_text()
@@ -286,9 +294,10 @@ def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
     page.screenshot(path=SHOTS / "pair-keys.png")
 
 
-def test_a_key_is_created_with_its_secret_shown_once_and_another_deactivated(dashboard, page):
+def test_every_key_action_in_the_browser(dashboard, page, server_files):
     """The create dialog shows the new key's secret once, in a copyable block; closed, the
-    secret is nowhere in the page or its address. Deactivation asks for the key's label."""
+    secret is nowhere in the page, its address, the server's log or the history folder.
+    A key is renamed and limited through its forms; deactivation asks for the key's label."""
     open_page(page, dashboard, "limits", "Keys & limits")
     page.get_by_role("button", name="Create a key…").click()
     dialog = page.get_by_role("dialog")
@@ -307,6 +316,20 @@ def test_a_key_is_created_with_its_secret_shown_once_and_another_deactivated(das
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=WAIT_MS)
     assert secret not in page.content() and secret not in page.url
 
+    page.get_by_label("New label").fill("Customer support (EU, web)")
+    page.get_by_role("button", name="Rename").click()
+    expect(
+        page.get_by_text("Renamed Customer support (EU) to Customer support (EU, web)")
+    ).to_be_visible(timeout=WAIT_MS)
+    page.get_by_label("Characters (empty: no limit)").fill("2000000")
+    page.get_by_role("button", name="Save limits").click()
+    expect(page.get_by_text("Saved the limits of Customer support (EU, web)")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    expect(
+        page.get_by_text(re.compile(r"Used this usage period: [\d,]+ of 2,000,000 "))
+    ).to_be_visible(timeout=WAIT_MS)
+
     page.get_by_role("button", name="Deactivate…").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
@@ -317,3 +340,14 @@ def test_a_key_is_created_with_its_secret_shown_once_and_another_deactivated(das
     dialog.get_by_role("button", name="Deactivate for good").click()
     expect(page.get_by_text(f"Deactivated {name}")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()
+    log, history = server_files
+    assert secret not in log.read_text()
+    for path in history.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+    audit = next(history.glob("*-key-audit.jsonl")).read_text().splitlines()
+    assert [json.loads(line)["action"] for line in audit] == [
+        "create",
+        "rename",
+        "limit",
+        "deactivate",
+    ]

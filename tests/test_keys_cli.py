@@ -14,6 +14,7 @@ import deepl
 import pytest
 from builders import serve_to_cli
 from conftest import ROOT, emulator_server, file_app
+from faultserver import FaultServer, Reply
 from orgfiles import KEYS_ADMIN, KEYS_ORG, KEYS_SPEECH, KEYS_TODAY, KEYS_WEB
 from typer.testing import CliRunner
 
@@ -270,3 +271,26 @@ def test_the_meeting_report_lists_keys_against_their_limits(served, tmp_path):
     section = out.read_text().split("<h2>Keys against their own limits</h2>")[1]
     assert "Web shop (ab12****ef56) · key limit · characters" in section
     assert "Speech (spee****cccc) · key limit · speech-to-text minutes" in section
+
+
+def test_a_create_whose_answer_is_lost_exits_4_and_is_not_sent_again(
+    monkeypatch, tmp_path, clean_cli_environment
+):
+    app_ = file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY)
+    with FaultServer(app_, [Reply(action="reset"), Reply()]) as server:
+        monkeypatch.setenv("SERVICE_BASE_URL", server.base_url)
+        monkeypatch.setenv("SERVICE_AUTH_KEY", KEYS_ADMIN)
+        lost = keys("create", "--label", "Lost")
+        assert lost.exit_code == 4
+        assert "may or may not have been created" in lost.stderr and lost.stdout == ""
+        assert len(server.seen) == 1
+        assert "Lost" in listed()  # made once; the list says so
+    [entry] = json.loads(keys("audit", "--format", "json").stdout)
+    assert (entry["action"], entry["outcome"]) == ("create", "unknown")
+
+
+def test_the_secret_stays_off_the_debug_log(served):
+    made = keys("create", "--label", "Debugged", "--debug")
+    assert made.exit_code == 0
+    secret = made.stdout.strip()
+    assert "DEBUG" in made.stderr and secret not in made.stderr
