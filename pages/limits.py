@@ -9,6 +9,7 @@ import streamlit as st
 from analytics.dashboard import keys, page
 from analytics.dashboard.columns import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
 from analytics.keys.changes import MS_PER_MINUTE
@@ -118,12 +119,7 @@ for allowance in (row.characters, row.speech):
     if allowance is None:
         st.caption("Usage not matched to this key: its use against the limits is unknown.")
         break
-    line = f"**{allowance.label}** this usage period — {allowance.usage_text}"
-    if allowance.progress is None:
-        st.markdown(line)
-    else:
-        st.progress(allowance.progress, text=line)
-    st.caption(allowance.reach_sentence)
+    allowance_bar(allowance, of="this usage period")
 if row.joined.api_key:
     st.page_link(
         Path(__file__).with_name("keys.py"),

@@ -25,17 +25,20 @@ from analytics.keys.join import masked
 runner = CliRunner()
 
 
+def serve_as(monkeypatch, tmp_path: Path, key: str) -> Path:
+    """The keys organization served to the command line, used with `key`; its history
+    folder."""
+    history = tmp_path / "history"
+    serve_to_cli(
+        monkeypatch, file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY), key, KEYS_TODAY, history
+    )
+    return history
+
+
 @pytest.fixture
 def served(monkeypatch, tmp_path, clean_cli_environment):
     """The keys organization served to the command line, as its admin."""
-    serve_to_cli(
-        monkeypatch,
-        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
-        KEYS_ADMIN,
-        KEYS_TODAY,
-        tmp_path / "history",
-    )
-    return tmp_path / "history"
+    return serve_as(monkeypatch, tmp_path, KEYS_ADMIN)
 
 
 def keys(*args: str, stdin: str | None = None):
@@ -152,13 +155,7 @@ def test_deactivation_asks_for_the_label_on_a_terminal(served, monkeypatch):
 def test_a_key_without_admin_rights_exits_3_and_the_refusal_is_audited(
     monkeypatch, tmp_path, clean_cli_environment
 ):
-    serve_to_cli(
-        monkeypatch,
-        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
-        KEYS_WEB,
-        KEYS_TODAY,
-        tmp_path / "history",
-    )
+    serve_as(monkeypatch, tmp_path, KEYS_WEB)
     assert keys("list").exit_code == 3
     refused = keys("create", "--label", "Mine")
     assert refused.exit_code == 3 and "403" in refused.stderr
@@ -249,13 +246,7 @@ def test_check_budgets_checks_every_keys_own_limits(served, tmp_path, monkeypatc
 def test_check_budgets_with_a_key_that_cannot_list_keys_needs_a_file(
     monkeypatch, tmp_path, clean_cli_environment
 ):
-    serve_to_cli(
-        monkeypatch,
-        file_app(tmp_path, KEYS_ORG, today=KEYS_TODAY),
-        KEYS_WEB,
-        KEYS_TODAY,
-        tmp_path / "history",
-    )
+    serve_as(monkeypatch, tmp_path, KEYS_WEB)
     monkeypatch.chdir(tmp_path)
     result = check_budgets()
     assert result.exit_code == 2

@@ -8,7 +8,7 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.capacity.plan import PlanSnapshot
+from analytics.capacity.plan import Allowance, PlanSnapshot
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
 from analytics.cost.prices import PricingFileError
@@ -26,6 +26,17 @@ NOTE = (
     "Used as the service counts it, today so far included; the day a limit is reached is "
     "projected from the run rate of the closed days. Refreshed every five minutes."
 )
+
+
+def allowance_bar(allowance: Allowance, of: str = "") -> None:
+    """One limit's use as a filling bar (a line without a limit) and the day it is reached;
+    `of` says whose use it is ("this usage period")."""
+    line = f"**{allowance.label}**{f' {of}' if of else ''} — {allowance.usage_text}"
+    if allowance.progress is None:
+        st.markdown(line)
+    else:
+        st.progress(allowance.progress, text=line)
+    st.caption(allowance.reach_sentence)
 
 
 def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
@@ -47,12 +58,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
             st.columns(len(snapshot.allowances)), snapshot.allowances, strict=True
         ):
             with column:
-                line = f"**{allowance.label}** — {allowance.usage_text}"
-                if allowance.progress is None:
-                    st.markdown(line)
-                else:
-                    st.progress(allowance.progress, text=line)
-                st.caption(allowance.reach_sentence)
+                allowance_bar(allowance)
         if (spend := snapshot.spend) is not None:
             projected = round(spend.projected * 10 ** MINOR_UNITS[spend.currency])
             st.markdown(
