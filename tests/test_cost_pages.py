@@ -366,7 +366,9 @@ def test_capacity_evaluates_cost_budgets_and_forecasts_cost(priced, demo_ledger,
         assert row["reached"].endswith("(reached)")
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
     assert "Cost (EUR) — month to date" in titles
-    forecasts = at.dataframe[1].value.set_index("period")
+    # The cost forecasts come first of the forecast tables, the usage forecasts after them.
+    forecasts = next(df.value for df in at.dataframe if "actual" in df.value.columns)
+    forecasts = forecasts.set_index("period")
     assert forecasts.loc["Month", "actual"] == pytest.approx(used, abs=0.005)
     assert forecasts.loc["Month", "projected"] >= forecasts.loc["Month", "actual"]
 
