@@ -50,13 +50,15 @@ sorted row; only the anomalies found become Python objects.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cached_property
 from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
 
 from analytics.usage.frames import labels, within
 from analytics.usage.metrics import (
@@ -69,7 +71,7 @@ from analytics.usage.metrics import (
     is_minutes,
 )
 
-BASELINE_WEEKS: Final = 8
+BASELINE_WEEKS: Final = 8  # a power of two (see _over_weeks)
 # The days before a checked range that its baselines read.
 LOOKBACK_DAYS: Final = 7 * BASELINE_WEEKS
 MIN_ACTIVE: Final = 3
@@ -116,11 +118,9 @@ NEW_KEY: Final = NewKeyRule(days=7, share=0.01)
 # The least ratio of a spike bound to its median, on a weekday with all eight weeks used.
 LOWEST_BOUND: Final = 1 + SPIKE_K * MIN_SPREAD * math.sqrt(1 + math.pi / (2 * BASELINE_WEEKS))
 WEEKLY_LAGS: Final = 7 * np.arange(1, BASELINE_WEEKS + 1)
-# For each weekday (Monday 0), the days of the same kind among the LOOKBACK_DAYS before it.
-SAME_KIND_LAGS: Final = [
-    np.array([lag for lag in range(1, LOOKBACK_DAYS + 1) if ((w - lag) % 7 >= 5) == (w >= 5)])
-    for w in range(7)
-]
+# Grid rows taken at a time by the passes over every day (32 rows of some 2,000 days are half
+# a megabyte an array).
+ROW_BLOCK: Final = 32
 
 
 @dataclass(frozen=True)
@@ -162,20 +162,25 @@ def anomaly_id(kind: str, api_key: str, metric: str, first: date) -> str:
 
 @dataclass(frozen=True)
 class _Grid:
-    """Daily values from ``first`` on: ``series`` per metric and key, and the judged rows
-    (key or organization, metric) in ``padded``, LOOKBACK_DAYS of NaN ahead of the first day.
+    """Daily values from ``first`` on: ``series`` per metric for each key and, last, the
+    organization (their sum), and the judged rows (key or organization, metric) in ``padded``,
+    LOOKBACK_DAYS of NaN ahead of the first day.
 
-    Values are NaN before a key's first day: the key did not exist, which is not the same as
-    unused. ``row_key`` is an index into ``keys``, or -1 for the organization.
+    A judged row is NaN before its key's first day (``row_first``): the key did not exist,
+    which is not the same as unused. ``row_key`` is an index into ``keys``, or -1 for the
+    organization (the last of ``series``). ``active`` counts, for each judged cell, the
+    BASELINE_WEEKS same weekdays before it that saw usage.
     """
 
     first: date
     keys: list[str]
     labels: list[str]
-    series: np.ndarray  # metrics × keys × days
+    series: np.ndarray  # metrics × (keys + organization) × days
     padded: np.ndarray
     row_key: np.ndarray
     row_metric: np.ndarray
+    row_first: np.ndarray
+    active: np.ndarray  # rows × days
     used: np.ndarray  # keys × days: any usage
     usual: np.ndarray  # metrics × days: the organization's mean day over the days before
 
@@ -189,6 +194,22 @@ class _Grid:
     def weekday(self, days: np.ndarray) -> np.ndarray:
         return (self.first.weekday() + days) % 7
 
+    @cached_property
+    def kinds(self) -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+        """For working days (False) and weekend days (True): which padded columns are of that
+        kind, and the padded rows' days of that kind alone."""
+        weekend = self.weekday(np.arange(self.padded.shape[1]) - LOOKBACK_DAYS) >= 5
+        return {
+            kind: (columns, np.compress(columns, self.padded, axis=1))
+            for kind, columns in ((False, ~weekend), (True, weekend))
+        }
+
+    def known(self, rows: np.ndarray, days: np.ndarray) -> np.ndarray:
+        """How many of the BASELINE_WEEKS same weekdays before each cell its row has values
+        for: the weeks since the row's first day, as its values are known from there on."""
+        known: np.ndarray = np.clip((days - self.row_first[rows]) // 7, 0, BASELINE_WEEKS)
+        return known
+
     def who(self, row: int) -> tuple[str, str]:
         """The masked key and label of a row (the organization's own for its rows)."""
         key = int(self.row_key[row])
@@ -201,46 +222,52 @@ def _grid(key_day: pd.DataFrame, covered_from: date, end: date) -> _Grid:
     day = frame["usage_date"].to_numpy("datetime64[D]") - np.datetime64(covered_from, "D")
     codes, keys = pd.factorize(frame["api_key"], sort=True)
     names = labels(frame)
-    series = np.zeros((len(METRICS), len(keys), n_days))
+    series = np.zeros((len(METRICS), len(keys) + 1, n_days))
+    at = codes * n_days + day.astype(np.int64)
     for m, metric in enumerate(METRICS):
-        series[m, codes, day.astype(np.int64)] = frame[metric].to_numpy(np.float64)
-    used = np.asarray((series > 0).any(axis=0))
+        series[m].ravel()[at] = frame[metric].to_numpy(np.float64)
+    # The organization's days: usage is never negative, so the days before a key's first are
+    # all 0 and add nothing.
+    series[:, -1] = series[:, :-1].sum(axis=1)
+    some = series[:, :-1] > 0
+    used = np.asarray(some.any(axis=0))
     first_used = np.where(used.any(axis=1), used.argmax(axis=1), n_days)
-    series[:, np.arange(n_days) < first_used[:, None]] = np.nan
-    organization = np.nansum(series, axis=1)
-    rows: list[np.ndarray] = []
-    row_key: list[np.ndarray] = []
-    row_metric: list[np.ndarray] = []
-    for m, metric in enumerate(METRICS):
-        judged = np.nan_to_num(series[m]).any(axis=1)
-        if metric in SERVICE_CHARACTERS:
-            judged &= ~_same(series[m], series[METRICS.index(TOTAL_CHARACTERS)])
-        keys_judged = np.nonzero(judged)[0]
-        broad = (series[m] > 0).any(axis=1).sum() >= ORG_MIN_KEYS
-        organization_row = np.full(int(broad), -1)
-        rows += [series[m, keys_judged], organization[m, None][: len(organization_row)]]
-        row_key += [keys_judged, organization_row]
-        row_metric.append(np.full(len(keys_judged) + len(organization_row), m))
-    stacked = np.concatenate(rows)
-    padded = np.full((len(stacked), LOOKBACK_DAYS + n_days), np.nan)
-    padded[:, LOOKBACK_DAYS:] = stacked
+    row_key, row_metric = _rows(series, np.asarray(some.any(axis=2)))
+    row_first = np.append(first_used, 0)[row_key]
+    padded = np.full((len(row_key), LOOKBACK_DAYS + n_days), np.nan)
+    existed = np.arange(n_days) >= row_first[:, None]
+    np.copyto(padded[:, LOOKBACK_DAYS:], series[row_metric, row_key], where=existed)
     return _Grid(
         first=covered_from,
         keys=[str(k) for k in keys],
         labels=[names[str(k)] for k in keys],
         series=series,
         padded=padded,
-        row_key=np.concatenate(row_key).astype(np.int64),
-        row_metric=np.concatenate(row_metric),
+        row_key=row_key,
+        row_metric=row_metric,
+        row_first=row_first,
+        active=_over_weeks((padded > 0).view(np.int8), np.add),
         used=used,
-        usual=_trailing_mean(organization),
+        usual=_trailing_mean(series[:, -1]),
     )
 
 
-def _same(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Rows equal on every day (NaN equal to NaN)."""
-    same: np.ndarray = ((left == right) | (np.isnan(left) & np.isnan(right))).all(axis=1)
-    return same
+def _rows(series: np.ndarray, some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The judged rows' keys (-1: the organization) and metrics: each key's metrics it used
+    (a service equal to its total characters on every day is judged as the total), each
+    metric's organization once ORG_MIN_KEYS keys use it."""
+    total = series[METRICS.index(TOTAL_CHARACTERS), :-1]
+    row_key: list[np.ndarray] = []
+    row_metric: list[np.ndarray] = []
+    for m, metric in enumerate(METRICS):
+        judged = some[m]
+        if metric in SERVICE_CHARACTERS:
+            judged = judged & ~(series[m, :-1] == total).all(axis=1)
+        keys_judged = np.nonzero(judged)[0]
+        organization = np.full(int(some[m].sum() >= ORG_MIN_KEYS), -1)
+        row_key += [keys_judged, organization]
+        row_metric.append(np.full(len(keys_judged) + len(organization), m))
+    return np.concatenate(row_key).astype(np.int64), np.concatenate(row_metric)
 
 
 def _trailing_mean(series: np.ndarray) -> np.ndarray:
@@ -258,20 +285,43 @@ def _trailing_mean(series: np.ndarray) -> np.ndarray:
 # --- baselines -------------------------------------------------------------------------------
 
 
-def _weekly(grid: _Grid, test: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """For each cell, how many of the BASELINE_WEEKS same weekdays before it pass `test` (given
-    those days for every cell at once, one week back at a time)."""
-    days = grid.values.shape[1]
-    count = np.zeros(grid.values.shape, np.int8)
+def _reaching(padded: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """For each cell of padded rows, how many of the BASELINE_WEEKS same weekdays before it
+    reach its `floor` (one week back at a time, as the floor is the cell's own)."""
+    count = np.zeros(floor.shape, np.int8)
     for lag in WEEKLY_LAGS:
-        count += test(grid.padded[:, LOOKBACK_DAYS - lag : LOOKBACK_DAYS - lag + days])
+        count += padded[:, LOOKBACK_DAYS - lag : LOOKBACK_DAYS - lag + floor.shape[1]] >= floor
     return count
+
+
+def _over_weeks(daily: np.ndarray, combine: np.ufunc) -> np.ndarray:
+    """For each cell, `combine` (np.add, np.fmax) over the same weekday of the BASELINE_WEEKS
+    weeks before it, from `daily` as wide as padded rows. Each pass joins two spans of weeks
+    into one twice as long (BASELINE_WEEKS is a power of two): three passes over the rows
+    rather than eight."""
+    weeks = 1
+    while weeks < BASELINE_WEEKS:
+        daily = combine(daily[:, 7 * weeks :], daily[:, : -7 * weeks])
+        weeks *= 2
+    # Column i now spans the padded days i … i + 7 × (BASELINE_WEEKS - 1), the weeks before day i.
+    return daily[:, :-7]
 
 
 def _windows(grid: _Grid, rows: np.ndarray, days: np.ndarray, lags: np.ndarray) -> np.ndarray:
     """The values `lags` days before each (row, day) cell; NaN before the grid or the key."""
     at = rows * grid.padded.shape[1] + LOOKBACK_DAYS + days
-    windows: np.ndarray = grid.padded.ravel()[at[:, None] - lags]
+    windows: np.ndarray = np.take(grid.padded.ravel(), at[:, None] - lags)
+    return windows
+
+
+def _same_kind(grid: _Grid, rows: np.ndarray, days: np.ndarray, weekend: bool) -> np.ndarray:
+    """The days of the same kind as each cell's, all working days or all weekend days, among
+    the LOOKBACK_DAYS before it: the last of the grid's days of that kind before the cell, one
+    slice of those days alone."""
+    columns, kind = grid.kinds[weekend]
+    width = int(columns[:LOOKBACK_DAYS].sum())
+    at = np.cumsum(columns)[LOOKBACK_DAYS + days] - 1
+    windows: np.ndarray = sliding_window_view(kind, width, axis=1)[rows, at - width]
     return windows
 
 
@@ -281,31 +331,35 @@ def _baselines(
     """What each cell is compared with, as groups of (cell positions, windows): the same
     weekday of the BASELINE_WEEKS weeks before, or where fewer than MIN_ACTIVE of those were
     used, the days of the same kind of those weeks."""
-    weekly = _windows(grid, rows, days, WEEKLY_LAGS)
-    sparse = (weekly > 0).sum(axis=1) < MIN_ACTIVE
-    groups = [(np.nonzero(~sparse)[0], weekly[~sparse])]
-    weekday = grid.weekday(days)
-    for w, lags in enumerate(SAME_KIND_LAGS):
-        cells = np.nonzero(sparse & (weekday == w))[0]
-        groups.append((cells, _windows(grid, rows[cells], days[cells], lags)))
+    sparse = grid.active[rows, days] < MIN_ACTIVE
+    weekly = np.nonzero(~sparse)[0]
+    groups = [(weekly, _windows(grid, rows[weekly], days[weekly], WEEKLY_LAGS))]
+    weekend = grid.weekday(days) >= 5
+    for kind in (False, True):
+        cells = np.nonzero(sparse & (weekend == kind))[0]
+        groups.append((cells, _same_kind(grid, rows[cells], days[cells], kind)))
     return groups
 
 
 def _middle(ordered: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The median of the first `count` values of each sorted row (NaN when `count` is 0)."""
-    low = np.maximum(count - 1, 0) // 2
-    high = np.minimum(count // 2, ordered.shape[1] - 1)
-    picked = np.take_along_axis(ordered, np.stack([low, high], axis=1), axis=1)
-    middle: np.ndarray = np.where(count > 0, picked.mean(axis=1), np.nan)
+    width = ordered.shape[1]
+    at = np.arange(len(ordered)) * width
+    low = ordered.ravel()[at + np.maximum(count - 1, 0) // 2]
+    high = ordered.ravel()[at + np.minimum(count // 2, width - 1)]
+    middle: np.ndarray = np.where(count > 0, (low + high) / 2, np.nan)
     return middle
 
 
 def _used_sorted(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The used days of each window in ascending order (unused and unknown days after them),
-    and how many there are."""
-    ordered = np.where(windows > 0, windows, np.inf)
-    ordered.sort(axis=1)
-    return ordered, (windows > 0).sum(axis=1)
+    """The used days of each window in ascending order, unused and unknown days after them as
+    NaN (in place of the window; dividing by `used` is much faster than a masked copy), and how
+    many there are."""
+    used = windows > 0
+    with np.errstate(invalid="ignore"):
+        np.divide(windows, used, out=windows)
+    windows.sort(axis=1)
+    return windows, used.sum(axis=1)
 
 
 def _medians(grid: _Grid, rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -327,7 +381,7 @@ def _bounds(
     for cells, windows in _baselines(grid, rows, days):
         ordered, count[cells] = _used_sorted(windows)
         median[cells] = _middle(ordered, count[cells])
-        deviation = np.abs(ordered - median[cells, None])
+        deviation = np.abs(np.subtract(ordered, median[cells, None], out=ordered), out=ordered)
         deviation.sort(axis=1)
         spread[cells] = MAD_TO_SD * _middle(deviation, count[cells])
     return count, median, _bound(grid, rows, median, spread, count)
@@ -348,16 +402,21 @@ def _bound(
     return bound
 
 
-def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Runs of consecutive days in each row where `mask` holds: each run's row, first and last
-    day, and the run of every cell where `mask` holds (in row-major order)."""
-    starts = mask.copy()
-    starts[:, 1:] &= ~mask[:, :-1]
-    ends = mask.copy()
-    ends[:, :-1] &= ~mask[:, 1:]
-    run_rows, firsts = np.nonzero(starts)
-    _, lasts = np.nonzero(ends)
-    return run_rows, firsts, lasts, np.cumsum(starts.ravel())[mask.ravel()] - 1
+def _cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and days where a 2-D `mask` holds, in row-major order: np.nonzero of the
+    flattened mask is many times faster than of the mask itself."""
+    flat = np.flatnonzero(mask)
+    rows = flat // mask.shape[1]
+    return rows, flat - rows * mask.shape[1]
+
+
+def _runs(rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of consecutive days of a row among cells in row-major order: the run of every
+    cell, and each run's first and last cell (positions among the cells)."""
+    starts = np.ones(len(rows), bool)
+    starts[1:] = (rows[1:] != rows[:-1]) | (days[1:] != days[:-1] + 1)
+    lasts = np.roll(starts, -1)  # the last cell of the last run ends it too
+    return np.cumsum(starts) - 1, np.nonzero(starts)[0], np.nonzero(lasts)[0]
 
 
 # --- detection -------------------------------------------------------------------------------
@@ -375,12 +434,11 @@ def find_anomalies(
     if not len(grid.row_key):
         return []
     checked = (start - covered_from).days
-    used = _weekly(grid, lambda week: week > 0)
-    judged = _Judged.of(grid, used)
+    judged = _Judged.of(grid)
     return ordered(
         [
-            *_fold(_spikes(grid, judged, checked), lambda a: -a.observed / a.expected),
-            *_fold(_drops(grid, judged, used, checked), lambda a: METRICS.index(a.metric)),
+            *_spikes(grid, judged, checked),
+            *_drops(grid, judged, checked),
             *_new_keys(grid, checked),
             *_dormant_keys(grid, checked),
         ]
@@ -389,26 +447,27 @@ def find_anomalies(
 
 def ordered(anomalies: Sequence[Anomaly]) -> list[Anomaly]:
     """Most severe first, then the newest, then by id: the order of every list of them."""
-    by_id = sorted(anomalies, key=lambda a: a.id)
-    by_day = sorted(by_id, key=lambda a: a.last, reverse=True)
-    return sorted(by_day, key=lambda a: SEVERITIES.index(a.severity))
+    return sorted(
+        anomalies, key=lambda a: (SEVERITIES.index(a.severity), -a.last.toordinal(), a.id)
+    )
 
 
-def _fold(anomalies: Sequence[Anomaly], rank: Callable[[Anomaly], float]) -> list[Anomaly]:
-    """One anomaly per kind, key and first day, the first by `rank`: a key's metrics often move
-    together (total characters with a service, minutes with the text of a speech key)."""
-    best: dict[tuple[str, str, date], Anomaly] = {}
-    for anomaly in anomalies:
-        same = (anomaly.kind, anomaly.api_key, anomaly.first)
-        if same not in best or rank(anomaly) < rank(best[same]):
-            best[same] = anomaly
-    return list(best.values())
+def _fold(keys: np.ndarray, firsts: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Which of some anomalies of one kind to tell (their positions): one per key (row_key)
+    and first day, the first by `rank`, as a key's metrics often move together (total
+    characters with a service, minutes with the text of a speech key). Folded before they
+    become objects, as most spikes fold away."""
+    order = np.lexsort((rank, firsts, keys))  # stable: of equal ranks, the first
+    kept = np.ones(len(order), bool)
+    kept[1:] = (np.diff(keys[order]) != 0) | (np.diff(firsts[order]) != 0)
+    return order[kept]
 
 
 @dataclass(frozen=True)
 class _Judged:
     """The used cells that could be a spike or (near) zero, with their baseline: how many
-    used days it has, their median and the spike bound."""
+    used days it has, their median and, where the day could be above it, the spike bound (NaN
+    elsewhere)."""
 
     rows: np.ndarray
     days: np.ndarray
@@ -418,20 +477,19 @@ class _Judged:
     bound: np.ndarray
 
     @classmethod
-    def of(cls, grid: _Grid, used: np.ndarray) -> _Judged:
-        """`used` counts the used same weekdays before each cell. Most cells are settled by
-        counting alone: a day is no spike when enough of its weekdays reach its usage divided
-        by LOWEST_BOUND (so does their median), and not near zero when none reaches its usage
-        divided by NEAR_ZERO. Only the rest are sorted."""
-        values = grid.values
-        positive = values > 0
-        sparse = used < MIN_ACTIVE
-        need = used - (used - 1) // 2  # this many at least x put the median at least x
-        spike_floor, zero_ceiling = values / LOWEST_BOUND, values / NEAR_ZERO
-        unsettled = sparse | (_weekly(grid, lambda week: week >= spike_floor) < need)
-        unsettled |= _weekly(grid, lambda week: week >= zero_ceiling) > 0
-        rows, days = np.nonzero(positive & unsettled)
-        return cls(rows, days, values[rows, days], *_bounds(grid, rows, days))
+    def of(cls, grid: _Grid) -> _Judged:
+        """The used cells counting cannot settle (`_unsettled`), in row-major order, with
+        their baselines' medians. The bound grows with the spread, so only the few days above
+        the least bound their median allows (that of no spread) can be spikes: only theirs
+        have the deviations sorted for their bound."""
+        rows, days = _cells(_unsettled(grid))
+        observed = grid.values[rows, days]
+        count, median = _medians(grid, rows, days)
+        least = _bound(grid, rows, median, np.zeros(len(rows)), count)
+        above = np.nonzero((count >= MIN_ACTIVE) & (observed > least))[0]
+        bound = np.full(len(rows), np.nan)
+        bound[above] = _bounds(grid, rows[above], days[above])[2]
+        return cls(rows, days, observed, count, median, bound)
 
     @property
     def spikes(self) -> np.ndarray:
@@ -444,46 +502,71 @@ class _Judged:
         return low
 
 
+def _unsettled(grid: _Grid) -> np.ndarray:
+    """Which used cells counting cannot settle: a day is no spike when enough of its weekdays
+    reach its usage divided by LOWEST_BOUND (so does their median), and not near zero when
+    none reaches its usage divided by NEAR_ZERO. Taken ROW_BLOCK rows at a time, whose arrays
+    stay in the processor's cache through the dozen passes over them (the whole grid's do not,
+    and take twice as long)."""
+    blocks = range(0, len(grid.padded), ROW_BLOCK)
+    return np.concatenate(
+        [
+            _unsettled_rows(grid.padded[at : at + ROW_BLOCK], grid.active[at : at + ROW_BLOCK])
+            for at in blocks
+        ]
+    )
+
+
+def _unsettled_rows(padded: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """`_unsettled` of some padded rows, whose used same weekdays `active` counts."""
+    values = padded[:, LOOKBACK_DAYS:]
+    need = active - (active - 1) // 2  # this many at least x put the median at least x
+    unsettled = active < MIN_ACTIVE
+    unsettled |= _reaching(padded, values / LOWEST_BOUND) < need
+    unsettled |= _over_weeks(padded, np.fmax) >= values / NEAR_ZERO
+    cells: np.ndarray = (values > 0) & unsettled
+    return cells
+
+
 def _spikes(grid: _Grid, judged: _Judged, checked: int) -> list[Anomaly]:
     spike = judged.spikes
-    rows, days = judged.rows, judged.days
-    observed, median, bound = judged.observed, judged.median, judged.bound
-    mask = np.zeros(grid.values.shape, bool)
-    mask[rows[spike], days[spike]] = True
-    _, firsts, lasts, runs = _runs(mask)
-    order = np.lexsort((days[spike], rows[spike]))  # row-major, as the runs number them
-    cells = pd.DataFrame(
-        {
-            "run": runs,
-            "row": rows[spike][order],
-            "day": days[spike][order],
-            "observed": observed[spike][order],
-            "median": median[spike][order],
-            "bound": bound[spike][order],
-        }
-    )
-    peaks = cells.loc[(cells["observed"] / cells["median"]).groupby(cells["run"]).idxmax()]
+    rows, days = judged.rows[spike], judged.days[spike]
+    observed, median, bound = judged.observed[spike], judged.median[spike], judged.bound[spike]
+    run, firsts, lasts = _runs(rows, days)
+    ratio = observed / median
+    peaks = np.nonzero(ratio == np.maximum.reduceat(ratio, firsts)[run])[0]
+    peaks = peaks[np.diff(run[peaks], prepend=-1) > 0]  # the first of a run's equal peaks
+    current = days[lasts] >= checked
+    peaks, firsts, lasts = peaks[current], firsts[current], lasts[current]
+    kept = _fold(grid.row_key[rows[peaks]], days[firsts], -ratio[peaks])
+    peaks, firsts, lasts = peaks[kept], firsts[kept], lasts[kept]
     return [
-        _spike(grid, int(run), int(row), int(day), observed, median, bound, firsts, lasts)
-        for run, row, day, observed, median, bound in peaks.itertuples(index=False)
-        if lasts[run] >= checked
+        _spike(grid, row, (first, last, peak), *figures)
+        for row, first, last, peak, *figures in zip(
+            rows[peaks].tolist(),
+            days[firsts].tolist(),
+            days[lasts].tolist(),
+            days[peaks].tolist(),
+            observed[peaks].tolist(),
+            median[peaks].tolist(),
+            bound[peaks].tolist(),
+            strict=True,
+        )
     ]
 
 
 def _spike(
     grid: _Grid,
-    run: int,
     row: int,
-    peak: int,
+    days: tuple[int, int, int],
     observed: float,
     median: float,
     bound: float,
-    firsts: np.ndarray,
-    lasts: np.ndarray,
 ) -> Anomaly:
+    """A run of spike days from its first to its last day, told at its `peak` day."""
     api_key, label = grid.who(row)
     metric = METRICS[int(grid.row_metric[row])]
-    first, last, day = grid.day(firsts[run]), grid.day(lasts[run]), grid.day(peak)
+    first, last, day = (grid.day(d) for d in days)
     ratio = observed / median
     sentence = (
         f"{_subject(api_key, label)} used {format_value(observed, metric)} {units(metric)} on "
@@ -501,18 +584,22 @@ def _spike(
     )
 
 
-def _drops(grid: _Grid, judged_cells: _Judged, used: np.ndarray, checked: int) -> list[Anomaly]:
+def _drops(grid: _Grid, judged_cells: _Judged, checked: int) -> list[Anomaly]:
     values = grid.values
-    known = _weekly(grid, lambda week: ~np.isnan(week))
-    unused = known - used
     near_zero = values == 0
     small = judged_cells.near_zero
     near_zero[judged_cells.rows[small], judged_cells.days[small]] = True
+    cell_rows, cell_days = _cells(near_zero)
+    known = grid.known(cell_rows, cell_days)
+    unused = known - grid.active[cell_rows, cell_days]
     evidence = np.where(known >= MIN_ACTIVE, np.log((unused + 0.5) / (known + 1)), 0.0)
-    run_rows, firsts, lasts, runs = _runs(near_zero)
-    chance = np.bincount(runs, weights=evidence[near_zero], minlength=len(firsts))
-    drop = (chance <= math.log(DROP_CHANCE)) & (lasts >= checked)
-    run_rows, firsts, lasts = run_rows[drop], firsts[drop], lasts[drop]
+    runs, firsts, lasts = _runs(cell_rows, cell_days)
+    chance = np.bincount(runs, weights=evidence, minlength=len(firsts))
+    drop = (chance <= math.log(DROP_CHANCE)) & (cell_days[lasts] >= checked)
+    firsts, lasts = firsts[drop], lasts[drop]
+    run_rows = cell_rows[firsts]
+    kept = _fold(grid.row_key[run_rows], cell_days[firsts], grid.row_metric[run_rows])
+    run_rows, firsts, lasts = run_rows[kept], cell_days[firsts[kept]], cell_days[lasts[kept]]
     if not len(run_rows):
         return []
     # Every day of every drop at once: what was usual then, summed per drop.
@@ -521,7 +608,7 @@ def _drops(grid: _Grid, judged_cells: _Judged, used: np.ndarray, checked: int) -
     rows = np.repeat(run_rows, lengths)
     days = np.repeat(firsts - starts, lengths) + np.arange(lengths.sum())
     _, median = _medians(grid, rows, days)
-    share_used = (known - unused)[rows, days] / np.maximum(known[rows, days], 1)
+    share_used = grid.active[rows, days] / np.maximum(grid.known(rows, days), 1)
     usual = np.add.reduceat(np.nan_to_num(median) * share_used, starts)
     observed = np.add.reduceat(values[rows, days], starts)
     return [
@@ -598,7 +685,7 @@ def _new_key(
 
 
 def _dormant_keys(grid: _Grid, checked: int) -> list[Anomaly]:
-    keys, days = np.nonzero(grid.used)
+    keys, days = _cells(grid.used)
     silent = np.diff(days, prepend=0) - 1
     woken = (np.diff(keys, prepend=-1) == 0) & (silent >= DORMANT_DAYS) & (days >= checked)
     return [
