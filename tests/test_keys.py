@@ -18,7 +18,7 @@ from orgfiles import KEYS_TODAY as TODAY
 from orgfiles import KEYS_WEB as WEB
 from pydantic import SecretStr
 
-from analytics.capacity.plan import BillingPeriod
+from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, entry
 from analytics.keys.join import JoinedKey, join, masked
@@ -28,6 +28,7 @@ from analytics.service.errors import AuthorizationError, NotFoundError
 from analytics.service.models import DeveloperKey
 from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage
+from emulator import EmulatorConfig, create_app
 
 # --- the join ------------------------------------------------------------------------------
 
@@ -237,3 +238,27 @@ def test_each_key_against_its_own_limits(app):
     assert (web_limit.status, web_limit.used, web_limit.limit) == ("warning", 900, 1000)
     speech_limit = next(e for title, e in evaluations.items() if title.startswith("Speech"))
     assert speech_limit.status == "ok" and speech_limit.unit() == "minutes"
+
+
+def test_a_large_organization_s_keys_add_up_to_its_period(tmp_path):
+    """Two hundred keys, most unused in the billing period so far: every listed key has its
+    row, and the period's characters add up to the emulator's ledger."""
+    today = dt.date(2026, 3, 20)
+    app = create_app(EmulatorConfig(seed=7, keys=200, days=90, today=today))
+    client, _ = asgi_client(app)
+    with client:
+        keys = client.developer_keys()
+        period = billing_period(client.usage())
+        first = usage_start(keys, period, today)
+        usage = fetch_usage(client, first, today - dt.timedelta(days=1), today=today)
+    assert period is not None
+    rows = key_rows(join(keys, labels(usage.frame)), usage.frame, period, today, usage.start)
+    assert len([row for row in rows if row.key is not None]) == len(keys)
+    ledger = app.state.emulator.ledger(period.start, today - dt.timedelta(days=1))
+    expected = sum(
+        r.text_translation_characters
+        + r.document_translation_characters
+        + r.text_improvement_characters
+        for r in ledger
+    )
+    assert sum(row.characters.used for row in rows if row.characters) == expected

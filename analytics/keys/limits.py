@@ -125,13 +125,18 @@ def key_rows(
     last_used = {str(k): pd.Timestamp(v).date() for k, v in last.items()}
     in_period = key_day.iloc[:0] if period is None else within(key_day, period.start, today)
     sums = in_period.groupby("api_key", observed=True)[list(LIMITED.values())].sum()
+    used_in_period = {
+        measure: dict(zip(map(str, sums.index), sums[metric].astype(float), strict=True))
+        for measure, metric in LIMITED.items()
+    }
 
     def measured(row: JoinedKey, measure: Measure) -> Allowance | None:
         if row.api_key is None and row.how != "no usage found":
             return None
-        column: pd.Series = sums[LIMITED[measure]]
-        used = 0.0 if row.api_key is None else float(column.get(row.api_key, 0.0))
+        used = used_in_period[measure].get(row.api_key or "", 0.0)
         limit = None if row.key is None else _limit(row.key, measure)
+        if limit is None:  # nothing to reach: no projection (a thousand keys need none)
+            return Allowance(measure, used, None, None, None)
         keys = (row.api_key,) if row.api_key is not None else ()
         return allowance(measure, used, limit, period, key_day, today, covered_from, keys)
 
