@@ -209,13 +209,18 @@ class PlanSnapshot:
         }
 
 
-def usage_range(answer: PlanUsage, today: date) -> tuple[date, date]:
-    """The closed days a snapshot reads: the billing period's so far and the run rate's."""
+def period_range(period: BillingPeriod | None, today: date) -> tuple[date, date]:
+    """The closed days a projection over `period` reads: the period's so far and the run
+    rate's."""
     first = today - timedelta(days=RHYTHM_DAYS)
-    period = billing_period(answer)
     if period is not None:
         first = min(first, period.start)
     return first, today - ONE_DAY
+
+
+def usage_range(answer: PlanUsage, today: date) -> tuple[date, date]:
+    """The closed days a snapshot reads (`period_range` of the answer's billing period)."""
+    return period_range(billing_period(answer), today)
 
 
 def _anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:

@@ -27,7 +27,7 @@ from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsagePr
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
-from analytics.keys.limits import KeyRow, key_table, overview, usage_range
+from analytics.keys.limits import KeyRow, key_table, overview, view_range
 from analytics.service.client import KEEP, Limit
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
@@ -68,7 +68,7 @@ class _Session:
         """Every key's row of the key view (usage over the days it reads)."""
         today = calendar.utc_today()
         period = billing_period(self.actor.client.usage())
-        first, last = usage_range(keys, period, today)
+        first, last = view_range(keys, period, today)
         usage = fetching.usage(self.settings, self.demo, first, last, use_history=True)
         return overview(keys, period, usage.frame, usage.start, today, self.recorded)
 

@@ -15,6 +15,7 @@ from datetime import date
 import streamlit as st
 
 from analytics.capacity.budgets import Evaluation
+from analytics.capacity.plan import period_range
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error
@@ -22,7 +23,7 @@ from analytics.dashboard.source import Source, secrets
 from analytics.keys import changes
 from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
-from analytics.keys.limits import KeyRow, limit_evaluations, overview, usage_range
+from analytics.keys.limits import KeyRow, limit_evaluations, overview, view_range
 from analytics.service.client import Limit
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
@@ -62,25 +63,47 @@ def audit_entries(src: Source) -> list[AuditEntry]:
         return []
 
 
+Recorded = tuple[tuple[str, str], ...]
+
+
+def _recorded(src: Source) -> Recorded:
+    """The audit log's masks as a cache key: a change here records one, and the rows follow."""
+    return tuple(sorted(recorded_masks(audit_entries(src)).items()))
+
+
+@st.cache_data(ttl=KEYS_TTL, show_spinner="Joining keys to their usage…")
+def _rows(fingerprint: str, today: date, recorded: Recorded, _source: Source) -> list[KeyRow]:
+    keys = key_list(_source)
+    period = data.plan(_source, today).period
+    usage = data.usage(_source, *view_range(keys, period, today))
+    return overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+
+
 def key_rows(src: Source, today: date) -> list[KeyRow]:
     """Every key's row as of `today`: the list, the billing period, and usage from the oldest
     key's creation (cached as any range's usage)."""
-    keys = key_list(src)
-    period = data.plan(src, today).period
-    first, last = usage_range(keys, period, today)
-    usage = data.usage(src, first, last)
-    recorded = recorded_masks(audit_entries(src))
-    return overview(keys, period, usage.frame, usage.start, today, recorded)
+    return _rows(src.fingerprint, today, _recorded(src), src)
+
+
+@st.cache_data(ttl=KEYS_TTL, show_spinner=False)
+def _limit_status(
+    fingerprint: str, today: date, warning_at: float, recorded: Recorded, _source: Source
+) -> list[Evaluation]:
+    keys = key_list(_source)
+    period = data.plan(_source, today).period
+    # The days the plan's own projection reads: one cached read serves both.
+    usage = data.usage(_source, *period_range(period, today))
+    rows = overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+    return limit_evaluations(rows, period, warning_at)
 
 
 def limit_status(src: Source, today: date, warning_at: float) -> list[Evaluation] | None:
     """Every active key's own limits as budgets (as `check-budgets` evaluates them); None when
     the key may not list keys."""
     try:
-        rows = key_rows(src, today)
+        return _limit_status(src.fingerprint, today, warning_at, _recorded(src), src)
     except AuthorizationError:
         return None
-    return limit_evaluations(rows, data.plan(src, today).period, warning_at)
 
 
 @dataclass(frozen=True)
@@ -139,7 +162,8 @@ def said() -> str | None:
 
 
 def _changed(message: str) -> None:
-    _key_list.clear()
+    for cached in (_key_list, _rows, _limit_status):
+        cached.clear()
     st.session_state[SAID] = message
 
 

@@ -242,7 +242,7 @@ def limit_evaluations(
     return evaluations
 
 
-def usage_range(
+def view_range(
     keys: Sequence[DeveloperKey], period: BillingPeriod | None, today: date
 ) -> tuple[date, date]:
     """The closed days the key view reads (``usage_start``), through yesterday."""
@@ -258,6 +258,6 @@ def overview(
     recorded: Mapping[str, str],
 ) -> list[KeyRow]:
     """Every key's row, from the key list, the billing period (the keys' usage period), usage
-    over ``usage_range`` and the masks the audit log recorded."""
+    over ``view_range`` and the masks the audit log recorded."""
     joined = join(keys, labels(key_day), recorded)
     return key_rows(joined, key_day, period, today, covered_from)
