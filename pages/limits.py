@@ -13,7 +13,7 @@ from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
 from analytics.keys.changes import MS_PER_MINUTE
-from analytics.keys.limits import KeyRow, key_counts, key_table, limits_note
+from analytics.keys.limits import KeyRow, key_counts, key_table, limits_note, shown_limits
 from analytics.usage import calendar
 
 source = data_source()
@@ -85,7 +85,12 @@ with service_errors(source):
 counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, f"{value:,}", border=True)
-st.dataframe(key_table(rows), hide_index=True, column_config=key_limit_columns(), key="key_table")
+st.dataframe(
+    shown_limits(key_table(rows)),
+    hide_index=True,
+    column_config=key_limit_columns(),
+    key="key_table",
+)
 st.caption(
     "At most 25 keys are active at once (2 on a free plan). Rows without a key id are usage "
     "of keys the list does not name, such as admin keys."

@@ -20,7 +20,7 @@ import pandas as pd
 
 from analytics.capacity.budgets import Budget, Evaluation, status_for
 from analytics.capacity.forecast import RHYTHM_DAYS
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance, count_text
 from analytics.keys.changes import MS_PER_MINUTE
 from analytics.keys.join import JoinedKey, join
 from analytics.service.models import DeveloperKey
@@ -197,6 +197,20 @@ def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
             ]
         )
     return pd.DataFrame(records, columns=KEY_COLUMNS)
+
+
+LIMIT_COLUMNS: Final = ("character limit", "speech minute limit")
+
+
+def shown_limits(table: pd.DataFrame) -> pd.DataFrame:
+    """`key_table` as the page shows it: a limit as the count it allows, or "no limit" (a
+    blank would read as unknown, a zero as nothing allowed)."""
+    shown = table.copy()
+    for column in LIMIT_COLUMNS:
+        shown[column] = [
+            "no limit" if math.isnan(value) else count_text(value) for value in table[column]
+        ]
+    return shown
 
 
 def limit_evaluations(
