@@ -77,7 +77,9 @@ def shape_export(
     if with_cost and costing.pricing is None:
         raise ValueError("cost columns need a pricing file")
     if group_by == "key_and_day":
-        table = key_day.copy()
+        # A new frame over the same columns: copy-on-write keeps the caller's frame as it is
+        # when `_dated` replaces a column, without copying 674,000 rows first.
+        table = key_day.copy(deep=False)
     elif group_by == "key":
         table = key_frame(key_day)
     elif group_by == "none":
