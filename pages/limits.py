@@ -13,7 +13,14 @@ from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
 from analytics.keys.changes import MS_PER_MINUTE
-from analytics.keys.limits import KeyRow, key_counts, key_table, limits_note, shown_limits
+from analytics.keys.limits import (
+    KeyRow,
+    key_counts,
+    key_facts,
+    key_table,
+    limits_note,
+    shown_limits,
+)
 from analytics.usage import calendar
 
 source = data_source()
@@ -71,9 +78,9 @@ if keys.dialog() == "create":
 st.caption(
     "Every developer key of the organization, used or not, with this usage period's use "
     "(the billing period, through yesterday) against its own limits and the day each limit "
-    "is reached at the key's run rate. A key is joined to its usage by the masked secret it "
-    "was created with here, else its key id's mask, else a label no other key has; a key "
-    "that cannot be told apart from another is shown as not matched, never merged."
+    "is reached at the key's run rate. A key is joined to its usage by the mask recorded when "
+    "it was created or changed here, else its key id's mask, else a label no other key has; "
+    "a key that cannot be told apart from another is shown as not matched, never merged."
 )
 if allowed.refusal:
     st.info(allowed.refusal, icon=":material/visibility:")
@@ -113,13 +120,7 @@ chosen = st.selectbox(
 row = by_id[chosen]
 key = row.key
 assert key is not None
-facts = [f"**{row.state}**", f"key id `{key.key_id}`"]
-if key.creation_time:
-    facts.append(f"created {key.creation_time:%Y-%m-%d}")
-if key.deactivated_time:
-    facts.append(f"deactivated {key.deactivated_time:%Y-%m-%d %H:%M} UTC")
-facts.append(f"last used {row.last_used:%Y-%m-%d}" if row.last_used else "no usage found")
-st.markdown(" · ".join(facts))
+st.markdown(key_facts(row))
 for allowance in (row.characters, row.speech):
     if allowance is None:
         st.caption("Usage not matched to this key: its use against the limits is unknown.")

@@ -9,13 +9,15 @@ or the URL, and it is gone from the page when the dialog closes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from typing import TypeVar
 
 import streamlit as st
 
 from analytics.capacity.budgets import Evaluation
-from analytics.capacity.plan import period_range
+from analytics.capacity.plan import BillingPeriod, period_range
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error
@@ -28,6 +30,7 @@ from analytics.service.client import Limit
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
 
+T = TypeVar("T")
 KEYS_TTL = "1m"
 # The outcome of the session's last change, said once on the next run (never a secret).
 SAID = "keys_said"
@@ -71,12 +74,21 @@ def _recorded(src: Source) -> Recorded:
     return tuple(sorted(recorded_masks(audit_entries(src)).items()))
 
 
+def _overview(
+    source: Source, today: date, recorded: Recorded, days: Callable[..., tuple[date, date]]
+) -> tuple[BillingPeriod | None, list[KeyRow]]:
+    """The billing period and every key's row over the cached usage of `days(keys, period)`."""
+    keys = key_list(source)
+    period = data.plan(source, today).period
+    usage = data.usage(source, *days(keys, period))
+    return period, overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+
+
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Joining keys to their usage…")
 def _rows(fingerprint: str, today: date, recorded: Recorded, _source: Source) -> list[KeyRow]:
-    keys = key_list(_source)
-    period = data.plan(_source, today).period
-    usage = data.usage(_source, *view_range(keys, period, today))
-    return overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+    return _overview(
+        _source, today, recorded, lambda keys, period: view_range(keys, period, today)
+    )[1]
 
 
 def key_rows(src: Source, today: date) -> list[KeyRow]:
@@ -89,11 +101,10 @@ def key_rows(src: Source, today: date) -> list[KeyRow]:
 def _limit_status(
     fingerprint: str, today: date, warning_at: float, recorded: Recorded, _source: Source
 ) -> list[Evaluation]:
-    keys = key_list(_source)
-    period = data.plan(_source, today).period
     # The days the plan's own projection reads: one cached read serves both.
-    usage = data.usage(_source, *period_range(period, today))
-    rows = overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+    period, rows = _overview(
+        _source, today, recorded, lambda _, period: period_range(period, today)
+    )
     return limit_evaluations(rows, period, warning_at)
 
 
@@ -195,47 +206,57 @@ def chosen_key(rows: list[KeyRow], asked: str | None) -> str | None:
     return None if found.key is None else found.key.key_id
 
 
-def create(src: Source, allowed: Permission, label: str) -> str | None:
-    """Create a key and return its secret (to be shown this once); None when refused."""
+def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
+    """Make a change, which returns its result and what to say of it; None when the service
+    refused it (said on the page)."""
     try:
-        made = changes.create(_actor(src, allowed), label.strip() or None).key
+        result, message = change()
     except ServiceError as exc:
         _refused(exc, src)
         return None
-    _changed(f"Created {made.label} ({made.key_id}).")
-    return made.key
+    _changed(message)
+    return result
+
+
+def create(src: Source, allowed: Permission, label: str) -> str | None:
+    """Create a key and return its secret (to be shown this once); None when refused."""
+
+    def change() -> tuple[str | None, str]:
+        made = changes.create(_actor(src, allowed), label.strip() or None).key
+        return made.key, f"Created {made.label} ({made.key_id})."
+
+    return _attempt(src, change)
 
 
 def rename(src: Source, allowed: Permission, row: KeyRow, label: str) -> bool:
     key = _listed(row)
-    try:
-        renamed = changes.rename(_actor(src, allowed), key, label.strip(), row.joined.api_key).key
-    except ServiceError as exc:
-        _refused(exc, src)
-        return False
-    _changed(f"Renamed {key.label} to {renamed.label}.")
-    return True
+
+    def change() -> tuple[bool, str]:
+        actor = _actor(src, allowed)
+        renamed = changes.rename(actor, key, label.strip(), row.joined.api_key).key
+        return True, f"Renamed {key.label} to {renamed.label}."
+
+    return _attempt(src, change) is not None
 
 
 def limit(
     src: Source, allowed: Permission, row: KeyRow, characters: Limit, speech_minutes: Limit
 ) -> bool:
     key = _listed(row)
-    try:
-        changes.limit(_actor(src, allowed), key, characters, speech_minutes, row.joined.api_key)
-    except ServiceError as exc:
-        _refused(exc, src)
-        return False
-    _changed(f"Saved the limits of {key.label}.")
-    return True
+
+    def change() -> tuple[bool, str]:
+        actor = _actor(src, allowed)
+        changes.limit(actor, key, characters, speech_minutes, row.joined.api_key)
+        return True, f"Saved the limits of {key.label}."
+
+    return _attempt(src, change) is not None
 
 
 def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
     key = _listed(row)
-    try:
+
+    def change() -> tuple[bool, str]:
         changes.deactivate(_actor(src, allowed), key, row.joined.api_key)
-    except ServiceError as exc:
-        _refused(exc, src)
-        return False
-    _changed(f"Deactivated {key.label}: every request with it is refused from now on.")
-    return True
+        return True, f"Deactivated {key.label}: every request with it is refused from now on."
+
+    return _attempt(src, change) is not None

@@ -71,6 +71,21 @@ class KeyRow:
         )
 
 
+def key_facts(row: KeyRow) -> str:
+    """One line on a listed key: its state, key id, when it was created, deactivated and last
+    used (Markdown)."""
+    key = row.key
+    facts = [f"**{row.state}**"]
+    if key is not None:
+        facts.append(f"key id `{key.key_id}`")
+        if key.creation_time:
+            facts.append(f"created {key.creation_time:%Y-%m-%d}")
+        if key.deactivated_time:
+            facts.append(f"deactivated {key.deactivated_time:%Y-%m-%d %H:%M} UTC")
+    facts.append(f"last used {row.last_used:%Y-%m-%d}" if row.last_used else "no usage found")
+    return " · ".join(facts)
+
+
 def limits_note(row: KeyRow) -> str:
     """What a key used this usage period, beside the form that sets its limits."""
     used = [
