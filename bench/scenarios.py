@@ -197,7 +197,7 @@ def decoding(scale: org.Scale) -> list[Result]:
             {"identical": identical},
             **raw,
         ),
-        result("decode_vs_orjson", times["frames"] / times["orjson_loads"], 1.0, {}, **raw),
+        result("decode_vs_orjson", times["frames"] / times["orjson_loads"], 0.5, {}, **raw),
         result(
             "decode_tolerance",
             typed["tolerant"] / typed["strict"],
@@ -294,7 +294,7 @@ def incremental_refresh(scale: org.Scale) -> list[Result]:
         result(
             "incremental_refresh",
             times["second"] / times["first"],
-            0.1,
+            0.08,
             {
                 "identical": all(same for same, _ in outcomes),
                 "only_open_days_fetched": again.windows_fetched == 1
@@ -418,7 +418,7 @@ def memory(scale: org.Scale) -> list[Result]:
         result(
             "memory_export",
             peak / GIB,
-            1.0,
+            0.5,
             {"export_succeeded": process.returncode == 0},
             peak_rss_mb=round(peak / 1024**2),
             rows=rows,
@@ -707,7 +707,7 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
         result(
             "check_anomalies",
             times["check_anomalies"] / times["export"],
-            2.0,
+            1.5,
             {"only_open_days_fetched": warm},
             seconds=_rounded(times),
             anomalies=len(lines),
