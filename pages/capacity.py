@@ -112,11 +112,15 @@ else:
 
 st.subheader("Forecasts")
 st.caption(review.forecast_note)
-figures = [forecast_figure(path) for path in review.paths]
-for left, right in zip(figures[::2], figures[1::2], strict=True):
-    with st.container(horizontal=True):
-        st.plotly_chart(left, width="stretch")
-        st.plotly_chart(right, width="stretch")
+# One measure at a time, its tab in the address; only the open tab's charts are drawn.
+charted = review.paths_by_label
+for tab, paths in zip(
+    st.tabs(list(charted), key="forecast", bind="query-params"), charted.values(), strict=True
+):
+    if tab.open:
+        with tab, st.container(horizontal=True):
+            for path in paths:
+                st.plotly_chart(forecast_figure(path), width="stretch")
 
 if review.cost_forecasts is not None and review.currency is not None:
     st.markdown(f"**Cost this month, quarter and contract year ({review.currency})**")

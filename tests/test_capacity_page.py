@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from datetime import timedelta
@@ -35,8 +36,11 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
         "Period comparison",
         "Growth drivers",
     ]
-    # Characters and minutes, month and contract year (no prices: no cost forecasts).
-    assert len(at.get("plotly_chart")) == 4
+    # One measure's forecasts at a time: characters, month and contract year, first.
+    assert chart_titles(at) == [
+        "Total characters — month to date",
+        "Total characters — contract year to date",
+    ]
     [services] = [df.value for df in at.dataframe if "Total characters" in df.value.index]
     start, end = TODAY - timedelta(days=30), TODAY - timedelta(days=1)
     totals = ledger_totals(demo_ledger.ledger(start, end))
@@ -49,6 +53,27 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert services.loc["Total characters", "change %"] == f"{change:+.1f} %"
     # The demo has no usage a year ago: nothing to compare against reads N/A, as in the report.
     assert set(services["yoy %"]) == {"N/A"}
+
+
+def chart_titles(at) -> list[str]:
+    return [
+        json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in at.get("plotly_chart")
+    ]
+
+
+def test_a_link_opens_the_forecasts_of_its_measure(demo_env):
+    # The demo's example prices add cost; the tab named in the address is the one drawn.
+    at = open_page("capacity", period="Last 30 days", forecast="Cost (EUR)")
+    assert not at.exception
+    assert [t.label for t in at.tabs] == [
+        "Total characters",
+        "Speech-to-text minutes",
+        "Cost (EUR)",
+    ]
+    assert chart_titles(at) == [
+        "Cost (EUR) — month to date",
+        "Cost (EUR) — contract year to date",
+    ]
 
 
 def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):

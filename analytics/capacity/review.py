@@ -109,6 +109,15 @@ class CapacityReview:
         return growth_drivers(self.comparison, n)
 
     @property
+    def paths_by_label(self) -> dict[str, tuple[ForecastPath, ...]]:
+        """The forecast paths by what they measure, in order (characters, minutes, cost): the
+        page shows one measure's periods at a time, each chart costing the browser a draw."""
+        grouped: dict[str, list[ForecastPath]] = {}
+        for path in self.paths:
+            grouped.setdefault(path.label, []).append(path)
+        return {label: tuple(paths) for label, paths in grouped.items()}
+
+    @property
     def forecast_note(self) -> str:
         """How the forecasts are made and how well they did over the last twelve months."""
         months = self.backtest.months
