@@ -14,7 +14,7 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import scenarios
+from bench import lines
 from bench.org import Scale
 from bench.scenarios import SCENARIOS
 
@@ -55,22 +55,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write results")
     parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
-    scenarios.KEPT = args.keep
+    lines.KEPT = args.keep
     scale = Scale(args.scale)
-    lines = []
+    results = []
     for name in args.only or SCENARIOS:
         for line in SCENARIOS[name](scale):
             print(json.dumps(line), flush=True)
-            lines.append(line)
+            results.append(line)
     report = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "scale": args.scale,
         "keys": scale.keys,
         "machine": machine(),
-        "results": lines,
+        "results": results,
     }
     args.output.write_text(json.dumps(report, indent=2) + "\n")
-    return 0 if all(line["ok"] for line in lines) else MISSED
+    return 0 if all(line["ok"] for line in results) else MISSED
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import datetime as dt
 import json
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -62,39 +61,17 @@ from analytics.usage.pipeline import (
     fetch_usage,
     last_closed_day,
 )
-from bench import org
+from bench import browser, org
+from bench.lines import Result, keep, result
 from bench.timing import medians, timed
 from emulator import EmulatorConfig, Injected, create_app
 from emulator.synthetic import INJECT_DAYS, STARTS_WITHIN
 
-Result = dict[str, Any]
 GIB = 1024**3
 MAX_FIGURE_BYTES = 1024**2
 SMALL_KEYS = 10
 LATENCY_MS = 200
 LATENCY_BOUND_KEYS = EmulatorConfig().keys
-
-
-# Where scenarios leave the outputs they call identical (`python -m bench --keep FOLDER`), so
-# that a reader can compare the files themselves; None keeps nothing.
-KEPT: Path | None = None
-
-
-def keep(scenario: str, name: str, data: bytes | Path) -> None:
-    """Leave `data` (bytes, or a file to copy) as KEPT/<scenario>/<name>."""
-    if KEPT is None:
-        return
-    folder = KEPT / scenario
-    folder.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, Path):
-        shutil.copyfile(data, folder / name)
-    else:
-        (folder / name).write_bytes(data)
-
-
-def result(name: str, ratio: float, target: float, checks: dict[str, bool], **raw: Any) -> Result:
-    ok = ratio <= target and all(checks.values())
-    return {"name": name, "ratio": round(ratio, 4), "target": target, "ok": ok, **checks, **raw}
 
 
 def cold(emulator: Any, fetch: Callable[..., Usage], *args: Any) -> Usage:
@@ -851,4 +828,6 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "check_anomalies": check_anomalies,
     "chargeback_pricing": chargeback_pricing,
     "pair_fetch": pair_fetch,
+    "browser_pages": browser.browser_pages,
+    "session_memory": browser.session_memory,
 }

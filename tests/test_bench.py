@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
-from builders import assert_matches_ledger
+from builders import assert_matches_ledger, ledger_totals
 
 from analytics.usage import calendar
 from bench.__main__ import MISSED, machine
@@ -31,6 +31,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SCALE = 0.05
 KEYS = 50  # 1,000 keys at full scale
 HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
+PAGE_TITLES = (
+    "Overview",
+    "Keys",
+    "Keys & limits",
+    "Trends",
+    "Tags",
+    "Language pairs",
+    "Languages",
+    "Capacity",
+    "Anomalies",
+    "Chargeback",
+    "Export",
+)
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",
@@ -47,6 +60,10 @@ TARGETS = {
     "check_anomalies",
     "chargeback_pricing",
     "pair_fetch",
+    "browser_pages_warm",
+    "browser_pages_cold",
+    "overview_vs_pages",
+    "session_memory",
 }
 
 
@@ -237,6 +254,37 @@ def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_ye
     assert line["teams"] == 6  # teams.example.toml's five, then Unassigned
 
 
+def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):
+    """Each page was timed warm and cold over both ranges and showed its title, the demo
+    organization and the range; Overview's total characters are the ledger's, read off the
+    page as the browser drew it."""
+    lines = by_name(smoke.printed)
+    for name in ("browser_pages_warm", "browser_pages_cold", "overview_vs_pages"):
+        assert lines[name]["pages_render_their_data"] is True, name
+    warm = lines["browser_pages_warm"]
+    assert set(warm["seconds"]) == {"All history", "Last 30 days"}
+    for period, shown in warm["shown"].items():
+        assert {page: seen["heading"] for page, seen in shown.items()} == {
+            **{title: title for title in PAGE_TITLES},
+            "Bare": "",
+        }, period
+        assert all(seen["errors"] == 0 for seen in shown.values()), period
+    assert warm["shown"]["All history"]["Capacity"]["charts"] == 2  # one measure's forecasts
+    kept = smoke.kept / "browser_pages"
+    last_30 = [row for row in five_years if row.usage_date >= smoke.today - dt.timedelta(days=30)]
+    for period, rows in (("all-history", five_years), ("last-30-days", last_30)):
+        total = ledger_totals(rows)["total_characters"]
+        assert f"Total characters\n\n{total:,}\n" in (kept / f"{period}-overview.txt").read_text()
+
+
+def test_session_memory_is_read_with_every_session_open(smoke):
+    line = by_name(smoke.printed)["session_memory"]
+    assert line["every_session_shown"] is True
+    assert (line["sessions"], line["keys"]) == (10, KEYS)
+    assert set(line["rss_mb"]) == set(line["peak_rss_mb"]) == {"1", "10"}
+    assert line["ratio"] == pytest.approx(line["rss_mb"]["10"] / line["rss_mb"]["1"], rel=0.01)
+
+
 def test_decoding_baseline_is_the_same_frame(smoke):
     assert by_name(smoke.printed)["decode_vs_naive"]["identical"] is True
 
@@ -255,6 +303,8 @@ def test_scenarios_cover_every_target_name():
         "check_anomalies",
         "chargeback_pricing",
         "pair_fetch",
+        "browser_pages",
+        "session_memory",
     }
 
 

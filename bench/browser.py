@@ -1,0 +1,379 @@
+"""Pages as an administrator waits for them: the dashboard served by `streamlit run` over the
+benchmark organization in demo mode, opened in Debian's chromium driven by Playwright.
+
+A page has loaded when its run is over (Streamlit's script state back to "not running" after
+the visit began, its status widget gone, nothing stale left from the page before) and the
+browser has drawn it (every chart's SVG in place, no placeholder skeleton). Every time is a
+ratio to the bare page (`bench/dashboard.py`) loaded the same way in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from analytics.reports import pdf
+from bench import org
+from bench.lines import Result, keep, result
+
+PAGES = {  # URL path → the title its navigation link carries
+    "": "Overview",
+    "keys": "Keys",
+    "limits": "Keys & limits",
+    "trends": "Trends",
+    "tags": "Tags",
+    "pairs": "Language pairs",
+    "languages": "Languages",
+    "capacity": "Capacity",
+    "anomalies": "Anomalies",
+    "chargeback": "Chargeback",
+    "export": "Export",
+}
+BARE = ("bare", "Bare")
+BARE_LINE = "A bare page: one line, no data."
+PERIODS = ("All history", "Last 30 days")  # as the range control writes them in the address
+RANGE_DAYS = {"All history": f"{org.DAYS:,}", "Last 30 days": "30"}  # as the sidebar says
+WAIT_MS = 300_000  # a cold page of five years × 1,000 keys on a loaded two-core machine
+STARTUP_SECONDS = 600.0
+VIEWPORT = {"width": 1366, "height": 768}
+
+# A visit is over when the page's run has ended (a mark of a run other than the one before the
+# visit, written last by bench/dashboard.py), Streamlit says it is not running and shows no
+# status widget, nothing stale is left of the page before, and every chart is drawn.
+LOADED = """
+(before) => {
+  const marks = document.querySelectorAll('[data-bench-run]');
+  if (!marks.length || marks[marks.length - 1].dataset.benchRun === before) return false;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (!chart.querySelector('.main-svg')) return false;
+  }
+  return true;
+}
+"""
+LAST_MARK = """
+() => {
+  const marks = document.querySelectorAll('[data-bench-run]');
+  return marks.length ? marks[marks.length - 1].dataset.benchRun : null;
+}
+"""
+SHOWN = """
+() => ({
+  heading: (document.querySelector('h1') || {}).innerText || '',
+  text: document.querySelector('[data-testid="stMain"]')?.innerText || '',
+  sidebar: document.querySelector('[data-testid="stSidebar"]')?.innerText || '',
+  charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+  tables: document.querySelectorAll('[data-testid="stDataFrame"]').length,
+  errors: document.querySelectorAll(
+    '[data-testid="stException"], [data-testid="stAlertContentError"]').length,
+})
+"""
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    base_url: str
+    pid: int
+
+
+@dataclass
+class Visits:
+    """Seconds per (period, path) and what each page showed the last time it loaded."""
+
+    seconds: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    shown: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, period: str, path: str, seconds: float, shown: dict[str, Any]) -> None:
+        self.seconds.setdefault((period, path), []).append(seconds)
+        self.shown[(period, path)] = shown
+
+    def median(self, period: str, path: str) -> float:
+        return statistics.median(self.seconds[(period, path)])
+
+
+@contextmanager
+def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
+    """`streamlit run bench/dashboard.py` in demo mode over the benchmark organization with
+    `keys` keys on a free loopback port; stopped on exit."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    environment |= {
+        "PYTHONPATH": str(org.ROOT),
+        "SERVICE_DEMO_KEYS": str(keys),
+        "SERVICE_DEMO_DAYS": str(org.DAYS),
+        "SERVICE_DEMO_SEED": str(org.SEED),
+        "SERVICE_HISTORY_PATH": str(folder / "history"),
+        **settings,
+    }
+    port = _free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "bench/dashboard.py"]
+    command += ["--server.port", str(port), "--server.headless", "true"]
+    command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+    with (folder / "streamlit.log").open("w+b") as log:
+        server = subprocess.Popen(command, cwd=org.ROOT, env=environment, stdout=log, stderr=log)
+        try:
+            base_url = f"http://127.0.0.1:{port}"
+            _wait_until_healthy(f"{base_url}/_stcore/health", server, log)
+            yield Dashboard(base_url, server.pid)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@contextmanager
+def chromium(folder: Path) -> Iterator[Any]:
+    """Debian's chromium with a fresh profile, as the browser tests start it."""
+    from playwright.sync_api import sync_playwright
+
+    executable = pdf.find_chromium()
+    if executable is None:
+        raise RuntimeError(pdf.MISSING)
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(folder / "chromium-profile"),
+            executable_path=executable,
+            args=list(pdf.CHROMIUM_ARGS),
+            headless=True,
+            viewport=VIEWPORT,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def open_cold(context: Any, base_url: str, path: str, period: str) -> tuple[float, Any]:
+    """A new tab (a new session) opening the page's address: seconds until loaded, the tab."""
+    tab = context.new_page()
+    started = time.perf_counter()
+    tab.goto(f"{base_url}/{path}?period={period.replace(' ', '+')}")
+    tab.wait_for_function(LOADED, arg=None, timeout=WAIT_MS)
+    return time.perf_counter() - started, tab
+
+
+def open_warm(tab: Any, title: str) -> float:
+    """The page's link in the navigation clicked in a session that has shown it before."""
+    link = tab.get_by_role("navigation").get_by_role("link", name=title, exact=True)
+    before = tab.evaluate(LAST_MARK)
+    started = time.perf_counter()
+    link.click()
+    tab.wait_for_function(LOADED, arg=before, timeout=WAIT_MS)
+    return time.perf_counter() - started
+
+
+def shown(tab: Any) -> dict[str, Any]:
+    return dict(tab.evaluate(SHOWN))
+
+
+def visit_all(context: Any, base_url: str, period: str) -> Any:
+    """One session that has loaded every page once (the server's caches warm after it)."""
+    _, tab = open_cold(context, base_url, BARE[0], period)
+    for title in [*PAGES.values(), BARE[1]]:
+        open_warm(tab, title)
+    return tab
+
+
+def page_loads(context: Any, base_url: str, periods: list[str], repeat: int) -> dict[str, Visits]:
+    """Warm and cold loads of every page and the bare page, alternated: bare, page, bare, …"""
+    warm, cold = Visits(), Visits()
+    for period in periods:
+        tab = visit_all(context, base_url, period)
+        for _ in range(repeat):
+            for path, title in PAGES.items():
+                for where, name in (BARE, (path, title)):
+                    seconds = open_warm(tab, name)
+                    warm.add(period, where, seconds, shown(tab))
+        tab.close()
+        for _ in range(repeat):
+            for path in PAGES:
+                for where in (BARE[0], path):
+                    seconds, tab = open_cold(context, base_url, where, period)
+                    cold.add(period, where, seconds, shown(tab))
+                    tab.close()
+    return {"warm": warm, "cold": cold}
+
+
+def resident_kb(pid: int) -> dict[str, int]:
+    """The process's resident set now and at its peak (kB), from /proc."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            fields[name] = int(value.split()[0])
+    return fields
+
+
+def settled_kb(pid: int, samples: int = 5) -> dict[str, int]:
+    """The median resident set of `samples` reads a second apart (the allocator returns
+    memory to the system in its own time), and the peak."""
+    reads = []
+    for _ in range(samples):
+        time.sleep(1.0)
+        reads.append(resident_kb(pid))
+    return {"VmRSS": int(statistics.median(r["VmRSS"] for r in reads)), "VmHWM": reads[-1]["VmHWM"]}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_healthy(url: str, server: subprocess.Popen[bytes], log: Any) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    log.seek(0)
+    raise RuntimeError(f"the dashboard did not start: {log.read()[-2000:]!r}")
+
+
+# --- the lines ------------------------------------------------------------------------------
+
+WARM_TARGET = 3.0
+COLD_TARGET = 4.0
+OVERVIEW_TARGET = 1.3
+SESSIONS = 10
+SESSION_MEMORY_TARGET = 1.5
+
+
+def browser_pages(scale: org.Scale) -> list[Result]:
+    """Every page warm (its link clicked in a session that has shown it) and cold (its address
+    opened in a new tab, a new session; the server's caches warm), alternated with the bare
+    page, over All history and Last 30 days. The lines are All history's."""
+    repeat = max(2, scale.repeat - 2)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        with dashboard(scale.keys, folder) as served, chromium(folder) as context:
+            loads = page_loads(context, served.base_url, list(PERIODS), repeat)
+    for (period, path), seen in loads["warm"].shown.items():
+        name = f"{period.lower().replace(' ', '-')}-{path or 'overview'}.txt"
+        keep("browser_pages", name, seen["text"].encode())
+    checks = {"pages_render_their_data": rendered(loads, scale.keys)}
+    ratios = {kind: _ratios(visits, PERIODS[0]) for kind, visits in loads.items()}
+    medians = {
+        kind: {
+            period: {
+                PAGES.get(path, BARE[1]): round(visits.median(period, path), 4)
+                for path in [*PAGES, BARE[0]]
+            }
+            for period in PERIODS
+        }
+        for kind, visits in loads.items()
+    }
+    shown_pages = {
+        period: {
+            PAGES.get(path, BARE[1]): _summary(loads["warm"].shown[(period, path)])
+            for path in [*PAGES, BARE[0]]
+        }
+        for period in PERIODS
+    }
+    warm = ratios["warm"]
+    others = [ratio for path, ratio in warm.items() if path != ""]
+    slowest = {kind: PAGES[max(r, key=r.__getitem__)] for kind, r in ratios.items()}
+    return [
+        result(
+            "browser_pages_warm",
+            max(warm.values()),
+            WARM_TARGET,
+            checks,
+            slowest=slowest["warm"],
+            seconds=medians["warm"],
+            shown=shown_pages,
+            keys=scale.keys,
+            repeat=repeat,
+        ),
+        result(
+            "browser_pages_cold",
+            max(ratios["cold"].values()),
+            COLD_TARGET,
+            checks,
+            slowest=slowest["cold"],
+            seconds=medians["cold"],
+        ),
+        result(
+            "overview_vs_pages",
+            warm[""] / statistics.median(others),
+            OVERVIEW_TARGET,
+            checks,
+            overview_to_bare=round(warm[""], 4),
+            others_to_bare=round(statistics.median(others), 4),
+        ),
+    ]
+
+
+def session_memory(scale: org.Scale) -> list[Result]:
+    """The dashboard's resident memory once ten sessions (tabs) have each shown every page over
+    All history and are still open, against a server of its own that served one."""
+    figures: dict[int, dict[str, int]] = {}
+    everything_shown = True
+    for sessions in (1, SESSIONS):
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(scratch)
+            with dashboard(scale.keys, folder) as served, chromium(folder) as context:
+                tabs = [visit_all(context, served.base_url, PERIODS[0]) for _ in range(sessions)]
+                everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
+                figures[sessions] = settled_kb(served.pid)
+    one, many = figures[1]["VmRSS"], figures[SESSIONS]["VmRSS"]
+    return [
+        result(
+            "session_memory",
+            many / one,
+            SESSION_MEMORY_TARGET,
+            {"every_session_shown": everything_shown},
+            rss_mb={str(n): round(f["VmRSS"] / 1024) for n, f in figures.items()},
+            peak_rss_mb={str(n): round(f["VmHWM"] / 1024) for n, f in figures.items()},
+            sessions=SESSIONS,
+            keys=scale.keys,
+        )
+    ]
+
+
+def rendered(loads: dict[str, Visits], keys: int) -> bool:
+    """Every load showed its page's title (the bare page its line), no error, the organization
+    of `keys` keys and the chosen range in the sidebar."""
+    for visits in loads.values():
+        for (period, path), seen in visits.shown.items():
+            heading = PAGES.get(path, "")
+            if seen["heading"] != heading or seen["errors"]:
+                return False
+            if path == BARE[0] and BARE_LINE not in seen["text"]:
+                return False
+            if f"Demo organization: {keys} keys" not in seen["sidebar"]:
+                return False
+            if f"({RANGE_DAYS[period]} days)" not in seen["sidebar"]:
+                return False
+    return True
+
+
+def _ratios(visits: Visits, period: str) -> dict[str, float]:
+    bare = visits.median(period, BARE[0])
+    return {path: visits.median(period, path) / bare for path in PAGES}
+
+
+def _summary(seen: dict[str, Any]) -> dict[str, Any]:
+    return {name: seen[name] for name in ("heading", "charts", "tables", "errors")}
