@@ -353,7 +353,7 @@ limit = 1
 
 def test_capacity_evaluates_cost_budgets_and_forecasts_cost(priced, demo_ledger, tmp_path):
     (tmp_path / "budgets.toml").write_text(SPEND_BUDGET)
-    at = open_clean_page("capacity", period="Last 30 days")
+    at = open_clean_page("capacity", period="Last 30 days", forecast="Cost (EUR)")
     [row] = at.dataframe[0].value.to_dict("records")
     # The month's closed days: their usage, and of the monthly fee one day's share each.
     closed = cost_of(demo_ledger.ledger(MONTH_START, YESTERDAY), lambda r: "all")["all"]
