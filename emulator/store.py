@@ -7,12 +7,16 @@ import itertools
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
-from emulator.ledger import UNKNOWN, LedgerRow, PairLedgerRow, TagLedgerRow, Usage
+from emulator.ledger import CHUNK_ROWS, UNKNOWN, LedgerRow, PairLedgerRow, TagLedgerRow, Usage
 from emulator.org import PARTS, LanguagePair, Organization
 
+T = TypeVar("T")
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
 SCHEMA_VERSION = 5
 # dependants first
@@ -421,10 +425,15 @@ class Store:
                 (first.isoformat(), stop.isoformat()),
             ).fetchall()
 
-    def by_key_and_day(self, first: dt.date, stop: dt.date) -> list[tuple]:
-        """(ISO day, masked key, label that day, *Usage) sorted by day, then masked key."""
+    def by_key_and_day(
+        self, first: dt.date, stop: dt.date, shape: Callable[[list[tuple]], T]
+    ) -> list[T]:
+        """`shape` of each chunk of (ISO day, masked key, label that day, *Usage) rows sorted
+        by day, then masked key. A year of a thousand keys is 180,000 rows: as Python objects
+        all at once they took several times the memory of the answer made of them, so each
+        chunk's are gone before the next chunk's are read."""
         with self._lock:
-            return self._conn.execute(
+            cursor = self._conn.execute(
                 """
                 SELECT u.usage_date, k.masked, u.label, u.text_translation_characters,
                        u.document_translation_characters, u.text_improvement_characters,
@@ -434,12 +443,13 @@ class Store:
                 ORDER BY u.usage_date, u.key_id
                 """,
                 (first.isoformat(), stop.isoformat()),
-            ).fetchall()
+            )
+            return [shape(rows) for rows in iter(partial(cursor.fetchmany, CHUNK_ROWS), [])]
 
     def ledger(self, start: dt.date, end: dt.date) -> list[LedgerRow]:
         """Stored key-days of the inclusive day range, in analytics order."""
-        rows = self.by_key_and_day(start, end + dt.timedelta(days=1))
-        return [LedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
+        chunks = self.by_key_and_day(start, end + dt.timedelta(days=1), _ledger_rows)
+        return list(itertools.chain.from_iterable(chunks))
 
     def tag_ledger(self, start: dt.date, end: dt.date) -> list[TagLedgerRow]:
         """Tagged characters per key-day and tag of the inclusive day range (none all zero),
@@ -579,6 +589,10 @@ class Store:
                 "SELECT nonce, ciphertext FROM documents WHERE document_id = ?", (document_id,)
             ).fetchone()
         return (row[0], row[1]) if row else None
+
+
+def _ledger_rows(rows: list[tuple]) -> list[LedgerRow]:
+    return [LedgerRow(dt.date.fromisoformat(day), *rest) for day, *rest in rows]
 
 
 def _pair_rows(key_id: int, pairs: tuple[LanguagePair, ...]) -> list[tuple]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from emulator.ledger import UsageTuple
+from emulator.ledger import USAGE_RECORD, UsageRows
 from emulator.org import ADMIN_SUFFIX, Injected, KeySpec, LanguagePair, Organization, TagShare
 from emulator.plan import Plan
 
@@ -165,9 +165,13 @@ def generate(
     growth = rng.uniform(0.0, 1.6, n_keys)
     p_active = rng.uniform(0.4, 0.85, n_keys)
 
+    # Key-days within the key's span, drawn at the key's odds (lower on weekends); the
+    # keys × days matrices are the bulk of the memory generating takes, so none is kept that
+    # is not needed.
     in_span = (day >= start[:, None]) & (day < stop[:, None])
-    p_day = p_active[:, None] * np.where(weekend, WEEKEND_ACTIVITY, 1.0)
-    active = in_span & (rng.random((n_keys, n_days)) < p_day)
+    active = in_span & (
+        rng.random((n_keys, n_days)) < p_active[:, None] * np.where(weekend, WEEKEND_ACTIVITY, 1.0)
+    )
     # The usual level of each key-day, then the day-to-day noise around it.
     usual = scale[:, None] * np.exp(growth[:, None] * t) * np.where(weekend, 0.4, 1.0)
     level = usual * rng.lognormal(0.0, 0.35, (n_keys, n_days))
@@ -179,7 +183,8 @@ def generate(
         level[k] *= 1 + 8 * np.exp(-np.maximum(day - launch, 0) / 7.0)
 
     mix = np.array([MIXES[s] for s in shapes])
-    chars = np.rint(level[:, :, None] * mix[:, None, :]).astype(np.int64)
+    chars = np.empty((n_keys, n_days, len(mix[0])), dtype=np.int64)
+    np.rint(level[:, :, None] * mix[:, None, :], out=chars, casting="unsafe")
     speech = np.zeros((n_keys, n_days))
     for k, shape in enumerate(shapes):
         if shape == "speech":
@@ -190,24 +195,21 @@ def generate(
         drawn = _Drawn(active, chars, speech, interpreting, usual, mix, weekend, start, first_day)
         injected = _inject(np.random.default_rng([seed, 4]), drawn, keys, shapes, p_active, scale)
 
-    labels = np.array([k.label for k in keys], dtype=object)
     relabel_day = n_days * 3 // 5
-    old_label = SIGNATURE_KEYS[2][0]
     k_idx, d_idx = np.nonzero(active.T)[::-1]  # ordered by day, then key
-    dates = [(first_day + dt.timedelta(days=int(d))).isoformat() for d in range(n_days)]
-    rows: list[UsageTuple] = [
-        (dates[d], k, old_label if (k == 2 and d < relabel_day) else labels[k], a, b, c, s, i)
-        for d, k, a, b, c, s, i in zip(
-            d_idx.tolist(),
-            k_idx.tolist(),
-            chars[k_idx, d_idx, 0].tolist(),
-            chars[k_idx, d_idx, 1].tolist(),
-            chars[k_idx, d_idx, 2].tolist(),
-            speech[k_idx, d_idx].tolist(),
-            interpreting[k_idx, d_idx].tolist(),
-            strict=True,
-        )
-    ]
+    records = np.empty(len(k_idx), USAGE_RECORD)
+    records["day"], records["key"] = d_idx, k_idx
+    # Each row's label: its key's, but the relabelled key's former one (after every key's)
+    # before the day it was renamed.
+    records["label"] = np.where((k_idx == 2) & (d_idx < relabel_day), n_keys, k_idx)
+    records["characters"] = chars[k_idx, d_idx]
+    records["minutes"][:, 0] = speech[k_idx, d_idx]
+    records["minutes"][:, 1] = interpreting[k_idx, d_idx]
+    rows = UsageRows(
+        [(first_day + dt.timedelta(days=d)).isoformat() for d in range(n_days)],
+        [*(k.label for k in keys), SIGNATURE_KEYS[2][0]],
+        records,
+    )
     recent = slice(max(n_days - PLAN_DAYS, 0), n_days)
     plan = _plan(
         first_day,
@@ -227,7 +229,7 @@ def generate(
 def _lifecycle(
     rng: np.random.Generator,
     keys: list[KeySpec],
-    rows: list[UsageTuple],
+    rows: UsageRows,
     plan: Plan,
     today: dt.date,
 ) -> list[KeySpec]:

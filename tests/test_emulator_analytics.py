@@ -418,6 +418,48 @@ def test_mask_key_shape():
     assert "secret" not in mask_key("secret")
 
 
+async def test_key_and_day_rows_are_the_generated_ones_across_chunks(monkeypatch):
+    """The body is serialized a chunk of rows at a time: with chunks of 7 rows, every row is
+    still the generated organization's, in order, with commas between chunks."""
+    monkeypatch.setattr("emulator.store.CHUNK_ROWS", 7)
+    app = create_app(small_config(keys=12, days=40))
+    key = app.state.emulator.admin_key
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://e", headers=auth(key)) as c:
+        response = await c.get(
+            ANALYTICS,
+            params={
+                "start_date": "2025-05-01",
+                "end_date": "2025-06-01",
+                "group_by": "key_and_day",
+            },
+        )
+    org = generate(7, 12, 40, FIXED_TODAY)  # the same organization, not the store
+    masked = [spec.masked for spec in org.keys]
+    expected = [
+        {
+            "api_key": masked[k],
+            "api_key_label": label,
+            "usage": {
+                "total_characters": text + document + improvement,
+                "text_translation_characters": text,
+                "document_translation_characters": document,
+                "text_improvement_characters": improvement,
+                "speech_to_text_minutes": round(minutes, 6),
+                "speech_to_speech_minutes": round(interpreted, 6),
+            },
+            "usage_date": f"{day}T00:00:00Z",
+        }
+        for day, k, label, text, document, improvement, minutes, interpreted in sorted(
+            org.usage, key=lambda row: (row[0], masked[row[1]])
+        )
+        if day >= "2025-05-01"
+    ]
+    rows = response.json()["usage_report"]["key_and_day_usages"]
+    assert len(expected) > 3 * 7
+    assert rows == expected
+
+
 async def test_large_window_answers():
     app = create_app(small_config(keys=40, days=400))
     key = app.state.emulator.admin_key

@@ -15,6 +15,7 @@ from conftest import ROOT, auth, small_config, stop_process, wait_until_healthy
 from orgfiles import org_file_error
 
 from emulator import EmulatorConfig, create_app
+from emulator.ledger import USAGE_RECORD, UsageRows
 from emulator.orgfile import OrgFileError, load
 from emulator.synthetic import RELABELLED_TO, SIGNATURE_KEYS, generate
 
@@ -228,10 +229,39 @@ def test_cli_reports_a_busy_port():
 def test_same_seed_same_organization():
     first, second = generate(3, 10, 90, TODAY), generate(3, 10, 90, TODAY)
     assert [k.key for k in first.keys] == [k.key for k in second.keys]
-    assert first.usage == second.usage
+    assert list(first.usage) == list(second.usage)
     other = generate(4, 10, 90, TODAY)
     assert [k.key for k in other.keys] != [k.key for k in first.keys]
-    assert other.usage != first.usage
+    assert list(other.usage) != list(first.usage)
+
+
+def test_usage_rows_hand_out_python_rows_a_chunk_at_a_time(monkeypatch):
+    """Records become the tuples the store loads, across chunk boundaries, by index and slice."""
+    monkeypatch.setattr("emulator.ledger.CHUNK_ROWS", 2)
+    records = np.zeros(3, USAGE_RECORD)
+    records["day"], records["key"], records["label"] = [0, 0, 1], [0, 1, 1], [2, 1, 1]
+    records["characters"] = [[5, 0, 1], [0, 7, 0], [300, 0, 0]]
+    records["minutes"] = [[0.5, 0.0], [0.0, 0.0], [0.0, 2.25]]
+    rows = UsageRows(["2025-01-01", "2025-01-02"], ["A", "B", "A before"], records)
+    expected = [
+        ("2025-01-01", 0, "A before", 5, 0, 1, 0.5, 0.0),
+        ("2025-01-01", 1, "B", 0, 7, 0, 0.0, 0.0),
+        ("2025-01-02", 1, "B", 300, 0, 0, 0.0, 2.25),
+    ]
+    assert list(rows) == expected
+    assert [type(value) for value in next(iter(rows))] == [
+        str,
+        int,
+        str,
+        int,
+        int,
+        int,
+        float,
+        float,
+    ]
+    assert len(rows) == 3
+    assert rows[-1] == expected[-1]
+    assert rows[1:] == expected[1:]
 
 
 def test_history_ends_yesterday_and_spans_the_days():

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +30,10 @@ DAMAGED_KEPT = 3  # moved-aside copies kept per file: enough to look at, never a
 _DAMAGED = ".damaged-"
 
 
-def write_atomic(content: bytes, path: Path) -> Path:
+def write_atomic(content: bytes | Iterable[bytes | memoryview], path: Path) -> Path:
     """Write atomically: a temporary file in the same folder, flushed to disk, then renamed.
+    `content` is the bytes, or their pieces in order, each written as it comes (so a large
+    file made piece by piece is never whole in memory).
 
     On any failure the temporary file is removed and an earlier file at `path` is untouched;
     an OSError names `path`, the file the caller asked for, never the temporary one.
@@ -45,7 +47,7 @@ def write_atomic(content: bytes, path: Path) -> Path:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
+            handle.writelines([content] if isinstance(content, bytes) else content)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o666 & ~_umask())
