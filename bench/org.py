@@ -41,8 +41,9 @@ class Scale:
 
 
 @cache
-def app(keys: int, days: int = DAYS) -> Any:
-    return create_app(EmulatorConfig(seed=SEED, keys=keys, days=days))
+def app(keys: int, days: int = DAYS, tags: int | None = None) -> Any:
+    """The organization of `keys` over `days`, with `tags` distinct custom tags when given."""
+    return create_app(EmulatorConfig(seed=SEED, keys=keys, days=days, tags=tags))
 
 
 def key_and_day_body(keys: int, days: int) -> bytes:
@@ -56,7 +57,12 @@ def key_and_day_body(keys: int, days: int) -> bytes:
 
 def five_years(today: dt.date) -> tuple[dt.date, dt.date]:
     """The inclusive range of the organization's whole history, ending yesterday."""
-    return today - dt.timedelta(days=DAYS), today - dt.timedelta(days=1)
+    return last_days(today, DAYS)
+
+
+def last_days(today: dt.date, days: int) -> tuple[dt.date, dt.date]:
+    """The inclusive range of the `days` days ending yesterday."""
+    return today - dt.timedelta(days=days), today - dt.timedelta(days=1)
 
 
 @dataclass(frozen=True)

@@ -358,7 +358,8 @@ class _environment:
         }
 
     def __enter__(self) -> None:
-        self.saved = {name: os.environ.get(name) for name in [*self.values, "SERVICE_DEMO_KEYS"]}
+        changing = [*self.values, "SERVICE_DEMO_KEYS", "SERVICE_DEMO_TAGS"]
+        self.saved = {name: os.environ.get(name) for name in changing}
         os.environ.update(self.values)
 
     def __exit__(self, *exc_info: object) -> None:
@@ -490,14 +491,18 @@ def _against_key_days(
     fetch: Callable[..., Usage],
     name: str,
     also: tuple[str, Callable[..., Usage]] | None = None,
+    *,
+    app: Any = None,
+    days: int = org.DAYS,
 ) -> tuple[Usage, Usage, dict[str, float], Usage | None]:
-    """A paged daily report (`fetch`) and the key-day frame, five years of each fetched and
-    merged from the same in-process organization without history, and their timings: the
-    report's fetches cold (see `cold`), the key-day fetches as they are. `also` names one
-    more report, fetched and timed cold just once (a figure to read, not a median)."""
-    app = org.app(scale.keys)
+    """A paged daily report (`fetch`) and the key-day frame, five years (or the last `days`
+    days) of each fetched and merged from the same in-process organization (the benchmark's,
+    or `app`'s) without history, and their timings: the report's fetches cold (see `cold`),
+    the key-day fetches as they are. `also` names one more report, fetched and timed cold just
+    once (a figure to read, not a median)."""
+    app = app or org.app(scale.keys)
     emulator = app.state.emulator
-    start, end = org.five_years(emulator.today())
+    start, end = org.last_days(emulator.today(), days)
     transport = httpx.ASGITransport(app=app)
     other = None
     with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
@@ -520,20 +525,25 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
     """Five years of the tag-day frame (every page of six windows) against five years of the
     key-day frame; the tags of each day must fit in that day's text characters."""
     tags, usage, times, _ = _against_key_days(scale, fetch_tags, "tag_day")
-    tagged = tags.frame.groupby("usage_date")["total_characters"].sum()
-    text = usage.frame.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
     return [
         result(
             "tag_fetch",
             times["tag_day"] / times["key_day"],
             1.5,
-            {"tags_within_text": bool((tagged <= text.reindex(tagged.index)).all())},
+            {"tags_within_text": tags_within_text(tags.frame, usage.frame)},
             seconds=_rounded(times),
             rows=len(tags.frame),
             key_day_rows=len(usage.frame),
             windows=tags.windows_fetched,
         )
     ]
+
+
+def tags_within_text(tag_day: pd.DataFrame, key_day: pd.DataFrame) -> bool:
+    """Whether each day's tagged characters fit in that day's text characters."""
+    tagged = tag_day.groupby("usage_date")["total_characters"].sum()
+    text = key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    return bool((tagged <= text.reindex(tagged.index)).all())
 
 
 # --- 9. anomalies ----------------------------------------------------------------------------
@@ -815,6 +825,10 @@ def pair_fetch(scale: org.Scale) -> list[Result]:
     ]
 
 
+# The scenarios of an organization with many custom tags, in a module of their own that builds
+# on the helpers above (so imported here, after them).
+from bench import tags  # noqa: E402
+
 SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "decoding": decoding,
     "csv_export": csv_export,
@@ -828,6 +842,8 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "check_anomalies": check_anomalies,
     "chargeback_pricing": chargeback_pricing,
     "pair_fetch": pair_fetch,
+    "tag_fetch_10k": tags.tag_fetch_10k,
+    "tags_scale": tags.tags_scale,
     "browser_pages": browser.browser_pages,
     "session_memory": browser.session_memory,
 }

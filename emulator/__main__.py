@@ -25,6 +25,10 @@ def serve(
     seed: Annotated[int, typer.Option(help="Seed of the synthetic organization.")] = 42,
     keys: Annotated[int, typer.Option(help="Keys of the synthetic organization.")] = 25,
     days: Annotated[int, typer.Option(help="Days of synthetic history.")] = 1095,
+    tags: Annotated[
+        int | None,
+        typer.Option(help="Distinct custom tags, a long tail (default: a dozen shared ones)."),
+    ] = None,
     db: Annotated[Path | None, typer.Option(help="SQLite file (default: in memory).")] = None,
     latency_ms: Annotated[int, typer.Option(help="Delay before every answer.")] = 0,
     fault_429: Annotated[float, typer.Option(help="Share of requests answered 429.")] = 0.0,
@@ -53,6 +57,7 @@ def serve(
         seed=seed,
         keys=keys,
         days=days,
+        tags=tags,
         org_file=org,
         db=db,
         latency_ms=latency_ms,

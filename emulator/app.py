@@ -35,10 +35,14 @@ def organization(config: EmulatorConfig) -> tuple[Organization, str]:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         return org, f"file:{digest}"
     today = config.current_day()
-    org = synthetic.generate(config.seed, config.keys, config.days, today, config.anomalies)
-    # A clean organization keeps the name it had before anomalies were injected.
+    org = synthetic.generate(
+        config.seed, config.keys, config.days, today, config.anomalies, config.tags
+    )
+    # A clean organization keeps the name it had before anomalies were injected, and one with
+    # its dozen tags the name it had before the number of tags could be chosen.
     kind = "synthetic+anomalies" if config.anomalies else "synthetic"
-    return org, f"{kind}:{config.seed}:{config.keys}:{config.days}:{today}"
+    tags = "" if config.tags is None else f":tags={config.tags}"
+    return org, f"{kind}:{config.seed}:{config.keys}:{config.days}:{today}{tags}"
 
 
 def create_app(config: EmulatorConfig | None = None) -> FastAPI:

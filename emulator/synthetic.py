@@ -84,6 +84,16 @@ MORE_TAGS = (
     "email-drafts",
     "meeting-notes",
 )
+# Many custom tags (`_many_tags`): customers used every day, documents seldom.
+MAX_TAGS = 100_000
+CUSTOMERS_PER_ROOT = 3  # customers: 3 × √(tags), 300 of 10,000
+CUSTOMER_SHARE = 0.6  # of a key's text characters, for all its customers together
+MIN_CUSTOMER_SHARE = 0.0002  # so a customer tags a character of TAGGED_TEXT
+MAX_CUSTOMERS_PER_KEY = 1_500  # customers whose least shares leave room for the biggest
+DOCUMENT_SHARE = 0.3  # of a key-day's text characters, for the documents used that day
+DOCUMENT_RUNS = 3  # runs of the first document; the others' in proportion to 1 / rank
+RUN_DAYS = 5
+TAGGED_TEXT = 5_000  # characters of one kind on the key-day a tag starts on
 # Language pairs: each key translates from one source (mostly English) into one to three
 # dominant targets and a tail of two to eight rare ones; it improves text (and transcribes
 # speech) in its source language, some keys in a second one too.
@@ -136,11 +146,17 @@ EVENT_FALLBACK = (7, 5, 1, 0)
 
 
 def generate(
-    seed: int, n_keys: int, n_days: int, today: dt.date, anomalies: bool = True
+    seed: int,
+    n_keys: int,
+    n_days: int,
+    today: dt.date,
+    anomalies: bool = True,
+    n_tags: int | None = None,
 ) -> Organization:
     """`n_keys` keys with `n_days` of history ending yesterday (relative to `today`), with
     injected anomalies (`Organization.injected`) unless `anomalies` is False: the clean
-    organization."""
+    organization. `n_tags` distinct custom tags with a long tail (`_many_tags`) in place of
+    the dozen shared ones; the usage is the same either way."""
     if n_keys < 3 or n_days < 1:
         raise ValueError("a synthetic organization needs at least 3 keys and 1 day")
     rng = np.random.default_rng(seed)
@@ -216,7 +232,13 @@ def generate(
         active[:, recent, None]
         * np.dstack([chars[:, recent], speech[:, recent], interpreting[:, recent]]),
     )
-    tags = _tags(np.random.default_rng([seed, 2]), n_keys, first_day, n_days)
+    tag_rng = np.random.default_rng([seed, 2])
+    if n_tags is None:
+        tags = _tags(tag_rng, n_keys, first_day, n_days)
+    else:
+        # Tags are shares of text translation and of improvement, each floored on its own.
+        taggable = np.where(active, chars[:, :, [0, 2]].max(axis=2), 0)
+        tags = _many_tags(tag_rng, taggable, first_day, n_tags)
     pairs = _pairs(np.random.default_rng([seed, 3]), n_keys)
     keys = [
         replace(spec, tags=key_tags, pairs=key_pairs)
@@ -449,6 +471,75 @@ def _tags(
             drawn.append(TagShare(name, round(share, 4), *span))
         tags.append(tuple(drawn))
     return tags
+
+
+def _many_tags(
+    rng: np.random.Generator, taggable: np.ndarray, first_day: dt.date, n_tags: int
+) -> list[tuple[TagShare, ...]]:
+    """`n_tags` custom tags as an organization that tags per customer or per document has
+    them: a long tail. `taggable` is keys × days, the larger of each key-day's text
+    translation and text improvement characters.
+
+    The first CUSTOMERS_PER_ROOT × √n_tags tags by rank (a few hundred of 10,000) are customers,
+    each on one key for the whole history, so used on every day that key is: a key's customers
+    share CUSTOMER_SHARE of its text in proportion to 1 / rank (at least MIN_CUSTOMER_SHARE
+    each). The rest are documents, each used in one to DOCUMENT_RUNS runs of one to RUN_DAYS
+    days on random keys (runs ∝ 1 / rank, at least one): together at most DOCUMENT_SHARE of a
+    key-day's text, shared by the runs covering it. Customers and document runs start on a
+    key-day with TAGGED_TEXT characters of one kind, so every tag carries characters at least
+    once. Tags on a key-day then add up to at most CUSTOMER_SHARE + DOCUMENT_SHARE of its text.
+    """
+    if not 1 <= n_tags <= MAX_TAGS:
+        raise ValueError(f"a synthetic organization has 1 to {MAX_TAGS:,} tags, not {n_tags}")
+    n_keys, n_days = taggable.shape
+    roomy_key, roomy_day = np.nonzero(taggable >= TAGGED_TEXT)
+    roomy_keys = np.unique(roomy_key)
+    n_customers = min(n_tags, round(CUSTOMERS_PER_ROOT * math.sqrt(n_tags)))
+    if not len(roomy_keys) or -(-n_customers // len(roomy_keys)) > MAX_CUSTOMERS_PER_KEY:
+        raise ValueError(f"too little text in this organization to carry {n_tags:,} tags")
+    width = len(str(n_tags))
+    names = [
+        f"{'customer' if rank <= n_customers else 'doc'}-{rank:0{width}d}"
+        for rank in range(1, n_tags + 1)
+    ]
+    shares: list[list[TagShare]] = [[] for _ in range(n_keys)]
+    # Customers, dealt out to the keys with room in a random order, round after round.
+    owner = np.resize(rng.permutation(roomy_keys), n_customers)
+    for key in np.unique(owner).tolist():
+        ranks = np.flatnonzero(owner == key)
+        weight = 1.0 / (ranks + 1)
+        free = CUSTOMER_SHARE - len(ranks) * MIN_CUSTOMER_SHARE
+        part = MIN_CUSTOMER_SHARE + free * weight / weight.sum()
+        shares[key] += [TagShare(names[r], float(p)) for r, p in zip(ranks, part, strict=True)]
+    # Documents: runs per tag, each run on a key-day with room, then the days it covers.
+    ranks = np.arange(n_customers, n_tags)
+    runs = np.maximum(1, np.rint(DOCUMENT_RUNS * (n_customers + 1) / (ranks + 1))).astype(int)
+    tag = np.repeat(ranks, runs)
+    cell = rng.integers(0, len(roomy_key), len(tag))
+    key, start = roomy_key[cell], roomy_day[cell]
+    # One run per key and tag (the store keeps one span per key and tag): the first drawn.
+    _, first = np.unique(tag * n_keys + key, return_index=True)
+    tag, key, start = tag[first], key[first], start[first]
+    stop = np.minimum(start + rng.integers(1, RUN_DAYS + 1, len(tag)), n_days)
+    covering = np.zeros((n_keys, n_days + 1), dtype=np.int64)
+    np.add.at(covering, (key, start), 1)
+    np.add.at(covering, (key, stop), -1)
+    covering = covering.cumsum(axis=1)
+    # Each run's share is at most DOCUMENT_SHARE over the runs on its most crowded day.
+    crowded = np.array([covering[k, a:b].max() for k, a, b in zip(key, start, stop, strict=True)])
+    share = DOCUMENT_SHARE * rng.uniform(0.5, 1.0, len(tag)) / crowded
+    if (share * TAGGED_TEXT < 1.01).any():
+        raise ValueError(f"too little text in this organization to carry {n_tags:,} tags")
+    for r, k, a, b, p in zip(tag, key, start, stop, share, strict=True):
+        shares[k].append(
+            TagShare(
+                names[r],
+                float(p),
+                first_day + dt.timedelta(days=int(a)),
+                first_day + dt.timedelta(days=int(b) - 1),
+            )
+        )
+    return [tuple(key_shares) for key_shares in shares]
 
 
 def _plan(first_day: dt.date, usage: np.ndarray) -> Plan:

@@ -81,8 +81,14 @@ if money.cost:
     )
 
 st.subheader("One tag by day")
-choices = (table if shown.empty else shown)["custom_tag"].tolist()  # the search narrows it
-tag = st.selectbox("Tag", choices, key="tag", bind="query-params")
+# The search narrows the choices: the biggest matches, and the tag a link names.
+choices = tables.tag_choices(table, shown, st.query_params.get("tag"))
+tag = st.selectbox("Tag", choices.tags, key="tag", bind="query-params")
+if choices.narrowed:
+    st.caption(
+        f"The {tables.TAG_CHOICES} biggest of {choices.matching:,} tags: search the tag table "
+        "to reach the others."
+    )
 days = data.tags_table(source, chosen, tables.tag_days, tag)
 left, right = st.columns([3, 2], gap="large")
 with left:

@@ -60,6 +60,8 @@ TARGETS = {
     "check_anomalies",
     "chargeback_pricing",
     "pair_fetch",
+    "tag_fetch_10k",
+    "tags_scale",
     "browser_pages_warm",
     "browser_pages_cold",
     "overview_vs_pages",
@@ -180,16 +182,15 @@ def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
     assert line["keys"] == EmulatorConfig().keys and line["full_organization"]["keys"] == KEYS
 
 
-def smoke_ledger(smoke, name: str) -> list:
+def smoke_ledger(smoke, name: str, days: int = HISTORY_DAYS, tags: int | None = None) -> list:
     """The smoke organization's ledger `name` (the emulator's tag or pair ledger) over the
-    five years the benchmark fetches."""
-    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
-    emulator = app.state.emulator
+    five years the benchmark fetches (or the `days` of an organization of that many days and
+    `tags` tags)."""
+    config = EmulatorConfig(seed=42, keys=KEYS, days=days, today=smoke.today, tags=tags)
+    emulator = create_app(config).state.emulator
     try:
         read = getattr(emulator, name)
-        return read(
-            smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
-        )
+        return read(smoke.today - dt.timedelta(days=days), smoke.today - dt.timedelta(days=1))
     finally:
         emulator.store.close()
 
@@ -200,6 +201,29 @@ def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
     line = by_name(smoke.printed)["tag_fetch"]
     assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 1000
     assert line["windows"] == 6 and line["tags_within_text"] is True
+
+
+def test_tag_fetch_10k_reads_every_tag_day_of_a_year_of_10000_tags(smoke):
+    """Every (day, tag) of the year of the organization with 10,000 tags, from one window of
+    pages, and every one of its tags."""
+    ledger = smoke_ledger(smoke, "tag_ledger", days=365, tags=10_000)
+    line = by_name(smoke.printed)["tag_fetch_10k"]
+    assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 10_000
+    assert line["tags"] == len({row.custom_tag for row in ledger}) == 10_000
+    assert line["key_day_rows"] == len(smoke_ledger(smoke, "ledger", days=365, tags=10_000))
+    assert line["windows"] == 1
+    assert line["tags_within_text"] is True and line["every_tag"] is True
+
+
+def test_tags_scale_shows_every_tag_and_only_the_top_tags_in_the_chart(smoke):
+    line = by_name(smoke.printed)["tags_scale"]
+    many = smoke_ledger(smoke, "tag_ledger", tags=10_000)
+    assert line["table_rows"] == {"many": len({row.custom_tag for row in many}), "few": 100}
+    assert line["table_rows"]["many"] == 10_000
+    assert line["every_tag_in_table"] is True and line["top_n_series_only"] is True
+    assert line["figures_under_1mb"] is True
+    assert 0 < line["largest_figure_bytes"] <= 1024**2
+    assert line["keys"] == KEYS and set(line["seconds"]) == {"many", "few"}
 
 
 def test_anomaly_quality_is_measured_on_the_injected_ground_truth(smoke):
@@ -303,6 +327,8 @@ def test_scenarios_cover_every_target_name():
         "check_anomalies",
         "chargeback_pricing",
         "pair_fetch",
+        "tag_fetch_10k",
+        "tags_scale",
         "browser_pages",
         "session_memory",
     }

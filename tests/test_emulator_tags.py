@@ -9,8 +9,11 @@ import pytest
 from answers import answer_of, ask, assert_refused, assert_window_limit, book_translation
 from conftest import FIXED_TODAY, all_pages, file_app, small_config
 from orgfiles import load_org, org_key, org_usage, organization
+from typer.testing import CliRunner
 
 from emulator import EmulatorConfig, create_app
+from emulator.__main__ import cli
+from emulator.synthetic import generate
 
 TAGS = "/v2/admin/analytics/custom-tags"
 ADMIN, PLAIN = "tags-admin-0001-aaaa:adm", "tags-plain-0002-bbbb"
@@ -344,3 +347,124 @@ def test_org_file_tags_load(tmp_path):
         ("spring", 0.5, dt.date(2025, 3, 2), dt.date(2025, 3, 3)),
     ]
     assert [t.tag for t in keys[1].tags] == ["checkout"]
+
+
+# --- many tags (`EmulatorConfig.tags`): every tag used, a long tail, the same key-day ledger
+# whatever the number of tags, and tags within each key-day's text.
+
+MANY_TODAY = dt.date(2025, 6, 1)
+KEYS, DAYS = 10, 400
+FIRST, LAST = MANY_TODAY - dt.timedelta(days=DAYS), MANY_TODAY - dt.timedelta(days=1)
+
+
+def emulator(tags: int | None, keys: int = KEYS, days: int = DAYS):
+    return create_app(
+        EmulatorConfig(keys=keys, days=days, today=MANY_TODAY, tags=tags)
+    ).state.emulator
+
+
+@pytest.fixture(scope="module")
+def many():
+    served = emulator(2_000)
+    yield served
+    served.store.close()
+
+
+@pytest.fixture(scope="module")
+def few():
+    served = emulator(100)
+    yield served
+    served.store.close()
+
+
+def tag_days(ledger) -> dict[str, set[dt.date]]:
+    used: dict[str, set[dt.date]] = defaultdict(set)
+    for row in ledger:
+        used[row.custom_tag].add(row.usage_date)
+    return used
+
+
+def test_every_tag_is_used_and_named_by_the_report(many):
+    used = tag_days(many.tag_ledger(FIRST, LAST))
+    assert len(used) == 2_000
+    assert {"customer-0001", "customer-0134", "doc-0135", "doc-2000"} <= set(used)
+    # The whole history's report by period: one row per tag, over pages of 500.
+    report = many.store.tag_usage(FIRST, MANY_TODAY, by_day=False, limit=10_000, offset=0)
+    assert sorted(tag for _, tag, *_ in report) == sorted(used)
+
+
+def test_a_few_hundred_tags_a_day_most_tags_seldom(many):
+    used = tag_days(many.tag_ledger(FIRST, LAST))
+    days_used = sorted((len(days) for days in used.values()), reverse=True)
+    # Customers (3 × √2,000 = 134) are used on most days, documents on a few.
+    assert min(days_used[:100]) > 100
+    assert sum(d <= 5 for d in days_used) > 1_500
+    per_day = Counter(day for days in used.values() for day in days)
+    assert 50 < sorted(per_day.values())[len(per_day) // 2] < 400
+
+
+def test_the_biggest_tags_carry_most_characters(many):
+    totals = Counter()
+    for row in many.tag_ledger(FIRST, LAST):
+        totals[row.custom_tag] += row.text_translation_characters + row.text_improvement_characters
+    ranked = sorted(totals.values(), reverse=True)
+    assert sum(ranked[:100]) > 0.7 * sum(ranked)  # 5% of the tags
+
+
+def test_usage_is_the_same_whatever_the_number_of_tags(many, few):
+    dozen = emulator(None)
+    try:
+        assert many.ledger(FIRST, LAST) == few.ledger(FIRST, LAST) == dozen.ledger(FIRST, LAST)
+    finally:
+        dozen.store.close()
+    assert len(tag_days(few.tag_ledger(FIRST, LAST))) == 100
+
+
+@pytest.mark.parametrize("served", ["many", "few"])
+def test_tags_of_a_key_day_stay_within_its_text(served, request):
+    served = request.getfixturevalue(served)
+    text = {
+        (row.usage_date, row.api_key): (
+            row.text_translation_characters,
+            row.text_improvement_characters,
+        )
+        for row in served.ledger(FIRST, LAST)
+    }
+    tagged: Counter = Counter()
+    improved: Counter = Counter()
+    for row in served.tag_ledger(FIRST, LAST):
+        tagged[row.usage_date, row.api_key] += row.text_translation_characters
+        improved[row.usage_date, row.api_key] += row.text_improvement_characters
+    assert tagged and all(tagged[day] <= text[day][0] for day in tagged)
+    assert all(improved[day] <= text[day][1] for day in improved)
+
+
+def test_the_dozen_tags_stay_the_default():
+    keys = generate(42, KEYS, DAYS, MANY_TODAY).keys
+    assert keys == generate(42, KEYS, DAYS, MANY_TODAY, n_tags=None).keys
+    assert len({share.tag for key in keys for share in key.tags}) <= 12
+
+
+def test_too_many_tags_for_the_text_or_the_limit_is_refused():
+    with pytest.raises(ValueError, match="1 to 100,000 tags"):
+        generate(42, KEYS, DAYS, MANY_TODAY, n_tags=0)
+    with pytest.raises(ValueError, match="too little text"):
+        generate(42, 3, 2, MANY_TODAY, n_tags=100_000)
+
+
+def test_a_database_file_is_loaded_again_for_another_number_of_tags(tmp_path):
+    counts = []
+    for tags in (None, 500, None):
+        config = EmulatorConfig(
+            keys=KEYS, days=DAYS, today=MANY_TODAY, tags=tags, db=tmp_path / "f"
+        )
+        served = create_app(config).state.emulator
+        counts.append(len({row.custom_tag for row in served.tag_ledger(FIRST, LAST)}))
+        served.store.close()
+    assert counts[1] == 500 and counts[0] == counts[2] <= 12
+
+
+def test_the_command_line_refuses_a_bad_number_of_tags():
+    result = CliRunner().invoke(cli, ["--tags", "0", "--port", "1"])
+    assert result.exit_code == 2
+    assert "1 to 100,000 tags" in result.output

@@ -131,6 +131,33 @@ def test_tag_table_with_shares_of_the_text_and_sparklines():
     assert empty.empty and list(empty.columns) == list(table.columns)
 
 
+# 1,002 tags, tag-0001 the biggest: tag-i has 1,003 - i characters on the first day.
+MANY = tag_usage_frame({f"tag-{i:04d}": [1003 - i, 0, 0, 0] for i in range(1, 1003)})
+
+
+def test_only_the_biggest_thousand_tags_get_a_sparkline():
+    table = tables.tag_table(MANY, KEY_DAY, FIRST, LAST)
+    assert len(table) == 1002 and tables.SPARKLINE_TAGS == 1000
+    assert table["trend"].iloc[0] == [1002, 0, 0, 0]
+    assert table["trend"].iloc[999] == [3, 0, 0, 0]
+    assert table["custom_tag"].iloc[1000:].tolist() == ["tag-1001", "tag-1002"]
+    assert table["trend"].iloc[1000:].isna().all()
+
+
+def test_drilldown_choices_are_the_biggest_matches_and_the_tag_a_link_names():
+    table = tables.tag_table(MANY, KEY_DAY, FIRST, LAST)
+    everything = tables.tag_choices(table, table.iloc[0:0], None)
+    assert everything.tags == [f"tag-{i:04d}" for i in range(1, 101)]
+    assert (everything.matching, everything.narrowed) == (1002, True)
+    found = tables.search_tags(table, "tag-09")
+    matches = tables.tag_choices(table, found, "tag-1002")
+    assert matches.tags == [*(f"tag-09{i:02d}" for i in range(100)), "tag-1002"]
+    assert (matches.matching, matches.narrowed) == (100, False)
+    few = tables.tag_choices(table, tables.search_tags(table, "tag-100"), "no-such-tag")
+    assert few.tags == ["tag-1000", "tag-1001", "tag-1002"]
+    assert tables.tag_choices(table, found, "tag-0950").tags[-1] == "tag-0999"
+
+
 def test_search_tags_plain_text_case_insensitive():
     table = tables.tag_table(TAG_DAY, KEY_DAY, FIRST, LAST)
     assert tables.search_tags(table, "SUP")["custom_tag"].tolist() == ["support"]

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
-from headless import TODAY, chart_specs, open_clean_page, open_page
+import pytest
+from headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY, chart_specs, open_clean_page, open_page
+
+from emulator import EmulatorConfig, create_app
 
 DAY = timedelta(days=1)
 
@@ -105,3 +108,55 @@ def test_a_metric_only_for_other_pages_falls_back_to_total_characters(demo_env):
     at = open_page("tags", period="Last 7 days", metric="Speech-to-text minutes")
     assert not at.exception
     assert at.selectbox(key="metric").value == "total_characters"
+
+
+# An organization that tags per customer and per document: 2,000 tags over the same usage.
+MANY_TAGS = 2_000
+
+
+@pytest.fixture(scope="module")
+def many_tags_ledger():
+    config = EmulatorConfig(
+        seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY, tags=MANY_TAGS
+    )
+    app = create_app(config)
+    yield app.state.emulator
+    app.state.emulator.store.close()
+
+
+def test_many_tags_are_all_in_the_table_and_searched_for_the_drilldown(
+    demo_env, monkeypatch, many_tags_ledger
+):
+    monkeypatch.setenv("SERVICE_DEMO_TAGS", str(MANY_TAGS))
+    start, end = last_days(90)
+    sums = per_tag(many_tags_ledger.tag_ledger(start, end))
+    assert len(sums) > 1_000
+    at = open_clean_page("tags", period="Last 90 days")
+    table = at.dataframe[0].value
+    assert dict(zip(table["custom_tag"], table["total_characters"], strict=True)) == sums
+    # The drop-down holds the 100 biggest tags, and says the search reaches the others.
+    biggest = [tag for tag, _ in sorted(sums.items(), key=lambda item: (-item[1], item[0]))]
+    assert at.selectbox(key="tag").options == biggest[:100]
+    assert any("search the tag table" in caption.value for caption in at.caption)
+    # The chart: the top ten, Other and Untagged, never a series per tag.
+    names = [trace["name"] for trace in chart_specs(at)[0]["data"]]
+    assert names == [*biggest[:10], "Other", "Untagged"]
+
+    # A seldom tag, found by searching all of them, and drilled into.
+    seldom = biggest[-1]
+    at.text_input(key="q").set_value(seldom).run()
+    assert at.dataframe[0].value["custom_tag"].tolist() == [seldom]
+    assert at.selectbox(key="tag").options == [seldom]
+    assert at.selectbox(key="tag").value == seldom
+    assert at.dataframe[1].value["total_characters"].sum() == sums[seldom]
+
+
+def test_a_link_to_a_seldom_tag_opens_on_it(demo_env, monkeypatch, many_tags_ledger):
+    monkeypatch.setenv("SERVICE_DEMO_TAGS", str(MANY_TAGS))
+    start, end = last_days(90)
+    sums = per_tag(many_tags_ledger.tag_ledger(start, end))
+    seldom = min(sums, key=lambda tag: (sums[tag], tag))
+    at = open_clean_page("tags", period="Last 90 days", tag=seldom)
+    assert at.selectbox(key="tag").value == seldom
+    assert len(at.selectbox(key="tag").options) == 101
+    assert at.dataframe[1].value["total_characters"].sum() == sums[seldom]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -187,6 +188,13 @@ def in_currency(values: pd.DataFrame | pd.Series, view: View) -> Any:
     return values / 10 ** MINOR_UNITS[view.currency] if view.cost else values
 
 
+def _arrow(table: pd.DataFrame) -> pa.Table:
+    """The table as Arrow for `st.dataframe`, without pandas' metadata: its sparklines are an
+    Arrow list column (see `tables.key_table`), whose dtype that metadata names in a form
+    pandas cannot read back, and converting them is the table's one cost at 10,000 rows."""
+    return pa.Table.from_pandas(table, preserve_index=False).replace_schema_metadata(None)
+
+
 def shown_table(table: pd.DataFrame, view: View) -> pd.DataFrame:
     """A per-key table as a page shows it: a priced one's amounts as exact decimals."""
     if not view.cost:
@@ -271,7 +279,7 @@ def searchable_table(
     )
     shown = kind.search(table, query)
     st.dataframe(
-        shown_table(shown, view) if noun == "keys" else shown,
+        _arrow(shown_table(shown, view) if noun == "keys" else shown),
         hide_index=True,
         column_order=kind.column_order,
         height=min(38 + 35 * len(shown), 420),

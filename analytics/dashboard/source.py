@@ -15,7 +15,7 @@ from analytics.dashboard.session import ensure_entry
 from analytics.service.settings import Settings, setting_problems
 
 SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path", "allow_key_changes")
-DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed")
+DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed", "demo_tags")
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,11 @@ class Source:
     def description(self) -> str:
         if self.demo:
             s = self.settings
-            return f"Demo organization: {s.demo_keys} keys, {s.demo_days} days, seed {s.demo_seed}"
+            tags = "" if s.demo_tags is None else f", {s.demo_tags:,} tags"
+            return (
+                f"Demo organization: {s.demo_keys} keys, {s.demo_days} days{tags}, "
+                f"seed {s.demo_seed}"
+            )
         return f"Organization at {self.settings.base_url}"
 
 
@@ -66,5 +70,4 @@ def source() -> Source:
             f"{settings.base_url}\n{settings.auth_scheme}\n{settings.auth_key.get_secret_value()}"
         )
         return Source(settings, "org-" + hashlib.sha256(secret.encode()).hexdigest()[:16], False)
-    s = settings
-    return Source(settings, f"demo-{s.demo_seed}-{s.demo_keys}-{s.demo_days}", True)
+    return Source(settings, settings.demo_name, True)

@@ -18,7 +18,7 @@ DEMO_BASE_URL = "http://demo.emulator"
 
 
 @lru_cache(maxsize=4)
-def demo_app(seed: int, keys: int, days: int) -> FastAPI:
+def demo_app(seed: int, keys: int, days: int, tags: int | None = None) -> FastAPI:
     """One emulator app per organization shape: building the ledger is the slow part.
 
     The one place the analytics package reaches into the emulator, imported lazily so that a
@@ -26,12 +26,13 @@ def demo_app(seed: int, keys: int, days: int) -> FastAPI:
     """
     from emulator import EmulatorConfig, create_app
 
-    return cast("FastAPI", create_app(EmulatorConfig(seed=seed, keys=keys, days=days)))
+    config = EmulatorConfig(seed=seed, keys=keys, days=days, tags=tags)
+    return cast("FastAPI", create_app(config))
 
 
 def demo_client(settings: Settings, policy: Policy = DEFAULT_POLICY) -> ServiceClient:
     """A client of the synthetic organization described by the settings' demo_* values."""
-    app = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days)
+    app = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days, settings.demo_tags)
     return ServiceClient(
         DEMO_BASE_URL,
         SecretStr(app.state.emulator.admin_key),

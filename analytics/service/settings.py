@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     demo_keys: int = Field(default=25, ge=1)
     demo_days: int = Field(default=1095, ge=1)
     demo_seed: int = 42
+    # None: the demo organization's dozen shared tags; a number: that many, with a long tail.
+    demo_tags: int | None = Field(default=None, ge=1, le=100_000)
     # Without sign-in the dashboard cannot tell who changes a key: changes are off unless a
     # deployment only key administrators reach says so.
     allow_key_changes: bool = False
@@ -56,6 +58,12 @@ class Settings(BaseSettings):
         if not _TOKEN.fullmatch(value):
             raise ValueError(f"must be one word such as DeepL-Auth-Key, got {value!r}")
         return value
+
+    @property
+    def demo_name(self) -> str:
+        """The demo organization's name in caches and file names: its seed and size."""
+        tags = "" if self.demo_tags is None else f"-{self.demo_tags}tags"
+        return f"demo-{self.demo_seed}-{self.demo_keys}-{self.demo_days}{tags}"
 
     @property
     def is_configured(self) -> bool:

@@ -95,7 +95,7 @@ def account_file(settings: Settings, demo: bool, suffix: str) -> Path | None:
     if folder is None:
         return None
     if demo:
-        name = f"demo-{settings.demo_seed}-{settings.demo_keys}-{settings.demo_days}"
+        name = settings.demo_name
     elif settings.is_configured and settings.auth_key and settings.base_url:
         name = account_name(settings.base_url, settings.auth_key)
     else:

@@ -12,6 +12,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from analytics.usage.calendar import Granularity, bucket_bounds, bucket_start, buckets
 from analytics.usage.frames import (
@@ -42,6 +43,11 @@ TABLE_ORDER = ("api_key", "api_key_label", "share", "trend", *METRICS)
 # Per-tag tables: the tag, its share of the organization's text characters, the trend, counts.
 TAG_TABLE_ORDER = ("custom_tag", "share", "trend", *TAG_METRICS)
 SPARKLINE_POINTS = 60
+# Tags with a sparkline in the per-tag table, the biggest: 10,000 tags' sparklines would be 5 MB
+# for the browser, most of them a single blip (a document tagged on a day or two).
+SPARKLINE_TAGS = 1_000
+# The tags a page offers to drill into at most: the biggest of those its search shows.
+TAG_CHOICES = 100
 # Per-pair tables: the pair, its share of the organization's usage, its languages, counts.
 PAIR_TABLE_ORDER = ("pair", "share", *PAIR_COLUMNS, *METRICS)
 # How pages name usage the service attributes to no key (key `-`).
@@ -236,22 +242,31 @@ def key_table(key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
         table[column] = table[column].astype(str)
     total = table[TOTAL_CHARACTERS].sum()
     table["share"] = table[TOTAL_CHARACTERS] / total if total else 0.0
-    table["trend"] = _trends(key_day, "api_key", table["api_key"], start, end)
+    table["trend"] = pd.arrays.ArrowExtensionArray(
+        _trends(key_day, "api_key", table["api_key"], start, end)
+    )
     return table[columns]
 
 
 def _trends(
     frame: pd.DataFrame, column: str, items: pd.Series, start: date, end: date
-) -> list[list[int]]:
-    """Total characters of each of `items` (texts of `column`) per sparkline bucket."""
+) -> pa.ListArray:
+    """Total characters of each of `items` (texts of `column`) per sparkline bucket, one list
+    per item.
+
+    The lists are one Arrow list array over a single buffer, not Python lists: a table of
+    thousands of tags then reaches the browser (and the cache) without a Python object per
+    point.
+    """
     granularity = sparkline_granularity(start, end)
     starts = bucket_start(frame["usage_date"], granularity).to_numpy()
     sums = frame.groupby([frame[column], starts], observed=True)[TOTAL_CHARACTERS].sum()
     spark = sums.unstack(fill_value=0)
     spark.index = spark.index.astype(str)
     spark = spark.reindex(index=items, columns=buckets(start, end, granularity))
-    trends: list[list[int]] = spark.fillna(0).astype("int64").to_numpy().tolist()
-    return trends
+    points = spark.fillna(0).to_numpy(dtype="int64")
+    offsets = np.arange(0, points.size + 1, points.shape[1], dtype="int32")
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(points.ravel()))
 
 
 def sparkline_granularity(start: date, end: date) -> Granularity:
@@ -355,15 +370,44 @@ def tag_summary(tag_day: pd.DataFrame, key_day: pd.DataFrame) -> TagSummary:
 
 def tag_table(tag_day: pd.DataFrame, key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
     """One row per tag over the range, biggest total first (ties by tag): its characters, its
-    share of the organization's text characters and a sparkline of its total characters."""
+    share of the organization's text characters and, for the SPARKLINE_TAGS biggest, a
+    sparkline of its total characters (None for the rest)."""
     columns = ["custom_tag", *TAG_METRICS, "share", "trend"]
     if tag_day.empty:
         return pd.DataFrame(columns=columns)
     table = tag_frame(tag_day)
     text = tag_summary(tag_day, key_day).text_characters
     table["share"] = table[TOTAL_CHARACTERS] / text if text else 0.0
-    table["trend"] = _trends(tag_day, "custom_tag", table["custom_tag"], start, end)
+    drawn = table["custom_tag"].iloc[:SPARKLINE_TAGS]
+    lines = _trends(tag_day[tag_day["custom_tag"].isin(drawn)], "custom_tag", drawn, start, end)
+    undrawn = pa.nulls(len(table) - len(drawn), lines.type)
+    table["trend"] = pd.arrays.ArrowExtensionArray(pa.concat_arrays([lines, undrawn]))
     return table[columns]
+
+
+@dataclass(frozen=True)
+class TagChoices:
+    """The tags a page offers to drill into, out of `matching` tags its search shows."""
+
+    tags: list[str]
+    matching: int
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether some of the matching tags are left out (the search would reach them)."""
+        return self.matching > TAG_CHOICES
+
+
+def tag_choices(table: pd.DataFrame, shown: pd.DataFrame, wanted: str | None) -> TagChoices:
+    """The tags of a per-tag table one may drill into: the first TAG_CHOICES rows the search
+    shows (all rows' when it shows none), biggest first, and `wanted` (the tag a link names)
+    when it is one of the table's, so that a shared link opens on its tag. A list of 10,000
+    tags is more than a browser's drop-down should hold; the search narrows it instead."""
+    rows = table if shown.empty else shown
+    choices = rows["custom_tag"].iloc[:TAG_CHOICES].tolist()
+    if wanted and wanted not in choices and (table["custom_tag"] == wanted).any():
+        choices.append(wanted)
+    return TagChoices(choices, len(rows))
 
 
 def tag_days(tag_day: pd.DataFrame, key_day: pd.DataFrame, tag: str) -> pd.DataFrame:

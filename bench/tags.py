@@ -1,0 +1,130 @@
+"""Scenarios of an organization that tags per customer or per document: the benchmark's
+organization with 10,000 distinct custom tags (`EmulatorConfig.tags`, a long tail over the
+same usage), its tag-day fetch and its Tags page.
+
+Imported by `bench.scenarios` after the helpers it shares, and registered there."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+from analytics.usage.pipeline import fetch_tags
+from bench import org
+from bench.lines import Result, result
+from bench.scenarios import (
+    MAX_FIGURE_BYTES,
+    _against_key_days,
+    _environment,
+    _rounded,
+    tags_within_text,
+)
+from bench.timing import medians
+
+MANY_TAGS = 10_000
+FEW_TAGS = 100  # the same organization's usage under a hundred tags
+YEAR = 365  # one window of the analytics operations
+
+
+def tag_fetch_10k(scale: org.Scale) -> list[Result]:
+    """One year of the tag-day frame (every page of one window) against the key-day frame of
+    the same year, both fetched and merged from an organization of the benchmark's keys with a
+    year of history and 10,000 tags, so that the year holds every one of them. Each day's tags
+    must fit in its text characters, and the frame must name all 10,000."""
+    app = org.app(scale.keys, YEAR, MANY_TAGS)
+    tags, usage, times, _ = _against_key_days(scale, fetch_tags, "tag_day", app=app, days=YEAR)
+    distinct = int(tags.frame["custom_tag"].nunique())
+    return [
+        result(
+            "tag_fetch_10k",
+            times["tag_day"] / times["key_day"],
+            2.0,
+            {
+                "tags_within_text": tags_within_text(tags.frame, usage.frame),
+                "every_tag": distinct == MANY_TAGS,
+            },
+            seconds=_rounded(times),
+            rows=len(tags.frame),
+            tags=distinct,
+            key_day_rows=len(usage.frame),
+            windows=tags.windows_fetched,
+        )
+    ]
+
+
+def tags_scale(scale: org.Scale) -> list[Result]:
+    """The Tags page over the five years, warm (a rerun of an open page: every table cached),
+    at 10,000 tags against 100 tags over the same usage. The page must render, its tag table
+    hold every tag, its chart only the top N, Other and Untagged, and every figure stay under
+    1 MB."""
+    from streamlit.testing.v1 import AppTest
+
+    launcher = f"import runpy; runpy.run_path({str(org.ROOT / 'app.py')!r})"
+    page = str(org.ROOT / "pages" / "tags.py")
+    counts = {"many": MANY_TAGS, "few": FEW_TAGS}
+
+    def demo(tags: int) -> None:
+        os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
+        os.environ["SERVICE_DEMO_TAGS"] = str(tags)
+
+    def opened(tags: int) -> Any:
+        demo(tags)
+        at = AppTest.from_string(launcher, default_timeout=900)
+        at.query_params["period"] = "All history"
+        at.run()
+        at.switch_page(page).run()
+        return at
+
+    def rerun(at: Any, tags: int) -> Callable[[], None]:
+        def run() -> None:
+            demo(tags)
+            at.run()
+
+        return run
+
+    with tempfile.TemporaryDirectory() as folder, _environment(folder):
+        sessions = {name: opened(tags) for name, tags in counts.items()}
+        times = medians(
+            {name: rerun(sessions[name], counts[name]) for name in counts}, 2 * scale.repeat
+        )
+    for name, at in sessions.items():
+        if at.exception:
+            raise RuntimeError(f"tags ({name}) failed: {at.exception[0].message}")
+    shown = {name: _shown(at) for name, at in sessions.items()}
+    largest = max(size for page_shown in shown.values() for size in page_shown["figure_bytes"])
+    return [
+        result(
+            "tags_scale",
+            times["many"] / times["few"],
+            2.0,
+            {
+                "every_tag_in_table": all(
+                    shown[name]["table_rows"] == counts[name] for name in counts
+                ),
+                "top_n_series_only": all(
+                    page_shown["series"] <= page_shown["top"] + 2 for page_shown in shown.values()
+                ),
+                "figures_under_1mb": largest <= MAX_FIGURE_BYTES,
+            },
+            seconds=_rounded(times),
+            keys=scale.keys,
+            tags=counts,
+            table_rows={name: page_shown["table_rows"] for name, page_shown in shown.items()},
+            largest_figure_bytes=largest,
+        )
+    ]
+
+
+def _shown(at: Any) -> dict[str, Any]:
+    """What the Tags page sent: the tag table's rows, the chart's series and the top N asked
+    for, and each figure's size."""
+    charts = at.get("plotly_chart")
+    return {
+        "table_rows": len(at.dataframe[0].value),
+        "series": len(json.loads(charts[0].proto.spec)["data"]),
+        "top": at.number_input(key="top").value,
+        "figure_bytes": [len(chart.proto.spec.encode()) for chart in charts],
+    }
