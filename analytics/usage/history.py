@@ -44,6 +44,8 @@ _SQL_TYPES = {DATE_DTYPE: "DATE", "str": "VARCHAR", "int64": "BIGINT", "float64"
 LAYOUT = "v2"
 # DuckDB refuses a second connection with other options in the same process: one at a time.
 _process_lock = threading.Lock()
+# The days a read covers, its two parameters.
+_DAYS = "usage_date BETWEEN $1 AND $2"
 # How DuckDB says another process holds the file: busy, not damaged.
 _BUSY = "Could not set lock on file"
 
@@ -60,6 +62,32 @@ class Stored:
     @property
     def columns(self) -> str:
         return ", ".join(self.dtypes)
+
+    @property
+    def texts(self) -> list[str]:
+        """The text columns (keys, labels, tags, languages): a few hundred distinct values."""
+        return [column for column, dtype in self.dtypes.items() if dtype == "str"]
+
+    @property
+    def coded_rows(self) -> str:
+        """The rows of the days $1..$2, each text as its position among the distinct texts
+        of those days in sorted order (`distinct`): DuckDB hands over integers, not a string
+        per row, which took most of the time of reading five years back."""
+        codes = [
+            f"{c}_codes AS (SELECT {c}, (row_number() OVER (ORDER BY {c}) - 1)::INTEGER AS code"  # noqa: S608
+            f" FROM (SELECT DISTINCT {c} FROM {self.table} WHERE {_DAYS}))"
+            for c in self.texts
+        ]
+        selected = ", ".join(
+            f"{c}_codes.code AS {c}" if c in self.texts else c for c in self.dtypes
+        )
+        joins = " ".join(f"JOIN {c}_codes USING ({c})" for c in self.texts)
+        return f"WITH {', '.join(codes)} SELECT {selected} FROM {self.table} {joins} WHERE {_DAYS}"  # noqa: S608
+
+    def distinct(self, column: str) -> str:
+        """The distinct texts of `column` in the days $1..$2, in the order `coded_rows`
+        numbers them."""
+        return f"SELECT DISTINCT {column} FROM {self.table} WHERE {_DAYS} ORDER BY {column}"  # noqa: S608
 
     @property
     def schema(self) -> str:
@@ -150,11 +178,14 @@ class HistoryStore:
                     f"SELECT day FROM {kind.covered} WHERE day BETWEEN ? AND ?",  # noqa: S608
                     [first, last],
                 ).fetchall()
-                rows = db.sql(
-                    f"SELECT {kind.columns} FROM {kind.table} "  # noqa: S608
-                    "WHERE usage_date BETWEEN ? AND ?",
-                    params=[first, last],
-                ).to_arrow_table()
+                rows = db.sql(kind.coded_rows, params=[first, last]).to_arrow_table()
+                texts = {
+                    column: [
+                        text
+                        for (text,) in db.execute(kind.distinct(column), [first, last]).fetchall()
+                    ]
+                    for column in kind.texts
+                }
         except duckdb.Error as exc:
             if _BUSY in str(exc):
                 log.warning("History store %s busy, fetching instead: %s", self.path, exc)
@@ -162,9 +193,12 @@ class HistoryStore:
             self._move_aside(exc)
             return nothing
         # Texts as categoricals: a few hundred distinct keys or tags, not a string per row.
-        return rows.to_pandas(strings_to_categorical=True, date_as_object=False), {
-            day for (day,) in days
-        }
+        frame = rows.to_pandas(date_as_object=False)
+        for column, distinct in texts.items():
+            frame[column] = pd.Categorical.from_codes(
+                frame[column].to_numpy(), categories=pd.Index(distinct, dtype="str")
+            )
+        return frame, {day for (day,) in days}
 
     def write(self, kind: Stored, rows: pd.DataFrame, ranges: Sequence[tuple[date, date]]) -> bool:
         """Replace the stored days of `kind` in each inclusive range with `rows` of those days
