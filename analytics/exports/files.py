@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -30,6 +32,8 @@ CSV_LINE_END = "\r\n"
 Piece = bytes | memoryview
 # Rows rendered per Arrow join: big enough to be fast, small enough to add little memory.
 CSV_BLOCK_ROWS = 65_536
+# Blocks rendered ahead of the one being written, on as many threads.
+CSV_BLOCKS_AHEAD = 2
 
 
 def format_for(path: Path) -> Format:
@@ -73,8 +77,9 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
 
 
 def csv_pieces(table: pd.DataFrame) -> Iterator[Piece]:
-    """`csv_bytes` in pieces, each made as the one before is taken: a file written from them
-    never holds more than a block of rows' text (five years of a thousand keys are 80 MB).
+    """`csv_bytes` in pieces, a block of rows each, rendered at most CSV_BLOCKS_AHEAD ahead of
+    the one taken: a file written from them never holds more than a few blocks' text (five
+    years of a thousand keys are 80 MB).
 
     Each column is rendered once per distinct value (integers by Arrow), the last one with the
     line end; cells are joined by Arrow a block of rows at a time. A column type without a
@@ -91,12 +96,23 @@ def csv_pieces(table: pd.DataFrame) -> Iterator[Piece]:
         for i, column in enumerate(table.columns)
     ]
     comma = pa.scalar(",", pa.large_string())
-    for start in range(0, len(table), CSV_BLOCK_ROWS):
-        rows = slice(start, start + CSV_BLOCK_ROWS)
+
+    def block(rows: slice) -> memoryview:
         lines = pc.binary_join_element_wise(*(cells(rows) for cells in columns), comma)
         offsets, data = lines.buffers()[1:3]
         first, last = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
-        yield memoryview(data[first:last])
+        return memoryview(data[first:last])
+
+    # Arrow renders without holding the interpreter, so the next blocks are rendered while
+    # this one is written; at most CSV_BLOCKS_AHEAD wait, in order.
+    with ThreadPoolExecutor(CSV_BLOCKS_AHEAD) as pool:
+        ahead: deque[Future[memoryview]] = deque()
+        for start in range(0, len(table), CSV_BLOCK_ROWS):
+            ahead.append(pool.submit(block, slice(start, start + CSV_BLOCK_ROWS)))
+            if len(ahead) > CSV_BLOCKS_AHEAD:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
 
 
 def _has_csv_rule(dtype: np.dtype | pd.api.extensions.ExtensionDtype) -> bool:
