@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from analytics.reports import pdf
 from bench import org
 from bench.lines import Result, keep, result
+from bench.processes import free_port, stop_process, wait_until_healthy
 
 PAGES = {  # URL path → the title its navigation link carries
     "": "Overview",
@@ -119,7 +118,7 @@ def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
         "SERVICE_HISTORY_PATH": str(folder / "history"),
         **settings,
     }
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "bench/dashboard.py"]
     command += ["--server.port", str(port), "--server.headless", "true"]
     command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
@@ -127,15 +126,12 @@ def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
         server = subprocess.Popen(command, cwd=org.ROOT, env=environment, stdout=log, stderr=log)
         try:
             base_url = f"http://127.0.0.1:{port}"
-            _wait_until_healthy(f"{base_url}/_stcore/health", server, log)
+            if not wait_until_healthy(f"{base_url}/_stcore/health", server, STARTUP_SECONDS):
+                log.seek(0)
+                raise RuntimeError(f"the dashboard did not start: {log.read()[-2000:]!r}")
             yield Dashboard(base_url, server.pid)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_process(server)
 
 
 @contextmanager
@@ -229,27 +225,6 @@ def settled_kb(pid: int, samples: int = 5) -> dict[str, int]:
         time.sleep(1.0)
         reads.append(resident_kb(pid))
     return {"VmRSS": int(statistics.median(r["VmRSS"] for r in reads)), "VmHWM": reads[-1]["VmHWM"]}
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_until_healthy(url: str, server: subprocess.Popen[bytes], log: Any) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    log.seek(0)
-    raise RuntimeError(f"the dashboard did not start: {log.read()[-2000:]!r}")
 
 
 # --- the lines ------------------------------------------------------------------------------

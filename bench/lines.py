@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 Result = dict[str, Any]
+# The largest chart a page may send to the browser, which several lines check.
+MAX_FIGURE_BYTES = 1024**2
 
 
 def result(name: str, ratio: float, target: float, checks: dict[str, bool], **raw: Any) -> Result:

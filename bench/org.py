@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FULL_KEYS = 1000
 DAYS = 1826  # five years
 SEED = 42
+# The dashboard's entry script as `AppTest` runs it, from the checkout.
+APP_LAUNCHER = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
 
 
 @dataclass(frozen=True)
@@ -93,3 +95,28 @@ def emulator_process(keys: int, latency_ms: int = 0) -> Iterator[Served]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@contextmanager
+def demo_environment(folder: str) -> Iterator[None]:
+    """Demo mode over the benchmark organization with a private history folder for the pages;
+    the environment restored after."""
+    values = {
+        "SERVICE_DEMO_DAYS": str(DAYS),
+        "SERVICE_DEMO_SEED": str(SEED),
+        "SERVICE_HISTORY_PATH": folder,
+        "SERVICE_AUTH_KEY": "",
+        "SERVICE_BASE_URL": "",
+    }
+    saved = {
+        name: os.environ.get(name) for name in [*values, "SERVICE_DEMO_KEYS", "SERVICE_DEMO_TAGS"]
+    }
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -15,7 +15,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -50,7 +49,6 @@ from analytics.usage.metrics import (
     METRICS,
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
-    TEXT_CHARACTERS,
     TOTAL_CHARACTERS,
 )
 from analytics.usage.pipeline import (
@@ -61,28 +59,17 @@ from analytics.usage.pipeline import (
     fetch_usage,
     last_closed_day,
 )
-from bench import browser, org
-from bench.lines import Result, keep, result
-from bench.timing import medians, timed
+from bench import browser, org, tags
+from bench.fetches import against_key_days, tags_within_text
+from bench.lines import MAX_FIGURE_BYTES, Result, keep, result
+from bench.timing import medians, rounded, timed
 from emulator import EmulatorConfig, Injected, create_app
 from emulator.synthetic import INJECT_DAYS, STARTS_WITHIN
 
 GIB = 1024**3
-MAX_FIGURE_BYTES = 1024**2
 SMALL_KEYS = 10
 LATENCY_MS = 200
 LATENCY_BOUND_KEYS = EmulatorConfig().keys
-
-
-def cold(emulator: Any, fetch: Callable[..., Usage], *args: Any) -> Usage:
-    """A paged report's fetch as a new request meets it: the emulator keeps each window's
-    rows between pages, and from an earlier fetch too; here every window is computed again."""
-    emulator.store.forget_windows()
-    return fetch(*args)
-
-
-def _rounded(times: dict[str, float]) -> dict[str, float]:
-    return {name: round(value, 4) for name, value in times.items()}
 
 
 # --- 1. decoding -----------------------------------------------------------------------------
@@ -165,7 +152,7 @@ def decoding(scale: org.Scale) -> list[Result]:
         {"tolerant": lambda: tolerant.decode(body), "strict": lambda: strict.decode(body)},
         scale.repeat,
     )
-    raw = {"seconds": _rounded(times), "body_mb": round(len(body) / 1e6, 1)}
+    raw = {"seconds": rounded(times), "body_mb": round(len(body) / 1e6, 1)}
     return [
         result(
             "decode_vs_naive",
@@ -180,7 +167,7 @@ def decoding(scale: org.Scale) -> list[Result]:
             typed["tolerant"] / typed["strict"],
             1.1,
             {},
-            seconds=_rounded(typed),
+            seconds=rounded(typed),
             body_mb=raw["body_mb"],
         ),
     ]
@@ -235,7 +222,7 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
         "keys": keys,
         "ratio": round(times["concurrent"] / times["sequential"], 4),
         "identical": all(same_frame(frames_fetched[0], other) for other in frames_fetched[1:]),
-        "seconds": _rounded(times),
+        "seconds": rounded(times),
         "windows": fetched["concurrent"].windows_fetched,
     }
 
@@ -277,7 +264,7 @@ def incremental_refresh(scale: org.Scale) -> list[Result]:
                 "only_open_days_fetched": again.windows_fetched == 1
                 and again.days_from_history == (end - start).days + 1 - _open_days(end),
             },
-            seconds=_rounded(times),
+            seconds=rounded(times),
             second_run_windows=again.windows_fetched,
             second_run_days_from_history=again.days_from_history,
         )
@@ -306,13 +293,11 @@ def pages(scale: org.Scale) -> list[Result]:
     """Trends and Keys over the whole five years, warm cache, big organization against small."""
     from streamlit.testing.v1 import AppTest
 
-    launcher = f"import runpy; runpy.run_path({str(org.ROOT / 'app.py')!r})"
-
     def render(keys: int, figures: list[int]) -> Callable[[], None]:
         def run() -> None:
             os.environ["SERVICE_DEMO_KEYS"] = str(keys)
             for page in PAGES:
-                at = AppTest.from_string(launcher, default_timeout=600)
+                at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=600)
                 at.query_params["period"] = "All history"
                 at.run()
                 at.switch_page(str(org.ROOT / "pages" / f"{page}.py")).run()
@@ -323,7 +308,7 @@ def pages(scale: org.Scale) -> list[Result]:
         return run
 
     sizes: dict[str, list[int]] = {"big": [], "small": []}
-    with tempfile.TemporaryDirectory() as folder, _environment(folder):
+    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         times = medians(
             {
                 "big": render(scale.keys, sizes["big"]),
@@ -338,36 +323,11 @@ def pages(scale: org.Scale) -> list[Result]:
             times["big"] / times["small"],
             2.0,
             {"figures_under_1mb": largest <= MAX_FIGURE_BYTES},
-            seconds=_rounded(times),
+            seconds=rounded(times),
             keys={"big": scale.keys, "small": SMALL_KEYS},
             largest_figure_bytes=largest,
         )
     ]
-
-
-class _environment:
-    """Demo mode with a private history folder for the pages; the environment restored after."""
-
-    def __init__(self, folder: str) -> None:
-        self.values = {
-            "SERVICE_DEMO_DAYS": str(org.DAYS),
-            "SERVICE_DEMO_SEED": str(org.SEED),
-            "SERVICE_HISTORY_PATH": folder,
-            "SERVICE_AUTH_KEY": "",
-            "SERVICE_BASE_URL": "",
-        }
-
-    def __enter__(self) -> None:
-        changing = [*self.values, "SERVICE_DEMO_KEYS", "SERVICE_DEMO_TAGS"]
-        self.saved = {name: os.environ.get(name) for name in changing}
-        os.environ.update(self.values)
-
-    def __exit__(self, *exc_info: object) -> None:
-        for name, value in self.saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 # --- 5. memory -------------------------------------------------------------------------------
@@ -438,7 +398,7 @@ def csv_export(scale: org.Scale) -> list[Result]:
             times["exports"] / times["pandas_to_csv"],
             0.5,
             {"identical": ours == reference},
-            seconds=_rounded(times),
+            seconds=rounded(times),
             rows=len(table),
         )
     ]
@@ -453,15 +413,14 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    launcher = f"import runpy; runpy.run_path({str(org.ROOT / 'app.py')!r})"
     page = str(org.ROOT / "pages" / "capacity.py")
     runs: dict[str, list[float]] = {"cold": [], "warm": []}
-    with tempfile.TemporaryDirectory() as folder, _environment(folder):
+    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
         for _ in range(scale.repeat + 1):  # the first round builds the organization: dropped
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_string(launcher, default_timeout=900)
+            at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
             at.query_params["period"] = "All history"
             at.run()
             cold, _ = timed(lambda at=at: at.switch_page(page).run())
@@ -477,7 +436,7 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
             times["warm"] / times["cold"],
             0.2,
             {},
-            seconds=_rounded(times),
+            seconds=rounded(times),
             keys=scale.keys,
         )
     ]
@@ -486,64 +445,22 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
 # --- 8. custom-tag fetch --------------------------------------------------------------------
 
 
-def _against_key_days(
-    scale: org.Scale,
-    fetch: Callable[..., Usage],
-    name: str,
-    also: tuple[str, Callable[..., Usage]] | None = None,
-    *,
-    app: Any = None,
-    days: int = org.DAYS,
-) -> tuple[Usage, Usage, dict[str, float], Usage | None]:
-    """A paged daily report (`fetch`) and the key-day frame, five years (or the last `days`
-    days) of each fetched and merged from the same in-process organization (the benchmark's,
-    or `app`'s) without history, and their timings: the report's fetches cold (see `cold`),
-    the key-day fetches as they are. `also` names one more report, fetched and timed cold just
-    once (a figure to read, not a median)."""
-    app = app or org.app(scale.keys)
-    emulator = app.state.emulator
-    start, end = org.last_days(emulator.today(), days)
-    transport = httpx.ASGITransport(app=app)
-    other = None
-    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
-        report, usage = fetch(client, start, end), fetch_usage(client, start, end)
-        times = medians(
-            {
-                "key_day": lambda: fetch_usage(client, start, end),
-                name: lambda: cold(emulator, fetch, client, start, end),
-            },
-            scale.repeat,
-        )
-        if also is not None:
-            began = time.perf_counter()
-            other = cold(emulator, also[1], client, start, end)
-            times[f"{also[0]}_once"] = time.perf_counter() - began
-    return report, usage, times, other
-
-
 def tag_fetch(scale: org.Scale) -> list[Result]:
     """Five years of the tag-day frame (every page of six windows) against five years of the
     key-day frame; the tags of each day must fit in that day's text characters."""
-    tags, usage, times, _ = _against_key_days(scale, fetch_tags, "tag_day")
+    tags, usage, times, _ = against_key_days(scale, fetch_tags, "tag_day")
     return [
         result(
             "tag_fetch",
             times["tag_day"] / times["key_day"],
             1.5,
             {"tags_within_text": tags_within_text(tags.frame, usage.frame)},
-            seconds=_rounded(times),
+            seconds=rounded(times),
             rows=len(tags.frame),
             key_day_rows=len(usage.frame),
             windows=tags.windows_fetched,
         )
     ]
-
-
-def tags_within_text(tag_day: pd.DataFrame, key_day: pd.DataFrame) -> bool:
-    """Whether each day's tagged characters fit in that day's text characters."""
-    tagged = tag_day.groupby("usage_date")["total_characters"].sum()
-    text = key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
-    return bool((tagged <= text.reindex(tagged.index)).all())
 
 
 # --- 9. anomalies ----------------------------------------------------------------------------
@@ -696,7 +613,7 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
             times["check_anomalies"] / times["export"],
             1.5,
             {"only_open_days_fetched": warm},
-            seconds=_rounded(times),
+            seconds=rounded(times),
             anomalies=len(lines),
             days=(end - start).days + 1,
         )
@@ -782,7 +699,7 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
                 "same_usage": bool(np.allclose(per_month.to_numpy(float), billed.to_numpy(float))),
                 "teams_add_up": int(bill.table["amount_minor"].sum()) == bill.total_minor,
             },
-            seconds=_rounded(times),
+            seconds=rounded(times),
             rows=len(key_day),
             teams=len(teams.names),
         )
@@ -796,7 +713,7 @@ def pair_fetch(scale: org.Scale) -> list[Result]:
     """Five years of the pair-day frame (every page of six windows) against five years of the
     key-day frame; each day's pairs must add up to its characters. The pair-key-day frame of
     the same range, fetched once, must be the pair-day frame when summed over its keys."""
-    pairs, usage, times, by_key = _against_key_days(
+    pairs, usage, times, by_key = against_key_days(
         scale, fetch_pairs, "pair_day", also=("pair_key_day", fetch_pair_keys)
     )
     assert by_key is not None
@@ -816,7 +733,7 @@ def pair_fetch(scale: org.Scale) -> list[Result]:
                 "keys_add_up": over_keys[days].equals(direct[days])
                 and bool(np.allclose(over_keys[list(METRICS)], direct[list(METRICS)])),
             },
-            seconds=_rounded(times),
+            seconds=rounded(times),
             rows=len(pairs.frame),
             pair_key_day_rows=len(by_key.frame),
             key_day_rows=len(usage.frame),
@@ -824,10 +741,6 @@ def pair_fetch(scale: org.Scale) -> list[Result]:
         )
     ]
 
-
-# The scenarios of an organization with many custom tags, in a module of their own that builds
-# on the helpers above (so imported here, after them).
-from bench import tags  # noqa: E402
 
 SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "decoding": decoding,

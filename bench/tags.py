@@ -1,8 +1,6 @@
 """Scenarios of an organization that tags per customer or per document: the benchmark's
 organization with 10,000 distinct custom tags (`EmulatorConfig.tags`, a long tail over the
-same usage), its tag-day fetch and its Tags page.
-
-Imported by `bench.scenarios` after the helpers it shares, and registered there."""
+same usage), its tag-day fetch and its Tags page."""
 
 from __future__ import annotations
 
@@ -14,15 +12,9 @@ from typing import Any
 
 from analytics.usage.pipeline import fetch_tags
 from bench import org
-from bench.lines import Result, result
-from bench.scenarios import (
-    MAX_FIGURE_BYTES,
-    _against_key_days,
-    _environment,
-    _rounded,
-    tags_within_text,
-)
-from bench.timing import medians
+from bench.fetches import against_key_days, tags_within_text
+from bench.lines import MAX_FIGURE_BYTES, Result, result
+from bench.timing import medians, rounded
 
 MANY_TAGS = 10_000
 FEW_TAGS = 100  # the same organization's usage under a hundred tags
@@ -35,7 +27,7 @@ def tag_fetch_10k(scale: org.Scale) -> list[Result]:
     year of history and 10,000 tags, so that the year holds every one of them. Each day's tags
     must fit in its text characters, and the frame must name all 10,000."""
     app = org.app(scale.keys, YEAR, MANY_TAGS)
-    tags, usage, times, _ = _against_key_days(scale, fetch_tags, "tag_day", app=app, days=YEAR)
+    tags, usage, times, _ = against_key_days(scale, fetch_tags, "tag_day", app=app, days=YEAR)
     distinct = int(tags.frame["custom_tag"].nunique())
     return [
         result(
@@ -46,7 +38,7 @@ def tag_fetch_10k(scale: org.Scale) -> list[Result]:
                 "tags_within_text": tags_within_text(tags.frame, usage.frame),
                 "every_tag": distinct == MANY_TAGS,
             },
-            seconds=_rounded(times),
+            seconds=rounded(times),
             rows=len(tags.frame),
             tags=distinct,
             key_day_rows=len(usage.frame),
@@ -62,7 +54,6 @@ def tags_scale(scale: org.Scale) -> list[Result]:
     1 MB."""
     from streamlit.testing.v1 import AppTest
 
-    launcher = f"import runpy; runpy.run_path({str(org.ROOT / 'app.py')!r})"
     page = str(org.ROOT / "pages" / "tags.py")
     counts = {"many": MANY_TAGS, "few": FEW_TAGS}
 
@@ -72,7 +63,7 @@ def tags_scale(scale: org.Scale) -> list[Result]:
 
     def opened(tags: int) -> Any:
         demo(tags)
-        at = AppTest.from_string(launcher, default_timeout=900)
+        at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
         at.query_params["period"] = "All history"
         at.run()
         at.switch_page(page).run()
@@ -85,7 +76,7 @@ def tags_scale(scale: org.Scale) -> list[Result]:
 
         return run
 
-    with tempfile.TemporaryDirectory() as folder, _environment(folder):
+    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         sessions = {name: opened(tags) for name, tags in counts.items()}
         times = medians(
             {name: rerun(sessions[name], counts[name]) for name in counts}, 2 * scale.repeat
@@ -109,7 +100,7 @@ def tags_scale(scale: org.Scale) -> list[Result]:
                 ),
                 "figures_under_1mb": largest <= MAX_FIGURE_BYTES,
             },
-            seconds=_rounded(times),
+            seconds=rounded(times),
             keys=scale.keys,
             tags=counts,
             table_rows={name: page_shown["table_rows"] for name, page_shown in shown.items()},

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +22,7 @@ from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
 from analytics.usage import calendar
+from bench.processes import free_port, stop_process, wait_until_healthy
 from emulator import EmulatorConfig, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,39 +201,6 @@ def demo_ledger() -> Iterator:
     app = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
     yield app.state.emulator
     app.state.emulator.store.close()
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on right now (for servers that cannot take port 0)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_until_healthy(url: str, process: subprocess.Popen, seconds: float = 120) -> bool:
-    """Poll `url` until it answers 200; False when the process exits or time runs out.
-
-    The bound is generous: a loaded two-core machine can take long to start a server.
-    """
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return True
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    return False
-
-
-def stop_process(process: subprocess.Popen) -> None:
-    """Terminate, then kill if it does not go within ten seconds."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def base_path(options: tuple[str, ...] | list[str]) -> str:

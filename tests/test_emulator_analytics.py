@@ -418,22 +418,23 @@ def test_mask_key_shape():
     assert "secret" not in mask_key("secret")
 
 
+async def synthetic_key_days(keys: int, days: int, start: str, end: str) -> httpx.Response:
+    """The key_and_day answer of a fresh synthetic organization of `keys` keys over `days`."""
+    app = create_app(small_config(keys=keys, days=days))
+    key = app.state.emulator.admin_key
+    transport = httpx.ASGITransport(app=app)
+    params = {"start_date": start, "end_date": end, "group_by": "key_and_day"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://e", headers=auth(key)) as c:
+        response = await c.get(ANALYTICS, params=params)
+    app.state.emulator.store.close()
+    return response
+
+
 async def test_key_and_day_rows_are_the_generated_ones_across_chunks(monkeypatch):
     """The body is serialized a chunk of rows at a time: with chunks of 7 rows, every row is
     still the generated organization's, in order, with commas between chunks."""
     monkeypatch.setattr("emulator.store.CHUNK_ROWS", 7)
-    app = create_app(small_config(keys=12, days=40))
-    key = app.state.emulator.admin_key
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://e", headers=auth(key)) as c:
-        response = await c.get(
-            ANALYTICS,
-            params={
-                "start_date": "2025-05-01",
-                "end_date": "2025-06-01",
-                "group_by": "key_and_day",
-            },
-        )
+    response = await synthetic_key_days(12, 40, "2025-05-01", "2025-06-01")
     org = generate(7, 12, 40, FIXED_TODAY)  # the same organization, not the store
     masked = [spec.masked for spec in org.keys]
     expected = [
@@ -461,18 +462,7 @@ async def test_key_and_day_rows_are_the_generated_ones_across_chunks(monkeypatch
 
 
 async def test_large_window_answers():
-    app = create_app(small_config(keys=40, days=400))
-    key = app.state.emulator.admin_key
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://e", headers=auth(key)) as c:
-        response = await c.get(
-            ANALYTICS,
-            params={
-                "start_date": "2024-05-31",
-                "end_date": "2025-06-01",
-                "group_by": "key_and_day",
-            },
-        )
+    response = await synthetic_key_days(40, 400, "2024-05-31", "2025-06-01")
     assert response.status_code == 200
     rows = response.json()["usage_report"]["key_and_day_usages"]
     generated = generate(7, 40, 400, FIXED_TODAY).usage  # the same organization, not the store

@@ -1,0 +1,68 @@
+"""Paged daily reports fetched and merged from an in-process organization, timed against the
+key-day frame of the same days."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pandas as pd
+from pydantic import SecretStr
+
+from analytics.service.client import ServiceClient
+from analytics.service.demo import DEMO_BASE_URL
+from analytics.usage.metrics import TEXT_CHARACTERS
+from analytics.usage.pipeline import Usage, fetch_usage
+from bench import org
+from bench.timing import medians
+
+
+def cold(emulator: Any, fetch: Callable[..., Usage], *args: Any) -> Usage:
+    """A paged report's fetch as a new request meets it: the emulator keeps each window's
+    rows between pages, and from an earlier fetch too; here every window is computed again."""
+    emulator.store.forget_windows()
+    return fetch(*args)
+
+
+def against_key_days(
+    scale: org.Scale,
+    fetch: Callable[..., Usage],
+    name: str,
+    also: tuple[str, Callable[..., Usage]] | None = None,
+    *,
+    app: Any = None,
+    days: int = org.DAYS,
+) -> tuple[Usage, Usage, dict[str, float], Usage | None]:
+    """A paged daily report (`fetch`) and the key-day frame, five years (or the last `days`
+    days) of each fetched and merged from the same in-process organization (the benchmark's,
+    or `app`'s) without history, and their timings: the report's fetches cold (see `cold`),
+    the key-day fetches as they are. `also` names one more report, fetched and timed cold just
+    once (a figure to read, not a median)."""
+    app = app or org.app(scale.keys)
+    emulator = app.state.emulator
+    start, end = org.last_days(emulator.today(), days)
+    transport = httpx.ASGITransport(app=app)
+    other = None
+    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
+        report, usage = fetch(client, start, end), fetch_usage(client, start, end)
+        times = medians(
+            {
+                "key_day": lambda: fetch_usage(client, start, end),
+                name: lambda: cold(emulator, fetch, client, start, end),
+            },
+            scale.repeat,
+        )
+        if also is not None:
+            began = time.perf_counter()
+            other = cold(emulator, also[1], client, start, end)
+            times[f"{also[0]}_once"] = time.perf_counter() - began
+    return report, usage, times, other
+
+
+def tags_within_text(tag_day: pd.DataFrame, key_day: pd.DataFrame) -> bool:
+    """Whether each day's tagged characters fit in that day's text characters."""
+    tagged = tag_day.groupby("usage_date")["total_characters"].sum()
+    text = key_day.groupby("usage_date")[list(TEXT_CHARACTERS)].sum().sum(axis=1)
+    return bool((tagged <= text.reindex(tagged.index)).all())
