@@ -20,6 +20,8 @@ from typing import Final, TypeVar
 import msgspec
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics.service.decoding import (
     Decoder,
@@ -108,8 +110,8 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     count = len(items)
     columns: dict[str, object] = {
         "usage_date": _usage_days(items, "analytics body"),
-        "api_key": _texts(_objects(items, "api_key")),
-        "api_key_label": _texts(_objects(items, "api_key_label")),
+        "api_key": _texts(map(attrgetter("api_key"), items), count),
+        "api_key_label": _texts(map(attrgetter("api_key_label"), items), count),
         **_metric_columns(items, count),
     }
     return _frame(columns, KEY_DAY_COLUMNS), report.total_usage
@@ -198,7 +200,8 @@ def page_rows(pages: Sequence[Columns], dtypes: Mapping[str, str]) -> pd.DataFra
     texts categorical as in `decode_key_day`."""
     columns = {column: np.concatenate([page[column] for page in pages]) for column in dtypes}
     texts = [column for column, dtype in dtypes.items() if dtype == "str"]
-    return _frame(columns | {column: _texts(columns[column]) for column in texts}, list(dtypes))
+    coded = {column: _texts(columns[column], len(columns[column])) for column in texts}
+    return _frame({**columns, **coded}, list(dtypes))
 
 
 def _frame(columns: dict[str, object], names: list[str]) -> pd.DataFrame:
@@ -211,31 +214,43 @@ def _frame(columns: dict[str, object], names: list[str]) -> pd.DataFrame:
 def _usage_days(items: Sequence[object], what: str) -> np.ndarray:
     """Each item's usage_date as a day (`YYYY-MM-DDT00:00:00Z`); every distinct text is parsed
     once, and an item without one makes the body invalid."""
-    day_codes, day_texts = pd.factorize(_objects(items, "usage_date"))
-    if len(items) and day_codes.min() < 0:  # None, an absent usage_date, factorizes to -1
+    encoded = _encoded(map(attrgetter("usage_date"), items), len(items))
+    if encoded.indices.null_count:  # an absent usage_date
         raise InvalidResponseError(f"{what} has an item without a usage_date")
     try:
-        days = np.array([text[:10] for text in day_texts], dtype="datetime64[D]")
+        texts = encoded.dictionary.to_pylist()
+        days = np.array([text[:10] for text in texts], dtype="datetime64[D]")
     except ValueError as exc:
         raise InvalidResponseError(f"{what} has an invalid usage_date ({exc})") from None
     if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
         raise InvalidResponseError(f"{what} has an item without a usage_date")
-    return days.astype(DATE_DTYPE)[day_codes]
+    codes: np.ndarray = encoded.indices.to_numpy()
+    return np.take(days.astype(DATE_DTYPE), codes)
 
 
 def _objects(items: Sequence[object], name: str) -> np.ndarray:
-    """One text field of every item, kept as Python strings (see `_texts`)."""
+    """One text field of every item, kept as Python strings until a page's rows are joined
+    (see `_texts`)."""
     return np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
 
 
-def _texts(values: np.ndarray) -> pd.Categorical:
-    """Python strings as codes into the distinct texts, at once: a window names a thousand
-    keys 180,000 times, and a string per row, kept until the frame is built, took more memory
-    than the rest of the row and left what it took unusable when freed (five years of a
-    thousand keys ended 120 MB bigger). Categories in order of appearance (the frames sort
-    them); a missing text is a missing value."""
-    codes, uniques = pd.factorize(values)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype="str"))
+def _encoded(texts: Iterable[str | None], count: int) -> pa.DictionaryArray:
+    """`count` texts as codes into their distinct texts in order of appearance, a missing
+    text a null code: Arrow copies and hashes the Python strings in C, in about half the time
+    of pandas' factorize of the same strings."""
+    return pc.dictionary_encode(pa.array(texts, pa.string(), size=count))
+
+
+def _texts(texts: Iterable[str | None], count: int) -> pd.Categorical:
+    """`count` texts as a categorical, at once: a window names a thousand keys 180,000
+    times, and a string per row, kept until the frame is built, took more memory than the
+    rest of the row and left what it took unusable when freed (five years of a thousand keys
+    ended 120 MB bigger). Categories in order of appearance (the frames sort them); a missing
+    text is a missing value."""
+    encoded = _encoded(texts, count)
+    codes = encoded.indices.fill_null(-1).to_numpy()
+    categories = pd.Index(encoded.dictionary.to_pylist(), dtype="str")
+    return pd.Categorical.from_codes(codes, categories=categories)
 
 
 def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> str | None:
