@@ -334,11 +334,13 @@ def pages(scale: org.Scale) -> list[Result]:
 
 
 def memory(scale: org.Scale) -> list[Result]:
-    """Peak resident memory of the five-year key-day export in its own process."""
+    """Peak resident memory of the five-year key-day export in its own process (its own
+    high-water mark: see `bench.peak`)."""
     start, end = org.five_years(utc_today())
     with tempfile.TemporaryDirectory() as folder:
-        output = Path(folder) / "usage.csv"
-        command = [sys.executable, "-m", "analytics", "export", "--demo", "--output", str(output)]
+        output, peak_file = Path(folder) / "usage.csv", Path(folder) / "peak-kb"
+        command = [sys.executable, "-m", "bench.peak", str(peak_file), "analytics", "export"]
+        command += ["--demo", "--output", str(output)]
         command += ["--start", start.isoformat(), "--end", end.isoformat()]
         environment = {
             **os.environ,
@@ -347,17 +349,15 @@ def memory(scale: org.Scale) -> list[Result]:
             "SERVICE_DEMO_DAYS": str(org.DAYS),
             "SERVICE_DEMO_SEED": str(org.SEED),
         }
-        process = subprocess.Popen(command, cwd=org.ROOT, env=environment)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        returncode = subprocess.run(command, cwd=org.ROOT, env=environment).returncode
         rows = sum(1 for _ in output.open("rb")) - 1 if output.exists() else 0
-    peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+        peak = int(peak_file.read_text()) * 1024
     return [
         result(
             "memory_export",
             peak / GIB,
             0.5,
-            {"export_succeeded": process.returncode == 0},
+            {"export_succeeded": returncode == 0},
             peak_rss_mb=round(peak / 1024**2),
             rows=rows,
         )

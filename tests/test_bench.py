@@ -175,6 +175,24 @@ def test_memory_export_wrote_every_key_day(smoke, five_years):
     assert line["peak_rss_mb"] > 0
 
 
+def test_peak_memory_is_the_commands_own_not_that_of_the_process_starting_it(tmp_path):
+    """This process holds 400 MB; a command it starts reports its own peak, far below that,
+    and its exit status."""
+    held = bytearray(b"\x01") * (400 * 1024**2)  # every page written, so resident
+    peaks = {}
+    for name, command in {"zen": ["this"], "refused": ["analytics", "export", "--no-such"]}.items():
+        peak_file = tmp_path / f"{name}-kb"
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.peak", str(peak_file), *command],
+            cwd=ROOT,
+            capture_output=True,
+        )
+        peaks[name] = (done.returncode, int(peak_file.read_text()))
+    assert len(held) == 400 * 1024**2
+    assert peaks["zen"][0] == 0 and peaks["refused"][0] == 2
+    assert all(0 < kb < 200 * 1024 for _, kb in peaks.values())
+
+
 def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
     line = by_name(smoke.printed)["concurrent_windows"]
     assert line["windows"] == line["full_organization"]["windows"] == 6  # ⌈1,826 / 365⌉

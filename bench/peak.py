@@ -1,0 +1,35 @@
+"""`python -m bench.peak OUTPUT MODULE [ARGS...]`: run `python -m MODULE ARGS...` in this
+process, then write its peak resident memory (kilobytes) to OUTPUT.
+
+The peak is the process's own high-water mark (`VmHWM`). The `ru_maxrss` that `wait4` reports
+for a child also counts the address space it was forked from, as the kernel records it at
+exec: a benchmark process that has decoded and exported five years holds hundreds of
+megabytes, and every child it starts would report at least that much.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+
+def high_water_kb() -> int:
+    """This process's peak resident memory since it started, in kilobytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("/proc/self/status has no VmHWM")
+
+
+def main() -> None:
+    output, module, *args = sys.argv[1:]
+    sys.argv = [module, *args]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    finally:
+        Path(output).write_text(f"{high_water_kb()}\n")
+
+
+if __name__ == "__main__":
+    main()
