@@ -3,6 +3,7 @@ the README (which GitHub shows, outside the site `mkdocs build --strict` checks)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -43,3 +44,16 @@ def test_every_link_of_the_readme_resolves():
         target = ROOT / path
         assert target.is_file(), link
         assert not anchor or anchor in anchors(target), link
+
+
+def test_the_readme_and_the_performance_page_show_the_last_full_benchmark_run():
+    """Each line of bench/results.json, with its ratio, target and verdict, in both tables."""
+    run = json.loads((ROOT / "bench" / "results.json").read_text())
+    assert run["scale"] == 1.0 and len(run["results"]) == 21
+    readme = (ROOT / "README.md").read_text()
+    performance = (ROOT / "docs" / "performance.md").read_text()
+    for line in run["results"]:
+        met = "yes" if line["ok"] else "**no**"
+        cells = f"| {line['ratio']} | ≤ {line['target']} | {met} |"
+        assert f"| `{line['name']}` {cells}" in readme, line["name"]
+        assert re.search(rf"\| `{line['name']}` \| [^|]+ {re.escape(cells)}", performance)
