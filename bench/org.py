@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from bench.processes import stop_process
 from emulator import EmulatorConfig, create_app
 from emulator.usage_report import build_report
 
@@ -93,8 +94,7 @@ def emulator_process(keys: int, latency_ms: int = 0) -> Iterator[Served]:
             raise RuntimeError("the emulator did not start")
         yield Served(url.group(0), key)
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop_process(process)
 
 
 @contextmanager
