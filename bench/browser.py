@@ -24,7 +24,7 @@ from typing import Any
 from analytics.reports import pdf
 from bench import org
 from bench.lines import Result, keep, result
-from bench.processes import free_port, stop_process, wait_until_healthy
+from bench.processes import free_port, resident_kb, stop_process, wait_until_healthy
 
 PAGES = {  # URL path → the title its navigation link carries
     "": "Overview",
@@ -205,16 +205,6 @@ def page_loads(context: Any, base_url: str, periods: list[str], repeat: int) -> 
                     cold.add(period, where, seconds, shown(tab))
                     tab.close()
     return {"warm": warm, "cold": cold}
-
-
-def resident_kb(pid: int) -> dict[str, int]:
-    """The process's resident set now and at its peak (kB), from /proc."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            fields[name] = int(value.split()[0])
-    return fields
 
 
 def settled_kb(pid: int, samples: int = 5) -> dict[str, int]:

@@ -9,17 +9,12 @@ megabytes, and every child it starts would report at least that much.
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 from pathlib import Path
 
-
-def high_water_kb() -> int:
-    """This process's peak resident memory since it started, in kilobytes."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise RuntimeError("/proc/self/status has no VmHWM")
+from bench.processes import resident_kb
 
 
 def main() -> None:
@@ -28,7 +23,7 @@ def main() -> None:
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     finally:
-        Path(output).write_text(f"{high_water_kb()}\n")
+        Path(output).write_text(f"{resident_kb(os.getpid())['VmHWM']}\n")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
-"""Servers run as child processes on loopback, shared by the benchmarks and the test suite:
-a free port, a wait for the health address, a stop that cannot hang."""
+"""Child processes, shared by the benchmarks and the test suite: a free loopback port for a
+server, a wait for its health address, a stop that cannot hang, and a process's resident
+memory."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -42,3 +44,13 @@ def stop_process(process: subprocess.Popen[Any]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def resident_kb(pid: int) -> dict[str, int]:
+    """The process's resident set now and at its peak (kB), from /proc."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            fields[name] = int(value.split()[0])
+    return fields
