@@ -39,7 +39,7 @@ from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_
 from analytics.exports.tables import shape_export
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
-from analytics.service.models import AdminUsageReport
+from analytics.service.models import AdminUsageReport, KeyAndDayUsage
 from analytics.usage import frames
 from analytics.usage.bundle import bundle_folder
 from analytics.usage.calendar import utc_today
@@ -147,7 +147,10 @@ def decoding(scale: org.Scale) -> list[Result]:
         },
         scale.repeat,
     )
-    tolerant, strict = msgspec.json.Decoder(AdminUsageReport), msgspec.json.Decoder(_StrictAnswer)
+    tolerant, strict = (
+        msgspec.json.Decoder(AdminUsageReport[KeyAndDayUsage]),
+        msgspec.json.Decoder(_StrictAnswer),
+    )
     typed = medians(
         {"tolerant": lambda: tolerant.decode(body), "strict": lambda: strict.decode(body)},
         scale.repeat,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from builders import KEY_DAY_COLUMNS, METRICS, make_key_day
 
+from analytics.service.decoding import BLOCK_ROWS
 from analytics.service.errors import InvalidResponseError
 from analytics.usage.frames import (
     decode_key_day,
@@ -72,6 +73,25 @@ def test_decode_keeps_every_row_with_typed_columns():
     assert total.speech_to_text_minutes == 1.75
     assert total.speech_to_speech_minutes == 2.25
     assert rows["speech_to_speech_minutes"].tolist() == [0.0, 0.0, 0.0, 0.0, 2.25]
+
+
+def test_rows_of_many_blocks_are_read_in_order_and_a_bad_row_is_named():
+    count = 2 * BLOCK_ROWS + 500  # three blocks, the last one short
+    answer = json.loads(
+        body([item("2024-03-01", f"k{n:05d}****zzzz", f"Key {n}", n) for n in range(count)])
+    )
+    rows_given = answer["usage_report"]["key_and_day_usages"]
+    speech = rows_given[2 * BLOCK_ROWS + 3]["usage"]  # in the last block, given in milliseconds
+    del speech["speech_to_text_minutes"]
+    speech["speech_to_text_milliseconds"] = 90_000
+    rows, _ = decode_key_day(json.dumps(answer).encode())
+    assert rows["text_translation_characters"].tolist() == list(range(count))
+    assert rows["api_key_label"].tolist() == [f"Key {n}" for n in range(count)]
+    assert rows["speech_to_text_minutes"].sum() == 1.5
+    assert rows["speech_to_text_minutes"].iloc[2 * BLOCK_ROWS + 3] == 1.5
+    rows_given[BLOCK_ROWS + 7]["usage"]["document_translation_characters"] = -1
+    with pytest.raises(InvalidResponseError, match=f"row {BLOCK_ROWS + 7}: Expected `int` >= 0"):
+        decode_key_day(json.dumps(answer).encode())
 
 
 def test_key_day_frame_sorts_and_applies_the_latest_label():

@@ -26,6 +26,7 @@ from builders import (
 )
 from conftest import FIXED_TODAY, emulator_of, small_config
 
+from analytics.service.decoding import BLOCK_ROWS
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import CustomTagReport, CustomTagUsage, UsageBreakdown
 from analytics.usage.history import HistoryStore
@@ -184,6 +185,16 @@ def test_absent_counts_are_zero_and_unknown_fields_are_ignored():
             ("2026-05-05", "no-breakdown", 0, 0, 0),
         ),
     )
+
+
+def test_a_page_of_many_blocks_keeps_every_row():
+    count = 2 * BLOCK_ROWS + 500
+    rows = [
+        day_row("2026-05-04", f"t{n:04d}", total_characters=n, text_translation_characters=n)
+        for n in range(count)
+    ]
+    tags, _ = fetch_answered(fetch_tags, TAGS, [page(rows)], *MAY_3_TO_14, FIXED_TODAY)
+    assert_frame(tags.frame, frame(*(("2026-05-04", f"t{n:04d}", n, n, 0) for n in range(count))))
 
 
 STRICT = {

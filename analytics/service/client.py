@@ -44,6 +44,7 @@ from analytics.service.models import (
     DeveloperKey,
     DocumentHandle,
     ErrorBody,
+    KeyAndDayUsage,
     LanguageEntry,
     LanguageList,
     LanguageResource,
@@ -341,7 +342,9 @@ class AsyncServiceClient:
             params["group_by"] = group_by
         return await self.request("GET", ANALYTICS_PATH, idempotent=True, request=Request(params))
 
-    async def usage_report(self, start: date, end: date, group_by: GroupBy = None) -> UsageReport:
+    async def usage_report(
+        self, start: date, end: date, group_by: GroupBy = None
+    ) -> UsageReport[KeyAndDayUsage]:
         response = await self.usage_report_raw(start, end, group_by)
         return decode(usage_report_decoder, response).usage_report
 

@@ -6,14 +6,17 @@ row's `api_key`, types of values) stays strict, and nothing else is invented. Th
 answer (`PlanUsage`) follows the same rules, and an absent limit or paid-only field is None.
 
 Row structs skip garbage-collector tracking (gc=False): they hold no cycles, and a three-year
-report has tens of thousands of them.
+report has tens of thousands of them. The analytics reports are generic in their row type:
+their typed form (`AdminUsageReport[KeyAndDayUsage]`) decodes every row, and the form with
+`msgspec.Raw` rows keeps each row's JSON for decoding a block of rows at a time
+(`analytics.service.decoding`).
 """
 
 from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
@@ -36,6 +39,9 @@ class UsageBreakdown(msgspec.Struct, frozen=True, gc=False):
 
 NO_USAGE = UsageBreakdown()
 
+# The row type of an analytics report: its row struct, or `msgspec.Raw` for the rows' JSON.
+Row = TypeVar("Row")
+
 
 class KeyUsage(msgspec.Struct, frozen=True, gc=False):
     api_key: str
@@ -54,27 +60,27 @@ class KeyAndDayUsage(msgspec.Struct, frozen=True, gc=False):
     usage_date: str | None = None
 
 
-class UsageReport(msgspec.Struct, frozen=True):
+class UsageReport(msgspec.Struct, Generic[Row], frozen=True):
     # None when the service leaves it out: nothing to reconcile the rows with.
     total_usage: UsageBreakdown | None = None
     start_date: str = ""
     end_date: str = ""
     group_by: str | None = None
     key_usages: list[KeyUsage] | None = None
-    key_and_day_usages: list[KeyAndDayUsage] | None = None
-    # Where the interface's first revision put the rows of either grouping.
-    grouped_usage: list[KeyAndDayUsage] | None = None
+    key_and_day_usages: list[Row] | None = None
+    # Where the interface's first revision put the rows of either grouping (`KeyAndDayUsage`).
+    grouped_usage: list[Row] | None = None
 
     @property
-    def day_rows(self) -> list[KeyAndDayUsage] | None:
+    def day_rows(self) -> list[Row] | None:
         """The key-and-day rows, under either name."""
         if self.key_and_day_usages is not None:
             return self.key_and_day_usages
         return self.grouped_usage
 
 
-class AdminUsageReport(msgspec.Struct, frozen=True):
-    usage_report: UsageReport
+class AdminUsageReport(msgspec.Struct, Generic[Row], frozen=True):
+    usage_report: UsageReport[Row]
 
 
 class ProductUsage(msgspec.Struct, frozen=True):
@@ -182,13 +188,14 @@ class CustomTagUsage(msgspec.Struct, frozen=True, gc=False):
     usage_date: str | None = None
 
 
-class CustomTagReport(PagedReport, frozen=True):
-    # None when the service leaves it out: a page without its rows is not an empty page.
-    usage: list[CustomTagUsage] | None = None
+class CustomTagReport(PagedReport, Generic[Row], frozen=True):
+    # `CustomTagUsage` rows; None when the service leaves them out: a page without its rows
+    # is not an empty page.
+    usage: list[Row] | None = None
 
 
-class AdminCustomTagReport(msgspec.Struct, frozen=True):
-    custom_tag_usage_report: CustomTagReport
+class AdminCustomTagReport(msgspec.Struct, Generic[Row], frozen=True):
+    custom_tag_usage_report: CustomTagReport[Row]
 
 
 class LanguagePairUsage(msgspec.Struct, frozen=True, gc=False):
@@ -204,14 +211,15 @@ class LanguagePairUsage(msgspec.Struct, frozen=True, gc=False):
     usage: UsageBreakdown = NO_USAGE
 
 
-class LanguagePairReport(PagedReport, frozen=True):
+class LanguagePairReport(PagedReport, Generic[Row], frozen=True):
     group_by: list[str] | None = None
-    # None when the service leaves it out: a page without its rows is not an empty page.
-    language_pair_usages: list[LanguagePairUsage] | None = None
+    # `LanguagePairUsage` rows; None when the service leaves them out: a page without its rows
+    # is not an empty page.
+    language_pair_usages: list[Row] | None = None
 
 
-class AdminLanguagePairReport(msgspec.Struct, frozen=True):
-    language_pair_usage_report: LanguagePairReport
+class AdminLanguagePairReport(msgspec.Struct, Generic[Row], frozen=True):
+    language_pair_usage_report: LanguagePairReport[Row]
 
 
 class DetectionResult(msgspec.Struct, frozen=True):

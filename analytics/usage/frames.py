@@ -12,25 +12,20 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from operator import attrgetter
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from analytics.service.decoding import (
-    Decoder,
-    custom_tag_decoder,
-    language_pair_decoder,
-    usage_report_decoder,
-)
+from analytics.service.decoding import RowDecoder, key_day_rows, pair_rows, tag_day_rows
 from analytics.service.errors import InvalidResponseError
-from analytics.service.models import LanguagePairUsage, UsageBreakdown
+from analytics.service.models import UsageBreakdown
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
 
 log = logging.getLogger(__name__)
@@ -75,18 +70,28 @@ KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
 PAIR_KEY_DAY_COLUMNS = list(PAIR_KEY_DAY_DTYPES)
-# One page of a paged report, column by column in the dtypes of decoded rows but with texts as
-# Python strings: a window's pages become one frame (`page_rows`), since building a frame
-# costs more than decoding a page's rows.
-Columns = dict[str, np.ndarray]
 
-Body = TypeVar("Body")
 Item = TypeVar("Item")
+# Codes of a text column and the distinct texts they point to (-1: a missing text).
+Codes = tuple[np.ndarray, np.ndarray]
 
 
-def _decoded(decoder: Decoder[Body], body: bytes, what: str) -> Body:
+@dataclass(frozen=True)
+class Columns:
+    """One page of a paged report, column by column: its texts as codes into the page's
+    distinct texts (`_Distinct`), its days and counts in the dtypes of decoded rows. A window's
+    pages become one frame (`page_rows`), since building a frame costs more than decoding a
+    page's rows."""
+
+    texts: dict[str, Codes]
+    numbers: dict[str, np.ndarray]
+
+
+@contextmanager
+def _documented(what: str) -> Iterator[None]:
+    """Decoding errors inside become InvalidResponseError naming `what`."""
     try:
-        return decoder.decode(body)
+        yield
     except msgspec.DecodeError as exc:
         raise InvalidResponseError(f"{what} is not the documented shape ({exc})") from None
 
@@ -102,59 +107,55 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     """Rows of a key_and_day analytics body (unsorted, plain dtypes) and its total_usage
     (None when the body has none).
 
-    Typed decoding (no per-row dicts), then one C-level pass per column; each distinct
-    usage_date is parsed once, not once per row.
+    Typed decoding (no per-row dicts) a block of rows at a time, each block's columns read
+    while it is in cache (`RowDecoder`); each distinct usage_date is parsed once, not once
+    per row.
     """
-    report = _decoded(usage_report_decoder, body, "analytics body").usage_report
-    items = _listed(report.day_rows, "analytics body", "key_and_day_usages")
-    count = len(items)
-    columns: dict[str, object] = {
-        "usage_date": _usage_days(items, "analytics body"),
-        "api_key": _texts(map(attrgetter("api_key"), items), count),
-        "api_key_label": _texts(map(attrgetter("api_key_label"), items), count),
-        **_metric_columns(items, count),
-    }
+    what = "analytics body"
+    with _documented(what):
+        report = key_day_rows.decode(body).usage_report
+    items = _listed(report.day_rows, what, "key_and_day_usages")
+    rows = _read(key_day_rows, items, what, list(_KEY_DTYPES), "usage")
+    columns = {name: _categorical(*codes) for name, codes in rows.texts.items()} | rows.numbers
     return _frame(columns, KEY_DAY_COLUMNS), report.total_usage
 
 
 def decode_pair_day(body: bytes) -> tuple[Columns, int | None]:
     """Rows of one page of the language-pair report by day (unsorted, page columns) and the
     number of the page that follows (None on the last page); decoded like `decode_key_day`."""
-    items, following = _pair_items(body)
-    return _pair_columns(items), following
+    return _pair_page(body, PAIR_COLUMNS)
 
 
 def decode_pair_key_day(body: bytes) -> tuple[Columns, int | None]:
     """`decode_pair_day` of the report by key and day, with each row's key and label. A row
     without a key is invalid: the report is asked for by key."""
-    items, following = _pair_items(body)
-    keys = _objects(items, "api_key")
-    if pd.isna(keys).any():
+    page, following = _pair_page(body, [*PAIR_COLUMNS, *_KEY_DTYPES])
+    if (page.texts["api_key"][0] < 0).any():
         raise InvalidResponseError("language-pair body has an item without an api_key")
-    columns = _pair_columns(items) | {
-        "api_key": keys,
-        "api_key_label": _objects(items, "api_key_label"),
-    }
-    return columns, following
+    return page, following
 
 
-def _pair_items(body: bytes) -> tuple[list[LanguagePairUsage], int | None]:
-    body_of = "language-pair body"
-    report = _decoded(language_pair_decoder, body, body_of).language_pair_usage_report
-    return _listed(report.language_pair_usages, body_of, "language_pair_usages"), report.next_page
+def _pair_page(body: bytes, texts: Sequence[str]) -> tuple[Columns, int | None]:
+    what = "language-pair body"
+    with _documented(what):
+        report = pair_rows.decode(body).language_pair_usage_report
+    items = _listed(report.language_pair_usages, what, "language_pair_usages")
+    return _read(pair_rows, items, what, texts, "usage"), report.next_page
 
 
-def _pair_columns(items: Sequence[LanguagePairUsage]) -> Columns:
-    return {
-        "usage_date": _usage_days(items, "language-pair body"),
-        "source_language": _objects(items, "source_language"),
-        "target_language": _objects(items, "target_language"),
-        **_metric_columns(items, len(items)),
-    }
+def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
+    """Rows of one page of the custom-tag report by day (unsorted, page columns) and the
+    number of the page that follows (None on the last page); decoded like `decode_key_day`."""
+    what = "custom-tag body"
+    with _documented(what):
+        report = tag_day_rows.decode(body).custom_tag_usage_report
+    items = _listed(report.usage, what, "usage")
+    page = _read(tag_day_rows, items, what, ["custom_tag"], "breakdown")
+    return page, report.next_page
 
 
 # A breakdown as one record, its fields in the struct's order: numpy fills a structured array
-# from the structs' tuples in one pass, three times faster than one pass per metric.
+# from the structs' tuples, every metric of a block in one pass.
 _BREAKDOWN: Final = np.dtype(
     [
         (field.name, np.float64 if field.name in MINUTE_METRICS else np.int64)
@@ -163,94 +164,93 @@ _BREAKDOWN: Final = np.dtype(
 )
 
 
-def _metric_columns(items: Sequence[object], count: int) -> dict[str, np.ndarray]:
-    """Every metric of the items' `usage` breakdowns, one typed array per metric; minutes at
-    the service's precision, read so once here for every frame, export and page."""
-    return _breakdown_columns(map(attrgetter("usage"), items), count, METRICS)
+def _read(
+    decoder: RowDecoder[Any, Any],
+    rows: Sequence[msgspec.Raw],
+    what: str,
+    texts: Sequence[str],
+    breakdown: str,
+) -> Columns:
+    """The `texts` fields of `rows`, their usage_date as days and every metric of their
+    `breakdown`, the rows decoded a block at a time and each block read while in cache.
 
-
-def _breakdown_columns(
-    breakdowns: Iterable[UsageBreakdown], count: int, metrics: Sequence[str]
-) -> dict[str, np.ndarray]:
-    """`metrics` of `count` breakdowns, one contiguous typed array each; minutes rounded to
-    the service's precision."""
-    records = np.fromiter(map(msgspec.structs.astuple, breakdowns), _BREAKDOWN, count)
-    columns = {metric: np.ascontiguousarray(records[metric]) for metric in metrics}
+    Minutes are kept at the service's precision, read so once here for every frame, export
+    and page.
+    """
+    distinct = {name: _Distinct() for name in [*texts, "usage_date"]}
+    codes = {name: np.empty(len(rows), np.int32) for name in distinct}
+    records = np.empty(len(rows), _BREAKDOWN)
+    start = 0
+    with _documented(what):
+        for block in decoder.blocks(rows):
+            size = len(block)
+            stop = start + size
+            for name, known in distinct.items():
+                read = map(known.__getitem__, map(attrgetter(name), block))
+                codes[name][start:stop] = np.fromiter(read, np.int32, size)
+            usages = map(msgspec.structs.astuple, map(attrgetter(breakdown), block))
+            records[start:stop] = np.fromiter(usages, _BREAKDOWN, size)
+            start = stop
+    days = _usage_days(codes.pop("usage_date"), distinct.pop("usage_date").texts, what)
+    numbers = {"usage_date": days}
+    numbers |= {metric: np.ascontiguousarray(records[metric]) for metric in METRICS}
     for metric in MINUTE_METRICS:
-        if metric in columns:
-            columns[metric] = columns[metric].round(MINUTE_DECIMALS)
-    return columns
+        numbers[metric] = numbers[metric].round(MINUTE_DECIMALS)
+    texts_read = {name: (codes[name], known.texts) for name, known in distinct.items()}
+    return Columns(texts_read, numbers)
 
 
-def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
-    """Rows of one page of the custom-tag report by day (unsorted, page columns) and the
-    number of the page that follows (None on the last page); decoded like `decode_key_day`."""
-    report = _decoded(custom_tag_decoder, body, "custom-tag body").custom_tag_usage_report
-    items = _listed(report.usage, "custom-tag body", "usage")
-    columns = {
-        "usage_date": _usage_days(items, "custom-tag body"),
-        "custom_tag": _objects(items, "custom_tag"),
-        **_breakdown_columns(map(attrgetter("breakdown"), items), len(items), TAG_METRICS),
-    }
-    return columns, report.next_page
+class _Distinct(dict[str | None, int]):
+    """The codes of a text column's distinct texts in order of appearance, a missing text
+    (None) -1: rows are read as codes a block at a time, so each row's text is looked up once
+    while in cache and no text is kept per row (a window names a thousand keys 180,000
+    times)."""
+
+    def __init__(self) -> None:
+        super().__init__({None: -1})
+
+    def __missing__(self, text: str | None) -> int:
+        code = self[text] = len(self) - 1
+        return code
+
+    @property
+    def texts(self) -> np.ndarray:
+        """The distinct texts, in the order of their codes (None, listed first, is not one)."""
+        return np.array(list(self)[1:], dtype=object)
 
 
 def page_rows(pages: Sequence[Columns], dtypes: Mapping[str, str]) -> pd.DataFrame:
     """The rows of decoded pages as one frame of plain dtypes (`dtypes`, in column order),
     texts categorical as in `decode_key_day`."""
-    columns = {column: np.concatenate([page[column] for page in pages]) for column in dtypes}
-    texts = [column for column, dtype in dtypes.items() if dtype == "str"]
-    coded = {column: _texts(columns[column], len(columns[column])) for column in texts}
-    return _frame({**columns, **coded}, list(dtypes))
+    columns: dict[str, object] = {}
+    for column, dtype in dtypes.items():
+        if dtype == "str":
+            columns[column] = _categorical(*_merged([page.texts[column] for page in pages]))
+        else:
+            columns[column] = np.concatenate([page.numbers[column] for page in pages])
+    return _frame(columns, list(dtypes))
 
 
-def _frame(columns: dict[str, object], names: list[str]) -> pd.DataFrame:
+def _frame(columns: Mapping[str, object], names: list[str]) -> pd.DataFrame:
     """A frame of `columns` (new arrays nothing else holds), in the order of `names`, over the
     arrays as they are: neither copied nor stacked into one block per dtype, which copied every
     count column of five years once more for nothing."""
     return pd.DataFrame(columns, columns=names, copy=False)
 
 
-def _usage_days(items: Sequence[object], what: str) -> np.ndarray:
-    """Each item's usage_date as a day (`YYYY-MM-DDT00:00:00Z`); every distinct text is parsed
-    once, and an item without one makes the body invalid."""
-    encoded = _encoded(map(attrgetter("usage_date"), items), len(items))
-    if encoded.indices.null_count:  # an absent usage_date
+def _usage_days(codes: np.ndarray, texts: np.ndarray, what: str) -> np.ndarray:
+    """Each row's usage_date (its code into the distinct `texts`) as a day
+    (`YYYY-MM-DDT00:00:00Z`): every distinct text is parsed once, and a row without one makes
+    the body invalid."""
+    if (codes < 0).any():  # an absent usage_date
         raise InvalidResponseError(f"{what} has an item without a usage_date")
     try:
-        texts = encoded.dictionary.to_pylist()
-        days = np.array([text[:10] for text in texts], dtype="datetime64[D]")
+        days = np.array([text[:10] for text in texts if text], dtype="datetime64[D]")
     except ValueError as exc:
         raise InvalidResponseError(f"{what} has an invalid usage_date ({exc})") from None
-    if np.isnat(days).any():  # an empty or "NaT" text parses as not-a-time
+    if len(days) < len(texts) or np.isnat(days).any():  # an empty or "NaT" text
         raise InvalidResponseError(f"{what} has an item without a usage_date")
-    codes: np.ndarray = encoded.indices.to_numpy()
     return np.take(days.astype(DATE_DTYPE), codes)
-
-
-def _objects(items: Sequence[object], name: str) -> np.ndarray:
-    """One text field of every item, kept as Python strings until a page's rows are joined
-    (see `_texts`)."""
-    return np.fromiter(map(attrgetter(name), items), dtype=object, count=len(items))
-
-
-def _encoded(texts: Iterable[str | None], count: int) -> pa.DictionaryArray:
-    """`count` texts as codes into their distinct texts in order of appearance, a missing
-    text a null code: Arrow copies and hashes the Python strings in C, in about half the time
-    of pandas' factorize of the same strings."""
-    return pc.dictionary_encode(pa.array(texts, pa.string(), size=count))
-
-
-def _texts(texts: Iterable[str | None], count: int) -> pd.Categorical:
-    """`count` texts as a categorical, at once: a window names a thousand keys 180,000
-    times, and a string per row, kept until the frame is built, took more memory than the
-    rest of the row and left what it took unusable when freed (five years of a thousand keys
-    ended 120 MB bigger). Categories in order of appearance (the frames sort them); a missing
-    text is a missing value."""
-    encoded = _encoded(texts, count)
-    codes = encoded.indices.fill_null(-1).to_numpy()
-    categories = pd.Index(encoded.dictionary.to_pylist(), dtype="str")
-    return pd.Categorical.from_codes(codes, categories=categories)
 
 
 def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> str | None:
@@ -374,10 +374,8 @@ def _numbers(
 
 
 def _categorical(codes: np.ndarray, names: np.ndarray) -> pd.Categorical:
-    return pd.Categorical.from_codes(codes, categories=pd.Index(names.tolist()))
-
-
-Codes = tuple[np.ndarray, np.ndarray]
+    """Texts as codes into `names` (-1 missing) as a categorical of text categories."""
+    return pd.Categorical.from_codes(codes, categories=pd.Index(names.tolist(), dtype="str"))
 
 
 def _codes(parts: Sequence[pd.DataFrame], column: str) -> Codes:
@@ -386,12 +384,19 @@ def _codes(parts: Sequence[pd.DataFrame], column: str) -> Codes:
     Each part is factorized on its own (a categorical part from history costs nothing), then
     only the distinct texts are merged.
     """
-    pieces = [pd.factorize(part[column]) for part in parts]
-    merged, names = pd.factorize(np.concatenate([np.asarray(u, dtype=object) for _, u in pieces]))
-    starts = np.cumsum([0, *(len(u) for _, u in pieces)])
+    return _merged([pd.factorize(part[column]) for part in parts])
+
+
+def _merged(pieces: Sequence[tuple[np.ndarray, Any]]) -> Codes:
+    """Codes into each piece's own distinct texts as codes into the distinct texts of all
+    pieces, in order of appearance; only the distinct texts are compared, never the rows, and
+    a missing text (-1) stays missing."""
+    merged, names = pd.factorize(np.concatenate([np.asarray(n, dtype=object) for _, n in pieces]))
+    starts = np.cumsum([0, *(len(n) for _, n in pieces)])
     codes = [
-        merged[start:][part_codes]
-        for (part_codes, _), start in zip(pieces, starts[:-1], strict=True)
+        # Each piece's codes into its slice of `merged`, whose appended -1 reads a missing text.
+        np.append(merged[start:stop], -1)[piece_codes]
+        for (piece_codes, _), start, stop in zip(pieces, starts[:-1], starts[1:], strict=True)
     ]
     return np.concatenate(codes), np.asarray(names, dtype=object)
 
