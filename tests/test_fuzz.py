@@ -149,8 +149,16 @@ def decodes_or_is_invalid(body: bytes) -> None:
     assert (rows[METRIC_NAMES] >= 0).all().all()
 
 
+# JSON nested deeper than the interpreter's recursion limit, with and without the milliseconds
+# that make the decoder read the answer as plain JSON first.
+DEEP = b'{"usage_report": {"x": ' + b"[" * 5_000 + b"]" * 5_000 + b"}}"
+DEEP_MILLISECONDS = DEEP.replace(b'"x"', b'"speech_to_text_milliseconds": 1, "x"')
+
+
 @FUZZ
 @given(st.binary(max_size=200) | json_values.map(to_json))
+@example(DEEP)
+@example(DEEP_MILLISECONDS)
 def test_any_body_decodes_or_is_invalid(body):
     decodes_or_is_invalid(body)
 
@@ -230,6 +238,8 @@ def response(status: int, body: bytes, headers: dict[str, str] | None = None) ->
 
 @FUZZ
 @given(status=st.integers(200, 299), body=st.binary(max_size=100) | json_values.map(to_json))
+@example(status=200, body=DEEP)
+@example(status=200, body=DEEP_MILLISECONDS)
 def test_client_decoding_raises_only_invalid_response(status, body):
     try:
         decode(msgspec.json.Decoder(AdminUsageReport[KeyAndDayUsage]), response(status, body))
@@ -249,6 +259,7 @@ printable_header = st.text(
     message=st.text(max_size=300),
     trace=printable_header,
 )
+@example(status=502, body=DEEP, message="", trace="")
 def test_error_answers_become_one_line_errors(status, body, message, trace):
     for content in (body, orjson.dumps({"message": message, "code": "x"})):
         error = error_from_response(response(status, content, {"X-Trace-ID": trace}))

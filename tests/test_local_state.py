@@ -217,19 +217,24 @@ def test_a_delivery_killed_between_sending_and_recording_repeats_one_message(tmp
         assert sent(mailbox, hooks) == (mails, posts)  # nothing sent a third time
 
 
-def test_a_damaged_alert_record_is_moved_aside_and_every_alert_sent(tmp_path):
+# JSON nested deeper than the interpreter's recursion limit.
+TOO_DEEP = b'{"delivered": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"
+
+
+@pytest.mark.parametrize("damage", [GARBAGE, TOO_DEEP], ids=["garbage", "too deep"])
+def test_a_damaged_alert_record_is_moved_aside_and_every_alert_sent(tmp_path, damage):
     """Without a valid record nothing says what was sent: every current alert goes out again,
     and the damaged record is kept for a person to look at."""
     state = tmp_path / "history" / "alerts-delivered.json"
     state.parent.mkdir()
-    state.write_bytes(GARBAGE)
+    state.write_bytes(damage)
     with smtp_server() as mailbox, webhook_receiver() as hooks:
         mail_and_webhook_alerts(tmp_path, mailbox, "TEST_HOOK_URL")
         command = notify_command(tmp_path, hooks.url("/hook"))
         _, stderr = command.communicate(timeout=120)
         assert command.returncode == 12, stderr
         [kept] = state.parent.glob("alerts-delivered.json.damaged-*")
-        assert kept.read_bytes() == GARBAGE
+        assert kept.read_bytes() == damage
         [line] = stderr.splitlines()
         assert line.startswith(f"WARNING: The alert delivery state {state} was not valid (")
         assert line.endswith(f"kept as {kept}, starting afresh")

@@ -21,6 +21,7 @@ from pydantic import SecretStr
 
 from analytics import __version__
 from analytics.service.decoding import (
+    NOT_DOCUMENTED,
     Decoder,
     custom_tag_decoder,
     language_pair_decoder,
@@ -145,7 +146,7 @@ def error_from_response(response: httpx.Response) -> ServiceError:
     try:
         body = _error_decoder.decode(response.content)
         message, code = body.message, body.code
-    except msgspec.DecodeError:
+    except NOT_DOCUMENTED:
         message, code = None, None
     message = message or response.reason_phrase or "no message"
     if status == 429:
@@ -169,7 +170,7 @@ def decode(decoder: Decoder[T], response: httpx.Response) -> T:
     """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
     try:
         return decoder.decode(response.content)
-    except msgspec.DecodeError as exc:
+    except NOT_DOCUMENTED as exc:
         raise invalid_response(response, f"the body is not the documented shape ({exc})") from None
 
 

@@ -52,6 +52,12 @@ _MILLISECONDS_BYTES: Final = MILLISECONDS.encode()
 BLOCK_ROWS: Final = 1_000
 
 
+# What decoding raises for a body that is not the documented shape: msgspec's errors, and the
+# interpreter's RecursionError for JSON nested deeper than its recursion limit (about a
+# thousand levels), which msgspec raises as is.
+NOT_DOCUMENTED: Final = (msgspec.DecodeError, RecursionError)
+
+
 class Decoder(Protocol[T_co]):
     """What decodes a body into its typed shape: a msgspec decoder or an `AnalyticsDecoder`."""
 

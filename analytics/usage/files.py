@@ -89,7 +89,8 @@ def update(
 
 def read_state(path: Path, decode: Callable[[bytes], State], empty: State, what: str) -> State:
     """The state in `path`: `empty` when there is no file yet; when `decode` refuses it (raises
-    ValueError), the file is moved aside with one warning naming both places, and `empty`.
+    ValueError, or RecursionError for JSON nested past the interpreter's recursion limit), the
+    file is moved aside with one warning naming both places, and `empty`.
 
     A file that cannot be read at all (permissions, a folder) raises OSError: moving it would
     not help, and the caller says so."""
@@ -99,7 +100,7 @@ def read_state(path: Path, decode: Callable[[bytes], State], empty: State, what:
         return empty
     try:
         return decode(content)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         kept = move_aside(path)
         log.warning("%s %s was not valid (%s); kept as %s, starting afresh", what, path, exc, kept)
         return empty

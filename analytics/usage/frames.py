@@ -23,7 +23,13 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from analytics.service.decoding import RowDecoder, key_day_rows, pair_rows, tag_day_rows
+from analytics.service.decoding import (
+    NOT_DOCUMENTED,
+    RowDecoder,
+    key_day_rows,
+    pair_rows,
+    tag_day_rows,
+)
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import UsageBreakdown
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
@@ -92,7 +98,7 @@ def _documented(what: str) -> Iterator[None]:
     """Decoding errors inside become InvalidResponseError naming `what`."""
     try:
         yield
-    except msgspec.DecodeError as exc:
+    except NOT_DOCUMENTED as exc:
         raise InvalidResponseError(f"{what} is not the documented shape ({exc})") from None
 
 
