@@ -139,6 +139,7 @@ class RowDecoder(AnalyticsDecoder[T], Generic[T, R]):
             yield decoded
 
     def _one(self, row: msgspec.Raw, number: int) -> None:
+        """Decodes one row of a block that failed, so that its error names the row."""
         try:
             self._row.decode(row)
         except msgspec.DecodeError as exc:
