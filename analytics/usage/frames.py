@@ -40,7 +40,7 @@ DATE_DTYPE = "datetime64[us]"
 # The service's precision of minutes: six decimals, kept by every file written.
 MINUTE_DECIMALS: Final = 6
 # The plain dtypes of decoded rows, in column order; decoded texts ("str") are categorical in
-# order of appearance (`_texts`), and the frames sort them.
+# order of appearance (`_Distinct`), and the frames sort them.
 _METRIC_DTYPES: Final[Mapping[str, str]] = {
     **dict.fromkeys(CHARACTER_METRICS, "int64"),
     **dict.fromkeys(MINUTE_METRICS, "float64"),
