@@ -12,11 +12,13 @@ from analytics.dashboard import session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
 from analytics.usage import calendar
+from analytics.usage.allocator import use_system_allocator
 
 # The icon is the dashboard's own file: an icon name would be fetched from a font CDN, and a
 # dashboard behind a firewall fetches nothing from outside its own origin.
 FAVICON = Path(__file__).resolve().parent / ".streamlit" / "favicon.png"
 st.set_page_config(page_title="Usage dashboard", page_icon=str(FAVICON), layout="wide")
+use_system_allocator()  # as every program of ours; cheap enough for every run of the script
 
 PRESET_LABELS = {
     "last-7-days": "Last 7 days",

@@ -14,6 +14,8 @@ import platform
 import sys
 from pathlib import Path
 
+from analytics.usage.allocator import use_system_allocator
+from analytics.usage.files import write_atomic
 from bench import lines
 from bench.org import Scale
 from bench.scenarios import SCENARIOS
@@ -55,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write results")
     parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
+    use_system_allocator()  # as the programs measured do
     lines.KEPT = args.keep
     scale = Scale(args.scale)
     results = []
@@ -69,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "results": results,
     }
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    # Atomic: a run stopped while writing leaves the earlier figures whole, not half a file.
+    write_atomic((json.dumps(report, indent=2) + "\n").encode(), args.output)
     return 0 if all(line["ok"] for line in results) else MISSED
 
 

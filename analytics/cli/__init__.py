@@ -17,9 +17,11 @@ checks and marks, look-ups, keys, serve.
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, reports, checks, lookups, keys, serve  # noqa: I001
 from analytics.cli.shared import app
+from analytics.usage.allocator import use_system_allocator
 
 __all__ = ["app", "checks", "exports", "keys", "lookups", "main", "reports", "serve"]
 
 
 def main() -> None:
+    use_system_allocator()
     app()
