@@ -15,7 +15,7 @@ from conftest import DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from headless import TODAY, chart_specs, open_clean_page, open_page
 
 from analytics.alerts.anomalies import anomaly_events
-from analytics.anomalies.detect import find_anomalies
+from analytics.anomalies.detect import NEW_KEY, find_anomalies
 from analytics.usage.pipeline import fetch_usage
 from emulator import EmulatorConfig, create_app
 
@@ -41,6 +41,21 @@ def test_the_injected_anomalies_are_listed(demo_env, demo_ledger):
     assert tiles["New"] == str(len(table)) and tiles["Expected"] == "0"
 
 
+def first_week(demo_ledger, new) -> dict[str, int]:
+    """The injected new key's characters on each day of its first week, from the ledger: the
+    week whose biggest day the anomaly reports."""
+    week = [new.first + n * DAY for n in range(NEW_KEY.days)]
+    used = dict.fromkeys(week, 0)
+    for row in demo_ledger.ledger(week[0], week[-1]):
+        if row.api_key == new.api_key:
+            used[row.usage_date] += (
+                row.text_translation_characters
+                + row.document_translation_characters
+                + row.text_improvement_characters
+            )
+    return {f"{day:%Y-%m-%d}": characters for day, characters in used.items()}
+
+
 def test_one_anomaly_is_charted_against_its_usual_days(demo_env, demo_ledger):
     new = events(demo_ledger)["new"]
     anomaly = f"new:{new.api_key}:total_characters:{new.first}"
@@ -52,20 +67,18 @@ def test_one_anomaly_is_charted_against_its_usual_days(demo_env, demo_ledger):
     bars = next(trace for trace in chart["data"] if trace["type"] == "bar")
     first = bars["x"].index(f"{new.first:%Y-%m-%d}")
     assert all(value == 0 for value in bars["y"][:first])  # nothing before the new key's day
-    used = sum(
-        row.text_translation_characters
-        + row.document_translation_characters
-        + row.text_improvement_characters
-        for row in demo_ledger.ledger(new.first, new.first)
-        if row.api_key == new.api_key
-    )
-    assert bars["y"][first] == used
+    week = first_week(demo_ledger, new)
+    shown = dict(zip(bars["x"], bars["y"], strict=True))
+    assert {day: shown[day] for day in week} == week
+    # The anomaly runs from the key's first day to the biggest day of its first week (the
+    # earliest of equal ones), the day its observed value is from: those days are marked.
+    peak = max(week, key=week.__getitem__)
     red = [
         x
         for x, color in zip(bars["x"], bars["marker"]["color"], strict=True)
         if color != bars["marker"]["color"][0]
     ]
-    assert red == [f"{new.first:%Y-%m-%d}"]
+    assert red == [day for day in week if day <= peak]
     assert any(f"first used on {new.first:%a %Y-%m-%d}" in m.value for m in at.markdown)
 
 
