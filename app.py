@@ -32,7 +32,7 @@ PRESET_LABELS = {
     "all-history": "All history",
     "custom": "Custom range",
 }
-DEFAULT_PRESET = "last-30-days"
+DEFAULT_PRESET = calendar.DEFAULT_PRESET
 
 
 def gate() -> Access:

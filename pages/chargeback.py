@@ -43,6 +43,7 @@ st.dataframe(
     column_config=chargeback_columns(currency),
 )
 st.caption(
-    "Usage cost, the team's share of the base fee, and their sum; keys no team claims are "
-    "Unassigned. The Total row is the organization's cost, which the teams add up to."
+    "Total cost = usage cost + base fee share (the team's share of the base fee); keys no "
+    "team claims are Unassigned. The Total row is the organization's: its total cost, usage "
+    "cost and base fee, which the teams add up to."
 )

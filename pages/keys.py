@@ -25,9 +25,8 @@ page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
         f"Usage cost per {noun} at the prices of pricing.toml: its share of the organization's "
-        "lines, day by day. The base fee is shared between teams on the Chargeback page, "
-        "which (like exports) shares each month's lines instead: a key's or team's amount can "
-        "differ there by a few cents, the organization's never."
+        "lines, the same amount exports and the Chargeback page show. The base fee is no "
+        "key's: the Chargeback page shares it between teams (base fee share)."
     )
 
 left, right = st.columns([1, 1], gap="large")

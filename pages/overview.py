@@ -6,7 +6,15 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.anomalies.tables import new_anomalies
-from analytics.cost.priced import cost_tiles, priced_totals, why_free
+from analytics.cost.money import amount_text
+from analytics.cost.priced import (
+    BASE_FEE,
+    TOTAL_COST,
+    USAGE_COST,
+    cost_tiles,
+    priced_totals,
+    why_free,
+)
 from analytics.cost.prices import parse_pricing
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks
@@ -16,7 +24,7 @@ from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
 from analytics.usage.frames import totals
-from analytics.usage.metrics import SERVICE_LABELS, format_value
+from analytics.usage.metrics import SERVICE_LABELS, TOTAL_CHARACTERS, format_value
 
 source = data_source()
 chosen = session.chosen_range()
@@ -101,11 +109,12 @@ for column, (metric, label, value, change, change_text, help_text) in zip(
         chart_data=sparklines[metric].round(2).tolist(),
         chart_type="area",
     )
-if view.cost:
+if view.cost and view.pricing is not None:
     st.caption(
-        "Cost at the prices of pricing.toml: each service's usage cost, and in Total cost "
-        "the base fee too. Compared with the previous period at its prices (N/A when it has "
-        "none)."
+        f"{TOTAL_COST} {amount_text(spent[TOTAL_CHARACTERS] + fee, view.currency)} = "
+        f"{USAGE_COST.lower()} {amount_text(spent[TOTAL_CHARACTERS], view.currency)} + "
+        f"{BASE_FEE.lower()} {amount_text(fee, view.currency)}, at the prices of pricing.toml. "
+        "Compared with the previous period at its prices (N/A when it has none)."
     )
 
 with service_errors(source):

@@ -12,7 +12,7 @@ from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
-from analytics.usage.metrics import METRIC_LABELS, TAG_METRICS, format_value
+from analytics.usage.metrics import TAG_METRICS, format_value
 
 source = data_source()
 chosen = session.chosen_range()
@@ -27,7 +27,11 @@ share = summary.tagged_share
 for column, (label, value, help_text) in zip(
     st.columns(4),
     [
-        ("Text characters", f"{summary.text_characters:,}", "Text translation + improvement"),
+        (
+            tables.TEXT_CHARACTERS_LABEL,
+            f"{summary.text_characters:,}",
+            "Text translation + improvement",
+        ),
         ("Tagged", f"{summary.tagged:,}", "Characters that carry a custom tag"),
         ("Untagged", f"{summary.untagged:,}", "Text characters without a custom tag"),
         ("Tagged share", "N/A" if share is None else f"{share:.1%}", "Of the text characters"),
@@ -45,7 +49,7 @@ if not summary.text_characters and table.empty:
 
 row = st.container(horizontal=True, vertical_alignment="bottom")
 with row:
-    metric = page.metric_select(row, TAG_METRICS, width=260)
+    metric = page.metric_select(row, TAG_METRICS, width=260, names=tables.TAG_LABELS)
     granularity = page.granularity_select(row, chosen)
     top = page.top_n_input(row, width=110)
 
@@ -55,7 +59,7 @@ with service_errors(source):
     )
 st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="tags_chart")
 st.caption(
-    f"{METRIC_LABELS[metric]} per {granularity} (UTC; weeks start on Monday, the last one may "
+    f"{tables.TAG_LABELS[metric]} per {granularity} (UTC; weeks start on Monday, the last one may "
     f"be partial): the top {top} tags, Other for the remaining tags and Untagged for the "
     "organization's characters without a tag; each bar is all of them."
 )
@@ -103,6 +107,6 @@ with right:
         column_config=tag_table_columns(),
     )
 st.caption(
-    f"{tag}: {format_value(days['total_characters'].sum(), 'total_characters')} characters on "
+    f"{tag}: {format_value(days['total_characters'].sum(), 'total_characters')} text characters on "
     f"{len(days):,} days; the share is of that day's text characters."
 )

@@ -168,7 +168,7 @@ def test_the_cost_switch_is_the_sessions_on_every_page_and_in_every_url(priced):
     at.switch_page(str(ROOT / "pages" / "keys.py")).run()
     assert not at.exception and not at.error
     assert at.segmented_control(key="show_switch").value == "cost"
-    assert at.selectbox(key="metric").options[0] == "Total cost"
+    assert at.selectbox(key="metric").options[0] == "Usage cost"
     # Set back on Keys, it is usage again on Overview, and gone from the URL.
     at.segmented_control(key="show_switch").set_value("usage").run()
     at.switch_page(str(ROOT / "pages" / "overview.py")).run()
@@ -188,7 +188,7 @@ def test_keys_table_shows_each_keys_cost_per_metric(priced, demo_ledger):
     biggest = max(expected, key=lambda key: expected[key]["total_characters"])
     assert at.dataframe[0].value["api_key"].iloc[0] == biggest
     [top, one] = chart_specs(at)
-    assert top["layout"]["xaxis"]["title"]["text"] == "Total cost (EUR)"
+    assert top["layout"]["xaxis"]["title"]["text"] == "Usage cost (EUR)"
     assert one["layout"]["yaxis"]["title"]["text"] == "Cost (EUR)"
 
 

@@ -225,6 +225,21 @@ def test_daily_items_add_up_to_the_month():
     assert daily.total == monthly.total == Decimal("20.00")
 
 
+def test_a_keys_days_share_its_part_of_the_line():
+    # One cent for five characters: A's three days of one character and B's day of two.
+    cent = prices(
+        prices=f"unit_prices = {{ {TEXT} = 2000, {DOCS} = 0, {IMPROVE} = 0, {MINUTES} = 0 }}"
+    )
+    frame = key_day_rows(
+        [(date(2025, 1, d), KEY_A, "A", {TEXT: 1}) for d in (1, 2, 3)]
+        + [(date(2025, 1, 4), KEY_B, "B", {TEXT: 2})]
+    )
+    daily = price_usage(frame, cent, *JAN, per="day")
+    # A has 3/5 of the line, so the cent: on its first day, not on B's (2/5 > each 1/5 day).
+    assert daily.items["amount_minor"].tolist() == [1, 0, 0, 0]
+    assert amounts(price_usage(frame, cent, *JAN)) == {(KEY_A, TEXT): 1}
+
+
 def test_sums_stay_exact_past_the_floats_integers():
     # 2**53 + 1 characters at a cent each: a float64 sum would lose the last character.
     cent_each = prices(
@@ -393,6 +408,7 @@ def test_items_add_up_to_the_organization_and_stay_within_a_unit_of_exact(
         for key, d, chars, hundredths in rows
     )
     spend = price_usage(frame, parsed, start, start + timedelta(days=DAYS - 1))
+    daily = price_usage(frame, parsed, start, start + timedelta(days=DAYS - 1), per="day")
 
     minor = {"EUR": 2, "JPY": 0, "KWD": 3}[currency]
     exact: dict[tuple[int, str, str], Fraction] = {}  # (month, metric, key) → minor units
@@ -425,6 +441,11 @@ def test_items_add_up_to_the_organization_and_stay_within_a_unit_of_exact(
     by_items = items.groupby(["month", "metric"], observed=True)["amount_minor"].sum()
     assert by_items.reindex(by_line.index, fill_value=0).tolist() == by_line.tolist()
     assert spend.total_minor == int(items["amount_minor"].sum())
+    # Priced by day, each key's days add up to its month: one cost per key, by day or month.
+    per_month = ["month", "api_key", "metric"]
+    by_day = daily.items.groupby(per_month, observed=True)["amount_minor"].sum()
+    by_month = items.groupby(per_month, observed=True)["amount_minor"].sum()
+    assert by_day.reindex(by_month.index, fill_value=0).tolist() == by_month.tolist()
 
 
 def _month(day_offset: int) -> int:

@@ -262,8 +262,13 @@ def _share(value: float) -> str:
 @app.command("check-anomalies")
 def check_anomalies(
     days: Annotated[
-        int, typer.Option(min=1, help="Check the last N closed UTC days (yesterday back).")
-    ] = 7,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Check the last N closed UTC days (yesterday back); by default the "
+            "dashboard's default range (Last 30 days), as the Anomalies page does.",
+        ),
+    ] = None,
     notify: NotifyOption = False,
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,
@@ -276,8 +281,10 @@ def check_anomalies(
     with _check(notify, alerts, dry_run, debug) as check:
         marks = _marks(check.settings, demo)
         marked = marks.read() if marks else {}
-        end = calendar.utc_today() - timedelta(days=1)
-        start = end - timedelta(days=days - 1)
+        today = calendar.utc_today()
+        start, end = calendar.resolve(calendar.DEFAULT_PRESET, today)
+        if days is not None:
+            start = end - timedelta(days=days - 1)
         first = start - timedelta(days=LOOKBACK_DAYS)
         usage = fetching.usage(check.settings, demo, first, end, use_history=True)
         found = find_anomalies(usage.frame, usage.start, start, end)

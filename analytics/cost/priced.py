@@ -8,10 +8,10 @@ day with usage, each metric's column holding that usage's cost in minor units (i
 does not). Every per-key table and chart of ``analytics.usage.tables`` (totals, top-N + Other,
 the key table with its shares and trends, one bucket's breakdown) so shows money as it is.
 
-The rows add up to the organization's lines exactly. A key's amount over a range is the sum of
-its day items, each within a minor unit of its exact share, so it can differ by a few minor
-units from the per-month items of an export or of the Chargeback page; the organization's
-amount never does. The base fee belongs to no key and no day (``spend.base_fees``).
+The rows add up to the organization's lines exactly. A key's (or team's) amount over a range
+is the sum of its day items, which add up to its per-month items exactly (``spend``), so it is
+the amount an export or the Chargeback page shows. The base fee belongs to no key and no day
+(``spend.base_fees``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,17 @@ from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
 from analytics.usage.metrics import METRICS, SERVICE_LABELS, TOTAL_CHARACTERS, format_change
 from analytics.usage.tables import relative_change
 
-# How a priced frame's columns are named on pages and charts.
+# The money figures' names (docs/glossary.md), the same on every page, report and file:
+# usage cost is what the usage cost at the prices in force; the base fee is the plan's
+# monthly fee (a team's part of it: its base fee share); total cost is their sum.
+USAGE_COST: Final = "Usage cost"
+BASE_FEE: Final = "Base fee"
+BASE_FEE_SHARE: Final = "Base fee share"
+TOTAL_COST: Final = "Total cost"
+# How a priced frame's columns are named on pages and charts: its total_characters column is
+# the usage cost (a priced frame holds no base fee).
 COST_LABELS: Final[dict[str, str]] = {
-    TOTAL_CHARACTERS: "Total cost",
+    TOTAL_CHARACTERS: USAGE_COST,
     **{metric: f"{label} cost" for metric, label in SERVICE_LABELS.items()},
 }
 
@@ -92,7 +100,7 @@ class CostTile:
 
     @property
     def label(self) -> str:
-        return COST_LABELS[self.metric]
+        return TOTAL_COST if self.metric == TOTAL_CHARACTERS else COST_LABELS[self.metric]
 
     @property
     def text(self) -> str:

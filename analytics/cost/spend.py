@@ -17,7 +17,9 @@ the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"`
 * A line is rounded once, half up, to the currency's minor unit. The groups' items are
   apportioned from it by largest remainder, pro rata to their usage, so they add up to it
   exactly; an item can differ from its exact share by less than one minor unit (a group's
-  month that spans a price change sums its shares of both lines).
+  month that spans a price change sums its shares of both lines). With ``per="day"`` each
+  group's part of a line is then shared between its days the same way, so a group's day
+  items add up to its month item: a key's or team's cost is one number, by day or by month.
 * A month only partly inside the range gets the part of its included volume and of its
   ``monthly_fee`` that its covered days carry (each day carries 1/days-in-month); a whole
   month gets exactly the month's. The base fee is its own line per month (``Spend.fees``).
@@ -264,7 +266,7 @@ def price_usage(
 
     line = rows.cell * len(metrics) + rows.metric
     price = lines.price[line]
-    amount = apportion(lines.charged, line, rows.units)
+    amount = _shared(lines.charged, line, rows.group, rows.units)
     list_amount = scaled_half_up(rows.units, price, lines.denominator)
     month = cells.month[rows.cell]
     out = rows.slot if per == "day" else month
@@ -303,6 +305,18 @@ def price_usage(
         fees=fees.iloc[:0] if at_list_prices else fees,
         unpriced=unpriced,
     )
+
+
+def _shared(charged: list[int], line: Ints, group: Ints, units: Ints) -> Ints:
+    """Each line shared out between its groups pro rata to usage, then each group's part
+    between the group's rows (its days, with ``per="day"``): a group's day items so add up
+    to its month item exactly, and a key's or team's amount over a range is the same on
+    every page, export and report, whether priced per day or per month."""
+    part, group_line = pd.factorize(group * len(charged) + line)
+    codes = np.asarray(part, dtype=np.int64)
+    of_line = np.asarray(group_line, dtype=np.int64) % len(charged)
+    parts = apportion(charged, of_line, _sums(codes, len(group_line), units))
+    return apportion(parts.tolist(), codes, units)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.priced import COST_LABELS
+from analytics.cost.priced import BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
+    METRIC_LABELS,
     METRICS,
     MINUTE_METRICS,
     SERVICE_CHARACTERS,
@@ -23,7 +24,7 @@ from analytics.usage.metrics import (
     TOTAL_CHARACTERS,
     percent_text,
 )
-from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER
+from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS_LABEL
 
 
 def number(label: str) -> Any:
@@ -38,9 +39,10 @@ def key_name_columns() -> dict[str, Any]:
     }
 
 
-def _characters() -> dict[str, Any]:
-    """Character counts as whole numbers, each service under its short name."""
-    labels = {TOTAL_CHARACTERS: "Total characters"} | {
+def _characters(total: str = METRIC_LABELS[TOTAL_CHARACTERS]) -> dict[str, Any]:
+    """Character counts as whole numbers, `total` named so, each service under its short
+    name."""
+    labels = {TOTAL_CHARACTERS: total} | {
         metric: SERVICE_LABELS[metric] for metric in SERVICE_CHARACTERS
     }
     return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
@@ -60,9 +62,9 @@ def chargeback_columns(currency: str) -> dict[str, Any]:
     return {
         "month": st.column_config.TextColumn("Month", pinned=True),
         "team": st.column_config.TextColumn("Team", pinned=True),
-        "amount": money_column(f"Cost ({currency})", currency),
-        "usage_amount": money_column(f"Usage cost ({currency})", currency),
-        "base_fee": money_column(f"Base fee ({currency})", currency),
+        "amount": money_column(f"{TOTAL_COST} ({currency})", currency),
+        "usage_amount": money_column(f"{USAGE_COST} ({currency})", currency),
+        "base_fee": money_column(f"{BASE_FEE_SHARE} ({currency})", currency),
         **_usage(),
     }
 
@@ -123,7 +125,7 @@ def tag_table_columns(currency: str = "") -> dict[str, Any]:
         "usage_date": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
         "share": _share("Share of text characters"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
-        **_characters(),
+        **_characters(TEXT_CHARACTERS_LABEL),
     }
 
 

@@ -155,10 +155,11 @@ def metric_select(
     metrics: Sequence[M],
     width: int | Literal["stretch"] = "stretch",
     view: View = USAGE_BY_KEY,
+    names: Mapping[str, str] = METRIC_LABELS,
 ) -> M:
-    """The metric a chart shows, one of `metrics` (in money, its cost); kept in the URL as
-    `metric`."""
-    labels = COST_LABELS if view.cost else METRIC_LABELS
+    """The metric a chart shows, one of `metrics` named by `names` (in money, its cost); kept
+    in the URL as `metric`."""
+    labels = COST_LABELS if view.cost else names
     metric: M = where.selectbox(
         "Metric",
         metrics,
@@ -270,6 +271,8 @@ def searchable_table(
     them. A priced per-key table shows its amounts as exact decimals."""
     kind = _searchable(noun, view)
     words = "teams" if noun == "keys" and view.by_team else noun
+    # Glossary: a table of keys counts the keys used in the range, not the key list's.
+    counted = "keys used in this range" if words == "keys" else words
     query = st.text_input(
         f"Search {words}",
         key="q",
@@ -285,5 +288,5 @@ def searchable_table(
         height=min(38 + 35 * len(shown), 420),
         column_config=kind.column_config,
     )
-    st.caption(f"{len(shown):,} of {len(table):,} {words}. Click a column header to sort.")
+    st.caption(f"{len(shown):,} of {len(table):,} {counted}. Click a column header to sort.")
     return shown

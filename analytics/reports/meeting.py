@@ -23,7 +23,7 @@ from analytics.capacity.review import CapacityReview
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
-from analytics.cost.priced import COST_LABELS
+from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
 from analytics.cost.prices import PRICED_METRICS, unpriced_text
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
@@ -216,10 +216,10 @@ def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:
     """The range's spend by service, the base fee and the total, against the previous range
     (N/A where it has no prices)."""
     assert review.spend is not None
-    lines = [*PRICED_METRICS, "base_fee_minor", "amount_minor"]
+    lines = [*PRICED_METRICS, USAGE_MINOR, "base_fee_minor", "amount_minor"]
     now = _total(review.spend, lines)
     before = None if review.previous_spend is None else _total(review.previous_spend, lines)
-    names = [*(COST_LABELS[m] for m in PRICED_METRICS), "Base fee", "Total cost"]
+    names = [*(COST_LABELS[m] for m in PRICED_METRICS), USAGE_COST, BASE_FEE, TOTAL_COST]
     return pd.DataFrame(
         {
             "Spend": names,
@@ -240,9 +240,17 @@ def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:
 
 
 def _total(spend: pd.DataFrame, lines: list[str]) -> dict[str, int]:
-    """The ``Total`` row of a spend per team, in minor units."""
-    [row] = spend.loc[spend["team"] == TOTAL, lines].to_dict("records")
+    """The ``Total`` row of a spend per team, in minor units (its usage cost too)."""
+    [row] = _with_usage_cost(spend).loc[spend["team"] == TOTAL, lines].to_dict("records")
     return {line: int(row[line]) for line in lines}
+
+
+USAGE_MINOR = "usage_minor"
+
+
+def _with_usage_cost(spend: pd.DataFrame) -> pd.DataFrame:
+    """A spend per team with each row's usage cost (total cost less the base fee share)."""
+    return spend.assign(**{USAGE_MINOR: spend["amount_minor"] - spend["base_fee_minor"]})
 
 
 def _hundredfold(change: float | None) -> float | None:
@@ -250,17 +258,16 @@ def _hundredfold(change: float | None) -> float | None:
 
 
 def _team_rows(spend: pd.DataFrame, currency: str) -> pd.DataFrame:
-    """Each team's usage cost, base fee share and cost, and its share of the total."""
+    """Each team's usage cost, base fee share and total cost, and its share of the total."""
     total = int(spend["amount_minor"].iloc[-1])
     return pd.DataFrame(
         {
             "Team": spend["team"],
-            "Usage cost": [
-                amount_text(int(a - f), currency)
-                for a, f in zip(spend["amount_minor"], spend["base_fee_minor"], strict=True)
+            USAGE_COST: [
+                amount_text(int(u), currency) for u in _with_usage_cost(spend)[USAGE_MINOR]
             ],
-            "Base fee": [amount_text(int(f), currency) for f in spend["base_fee_minor"]],
-            "Cost": [amount_text(int(a), currency) for a in spend["amount_minor"]],
+            BASE_FEE_SHARE: [amount_text(int(f), currency) for f in spend["base_fee_minor"]],
+            TOTAL_COST: [amount_text(int(a), currency) for a in spend["amount_minor"]],
             "Share": [
                 percent_text(100 * int(a) / total if total else None, signed=False)
                 for a in spend["amount_minor"]

@@ -137,6 +137,9 @@ PRESETS: Final[dict[Preset, Callable[[date], tuple[date, date]]]] = {
     "year-to-date": _to_date(lambda day: day.replace(month=1, day=1)),
     "last-12-months": _last_12_months,
 }
+# The range the dashboard opens on, and so the range `check-anomalies` looks back over by
+# default: the anomalies a page counts are the ones the check reports.
+DEFAULT_PRESET: Final[Preset] = "last-30-days"
 
 
 def resolve(name: str, today: date, demo_days: int | None = None) -> tuple[date, date]:

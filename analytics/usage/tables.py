@@ -36,6 +36,10 @@ from analytics.usage.metrics import (
 )
 
 OTHER = "Other"
+# A tag's characters are text characters (text translation + text improvement): only text is
+# tagged, so in tag tables and charts the total is named so, never "Total characters".
+TEXT_CHARACTERS_LABEL = "Text characters"
+TAG_LABELS: Mapping[str, str] = {**METRIC_LABELS, TOTAL_CHARACTERS: TEXT_CHARACTERS_LABEL}
 # The organization's text characters that carry no custom tag.
 UNTAGGED = "Untagged"
 # Per-key tables: who, how big a share, the trend, then every metric.
