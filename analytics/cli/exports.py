@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
@@ -24,7 +24,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.files import Format, export_bytes, format_for, write_export
+from analytics.exports.files import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportProblem, ExportRequest, ExportSource, Report
 from analytics.usage import calendar
 from analytics.usage.pipeline import Usage, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
@@ -130,11 +130,21 @@ def export(
             _say_nothing_used(first, last)
         _say_unpriced(request.warning(costing, first, last))
         if output == shared.STDOUT:
-            sys.stdout.buffer.write(export_bytes(table, file_format, raw))
+            _to_stdout(export_pieces(table, file_format, raw))
             return
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+def _to_stdout(pieces: Iterable[Piece]) -> None:
+    """Every byte of every piece, as it is rendered: unbuffered standard output (`python -u`,
+    PYTHONUNBUFFERED) is a raw file, whose write may take only part of a piece."""
+    out = sys.stdout.buffer
+    for piece in pieces:
+        rest = memoryview(piece)
+        while rest:
+            rest = rest[out.write(rest) :]
 
 
 def _say_unpriced(warning: str | None) -> None:

@@ -10,6 +10,8 @@ value out of range), before any command runs.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -46,6 +48,9 @@ EXIT_BUDGET_WARNING = 10
 EXIT_BUDGET_EXCEEDED = 11
 EXIT_NEW_ANOMALIES = 12
 EXIT_DELIVERY = 13
+# Standard output's reader went away (`… | head`): the status a shell shows for a writer that
+# SIGPIPE stopped, as `cat` or `seq` end there.
+EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 
 # `--output -`: standard output rather than a file.
 STDOUT = Path("-")
@@ -59,6 +64,9 @@ class OneLineErrors(TyperGroup):
         options["standalone_mode"] = False
         try:
             code = super().main(args, *extra, **options)
+            sys.stdout.flush()  # a reader that went away is found here, not at exit
+        except BrokenPipeError:
+            code = _closed_output()
         except ClickException as exc:
             message = " ".join(exc.format_message().replace("Value error, ", "").split())
             typer.echo(f"error: {message}", err=True)
@@ -80,6 +88,16 @@ class OneLineErrors(TyperGroup):
         option = super().get_help_option(ctx)
         _bare_flags([option])
         return option
+
+
+def _closed_output() -> int:
+    """Standard output's reader went away (`… | head`): the command ends quietly. Nothing
+    more goes to the closed pipe, since what is still buffered for it would fail again as the
+    interpreter exits, with an "Exception ignored" on stderr."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_PIPE
 
 
 def _bare_flags(params: Sequence[Parameter | None]) -> None:
@@ -158,6 +176,8 @@ def reported(debug: bool) -> Iterator[None]:
         yield
     except typer.Exit:
         raise
+    except BrokenPipeError:
+        raise typer.Exit(_closed_output()) from None
     except (
         UsageProblem,
         PricingFileError,
