@@ -2,6 +2,7 @@
 with prices), budget status, period comparison, growth drivers, and the meeting report to
 download."""
 
+import os
 from pathlib import Path
 
 import streamlit as st
@@ -30,6 +31,9 @@ from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.reports.meeting import render
+from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
+from analytics.reports.pdf import find_chromium, html_to_pdf
+from analytics.reports.settings import ReportSettingsError, report_settings
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import METRIC_LABELS
 
@@ -45,9 +49,17 @@ st.caption(
     f"last year · forecasts as of {today:%Y-%m-%d}"
 )
 
+# The report's settings, found as the `report` command finds them: the same contract year,
+# budgets and paper whichever makes the report.
+try:
+    settings = report_settings(os.environ, Path.cwd(), source.demo)
+except ReportSettingsError as exc:
+    st.error(f"{exc}. The report is laid out on A4.", icon=":material/error:")
+    settings = report_settings(os.environ, Path.cwd(), source.demo, size="A4")
+
 with st.expander("Budgets", icon=":material/savings:"):
     uploaded = st.file_uploader("Budgets file (TOML)", type="toml", key="budgets_file")
-    budgets, problem = chosen_budgets(uploaded, source.demo)
+    budgets, problem = chosen_budgets(uploaded, settings.budgets)
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
@@ -172,13 +184,34 @@ st.dataframe(
     column_config={**key_name_columns(), **changes},
 )
 
-st.download_button(
-    "Download the meeting report (HTML)",
-    data=lambda: render(read.frame, review, key_limits=key_limits or ()),
-    file_name=f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}.html",
-    mime="text/html",
-    icon=":material/download:",
-    type="primary",
-    on_click="ignore",
-    key="download_report",
-)
+
+def report_page() -> str:
+    """The meeting report of the range, as the `report` command writes it."""
+    return render(read.frame, review, key_limits=key_limits or (), page_size=settings.page_size)
+
+
+report_name = f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}"
+chromium = find_chromium()
+with st.container(horizontal=True):
+    st.download_button(
+        "Download the meeting report (HTML)",
+        data=report_page,
+        file_name=f"{report_name}.html",
+        mime="text/html",
+        icon=":material/download:",
+        type="primary",
+        on_click="ignore",
+        key="download_report",
+    )
+    if chromium is not None:
+        st.download_button(
+            f"Download the meeting report (PDF, {settings.page_size})",
+            data=lambda: html_to_pdf(report_page(), chromium),
+            file_name=f"{report_name}.pdf",
+            mime="application/pdf",
+            icon=":material/picture_as_pdf:",
+            on_click="ignore",
+            key="download_report_pdf",
+        )
+if chromium is None:
+    st.caption(f"No PDF: {CHROMIUM_MISSING}.")

@@ -90,6 +90,33 @@ def test_the_report_is_printed_to_pdf_by_chromium(org, needs_chromium, how):
     assert [path.name for path in org.iterdir()] == [output.name]  # no temporary left
 
 
+# Paper in PostScript points: A4 is 210 × 297 mm, Letter 8.5 × 11 inches.
+PAPER = {"A4": (595, 842), "Letter": (612, 792)}
+
+
+@pytest.mark.parametrize(
+    ("setting", "option", "paper"),
+    [(None, [], "A4"), ("Letter", [], "Letter"), ("letter", ["--page-size", "A4"], "A4")],
+)
+def test_the_pdf_is_a4_unless_the_setting_asks_for_letter(
+    org, needs_chromium, monkeypatch, setting, option, paper
+):
+    if setting is None:
+        monkeypatch.delenv("REPORT_PAGE_SIZE", raising=False)
+    else:
+        monkeypatch.setenv("REPORT_PAGE_SIZE", setting)
+    output = org / "report.pdf"
+    assert report("--output", str(output), *option).exit_code == 0
+    box = PdfReader(io.BytesIO(output.read_bytes())).pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == PAPER[paper]
+
+
+def test_a_page_size_that_is_no_paper_exits_2(org):
+    result = report("--output", str(org / "report.html"), "--page-size", "A5")
+    assert result.exit_code == 2
+    assert result.stderr == ("error: page size 'A5' is not one of A4, Letter (REPORT_PAGE_SIZE)\n")
+
+
 def test_pdf_without_chromium_exits_2_naming_it(org, no_chromium):
     output = org / "report.pdf"
     result = report("--output", str(output), "--format", "pdf")

@@ -3,6 +3,7 @@ printed by headless chromium), written and mailed."""
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import date
 from pathlib import Path
@@ -28,6 +29,7 @@ from analytics.cli.shared import (
 from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
+from analytics.reports.settings import ReportSettingsError, report_settings
 from analytics.usage import calendar
 from analytics.usage.calendar import YearStart, range_text
 from analytics.usage.files import write_atomic
@@ -64,7 +66,20 @@ def report(
     ] = None,
     alerts: AlertsOption = None,
     budgets: Annotated[
-        Path | None, typer.Option("--budgets", help="Budgets TOML file to show the status of.")
+        Path | None,
+        typer.Option(
+            "--budgets",
+            help="Budgets TOML file to show the status of, and its contract year (default: "
+            "budgets.toml here when present; the example with --demo), as the Capacity page.",
+        ),
+    ] = None,
+    size: Annotated[
+        str | None,
+        typer.Option(
+            "--page-size",
+            help="A4 or Letter: the paper the report is laid out and printed on (default: the "
+            "REPORT_PAGE_SIZE setting, else A4).",
+        ),
     ] = None,
     pricing: shared.PricingOption = None,
     teams: shared.TeamsOption = None,
@@ -85,15 +100,33 @@ def report(
         if output is not None and file_format == "pdf" and chromium is None:
             raise UsageProblem(CHROMIUM_MISSING)
         mail_server = _report_mail(alerts, mail_to or [])
-        budget_file = files.budgets(budgets) if budgets else None
-        cost = files.daily_cost(files.costing(pricing, teams, demo), budget_file)
+        try:
+            settings = report_settings(
+                os.environ,
+                Path.cwd(),
+                demo,
+                budgets=budgets,
+                pricing=pricing,
+                teams=teams,
+                size=size,
+            )
+        except ReportSettingsError as exc:
+            raise UsageProblem(str(exc)) from None
+        budget_file = files.budgets(settings.budgets) if settings.budgets else None
+        costing = files.costing(settings.pricing, settings.teams, demo)
+        cost = files.daily_cost(costing, budget_file)
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = fetching.usage(shared.settings(), demo, fetch_first, fetch_last, use_history=True)
         review = build_review(usage, budget_file, today, first, last, cost)
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
         limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
-        page = render(usage.frame, review, key_limits=limits[0] if limits else ())
+        page = render(
+            usage.frame,
+            review,
+            key_limits=limits[0] if limits else (),
+            page_size=settings.page_size,
+        )
         pdf = (
             html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
         )

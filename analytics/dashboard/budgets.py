@@ -1,5 +1,6 @@
-"""The budgets file the Capacity page uses: an upload, or `budgets.toml` beside the dashboard,
-or (demo) the example, found by the rule the money files follow."""
+"""The budgets file the Capacity page uses: an upload, or the one the report's settings find
+(`budgets.toml` beside the dashboard, or in demo mode the example), as the `report` command
+does."""
 
 from __future__ import annotations
 
@@ -8,19 +9,18 @@ from pathlib import Path
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets, parse_budgets
-from analytics.usage.bundle import organization_file
 
 BUDGETS_FILE = Path("budgets.toml")
 
 
 def chosen_budgets(
-    uploaded: UploadedFile | None, demo: bool
+    uploaded: UploadedFile | None, path: Path | None
 ) -> tuple[BudgetFile | None, str | None]:
-    """The budgets in force and the problem that stopped reading them, if any."""
+    """The budgets in force (an upload, else the file at `path`) and the problem that stopped
+    reading them, if any."""
     try:
         if uploaded is not None:
             return parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name), None
-        path = organization_file("budgets", None, Path.cwd(), demo)
         if path is not None:
             return load_budgets(path), None
     except (BudgetFileError, UnicodeDecodeError) as exc:

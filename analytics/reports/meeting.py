@@ -27,6 +27,7 @@ from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, COST_LABELS, TOTAL_C
 from analytics.cost.prices import PRICED_METRICS, unpriced_text
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
+from analytics.reports.settings import PageSize
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value, percent_text
@@ -320,10 +321,12 @@ def render(
     review: CapacityReview,
     title: str = "Capacity review",
     key_limits: Sequence[Evaluation] = (),
+    page_size: PageSize = "A4",
 ) -> str:
     """The review as one HTML page, with usage charts of its range from ``key_day`` (which
     covers at least that range), and each key against its own limits (``key_limits``, as
-    ``analytics.keys.limits`` evaluates them) when there are any."""
+    ``analytics.keys.limits`` evaluates them) when there are any; printed (by a browser or
+    ``pdf.html_to_pdf``) on ``page_size`` paper."""
     start, end = review.start, review.end
     comparison = review.comparison
     period = within(key_day, start, end)
@@ -402,7 +405,8 @@ def render(
     body = header + "".join(sections)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
+        f"<title>{html.escape(title)}</title>"
+        f"<style>{STYLE}@page {{ size: {page_size}; margin: 12mm; }}</style>"
         f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>'
         f"</head><body>{body}</body></html>\n"
     )
