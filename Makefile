@@ -28,10 +28,15 @@ test: lint
 	$(BIN)/python -m pytest
 
 # The suite with the one clock pinned at the edges: a second before UTC midnight today, and the
-# last second of a leap-year February (USAGE_DASHBOARD_CLOCK, see docs/reliability.md).
+# last second of a leap-year February; then the tests reading an organization generated relative
+# to the clock (marker `demo`) at an instant drawn at random within the next two years, printed
+# so that a failure can be replayed (USAGE_DASHBOARD_CLOCK, see docs/reliability.md).
 test-clocks: $(VENV)/.dev
 	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(BIN)/python -m pytest -q
 	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(BIN)/python -m pytest -q
+	clock=$$(date -u -d "@$$(( $$(date +%s) + $$(shuf -i 0-63072000 -n 1) ))" +%Y-%m-%dT%H:%M:%SZ); \
+	echo "demo tests at $$clock; replay: USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
+	USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo
 
 # Style, the import contracts of docs/architecture.md, strict types on analytics/, and the
 # documentation site (a broken link or anchor fails the build).

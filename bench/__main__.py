@@ -17,7 +17,7 @@ from pathlib import Path
 from analytics.usage.allocator import use_system_allocator
 from analytics.usage.files import write_atomic
 from bench import lines
-from bench.org import Scale
+from bench.org import Scale, pin_clock
 from bench.scenarios import SCENARIOS
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
     use_system_allocator()  # as the programs measured do
+    pin_clock()
     lines.KEPT = args.keep
     scale = Scale(args.scale)
     results = []

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from analytics.usage.calendar import CLOCK_VARIABLE
 from bench.processes import stop_process
 from emulator import EmulatorConfig, create_app
 from emulator.usage_report import build_report
@@ -24,8 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 FULL_KEYS = 1000
 DAYS = 1826  # five years
 SEED = 42
+# The day every organization of a run is generated for (its history ends the day before), made
+# the run's one clock by `pin_clock`: the organizations, their injected anomalies and the figures
+# read from them are the same on any day, so a line moves with the code alone.
+TODAY = dt.date(2026, 11, 25)
 # The dashboard's entry script as `AppTest` runs it, from the checkout.
 APP_LAUNCHER = f"import runpy; runpy.run_path({str(ROOT / 'app.py')!r})"
+
+
+def pin_clock() -> None:
+    """Make noon UTC of TODAY the clock of this process and of every process it starts
+    (CLOCK_VARIABLE): the emulators, commands and dashboards of the run all read it."""
+    os.environ[CLOCK_VARIABLE] = f"{TODAY.isoformat()}T12:00:00+00:00"
 
 
 @dataclass(frozen=True)

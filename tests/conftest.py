@@ -33,6 +33,26 @@ settings.register_profile("repeatable", derandomize=True, deadline=None)
 settings.load_profile("repeatable")
 
 FIXED_TODAY = dt.date(2025, 6, 1)
+# Tests that read an organization generated relative to the run's clock are marked `demo`, so
+# that `make test-clocks` runs them on a day drawn at random: those using these fixtures (the
+# demo organization of the headless dashboard and its ledger, the emulator's default one)...
+DEMO_FIXTURES = frozenset({"demo_env", "demo_ledger", "emulator_process"})
+# ...and every test of these modules, which read the demo organization through `--demo`
+# commands, `demo_app` or dashboards started on it.
+DEMO_MODULES = frozenset(
+    {
+        "test_anomalies_cli",
+        "test_browser",
+        "test_budgets_cli",
+        "test_cli",
+        "test_cli_errors",
+        "test_install",
+        "test_load",
+        "test_local_state",
+        "test_report",
+        "test_signin",
+    }
+)
 # The 33 detection languages the spec lists.
 SPEC_DETECTION_CODES = set(
     [
@@ -71,6 +91,20 @@ SPEC_DETECTION_CODES = set(
         "th",
     ]
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "demo: reads an organization generated relative to the run's clock"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that read an organization generated relative to the clock `demo`."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if DEMO_FIXTURES.intersection(fixtures) or item.module.__name__ in DEMO_MODULES:
+            item.add_marker(pytest.mark.demo)
 
 
 def auth(key: str) -> dict[str, str]:

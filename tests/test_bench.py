@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from builders import assert_matches_ledger, ledger_totals
 
-from analytics.usage import calendar
+from bench import org
 from bench.__main__ import MISSED, machine
 from bench.scenarios import SCENARIOS, naive_key_day, tidy_key_day
 from emulator import EmulatorConfig, create_app
@@ -77,7 +77,7 @@ class Smoke:
     kept: Path
     began: dt.datetime
     ended: dt.datetime
-    today: dt.date  # the UTC day the run saw (the suite fails over if it spans midnight)
+    today: dt.date  # the day the benchmark pins its organizations and its clock to
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +99,7 @@ def smoke(tmp_path_factory) -> Smoke:
     assert run.returncode in (0, MISSED), run.stderr[-3000:]
     printed = [json.loads(line) for line in run.stdout.splitlines()]
     report = json.loads(output.read_text())
-    # The run's one clock (tests/clock.py), which the benchmark's organizations follow too.
-    today = calendar.utc_today()
-    return Smoke(run.returncode, printed, report, kept, began, ended, today)
+    return Smoke(run.returncode, printed, report, kept, began, ended, org.TODAY)
 
 
 @pytest.fixture(scope="module")
