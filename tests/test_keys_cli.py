@@ -285,3 +285,28 @@ def test_the_secret_stays_off_the_debug_log(served):
     assert made.exit_code == 0
     secret = made.stdout.strip()
     assert "DEBUG" in made.stderr and secret not in made.stderr
+
+
+def test_json_writes_whole_numbers_as_integers(served):
+    """A count is `900`, never `900.0`, even in a column where another key has no limit. The
+    only fractions are Speech's 2.5 minutes (the organization file's) and the plan's share of
+    speech minutes, 3 of 600."""
+    fractions: list[str] = []
+
+    def parsed(*command: str) -> list[dict]:
+        result = runner.invoke(app, list(command))
+        assert result.exit_code == 0, result.output
+        return json.loads(
+            result.stdout, parse_float=lambda text: fractions.append(text) or float(text)
+        )
+
+    rows = parsed("keys", "list", "--format", "json", "--all")
+    metrics = parsed("plan", "--format", "json")["metrics"]
+    assert [(r["label"], r["characters"], r["character limit"]) for r in rows] == [
+        ("Web shop", 900, 1000),
+        ("Speech", 0, None),
+        ("Planned", 0, None),
+        ("Admin", 7, None),
+    ]
+    assert [(m["used"], m["limit"]) for m in metrics] == [(907, None), (3, 600), (0, 600)]
+    assert fractions == ["2.5", "0.005"]

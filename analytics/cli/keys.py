@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-import msgspec
 import pandas as pd
 import typer
 
 from analytics.capacity.plan import billing_period, count_text
 from analytics.cli import fetching, shared
+from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, audit_table
@@ -112,8 +112,7 @@ def _write(table: pd.DataFrame, fmt: Format) -> None:
     if fmt == "csv":
         table.to_csv(sys.stdout, index=False, lineterminator="\n")
     elif fmt == "json":
-        records = table.astype(object).where(table.notna(), None).to_dict("records")
-        typer.echo(msgspec.json.format(msgspec.json.encode(records), indent=2).decode())
+        typer.echo(table_json(table))
     else:
         shown = table.astype(object).where(table.notna(), "-")
         for column in table.select_dtypes("number"):
@@ -261,6 +260,6 @@ def audit(
             raise UsageProblem("no audit log: SERVICE_HISTORY_PATH is off or no service is set")
         entries = log.read()
         if fmt == "json":
-            typer.echo(msgspec.json.format(msgspec.json.encode(entries), indent=2).decode())
+            typer.echo(json_text(entries))
             return
         _write(audit_table(entries), fmt)

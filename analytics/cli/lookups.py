@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Literal
 
-import msgspec
 import typer
 
 from analytics.capacity.plan import plan_snapshot, usage_range
 from analytics.cli import fetching, shared
+from analytics.cli.json_output import json_text
 from analytics.cli.shared import DebugOption, DemoOption, app
 from analytics.languages import language_table
 from analytics.service.models import Resource
@@ -63,9 +63,7 @@ def plan(
         usage = fetching.usage(settings, demo, *usage_range(answer, today), use_history=True)
         snapshot = plan_snapshot(answer, usage.frame, today, usage.start)
         if fmt == "json":
-            typer.echo(
-                msgspec.json.format(msgspec.json.encode(snapshot.as_json()), indent=2).decode()
-            )
+            typer.echo(json_text(snapshot.as_json()))
             return
         typer.echo(f"Billing period: {snapshot.period_text}")
         rows = [["metric", "used", "limit", "used %", "limit reached"]]
