@@ -1,12 +1,13 @@
 """The organization's developer keys as the administrator operations manage them.
 
 The rules the service documents: at most 25 developer keys are active at once (2 on the free
-plan); deactivation is immediate and permanent (the key is refused with 403 from then on,
-and stays listed); active and deactivated keys can be renamed, and two keys may share a
-label; a key created without a label gets a neutral one; the secret is given once, in the
-create answer's `key` field, and never again. A key's limits cap its use over one usage
-period, which here is the organization's billing period: characters across text, document
-and improvement, and speech-to-text milliseconds; None is no limit, 0 allows nothing.
+plan, `emulator.org.most_active`); deactivation is immediate and permanent (the key is refused
+with 403 from then on, and stays listed); active and deactivated keys can be renamed, and two
+keys may share a label; a key created without a label gets the published default label
+(`DEFAULT_LABEL`); the secret is given once, in the create answer's `key` field, and never
+again. A key's limits cap its use over one usage period, which here is the organization's
+billing period: characters across text, document and improvement, and speech-to-text
+milliseconds; None is no limit, 0 allows nothing.
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ from typing import Any
 
 from emulator.errors import ServiceError, bad_request
 from emulator.ledger import mask_key
-from emulator.org import DEFAULT_LABEL, derived_key_id
+from emulator.org import DEFAULT_LABEL, derived_key_id, most_active
 from emulator.store import DeveloperKeyRow, Store, StoredKey, instant_text
 
-MAX_ACTIVE = 25
-MAX_ACTIVE_FREE = 2
 LIMIT_FIELDS = {"characters": "character_limit", "speech_to_text_milliseconds": "speech_limit_ms"}
 QUOTA_EXCEEDED = "Quota exceeded. The character limit has been reached."
 
@@ -43,7 +42,7 @@ def key_body(row: DeveloperKeyRow) -> dict[str, Any]:
 
 def create(store: Store, label: str | None, pro: bool, now: dt.datetime) -> dict[str, Any]:
     """A new developer key, with its secret in `key` (this answer only)."""
-    most = MAX_ACTIVE if pro else MAX_ACTIVE_FREE
+    most = most_active(pro)
     if store.active_developer_keys() >= most:
         raise ServiceError(
             403,

@@ -71,7 +71,17 @@ def derived_key_id(secret: str) -> str:
 
 
 ADMIN_SUFFIX = ":adm"  # an admin key's secret ends so; only admin keys reach admin operations
-DEFAULT_LABEL = "Developer key"  # the label of a key created without one
+DEFAULT_LABEL = "DeepL API Key"  # the label of a key created without one, as published
+# The service's rule: at most this many developer keys are active at once (admin keys are not
+# developer keys), on a paid plan and on the free plan.
+MAX_ACTIVE = 25
+MAX_ACTIVE_FREE = 2
+
+
+def most_active(pro: bool) -> int:
+    """How many developer keys an organization on a paid (`pro`) or free plan may have active
+    at once: creating a key, generating an organization and reading one from a file keep it."""
+    return MAX_ACTIVE if pro else MAX_ACTIVE_FREE
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from emulator.ledger import METRICS, MINUTE_METRICS, UsageTuple
-from emulator.org import ADMIN_SUFFIX, PARTS, KeySpec, LanguagePair, Organization, TagShare
+from emulator.org import (
+    ADMIN_SUFFIX,
+    PARTS,
+    KeySpec,
+    LanguagePair,
+    Organization,
+    TagShare,
+    most_active,
+)
 from emulator.plan import DEFAULT_MINUTES_LIMIT, Plan
 
 TABLES = ("keys", "usage", "plan")
@@ -69,7 +77,15 @@ def parse(data: dict[str, Any], where: str = "organization") -> Organization:
             raise OrgFileError(f"{where}: usage[{i}] repeats a key and date already listed")
         usage[(row[0], row[1])] = row
     rows = sorted(usage.values(), key=lambda r: (r[0], r[1]))
-    return Organization(keys=keys, usage=rows, plan=_plan(data.get("plan", {}), f"{where}: plan"))
+    plan = _plan(data.get("plan", {}), f"{where}: plan")
+    active, most = sum(not k.admin and k.deactivated is None for k in keys), most_active(plan.pro)
+    if active > most:
+        raise OrgFileError(
+            f"{where}: {active} developer keys are active, but the service allows at most "
+            f"{most} at once on a {'paid' if plan.pro else 'free'} plan; give the others a "
+            "deactivated time"
+        )
+    return Organization(keys=keys, usage=rows, plan=plan)
 
 
 def _plan(item: Any, where: str) -> Plan:

@@ -3,6 +3,11 @@
 The first eight keys each carry one shape the dashboard must cope with (see SIGNATURE_KEYS);
 further keys get random mixes. Every key-day is drawn at once as a keys × days matrix. Unless
 asked not to, a few known anomalies are then put into the last months (`_inject`), and listed.
+
+Whatever the number of keys, the organization keeps the service's rule of at most 25 active
+developer keys with places free: at most ACTIVE_KEYS (22) are active, so "Create a key" works
+out of the box, three times before one must be deactivated. Further keys beyond that are
+deactivated at the start of today (UTC), after every day of their history (`_keep_places_free`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from emulator.ledger import USAGE_RECORD, UsageRows
-from emulator.org import ADMIN_SUFFIX, Injected, KeySpec, LanguagePair, Organization, TagShare
+from emulator.org import (
+    ADMIN_SUFFIX,
+    MAX_ACTIVE,
+    Injected,
+    KeySpec,
+    LanguagePair,
+    Organization,
+    TagShare,
+)
 from emulator.plan import Plan
 
 # label, detect_beta, shape
@@ -34,6 +47,10 @@ SIGNATURE_KEYS = (
 # before today they were deactivated or None).
 ADMIN_KEYS = (("Organization admin", True), ("Finance admin", False))
 UNUSED_KEYS = (("Mobile app (planned)", 5, None), ("Partner sandbox", 40, 30))
+# Places left free under the service's limit of active developer keys (paid plan), so that
+# keys can be created in any generated organization; the active keys are at most ACTIVE_KEYS.
+FREE_PLACES = 3
+ACTIVE_KEYS = MAX_ACTIVE - FREE_PLACES
 NEAR_LIMIT = 1.05  # the key near its limit has used 1 / NEAR_LIMIT of it this usage period
 RELABELLED_TO = "Customer support (EU)"
 MORE_LABELS = (
@@ -245,6 +262,7 @@ def generate(
         for spec, key_tags, key_pairs in zip(keys, tags, pairs, strict=True)
     ]
     keys = _lifecycle(np.random.default_rng([seed, 5]), keys, rows, plan, today)
+    keys = _keep_places_free(keys, n_keys, injected, today)
     return Organization(keys=keys, usage=rows, plan=plan, injected=injected)
 
 
@@ -258,9 +276,8 @@ def _lifecycle(
     """What an administrator sees beside usage: each used key created before its first day,
     the key whose usage ended first deactivated the day after its last (when that was over a
     week ago), limits on three keys (the first near its limit this usage period), then the
-    admin keys and the developer keys never used (one deactivated: an organization of 25
-    keys keeps a place free under the 25-active-key limit). Drawn from a generator of its own, so
-    usage is the same with or without them."""
+    admin keys and the developer keys never used (one deactivated). Drawn from a generator of
+    its own, so usage is the same with or without them."""
     first_used: dict[int, str] = {}
     last_used: dict[int, str] = {}
     period_characters: dict[int, int] = {}
@@ -309,6 +326,29 @@ def _lifecycle(
         for label, days, gone in UNUSED_KEYS
     ]
     return [*changed, *admins, *unused]
+
+
+def _keep_places_free(
+    keys: list[KeySpec], n_used: int, injected: list[Injected], today: dt.date
+) -> list[KeySpec]:
+    """`keys` with at most ACTIVE_KEYS developer keys active: further keys beyond that (the
+    first `n_used` keys are the generated ones, with usage) are deactivated at 00:00 UTC today,
+    after their last usage day (the history ends yesterday, and a deactivated key books
+    nothing). The last-listed further keys go first, those carrying an injected anomaly after
+    all others, so the signature keys, the key never used and, in a small organization, the
+    anomalies' keys stay active. Usage and anomalies are untouched, and no generator is drawn
+    from, so every other figure of a seed is what it was."""
+    active = [k for k, spec in enumerate(keys) if not spec.admin and spec.deactivated is None]
+    excess = len(active) - ACTIVE_KEYS
+    if excess <= 0:
+        return keys
+    noted = {i.api_key for i in injected}
+    further = [k for k in active if len(SIGNATURE_KEYS) <= k < n_used]
+    retired = set(sorted(further, key=lambda k: (keys[k].masked in noted, -k))[:excess])
+    midnight = dt.datetime.combine(today, dt.time(), dt.UTC)
+    return [
+        replace(spec, deactivated=midnight) if k in retired else spec for k, spec in enumerate(keys)
+    ]
 
 
 @dataclass

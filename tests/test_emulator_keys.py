@@ -1,6 +1,8 @@
 """The administrator API's developer keys in the emulator: the five operations as published,
-the 25-active-key rule, permanent deactivation, limits refused with 456 and reported by
-`GET /v2/usage`, and new keys' usage in analytics under their current label."""
+the 25-active-key rule (and the places a generated organization leaves free under it),
+permanent deactivation, limits refused with 456 and reported by `GET /v2/usage`, each
+administrator area's own refusal of a plain key, and new keys' usage in analytics under their
+current label."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ import datetime as dt
 
 import pytest
 from answers import answer_of, ask, assert_refused, book_translation
-from conftest import file_app
+from conftest import file_app, small_config
 from orgfiles import org_key, org_usage, organization
+
+from emulator import create_app
 
 KEYS = "/v2/admin/developer-keys"
 ADMIN = "keys-admin-0001-aaaa:adm"
@@ -91,10 +95,10 @@ async def test_a_created_key_s_secret_is_given_once_and_works_at_once(app):
     assert usage["api_key_character_count"] == len("Hello from the new key")
 
 
-async def test_a_key_created_without_a_label_gets_a_neutral_one(app):
+async def test_a_key_created_without_a_label_gets_the_published_default_label(app):
     for body in ({}, {"label": ""}):
         created = await ask(app, ADMIN, KEYS, "POST", json=body)
-        assert created.json()["label"] == "Developer key"
+        assert created.json()["label"] == "DeepL API Key"
 
 
 async def test_a_new_key_s_usage_reaches_analytics_under_its_current_label(app):
@@ -162,6 +166,54 @@ async def test_only_an_active_admin_key_reaches_the_key_operations(app):
     for key in (WEB, "no-such-key-0000-0000:adm", None):
         assert_refused(await ask(app, key, KEYS), 403, "admin_required" if key == WEB else
                        "authorization_failed")  # fmt: skip
+
+
+# What a plain key is told on each administrator area, as the service words a refusal.
+AREA_REFUSALS = {
+    "/v2/admin/developer-keys": "Forbidden: managing developer keys needs an administrator key.",
+    "/v2/admin/analytics": "Forbidden: usage analytics need an administrator key.",
+}
+
+
+async def test_a_plain_key_is_told_which_administrator_area_refused_it(app):
+    """Every administrator operation the app describes, whatever its parameters, refuses a
+    plain key with its own area's message, before reading anything."""
+    operations = [
+        (method.upper(), path)
+        for path, described in app.openapi()["paths"].items()
+        if path.startswith("/v2/admin/")
+        for method in described
+    ]
+    assert len(operations) == 8  # three analytics reports and five key operations
+    for method, path in operations:
+        [area] = [area for area in AREA_REFUSALS if path.startswith(area)]
+        refused = await ask(app, WEB, path, method, json={"key_id": "x", "label": "y"})
+        assert_refused(refused, 403, "admin_required", AREA_REFUSALS[area])
+
+
+@pytest.mark.parametrize("size", [25, 40])
+async def test_a_generated_organization_has_places_free_for_new_keys(size):
+    """Whatever its size, a synthetic organization keeps at most 22 developer keys active, so
+    at least three can be created before the 25-active-key rule refuses one; the keys beyond
+    are deactivated at the start of today, after the last day of their history."""
+    app = create_app(small_config(keys=size))
+    emulator = app.state.emulator
+    developer_keys = emulator.store.developer_keys()
+    active = sum(row.deactivated is None for row in developer_keys)
+    assert active <= 22
+    midnight = f"{emulator.today()}T00:00:00.000Z"
+    retired = {row.masked for row in developer_keys if row.deactivated == midnight}
+    assert retired and active == 22  # the cap bites at these sizes, and no further than it
+    ledger = emulator.ledger(emulator.today() - dt.timedelta(days=60), emulator.today())
+    kept = {row.api_key for row in ledger if row.api_key in retired}
+    assert kept == retired  # every deactivated key keeps its history
+    assert all(row.usage_date < emulator.today() for row in ledger if row.api_key in retired)
+    admin = emulator.admin_key
+    for n in range(25 - active):
+        created = await ask(app, admin, KEYS, "POST", json={"label": f"new {n}"})
+        assert created.status_code == 200
+    assert_refused(await ask(app, admin, KEYS, "POST", json={}), 403, "too_many_keys")
+    emulator.store.close()
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,9 @@ import httpx
 import numpy as np
 import pytest
 from conftest import ROOT, auth, small_config, stop_process, wait_until_healthy
-from orgfiles import org_file_error
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from orgfiles import load_org, org_file_error, org_key, organization
 
 from emulator import EmulatorConfig, create_app
 from emulator.ledger import USAGE_RECORD, UsageRows
@@ -152,6 +154,25 @@ def test_admin_key_prefers_an_admin_in_the_detection_beta(tmp_path, flags, chose
     assert load(write(tmp_path, text)).admin_key == chosen
 
 
+@pytest.mark.parametrize(("plan", "most"), [("", 25), ("[plan]\npro = false\n", 2)])
+def test_an_org_file_keeps_the_active_key_rule(tmp_path, plan, most):
+    """At most 25 developer keys active at once (2 on the free plan), as the service allows:
+    admin keys and deactivated keys do not count, and one active key more is refused with a
+    message giving both figures."""
+
+    def keys(active: int) -> str:
+        return organization(
+            plan,
+            org_key("k-admin-0000-0001:adm", "Ops", admin=True),
+            org_key("k-gone-0000-0002", "Gone", 'deactivated = "2025-01-01T00:00:00Z"'),
+            *(org_key(f"k-{n:04d}-0000-{n:04d}", f"Key {n}") for n in range(active)),
+        )
+
+    assert len(load_org(tmp_path, keys(most)).keys) == most + 2
+    message = org_file_error(tmp_path, keys(most + 1))
+    assert f"{most + 1} developer keys are active" in message and f"at most {most}" in message
+
+
 def test_missing_org_file(tmp_path):
     with pytest.raises(OrgFileError, match="cannot read"):
         load(tmp_path / "absent.toml")
@@ -233,6 +254,35 @@ def test_same_seed_same_organization():
     other = generate(4, 10, 90, TODAY)
     assert [k.key for k in other.keys] != [k.key for k in first.keys]
     assert list(other.usage) != list(first.usage)
+
+
+@settings(max_examples=12)
+@given(seed=st.integers(0, 2**16), size=st.integers(3, 60))
+def test_a_generated_organization_keeps_places_free_under_the_active_key_rule(seed, size):
+    """At most 22 developer keys active, whatever the size: the keys beyond are further keys,
+    deactivated at the start of today after the last day of their history (which they keep),
+    and no more of them than needed; the signature keys and the key never used stay as they
+    were, and so do the keys of injected anomalies while other further keys can go instead."""
+    org = generate(seed, size, 120, TODAY)
+    developer = [k for k in org.keys if not k.admin]
+    active = [k for k in developer if k.deactivated is None]
+    midnight = dt.datetime.combine(TODAY, dt.time(), dt.UTC)
+    retired = {k.masked for k in developer if k.deactivated == midnight}
+    assert len(active) <= 22
+    assert not retired or len(active) == 22
+    assert retired <= {k.masked for k in org.keys[len(SIGNATURE_KEYS) : size]}
+    last_used: dict[int, str] = {}
+    for day, index, *_ in org.usage:
+        last_used[index] = day
+    for index, key in enumerate(org.keys):
+        if key.masked in retired:
+            assert last_used[index] < TODAY.isoformat()
+    assert "Mobile app (planned)" in {k.label for k in active}
+    noted = {i.api_key for i in org.injected}
+    if retired & noted:
+        assert all(
+            k.deactivated for k in org.keys[len(SIGNATURE_KEYS) : size] if k.masked not in noted
+        )
 
 
 def test_usage_rows_hand_out_python_rows_a_chunk_at_a_time(monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from http import HTTPStatus
 
 # Longest service-supplied text (message, code, trace id) quoted in an error line.
@@ -13,6 +14,18 @@ def one_line(text: str, limit: int = QUOTED_CHARS) -> str:
     (line breaks, escapes) become spaces, and an overlong text is cut."""
     flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def with_reason(reason: str, message: str) -> str:
+    """`message` led by `reason` ("Forbidden: …"), unless the message already starts with that
+    reason as a word, as the service's own messages often do ("Forbidden: …", "Not found: …"):
+    an error line names its reason once, whatever the case or punctuation the message gives it.
+    Reasons are plain ASCII, so only an ASCII start can repeat one."""
+    lead = message[: len(reason)]
+    after = message[len(reason) : len(reason) + 1]
+    if lead.isascii() and lead.lower() == reason.lower() and not after.isalnum():
+        return message
+    return f"{reason}: {message}"
 
 
 class ServiceError(Exception):
@@ -35,14 +48,13 @@ class ServiceError(Exception):
         self.trace_id = trace_id
 
     def __str__(self) -> str:
-        head = self.default_title
+        reason, status = self.default_title, ""
         # A 2xx status names no failure ("200 OK: ..."): the class title says what went wrong.
         if self.status is not None and not 200 <= self.status < 300:
-            try:
-                head = f"{self.status} {HTTPStatus(self.status).phrase}"
-            except ValueError:
-                head = f"{self.status} {self.default_title}"
-        text = f"{head}: {one_line(self.message)}"
+            status = f"{self.status} "
+            with suppress(ValueError):
+                reason = HTTPStatus(self.status).phrase
+        text = status + with_reason(reason, one_line(self.message))
         if self.code:
             text += f" [{one_line(self.code, 60)}]"
         if self.trace_id:

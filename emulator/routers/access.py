@@ -40,16 +40,26 @@ async def caller(emulator: Served, authorization: str | None = Security(AUTH_HEA
 Caller = Annotated[StoredKey, Depends(caller)]
 
 
-async def admin(key: Caller) -> StoredKey:
-    """The analytics operations belong to the administrator API: 403 before any parameter."""
+def require_admin(key: StoredKey, refusal: str) -> StoredKey:
+    """The administrator API's rule, for each of its areas: a key that is not an admin key is
+    refused with 403 before any parameter is read, told by `refusal` what it was refused."""
     if not key.admin:
-        raise ServiceError(
-            403, "Forbidden: usage analytics need an administrator key.", "admin_required"
-        )
+        raise ServiceError(403, f"Forbidden: {refusal}", "admin_required")
     return key
 
 
-Admin = Annotated[StoredKey, Depends(admin)]
+async def analytics_admin(key: Caller) -> StoredKey:
+    """The usage analytics operations' caller: an admin key."""
+    return require_admin(key, "usage analytics need an administrator key.")
+
+
+async def keys_admin(key: Caller) -> StoredKey:
+    """The developer-key operations' caller: an admin key."""
+    return require_admin(key, "managing developer keys needs an administrator key.")
+
+
+AnalyticsAdmin = Annotated[StoredKey, Depends(analytics_admin)]
+KeysAdmin = Annotated[StoredKey, Depends(keys_admin)]
 
 
 async def metered(emulator: Served, key: Caller) -> StoredKey:

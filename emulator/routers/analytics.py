@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from emulator.bodies import Params, read_params, required
 from emulator.errors import json_response
-from emulator.routers.access import Admin, Served
+from emulator.routers.access import AnalyticsAdmin, Served
 from emulator.schemas import (
     ANALYTICS_PARAMETERS,
     CUSTOM_TAGS_PARAMETERS,
@@ -42,7 +42,7 @@ def _paged(params: Params, emulator: Emulator, group_by: str | None) -> PagedQue
     response_model=AdminUsageReport,
     openapi_extra=ANALYTICS_PARAMETERS,
 )
-async def analytics(request: Request, emulator: Served, _: Admin) -> Response:
+async def analytics(request: Request, emulator: Served, _: AnalyticsAdmin) -> Response:
     params = await read_params(request)
     report = build_report(
         emulator.store,
@@ -61,7 +61,7 @@ async def analytics(request: Request, emulator: Served, _: Admin) -> Response:
     response_model=CustomTagUsageReport,
     openapi_extra=CUSTOM_TAGS_PARAMETERS,
 )
-async def custom_tags(request: Request, emulator: Served, _: Admin) -> Response:
+async def custom_tags(request: Request, emulator: Served, _: AnalyticsAdmin) -> Response:
     query = _paged(await read_params(request), emulator, None)
     return json_response(build_tag_report(emulator.store, query))
 
@@ -72,7 +72,7 @@ async def custom_tags(request: Request, emulator: Served, _: Admin) -> Response:
     response_model=LanguagePairUsageReport,
     openapi_extra=LANGUAGE_PAIRS_PARAMETERS,
 )
-async def language_pairs(request: Request, emulator: Served, _: Admin) -> Response:
+async def language_pairs(request: Request, emulator: Served, _: AnalyticsAdmin) -> Response:
     params = await read_params(request)
     query = _paged(params, emulator, params.text("group_by") or "")
     speech_unit = emulator.config.speech_to_text_unit

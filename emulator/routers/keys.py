@@ -8,7 +8,7 @@ from starlette.responses import Response
 from emulator import developer_keys
 from emulator.bodies import JSON, BodyRule, read_params, required
 from emulator.errors import json_response
-from emulator.routers.access import Admin, Served
+from emulator.routers.access import KeysAdmin, Served
 from emulator.schemas import ApiKey, CreatedApiKey, errors
 
 router = APIRouter(
@@ -20,12 +20,12 @@ JSON_BODIES = BodyRule(media_types=(JSON,))
 
 
 @router.get("", summary="Every developer key of the organization", response_model=list[ApiKey])
-async def list_keys(emulator: Served, _: Admin) -> Response:
+async def list_keys(emulator: Served, _: KeysAdmin) -> Response:
     return json_response([developer_keys.key_body(row) for row in emulator.store.developer_keys()])
 
 
 @router.post("", summary="Create a developer key", response_model=CreatedApiKey)
-async def create_key(request: Request, emulator: Served, _: Admin) -> Response:
+async def create_key(request: Request, emulator: Served, _: KeysAdmin) -> Response:
     params = await read_params(request, JSON_BODIES)
     label = params.text("label")
     return json_response(
@@ -34,14 +34,14 @@ async def create_key(request: Request, emulator: Served, _: Admin) -> Response:
 
 
 @router.put("/deactivate", summary="Deactivate a developer key, permanently", response_model=ApiKey)
-async def deactivate_key(request: Request, emulator: Served, _: Admin) -> Response:
+async def deactivate_key(request: Request, emulator: Served, _: KeysAdmin) -> Response:
     params = await read_params(request, JSON_BODIES)
     key_id = required(params, "key_id")
     return json_response(developer_keys.deactivate(emulator.store, key_id, emulator.now()))
 
 
 @router.put("/label", summary="Rename a developer key", response_model=ApiKey)
-async def rename_key(request: Request, emulator: Served, _: Admin) -> Response:
+async def rename_key(request: Request, emulator: Served, _: KeysAdmin) -> Response:
     params = await read_params(request, JSON_BODIES)
     key_id, label = required(params, "key_id"), required(params, "label")
     return json_response(developer_keys.rename(emulator.store, key_id, label))
@@ -50,7 +50,7 @@ async def rename_key(request: Request, emulator: Served, _: Admin) -> Response:
 @router.put(
     "/limits", summary="Set or remove a developer key's usage limits", response_model=ApiKey
 )
-async def set_limits(request: Request, emulator: Served, _: Admin) -> Response:
+async def set_limits(request: Request, emulator: Served, _: KeysAdmin) -> Response:
     params = await read_params(request, JSON_BODIES)
     key_id = required(params, "key_id")
     limits = {
