@@ -76,10 +76,14 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 async def one_run(
-    session: websockets.ClientConnection, query: str, page_name: str = ""
+    session: websockets.ClientConnection,
+    query: str,
+    page_name: str = "",
+    seen: list[ForwardMsg] | None = None,
 ) -> list[Element]:
     """Ask a running dashboard for a script run (`query` as the URL's query string, `page_name`
-    as its path) and read it to the end, reruns included; every element shown. A run that
+    as its path) and read it to the end, reruns included; every element shown (and, in
+    `seen`, every message, for what a later request needs: the session's id). A run that
     fails is a failure."""
     message = BackMsg()
     message.rerun_script.query_string = query
@@ -90,6 +94,8 @@ async def one_run(
     while True:
         forward = ForwardMsg()
         forward.ParseFromString(await asyncio.wait_for(session.recv(), timeout=60))
+        if seen is not None:
+            seen.append(forward)
         kind = forward.WhichOneof("type")
         if kind == "script_finished":
             if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
