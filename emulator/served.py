@@ -40,7 +40,9 @@ class Emulator:
         self.page_size = config.page_size
         self.synthetic = config.org_file is None
         self.store = Store(config.db)
-        self.store.ensure(fingerprint, org, self.today())
+        # Whether the organization was loaded now: False when `config.db` already held it,
+        # with every change made to it since.
+        self.loaded = self.store.ensure(fingerprint, org, self.today(), fresh=config.fresh)
 
     def today(self) -> dt.date:
         """The day translations and uploads book usage on (pinned by `EmulatorConfig.today`)."""

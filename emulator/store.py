@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import logging
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -17,12 +19,14 @@ from emulator.ledger import CHUNK_ROWS, UNKNOWN, LedgerRow, PairLedgerRow, TagLe
 from emulator.org import PARTS, LanguagePair, Organization
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
 SCHEMA_VERSION = 5
 # dependants first
 TABLES = ("documents", "key_pairs", "language_pairs", "key_tags", "usage", "keys", "meta")
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+META = "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+SCHEMA = f"""
+{META};
 CREATE TABLE IF NOT EXISTS keys (
     key_id INTEGER PRIMARY KEY,      -- in masked-key order: key_id order = api_key order
     key TEXT NOT NULL UNIQUE,
@@ -199,15 +203,18 @@ def instant_text(moment: dt.datetime | None) -> str | None:
 
 
 class Store:
-    """One SQLite connection shared by all threads and event loops, serialized by a lock."""
+    """One SQLite connection shared by all threads and event loops, serialized by a lock.
+
+    A database file may be shared by several processes (the dashboard's demo and its
+    commands): SQLite serializes their writes, and whoever loads an organization into it
+    holds a lock of its own around `ensure` (see `analytics.service.demo`)."""
 
     def __init__(self, path: Path | str | None) -> None:
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            str(path) if path else ":memory:", check_same_thread=False, isolation_level=None
-        )
-        self._conn.execute("PRAGMA synchronous = OFF")
-        self._conn.executescript(SCHEMA)
+        self._conn = _connect(Path(path) if path else None)
+        # Only `meta` before `ensure`: a file of an older layout is told apart by its stamp
+        # and reloaded, where its other tables might not take today's indexes.
+        self._conn.execute(META)
         # Paged reports' windows, most recently read last: parameters -> temporary table.
         self._windows: OrderedDict[tuple[object, ...], str] = OrderedDict()
         self._serial = itertools.count()
@@ -216,15 +223,22 @@ class Store:
         with self._lock:
             self._conn.close()
 
-    def ensure(self, fingerprint: str, org: Organization, served_from: dt.date) -> None:
-        """Keep a database that already holds this organization; otherwise load a fresh one
-        (a key with neither a creation time nor usage was created on `served_from`)."""
+    def ensure(
+        self, fingerprint: str, org: Organization, served_from: dt.date, *, fresh: bool = False
+    ) -> bool:
+        """Keep a database that already holds this organization (unless `fresh`); otherwise
+        load it (a key with neither a creation time nor usage was created on `served_from`).
+        True when it was loaded: whatever the database held before is gone."""
         stamp = f"v{SCHEMA_VERSION}:{fingerprint}"
         with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
-            if row and row[0] == stamp:
-                return
+            try:
+                row = self._conn.execute("SELECT value FROM meta WHERE name = 'org'").fetchone()
+            except sqlite3.OperationalError:  # a `meta` of another layout: reloaded
+                row = None
+            if row and row[0] == stamp and not fresh:
+                return False
         self._load(stamp, org, served_from.isoformat())
+        return True
 
     def _load(self, stamp: str, org: Organization, served_from: str) -> None:
         """Recreate the tables (a file may hold an older layout) and fill them from `org`."""
@@ -589,6 +603,38 @@ class Store:
                 "SELECT nonce, ciphertext FROM documents WHERE document_id = ?", (document_id,)
             ).fetchone()
         return (row[0], row[1]) if row else None
+
+
+def _connect(path: Path | None) -> sqlite3.Connection:
+    """A connection to the database file at `path` (None: in memory). A file that is not a
+    sound SQLite database (damaged, truncated, something else) is moved aside, kept beside it
+    as `<name>.damaged-<UTC time>` with one warning, and a new database starts in its place:
+    the organization is loaded into it again, and nothing is overwritten."""
+    target = str(path) if path else ":memory:"
+    conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    if path is not None and (verdict := _soundness(conn)) != "ok":
+        conn.close()
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        kept = path.with_name(f"{path.name}.damaged-{stamp}")
+        os.replace(path, kept)
+        # A rollback journal left beside it belongs to the damaged file, not to the new one.
+        journal = path.with_name(f"{path.name}-journal")
+        if journal.exists():
+            os.replace(journal, kept.with_name(f"{kept.name}-journal"))
+        log.warning(
+            "%s is not a sound database (%s); kept as %s, starting afresh", path, verdict, kept
+        )
+        conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA synchronous = OFF")
+    return conn
+
+
+def _soundness(conn: sqlite3.Connection) -> str:
+    """SQLite's verdict on a database file: "ok", else what is wrong with it."""
+    try:
+        return str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
 
 
 def _ledger_rows(rows: list[tuple]) -> list[LedgerRow]:

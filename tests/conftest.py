@@ -47,6 +47,7 @@ DEMO_MODULES = frozenset(
         "test_cli",
         "test_cli_errors",
         "test_install",
+        "test_demo_state",
         "test_load",
         "test_local_state",
         "test_report",

@@ -11,15 +11,15 @@ anomalies nobody has marked yet. A command that sends messages (`--notify`,
 Errors go to stderr in one or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, look-ups, keys, serve.
+checks and marks, look-ups, keys, serve, the demo's reset.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
-from analytics.cli import exports, reports, checks, lookups, keys, serve  # noqa: I001
+from analytics.cli import exports, reports, checks, lookups, keys, serve, demo  # noqa: I001
 from analytics.cli.shared import app
 from analytics.usage.allocator import use_system_allocator
 
-__all__ = ["app", "checks", "exports", "keys", "lookups", "main", "reports", "serve"]
+__all__ = ["app", "checks", "demo", "exports", "keys", "lookups", "main", "reports", "serve"]
 
 
 def main() -> None:

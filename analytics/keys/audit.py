@@ -15,6 +15,7 @@ by the analytics mask it was joined by, and the latest of these joins the key to
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -23,8 +24,9 @@ from typing import Final, Literal
 import msgspec
 import pandas as pd
 
+from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
-from analytics.service.settings import Settings
+from analytics.service.settings import KEY_AUDIT_SUFFIX, DemoFiles, Settings
 from analytics.usage.calendar import utc_now
 from analytics.usage.files import read_state, update
 from analytics.usage.history import account_file
@@ -35,7 +37,7 @@ ACTIONS: Final[tuple[Action, ...]] = ("create", "rename", "limit", "deactivate")
 # could not be asked (network, server errors after retries); unknown: the request may have
 # reached the service but its answer was lost, so whether the change happened is not known.
 Outcome = Literal["done", "refused", "failed", "unknown"]
-SUFFIX = "key-audit.jsonl"
+SUFFIX = KEY_AUDIT_SUFFIX
 
 
 class AuditFileError(ValueError):
@@ -78,18 +80,28 @@ _encoder = msgspec.json.Encoder()
 
 @dataclass(frozen=True)
 class AuditLog:
-    """The audit log at `path` (absent: nothing was changed yet)."""
+    """The audit log at `path` (absent: nothing was changed yet).
+
+    The demo organization's log (`demo`: its files) lives exactly as long as the demo's store:
+    it is dropped whenever the store is loaded afresh (`analytics.service.demo`), and appended
+    to under the same lock, so it never lists a change the store no longer holds, and a drop
+    never races an append."""
 
     path: Path
+    demo: DemoFiles | None = None
 
     @classmethod
     def for_settings(cls, settings: Settings, demo: bool) -> AuditLog | None:
         """The account's log beside its history store; None without a history folder."""
+        if demo:
+            files = settings.demo_files
+            return None if files is None else cls(files.audit_log, files)
         path = account_file(settings, demo, SUFFIX)
         return None if path is None else cls(path)
 
     def append(self, entry: AuditEntry) -> None:
-        update(self.path, self._read_from, lambda entries: [*entries, entry], _encode)
+        with demo_lock(self.demo) if self.demo else nullcontext():
+            update(self.path, self._read_from, lambda entries: [*entries, entry], _encode)
 
     def read(self) -> list[AuditEntry]:
         """Every entry, oldest first."""

@@ -1,6 +1,7 @@
 """Connection and demo settings: `SERVICE_*` environment variables or explicit values."""
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -10,6 +11,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # An HTTP authorization scheme is one token (RFC 9110): no spaces, no separators.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+# The key audit log's name after its account's (`analytics.keys.audit`); named here because the
+# demo organization's log lives and ends with the demo's store.
+KEY_AUDIT_SUFFIX = "key-audit.jsonl"
+
+
+@dataclass(frozen=True)
+class DemoFiles:
+    """Where the demo organization's state lives, in the history folder: shared by the
+    dashboard and every `--demo` command, made again as one (`analytics.service.demo`)."""
+
+    store: Path  # the emulator's database: the organization, with every change made to it
+    audit_log: Path  # the demo's key audit log: it lives exactly as long as the store
+    lock: Path  # held while the store is loaded or reset, and while the log is appended to
 
 
 def default_history_path() -> Path:
@@ -64,6 +80,19 @@ class Settings(BaseSettings):
         """The demo organization's name in caches and file names: its seed and size."""
         tags = "" if self.demo_tags is None else f"-{self.demo_tags}tags"
         return f"demo-{self.demo_seed}-{self.demo_keys}-{self.demo_days}{tags}"
+
+    @property
+    def demo_files(self) -> DemoFiles | None:
+        """The demo organization's files; None without a history folder (the demo then lives
+        in memory, in each process on its own)."""
+        if self.history_path is None:
+            return None
+        store = self.history_path / f"{self.demo_name}-emulator.sqlite"
+        return DemoFiles(
+            store=store,
+            audit_log=self.history_path / f"{self.demo_name}-{KEY_AUDIT_SUFFIX}",
+            lock=store.with_name(f".{store.name}.lock"),
+        )
 
     @property
     def is_configured(self) -> bool:

@@ -1,0 +1,30 @@
+"""`reset-demo`: the demo organization as it was generated, for the dashboard and every
+`--demo` command (they share one, in the history folder, until it is made again)."""
+
+from __future__ import annotations
+
+import typer
+
+from analytics.cli import shared
+from analytics.cli.shared import DebugOption, UsageProblem, app
+from analytics.service import demo
+
+
+@app.command("reset-demo")
+def reset_demo(debug: DebugOption = False) -> None:
+    """Load the demo organization afresh: every change made to its keys (on the dashboard or
+    with --demo) is undone, at once for a running dashboard too, and the demo's key audit log
+    starts empty. Only the demo's files change; never a service's organization."""
+    with shared.reported(debug):
+        settings = shared.settings()
+        reset = demo.reset_demo(settings)
+        if reset is None:
+            raise UsageProblem(
+                "no history folder: the demo organization is kept in memory by each process "
+                "alone, so there is nothing to reset"
+            )
+        files, dropped = reset
+        typer.echo(
+            f"{settings.demo_name}: made afresh in {files.store}; "
+            f"key audit entries dropped: {dropped}"
+        )
