@@ -4,6 +4,7 @@ Parquet, and the command and crontab line that write the same file."""
 import streamlit as st
 
 from analytics.dashboard import data, page, session
+from analytics.dashboard.columns import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import NO_PRICING, NO_TEAMS, say_unpriced
@@ -102,7 +103,12 @@ with st.container(horizontal=True):
 st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
 if rows:
     with st.expander(f"Preview ({min(rows, 100):,} of {rows:,} rows)"):
-        st.dataframe(table.head(100), hide_index=True, height=280)
+        st.dataframe(
+            table.head(100),
+            hide_index=True,
+            height=280,
+            column_config=export_preview_columns(export_source == "tags"),
+        )
 
 st.subheader("Same file from the command line")
 st.code(

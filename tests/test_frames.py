@@ -173,9 +173,10 @@ def test_reconcile_reports_each_differing_metric():
     rows, total = decode_key_day(body(ITEMS, total_characters=29, speech_to_text_minutes=2.0))
     message = reconcile(rows, total, "window A")
     assert message.startswith("window A: ")
-    assert "total_characters total 29 but rows sum to 28" in message
-    assert "speech_to_text_minutes" in message
-    assert "text_translation_characters" not in message
+    assert "Total characters: total 29, rows sum to 28" in message
+    assert "Speech-to-text minutes: total 2.0" in message
+    assert "Text translation characters" not in message
+    assert "_" not in message  # metrics by their labels: the overview shows this message
 
 
 def test_minutes_reconcile_despite_float_rounding():

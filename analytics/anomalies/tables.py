@@ -27,9 +27,8 @@ def anomaly_name(anomaly: Anomaly) -> str:
     """How an anomaly is named where one is picked; also its address's `anomaly=` value, which
     is how an alert links to it."""
     who = key_display(anomaly.api_key, anomaly.label)
-    return (
-        f"{anomaly.severity} · {anomaly.kind} · {who} · {anomaly.metric} · {anomaly.first:%Y-%m-%d}"
-    )
+    what = METRIC_LABELS[anomaly.metric]
+    return f"{anomaly.severity} · {anomaly.kind} · {who} · {what} · {anomaly.first:%Y-%m-%d}"
 
 
 def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:

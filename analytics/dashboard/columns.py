@@ -57,6 +57,12 @@ def _usage() -> dict[str, Any]:
     return {**_characters(), **minutes}
 
 
+def export_preview_columns(tags: bool) -> dict[str, Any]:
+    """An export's first rows on the Export page: its metrics under the names the pages give
+    them (a tag's total is its text characters), never a file's column name."""
+    return _characters(TEXT_CHARACTERS_LABEL) if tags else _usage()
+
+
 def chargeback_columns(currency: str) -> dict[str, Any]:
     """The Chargeback page's table: who, then what it costs, then the usage it paid for."""
     return {

@@ -32,7 +32,13 @@ from analytics.service.decoding import (
 )
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import UsageBreakdown
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS, MINUTE_METRICS, TAG_METRICS
+from analytics.usage.metrics import (
+    CHARACTER_METRICS,
+    METRIC_LABELS,
+    METRICS,
+    MINUTE_METRICS,
+    TAG_METRICS,
+)
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +279,7 @@ def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> st
         else:
             same = math.isclose(float(summed), float(reported), rel_tol=1e-9, abs_tol=1e-6)
         if not same:
-            differences.append(f"{metric} total {reported} but rows sum to {summed}")
+            differences.append(f"{METRIC_LABELS[metric]}: total {reported}, rows sum to {summed}")
     if not differences:
         return None
     message = f"{what}: " + "; ".join(differences)
