@@ -12,7 +12,7 @@ from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
-from analytics.usage.metrics import TAG_METRICS, format_value
+from analytics.usage.metrics import TAG_METRICS, format_value, share_text
 
 source = data_source()
 chosen = session.chosen_range()
@@ -34,7 +34,7 @@ for column, (label, value, help_text) in zip(
         ),
         ("Tagged", f"{summary.tagged:,}", "Characters that carry a custom tag"),
         ("Untagged", f"{summary.untagged:,}", "Text characters without a custom tag"),
-        ("Tagged share", "N/A" if share is None else f"{share:.1%}", "Of the text characters"),
+        ("Tagged share", share_text(share), "Of the text characters"),
     ],
     strict=True,
 ):

@@ -36,6 +36,8 @@ def _texts(node: object) -> Iterator[str]:
         yield from _drawn(json.loads(node.proto.spec))
     elif kind == "dataframe":
         yield from _table(node)
+    elif kind == "progress":
+        yield node.proto.text
     elif kind == "button_group":
         proto = node.proto
         yield proto.label

@@ -185,7 +185,7 @@ def test_a_new_key_with_material_usage():
     assert new.severity == "high"  # 14 % of the organization's usual day
     assert new.sentence == (
         "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
-        "in its first week, 14% of the organization's usual day."
+        "in its first week, 14.3 % of the organization's usual day."
     )
 
 

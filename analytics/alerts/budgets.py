@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from analytics.alerts.events import Event
 from analytics.capacity.budgets import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, share_text
 
 LINK = "/capacity"  # the dashboard page with budgets and forecasts
 
@@ -30,10 +30,6 @@ def budget_amount(value: float, unit: str) -> str:
     if unit == "minutes":
         return f"{value:,.2f}"
     return f"{value:,.{MINOR_UNITS[unit]}f}"
-
-
-def _share(value: float) -> str:
-    return f"{100 * value:.1f} %" if math.isfinite(value) else "N/A"
 
 
 def _what(metric: str) -> str:
@@ -63,14 +59,16 @@ def _text(evaluation: Evaluation, labels: Mapping[str, str], currency: str | Non
     limit = math.nan if evaluation.limit is None else evaluation.limit
     sentences = [
         f"{budget.title}: {amount(evaluation.used)} of {amount(limit)} {_what(metric)} used "
-        f"({_share(evaluation.used_share)}) in {evaluation.period_text}, and "
-        f"{amount(evaluation.projected)} ({_share(evaluation.projected_share)}) projected by "
+        f"({share_text(evaluation.used_share)}) in {evaluation.period_text}, and "
+        f"{amount(evaluation.projected)} ({share_text(evaluation.projected_share)}) projected by "
         "its end at the current run rate."
     ]
     if evaluation.overrun is not None:
         reached = "was reached" if evaluation.status == "exceeded" else "is reached"
         sentences.append(f"The limit {reached} on {evaluation.overrun}.")
-    sentences.append(f"It warns at {_share(evaluation.threshold)} of the limit, used or projected.")
+    sentences.append(
+        f"It warns at {share_text(evaluation.threshold)} of the limit, used or projected."
+    )
     sentences.append(_scope(evaluation, labels))
     if evaluation.note:
         sentences.append(f"Note: {evaluation.note}.")

@@ -69,6 +69,7 @@ from analytics.usage.metrics import (
     Metric,
     format_value,
     is_minutes,
+    share_text,
 )
 
 BASELINE_WEEKS: Final = 8  # a power of two (see _over_weeks)
@@ -670,7 +671,7 @@ def _new_key(
     api_key, label, metric = grid.keys[key], grid.labels[key], METRICS[m]
     usual = float(grid.usual[m, first])
     share = (
-        f"{peak / usual:.0%} of the organization's usual day"
+        f"{share_text(peak / usual)} of the organization's usual day"
         if usual > 0
         else "the organization's first such usage"
     )

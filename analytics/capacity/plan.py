@@ -35,7 +35,13 @@ from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, projection_pa
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
 from analytics.usage.frames import within
-from analytics.usage.metrics import MINUTES, SPEECH_TO_SPEECH, TOTAL_CHARACTERS, Metric
+from analytics.usage.metrics import (
+    MINUTES,
+    SPEECH_TO_SPEECH,
+    TOTAL_CHARACTERS,
+    Metric,
+    share_text,
+)
 
 Measure = Literal["characters", "speech_to_text_minutes", "speech_to_speech_minutes"]
 Outlook = Literal[
@@ -128,7 +134,7 @@ class Allowance:
 
     @property
     def share_text(self) -> str:
-        return "-" if self.share is None else f"{100 * self.share:.1f} %"
+        return "-" if self.share is None else share_text(self.share)
 
     @property
     def usage_text(self) -> str:

@@ -19,6 +19,7 @@ from analytics.usage.metrics import (
     METRIC_LABELS,
     METRICS,
     MINUTE_METRICS,
+    PERCENT_DECIMALS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
@@ -78,8 +79,17 @@ def chargeback_columns(currency: str) -> dict[str, Any]:
 CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METRICS)
 
 
+# A column of percentages (0–100) as the texts write them.
+PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f%%"
+
+
 def _share(label: str) -> Any:
-    return st.column_config.ProgressColumn(label, format="percent", min_value=0.0, max_value=1.0)
+    """A share (a fraction of 1) as a bar and its percentage, with the decimals every
+    percentage has: the step's decimals, less the two the percentage takes, are what
+    Streamlit's percent format shows."""
+    return st.column_config.ProgressColumn(
+        label, format="percent", min_value=0.0, max_value=1.0, step=10.0 ** -(PERCENT_DECIMALS + 2)
+    )
 
 
 def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, Any]:
@@ -162,8 +172,8 @@ def budget_columns() -> dict[str, Any]:
         "limit": number("Limit"),
         "used": number("Used"),
         "projected": number("Projected"),
-        "used %": st.column_config.ProgressColumn("Used %", format="%.1f%%", max_value=100),
-        "projected %": st.column_config.NumberColumn("Projected %", format="%.1f%%"),
+        "used %": st.column_config.ProgressColumn("Used %", format=PERCENT_FORMAT, max_value=100),
+        "projected %": st.column_config.NumberColumn("Projected %", format=PERCENT_FORMAT),
         "reached": st.column_config.TextColumn("Limit reached"),
         "note": st.column_config.TextColumn("Note"),
     }

@@ -73,14 +73,24 @@ def format_value(value: float | None, metric: str) -> str:
     return f"{value:,.2f}" if is_minutes(metric) else f"{round(value):,}"
 
 
+# Percentages, shares of a total and changes alike, carry this many decimals wherever they are
+# shown: texts through the functions below, the dashboard's tables through their columns.
+PERCENT_DECIMALS: Final = 1
+
+
 def percent_text(value: float | None, signed: bool = True) -> str:
     """A percentage (in percent) for a table cell, the report's and the pages'; N/A where
     there was nothing to compare against (never a blank, a NaN or "None")."""
     if value is None or math.isnan(value) or math.isinf(value):
         return "N/A"
-    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
+    return f"{value:{'+' if signed else ''}.{PERCENT_DECIMALS}f} %"
+
+
+def share_text(share: float | None) -> str:
+    """A share of a total, given as a fraction (0.1234), as `12.3 %`; N/A without a total."""
+    return percent_text(None if share is None else 100 * share, signed=False)
 
 
 def format_change(change: float | None) -> str | None:
     """A relative change as `+12.3%`; None when there is nothing to compare against."""
-    return None if change is None else f"{change:+.1%}"
+    return None if change is None else f"{change:+.{PERCENT_DECIMALS}%}"
