@@ -13,6 +13,7 @@ from analytics.capacity.budgets import (
     evaluation_frame,
     in_file_order,
 )
+from analytics.capacity.compare import comparison_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys, page, session
@@ -166,10 +167,7 @@ st.dataframe(
 
 comparison = review.comparison
 st.subheader("Period comparison")
-st.caption(
-    f"Previous period {range_text(*comparison.previous)} · "
-    f"last year {range_text(*comparison.last_year)}"
-)
+st.caption(comparison_text(comparison).capitalize())
 changes = change_columns()
 st.dataframe(
     with_changes_shown(comparison.services.rename(index=METRIC_LABELS).round(2)),

@@ -8,8 +8,11 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 from builders import METRICS, pattern, usage_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from analytics.capacity.compare import compare, comparison_start, growth_drivers
+from analytics.capacity.compare import compare, comparison_start, comparison_text, growth_drivers
+from analytics.usage.calendar import previous_range, range_last_year
 
 START = date(2024, 1, 1)
 STEP = date(2025, 6, 1)
@@ -83,3 +86,35 @@ def test_one_metric_per_key_table(frame):
     result = compare(frame, STEP, STEP + timedelta(days=6), metric="speech_to_text_minutes")
     assert list(result.keys["api_key_label"]) == ["A"]
     assert result.keys["current"].iloc[0] == pytest.approx(10.5)
+
+
+@settings(max_examples=300)
+@given(st.dates(min_value=date(2001, 1, 1), max_value=date(2099, 1, 1)), st.integers(1, 2_000))
+def test_a_range_is_never_compared_with_its_own_days(start, days):
+    end = start + timedelta(days=days - 1)
+    first, last = previous_range(start, end)
+    assert last == start - timedelta(days=1) and (last - first).days + 1 == days
+    last_year = range_last_year(start, end)
+    if days <= 365:  # every range of at most 365 days has its days of a year earlier
+        assert last_year is not None
+    if days > 366:  # no range longer than a year has
+        assert last_year is None
+    if last_year is not None:
+        assert last_year[1] < start
+        assert {last_year[0].month, last_year[1].month} == {start.month, end.month}
+        assert last_year[0].year == start.year - 1 and last_year[1].year == end.year - 1
+
+
+def test_a_range_longer_than_a_year_has_no_last_year_to_compare_with(frame):
+    result = compare(frame, START, date(2025, 6, 30), covered_from=START - timedelta(days=900))
+    assert result.last_year is None
+    assert result.services["last_year"].isna().all() and result.services["yoy %"].isna().all()
+    assert result.services.loc["total_characters", "current"] == 100 * 547 + sum(
+        (150 if START + timedelta(days=d) >= STEP else 50)
+        + (20 if START + timedelta(days=d) >= STEP else 0)
+        + (0 if START + timedelta(days=d) >= date(2025, 5, 1) else 40)
+        for d in range(547)
+    )
+    assert comparison_text(result) == (
+        "previous period 2022-07-03 – 2023-12-31 · last year none (the range is longer than a year)"
+    )

@@ -8,7 +8,7 @@ Two keys on a hand-made frame: Website uses 1,000 characters and 2.5 speech minu
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from builders import FIRST, budgets, pattern, usage_frame
@@ -19,6 +19,7 @@ from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
 from analytics.usage.calendar import YearStart
+from analytics.usage.frames import within
 from analytics.usage.pipeline import Usage
 
 TODAY = date(2025, 4, 20)
@@ -38,17 +39,20 @@ def usage() -> Usage:
     return Usage(key_day, FIRST, date(2025, 4, 19), mismatches=["window X: totals differ"])
 
 
-def test_review_range_covers_comparisons_and_forecasts():
-    # Last year's March is the earliest comparison; the contract year started 1 April 2024.
-    assert review_range(*MARCH, TODAY, YearStart(4, 1)) == (date(2024, 3, 1), date(2025, 4, 19))
-    assert review_range(*MARCH, TODAY, YearStart()) == (date(2024, 3, 1), date(2025, 4, 19))
-    # A range reaching past yesterday is read to its end; forecasts need the year so far.
+def test_review_range_covers_comparisons_forecasts_and_the_backtest():
+    # The backtest of April 2024 – March 2025 reads from 84 days before 1 April 2024 (the
+    # rhythm window), before last year's March, the earliest comparison.
+    backtest_first = date(2024, 1, 8)
+    assert review_range(*MARCH, TODAY, YearStart(4, 1)) == (backtest_first, date(2025, 4, 19))
+    assert review_range(*MARCH, TODAY, YearStart()) == (backtest_first, date(2025, 4, 19))
+    # A range reaching past yesterday is read to its end.
     assert review_range(date(2025, 4, 1), date(2025, 4, 30), TODAY, YearStart()) == (
-        date(2024, 4, 1),
+        backtest_first,
         date(2025, 4, 30),
     )
-    assert review_range(date(2025, 4, 10), date(2025, 4, 12), TODAY, YearStart(2, 1)) == (
-        date(2024, 4, 10),
+    # A range longer than a year reaches further back through its previous period.
+    assert review_range(date(2023, 1, 1), date(2025, 4, 19), TODAY, YearStart(2, 1)) == (
+        date(2020, 9, 13),
         date(2025, 4, 19),
     )
 
@@ -139,13 +143,36 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
     # 9,300 (20 %): 10 % on average over the two months with history before them.
     assert review.backtest.months["month"].tolist() == [date(2025, 2, 1), date(2025, 3, 1)]
     assert review.forecast_note.endswith(
-        "Over the last 2 months, forecasts made on each month's first day missed the month's "
-        "total characters by 10.0 % on average."
+        "Forecast accuracy (2 months, 2025-02 to 2025-03): forecasts made on each month's first "
+        "day missed the month's total characters by 10.0 % on average."
     )
     young = Usage(usage.frame, date(2025, 4, 1), usage.end)
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
     assert note.startswith("Run rate: the mean day of the last 28 days")
-    assert "Over the last" not in note  # no whole month of history to test a forecast on
+    assert "Forecast accuracy" not in note  # no whole month of history to test a forecast on
+
+
+@pytest.mark.parametrize("days", [1, 7, 30, 90])
+def test_the_stated_accuracy_is_the_same_for_every_range(days):
+    """Over two and a half years of a usage that grows by the month, each range's review
+    reads what ``review_range`` asks for, as the page and the command fetch it: the accuracy
+    is that of one backtest as of today (twelve months), whatever the range."""
+    first = date(2022, 11, 1)
+    span = (TODAY - first).days
+    frame = usage_frame(
+        {"aaaa****0001": pattern(span, first, lambda d, _: 1000.0 + 40 * d.month + d.day)},
+        first=first,
+    )
+
+    def note(start: date, end: date) -> str:
+        read_first, read_last = review_range(start, end, TODAY, YearStart())
+        read = Usage(within(frame, read_first, read_last), read_first, read_last)
+        return build_review(read, None, TODAY, start, end).forecast_note
+
+    yesterday = TODAY - timedelta(days=1)
+    short = note(yesterday - timedelta(days=days - 1), yesterday)
+    assert "Forecast accuracy (12 months, 2024-04 to 2025-03)" in short
+    assert short == note(date(2023, 1, 1), yesterday)  # over two years
 
 
 # 1 cent a text character and a 31.00 monthly fee; the Website key is the Web team's.

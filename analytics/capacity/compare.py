@@ -4,7 +4,8 @@ the change.
 
 Relative changes are NaN where the earlier value is zero (a percentage of nothing says
 nothing), and a whole column is NaN when the data does not reach back to that period — unknown
-is not the same as zero.
+is not the same as zero — or when there is no such period: a range longer than a year has no
+same period last year (it would overlap the range itself).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.usage.calendar import previous_range, range_last_year
+from analytics.usage.calendar import previous_range, range_last_year, range_text
 from analytics.usage.frames import labels, within
 from analytics.usage.metrics import METRICS
 
@@ -34,7 +35,7 @@ class Comparison:
     start: date
     end: date
     previous: tuple[date, date]
-    last_year: tuple[date, date]
+    last_year: tuple[date, date] | None  # None: the range is longer than a year
     metric: str
     services: pd.DataFrame
     keys: pd.DataFrame
@@ -42,7 +43,19 @@ class Comparison:
 
 def comparison_start(start: date, end: date) -> date:
     """The earliest day a comparison of ``start``–``end`` reads."""
-    return min(previous_range(start, end)[0], range_last_year(start, end)[0])
+    last_year = range_last_year(start, end)
+    first = previous_range(start, end)[0]
+    return first if last_year is None else min(first, last_year[0])
+
+
+def comparison_text(comparison: Comparison) -> str:
+    """What the range is compared with, as the page and the report say it."""
+    last_year = (
+        range_text(*comparison.last_year)
+        if comparison.last_year
+        else "none (the range is longer than a year)"
+    )
+    return f"previous period {range_text(*comparison.previous)} · last year {last_year}"
 
 
 def _relative(now: pd.Series, before: pd.Series) -> pd.Series:
@@ -75,15 +88,17 @@ def compare(
     ``key_day`` should reach back to ``comparison_start(start, end)``; periods starting
     before ``covered_from`` (the first day the data covers) are reported as unknown (NaN).
     """
+    last_year = range_last_year(start, end)
     ranges = {
         "current": (start, end),
         "previous": previous_range(start, end),
-        "last_year": range_last_year(start, end),
+        "last_year": last_year or (start, end),  # read, then unknown: no such period
     }
     parts = {name: within(key_day, *bounds) for name, bounds in ranges.items()}
     known = {
         name: covered_from is None or bounds[0] >= covered_from for name, bounds in ranges.items()
     }
+    known["last_year"] = known["last_year"] and last_year is not None
 
     def service_sums(name: str) -> pd.Series:
         sums = parts[name][list(METRICS)].sum().astype(float)
@@ -107,7 +122,7 @@ def compare(
         start=start,
         end=end,
         previous=ranges["previous"],
-        last_year=ranges["last_year"],
+        last_year=last_year,
         metric=metric,
         services=services,
         keys=per_key.reset_index(drop=True),

@@ -251,10 +251,32 @@ class Backtest:
         return float(inside.mean())
 
 
+BACKTEST_MONTHS = 12
+
+
+def _backtest_months(last: date, months: int) -> list[date]:
+    """The first days of the ``months`` whole months up to ``last``, newest first."""
+    month_start = period_bounds("month", last)[0]
+    if period_bounds("month", last)[1] != last:
+        month_start = period_bounds("month", month_start - timedelta(days=1))[0]
+    starts = []
+    for _ in range(months):
+        starts.append(month_start)
+        month_start = period_bounds("month", month_start - timedelta(days=1))[0]
+    return starts
+
+
+def backtest_start(last: date, months: int = BACKTEST_MONTHS) -> date:
+    """The earliest day the backtest of the ``months`` whole months up to ``last`` reads: the
+    rhythm window before its oldest month. Reading from this day whatever range is shown
+    makes the forecasts' stated accuracy one figure, not one per range."""
+    return _backtest_months(last, months)[-1] - timedelta(days=RHYTHM_DAYS)
+
+
 def backtest(
     key_day: pd.DataFrame,
     metric: str = "total_characters",
-    months: int = 12,
+    months: int = BACKTEST_MONTHS,
     *,
     covered_from: date | None = None,
     covered_to: date | None = None,
@@ -267,11 +289,8 @@ def backtest(
     series = daily_series(key_day, metric)
     first = covered_from or series.index.min().date()
     last = covered_to or series.index.max().date()
-    month_start = period_bounds("month", last)[0]
-    if period_bounds("month", last)[1] != last:
-        month_start = period_bounds("month", month_start - timedelta(days=1))[0]
     rows = []
-    for _ in range(months):
+    for month_start in _backtest_months(last, months):
         if month_start - timedelta(days=LEVEL_DAYS) < first:
             break
         result = forecast(series, metric, "month", month_start, first)
@@ -287,7 +306,6 @@ def backtest(
                     "error": abs(result.projected - actual) / actual,
                 }
             )
-        month_start = period_bounds("month", month_start - timedelta(days=1))[0]
     columns = ["month", "forecast", "low", "high", "actual", "error"]
     months_frame = pd.DataFrame(rows, columns=columns).iloc[::-1].reset_index(drop=True)
     return Backtest(metric=metric, months=months_frame)

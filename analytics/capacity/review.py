@@ -15,6 +15,7 @@ from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.forecast import (
     Backtest,
     backtest,
+    backtest_start,
     daily_series,
     forecast_table,
     key_forecasts,
@@ -119,10 +120,12 @@ class CapacityReview:
 
     @property
     def forecast_note(self) -> str:
-        """How the forecasts are made and how well they did over the last twelve months."""
+        """How the forecasts are made and how well they did: one backtest as of today, over
+        the whole months before it (the same whatever the range), with its window."""
         months = self.backtest.months
         accuracy = (
-            f" Over the last {len(months)} months, forecasts made on each month's first day "
+            f" Forecast accuracy ({len(months)} months, {months['month'].iloc[0]:%Y-%m} to "
+            f"{months['month'].iloc[-1]:%Y-%m}): forecasts made on each month's first day "
             f"missed the month's total characters by {100 * self.backtest.mape:.1f} % on average."
             if len(months)
             else ""
@@ -135,9 +138,13 @@ class CapacityReview:
 
 
 def review_range(start: date, end: date, today: date, year_start: YearStart) -> tuple[date, date]:
-    """The days a review of ``start``–``end`` reads: comparisons, forecasts and their history."""
-    first = min(comparison_start(start, end), required_start(today, year_start))
-    return first, max(end, today - timedelta(days=1))
+    """The days a review of ``start``–``end`` reads: comparisons, forecasts and their
+    backtest (the same days whatever the range)."""
+    closed = today - timedelta(days=1)
+    first = min(
+        comparison_start(start, end), required_start(today, year_start), backtest_start(closed)
+    )
+    return first, max(end, closed)
 
 
 def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, ...]:
@@ -240,6 +247,15 @@ def _unpriced(
     return prices.unpriced(min(starts), max(ends))
 
 
+def _backtest(key_day: pd.DataFrame, today: date, covered_from: date) -> Backtest:
+    """The backtest as of ``today``: the twelve whole months before it, read from the same
+    days (``backtest_start``) whichever range the review covers."""
+    closed = today - timedelta(days=1)
+    return backtest(
+        key_day, covered_from=max(covered_from, backtest_start(closed)), covered_to=closed
+    )
+
+
 def build_review(
     usage: Usage,
     budgets: BudgetFile | None,
@@ -266,7 +282,7 @@ def build_review(
         comparison=comparison,
         forecasts=forecast_table(key_day, today, covered_from, year_start=year_start),
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
-        backtest=backtest(key_day, covered_from=covered_from, covered_to=today - timedelta(days=1)),
+        backtest=_backtest(key_day, today, covered_from),
         paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
         evaluations=None
         if budgets is None

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from analytics.capacity.budgets import Evaluation, evaluation_frame
+from analytics.capacity.compare import comparison_text
 from analytics.capacity.review import CapacityReview
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.currencies import MINOR_UNITS
@@ -341,8 +342,8 @@ def render(
     )
     header = (
         f"<header><h1>{html.escape(title)}</h1>"
-        f'<p class="meta">Period {range_text(start, end)} (UTC days) · compared with '
-        f"{range_text(*comparison.previous)} and {range_text(*comparison.last_year)} · "
+        f'<p class="meta">Period {range_text(start, end)} (UTC days) · compared with the '
+        f"{html.escape(comparison_text(comparison))} · "
         f"forecasts as of {review.today:%Y-%m-%d} · contract year starts {review.year_start}"
         f"</p>{notes}</header>"
     )

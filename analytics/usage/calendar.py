@@ -169,9 +169,12 @@ def previous_range(start: date, end: date) -> tuple[date, date]:
     return start - length, start - ONE_DAY
 
 
-def range_last_year(start: date, end: date) -> tuple[date, date]:
-    """The same calendar days one year earlier (29 February maps to the 28th)."""
-    return shift_years(start, -1), shift_years(end, -1)
+def range_last_year(start: date, end: date) -> tuple[date, date] | None:
+    """The same calendar days one year earlier (29 February maps to the 28th); None for a
+    range longer than a year, whose days a year earlier would overlap it. A range is never
+    compared with any of its own days (nor is it by ``previous_range``)."""
+    first, last = shift_years(start, -1), shift_years(end, -1)
+    return (first, last) if last < start else None
 
 
 # --- buckets -----------------------------------------------------------------------------------
