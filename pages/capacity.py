@@ -17,7 +17,7 @@ from analytics.capacity.compare import comparison_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys, page, session
-from analytics.dashboard.budgets import BUDGETS_FILE, chosen_budgets
+from analytics.dashboard.budgets import chosen_budgets
 from analytics.dashboard.columns import (
     budget_columns,
     change_columns,
@@ -27,7 +27,7 @@ from analytics.dashboard.columns import (
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING
+from analytics.dashboard.money import NO_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
@@ -64,10 +64,10 @@ with st.expander("Budgets", icon=":material/savings:"):
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
-        f"Read from {BUDGETS_FILE} in the dashboard's folder (in demo mode, else "
-        "budgets.example.toml) unless a file is chosen here; see budgets.example.toml for the "
-        "format. Cost budgets and cost forecasts use "
-        "pricing.toml (and teams.toml for the report's spend by team) beside the dashboard."
+        f"Budgets from {file_in_force('budgets', source.demo, uploaded)}; choose another file "
+        "here, formatted as budgets.example.toml. Cost budgets and cost forecasts use the prices "
+        f"of {file_in_force('pricing', source.demo)} (and the teams of "
+        f"{file_in_force('teams', source.demo)} for the report's spend by team)."
     )
 
 # The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
@@ -150,7 +150,8 @@ if review.cost_forecasts is not None and review.currency is not None:
     )
     st.caption(
         "The organization's cost, base fee included: the closed days at the prices of "
-        "pricing.toml, then each service's run rate priced to the period's end."
+        f"{file_in_force('pricing', source.demo)}, then each service's run rate priced to the "
+        "period's end."
     )
 
 st.markdown("**Total characters this month, per key**")

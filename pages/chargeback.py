@@ -6,7 +6,7 @@ from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
 from analytics.dashboard.columns import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.money import NO_PRICING, money_text, say_unpriced
+from analytics.dashboard.money import NO_PRICING, file_in_force, money_text, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
 
@@ -20,8 +20,9 @@ with st.expander("Prices and teams", icon=":material/payments:"):
     pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
     teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
     st.caption(
-        "Read from pricing.toml and teams.toml in the dashboard's folder unless files are "
-        "chosen here; see pricing.example.toml and teams.example.toml for the format."
+        f"Prices from {file_in_force('pricing', source.demo, pricing_upload)} and teams from "
+        f"{file_in_force('teams', source.demo, teams_upload)}; choose other files here, "
+        "formatted as pricing.example.toml and teams.example.toml."
     )
 
 pricing = money_text("pricing", pricing_upload, source.demo)

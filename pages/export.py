@@ -7,7 +7,7 @@ from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, NO_TEAMS, say_unpriced
+from analytics.dashboard.money import NO_PRICING, NO_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.exports.commands import export_command, export_crontab
 from analytics.exports.requests import SOURCE_GROUPINGS, ExportRequest, ExportSource
@@ -65,7 +65,8 @@ with_cost = controls.toggle(
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
     key="with_cost",
     disabled=not priceable,
-    help="Cost columns at the prices of pricing.toml (tags at list prices, with their team)."
+    help=f"Cost columns at the prices of {file_in_force('pricing', source.demo)} (tags at list "
+    "prices, with their team)."
     if priceable
     else "Language pairs carry no cost."
     if export_source == "language-pairs"

@@ -6,6 +6,7 @@ import streamlit as st
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
 from analytics.dashboard import data, page, session
+from analytics.dashboard.money import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -24,9 +25,10 @@ table = page.key_table_or_stop(
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
-        f"Usage cost per {noun} at the prices of pricing.toml: its share of the organization's "
-        "lines, the same amount exports and the Chargeback page show. The base fee is no "
-        "key's: the Chargeback page shares it between teams (base fee share)."
+        f"Usage cost per {noun} at the prices of {file_in_force('pricing', source.demo)}: its "
+        "share of the organization's lines, the same amount exports and the Chargeback page "
+        "show. The base fee is no key's: the Chargeback page shares it between teams (base fee "
+        "share)."
     )
 
 left, right = st.columns([1, 1], gap="large")

@@ -19,6 +19,7 @@ from analytics.cost.prices import parse_pricing
 from analytics.dashboard import data, page, session
 from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -113,7 +114,8 @@ if view.cost and view.pricing is not None:
     st.caption(
         f"{TOTAL_COST} {amount_text(spent[TOTAL_CHARACTERS] + fee, view.currency)} = "
         f"{USAGE_COST.lower()} {amount_text(spent[TOTAL_CHARACTERS], view.currency)} + "
-        f"{BASE_FEE.lower()} {amount_text(fee, view.currency)}, at the prices of pricing.toml. "
+        f"{BASE_FEE.lower()} {amount_text(fee, view.currency)}, at the prices of "
+        f"{file_in_force('pricing', source.demo)}. "
         "Compared with the previous period at its prices (N/A when it has none)."
     )
 

@@ -9,6 +9,7 @@ from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.money import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
@@ -80,8 +81,9 @@ if money.cost:
 shown = page.searchable_table(table, "tags", money)
 if money.cost:
     st.caption(
-        "Cost at the list prices of pricing.toml: the included volume and the base fee are the "
-        "organization's, never a tag's. A tag's team comes from teams.toml."
+        f"Cost at the list prices of {file_in_force('pricing', source.demo)}: the included "
+        "volume and the base fee are the organization's, never a tag's. A tag's team comes "
+        f"from {file_in_force('teams', source.demo)}."
     )
 
 st.subheader("One tag by day")

@@ -8,6 +8,7 @@ import streamlit as st
 from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import key_table_columns, key_table_order
+from analytics.dashboard.money import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
@@ -87,7 +88,11 @@ st.caption(
     f"One bar per {granularity} (UTC; weeks start on Monday, the last one may be partial). "
     f"Click a bar, or pick a period below, to see each {noun}'s "
     f"{'cost' if view.cost else 'usage'} in it."
-    + (" Cost at the prices of pricing.toml, without the base fee." if view.cost else "")
+    + (
+        f" Cost at the prices of {file_in_force('pricing', source.demo)}, without the base fee."
+        if view.cost
+        else ""
+    )
 )
 
 chosen = st.selectbox(

@@ -10,8 +10,6 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets, parse_budgets
 
-BUDGETS_FILE = Path("budgets.toml")
-
 
 def chosen_budgets(
     uploaded: UploadedFile | None, path: Path | None

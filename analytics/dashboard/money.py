@@ -22,6 +22,17 @@ def money_text(name: str, uploaded: UploadedFile | None, demo: bool) -> str | No
     return path.read_text(encoding="utf-8") if path else None
 
 
+def file_in_force(name: str, demo: bool, uploaded: UploadedFile | None = None) -> str:
+    """How a page names the ``name``.toml it reads: the file chosen on the page, else the one
+    beside the dashboard, else in the demo the shipped example (``pricing.example.toml``), so a
+    caption never points at a file that is not there. ``name``.toml when there is none: where
+    to put one."""
+    if uploaded is not None:
+        return str(uploaded.name)
+    path = organization_file(name, None, Path.cwd(), demo)
+    return f"{name}.toml" if path is None else path.name
+
+
 # What a page says when a money view is asked for without its file.
 NO_PRICING = (
     "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "

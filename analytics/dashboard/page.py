@@ -27,7 +27,13 @@ from analytics.dashboard.columns import (
 )
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, NO_TEAMS, money_text, say_unpriced
+from analytics.dashboard.money import (
+    NO_PRICING,
+    NO_TEAMS,
+    file_in_force,
+    money_text,
+    say_unpriced,
+)
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.usage import tables
@@ -76,10 +82,11 @@ def view_select(
     money covers the others.
     """
     where = where.container(horizontal=True, width="content")  # the controls side by side
-    shown = money_switch(where)
+    shown = money_switch(where, src.demo)
     grouped = "key"
     if grouping:
-        help_grouped = "Each key, or each team of teams.toml (keys no team claims: Unassigned)."
+        teams_file = file_in_force("teams", src.demo)
+        help_grouped = f"Each key, or each team of {teams_file} (keys no team claims: Unassigned)."
         grouped = segments(where, "Group by", GROUPED, "key", "group", help_grouped)
     pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
     teams = money_text("teams", None, src.demo) if grouped == "team" else None
@@ -104,7 +111,7 @@ def view_select(
 SWITCH_KEY = "show_switch"
 
 
-def money_switch(where: DeltaGenerator) -> str:
+def money_switch(where: DeltaGenerator, demo: bool) -> str:
     """The Usage / Cost switch, showing the session's choice (``session.shown``) whichever
     page set it; a click makes the new choice the session's."""
     st.session_state[SWITCH_KEY] = session.shown()  # before the widget: no default to fight
@@ -115,8 +122,8 @@ def money_switch(where: DeltaGenerator) -> str:
         required=True,
         key=SWITCH_KEY,
         on_change=lambda: session.show(st.session_state[SWITCH_KEY]),
-        help="Usage in characters and minutes, or its cost at the prices of pricing.toml. "
-        "One choice for every page of this session.",
+        help="Usage in characters and minutes, or its cost at the prices of "
+        f"{file_in_force('pricing', demo)}. One choice for every page of this session.",
     )
     return session.shown()
 

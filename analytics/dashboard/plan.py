@@ -14,14 +14,10 @@ from analytics.cost.money import amount_text
 from analytics.cost.prices import PricingFileError
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
-from analytics.dashboard.money import money_text
+from analytics.dashboard.money import file_in_force, money_text
 from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
 
-SPEND_NOTE = (
-    "At the prices of pricing.toml, base fee included: the closed days so far, and the run "
-    "rate of each service priced to the period's last day."
-)
 NOTE = (
     "Used as the service counts it, today so far included; the day a limit is reached is "
     "projected from the run rate of the closed days. Refreshed every five minutes."
@@ -65,6 +61,10 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 f"**Spend** — {amount_text(spend.used_minor, spend.currency)} so far, "
                 f"{amount_text(projected, spend.currency)} projected for the billing period"
             )
-            st.caption(SPEND_NOTE)
+            st.caption(
+                f"At the prices of {file_in_force('pricing', src.demo)}, base fee included: the "
+                "closed days so far, and the run rate of each service priced to the period's "
+                "last day."
+            )
         st.caption(NOTE)
     return snapshot
