@@ -36,6 +36,8 @@ from analytics.cli import app
 RANGES = {"Last 30 days": "last-30-days", "All history": "all-history"}
 TEAMS = ["Web shop", "Customer support", "Marketing", "Documents", "Internal tools", "Unassigned"]
 CENT = Decimal("0.01")
+# What a range is compared with (docs/glossary.md), as the comparison tables' columns.
+COMPARED = ("Previous period", "Same period last year")
 runner = CliRunner()
 
 Seen = dict[str, dict[str, object]]
@@ -47,6 +49,18 @@ def number(text: str) -> Decimal:
     found = re.search(r"-?[\d,]+(?:\.\d+)?", text)
     assert found, f"no number in {text!r}"
     return Decimal(found.group().replace(",", "")).quantize(CENT)
+
+
+def accuracy(text: str) -> str:
+    """The forecasts' stated accuracy, with its window."""
+    found = re.search(r"Forecast accuracy \(.*?\): .*? by ([\d.]+ %)", text)
+    assert found, f"no forecast accuracy in {text[:200]!r}…"
+    return found.group()
+
+
+def compared_value(value: object) -> Decimal | str:
+    """A comparison cell: a number, or N/A where there is nothing to compare with."""
+    return "N/A" if pd.isna(value) else cell(value)
 
 
 def cell(value: object) -> Decimal:
@@ -76,8 +90,12 @@ def run(*args: str) -> str:
 
 def pages(seen: Seen, period: str) -> None:
     at = open_clean_page("overview", period=period)
-    tiles = {m.label: m.value for m in at.metric}
-    seen["Total characters"]["Overview"] = number(tiles["Total characters"])
+    tiles = {m.label: m for m in at.metric}
+    seen["Total characters"]["Overview"] = number(tiles["Total characters"].value)
+    before = tiles["Total characters"].help.split("previous period: ")[1]
+    seen["Previous period · Total characters"]["Overview"] = (
+        "N/A" if before == "N/A" else number(before)
+    )
     [link] = at.get("page_link")
     new, total = re.match(
         r"([\d,]+) new anomal\w+ in this range \(([\d,]+) in all\)", link.proto.label
@@ -122,6 +140,15 @@ def pages(seen: Seen, period: str) -> None:
     seen["Anomalies"]["Anomalies"] = Decimal(len(at.dataframe[0].value)).quantize(CENT)
 
     at = open_clean_page("capacity", period=period)
+    [note] = [c.value for c in at.caption if c.value.startswith("Run rate:")]
+    seen["Forecast accuracy"]["Capacity"] = accuracy(note)
+    [compared] = [
+        table.loc["Total characters"]
+        for table in (shown_table(at, i) for i in range(len(at.dataframe)))
+        if "Same period last year" in table.columns
+    ]
+    for name in COMPARED:
+        seen[f"{name} · Total characters"]["Capacity"] = compared_value(compared[name])
     for table in (0, 1):  # the budgets' status, then the keys' against their own limits
         for row in shown_table(at, table).to_dict("records"):
             seen[f"Used · {row['Budget']}"]["Capacity"] = cell(row["Used"])
@@ -178,8 +205,13 @@ def report(seen: Seen, page: str, surface: str) -> None:
     parsed.feed(page)
     text = " ".join(parsed.text)
     seen["Contract year"][surface] = re.search(r"contract year starts (\d\d-\d\d)", text)[1]
-    summary = {row[0]: row[1] for row in parsed.tables["Summary"][1:]}
-    seen["Total characters"][surface] = number(summary["Total characters"])
+    seen["Forecast accuracy"][surface] = accuracy(text)
+    header, *services = parsed.tables["Summary"]
+    summary = {row[0]: dict(zip(header, row, strict=True)) for row in services}
+    seen["Total characters"][surface] = number(summary["Total characters"]["This period"])
+    for name in COMPARED:
+        shown = summary["Total characters"][name]
+        seen[f"{name} · Total characters"][surface] = "N/A" if shown == "N/A" else number(shown)
     spend = {row[0]: row[1] for row in parsed.tables["Spend (EUR)"][1:]}
     for name in ("Total cost", "Usage cost", "Base fee"):
         seen[name][surface] = number(spend[name])

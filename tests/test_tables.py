@@ -28,7 +28,7 @@ def test_kpis_change_against_previous_period():
     assert tiles[MINUTES].change_text == "N/A"
     assert all(t.change is None for t in tables.kpis(current, None))
     nothing_before = tables.kpis(current, dict.fromkeys(METRICS, 0.0))
-    assert all(t.previous is None and t.change_text == "N/A" for t in nothing_before)
+    assert all(t.previous == 0 and t.change_text == "N/A" for t in nothing_before)
 
 
 def test_usage_over_time_resamples_without_losing_usage():

@@ -207,9 +207,9 @@ def change_columns() -> dict[str, Any]:
         "previous": number("Previous period"),
         "change": number("Change"),
         "change %": st.column_config.TextColumn("Change %"),
-        "last_year": number("Last year"),
+        "last_year": number("Same period last year"),
         "yoy change": number("Change on last year"),
-        "yoy %": st.column_config.TextColumn("Change on last year %"),
+        "yoy %": st.column_config.TextColumn("Year on year %"),
     }
 
 

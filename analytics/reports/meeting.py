@@ -127,9 +127,9 @@ def _services_table(services: pd.DataFrame) -> pd.DataFrame:
             "Service": [METRIC_LABELS[m] for m in services.index],
             "This period": _numbers(services["current"], services.index),
             "Previous period": _numbers(services["previous"], services.index),
-            "Change": [percent_text(v) for v in services["change %"]],
+            "Change %": [percent_text(v) for v in services["change %"]],
             "Same period last year": _numbers(services["last_year"], services.index),
-            "Year on year": [percent_text(v) for v in services["yoy %"]],
+            "Year on year %": [percent_text(v) for v in services["yoy %"]],
         }
     )
 

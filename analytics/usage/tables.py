@@ -101,12 +101,10 @@ def relative_change(value: float, before: float | None) -> float | None:
 def kpis(current: Mapping[str, float], previous: Mapping[str, float] | None) -> list[Kpi]:
     """One tile per metric with its change against the previous range of equal length.
 
-    The change is N/A when the previous range is empty or the metric was zero then: a
-    percentage of nothing tells an admin nothing. A previous range without any usage (none,
-    or all zeros) counts as no previous range at all.
+    The change is N/A when there is no previous range or the metric was zero then: a
+    percentage of nothing tells an admin nothing. A previous range without usage shows its
+    zeros, as the capacity comparison and the report do (unknown is N/A, zero is 0).
     """
-    if previous is not None and not any(previous.values()):
-        previous = None
     tiles = []
     for metric in METRICS:
         before = None if previous is None else previous.get(metric)
