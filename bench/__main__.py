@@ -2,18 +2,21 @@
 scenarios, print one JSON line per target and write them, with the machine they ran on, to
 bench/results.json; `--keep` leaves the outputs each scenario compares in FOLDER.
 
-Exits 0 when every target is met and 3 when one is missed."""
+Exits 0 when every target is met and 3 when one is missed; 2 at once, before any scenario,
+when a tool the chosen scenarios need is missing."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import os
 import platform
 import sys
 from pathlib import Path
 
+from analytics.reports import pdf
 from analytics.usage.allocator import use_system_allocator
 from analytics.usage.files import write_atomic
 from bench import lines
@@ -22,6 +25,10 @@ from bench.scenarios import SCENARIOS
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 MISSED = 3  # exit status when a target is missed (a crash exits with 1)
+MISSING_TOOL = 2  # exit status when a tool a chosen scenario needs is missing
+# The scenarios that time the dashboard in Debian's chromium, driven by Playwright: they run
+# last, so a missing browser would otherwise be found after every other line, minutes in.
+BROWSER_SCENARIOS = ("browser_pages", "session_memory")
 
 
 def machine() -> dict[str, object]:
@@ -50,6 +57,21 @@ def _lines(path: str) -> list[str]:
         return []
 
 
+def missing_tool(names: list[str]) -> str | None:
+    """What the scenarios `names` need and this machine lacks, in one line; None: nothing.
+    Chromium is found as the browser lines find it (`pdf.find_chromium`)."""
+    browser = ", ".join(name for name in names if name in BROWSER_SCENARIOS)
+    if not browser:
+        return None
+    if importlib.util.find_spec("playwright") is None:
+        need = "Playwright (pip install -r requirements-dev.txt)"
+    elif pdf.find_chromium() is None:
+        need = f"{pdf.CHROMIUM} on PATH (apt-get install chromium)"
+    else:
+        return None
+    return f"the browser lines ({browser}) need {need}; install it or leave them out with --only"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--scale", type=float, default=1.0, help="1 = 1,000 keys, 0.05 smoke")
@@ -57,12 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write results")
     parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
+    names = args.only or list(SCENARIOS)
+    if problem := missing_tool(names):
+        print(f"error: {problem}", file=sys.stderr)
+        return MISSING_TOOL
     use_system_allocator()  # as the programs measured do
     pin_clock()
     lines.KEPT = args.keep
     scale = Scale(args.scale)
     results = []
-    for name in args.only or SCENARIOS:
+    for name in names:
         for line in SCENARIOS[name](scale):
             print(json.dumps(line), flush=True)
             results.append(line)
