@@ -12,7 +12,6 @@ from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
-from analytics.keys.changes import MS_PER_MINUTE
 from analytics.keys.limits import (
     KeyRow,
     key_counts,
@@ -20,6 +19,14 @@ from analytics.keys.limits import (
     key_table,
     limits_note,
     shown_limits,
+)
+from analytics.keys.preview import (
+    MAX_LABEL,
+    label_problem,
+    limit_preview,
+    milliseconds,
+    minutes,
+    rename_preview,
 )
 from analytics.usage import calendar
 
@@ -29,15 +36,38 @@ allowed = keys.permission(source)
 title = page.title_row("Keys & limits")
 
 
+def label_check(label: str, key_id: str | None, where: str) -> tuple[bool, bool]:
+    """Whether `label` may be given (an error said when not) and whether it is shared with
+    another key, which a checkbox must allow (labels are how usage is joined to keys)."""
+    listed_keys = keys.key_list(source)
+    if hard := label_problem(listed_keys, label, key_id, shared=True):
+        st.error(f"{hard.capitalize()}.", icon=":material/block:")
+        return False, False
+    if duplicate := label_problem(listed_keys, label, key_id):
+        st.warning(f"{duplicate.capitalize()}.", icon=":material/warning:")
+        shared = st.checkbox("Give this label anyway", key=f"shared:{where}")
+        return shared, shared
+    return True, False
+
+
 @st.dialog("Create a key", on_dismiss=keys.close_dialog)
 def create_dialog() -> None:
     if st.session_state.get("create_done"):
         keys.close_dialog()
         st.rerun()  # the secret leaves the page with the dialog
-    label = st.text_input("Label", key="create_label", placeholder="e.g. Mobile app (iOS)")
-    st.caption("Without a label the service gives the key a default one.")
-    if st.button("Create", type="primary", key="create_submit", icon=":material/add:"):
-        secret = keys.create(source, allowed, label)
+    label = st.text_input(
+        "Label", key="create_label", placeholder="e.g. Mobile app (iOS)", max_chars=MAX_LABEL
+    )
+    ok, shared = label_check(label, None, "create") if label.strip() else (True, False)
+    st.caption(
+        f"Creates an active key labelled {label.strip()!r}."
+        if label.strip()
+        else "Without a label the service gives the key its default one."
+    )
+    if st.button(
+        "Create", type="primary", key="create_submit", icon=":material/add:", disabled=not ok
+    ):
+        secret = keys.create(source, allowed, label, shared)
         if secret is not None:
             st.warning(
                 "Copy the secret now: it is shown this once and kept nowhere, not even here.",
@@ -52,11 +82,11 @@ def deactivate_dialog(row: KeyRow) -> None:
     key = row.key
     assert key is not None
     st.warning(
-        f"Deactivating **{key.label}** cannot be undone: every request with it is refused "
-        "at once and for good, and it can never be activated again.",
+        f"Deactivating **{key.label}** (key id `{key.key_id}`) cannot be undone: every "
+        "request with it is refused at once and for good, and it can never be activated again.",
         icon=":material/warning:",
     )
-    typed = st.text_input("Type the key's label to confirm", key="deactivate_typed")
+    typed = st.text_input("Type the key's label to confirm", key=f"deactivate_typed:{key.key_id}")
     if st.button("Deactivate for good", type="primary", key="deactivate_confirm"):
         if typed.strip() != key.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
@@ -73,7 +103,7 @@ title.button(
     on_click=keys.open_dialog,
     args=("create",),
 )
-if keys.dialog() == "create":
+if keys.dialog() == ("create", None):
     create_dialog()
 st.caption(
     "Every developer key of the organization, used or not, with this usage period's use "
@@ -111,11 +141,13 @@ if not listed:
 st.subheader("One key")
 by_id = {row.key.key_id: row for row in listed if row.key is not None}
 names = {key_id: f"{row.joined.label} · {row.shown_id}" for key_id, row in by_id.items()}
-asked = st.query_params.get("key")
-if asked and asked not in by_id and (found := keys.chosen_key(rows, asked)):
-    st.session_state["key"] = found  # a link names a key by its mask, as anomalies do
+keys.choose(listed)
 chosen = st.selectbox(
-    "Key", list(by_id), format_func=names.__getitem__, key="key", bind="query-params"
+    "Key",
+    list(by_id),
+    format_func=names.__getitem__,
+    key=keys.CHOSEN,
+    on_change=keys.to_address,
 )
 row = by_id[chosen]
 key = row.key
@@ -134,41 +166,67 @@ if row.joined.api_key:
         query_params={"key": row.joined.api_key},
     )
 
+# Every widget below is keyed by the key and its state: choosing another key, or a change
+# from anywhere, shows that key's own values, never those typed for another.
+this = keys.bound(key)
 changeable = allowed.allowed and not key.is_deactivated
 rename_col, limits_col = st.columns(2, gap="large")
-with rename_col, st.form("rename_form", border=True):
+with rename_col.container(border=True):
     st.markdown("**Rename**")
-    new_label = st.text_input("New label", value=key.label, key="rename_label")
-    if st.form_submit_button("Rename", disabled=not allowed.allowed, icon=":material/edit:"):
-        if not new_label.strip():
-            st.error("The label is empty: nothing was changed.", icon=":material/block:")
-        elif keys.rename(source, allowed, row, new_label):
-            st.rerun()
+    new_label = st.text_input(
+        "New label", value=key.label, key=f"rename_label:{this}", max_chars=MAX_LABEL
+    )
+    renamed = rename_preview(key, new_label)
+    ok, shared = label_check(new_label, key.key_id, this) if renamed.changes else (True, False)
+    st.caption(f"Preview: {renamed.text}.")
+    if st.button(
+        "Rename",
+        key=f"rename_save:{this}",
+        disabled=not (allowed.allowed and renamed.changes and ok),
+        icon=":material/edit:",
+    ) and keys.rename(source, allowed, row, renamed, shared):
+        st.rerun()
 
-with limits_col, st.form("limits_form", border=True):
+with limits_col.container(border=True):
     st.markdown("**Limits per usage period**")
     limits = key.usage_limits
-    minutes = limits.speech_to_text_milliseconds
+    no_characters = st.checkbox(
+        "No character limit", value=limits.characters is None, key=f"no_characters:{this}"
+    )
     characters = st.number_input(
-        "Characters (empty: no limit)",
+        "Characters",
         min_value=0,
-        value=limits.characters,
+        value=limits.characters or 0,
         step=10_000,
-        key="limit_characters",
+        disabled=no_characters,
+        key=f"limit_characters:{this}",
+    )
+    no_speech = st.checkbox(
+        "No speech-to-text limit",
+        value=limits.speech_to_text_milliseconds is None,
+        key=f"no_speech:{this}",
     )
     speech = st.number_input(
-        "Speech-to-text minutes (empty: no limit)",
-        min_value=0,
-        value=None if minutes is None else minutes // MS_PER_MINUTE,
-        step=10,
-        key="limit_minutes",
+        "Speech-to-text minutes",
+        min_value=0.0,
+        value=minutes(limits.speech_to_text_milliseconds) or 0.0,
+        step=10.0,
+        disabled=no_speech,
+        key=f"limit_minutes:{this}",
     )
-    st.caption(limits_note(row))
-    if st.form_submit_button("Save limits", disabled=not changeable, icon=":material/tune:"):
-        chars = None if characters is None else int(characters)
-        mins = None if speech is None else int(speech)
-        if keys.limit(source, allowed, row, chars, mins):
-            st.rerun()
+    planned = limit_preview(
+        key,
+        None if no_characters else int(characters),
+        None if no_speech else milliseconds(speech),
+    )
+    st.caption(f"Preview: {planned.text}. {limits_note(row)}")
+    if st.button(
+        "Save limits",
+        key=f"limits_save:{this}",
+        disabled=not (changeable and planned.changes),
+        icon=":material/tune:",
+    ) and keys.limit(source, allowed, row, planned):
+        st.rerun()
 
 st.button(
     "Deactivate…",
@@ -176,10 +234,11 @@ st.button(
     disabled=not changeable,
     key="deactivate_open",
     on_click=keys.open_dialog,
-    args=("deactivate",),
+    args=("deactivate", key.key_id),
 )
-if keys.dialog() == "deactivate" and changeable:
-    deactivate_dialog(row)
+opened = keys.dialog()
+if opened and opened[0] == "deactivate" and opened[1] in by_id and allowed.allowed:
+    deactivate_dialog(by_id[opened[1]])
 
 st.subheader("Audit log")
 entries = keys.audit_entries(source)

@@ -16,11 +16,13 @@ import clock  # noqa: F401 - pins the run's clock before anything reads it
 import httpx
 import pytest
 import stamina
+import streamlit as st
 from fastapi import FastAPI
 from faultserver import FaultServer
 from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
+from analytics.service.demo import demo_app
 from analytics.usage import calendar
 from bench.processes import free_port, stop_process, wait_until_healthy
 from emulator import EmulatorConfig, create_app
@@ -227,6 +229,24 @@ def demo_env(monkeypatch, tmp_path) -> None:
     for name, value in DEMO.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+
+
+def forget_demo() -> None:
+    """Drop the dashboard's demo emulators and every cached answer of theirs, so the next run
+    reads the demo organization's store afresh."""
+    demo_app.cache_clear()
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def changed_demo(demo_env) -> Iterator[None]:
+    """The headless dashboard on a demo organization of this test's own, for a test that
+    changes keys: `demo_env` gives it a history folder (where the demo's store and audit log
+    live) of its own; the caches of earlier tests are dropped before and after."""
+    forget_demo()
+    yield
+    forget_demo()
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from analytics.keys import changes
 from analytics.keys.audit import AuditLog, entry
 from analytics.keys.join import JoinedKey, join, masked
 from analytics.keys.limits import key_rows, key_table, limit_evaluations, usage_start
+from analytics.keys.preview import limit_preview, rename_preview
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
 from analytics.service.models import DeveloperKey
@@ -161,8 +162,12 @@ def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_
         actor = changes.Actor(client, "ana@example.org", log)
         made = changes.create(actor, "Mobile app").key
         assert made.key is not None
-        renamed = changes.rename(actor, made.listed, "Mobile (iOS)").key
-        changes.limit(actor, renamed, characters=5000, speech_minutes=3)
+        renamed = changes.rename(actor, rename_preview(made.listed, "Mobile (iOS)"))
+        assert renamed is not None
+        limited_now = changes.limit(actor, limit_preview(renamed.key, 5000, 180_000))
+        assert limited_now is not None
+        # The same values again change nothing: no request, no entry.
+        assert changes.limit(actor, limit_preview(limited_now.key, 5000, 180_000)) is None
         with pytest.raises(NotFoundError):
             changes.deactivate(actor, DeveloperKey(key_id="no-such:key", label="Ghost"))
         [limited] = [k for k in client.developer_keys() if k.key_id == made.key_id]

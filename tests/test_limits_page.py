@@ -8,29 +8,11 @@ import json
 from urllib.parse import parse_qs
 
 import pytest
-import streamlit as st
 from headless import ROOT, app_test, open_clean_page, open_page
 from test_access import AUTH
 
 from analytics.dashboard.access import key_change_refusal
 from analytics.keys.join import masked
-from analytics.service.demo import demo_app
-
-
-@pytest.fixture
-def changed_demo(demo_env):
-    """A demo organization of this test's own: the dashboard's demo emulator lives as long as
-    the process (and the caches that hold its client), so a test that changes keys starts
-    and leaves it fresh for the tests after it."""
-
-    def forget() -> None:
-        demo_app.cache_clear()
-        st.cache_data.clear()
-        st.cache_resource.clear()
-
-    forget()
-    yield
-    forget()
 
 
 def listed(ledger) -> list:
@@ -98,23 +80,9 @@ def test_create_shows_the_secret_once(changed_demo, tmp_path):
     assert secret not in json.dumps(entry)
 
 
-def test_rename_and_limits_change_the_key(changed_demo, tmp_path):
-    at = open_page("limits")
-    at.selectbox(key="key").set_value(ident(at, "Writing assistant")).run()
-    at.text_input(key="rename_label").set_value("Writing assistant (EU)")
-    at.button(key="FormSubmitter:rename_form-Rename").click().run()
-    assert not at.exception
-    assert "Writing assistant (EU)" in table(at).index
-    at.number_input(key="limit_characters").set_value(50_000)
-    at.number_input(key="limit_minutes").set_value(30)
-    at.button(key="FormSubmitter:limits_form-Save limits").click().run()
-    assert not at.exception
-    row = table(at).loc["Writing assistant (EU)"]
-    assert (row["character limit"], row["speech minute limit"]) == ("50,000", "30")
-    entries = audit(tmp_path)
-    assert [(e["action"], e["outcome"]) for e in entries] == [("rename", "done"), ("limit", "done")]
-    assert entries[1]["after"]["speech_to_text_milliseconds"] == 1_800_000
-    assert entries[0]["who"] == "demo dashboard"
+def confirm(at):
+    """The deactivation dialog's field for the typed label."""
+    return next(t for t in at.text_input if t.label == "Type the key's label to confirm")
 
 
 def test_deactivation_needs_the_typed_label(changed_demo):
@@ -122,11 +90,11 @@ def test_deactivation_needs_the_typed_label(changed_demo):
     name = "Marketing launch"
     at.selectbox(key="key").set_value(ident(at, name)).run()
     at.button(key="deactivate_open").click().run()
-    at.text_input(key="deactivate_typed").set_value(name[:-1])
+    confirm(at).set_value(name[:-1])
     at.button(key="deactivate_confirm").click().run()
     assert any("does not match" in e.value for e in at.error)
     assert table(at).loc[name, "state"] != "deactivated"
-    at.text_input(key="deactivate_typed").set_value(name)
+    confirm(at).set_value(name)
     at.button(key="deactivate_confirm").click().run()
     assert not at.exception
     assert table(at).loc[name, "state"] == "deactivated"

@@ -28,7 +28,8 @@ from analytics.keys import changes
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
 from analytics.keys.limits import KeyRow, key_table, overview, view_range
-from analytics.service.client import KEEP, Limit
+from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
+from analytics.service.client import KEEP, Keep, Limit
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
 from analytics.usage import calendar
@@ -72,10 +73,10 @@ class _Session:
         usage = fetching.usage(self.settings, self.demo, first, last, use_history=True)
         return overview(keys, period, usage.frame, usage.start, today, self.recorded)
 
-    def named(self, name: str) -> tuple[DeveloperKey, str | None]:
-        """The listed key `name` names and the analytics mask it is joined to (None: not
-        known); a masked key is looked up among the analytics masks too, which needs the
-        usage the key view reads."""
+    def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
+        """The listed key `name` names, the analytics mask it is joined to (None: not known)
+        and every listed key; a masked key is looked up among the analytics masks too, which
+        needs the usage the key view reads."""
         keys = self.actor.client.developer_keys()
         joined = (
             [row.joined for row in self.rows(keys)]
@@ -87,7 +88,7 @@ class _Session:
         except KeyNotFound as exc:
             raise UsageProblem(str(exc)) from None
         assert found.key is not None
-        return found.key, found.api_key or self.recorded.get(found.key.key_id)
+        return found.key, found.api_key or self.recorded.get(found.key.key_id), keys
 
 
 @contextmanager
@@ -155,15 +156,36 @@ def _limit(value: str | None, option: str) -> Limit:
     return number
 
 
+AllowDuplicate = Annotated[
+    bool,
+    typer.Option(
+        "--allow-duplicate",
+        help="Give the label even if another key carries it (usage is joined to keys by "
+        "label: two keys sharing one cannot be told apart).",
+    ),
+]
+
+
+@contextmanager
+def _label_checked() -> Iterator[None]:
+    """A label the keys cannot take is the caller's argument to fix: exit 2, nothing sent."""
+    try:
+        yield
+    except changes.LabelRefused as exc:
+        raise UsageProblem(f"{exc}; nothing was changed") from None
+
+
 @keys_app.command()
 def create(
     label: Annotated[str, typer.Option("--label", help="The new key's label.")],
+    allow_duplicate: AllowDuplicate = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Create a key; its secret is printed once, alone on stdout, and kept nowhere."""
-    with _session(demo, debug) as session:
-        made = changes.create(session.actor, label.strip() or None).key
+    with _session(demo, debug) as session, _label_checked():
+        listed = session.actor.client.developer_keys()
+        made = changes.create(session.actor, label, listed, allow_duplicate).key
         _said(f"created {made.label!r} ({made.key_id}); its secret is shown this once")
         typer.echo(made.key)
 
@@ -172,16 +194,18 @@ def create(
 def rename(
     key: KeyArgument,
     label: Annotated[str, typer.Argument(help="The new label.")],
+    allow_duplicate: AllowDuplicate = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Give a key a new label (deactivated keys too)."""
-    if not label.strip():
-        shared.fail(shared.EXIT_USAGE, "the new label is empty")
-    with _session(demo, debug) as session:
-        named, api_key = session.named(key)
-        renamed = changes.rename(session.actor, named, label.strip(), api_key).key
-        _said(f"renamed {named.label!r} to {renamed.label!r} ({renamed.key_id})")
+    """Give a key a new label (deactivated keys too); prints the label before → after."""
+    with _session(demo, debug) as session, _label_checked():
+        if problem := label_problem((), label):  # before any request
+            raise UsageProblem(f"{problem}; nothing was changed")
+        named, api_key, listed = session.named(key)
+        planned = rename_preview(named, label)
+        changes.rename(session.actor, planned, listed, allow_duplicate, api_key)
+        _said(f"{planned.text} ({named.key_id})")
 
 
 @keys_app.command()
@@ -205,15 +229,12 @@ def limit(
         given = _limit(characters, "--characters"), _limit(speech_minutes, "--speech-minutes")
         if all(value is KEEP for value in given):
             raise UsageProblem("give --characters or --speech-minutes (a number or none)")
-        named, api_key = session.named(key)
-        limits = changes.limit(session.actor, named, *given, api_key=api_key).key.usage_limits
-        speech = limits.speech_to_text_milliseconds
-        _said(
-            f"{named.label} ({named.key_id}): characters "
-            f"{'no limit' if limits.characters is None else f'{limits.characters:,}'}, "
-            "speech-to-text minutes "
-            f"{'no limit' if speech is None else f'{speech / changes.MS_PER_MINUTE:,.2f}'}"
-        )
+        named, api_key, _ = session.named(key)
+        characters_given, minutes_given = given
+        speech = minutes_given if isinstance(minutes_given, Keep) else milliseconds(minutes_given)
+        planned = limit_preview(named, characters_given, speech)
+        changes.limit(session.actor, planned, api_key)
+        _said(f"{planned.text} ({named.key_id})")
 
 
 @keys_app.command()
@@ -228,7 +249,7 @@ def deactivate(
     """Deactivate a key at once and for good: every request with it is refused from then on.
     On a terminal, type the key's label to confirm."""
     with _session(demo, debug) as session:
-        named, api_key = session.named(key)
+        named, api_key, _ = session.named(key)
         if named.is_deactivated:
             _said(f"{named.label} ({named.key_id}) is already deactivated")
             return

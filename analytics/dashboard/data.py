@@ -89,14 +89,17 @@ PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
 
 
 @st.cache_resource(show_spinner="Starting the demo organization…")
-def _client(fingerprint: str, _source: Source) -> ServiceClient:
+def _client(fingerprint: str, place: str, _source: Source) -> ServiceClient:
     if _source.demo:
         return demo_client(_source.settings)
     return ServiceClient.from_settings(_source.settings, PAGE_POLICY)
 
 
 def client(src: Source) -> ServiceClient:
-    return _client(src.fingerprint, src)
+    """The source's client; a demo's is kept per store file too (`place`), since its keys
+    live there, while its usage, the same in every place, is cached once."""
+    files = src.settings.demo_files if src.demo else None
+    return _client(src.fingerprint, "" if files is None else str(files.store), src)
 
 
 # The daily reports a page may read, by name: the cache key is the name, not the function.

@@ -9,6 +9,7 @@ or the URL, and it is gone from the page when the dialog closes.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -26,7 +27,7 @@ from analytics.keys import changes
 from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
 from analytics.keys.limits import KeyRow, limit_evaluations, overview, view_range
-from analytics.service.client import Limit
+from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
 
@@ -37,6 +38,8 @@ SAID = "keys_said"
 # The dialog open in this session ("create" or "deactivate"): a dialog stays open across the
 # reruns its own widgets cause, until it is done or dismissed.
 DIALOG = "keys_dialog"
+# The key chosen: the choice box's widget key and the address's parameter, a key id.
+CHOSEN = "key"
 
 
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
@@ -153,17 +156,47 @@ def _actor(src: Source, allowed: Permission) -> changes.Actor:
     return changes.Actor(data.client(src), allowed.who, audit_log(src))
 
 
-def open_dialog(name: str) -> None:
-    st.session_state[DIALOG] = name
+def choose(rows: list[KeyRow]) -> str:
+    """The key id of the key shown: the address's `key` (a key id, or the mask or unique
+    label a link names it by), else the session's choice, else the first listed key. It is
+    written back to the address as its key id, which no rename changes, so a reload or a
+    shared link shows the same key."""
+    ids = [row.key.key_id for row in rows if row.key is not None]
+    current = st.session_state.get(CHOSEN)
+    shown = chosen_key(rows, st.query_params.get(CHOSEN)) or (current if current in ids else ids[0])
+    st.session_state[CHOSEN] = shown
+    st.query_params[CHOSEN] = shown
+    return shown
+
+
+def to_address() -> None:
+    """The choice box's callback: the key chosen goes to the address before the page runs."""
+    st.query_params[CHOSEN] = st.session_state[CHOSEN]
+
+
+def bound(key: DeveloperKey) -> str:
+    """The suffix of every widget acting on `key`: its key id and its current state, so a
+    form never carries another key's values, nor this key's values from before a change."""
+    limits = key.usage_limits
+    state = f"{key.label}|{limits.characters}|{limits.speech_to_text_milliseconds}"
+    digest = hashlib.blake2s(f"{state}|{key.is_deactivated}".encode(), digest_size=6)
+    return f"{key.key_id}:{digest.hexdigest()}"
+
+
+def open_dialog(name: str, key_id: str | None = None) -> None:
+    """Open the dialog `name`, bound to the key `key_id` (a deactivation) or to none (a
+    create): whatever is chosen meanwhile, the dialog acts on the key it was opened for."""
+    st.session_state[DIALOG] = (name, key_id)
 
 
 def close_dialog() -> None:
     st.session_state.pop(DIALOG, None)
 
 
-def dialog() -> str | None:
-    name = st.session_state.get(DIALOG)
-    return name if isinstance(name, str) else None
+def dialog() -> tuple[str, str | None] | None:
+    """The open dialog and the key id it is bound to."""
+    opened = st.session_state.get(DIALOG)
+    return opened if isinstance(opened, tuple) else None
 
 
 def said() -> str | None:
@@ -211,6 +244,9 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
     refused it (said on the page)."""
     try:
         result, message = change()
+    except changes.LabelRefused as exc:
+        st.error(f"{str(exc).capitalize()}: nothing was changed.", icon=":material/block:")
+        return None
     except ServiceError as exc:
         _refused(exc, src)
         return None
@@ -218,36 +254,35 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
     return result
 
 
-def create(src: Source, allowed: Permission, label: str) -> str | None:
+def create(src: Source, allowed: Permission, label: str, shared: bool = False) -> str | None:
     """Create a key and return its secret (to be shown this once); None when refused."""
 
     def change() -> tuple[str | None, str]:
-        made = changes.create(_actor(src, allowed), label.strip() or None).key
+        made = changes.create(_actor(src, allowed), label, key_list(src), shared).key
         return made.key, f"Created {made.label} ({made.key_id})."
 
     return _attempt(src, change)
 
 
-def rename(src: Source, allowed: Permission, row: KeyRow, label: str) -> bool:
-    key = _listed(row)
+def rename(
+    src: Source, allowed: Permission, row: KeyRow, planned: Preview, shared: bool = False
+) -> bool:
+    """Make the planned rename of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
         actor = _actor(src, allowed)
-        renamed = changes.rename(actor, key, label.strip(), row.joined.api_key).key
-        return True, f"Renamed {key.label} to {renamed.label}."
+        changes.rename(actor, planned, key_list(src), shared, row.joined.api_key)
+        return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
 
 
-def limit(
-    src: Source, allowed: Permission, row: KeyRow, characters: Limit, speech_minutes: Limit
-) -> bool:
-    key = _listed(row)
+def limit(src: Source, allowed: Permission, row: KeyRow, planned: Preview) -> bool:
+    """Set the planned limits of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
-        actor = _actor(src, allowed)
-        changes.limit(actor, key, characters, speech_minutes, row.joined.api_key)
-        return True, f"Saved the limits of {key.label}."
+        changes.limit(_actor(src, allowed), planned, row.joined.api_key)
+        return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
 

@@ -8,18 +8,18 @@ when its answer is lost the outcome is *unknown* and the person is told to look 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from analytics.keys.audit import Action, AuditLog, Outcome, entry
 from analytics.keys.join import masked
-from analytics.service.client import KEEP, KeyChange, Limit, ServiceClient
+from analytics.keys.preview import Preview, label_problem
+from analytics.service.client import KeyChange, ServiceClient
 from analytics.service.errors import ConnectionFailedError, ServiceError
 from analytics.service.models import CreatedKey, DeveloperKey
 
 K = TypeVar("K", DeveloperKey, CreatedKey)
-MS_PER_MINUTE = 60_000
 
 
 class UnknownOutcome(ServiceError):
@@ -96,18 +96,45 @@ def _changed(
     return change
 
 
-def create(actor: Actor, label: str | None) -> KeyChange[CreatedKey]:
-    """A new key; its secret is in the answer alone (never in the log: its mask is)."""
+class LabelRefused(ValueError):
+    """A label the organization's keys cannot take (see `preview.label_problem`): nothing is
+    sent and nothing is audited, as with any input refused before a request."""
+
+
+def _checked(listed: Sequence[DeveloperKey], label: str, key_id: str | None, shared: bool) -> str:
+    if problem := label_problem(listed, label, key_id, shared):
+        raise LabelRefused(problem)
+    return label.strip()
+
+
+def create(
+    actor: Actor,
+    label: str | None,
+    listed: Sequence[DeveloperKey] = (),
+    shared: bool = False,
+) -> KeyChange[CreatedKey]:
+    """A new key; its secret is in the answer alone (never in the log: its mask is). Without
+    a label the service gives its default one; a label is checked against `listed`."""
+    given = _checked(listed, label, None, shared) if label and label.strip() else None
     return _changed(
-        actor, "create", None, lambda: actor.client.create_developer_key(label), label or ""
+        actor, "create", None, lambda: actor.client.create_developer_key(given), given or ""
     )
 
 
 def rename(
-    actor: Actor, key: DeveloperKey, label: str, api_key: str | None = None
-) -> KeyChange[DeveloperKey]:
-    """A new label; `api_key`, the analytics mask the key is joined to, is recorded so the
-    key stays joined while its usage still carries the old label."""
+    actor: Actor,
+    preview: Preview,
+    listed: Sequence[DeveloperKey] = (),
+    shared: bool = False,
+    api_key: str | None = None,
+) -> KeyChange[DeveloperKey] | None:
+    """The label of `rename_preview`; None when it is the key's own (nothing is sent).
+    `api_key`, the analytics mask the key is joined to, is recorded so the key stays joined
+    while its usage still carries the old label."""
+    if not preview.changes:
+        return None
+    key = preview.key
+    label = _checked(listed, preview.label or "", key.key_id, shared)
     return _changed(
         actor,
         "rename",
@@ -131,23 +158,19 @@ def deactivate(
 
 
 def limit(
-    actor: Actor,
-    key: DeveloperKey,
-    characters: Limit = KEEP,
-    speech_minutes: Limit = KEEP,
-    api_key: str | None = None,
-) -> KeyChange[DeveloperKey]:
-    """Set (a number), remove (None) or keep (KEEP) a key's limits per usage period; speech
-    is given in minutes and sent in milliseconds, as the service counts it."""
-    speech = (
-        speech_minutes
-        if speech_minutes is KEEP or speech_minutes is None
-        else speech_minutes * MS_PER_MINUTE
-    )
+    actor: Actor, preview: Preview, api_key: str | None = None
+) -> KeyChange[DeveloperKey] | None:
+    """The limits of `limit_preview`, only those that differ; None when none does (nothing is
+    sent, nothing audited)."""
+    if not preview.changes:
+        return None
+    key = preview.key
     return _changed(
         actor,
         "limit",
         key,
-        lambda: actor.client.set_developer_key_limits(key.key_id, characters, speech),
+        lambda: actor.client.set_developer_key_limits(
+            key.key_id, preview.characters, preview.speech_milliseconds
+        ),
         api_key=api_key,
     )

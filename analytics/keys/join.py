@@ -18,6 +18,7 @@ its usage is shown on its own row, never merged into a listed key's.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,10 +124,24 @@ def pick(rows: Sequence[JoinedKey], named: str) -> JoinedKey:
             found = [row.key for row in hits if row.key is not None]
             raise KeyNotFound(f"{named!r} names {len(hits)} keys: {_candidates(found)}")
     keys = [row.key for row in listed if row.key is not None]
+    if not keys:
+        raise KeyNotFound(f"no key is named {named!r}: the organization has no developer keys")
+    close = closest_labels(keys, text)
+    hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
     raise KeyNotFound(
-        f"no key is named {named!r}; give a key id, a masked key or a unique label of "
-        + (_candidates(keys) if keys else "the organization's keys (it has none)")
+        f"no key is named {named!r}; {hint}give a key id, a masked key or a unique label "
+        "(`keys list --all` lists every key)"
     )
+
+
+def closest_labels(keys: Sequence[DeveloperKey], named: str, most: int = 3) -> list[str]:
+    """The few labels most like `named` (case aside), for a name that matched no key: a
+    short list to choose from, not every key of the organization."""
+    labels = {key.label.casefold(): key.label for key in keys}
+    wanted = named.casefold()
+    close = difflib.get_close_matches(wanted, list(labels), most, 0.6)
+    close += [folded for folded in labels if wanted and wanted in folded and folded not in close]
+    return [labels[folded] for folded in close[:most]]
 
 
 def _candidates(keys: Sequence[DeveloperKey]) -> str:

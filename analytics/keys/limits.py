@@ -20,9 +20,9 @@ import pandas as pd
 
 from analytics.capacity.budgets import Budget, Evaluation, status_for
 from analytics.capacity.forecast import RHYTHM_DAYS
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance, count_text
-from analytics.keys.changes import MS_PER_MINUTE
+from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
 from analytics.keys.join import JoinedKey, join
+from analytics.keys.preview import limit_text, minutes
 from analytics.service.models import DeveloperKey
 from analytics.usage.frames import labels, within
 from analytics.usage.metrics import METRICS, MINUTES, TOTAL_CHARACTERS
@@ -122,8 +122,7 @@ def _limit(key: DeveloperKey, measure: Measure) -> float | None:
     limits = key.usage_limits
     if measure == "characters":
         return limits.characters
-    ms = limits.speech_to_text_milliseconds
-    return None if ms is None else ms / MS_PER_MINUTE
+    return minutes(limits.speech_to_text_milliseconds)
 
 
 def key_rows(
@@ -222,9 +221,7 @@ def shown_limits(table: pd.DataFrame) -> pd.DataFrame:
     blank would read as unknown, a zero as nothing allowed)."""
     shown = table.copy()
     for column in LIMIT_COLUMNS:
-        shown[column] = [
-            "no limit" if math.isnan(value) else count_text(value) for value in table[column]
-        ]
+        shown[column] = [limit_text(None if math.isnan(v) else v) for v in table[column]]
     return shown
 
 
