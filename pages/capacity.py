@@ -19,6 +19,7 @@ from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys, page, session
 from analytics.dashboard.budgets import chosen_budgets
 from analytics.dashboard.columns import (
+    BUDGET_ORDER,
     budget_columns,
     change_columns,
     key_name_columns,
@@ -98,6 +99,7 @@ if budgets is not None and review.evaluations is not None:
     st.dataframe(
         status.drop(columns=["scope", "metric", "overrun"]).round({"used": 2, "projected": 2}),
         hide_index=True,
+        column_order=BUDGET_ORDER,
         column_config=budget_columns(),
     )
     st.caption("Limit reached: the day used, or usage at the current run rate, reaches the limit.")
@@ -115,6 +117,7 @@ else:
     st.dataframe(
         evaluation_frame(key_limits).drop(columns=["scope", "metric", "overrun", "note"]),
         hide_index=True,
+        column_order=BUDGET_ORDER[:-1],  # no note
         column_config=budget_columns(),
     )
     st.page_link(

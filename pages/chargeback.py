@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from analytics.cost.chargeback import TOTAL
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
@@ -37,14 +38,17 @@ except (PricingFileError, TeamFileError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
 say_unpriced(pricing, chosen.start, chosen.end, "the months and the Total row")
-st.dataframe(
-    table,
-    hide_index=True,
-    column_order=CHARGEBACK_ORDER,
-    column_config=chargeback_columns(currency),
-)
+# The organization's Total row under the teams' rows, column for column, never scrolled away.
+is_total = table["team"].eq(TOTAL)
+for rows in (table[~is_total], table[is_total]):
+    st.dataframe(
+        rows,
+        hide_index=True,
+        column_order=CHARGEBACK_ORDER,
+        column_config=chargeback_columns(currency),
+    )
 st.caption(
     "Total cost = usage cost + base fee share (the team's share of the base fee); keys no "
-    "team claims are Unassigned. The Total row is the organization's: its total cost, usage "
-    "cost and base fee, which the teams add up to."
+    "team claims are Unassigned. The Total row below the teams is the organization's: its "
+    "total cost, usage cost and base fee, which the teams add up to."
 )

@@ -3,7 +3,10 @@ name a row pinned.
 
 The pinned rule is what keeps a wide table readable at a laptop's 1366 px: a table with more
 figures than fit scrolls them sideways under the row's name (key, label, team, tag, pair,
-budget, severity and key of an anomaly) instead of losing which row a figure belongs to."""
+budget, severity and key of an anomaly) instead of losing which row a figure belongs to.
+Where a few columns decide (a budget's status, a team's cost), they come right after the
+pinned ones, at widths that together fit the 900 px a table has beside the sidebar in a
+1366 px window, so they are read without scrolling sideways."""
 
 from __future__ import annotations
 
@@ -27,9 +30,12 @@ from analytics.usage.metrics import (
 )
 from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS_LABEL
 
+# Column widths in px where they are set: enough for the header and the figures below it.
+NAME_WIDTH, FIGURE_WIDTH, WORD_WIDTH = 220, 120, 80
 
-def number(label: str) -> Any:
-    return st.column_config.NumberColumn(label, format="localized")
+
+def number(label: str, width: int | None = None) -> Any:
+    return st.column_config.NumberColumn(label, format="localized", width=width)
 
 
 def key_name_columns() -> dict[str, Any]:
@@ -65,13 +71,14 @@ def export_preview_columns(tags: bool) -> dict[str, Any]:
 
 
 def chargeback_columns(currency: str) -> dict[str, Any]:
-    """The Chargeback page's table: who, then what it costs, then the usage it paid for."""
+    """The Chargeback page's tables (the teams' rows, and the organization's Total row below
+    them, column for column): who, then what it costs, then the usage it paid for."""
     return {
-        "month": st.column_config.TextColumn("Month", pinned=True),
-        "team": st.column_config.TextColumn("Team", pinned=True),
-        "amount": money_column(f"{TOTAL_COST} ({currency})", currency),
-        "usage_amount": money_column(f"{USAGE_COST} ({currency})", currency),
-        "base_fee": money_column(f"{BASE_FEE_SHARE} ({currency})", currency),
+        "month": st.column_config.TextColumn("Month", pinned=True, width=WORD_WIDTH),
+        "team": st.column_config.TextColumn("Team", pinned=True, width=NAME_WIDTH),
+        "amount": money_column(f"{TOTAL_COST} ({currency})", currency, FIGURE_WIDTH),
+        "usage_amount": money_column(f"{USAGE_COST} ({currency})", currency, FIGURE_WIDTH),
+        "base_fee": money_column(f"{BASE_FEE_SHARE} ({currency})", currency, 150),
         **_usage(),
     }
 
@@ -145,9 +152,9 @@ def tag_table_columns(currency: str = "") -> dict[str, Any]:
     }
 
 
-def money_column(label: str, currency: str) -> Any:
+def money_column(label: str, currency: str, width: int | None = None) -> Any:
     """Amounts to the currency's minor unit."""
-    return st.column_config.NumberColumn(label, format=f"%,.{MINOR_UNITS[currency]}f")
+    return st.column_config.NumberColumn(label, format=f"%,.{MINOR_UNITS[currency]}f", width=width)
 
 
 def pair_table_columns(share: str) -> dict[str, Any]:
@@ -164,19 +171,31 @@ def pair_table_columns(share: str) -> dict[str, Any]:
 
 
 def budget_columns() -> dict[str, Any]:
-    """Budget status: each row counts in its unit (characters, minutes or the currency)."""
+    """Budget status (budgets and the keys' own limits): each row counts in its unit
+    (characters, minutes or the currency); its status and shares first (`BUDGET_ORDER`)."""
     return {
-        "budget": st.column_config.TextColumn("Budget", pinned=True),
-        "period": st.column_config.TextColumn("Period"),
+        "budget": st.column_config.TextColumn("Budget", pinned=True, width=NAME_WIDTH),
+        "status": st.column_config.TextColumn("Status", width=WORD_WIDTH),
+        "used %": st.column_config.ProgressColumn(
+            "Used %", format=PERCENT_FORMAT, max_value=100, width=FIGURE_WIDTH
+        ),
+        "projected %": st.column_config.NumberColumn(
+            "Projected %", format=PERCENT_FORMAT, width=100
+        ),
+        "used": number("Used", FIGURE_WIDTH),
+        "projected": number("Projected", FIGURE_WIDTH),
+        "limit": number("Limit", FIGURE_WIDTH),
         "unit": st.column_config.TextColumn("Unit"),
-        "limit": number("Limit"),
-        "used": number("Used"),
-        "projected": number("Projected"),
-        "used %": st.column_config.ProgressColumn("Used %", format=PERCENT_FORMAT, max_value=100),
-        "projected %": st.column_config.NumberColumn("Projected %", format=PERCENT_FORMAT),
+        "period": st.column_config.TextColumn("Period"),
         "reached": st.column_config.TextColumn("Limit reached"),
         "note": st.column_config.TextColumn("Note"),
     }
+
+
+BUDGET_ORDER = (
+    "budget", "status", "used %", "projected %", "used", "projected", "limit", "unit", "period",
+    "reached", "note",
+)  # fmt: skip
 
 
 def anomaly_columns() -> dict[str, Any]:
