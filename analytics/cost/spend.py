@@ -266,7 +266,11 @@ def price_usage(
 
     line = rows.cell * len(metrics) + rows.metric
     price = lines.price[line]
-    amount = _shared(lines.charged, line, rows.group, rows.units)
+    # Per month a row is already one group's part of one line: shared out once.
+    if per == "day":
+        amount = _shared(lines.charged, line, rows.group, rows.units)
+    else:
+        amount = apportion(lines.charged, line, rows.units)
     list_amount = scaled_half_up(rows.units, price, lines.denominator)
     month = cells.month[rows.cell]
     out = rows.slot if per == "day" else month
