@@ -126,7 +126,7 @@ def pages(seen: Seen, period: str) -> None:
     seen["Text characters"]["Tags"] = number(tiles["Text characters"])
 
     at = open_clean_page("chargeback", period=period)
-    bill = shown_table(at)
+    bill = pd.concat([shown_table(at, i) for i in range(len(at.dataframe))])  # teams, Total
     total = bill[bill["Team"] == "Total"].iloc[0]
     seen["Total cost"]["Chargeback"] = cell(total["Total cost (EUR)"])
     seen["Usage cost"]["Chargeback"] = cell(total["Usage cost (EUR)"])
