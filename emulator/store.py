@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import itertools
 import logging
 import os
@@ -21,7 +22,7 @@ from emulator.org import PARTS, LanguagePair, Organization
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 # Part of every stored fingerprint: a database file written by an older layout is reloaded.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # dependants first
 TABLES = ("documents", "key_pairs", "language_pairs", "key_tags", "usage", "keys", "meta")
 META = "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
@@ -29,7 +30,7 @@ SCHEMA = f"""
 {META};
 CREATE TABLE IF NOT EXISTS keys (
     key_id INTEGER PRIMARY KEY,      -- in masked-key order: key_id order = api_key order
-    key TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL UNIQUE,        -- SHA-256 of the secret: no secret is ever stored
     masked TEXT NOT NULL UNIQUE,
     label TEXT NOT NULL,             -- the current label
     admin INTEGER NOT NULL,
@@ -202,6 +203,12 @@ def instant_text(moment: dt.datetime | None) -> str | None:
     return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def secret_digest(secret: str) -> str:
+    """What the store keeps of a key's secret: a database file (the demo's lives in the
+    history folder) must never hold one, as a real service would not."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
 class Store:
     """One SQLite connection shared by all threads and event loops, serialized by a lock.
 
@@ -258,7 +265,7 @@ class Store:
                 [
                     (
                         key_id[i],
-                        k.key,
+                        secret_digest(k.key),
                         k.masked,
                         k.label,
                         k.admin,
@@ -312,7 +319,7 @@ class Store:
                        speech_limit_ms
                 FROM keys WHERE key = ? AND deactivated IS NULL
                 """,
-                (key,),
+                (secret_digest(key),),
             ).fetchone()
         return (
             StoredKey(row[0], row[1], row[2], bool(row[3]), bool(row[4]), *row[5:]) if row else None
@@ -343,7 +350,7 @@ class Store:
                                   created)
                 VALUES ((SELECT MAX(key_id) + 1 FROM keys), ?, ?, ?, 0, 0, ?, ?)
                 """,
-                (key, masked, label, published_id, created),
+                (secret_digest(key), masked, label, published_id, created),
             )
 
     def change_key(self, published_id: str, **columns: object) -> None:

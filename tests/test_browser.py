@@ -5,13 +5,16 @@ Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a 
 
 import json
 import re
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
 from conftest import running_dashboard
 from playwright.sync_api import expect, sync_playwright
+from test_key_actions import stored
 
 from analytics.usage.calendar import resolve, utc_today
 from analytics.usage.frames import KEY_DAY_COLUMNS
@@ -316,16 +319,38 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=WAIT_MS)
     assert secret not in page.content() and secret not in page.url
 
-    page.get_by_label("New label").fill("Customer support (EU, web)")
+    # Choose another key, then act: the forms hold that key's own values, and a save with
+    # nothing changed is not offered.
+    log, history = server_files
+    before = stored(history)
+    target, key = next((i, k) for i, k in before.items() if k.label == "Production website")
+    choice = page.get_by_test_id("stSelectbox").filter(has_text="Key")
+    choice.click()
+    page.keyboard.type("Production website")
+    page.keyboard.press("Enter")
+    address = re.compile(f"key={re.escape(quote(target, safe=''))}")  # the key id, kept
+    expect(page).to_have_url(address, timeout=WAIT_MS)
+    limit = f"{key.characters:,}"
+    expect(page.get_by_label("Characters", exact=True)).to_have_value(str(key.characters))
+    expect(page.get_by_text("Production website: nothing to change")).to_have_count(2)
+    expect(page.get_by_role("button", name="Save limits")).to_be_disabled()
+
+    page.get_by_label("New label").fill("Production website (EU)")
+    page.get_by_label("New label").press("Enter")
+    preview = "Production website: label 'Production website' → 'Production website (EU)'"
+    expect(page.get_by_text(f"Preview: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=SHOTS / "limits-preview-rename.png")
     page.get_by_role("button", name="Rename").click()
-    expect(
-        page.get_by_text("Renamed Customer support (EU) to Customer support (EU, web)")
-    ).to_be_visible(timeout=WAIT_MS)
-    page.get_by_label("Characters (empty: no limit)").fill("2000000")
+    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    expect(page).to_have_url(address)
+
+    page.get_by_label("Characters", exact=True).fill("2000000")
+    page.get_by_label("Characters", exact=True).press("Enter")
+    preview = f"Production website (EU): characters {limit} → 2,000,000"
+    expect(page.get_by_text(f"Preview: {preview}.", exact=False)).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=SHOTS / "limits-preview-limits.png")
     page.get_by_role("button", name="Save limits").click()
-    expect(page.get_by_text("Saved the limits of Customer support (EU, web)")).to_be_visible(
-        timeout=WAIT_MS
-    )
+    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(
         page.get_by_text(re.compile(r"Used this usage period: [\d,]+ of 2,000,000 "))
     ).to_be_visible(timeout=WAIT_MS)
@@ -333,14 +358,18 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.get_by_role("button", name="Deactivate…").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
-    label = page.get_by_test_id("stSelectbox").filter(has_text="Key").locator("input")
-    name = label.input_value().split(" · ")[0]
-    dialog.get_by_label("Type the key's label to confirm").fill(name)
+    dialog.get_by_label("Type the key's label to confirm").fill("Production website (EU)")
     page.screenshot(path=SHOTS / "limits-deactivate.png")
     dialog.get_by_role("button", name="Deactivate for good").click()
-    expect(page.get_by_text(f"Deactivated {name}")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Deactivated Production website (EU)")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()
-    log, history = server_files
+    after = stored(history)
+    assert after[target] == replace(
+        key, label="Production website (EU)", characters=2_000_000, deactivated=True
+    )
+    assert {i: k for i, k in after.items() if i != target} == {
+        i: k for i, k in before.items() if i != target
+    }
     assert secret not in log.read_text()
     for path in history.rglob("*"):
         assert not path.is_file() or secret.encode() not in path.read_bytes(), path

@@ -42,12 +42,13 @@ class Key:
     deactivated: bool
 
 
-def stored() -> dict[str, Key]:
-    """Every developer key as the demo emulator's store file holds it, read through a
-    connection of its own: the oracle."""
-    files = Settings().demo_files
-    assert files is not None and files.store.exists()
-    with closing(sqlite3.connect(f"file:{files.store}?mode=ro", uri=True)) as db:
+def stored(history: Path | None = None) -> dict[str, Key]:
+    """Every developer key as the demo emulator's store file in `history` (by default the
+    settings' history folder) holds it, read through a connection of its own: the oracle."""
+    folder = history or Settings().history_path
+    assert folder is not None
+    [store] = folder.glob("demo-*-emulator.sqlite")
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:
         rows = db.execute(
             "SELECT published_id, label, character_limit, speech_limit_ms, deactivated "
             "FROM keys WHERE NOT admin"
