@@ -328,7 +328,7 @@ def rendered(loads: dict[str, Visits], keys: int) -> bool:
                 return False
             if path == BARE[0] and BARE_LINE not in seen["text"]:
                 return False
-            if f"Demo organization: {keys} keys" not in seen["sidebar"]:
+            if f"Demo organization generated from {keys} keys" not in seen["sidebar"]:
                 return False
             if f"({RANGE_DAYS[period]} days)" not in seen["sidebar"]:
                 return False

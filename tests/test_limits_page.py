@@ -8,6 +8,7 @@ import json
 from urllib.parse import parse_qs
 
 import pytest
+from builders import invoke
 from headless import ROOT, app_test, open_clean_page, open_page
 from test_access import AUTH
 
@@ -46,7 +47,14 @@ def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
         assert row["character limit"] == ("no limit" if limit is None else f"{limit:,}")
     assert "never used" in set(shown["state"])
     tiles = {m.label: m.value for m in at.metric}
-    assert tiles["Deactivated"] == str(sum(k.deactivated is not None for k in keys))
+    active = sum(k.deactivated is None for k in keys)
+    assert tiles["Keys listed"] == str(len(keys))
+    assert tiles["Active keys"] == str(active)
+    assert tiles["Deactivated"] == str(len(keys) - active)
+    # The same names count the same keys on the command line, over the same demo store.
+    for args, count in ((("--all",), len(keys)), ((), active)):
+        result = invoke("keys", "list", "--demo", "--format", "json", *args)
+        assert len([r for r in json.loads(result.stdout) if r["key_id"]]) == count
 
 
 def test_create_shows_the_secret_once(changed_demo, tmp_path):

@@ -98,10 +98,12 @@ def limits_note(row: KeyRow) -> str:
 
 
 def key_counts(rows: Sequence[KeyRow]) -> dict[str, int]:
-    """The listed keys by state, and how many carry a limit (the view's tiles)."""
+    """The listed keys, by state, and how many carry a limit (the view's tiles), named as
+    the glossary names them: *Keys listed* is `keys list --all`, *Active keys* `keys list`."""
     listed = [row for row in rows if row.key is not None]
     return {
-        "Active": sum(row.state in ("active", "never used") for row in listed),
+        "Keys listed": len(listed),
+        "Active keys": sum(row.state in ("active", "never used") for row in listed),
         "Never used": sum(row.state == "never used" for row in listed),
         "Deactivated": sum(row.state == "deactivated" for row in listed),
         "With a limit": sum(row.limited for row in listed),
