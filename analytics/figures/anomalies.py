@@ -6,7 +6,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analytics.figures.capacity import BAND_FILL, LIMIT_COLOR
-from analytics.figures.usage import HEIGHT, PALETTE, line, number_format, tick_format
+from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.usage import PALETTE, line, number_format, tick_format
 from analytics.usage.metrics import METRIC_LABELS
 
 
@@ -55,13 +56,10 @@ def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
     hidden = {"line": {"width": 0}, "showlegend": False}
     fig.add_trace(line(x, window["bound"], "Spike bound", "spike bound", fmt, **hidden))
     fig.update_layout(
-        title={"text": title, "x": 0, "font": {"size": 14}},
         height=HEIGHT,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
         hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
         yaxis={"title": y_title, "tickformat": tick_format(metric), "rangemode": "nonnegative"},
         xaxis_title="Day (UTC)",
         bargap=0.15,
     )
-    return fig
+    return framed(fig, title=title)

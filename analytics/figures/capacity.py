@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 
 from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
+from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.usage import (
-    HEIGHT,
     PALETTE,
     line,
     number_format,
@@ -60,13 +60,10 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
         )
         fig.add_hline(y=limit.warning, line={"color": WARNING_COLOR, "dash": "dot"})
     fig.update_layout(
-        title={"text": forecast.title, "x": 0, "font": {"size": 14}},
         height=HEIGHT,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
         hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
         yaxis_title=y_title,
         yaxis_tickformat=tick_format(metric, forecast.currency if metric == COST else None),
         xaxis_title="Day (UTC)",
     )
-    return fig
+    return framed(fig, title=forecast.title)

@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS
+from analytics.figures.layout import HEIGHT, framed
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -42,7 +43,6 @@ PALETTE = (
 OTHER_COLOR = "#A7ADB5"
 UNTAGGED_COLOR = "#D9DDE2"
 PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Month (UTC)"}
-HEIGHT = 380
 
 
 def number_format(metric: str) -> str:
@@ -78,13 +78,11 @@ def line(
 def _layout(fig: go.Figure, granularity: Granularity, y_title: str, ticks: str) -> go.Figure:
     fig.update_layout(
         height=HEIGHT,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
         hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         xaxis_title=PERIOD_AXIS[granularity],
         yaxis={"title": y_title, "tickformat": ticks, "rangemode": "nonnegative"},
     )
-    return fig
+    return framed(fig)
 
 
 def tick_format(metric: str, currency: str | None = None) -> str:
@@ -223,13 +221,12 @@ def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) ->
     )
     fig.update_layout(
         height=max(200, 28 * len(names) + 80),
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
         yaxis={"autorange": "reversed"},
         xaxis_title=value_title(metric, currency),
         xaxis_tickformat=tick_format(metric, currency),
         showlegend=False,
     )
-    return fig
+    return framed(fig)
 
 
 def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
@@ -268,16 +265,10 @@ def key_usage_by_service(over_time: pd.DataFrame, granularity: Granularity) -> g
         for trace in traces:
             fig.add_trace(trace, row=row, col=1)
         fig.update_yaxes(title_text=axis, tickformat=tick_format(metric), row=row, col=1)
-    fig.update_layout(
-        barmode="stack",
-        height=HEIGHT + (120 if both else 0),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        hovermode="x unified",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0, "traceorder": "normal"},
-    )
+    fig.update_layout(barmode="stack", height=HEIGHT + (120 if both else 0), hovermode="x unified")
     fig.update_yaxes(rangemode="nonnegative")
     fig.update_xaxes(title_text=PERIOD_AXIS[granularity], row=len(parts), col=1)
-    return fig
+    return framed(fig, titled=True)
 
 
 def pair_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
@@ -299,8 +290,7 @@ def pair_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
     )
     fig.update_layout(
         height=max(HEIGHT, 24 * len(matrix) + 120),
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"title": "Target language", "type": "category", "side": "top"},
+        xaxis={"title": "Target language", "type": "category"},
         yaxis={"title": "Source language", "type": "category", "autorange": "reversed"},
     )
-    return fig
+    return framed(fig)
