@@ -66,8 +66,16 @@ st.caption(f"{len(shown):,} of {len(table):,} anomalies, most severe first, then
 st.subheader("One anomaly")
 by_id = {a.id: a for a in found}
 names = {anomaly_id: anomaly_name(by_id[anomaly_id]) for anomaly_id in shown["id"]}
+# An alert's link names its anomaly by id; an older link by its name as the box shows it.
+by_name = {name: anomaly_id for anomaly_id, name in names.items()}
+session.choice_in_address("anomaly", list(names), by_name.get)
 chosen_id = st.selectbox(
-    "Anomaly", list(names), format_func=names.__getitem__, key="anomaly", bind="query-params"
+    "Anomaly",
+    list(names),
+    format_func=names.__getitem__,
+    key="anomaly",
+    on_change=session.choice_to_address,
+    args=("anomaly",),
 )
 anomaly = by_id[chosen_id]
 with service_errors(source):

@@ -10,6 +10,7 @@ from analytics.dashboard import keys, page
 from analytics.dashboard.columns import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import allowance_bar
+from analytics.dashboard.session import choice_to_address
 from analytics.dashboard.source import source as data_source
 from analytics.keys.audit import audit_table
 from analytics.keys.limits import (
@@ -147,7 +148,8 @@ chosen = st.selectbox(
     list(by_id),
     format_func=names.__getitem__,
     key=keys.CHOSEN,
-    on_change=keys.to_address,
+    on_change=choice_to_address,
+    args=(keys.CHOSEN,),
 )
 row = by_id[chosen]
 key = row.key

@@ -143,3 +143,20 @@ def test_an_alerts_link_opens_its_anomaly(demo_env, demo_ledger):
     at = open_page("anomalies", period="Last 30 days", **{name: value})
     assert not at.exception
     assert at.selectbox(key="anomaly").value == wanted
+
+
+def test_the_address_names_the_chosen_anomaly_by_its_id(demo_env, demo_ledger):
+    """Chosen on the page, the anomaly's id goes to the address; a link by that id, or by the
+    name the box shows (older alerts' links), opens the same anomaly."""
+    new = events(demo_ledger)["new"]
+    wanted = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_clean_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(wanted).run()
+    assert at.query_params["anomaly"] == wanted
+    by_id = open_clean_page("anomalies", period="Last 30 days", anomaly=wanted)
+    assert by_id.selectbox(key="anomaly").value == wanted
+    name = by_id.selectbox(key="anomaly").format_func(wanted)  # as the box shows it
+    assert name in by_id.selectbox(key="anomaly").options
+    by_name = open_clean_page("anomalies", period="Last 30 days", anomaly=name)
+    assert by_name.selectbox(key="anomaly").value == wanted
+    assert by_name.query_params["anomaly"] == wanted

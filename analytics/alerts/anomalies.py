@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from analytics.alerts.events import Event
 from analytics.anomalies.detect import KIND_TITLES, ORGANIZATION, Anomaly
-from analytics.anomalies.tables import anomaly_name
 from analytics.usage.metrics import METRIC_LABELS
 
 LINK = "/anomalies"  # the dashboard page with the table, the chart and the marks
@@ -39,7 +38,7 @@ def anomaly_events(anomalies: Iterable[Anomaly]) -> list[Event]:
                 f"{anomaly.sentence} Key: {_who(anomaly)}. Mark it expected or acknowledged "
                 "on the Anomalies page, or with mark-anomaly, once it is understood."
             ),
-            link=f"{LINK}?{urlencode({'anomaly': anomaly_name(anomaly)})}",
+            link=f"{LINK}?{urlencode({'anomaly': anomaly.id})}",
         )
         for anomaly in anomalies
     ]

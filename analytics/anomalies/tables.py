@@ -24,8 +24,8 @@ DAYS_AFTER: Final = 14
 
 
 def anomaly_name(anomaly: Anomaly) -> str:
-    """How an anomaly is named where one is picked; also its address's `anomaly=` value, which
-    is how an alert links to it."""
+    """How an anomaly is named where one is picked (its address and an alert's link name it
+    by its id, which no rename changes; the page still reads this name from older links)."""
     who = key_display(anomaly.api_key, anomaly.label)
     what = METRIC_LABELS[anomaly.metric]
     return f"{anomaly.severity} · {anomaly.kind} · {who} · {what} · {anomaly.first:%Y-%m-%d}"

@@ -22,6 +22,7 @@ from analytics.capacity.plan import BillingPeriod, period_range
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error
+from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
 from analytics.keys import changes
 from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
@@ -158,20 +159,9 @@ def _actor(src: Source, allowed: Permission) -> changes.Actor:
 
 def choose(rows: list[KeyRow]) -> str:
     """The key id of the key shown: the address's `key` (a key id, or the mask or unique
-    label a link names it by), else the session's choice, else the first listed key. It is
-    written back to the address as its key id, which no rename changes, so a reload or a
-    shared link shows the same key."""
+    label a link names it by), else the session's choice, else the first listed key."""
     ids = [row.key.key_id for row in rows if row.key is not None]
-    current = st.session_state.get(CHOSEN)
-    shown = chosen_key(rows, st.query_params.get(CHOSEN)) or (current if current in ids else ids[0])
-    st.session_state[CHOSEN] = shown
-    st.query_params[CHOSEN] = shown
-    return shown
-
-
-def to_address() -> None:
-    """The choice box's callback: the key chosen goes to the address before the page runs."""
-    st.query_params[CHOSEN] = st.session_state[CHOSEN]
+    return choice_in_address(CHOSEN, ids, lambda asked: chosen_key(rows, asked))
 
 
 def bound(key: DeveloperKey) -> str:

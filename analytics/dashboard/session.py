@@ -4,7 +4,7 @@ convention."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import NoReturn
@@ -123,3 +123,23 @@ def return_to_asked_page(pages: Sequence[StreamlitPage]) -> None:
         st.rerun()  # to forget it
     url_path, query = asked
     st.switch_page(next(p for p in pages if p.url_path == url_path), query_params=query)
+
+
+def choice_in_address(param: str, ids: Sequence[str], named: Callable[[str], str | None]) -> str:
+    """The id a choice box keyed `param` shows, set before the box is drawn: the address's
+    `param` (an id, or whatever `named` turns into one: a link may name the choice as people
+    read it), else the session's choice, else the first id. It goes back to the address as the
+    id, which no rename changes, so a reload or a shared link shows the same choice (a box
+    bound to the address by its displayed text would lose it when the text changes)."""
+    asked = st.query_params.get(param)
+    current = st.session_state.get(param)
+    found = (asked if asked in ids else named(asked)) if asked else None
+    shown: str = next(c for c in (found, current, ids[0]) if isinstance(c, str) and c in ids)
+    st.session_state[param] = shown
+    st.query_params[param] = shown
+    return shown
+
+
+def choice_to_address(param: str) -> None:
+    """A choice box's on_change: the choice goes to the address before the page runs again."""
+    st.query_params[param] = st.session_state[param]
