@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.figures.capacity import BAND_FILL, LIMIT_COLOR
-from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.capacity import LIMIT_COLOR
+from analytics.figures.layout import BAND_FILL, HEIGHT, framed
 from analytics.figures.usage import PALETTE, line, number_format, tick_format
 from analytics.usage.metrics import METRIC_LABELS
 

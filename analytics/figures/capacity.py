@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
-from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.layout import BAND_FILL, HEIGHT, framed
 from analytics.figures.usage import (
     PALETTE,
     line,
@@ -16,7 +16,6 @@ from analytics.figures.usage import (
     value_format,
 )
 
-BAND_FILL = "rgba(31, 90, 150, 0.15)"
 LIMIT_COLOR = "#C8463D"
 WARNING_COLOR = "#E3872D"
 
