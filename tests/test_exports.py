@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from analytics.exports.commands import (
     CRON_SCHEDULE,
     export_command,
     export_crontab,
+    program,
 )
 from analytics.exports.files import export_bytes, format_for, write_export
 from analytics.exports.requests import ExportRequest
@@ -182,6 +184,45 @@ def test_unknown_format_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.fixture
+def installed(monkeypatch, tmp_path):
+    """The package installed as pip installs it: its metadata declares the command."""
+    info = tmp_path / "usage_dashboard-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: usage-dashboard\nVersion: 0.1.0\n")
+    scripts = "[console_scripts]\nusage-dashboard = analytics.cli:main\n"
+    (info / "entry_points.txt").write_text(scripts)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program.cache_clear()
+    yield
+    program.cache_clear()
+
+
+@pytest.fixture
+def checkout(monkeypatch):
+    """A checkout's environment: the dependencies installed, not the package."""
+    monkeypatch.setattr(
+        sys, "path", [p for p in sys.path if not list(Path(p).glob("usage_dashboard-*.dist-info"))]
+    )
+    program.cache_clear()
+    yield
+    program.cache_clear()
+
+
+def test_the_installed_command_is_named_as_installed(installed):
+    """Installed, as cron runs it, the page's command line is `usage-dashboard`, the command
+    the crontab line runs too."""
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    command = export_command(ExportRequest("usage", "key"), start, end, "csv")
+    assert command == (
+        "usage-dashboard export --start 2026-10-01 --end 2026-10-31 --group-by key "
+        "--output usage_key_2026-10-01_2026-10-31.csv"
+    )
+    crontab = export_crontab(ExportRequest("usage", "key"), start, end, "csv", "custom")
+    assert crontab.endswith(f"venv/bin/{command}")
+
+
+@pytest.mark.usefixtures("checkout")
 def test_export_file_name_and_cli_command():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
     by_key = ExportRequest("usage", "key")
@@ -198,6 +239,7 @@ def test_export_file_name_and_cli_command():
     )
 
 
+@pytest.mark.usefixtures("checkout")
 def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
     by_key = ExportRequest("usage", "key")

@@ -1,29 +1,49 @@
-"""The command line and crontab line that write the same file as a dashboard download."""
+"""The command line and crontab line that write the same file as a dashboard download.
+
+The command line names the command as this installation calls it. Installed as a package (the
+deployment recipe, and so every cron job and systemd timer) the command is `usage-dashboard`,
+the name `[project.scripts]` gives it; a checkout installs only the dependencies (`make run`),
+so there it is `python -m analytics`, run from the checkout. A line that names a command the
+machine does not have would fail where it is pasted.
+"""
 
 from __future__ import annotations
 
 from datetime import date
+from functools import cache
+from importlib.metadata import entry_points
 from typing import get_args
 
 from analytics.exports.requests import ExportRequest
 from analytics.usage.calendar import Preset
 
 CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 (with CRON_TZ=UTC), after the UTC day has closed
+PROGRAM = "usage-dashboard"  # the installed command ([project.scripts] in pyproject.toml)
+ENTRY_POINT = "analytics.cli:main"
+CHECKOUT = "python -m analytics"
 # A scheduled job runs the installed command of the deployment recipe (docs/deployment.md),
 # after loading the service's address and key from its protected environment file.
 INSTALLED = (
     "cd /opt/usage-dashboard && set -a && . /etc/usage-dashboard.env && set +a && "
-    "venv/bin/usage-dashboard"
+    f"venv/bin/{PROGRAM}"
 )
+
+
+@cache
+def program() -> str:
+    """`usage-dashboard` where the package is installed, else (a checkout) `python -m
+    analytics`; read once, from the installed packages' metadata."""
+    scripts = entry_points(group="console_scripts", name=PROGRAM)
+    return PROGRAM if any(script.value == ENTRY_POINT for script in scripts) else CHECKOUT
 
 
 def export_command(
     request: ExportRequest, start: date, end: date, fmt: str, demo: bool = False
 ) -> str:
     """The CLI call that writes the same file as the page's download button (the demo's data
-    with ``demo``)."""
+    with ``demo``), named as this installation calls it (`program`)."""
     demo_flag = " --demo" if demo else ""
-    return f"python -m analytics {_days_export(request, start, end, fmt)}{demo_flag}"
+    return f"{program()} {_days_export(request, start, end, fmt)}{demo_flag}"
 
 
 def _days_export(request: ExportRequest, start: date, end: date, fmt: str) -> str:
