@@ -65,7 +65,9 @@ def create_dialog() -> None:
         if label.strip()
         else "Without a label the service gives the key its default one."
     )
-    if st.button(
+    create_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="create_cancel", on_click=keys.close_dialog)
+    if create_col.button(
         "Create", type="primary", key="create_submit", icon=":material/add:", disabled=not ok
     ):
         secret = keys.create(source, allowed, label, shared)
@@ -88,7 +90,9 @@ def deactivate_dialog(row: KeyRow) -> None:
         icon=":material/warning:",
     )
     typed = st.text_input("Type the key's label to confirm", key=f"deactivate_typed:{key.key_id}")
-    if st.button("Deactivate for good", type="primary", key="deactivate_confirm"):
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="deactivate_cancel", on_click=keys.close_dialog)
+    if confirm_col.button("Deactivate for good", type="primary", key="deactivate_confirm"):
         if typed.strip() != key.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
         elif keys.deactivate(source, allowed, row):

@@ -229,3 +229,19 @@ def test_without_a_history_folder_the_demo_is_in_memory_and_nothing_is_reset(ori
     with demo_client(off) as client:
         assert {k.key_id: k.label for k in client.developer_keys()} == original
     assert "kept in memory" in caplog.text
+
+
+def test_the_default_demo_has_room_for_a_new_key(history):
+    """Out of the box (no demo setting, an empty history folder) a key can be created: the
+    generated organization leaves places free under the 25-active-key rule."""
+    created = run_cli(
+        "keys",
+        "create",
+        "--label",
+        "Kiosk app",
+        "--demo",
+        env={"SERVICE_HISTORY_PATH": str(history)},
+    )
+    assert created.returncode == 0, created.stderr
+    [secret] = created.stdout.splitlines()
+    assert len(secret) >= 36 and "created 'Kiosk app'" in created.stderr

@@ -223,9 +223,10 @@ class KeyPageWalk(RuleBasedStateMachine):
 
     @rule(i=some.integers(0, 50))
     def choose_a_key(self, i: int) -> None:
-        self.chosen = self.ids[i % len(self.ids)]
+        before, self.chosen = self.chosen, self.ids[i % len(self.ids)]
         self.at = choose(self.at, self.chosen)
-        form_shows(self.at, self.model[self.chosen])
+        if self.chosen != before:  # the same key again keeps what was typed in its form
+            form_shows(self.at, self.model[self.chosen])
 
     @rule(
         label=some.sampled_from(LABELS) | some.integers(0, 50).map(lambda i: f"#{i}"),
@@ -273,6 +274,36 @@ class KeyPageWalk(RuleBasedStateMachine):
             self.model[opened_for] = replace(self.model[opened_for], deactivated=True)
             self.log.append(("deactivate", opened_for, "done"))
 
+    @rule(type_label=some.booleans())
+    def open_deactivation_and_cancel(self, type_label: bool) -> None:
+        if self.model[self.chosen].deactivated:
+            return
+        widget(self.at.button, "Deactivate…").click().run()
+        if type_label:
+            typed = widget(self.at.text_input, "Type the key's label to confirm")
+            typed.set_value(self.model[self.chosen].label).run()
+        self.at.button(key="deactivate_cancel").click().run()
+        assert not [b for b in self.at.button if b.key == "deactivate_confirm"]
+
+    @rule(label=some.sampled_from(LABELS), cancel=some.booleans())
+    def create_a_key(self, label: str, cancel: bool) -> None:
+        """Create a key, or open the dialog, type and cancel. A label another key carries
+        leaves Create off (no tick is given here)."""
+        before = stored()
+        self.at.button(key="create_open").click().run()
+        self.at.text_input(key="create_label").set_value(label).run()
+        new = label.strip()
+        refused = any(k.label == new for k in self.model.values())
+        if cancel or refused:
+            self.at.button(key="create_cancel").click().run()
+            assert not [b for b in self.at.button if b.key == "create_submit"]
+            return
+        self.at.button(key="create_submit").click().run()
+        self.at.button(key="create_done").click().run()
+        [made] = set(stored()) - set(before)
+        self.model[made] = Key(new or "DeepL API Key", None, None, False)
+        self.log.append(("create", made, "done"))
+
     @rule(i=some.integers(0, 50), by_label=some.booleans())
     def arrive_by_link(self, i: int, by_label: bool) -> None:
         target = self.ids[i % len(self.ids)]
@@ -295,5 +326,5 @@ class KeyPageWalk(RuleBasedStateMachine):
 
 def test_any_walk_through_the_key_actions_changes_only_the_key_acted_on(changed_demo):
     run_state_machine_as_test(
-        KeyPageWalk, settings=settings(max_examples=12, stateful_step_count=8)
+        KeyPageWalk, settings=settings(max_examples=20, stateful_step_count=10)
     )
