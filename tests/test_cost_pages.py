@@ -323,8 +323,11 @@ def test_chargeback_over_all_history_bills_the_priced_months_and_names_the_other
     teams = {key: TEAMS.get(label, "Unassigned") for key, label in latest_labels(rows).items()}
     priced = [row for row in rows if row.usage_date >= FIRST_PRICE]
     table = at.dataframe[0].value
-    months = sorted({f"{row.usage_date:%Y-%m}" for row in priced})
-    assert sorted(set(table["month"]) - {""}) == months  # no month before the first price
+    # Every month with a priced day, used or not (its share of the base fee is billed), and
+    # no month before the first price.
+    days = (FIRST_PRICE + n * DAY for n in range((YESTERDAY - FIRST_PRICE).days + 1))
+    months = sorted({f"{day:%Y-%m}" for day in days})
+    assert sorted(set(table["month"]) - {""}) == months
     total = table.iloc[-1]
     assert total["team"] == "Total"
     assert total["amount"] == euros(
