@@ -144,9 +144,8 @@ data_source = source()
 session.choose_range(sidebar_range(data_source))
 if data_source.demo:
     st.info(
-        f"Demo data — synthetic organization, {data_source.settings.demo_keys} keys over "
-        f"{data_source.settings.demo_days:,} days. Set SERVICE_AUTH_KEY and SERVICE_BASE_URL "
-        "for your own.",
+        "Demo data — a synthetic organization (the sidebar says how it was generated). Set "
+        "SERVICE_AUTH_KEY and SERVICE_BASE_URL for your own.",
         icon=":material/science:",
     )
 if "auth" in secrets() and st.user.get("is_logged_in"):

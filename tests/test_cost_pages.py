@@ -328,7 +328,7 @@ def test_chargeback_over_all_history_bills_the_priced_months_and_names_the_other
     days = (FIRST_PRICE + n * DAY for n in range((YESTERDAY - FIRST_PRICE).days + 1))
     months = sorted({f"{day:%Y-%m}" for day in days})
     assert sorted(set(table["month"]) - {""}) == months
-    total = table.iloc[-1]
+    [total] = at.dataframe[1].value.to_dict("records")  # the Total row, below the teams
     assert total["team"] == "Total"
     assert total["amount"] == euros(
         cost_of(priced, lambda row: "all")["all"]["total_characters"]

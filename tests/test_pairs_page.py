@@ -146,6 +146,7 @@ def test_tables_name_their_columns_and_show_shares_as_percent(demo_env):
             "format": "percent",
             "min_value": 0.0,
             "max_value": 1.0,
+            "step": 0.001,  # one decimal of a percentage
         }
     assert pairs["total_characters"]["type_config"]["format"] == "%,d"
     assert keys["speech_to_speech_minutes"]["type_config"]["format"] == "%,.2f"

@@ -98,7 +98,7 @@ def test_reconciliation_mismatch_is_reported_not_hidden(emulator_app, caplog):
         usage = fetch_usage(client, dt.date(2025, 4, 1), dt.date(2025, 5, 31), today=FIXED_TODAY)
     assert len(usage.mismatches) == 1
     assert "2025-04-01..2025-05-31" in usage.mismatches[0]
-    assert "text_translation_characters" in usage.mismatches[0]
+    assert "Text translation characters" in usage.mismatches[0]  # named by its label
     assert "do not reconcile" in caplog.text
     # The rows themselves are still the ledger's.
     assert_matches_ledger(usage.frame, emu.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)))

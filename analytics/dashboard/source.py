@@ -32,7 +32,7 @@ class Source:
             s = self.settings
             tags = "" if s.demo_tags is None else f", {s.demo_tags:,} tags"
             return (
-                f"Demo organization generated from {s.demo_keys} keys and {s.demo_days} days"
+                f"Demo organization generated from {s.demo_keys} keys and {s.demo_days:,} days"
                 f"{tags}, seed {s.demo_seed} (Keys & limits counts its keys)"
             )
         return f"Organization at {self.settings.base_url}"
