@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from typer.testing import CliRunner, Result
 
+from analytics.capacity.forecast import daily_series, projection_path, run_rate
 from analytics.cli import app as cli_app
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.service.errors import InvalidResponseError
@@ -559,3 +560,13 @@ def csv_file(lines: Iterable[str]) -> bytes:
     """The bytes of a CSV export of these lines, each ended by CRLF as the exports write them:
     tests compare whole files, byte for byte."""
     return "".join(f"{line}\r\n" for line in lines).encode()
+
+
+def month_projection(key_day: pd.DataFrame, start: date) -> pd.DataFrame:
+    """The total characters of `key_day` (from `start`) projected over days 31 to 58 at the
+    run rate of day 45, as the Capacity page's forecast chart draws one."""
+    series = daily_series(key_day, "total_characters")
+    rate = run_rate(series, start + timedelta(days=45), start)
+    return projection_path(
+        series, start + timedelta(days=31), start + timedelta(days=58), rate, start
+    )

@@ -6,13 +6,12 @@ own)."""
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date
 
 import pandas as pd
 import pytest
-from builders import make_key_day
+from builders import make_key_day, month_projection
 
-from analytics.capacity.forecast import daily_series, projection_path, run_rate
 from analytics.capacity.review import ForecastPath
 from analytics.figures.anomalies import anomaly_figure
 from analytics.figures.capacity import forecast_figure
@@ -41,14 +40,7 @@ def contrast_on(fill: str, page: tuple[int, int, int]) -> float:
 
 def band_fills() -> dict[str, set[str]]:
     key_day = make_key_day(3, 60)
-    series = daily_series(key_day, "total_characters")
-    path = projection_path(
-        series,
-        START + timedelta(days=31),
-        START + timedelta(days=58),
-        run_rate(series, START + timedelta(days=45), START),
-        START,
-    )
+    path = month_projection(key_day, START)
     forecast = forecast_figure(
         ForecastPath("total_characters", "month", "Month", path, (), "Total characters")
     )

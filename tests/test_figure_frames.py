@@ -12,11 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 from browsers import CHROMIUM, CHROMIUM_ARGS, unavailable
-from builders import make_key_day
+from builders import make_key_day, month_projection
 from playwright.sync_api import sync_playwright
 from plotly.offline import get_plotlyjs
 
-from analytics.capacity.forecast import daily_series, projection_path, run_rate
 from analytics.capacity.review import ForecastPath, Limit
 from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure
@@ -38,14 +37,7 @@ def shown_figures() -> dict[str, go.Figure]:
         {name: [float(1000 * (n + 1) + day) for day in range(30)] for n, name in enumerate(NAMES)},
         index=pd.date_range(START, periods=30),
     )
-    series = daily_series(key_day, "total_characters")
-    path = projection_path(
-        series,
-        START + timedelta(days=31),
-        START + timedelta(days=58),
-        run_rate(series, START + timedelta(days=45), START),
-        START,
-    )
+    path = month_projection(key_day, START)
     limits = (Limit("All characters, monthly", 2_000_000.0, 0.8),)
     pairs = pd.DataFrame([[5.0, 3.0], [2.0, 0.0]], index=["EN", "DE"], columns=["DE", "FR"])
     return {
