@@ -176,7 +176,7 @@ def test_serve_starts_the_dashboard_with_its_pages(installed, tmp_path):
     kinds = [element.WhichOneof("type") for element in elements]
     assert "exception" not in kinds
     texts = [element.alert.body for element in elements if element.WhichOneof("type") == "alert"]
-    assert any(text.startswith("Demo data — synthetic organization") for text in texts), texts
+    assert any(text.startswith("Demo data — a synthetic organization") for text in texts), texts
     labels = [
         element.metric.label for element in elements if element.WhichOneof("type") == "metric"
     ]
