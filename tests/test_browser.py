@@ -349,6 +349,11 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.get_by_role("button", name="Rename").click()
     expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(page).to_have_url(address)
+    # The forms are drawn anew for the renamed key: wait for them before typing.
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_text("Production website (EU): nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
 
     page.get_by_label("Characters", exact=True).fill("2000000")
     page.get_by_label("Characters", exact=True).press("Enter")
