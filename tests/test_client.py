@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from analytics.service.client import AsyncServiceClient, Policy, ServiceClient, retry_after_seconds
+from analytics.service import AsyncServiceClient, Policy, ServiceClient
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -28,6 +28,7 @@ from analytics.service.errors import (
 )
 from analytics.service.models import LanguageResource, ResourceFeature
 from analytics.service.settings import Settings
+from analytics.service.transport import retry_after_seconds
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from analytics.service.client import decode, error_from_response, retry_after_seconds
 from analytics.service.errors import InvalidResponseError, ServiceError
 from analytics.service.models import AdminUsageReport, KeyAndDayUsage
+from analytics.service.transport import decode, error_from_response, retry_after_seconds
 from analytics.usage import calendar
 from analytics.usage.frames import (
     KEY_DAY_COLUMNS,

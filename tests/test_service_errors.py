@@ -11,8 +11,8 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from analytics.service.client import error_from_response
 from analytics.service.errors import one_line
+from analytics.service.transport import error_from_response
 
 # Every error status with a reason of its own: the standard phrases, and the service's 456.
 REASONS = {s.value: s.phrase for s in HTTPStatus if 400 <= s.value < 600} | {456: "Quota exceeded"}

@@ -1,42 +1,28 @@
-"""One async client for every service operation, a thin sync face, retries and typed errors."""
+"""Every service operation, each once, in one async client; the sync face is generated from it.
+
+An operation only says what it sends and how its answer is read: the transport (`transport`)
+sends, retries and maps errors for all of them, and the sync bridge (`sync`) runs them for
+callers without an event loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import functools
-import logging
-import threading
-import weakref
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec, Self, TypeVar
 
 import httpx
 import msgspec
-import stamina
 from pydantic import SecretStr
 
-from analytics import __version__
 from analytics.service.decoding import (
-    NOT_DOCUMENTED,
     Decoder,
     custom_tag_decoder,
     language_pair_decoder,
     usage_report_decoder,
-)
-from analytics.service.errors import (
-    AuthorizationError,
-    BadRequestError,
-    ConnectionFailedError,
-    InvalidResponseError,
-    NotFoundError,
-    QuotaExceededError,
-    RateLimitError,
-    ServerError,
-    ServiceError,
 )
 from analytics.service.models import (
     CreatedKey,
@@ -44,7 +30,6 @@ from analytics.service.models import (
     DetectionResult,
     DeveloperKey,
     DocumentHandle,
-    ErrorBody,
     KeyAndDayUsage,
     LanguageEntry,
     LanguageList,
@@ -55,11 +40,30 @@ from analytics.service.models import (
     UsageReport,
     V2Language,
 )
+from analytics.service.sync import Blocking, blocking
+from analytics.service.transport import (
+    DEFAULT_POLICY,
+    Policy,
+    Request,
+    Transport,
+    decode,
+    invalid_response,
+)
 
 if TYPE_CHECKING:
     from analytics.service.settings import Settings
 
-log = logging.getLogger(__name__)
+# The clients, and what a caller makes one with or hands to an operation.
+__all__ = [
+    "DEFAULT_POLICY",
+    "KEEP",
+    "AsyncServiceClient",
+    "Keep",
+    "KeyChange",
+    "Limit",
+    "Policy",
+    "ServiceClient",
+]
 
 T = TypeVar("T")
 K = TypeVar("K", DeveloperKey, CreatedKey)
@@ -77,18 +81,8 @@ ANALYTICS_PATH = "/v2/admin/analytics"
 PLAN_PATH = "/v2/usage"
 CUSTOM_TAGS_PATH = f"{ANALYTICS_PATH}/custom-tags"
 LANGUAGE_PAIRS_PATH = f"{ANALYTICS_PATH}/language-pairs"
-USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
+KEYS_PATH = "/v2/admin/developer-keys"
 
-_ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
-    400: BadRequestError,
-    401: AuthorizationError,
-    403: AuthorizationError,
-    404: NotFoundError,
-    456: QuotaExceededError,
-}
-# Transport failures after which the request certainly never reached the service.
-_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-_error_decoder = msgspec.json.Decoder(ErrorBody)
 _detection_decoder = msgspec.json.Decoder(DetectionResponse)
 _translation_decoder = msgspec.json.Decoder(TranslationResponse)
 _document_decoder = msgspec.json.Decoder(DocumentHandle)
@@ -99,7 +93,6 @@ _plan_decoder = msgspec.json.Decoder(PlanUsage)
 _keys_decoder = msgspec.json.Decoder(list[DeveloperKey])
 _key_decoder = msgspec.json.Decoder(DeveloperKey)
 _created_decoder = msgspec.json.Decoder(CreatedKey)
-KEYS_PATH = "/v2/admin/developer-keys"
 
 
 class Keep(Enum):
@@ -121,71 +114,8 @@ class KeyChange(Generic[K]):
     trace_id: str
 
 
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """`Retry-After` as seconds: a number of seconds or an HTTP-date; None when absent or bad."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-def error_from_response(response: httpx.Response) -> ServiceError:
-    """The typed error for a non-2xx response, with the service's message, code and trace id."""
-    status = response.status_code
-    trace_id = response.headers.get("X-Trace-ID")
-    try:
-        body = _error_decoder.decode(response.content)
-        message, code = body.message, body.code
-    except NOT_DOCUMENTED:
-        message, code = None, None
-    message = message or response.reason_phrase or "no message"
-    if status == 429:
-        wait = retry_after_seconds(response.headers.get("Retry-After"))
-        return RateLimitError(message, retry_after=wait, code=code, trace_id=trace_id)
-    kind = ServerError if status >= 500 else _ERRORS_BY_STATUS.get(status, ServiceError)
-    return kind(message, status=status, code=code, trace_id=trace_id)
-
-
-def invalid_response(response: httpx.Response, problem: str) -> InvalidResponseError:
-    """The error for a 2xx answer that cannot be used, quoting its status and trace id."""
-    request = response.request
-    return InvalidResponseError(
-        f"{request.method} {request.url.path} answered {response.status_code}: {problem}",
-        status=response.status_code,
-        trace_id=response.headers.get("X-Trace-ID"),
-    )
-
-
-def decode(decoder: Decoder[T], response: httpx.Response) -> T:
-    """Decode a 2xx body; anything but the documented shape becomes InvalidResponseError."""
-    try:
-        return decoder.decode(response.content)
-    except NOT_DOCUMENTED as exc:
-        raise invalid_response(response, f"the body is not the documented shape ({exc})") from None
-
-
 def _changed(decoder: Decoder[K], response: httpx.Response) -> KeyChange[K]:
     return KeyChange(decode(decoder, response), response.headers.get("X-Trace-ID", ""))
-
-
-@dataclass(frozen=True)
-class Request:
-    """What one operation sends besides its method and path."""
-
-    params: Mapping[str, str] | None = None
-    json: Mapping[str, object] | None = None
-    data: Mapping[str, str | list[str]] | None = None
-    files: Mapping[str, tuple[str, bytes]] | None = None
 
 
 def _form_value(value: object) -> str:
@@ -214,124 +144,13 @@ def _typed(
     return call
 
 
-@dataclass(frozen=True)
-class Policy:
-    """How patiently a client waits: timeouts, retries and requests in flight (seconds)."""
-
-    timeout: float = 30.0
-    """For one request: connecting, sending, and each wait for the answer."""
-    max_attempts: int = 5
-    retry_timeout: float = 300.0
-    """Attempts of one operation, and the time all of them may take together."""
-    max_retry_wait: float = 60.0
-    """The longest `Retry-After` honoured; a longer one gives up instead of waiting."""
-    backoff: tuple[float, float] = (0.5, 10.0)
-    """Without `Retry-After`, the first wait and the longest: waits grow exponentially between
-    them, with jitter of up to the first."""
-    concurrency: int = 6
-    """Requests in flight: six fetch every window of a range of up to six years at once."""
-
-
-DEFAULT_POLICY = Policy()
-
-
-class AsyncServiceClient:
-    """Every service operation over one httpx connection pool.
+class AsyncServiceClient(Transport):
+    """Every service operation over one connection pool (`Transport`).
 
     Safe requests (GETs and language detection) are retried on 429, 5xx, timeouts and network
     errors; translation and upload only when the service certainly did not process them (429 or
     a connection that was never established).
     """
-
-    def __init__(
-        self,
-        base_url: str,
-        auth_key: SecretStr | str,
-        *,
-        auth_scheme: str = "Service-Auth-Key",
-        transport: httpx.AsyncBaseTransport | None = None,
-        policy: Policy = DEFAULT_POLICY,
-    ) -> None:
-        if not isinstance(auth_key, SecretStr):
-            auth_key = SecretStr(auth_key)
-        self.base_url = base_url.rstrip("/")
-        self._auth = f"{auth_scheme} {auth_key.get_secret_value()}"
-        self.auth_key = auth_key
-        self.policy = policy
-        self._limit = asyncio.Semaphore(policy.concurrency)
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            transport=transport,
-            timeout=policy.timeout,
-            headers={"User-Agent": USER_AGENT},
-        )
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, auth_key={self.auth_key!r})"
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    # -- transport, errors, retries ---------------------------------------------------------
-
-    def _should_retry(self, idempotent: bool) -> Callable[[Exception], bool | float]:
-        def hook(exc: Exception) -> bool | float:
-            if isinstance(exc, RateLimitError):
-                if exc.retry_after is None:
-                    return True
-                return min(exc.retry_after, self.policy.max_retry_wait)
-            if isinstance(exc, ConnectionFailedError):
-                return idempotent or not exc.request_sent
-            return idempotent and isinstance(exc, ServerError)
-
-        return hook
-
-    async def _send_once(self, method: str, path: str, request: Request) -> httpx.Response:
-        try:
-            async with self._limit:
-                response = await self._http.request(
-                    method,
-                    path,
-                    headers={"Authorization": self._auth},
-                    params=request.params,
-                    json=request.json,
-                    data=request.data,
-                    files=request.files,
-                )
-        except httpx.TransportError as exc:
-            raise ConnectionFailedError(
-                f"{method} {path} to {self._http.base_url.host}: {type(exc).__name__} {exc}",
-                request_sent=not isinstance(exc, _NEVER_SENT),
-            ) from None
-        if response.is_success:
-            return response
-        raise error_from_response(response)
-
-    async def request(
-        self, method: str, path: str, *, idempotent: bool, request: Request | None = None
-    ) -> httpx.Response:
-        """Send one operation with retries; raises a ServiceError subclass on failure."""
-        request = request or Request()
-        first_wait, longest_wait = self.policy.backoff
-        async for attempt in stamina.retry_context(
-            on=self._should_retry(idempotent),
-            attempts=self.policy.max_attempts,
-            timeout=self.policy.retry_timeout,
-            wait_initial=first_wait,
-            wait_max=longest_wait,
-            wait_jitter=first_wait,
-        ):
-            with attempt:
-                response = await self._send_once(method, path, request)
-        return response
-
-    # -- operations ----------------------------------------------------------------------------
 
     async def usage_report_raw(
         self, start: date, end: date, group_by: GroupBy = "key_and_day"
@@ -542,48 +361,9 @@ class AsyncServiceClient:
         return _changed(_key_decoder, response)
 
 
-class _EventLoopThread:
-    """A private event loop on a daemon thread, so sync callers on any thread (Streamlit's
-    script threads, the CLI) share one connection pool and never nest event loops."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="service-client", daemon=True
-        )
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def stop(self, client: AsyncServiceClient) -> None:
-        if self.loop.is_closed():
-            return
-        try:
-            self.run(client.aclose())
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(timeout=5)
-            self.loop.close()
-
-
-def blocking(
-    method: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]],
-) -> Callable[Concatenate[ServiceClient, P], T]:
-    """The sync form of an AsyncServiceClient method, or of any coroutine function whose first
-    argument is the async client: same name, arguments and docstring, run on the sync
-    client's loop."""
-
-    def call(self: ServiceClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.run(method, *args, **kwargs)
-
-    functools.update_wrapper(call, method)
-    return call
-
-
-class ServiceClient:
+class ServiceClient(Blocking[AsyncServiceClient]):
     """The sync face of AsyncServiceClient: every operation below is the async method run on
-    the client's own event loop, so the two faces cannot drift apart."""
+    the client's own event loop (`Blocking`), so the two faces cannot drift apart."""
 
     def __init__(
         self,
@@ -594,11 +374,11 @@ class ServiceClient:
         transport: httpx.AsyncBaseTransport | None = None,
         policy: Policy = DEFAULT_POLICY,
     ) -> None:
-        self.async_client = AsyncServiceClient(
-            base_url, auth_key, auth_scheme=auth_scheme, transport=transport, policy=policy
+        super().__init__(
+            AsyncServiceClient(
+                base_url, auth_key, auth_scheme=auth_scheme, transport=transport, policy=policy
+            )
         )
-        self._loop = _EventLoopThread()
-        self._finalizer = weakref.finalize(self, self._loop.stop, self.async_client)
 
     @classmethod
     def from_settings(cls, settings: Settings, policy: Policy = DEFAULT_POLICY) -> Self:
@@ -610,24 +390,6 @@ class ServiceClient:
 
     def __repr__(self) -> str:
         return f"ServiceClient({self.async_client!r})"
-
-    def run(
-        self,
-        func: Callable[Concatenate[AsyncServiceClient, P], Coroutine[Any, Any, T]],
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
-        """`func(async_client, *args, **kwargs)` run on the client's loop, waited for."""
-        return self._loop.run(func(self.async_client, *args, **kwargs))
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     usage_report_raw = blocking(AsyncServiceClient.usage_report_raw)
     usage_report = blocking(AsyncServiceClient.usage_report)
