@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.anomalies.detect import ORGANIZATION
+from analytics.anomalies import ORGANIZATION
 from analytics.anomalies.marks import status
 from analytics.anomalies.tables import (
     TABLE_COLUMNS,

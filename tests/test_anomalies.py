@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from builders import FIRST, usage_frame
 
-from analytics.anomalies.detect import ORGANIZATION, baseline, find_anomalies
+from analytics.anomalies import ORGANIZATION, baseline, find_anomalies
 
 DAYS = 70
 CHECKED = FIRST + timedelta(days=56)

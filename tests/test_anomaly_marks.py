@@ -11,7 +11,7 @@ import pytest
 from builders import FIRST, usage_frame
 from pydantic import SecretStr
 
-from analytics.anomalies.detect import Anomaly
+from analytics.anomalies import Anomaly
 from analytics.anomalies.marks import Marks, MarksFileError, check_id
 from analytics.anomalies.tables import (
     TABLE_COLUMNS,

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from urllib.parse import urlencode
 
 from analytics.alerts.events import Event
-from analytics.anomalies.detect import KIND_TITLES, ORGANIZATION, Anomaly
+from analytics.anomalies import KIND_TITLES, ORGANIZATION, Anomaly
 from analytics.usage.metrics import METRIC_LABELS
 
 LINK = "/anomalies"  # the dashboard page with the table, the chart and the marks

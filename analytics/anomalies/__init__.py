@@ -1,2 +1,51 @@
-"""Anomalies in daily usage: detection against each key's own weekday habit (`detect`), the
-marks people give them (`marks`), and their tables (`tables`)."""
+"""Anomalies in daily usage: what one is (`model`), each day's baseline (`baseline`), their
+detection against each key's own weekday habit (`detect`), the marks people give them
+(`marks`), and their tables (`tables`)."""
+
+from analytics.anomalies.baseline import LOOKBACK_DAYS, baseline
+from analytics.anomalies.detect import find_anomalies
+from analytics.anomalies.marks import (
+    MARKS,
+    STATUSES,
+    Mark,
+    Marks,
+    MarksFileError,
+    Status,
+    check_id,
+    status,
+)
+from analytics.anomalies.model import KIND_TITLES, KINDS, ORGANIZATION, Anomaly, Kind, Severity
+from analytics.anomalies.tables import (
+    anomaly_counts,
+    anomaly_name,
+    anomaly_table,
+    anomaly_window,
+    new_anomalies,
+    shown_anomalies,
+)
+
+__all__ = [
+    "KINDS",
+    "KIND_TITLES",
+    "LOOKBACK_DAYS",
+    "MARKS",
+    "ORGANIZATION",
+    "STATUSES",
+    "Anomaly",
+    "Kind",
+    "Mark",
+    "Marks",
+    "MarksFileError",
+    "Severity",
+    "Status",
+    "anomaly_counts",
+    "anomaly_name",
+    "anomaly_table",
+    "anomaly_window",
+    "baseline",
+    "check_id",
+    "find_anomalies",
+    "new_anomalies",
+    "shown_anomalies",
+    "status",
+]

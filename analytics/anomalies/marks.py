@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from analytics.anomalies.detect import KINDS, ORGANIZATION
+from analytics.anomalies.model import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
 from analytics.usage.calendar import utc_now
 from analytics.usage.files import read_state, update

@@ -1,0 +1,335 @@
+"""Each day's baseline: what a key's (or the organization's) usage of a metric on a day is
+compared with, and the spike bound it gives.
+
+Every day is compared with the **same weekday** of the eight weeks before it (BASELINE_WEEKS),
+for each key and metric and for the organization as a whole: a quiet Sunday is compared with
+Sundays, and a key only with itself. Where fewer than MIN_ACTIVE of those eight weekdays saw
+usage (keys used on some days only), the days of the same kind (working days, or Saturdays and
+Sundays) of the same eight weeks stand in for them.
+
+The **spike bound** is ``median + SPIKE_K × spread`` of the used days of the baseline. The
+spread is the median absolute deviation scaled to a standard deviation (× 1.4826), at least
+MIN_SPREAD of the median, and grows by √(1 + π / 2n) when the median rests on n days, so a
+baseline of few days asks for more; the bound is at least MIN_EXCESS above the median (1,000
+characters; a minute of speech, about as much), so tiny keys do not fire on noise. On eight
+steady weekdays the bound is about three times the median. Medians and deviations are not
+moved by the outliers they are to find.
+
+The organization's series of a metric is judged like a key's once at least ORG_MIN_KEYS keys
+use the metric: made up of fewer keys it only repeats theirs, noisily (a quiet weekend turns
+on whether its one big user happens to work). A service metric equal to a key's total
+characters on every day (a key that uses one service) is judged once, as total characters.
+
+Everything is computed on a (key, metric) × days grid with numpy (`Grid`), each day's baseline
+one sorted row. `baseline` gives one series with its baseline, for a chart.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import cached_property
+from typing import Final
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
+
+from analytics.anomalies.model import ORGANIZATION, ORGANIZATION_LABEL, KeySeries
+from analytics.usage.frames import labels, within
+from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS, is_minutes
+
+BASELINE_WEEKS: Final = 8  # a power of two (see over_weeks)
+# The days before a checked range that its baselines read.
+LOOKBACK_DAYS: Final = 7 * BASELINE_WEEKS
+MIN_ACTIVE: Final = 3
+SPIKE_K: Final = 3.0
+MAD_TO_SD: Final = 1.4826
+MIN_SPREAD: Final = 0.6
+MIN_EXCESS: Final[dict[bool, float]] = {False: 1_000.0, True: 1.0}  # characters, minutes
+ORG_MIN_KEYS: Final = 20
+
+# The least ratio of a spike bound to its median, on a weekday with all eight weeks used.
+LOWEST_BOUND: Final = 1 + SPIKE_K * MIN_SPREAD * math.sqrt(1 + math.pi / (2 * BASELINE_WEEKS))
+WEEKLY_LAGS: Final = 7 * np.arange(1, BASELINE_WEEKS + 1)
+
+
+# --- the grid --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Daily values from ``first`` on: ``series`` per metric for each key and, last, the
+    organization (their sum), and the judged rows (key or organization, metric) in ``padded``,
+    LOOKBACK_DAYS of NaN ahead of the first day.
+
+    A judged row is NaN before its key's first day (``row_first``): the key did not exist,
+    which is not the same as unused. ``row_key`` is an index into ``keys``, or -1 for the
+    organization (the last of ``series``). ``active`` counts, for each judged cell, the
+    BASELINE_WEEKS same weekdays before it that saw usage.
+    """
+
+    first: date
+    keys: list[str]
+    labels: list[str]
+    series: np.ndarray  # metrics × (keys + organization) × days
+    padded: np.ndarray
+    row_key: np.ndarray
+    row_metric: np.ndarray
+    row_first: np.ndarray
+    active: np.ndarray  # rows × days
+    used: np.ndarray  # keys × days: any usage
+    usual: np.ndarray  # metrics × days: the organization's mean day over the days before
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.padded[:, LOOKBACK_DAYS:]
+
+    def day(self, index: int) -> date:
+        return self.first + timedelta(days=int(index))
+
+    def weekday(self, days: np.ndarray) -> np.ndarray:
+        return (self.first.weekday() + days) % 7
+
+    @cached_property
+    def kinds(self) -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+        """For working days (False) and weekend days (True): which padded columns are of that
+        kind, and the padded rows' days of that kind alone."""
+        weekend = self.weekday(np.arange(self.padded.shape[1]) - LOOKBACK_DAYS) >= 5
+        return {
+            kind: (columns, np.compress(columns, self.padded, axis=1))
+            for kind, columns in ((False, ~weekend), (True, weekend))
+        }
+
+    def known(self, rows: np.ndarray, days: np.ndarray) -> np.ndarray:
+        """How many of the BASELINE_WEEKS same weekdays before each cell its row has values
+        for: the weeks since the row's first day, as its values are known from there on."""
+        known: np.ndarray = np.clip((days - self.row_first[rows]) // 7, 0, BASELINE_WEEKS)
+        return known
+
+    def who(self, row: int) -> KeySeries:
+        """The series of a row: its masked key and label (the organization's own for its
+        rows) and its metric."""
+        key, metric = int(self.row_key[row]), METRICS[int(self.row_metric[row])]
+        if key < 0:
+            return KeySeries(ORGANIZATION, ORGANIZATION_LABEL, metric)
+        return KeySeries(self.keys[key], self.labels[key], metric)
+
+
+def key_grid(key_day: pd.DataFrame, covered_from: date, end: date) -> Grid:
+    frame = within(key_day, covered_from, end)
+    n_days = (end - covered_from).days + 1
+    day = frame["usage_date"].to_numpy("datetime64[D]") - np.datetime64(covered_from, "D")
+    codes, keys = pd.factorize(frame["api_key"], sort=True)
+    names = labels(frame)
+    series = np.zeros((len(METRICS), len(keys) + 1, n_days))
+    at = codes * n_days + day.astype(np.int64)
+    for m, metric in enumerate(METRICS):
+        series[m].ravel()[at] = frame[metric].to_numpy(np.float64)
+    # The organization's days: usage is never negative, so the days before a key's first are
+    # all 0 and add nothing.
+    series[:, -1] = series[:, :-1].sum(axis=1)
+    some = series[:, :-1] > 0
+    used = np.asarray(some.any(axis=0))
+    first_used = np.where(used.any(axis=1), used.argmax(axis=1), n_days)
+    row_key, row_metric = _rows(series, np.asarray(some.any(axis=2)))
+    row_first = np.append(first_used, 0)[row_key]
+    padded = np.full((len(row_key), LOOKBACK_DAYS + n_days), np.nan)
+    existed = np.arange(n_days) >= row_first[:, None]
+    np.copyto(padded[:, LOOKBACK_DAYS:], series[row_metric, row_key], where=existed)
+    return Grid(
+        first=covered_from,
+        keys=[str(k) for k in keys],
+        labels=[names[str(k)] for k in keys],
+        series=series,
+        padded=padded,
+        row_key=row_key,
+        row_metric=row_metric,
+        row_first=row_first,
+        active=over_weeks((padded > 0).view(np.int8), np.add),
+        used=used,
+        usual=_trailing_mean(series[:, -1]),
+    )
+
+
+def _rows(series: np.ndarray, some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The judged rows' keys (-1: the organization) and metrics: each key's metrics it used
+    (a service equal to its total characters on every day is judged as the total), each
+    metric's organization once ORG_MIN_KEYS keys use it."""
+    total = series[METRICS.index(TOTAL_CHARACTERS), :-1]
+    row_key: list[np.ndarray] = []
+    row_metric: list[np.ndarray] = []
+    for m, metric in enumerate(METRICS):
+        judged = some[m]
+        if metric in SERVICE_CHARACTERS:
+            judged = judged & ~(series[m, :-1] == total).all(axis=1)
+        keys_judged = np.nonzero(judged)[0]
+        organization = np.full(int(some[m].sum() >= ORG_MIN_KEYS), -1)
+        row_key += [keys_judged, organization]
+        row_metric.append(np.full(len(keys_judged) + len(organization), m))
+    return np.concatenate(row_key).astype(np.int64), np.concatenate(row_metric)
+
+
+def _trailing_mean(series: np.ndarray) -> np.ndarray:
+    """Each day's mean of the LOOKBACK_DAYS days before it (fewer at the grid's start; NaN on
+    its first day)."""
+    days = series.shape[1]
+    total = np.concatenate([np.zeros((len(series), 1)), series.cumsum(axis=1)], axis=1)
+    index = np.arange(days)
+    since = np.maximum(index - LOOKBACK_DAYS, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean: np.ndarray = (total[:, index] - total[:, since]) / (index - since)
+    return mean
+
+
+# --- baselines -------------------------------------------------------------------------------
+
+
+def reaching(padded: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """For each cell of padded rows, how many of the BASELINE_WEEKS same weekdays before it
+    reach its `floor` (one week back at a time, as the floor is the cell's own)."""
+    count = np.zeros(floor.shape, np.int8)
+    for lag in WEEKLY_LAGS:
+        count += padded[:, LOOKBACK_DAYS - lag : LOOKBACK_DAYS - lag + floor.shape[1]] >= floor
+    return count
+
+
+def over_weeks(daily: np.ndarray, combine: np.ufunc) -> np.ndarray:
+    """For each cell, `combine` (np.add, np.fmax) over the same weekday of the BASELINE_WEEKS
+    weeks before it, from `daily` as wide as padded rows. Each pass joins two spans of weeks
+    into one twice as long (BASELINE_WEEKS is a power of two): three passes over the rows
+    rather than eight."""
+    weeks = 1
+    while weeks < BASELINE_WEEKS:
+        daily = combine(daily[:, 7 * weeks :], daily[:, : -7 * weeks])
+        weeks *= 2
+    # Column i now spans the padded days i … i + 7 × (BASELINE_WEEKS - 1), the weeks before day i.
+    return daily[:, :-7]
+
+
+def _windows(grid: Grid, rows: np.ndarray, days: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """The values `lags` days before each (row, day) cell; NaN before the grid or the key."""
+    at = rows * grid.padded.shape[1] + LOOKBACK_DAYS + days
+    windows: np.ndarray = np.take(grid.padded.ravel(), at[:, None] - lags)
+    return windows
+
+
+def _same_kind(grid: Grid, rows: np.ndarray, days: np.ndarray, weekend: bool) -> np.ndarray:
+    """The days of the same kind as each cell's, all working days or all weekend days, among
+    the LOOKBACK_DAYS before it: the last of the grid's days of that kind before the cell, one
+    slice of those days alone."""
+    columns, kind = grid.kinds[weekend]
+    width = int(columns[:LOOKBACK_DAYS].sum())
+    at = np.cumsum(columns)[LOOKBACK_DAYS + days] - 1
+    windows: np.ndarray = sliding_window_view(kind, width, axis=1)[rows, at - width]
+    return windows
+
+
+def _baselines(
+    grid: Grid, rows: np.ndarray, days: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """What each cell is compared with, as groups of (cell positions, windows): the same
+    weekday of the BASELINE_WEEKS weeks before, or where fewer than MIN_ACTIVE of those were
+    used, the days of the same kind of those weeks."""
+    sparse = grid.active[rows, days] < MIN_ACTIVE
+    weekly = np.nonzero(~sparse)[0]
+    groups = [(weekly, _windows(grid, rows[weekly], days[weekly], WEEKLY_LAGS))]
+    weekend = grid.weekday(days) >= 5
+    for kind in (False, True):
+        cells = np.nonzero(sparse & (weekend == kind))[0]
+        groups.append((cells, _same_kind(grid, rows[cells], days[cells], kind)))
+    return groups
+
+
+def _middle(ordered: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The median of the first `count` values of each sorted row (NaN when `count` is 0)."""
+    width = ordered.shape[1]
+    at = np.arange(len(ordered)) * width
+    low = ordered.ravel()[at + np.maximum(count - 1, 0) // 2]
+    high = ordered.ravel()[at + np.minimum(count // 2, width - 1)]
+    middle: np.ndarray = np.where(count > 0, (low + high) / 2, np.nan)
+    return middle
+
+
+def _used_sorted(windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The used days of each window in ascending order, unused and unknown days after them as
+    NaN (in place of the window; dividing by `used` is much faster than a masked copy), and how
+    many there are."""
+    used = windows > 0
+    with np.errstate(invalid="ignore"):
+        np.divide(windows, used, out=windows)
+    windows.sort(axis=1)
+    return windows, used.sum(axis=1)
+
+
+def medians(grid: Grid, rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many used days each cell's baseline has, and their median."""
+    count = np.zeros(len(rows), np.int64)
+    median = np.full(len(rows), np.nan)
+    for cells, windows in _baselines(grid, rows, days):
+        ordered, count[cells] = _used_sorted(windows)
+        median[cells] = _middle(ordered, count[cells])
+    return count, median
+
+
+def bounds(
+    grid: Grid, rows: np.ndarray, days: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How many used days each cell's baseline has, their median and the spike bound."""
+    count = np.zeros(len(rows), np.int64)
+    median, spread = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    for cells, windows in _baselines(grid, rows, days):
+        ordered, count[cells] = _used_sorted(windows)
+        median[cells] = _middle(ordered, count[cells])
+        deviation = np.abs(np.subtract(ordered, median[cells, None], out=ordered), out=ordered)
+        deviation.sort(axis=1)
+        spread[cells] = MAD_TO_SD * _middle(deviation, count[cells])
+    return count, median, spike_bound(grid, rows, median, spread, count)
+
+
+def spike_bound(
+    grid: Grid, rows: np.ndarray, median: np.ndarray, spread: np.ndarray, count: np.ndarray
+) -> np.ndarray:
+    """``median + SPIKE_K × spread`` for a day judged on `count` used days (the spread at
+    least MIN_SPREAD of the median, grown by √(1 + π / 2n)), at least MIN_EXCESS above the
+    median."""
+    minutes = np.array([is_minutes(m) for m in METRICS])[grid.row_metric[rows]]
+    excess = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])
+    unsure = np.sqrt(1 + np.pi / (2 * np.maximum(count, 1)))
+    bound: np.ndarray = median + np.maximum(
+        SPIKE_K * np.fmax(spread, MIN_SPREAD * median) * unsure, excess
+    )
+    return bound
+
+
+# --- one series with its baseline, for a chart -------------------------------------------------
+
+
+def baseline(
+    key_day: pd.DataFrame, covered_from: date, end: date, api_key: str, metric: str
+) -> pd.DataFrame:
+    """One key's (or the organization's) daily `metric` over ``covered_from``–``end`` with
+    what each day was judged against: columns ``usage_date``, ``observed``, ``expected`` (the
+    baseline's median) and ``bound`` (the spike bound); NaN where a day had too few used days
+    before it to be judged."""
+    frame = key_day if api_key == ORGANIZATION else key_day[key_day["api_key"] == api_key]
+    grid = key_grid(frame, covered_from, end)
+    key = -1 if api_key == ORGANIZATION else grid.keys.index(api_key)
+    rows = np.nonzero(grid.row_key == key)[0]
+    # A service a key uses alone is judged as its total characters.
+    judged_as = [METRICS.index(metric), METRICS.index(TOTAL_CHARACTERS)]
+    row = next((r for m in judged_as for r in rows if grid.row_metric[r] == m), None)
+    if row is None:
+        raise ValueError(f"{api_key} has no {metric} in {covered_from}–{end}")
+    days = np.arange(grid.values.shape[1])
+    count, median, bound = bounds(grid, np.full(len(days), row), days)
+    judged = count >= MIN_ACTIVE
+    return pd.DataFrame(
+        {
+            "usage_date": pd.date_range(covered_from, end, freq="D").astype("datetime64[us]"),
+            "observed": np.nan_to_num(grid.values[row]),
+            "expected": np.where(judged, median, np.nan),
+            "bound": np.where(judged, bound, np.nan),
+        }
+    )
