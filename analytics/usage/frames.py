@@ -5,33 +5,33 @@ usage_date then api_key); the tag-day frame one row per custom tag and UTC day (
 sorted by usage_date then custom_tag); the pair-day frame one row per language pair and UTC day
 (PAIR_DAY_COLUMNS, sorted by usage_date, source, target), and the pair-key-day frame one row
 per pair, key and UTC day (PAIR_KEY_DAY_COLUMNS, sorted by usage_date, source, target,
-api_key); see docs/architecture.md for the dtypes.
+api_key); see docs/architecture.md for the dtypes. A body's rows are read by `columns`; here
+they become the frames, and the frames the per-key, per-tag and per-pair sums.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import date
-from operator import attrgetter
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
-import msgspec
 import numpy as np
 import pandas as pd
 
-from analytics.service.decoding import (
-    NOT_DOCUMENTED,
-    RowDecoder,
-    key_day_rows,
-    pair_rows,
-    tag_day_rows,
-)
+from analytics.service.decoding import key_day_rows, pair_rows, tag_day_rows
 from analytics.service.errors import InvalidResponseError
 from analytics.service.models import UsageBreakdown
+from analytics.usage.columns import (
+    DATE_DTYPE,
+    MINUTE_DECIMALS,
+    Codes,
+    Columns,
+    documented,
+    listed,
+    read_columns,
+)
 from analytics.usage.metrics import (
     CHARACTER_METRICS,
     METRIC_LABELS,
@@ -42,11 +42,44 @@ from analytics.usage.metrics import (
 
 log = logging.getLogger(__name__)
 
-DATE_DTYPE = "datetime64[us]"
-# The service's precision of minutes: six decimals, kept by every file written.
-MINUTE_DECIMALS: Final = 6
+# The frames' contract and what is made of it; the reader's dtypes and pages (`columns`) are
+# part of the contract.
+__all__ = [
+    "DATE_DTYPE",
+    "KEY_COLUMNS",
+    "KEY_DAY_COLUMNS",
+    "KEY_DAY_DTYPES",
+    "MINUTE_DECIMALS",
+    "PAIR_COLUMNS",
+    "PAIR_DAY_COLUMNS",
+    "PAIR_DAY_DTYPES",
+    "PAIR_KEY_DAY_COLUMNS",
+    "PAIR_KEY_DAY_DTYPES",
+    "TAG_DAY_COLUMNS",
+    "TAG_DAY_DTYPES",
+    "UNATTRIBUTED_KEY",
+    "Columns",
+    "decode_key_day",
+    "decode_pair_day",
+    "decode_pair_key_day",
+    "decode_tag_day",
+    "empty_rows",
+    "key_day_frame",
+    "key_frame",
+    "labels",
+    "page_rows",
+    "pair_day_frame",
+    "pair_frame",
+    "pair_key_day_frame",
+    "reconcile",
+    "tag_day_frame",
+    "tag_frame",
+    "totals",
+    "within",
+]
+
 # The plain dtypes of decoded rows, in column order; decoded texts ("str") are categorical in
-# order of appearance (`_Distinct`), and the frames sort them.
+# order of appearance (`columns`), and the frames sort them.
 _METRIC_DTYPES: Final[Mapping[str, str]] = {
     **dict.fromkeys(CHARACTER_METRICS, "int64"),
     **dict.fromkeys(MINUTE_METRICS, "float64"),
@@ -83,37 +116,6 @@ TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
 PAIR_KEY_DAY_COLUMNS = list(PAIR_KEY_DAY_DTYPES)
 
-Item = TypeVar("Item")
-# Codes of a text column and the distinct texts they point to (-1: a missing text).
-Codes = tuple[np.ndarray, np.ndarray]
-
-
-@dataclass(frozen=True)
-class Columns:
-    """One page of a paged report, column by column: its texts as codes into the page's
-    distinct texts (`_Distinct`), its days and counts in the dtypes of decoded rows. A window's
-    pages become one frame (`page_rows`), since building a frame costs more than decoding a
-    page's rows."""
-
-    texts: dict[str, Codes]
-    numbers: dict[str, np.ndarray]
-
-
-@contextmanager
-def _documented(what: str) -> Iterator[None]:
-    """Decoding errors inside become InvalidResponseError naming `what`."""
-    try:
-        yield
-    except NOT_DOCUMENTED as exc:
-        raise InvalidResponseError(f"{what} is not the documented shape ({exc})") from None
-
-
-def _listed(items: list[Item] | None, what: str, field: str) -> list[Item]:
-    """The report's rows; a body without its row list is not an answer to read as empty."""
-    if items is None:
-        raise InvalidResponseError(f"{what} has no {field}")
-    return items
-
 
 def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     """Rows of a key_and_day analytics body (unsorted, plain dtypes) and its total_usage
@@ -124,10 +126,10 @@ def decode_key_day(body: bytes) -> tuple[pd.DataFrame, UsageBreakdown | None]:
     per row.
     """
     what = "analytics body"
-    with _documented(what):
+    with documented(what):
         report = key_day_rows.decode(body).usage_report
-    items = _listed(report.day_rows, what, "key_and_day_usages")
-    rows = _read(key_day_rows, items, what, list(_KEY_DTYPES), "usage")
+    items = listed(report.day_rows, what, "key_and_day_usages")
+    rows = read_columns(key_day_rows, items, what, list(_KEY_DTYPES), "usage")
     columns = {name: _categorical(*codes) for name, codes in rows.texts.items()} | rows.numbers
     return _frame(columns, KEY_DAY_COLUMNS), report.total_usage
 
@@ -149,86 +151,21 @@ def decode_pair_key_day(body: bytes) -> tuple[Columns, int | None]:
 
 def _pair_page(body: bytes, texts: Sequence[str]) -> tuple[Columns, int | None]:
     what = "language-pair body"
-    with _documented(what):
+    with documented(what):
         report = pair_rows.decode(body).language_pair_usage_report
-    items = _listed(report.language_pair_usages, what, "language_pair_usages")
-    return _read(pair_rows, items, what, texts, "usage"), report.next_page
+    items = listed(report.language_pair_usages, what, "language_pair_usages")
+    return read_columns(pair_rows, items, what, texts, "usage"), report.next_page
 
 
 def decode_tag_day(body: bytes) -> tuple[Columns, int | None]:
     """Rows of one page of the custom-tag report by day (unsorted, page columns) and the
     number of the page that follows (None on the last page); decoded like `decode_key_day`."""
     what = "custom-tag body"
-    with _documented(what):
+    with documented(what):
         report = tag_day_rows.decode(body).custom_tag_usage_report
-    items = _listed(report.usage, what, "usage")
-    page = _read(tag_day_rows, items, what, ["custom_tag"], "breakdown")
+    items = listed(report.usage, what, "usage")
+    page = read_columns(tag_day_rows, items, what, ["custom_tag"], "breakdown")
     return page, report.next_page
-
-
-# A breakdown as one record, its fields in the struct's order: numpy fills a structured array
-# from the structs' tuples, every metric of a block in one pass.
-_BREAKDOWN: Final = np.dtype(
-    [
-        (field.name, np.float64 if field.name in MINUTE_METRICS else np.int64)
-        for field in msgspec.structs.fields(UsageBreakdown)
-    ]
-)
-
-
-def _read(
-    decoder: RowDecoder[Any, Any],
-    rows: Sequence[msgspec.Raw],
-    what: str,
-    texts: Sequence[str],
-    breakdown: str,
-) -> Columns:
-    """The `texts` fields of `rows`, their usage_date as days and every metric of their
-    `breakdown`, the rows decoded a block at a time and each block read while in cache.
-
-    Minutes are kept at the service's precision, read so once here for every frame, export
-    and page.
-    """
-    distinct = {name: _Distinct() for name in [*texts, "usage_date"]}
-    codes = {name: np.empty(len(rows), np.int32) for name in distinct}
-    records = np.empty(len(rows), _BREAKDOWN)
-    start = 0
-    with _documented(what):
-        for block in decoder.blocks(rows):
-            size = len(block)
-            stop = start + size
-            for name, known in distinct.items():
-                read = map(known.__getitem__, map(attrgetter(name), block))
-                codes[name][start:stop] = np.fromiter(read, np.int32, size)
-            usages = map(msgspec.structs.astuple, map(attrgetter(breakdown), block))
-            records[start:stop] = np.fromiter(usages, _BREAKDOWN, size)
-            start = stop
-    days = _usage_days(codes.pop("usage_date"), distinct.pop("usage_date").texts, what)
-    numbers = {"usage_date": days}
-    numbers |= {metric: np.ascontiguousarray(records[metric]) for metric in METRICS}
-    for metric in MINUTE_METRICS:
-        numbers[metric] = numbers[metric].round(MINUTE_DECIMALS)
-    texts_read = {name: (codes[name], known.texts) for name, known in distinct.items()}
-    return Columns(texts_read, numbers)
-
-
-class _Distinct(dict[str | None, int]):
-    """The codes of a text column's distinct texts in order of appearance, a missing text
-    (None) -1: rows are read as codes a block at a time, so each row's text is looked up once
-    while in cache and no text is kept per row (a window names a thousand keys 180,000
-    times)."""
-
-    def __init__(self) -> None:
-        super().__init__({None: -1})
-
-    def __missing__(self, text: str | None) -> int:
-        code = self[text] = len(self) - 1
-        return code
-
-    @property
-    def texts(self) -> np.ndarray:
-        """The distinct texts, in the order of their codes (None, listed first, is not one)."""
-        return np.array(list(self)[1:], dtype=object)
 
 
 def page_rows(pages: Sequence[Columns], dtypes: Mapping[str, str]) -> pd.DataFrame:
@@ -248,21 +185,6 @@ def _frame(columns: Mapping[str, object], names: list[str]) -> pd.DataFrame:
     arrays as they are: neither copied nor stacked into one block per dtype, which copied every
     count column of five years once more for nothing."""
     return pd.DataFrame(columns, columns=names, copy=False)
-
-
-def _usage_days(codes: np.ndarray, texts: np.ndarray, what: str) -> np.ndarray:
-    """Each row's usage_date (its code into the distinct `texts`) as a day
-    (`YYYY-MM-DDT00:00:00Z`): every distinct text is parsed once, and a row without one makes
-    the body invalid."""
-    if (codes < 0).any():  # an absent usage_date
-        raise InvalidResponseError(f"{what} has an item without a usage_date")
-    try:
-        days = np.array([text[:10] for text in texts if text], dtype="datetime64[D]")
-    except ValueError as exc:
-        raise InvalidResponseError(f"{what} has an invalid usage_date ({exc})") from None
-    if len(days) < len(texts) or np.isnat(days).any():  # an empty or "NaT" text
-        raise InvalidResponseError(f"{what} has an item without a usage_date")
-    return np.take(days.astype(DATE_DTYPE), codes)
 
 
 def reconcile(rows: pd.DataFrame, total: UsageBreakdown | None, what: str) -> str | None:
