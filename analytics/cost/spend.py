@@ -1,8 +1,9 @@
 """Spend: usage priced into line items, exactly and in one pass over the frame.
 
-The **organization's lines** come first: one per month, metric and unit price (a month with a
-price change has two per metric, as an invoice would). Then each line is shared out between
-the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"``) and metric.
+The **organization's lines** come first (`lines`): one per month, metric and unit price, the
+included volume taken off and the base fee a line of its own. Then each line is shared out
+between the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"``) and
+metric.
 
 * Usage is counted in whole units: characters, and speech minutes as micro-minutes
   (each row's float rounded to 6 decimals, the precision the service reports; the same as
@@ -10,19 +11,14 @@ the groups (keys, teams, tags) as **line items** per month (or day, ``per="day"`
 * Each day is priced with the price period in force that day (``Pricing``). Days before the
   first period are not priced: their usage is left out and ``Spend.unpriced`` names them, so
   every consumer prices what it can and says what it could not.
-* The **included volume** of a month is the organization's: of the month's usage of a metric,
-  the part above it is charged, ``max(0, usage − included) / usage`` of each line's value at
-  list price. Every key, day and price of the month so gets the same free share (pro rata to
-  usage).
-* A line is rounded once, half up, to the currency's minor unit. The groups' items are
+* A line is rounded once, half up, to the currency's minor unit (`lines`). The groups' items are
   apportioned from it by largest remainder, pro rata to their usage, so they add up to it
   exactly; an item can differ from its exact share by less than one minor unit (a group's
   month that spans a price change sums its shares of both lines). With ``per="day"`` each
   group's part of a line is then shared between its days the same way, so a group's day
   items add up to its month item: a key's or team's cost is one number, by day or by month.
-* A month only partly inside the range gets the part of its included volume and of its
-  ``monthly_fee`` that its covered days carry (each day carries 1/days-in-month); a whole
-  month gets exactly the month's. The base fee is its own line per month (``Spend.fees``).
+* A month only partly inside the range carries its days' share of the included volume and of
+  the base fee (``Spend.fees``), as `lines` says.
 
 Frames that hold only part of the organization's usage (tag-day frames: untagged usage is not
 in them) are priced ``at_list_prices``: no included volume (it is the whole organization's)
@@ -34,24 +30,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from fractions import Fraction
-from typing import Final, Literal
+from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
-from analytics.cost.money import Ints, apportion, as_decimal, round_half_up, scaled_half_up
+from analytics.cost.lines import Cells, Lines, cells_of, fee_frame, in_metric_units
+from analytics.cost.money import Ints, apportion, as_decimal, scaled_half_up
 from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing, Unpriced
-from analytics.usage.calendar import ONE_DAY, period_bounds, range_text
+from analytics.usage.calendar import range_text
 from analytics.usage.frames import DATE_DTYPE
 from analytics.usage.metrics import Metric, is_minutes
 
 Per = Literal["month", "day"]
-ORGANIZATION_COLUMNS: Final = [
-    "month", "metric", "unit_price", "usage", "included", "list_amount_minor", "amount_minor",
-]  # fmt: skip
-FEE_COLUMNS: Final = ["month", "amount_minor"]
 
 
 @dataclass(frozen=True)
@@ -92,43 +83,6 @@ class Spend:
         return as_decimal(self.total_minor, self.currency)
 
 
-@dataclass(frozen=True)
-class _Cells:
-    """The range cut at month starts and price changes: one month and one price in each."""
-
-    start: date
-    days: list[int]
-    month: Ints  # index into months
-    period: list[int]  # index into Pricing.periods
-    months: list[date]
-    month_days: list[int]  # days of each calendar month (all of them, not only the range's)
-
-
-def _cells(pricing: Pricing, start: date, end: date) -> _Cells:
-    """Cut the priced range ``start``–``end`` (every day has a price) where a month starts or a
-    price period does; none when it is empty (``end`` before ``start``)."""
-    if end < start:
-        return _Cells(start, [], np.zeros(0, dtype=np.int64), [], [], [])
-    months, month_days = [], []
-    month_start = start.replace(day=1)
-    while month_start <= end:
-        month_end = period_bounds("month", month_start)[1]
-        months.append(month_start)
-        month_days.append(month_end.day)
-        month_start = month_end + ONE_DAY
-    changes = {period.start for period in pricing.periods if start < period.start <= end}
-    cuts = sorted({start, *months[1:], *changes})
-    lasts = [*(cut - ONE_DAY for cut in cuts[1:]), end]
-    return _Cells(
-        start=start,
-        days=[(last - cut).days + 1 for cut, last in zip(cuts, lasts, strict=True)],
-        month=np.array([months.index(cut.replace(day=1)) for cut in cuts], dtype=np.int64),
-        period=[pricing.period_index(cut) for cut in cuts],
-        months=months,
-        month_days=month_days,
-    )
-
-
 def _group_codes(groups: pd.Series) -> tuple[Ints, pd.Index]:
     """Integer codes of the groups and the names they point to (a categorical's order kept)."""
     if isinstance(groups.dtype, pd.CategoricalDtype):
@@ -154,17 +108,6 @@ def _units(values: pd.Series, metric: str) -> Ints:
     if len(units) and units.min() < 0:
         raise ValueError(f"{metric} has negative usage")
     return units
-
-
-def _price_scale(pricing: Pricing) -> int:
-    """How many decimals past the minor unit the prices have: each price times
-    10**(minor unit + scale) is an integer."""
-    decimals = [
-        -int(period.unit_prices.of(metric).as_tuple().exponent)
-        for period in pricing.periods
-        for metric in PRICED_METRICS
-    ]
-    return max(0, max(decimals) - pricing.minor_unit)
 
 
 @dataclass(frozen=True)
@@ -194,7 +137,7 @@ def _rows(
     metrics: list[Metric],
     codes: Ints,
     groups: int,
-    cells: _Cells,
+    cells: Cells,
     per: Per,
 ) -> _Rows:
     """The frame summed once per group and cell (or day), in whole units."""
@@ -259,12 +202,12 @@ def price_usage(
     if unpriced is not None:
         priced = (days > pd.Timestamp(unpriced.last)).to_numpy()
         frame, groups = frame.loc[priced], groups.loc[priced]
-    cells = _cells(pricing, pricing.priced_from(start), end)
+    cells = cells_of(pricing, pricing.priced_from(start), end)
     codes, names = _group_codes(groups)
     rows = _rows(frame, metrics, codes, len(names), cells, per)
-    lines = _Lines.of(rows, pricing, cells, metrics, at_list_prices)
-
     line = rows.cell * len(metrics) + rows.metric
+    lines = Lines.of(line, rows.units, pricing, cells, metrics, at_list_prices)
+
     price = lines.price[line]
     # Per month a row is already one group's part of one line: shared out once.
     if per == "day":
@@ -294,11 +237,11 @@ def price_usage(
     items[name] = pd.Categorical.from_codes(group[order], categories=names)
     items |= {
         "metric": pd.Categorical.from_codes(metric[order], categories=pd.Index(metrics)),
-        "usage": _in_metric_units(units[order], metric[order], metrics),
+        "usage": in_metric_units(units[order], metric[order], metrics),
         "list_amount_minor": list_amount[order],
         "amount_minor": amount[order],
     }
-    fees = _fee_frame(pricing, cells)
+    fees = fee_frame(pricing, cells)
     return Spend(
         currency=pricing.currency,
         start=start,
@@ -323,123 +266,10 @@ def _shared(charged: list[int], line: Ints, group: Ints, units: Ints) -> Ints:
     return apportion(parts.tolist(), codes, units)
 
 
-@dataclass(frozen=True)
-class _Lines:
-    """The organization's lines, one per cell and metric (index ``cell * metrics + metric``)."""
-
-    units: Ints
-    price: Ints  # in 1/denominator minor units per unit
-    denominator: int
-    charged_share: list[Fraction]
-    charged: list[int]  # minor units, rounded once
-
-    @classmethod
-    def of(
-        cls,
-        rows: _Rows,
-        pricing: Pricing,
-        cells: _Cells,
-        metrics: list[Metric],
-        at_list_prices: bool,
-    ) -> _Lines:
-        scale = _price_scale(pricing)
-        denominator = UNITS_PER_PRICE * 10**scale
-        price = np.array(
-            [
-                int(pricing.periods[p].unit_prices.of(metric).scaleb(pricing.minor_unit + scale))
-                for p in cells.period
-                for metric in metrics
-            ],
-            dtype=np.int64,
-        )
-        units = np.zeros(len(price), dtype=np.int64)
-        np.add.at(units, rows.cell * len(metrics) + rows.metric, rows.units)
-        # The included volume is the month's: every line of a month is charged the same share.
-        month_units = np.zeros((len(cells.months), len(metrics)), dtype=np.int64)
-        np.add.at(month_units, cells.month, units.reshape(len(cells.days), len(metrics)))
-        included = _included(pricing, cells, metrics, at_list_prices)
-        month_share = [
-            [
-                _charged_share(int(month_units[month, j]), included[month][j])
-                for j in range(len(metrics))
-            ]
-            for month in range(len(cells.months))
-        ]
-        charged_share = [
-            month_share[month][j] for month in cells.month for j in range(len(metrics))
-        ]
-        charged = [
-            round_half_up(Fraction(int(u) * int(p), denominator) * share)
-            for u, p, share in zip(units, price, charged_share, strict=True)
-        ]
-        return cls(units, price, denominator, charged_share, charged)
-
-    def frame(self, pricing: Pricing, cells: _Cells, metrics: list[Metric]) -> pd.DataFrame:
-        """The lines as rows, as an invoice would list them; ``included`` is the usage the
-        included volume covered."""
-        months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
-        metric = np.tile(np.arange(len(metrics)), len(cells.days))
-        period = np.repeat(cells.period, len(metrics))
-        usage = _in_metric_units(self.units, metric, metrics)
-        return pd.DataFrame(
-            {
-                "month": np.repeat(months[cells.month], len(metrics)),
-                "metric": pd.Categorical.from_codes(metric, categories=pd.Index(metrics)),
-                "unit_price": [
-                    pricing.periods[p].unit_prices.of(metrics[m])
-                    for p, m in zip(period, metric, strict=True)
-                ],
-                "usage": usage,
-                "included": usage * np.array([float(1 - f) for f in self.charged_share]),
-                "list_amount_minor": scaled_half_up(self.units, self.price, self.denominator),
-                "amount_minor": np.array(self.charged, dtype=np.int64),
-            },
-            columns=ORGANIZATION_COLUMNS,
-        )
-
-
-def _in_metric_units(units: Ints, metric: Ints, metrics: list[Metric]) -> npt.NDArray[np.float64]:
-    """Counted units back in each metric's own unit (minutes for speech)."""
-    minutes = np.array([is_minutes(m) for m in metrics], dtype=bool)[metric]
-    return np.where(minutes, units / UNITS_PER_PRICE, units.astype(np.float64))
-
-
-def _charged_share(usage: int, included: Fraction) -> Fraction:
-    """The part of a month's usage above its included volume (all of it when none is)."""
-    return max(usage - included, Fraction(0)) / usage if usage else Fraction(1)
-
-
-def _included(
-    pricing: Pricing, cells: _Cells, metrics: list[Metric], at_list_prices: bool
-) -> list[list[Fraction]]:
-    """The included volume (whole units) that the range's days of each month carry, per
-    month and metric; none at list prices."""
-    carried = [[Fraction(0)] * len(metrics) for _ in cells.months]
-    if at_list_prices:
-        return carried
-    for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
-        allowance = pricing.periods[p].included_per_month
-        for j, metric in enumerate(metrics):
-            carried[m][j] += Fraction(allowance.units(metric) * days, cells.month_days[m])
-    return carried
-
-
-def _fee_frame(pricing: Pricing, cells: _Cells) -> pd.DataFrame:
-    """The base fee per month in minor units (``FEE_COLUMNS``): each day carries
-    1/days-in-month of its fee."""
-    fee = [Fraction(0)] * len(cells.months)
-    for p, days, m in zip(cells.period, cells.days, cells.month, strict=True):
-        monthly = Fraction(pricing.periods[p].monthly_fee.scaleb(pricing.minor_unit))
-        fee[m] += monthly * days / cells.month_days[m]
-    months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
-    amounts = [round_half_up(amount) for amount in fee]
-    return pd.DataFrame({"month": months, "amount_minor": amounts}, columns=FEE_COLUMNS)
-
-
 def base_fees(pricing: Pricing, start: date, end: date) -> pd.DataFrame:
     """The base fee of each month of ``start``–``end`` with priced days (``Spend.fees``),
     without pricing any usage."""
-    return _fee_frame(pricing, _cells(pricing, pricing.priced_from(start), end))
+    return fee_frame(pricing, cells_of(pricing, pricing.priced_from(start), end))
 
 
 def daily_cost(
