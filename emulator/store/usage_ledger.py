@@ -17,6 +17,7 @@ from emulator.store.shares import NONZERO, PAIR_SUMS, PAIRED, TAGGED
 from emulator.store.window_cache import WindowCache
 
 T = TypeVar("T")
+
 SUMS = """
     SUM(text_translation_characters), SUM(document_translation_characters),
     SUM(text_improvement_characters), SUM(speech_to_text_minutes), SUM(speech_to_speech_minutes)
