@@ -1,6 +1,7 @@
-"""Scenarios of an organization that tags per customer or per document: the benchmark's
-organization with 10,000 distinct custom tags (`EmulatorConfig.tags`, a long tail over the
-same usage), its tag-day fetch and its Tags page."""
+"""Custom tags: the benchmark organization's five years of the tag-day frame, and an
+organization that tags per customer or per document: the benchmark's organization with 10,000
+distinct custom tags (`EmulatorConfig.tags`, a long tail over the same usage), its tag-day
+fetch and its Tags page."""
 
 from __future__ import annotations
 
@@ -19,6 +20,24 @@ from bench.timing import medians, rounded
 MANY_TAGS = 10_000
 FEW_TAGS = 100  # the same organization's usage under a hundred tags
 YEAR = 365  # one window of the analytics operations
+
+
+def tag_fetch(scale: org.Scale) -> list[Result]:
+    """Five years of the tag-day frame (every page of six windows) against five years of the
+    key-day frame; the tags of each day must fit in that day's text characters."""
+    tags, usage, times, _ = against_key_days(scale, fetch_tags, "tag_day")
+    return [
+        result(
+            "tag_fetch",
+            times["tag_day"] / times["key_day"],
+            1.5,
+            {"tags_within_text": tags_within_text(tags.frame, usage.frame)},
+            seconds=rounded(times),
+            rows=len(tags.frame),
+            key_day_rows=len(usage.frame),
+            windows=tags.windows_fetched,
+        )
+    ]
 
 
 def tag_fetch_10k(scale: org.Scale) -> list[Result]:

@@ -19,7 +19,7 @@ from typing import Any
 from emulator.errors import ServiceError, bad_request
 from emulator.ledger import mask_key
 from emulator.org import DEFAULT_LABEL, derived_key_id, most_active
-from emulator.store import DeveloperKeyRow, Store, StoredKey, instant_text
+from emulator.store import DeveloperKeyRow, KeyStore, StoredKey, instant_text
 
 LIMIT_FIELDS = {"characters": "character_limit", "speech_to_text_milliseconds": "speech_limit_ms"}
 QUOTA_EXCEEDED = "Quota exceeded. The character limit has been reached."
@@ -40,7 +40,7 @@ def key_body(row: DeveloperKeyRow) -> dict[str, Any]:
     }
 
 
-def create(store: Store, label: str | None, pro: bool, now: dt.datetime) -> dict[str, Any]:
+def create(store: KeyStore, label: str | None, pro: bool, now: dt.datetime) -> dict[str, Any]:
     """A new developer key, with its secret in `key` (this answer only)."""
     most = most_active(pro)
     if store.active_developer_keys() >= most:
@@ -56,7 +56,7 @@ def create(store: Store, label: str | None, pro: bool, now: dt.datetime) -> dict
     return key_body(known(store, published_id)) | {"key": secret}
 
 
-def known(store: Store, published_id: str) -> DeveloperKeyRow:
+def known(store: KeyStore, published_id: str) -> DeveloperKeyRow:
     """The developer key with this id, or 404."""
     row = store.developer_key(published_id)
     if row is None:
@@ -64,20 +64,20 @@ def known(store: Store, published_id: str) -> DeveloperKeyRow:
     return row
 
 
-def deactivate(store: Store, published_id: str, now: dt.datetime) -> dict[str, Any]:
+def deactivate(store: KeyStore, published_id: str, now: dt.datetime) -> dict[str, Any]:
     """Deactivate a key; a key already deactivated keeps its time (permanent, not undone)."""
     if known(store, published_id).deactivated is None:
         store.change_key(published_id, deactivated=instant_text(now))
     return key_body(known(store, published_id))
 
 
-def rename(store: Store, published_id: str, label: str) -> dict[str, Any]:
+def rename(store: KeyStore, published_id: str, label: str) -> dict[str, Any]:
     known(store, published_id)
     store.change_key(published_id, label=label)
     return key_body(known(store, published_id))
 
 
-def set_limits(store: Store, published_id: str, limits: dict[str, int | None]) -> dict[str, Any]:
+def set_limits(store: KeyStore, published_id: str, limits: dict[str, int | None]) -> dict[str, Any]:
     """Set the limits given (None removes one); a limit not given stays as it was."""
     known(store, published_id)
     if limits:

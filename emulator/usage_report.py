@@ -19,7 +19,7 @@ import orjson
 from emulator.config import EndDateReading, SpeechUnit
 from emulator.errors import bad_request
 from emulator.ledger import Usage
-from emulator.store import Store
+from emulator.store import UsageLedger
 
 MAX_RANGE = dt.timedelta(days=366)
 GROUPINGS = ("", "key", "key_and_day")
@@ -180,7 +180,7 @@ def _day(iso_day: str) -> str:
 
 
 def build_report(
-    store: Store,
+    store: UsageLedger,
     start_raw: str,
     end_raw: str,
     group_by: str,
@@ -268,7 +268,7 @@ class PagedQuery:
         return {"aggregate_by": "day" if self.by_day else "period", **self.window.echo()}
 
 
-def build_tag_report(store: Store, query: PagedQuery) -> dict[str, Any]:
+def build_tag_report(store: UsageLedger, query: PagedQuery) -> dict[str, Any]:
     """The CustomTagUsageReport body: one page of characters per tag (and day)."""
     page, window = query.page, query.window
     rows = store.tag_usage(
@@ -287,7 +287,7 @@ def build_tag_report(store: Store, query: PagedQuery) -> dict[str, Any]:
 
 
 def build_pair_report(
-    store: Store, query: PagedQuery, speech_unit: str = SpeechUnit.MINUTES
+    store: UsageLedger, query: PagedQuery, speech_unit: str = SpeechUnit.MINUTES
 ) -> dict[str, Any]:
     """The language-pair report body: one page of usage per pair (and key, and day), its
     speech-to-text in `speech_unit`."""

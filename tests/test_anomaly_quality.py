@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from conftest import FIXED_TODAY
 
-from bench.scenarios import FALSE_ALARM_LIMIT, RECALL_GOAL, anomaly_quality
+from bench.anomalies import FALSE_ALARM_LIMIT, RECALL_GOAL, anomaly_quality
 from emulator.synthetic import generate
 
 

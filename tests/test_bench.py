@@ -22,7 +22,8 @@ from builders import assert_matches_ledger, ledger_totals
 
 from bench import org
 from bench.__main__ import MISSED, machine
-from bench.scenarios import SCENARIOS, naive_key_day, tidy_key_day
+from bench.decoding import naive_key_day, tidy_key_day
+from bench.scenarios import SCENARIOS
 from emulator import EmulatorConfig, create_app
 from emulator.synthetic import generate
 from emulator.usage_report import build_report

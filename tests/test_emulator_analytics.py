@@ -433,7 +433,7 @@ async def synthetic_key_days(keys: int, days: int, start: str, end: str) -> http
 async def test_key_and_day_rows_are_the_generated_ones_across_chunks(monkeypatch):
     """The body is serialized a chunk of rows at a time: with chunks of 7 rows, every row is
     still the generated organization's, in order, with commas between chunks."""
-    monkeypatch.setattr("emulator.store.CHUNK_ROWS", 7)
+    monkeypatch.setattr("emulator.store.usage_ledger.CHUNK_ROWS", 7)
     response = await synthetic_key_days(12, 40, "2025-05-01", "2025-06-01")
     org = generate(7, 12, 40, FIXED_TODAY)  # the same organization, not the store
     masked = [spec.masked for spec in org.keys]

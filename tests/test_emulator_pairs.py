@@ -19,7 +19,7 @@ from orgfiles import (
 )
 
 from emulator import EmulatorConfig, create_app, mask_key
-from emulator.store import WINDOWS_KEPT
+from emulator.store.window_cache import WINDOWS_KEPT
 
 PAIRS = "/v2/admin/analytics/language-pairs"
 ADMIN, WEB, LEGACY = "pair-admin-0001-aaaa:adm", "pair-plain-0002-bbbb", "pair-older-0003-cccc"

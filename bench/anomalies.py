@@ -1,0 +1,198 @@
+"""Anomaly detection: recall on the emulator's injected anomalies and false alarms on the same
+organization without them, and `check-anomalies` against the export over a warm history store."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
+from analytics.anomalies.marks import Marks
+from analytics.anomalies.tables import new_anomalies
+from analytics.service.client import ServiceClient
+from analytics.service.demo import DEMO_BASE_URL
+from analytics.usage import frames
+from analytics.usage.calendar import utc_today
+from analytics.usage.history import HistoryStore
+from analytics.usage.metrics import SERVICE_CHARACTERS, TOTAL_CHARACTERS
+from analytics.usage.pipeline import Usage, fetch_usage
+from bench import org
+from bench.exports import run_export
+from bench.lines import Result, result
+from bench.timing import medians, rounded
+from emulator import EmulatorConfig, Injected, create_app
+from emulator.synthetic import INJECT_DAYS, STARTS_WITHIN
+
+RECALL_GOAL = 0.9  # of injected spikes, each at least three times its key's usual level
+FALSE_ALARM_LIMIT = 1.0  # per key and year, on the organization without injected anomalies
+FACTOR_BANDS = ((3.0, 4.0), (4.0, 6.0), (6.0, math.inf))
+
+
+@dataclass(frozen=True)
+class Quality:
+    """Anomaly detection against the emulator's ground truth: the injected spikes found (per
+    band of factors), whether each injected drop, new key and dormant key was found, and the
+    anomalies found on the clean organization where it has none (false alarms)."""
+
+    spikes: int
+    spikes_found: int
+    by_factor: dict[str, tuple[int, int]]
+    events_found: dict[str, bool]
+    false_alarms: int
+    false_alarm_kinds: dict[str, int]
+    key_years: float
+
+    @property
+    def recall(self) -> float:
+        return self.spikes_found / self.spikes
+
+    @property
+    def false_alarms_per_key_year(self) -> float:
+        return self.false_alarms / self.key_years
+
+
+def anomaly_quality(keys: int, days: int, today: dt.date) -> Quality:
+    """Detection on two organizations of the same seed, fetched like demo mode does: with
+    injected anomalies, over their last INJECT_DAYS days; and clean, over its days after the
+    last key started (and eight weeks more), where every anomaly found is a false alarm."""
+    end = today - dt.timedelta(days=1)
+    config = EmulatorConfig(seed=org.SEED, keys=keys, days=days, today=today)
+    injected_app = create_app(config)
+    truth = injected_app.state.emulator.injected
+    start = end - dt.timedelta(days=INJECT_DAYS - 1)
+    usage = _checked(injected_app, start, end)
+    found = find_anomalies(usage.frame, usage.start, start, end)
+    spikes = [i for i in truth if i.kind == "spike"]
+    hit = [any(_finds(a, i) for a in found) for i in spikes]
+    bands = {
+        f"{low:g}-{high:g}x" if high < math.inf else f"{low:g}x+": (
+            sum(h for h, i in zip(hit, spikes, strict=True) if low <= i.factor < high),
+            sum(1 for i in spikes if low <= i.factor < high),
+        )
+        for low, high in FACTOR_BANDS
+    }
+    events = {i.kind: any(_finds(a, i) for a in found) for i in truth if i.kind != "spike"}
+    clean_app = create_app(replace(config, anomalies=False))
+    first_day = today - dt.timedelta(days=days)
+    quiet = first_day + dt.timedelta(days=int(days * STARTS_WITHIN) + LOOKBACK_DAYS)
+    usage = _checked(clean_app, quiet, end)
+    alarms = find_anomalies(usage.frame, usage.start, quiet, end)
+    active_keys = frames.within(usage.frame, quiet, end)["api_key"].nunique()
+    return Quality(
+        spikes=len(spikes),
+        spikes_found=sum(hit),
+        by_factor=bands,
+        events_found=events,
+        false_alarms=len(alarms),
+        false_alarm_kinds=dict(Counter(a.kind for a in alarms)),
+        key_years=active_keys * ((end - quiet).days + 1) / 365,
+    )
+
+
+def _checked(app: Any, start: dt.date, end: dt.date) -> Usage:
+    """The app's usage of start..end and the eight weeks before, fetched like demo mode does;
+    the app's ledger is closed afterwards."""
+    transport = httpx.ASGITransport(app=app)
+    key = SecretStr(app.state.emulator.admin_key)
+    with ServiceClient(DEMO_BASE_URL, key, transport=transport) as client:
+        usage = fetch_usage(client, start - dt.timedelta(days=LOOKBACK_DAYS), end)
+    app.state.emulator.store.close()
+    return usage
+
+
+def _finds(anomaly: Anomaly, injected: Injected) -> bool:
+    """Whether a found anomaly is the injected one: same kind and key, on its days; a spike on
+    its metric, or on total characters, which a service's spike raises."""
+    metric_ok = anomaly.metric == injected.metric or (
+        anomaly.metric == TOTAL_CHARACTERS and injected.metric in SERVICE_CHARACTERS
+    )
+    return (
+        anomaly.kind == injected.kind
+        and anomaly.api_key == injected.api_key
+        and anomaly.first <= injected.last
+        and anomaly.last >= injected.first
+        and (injected.kind != "spike" or metric_ok)
+    )
+
+
+def anomaly_detection(scale: org.Scale) -> list[Result]:
+    """Recall on injected spikes and false alarms on the clean organization, over the
+    benchmark's five years."""
+    quality = anomaly_quality(scale.keys, org.DAYS, utc_today())
+    return [
+        result(
+            "anomaly_recall",
+            RECALL_GOAL / max(quality.recall, 1e-9),
+            1.0,
+            {"every_event_found": all(quality.events_found.values())},
+            recall=round(quality.recall, 4),
+            spikes=quality.spikes,
+            spikes_found=quality.spikes_found,
+            by_factor=quality.by_factor,
+            events_found=quality.events_found,
+        ),
+        result(
+            "anomaly_false_alarms",
+            quality.false_alarms_per_key_year / FALSE_ALARM_LIMIT,
+            1.0,
+            {},
+            false_alarms=quality.false_alarms,
+            by_kind=quality.false_alarm_kinds,
+            key_years=round(quality.key_years, 1),
+        ),
+    ]
+
+
+def check_anomalies(scale: org.Scale) -> list[Result]:
+    """`check-anomalies` over five years (and the eight weeks before them) against the
+    five-year export, both with a warm history store: each fetches only the days that can
+    still change."""
+    with org.emulator_process(scale.keys) as served, tempfile.TemporaryDirectory() as folder:
+        start, end = org.five_years(utc_today())
+        store = HistoryStore(Path(folder) / "history.duckdb")
+        marks = Marks(Path(folder) / "marks.json")
+        output = Path(folder) / "usage.csv"
+        with ServiceClient(served.base_url, SecretStr(served.admin_key)) as client:
+            run_export(client, start, end, store, output)  # the first runs fill the store
+            _check(client, start, end, store, marks)
+            times = medians(
+                {
+                    "export": partial(run_export, client, start, end, store, output),
+                    "check_anomalies": partial(_check, client, start, end, store, marks),
+                },
+                scale.repeat,
+            )
+            exported = run_export(client, start, end, store, output)
+            checked, lines = _check(client, start, end, store, marks)
+    warm = all(u.windows_fetched == 1 for u in (exported, checked))
+    return [
+        result(
+            "check_anomalies",
+            times["check_anomalies"] / times["export"],
+            1.5,
+            {"only_open_days_fetched": warm},
+            seconds=rounded(times),
+            anomalies=len(lines),
+            days=(end - start).days + 1,
+        )
+    ]
+
+
+def _check(
+    client: ServiceClient, start: dt.date, end: dt.date, store: HistoryStore, marks: Marks
+) -> tuple[Usage, list[str]]:
+    """What `python -m analytics check-anomalies` does for a configured service."""
+    usage = fetch_usage(client, start - dt.timedelta(days=LOOKBACK_DAYS), end, history=store)
+    found = find_anomalies(usage.frame, usage.start, start, end)
+    return usage, [
+        f"{a.severity}  {a.id}  {a.sentence}" for a in new_anomalies(found, marks.read())
+    ]

@@ -1,0 +1,47 @@
+"""The Capacity page's rerun: a rerun that changes nothing against the first run of a fresh
+session, rendered in-process with Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+
+from bench import org
+from bench.lines import Result, result
+from bench.timing import rounded, timed
+
+
+def capacity_rerun(scale: org.Scale) -> list[Result]:
+    """The Capacity page over all history: a rerun that changes neither the range nor the
+    budgets (any widget) against the first run of a fresh session with empty caches."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    page = str(org.ROOT / "pages" / "capacity.py")
+    runs: dict[str, list[float]] = {"cold": [], "warm": []}
+    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
+        os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
+        for _ in range(scale.repeat + 1):  # the first round builds the organization: dropped
+            st.cache_data.clear()
+            st.cache_resource.clear()
+            at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
+            at.query_params["period"] = "All history"
+            at.run()
+            cold, _ = timed(lambda at=at: at.switch_page(page).run())
+            warm, _ = timed(at.run)
+            if at.exception:
+                raise RuntimeError(f"capacity failed: {at.exception[0].message}")
+            runs["cold"].append(cold)
+            runs["warm"].append(warm)
+    times = {name: statistics.median(values[1:]) for name, values in runs.items()}
+    return [
+        result(
+            "capacity_rerun",
+            times["warm"] / times["cold"],
+            0.2,
+            {},
+            seconds=rounded(times),
+            keys=scale.keys,
+        )
+    ]

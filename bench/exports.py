@@ -1,0 +1,105 @@
+"""Exports: the five-year CSV against pandas' own writer, and the peak memory of the five-year
+key-day export in a process of its own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import httpx
+from pydantic import SecretStr
+
+from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
+from analytics.exports.tables import shape_export
+from analytics.service.client import ServiceClient
+from analytics.service.demo import DEMO_BASE_URL
+from analytics.usage.calendar import utc_today
+from analytics.usage.history import HistoryStore
+from analytics.usage.pipeline import Usage, fetch_usage
+from bench import org
+from bench.lines import Result, keep, result
+from bench.timing import medians, rounded
+
+GIB = 1024**3
+
+
+def run_export(
+    client: ServiceClient, start: dt.date, end: dt.date, store: HistoryStore, path: Path
+) -> Usage:
+    """What `python -m analytics export` does for a configured service."""
+    usage = fetch_usage(client, start, end, history=store)
+    write_export(shape_export(usage.frame, start, end, "key_and_day"), path)
+    return usage
+
+
+def memory(scale: org.Scale) -> list[Result]:
+    """Peak resident memory of the five-year key-day export in its own process (its own
+    high-water mark: see `bench.peak`)."""
+    start, end = org.five_years(utc_today())
+    with tempfile.TemporaryDirectory() as folder:
+        output, peak_file = Path(folder) / "usage.csv", Path(folder) / "peak-kb"
+        command = [sys.executable, "-m", "bench.peak", str(peak_file), "analytics", "export"]
+        command += ["--demo", "--output", str(output)]
+        command += ["--start", start.isoformat(), "--end", end.isoformat()]
+        environment = {
+            **os.environ,
+            "PYTHONPATH": str(org.ROOT),
+            "SERVICE_DEMO_KEYS": str(scale.keys),
+            "SERVICE_DEMO_DAYS": str(org.DAYS),
+            "SERVICE_DEMO_SEED": str(org.SEED),
+        }
+        returncode = subprocess.run(command, cwd=org.ROOT, env=environment).returncode
+        rows = sum(1 for _ in output.open("rb")) - 1 if output.exists() else 0
+        peak = int(peak_file.read_text()) * 1024
+    return [
+        result(
+            "memory_export",
+            peak / GIB,
+            0.5,
+            {"export_succeeded": returncode == 0},
+            peak_rss_mb=round(peak / 1024**2),
+            rows=rows,
+        )
+    ]
+
+
+@cache
+def five_year_usage(keys: int) -> Usage:
+    """The whole five years of the in-process organization, fetched like demo mode does."""
+    app = org.app(keys)
+    transport = httpx.ASGITransport(app=app)
+    with ServiceClient(
+        DEMO_BASE_URL, SecretStr(app.state.emulator.admin_key), transport=transport
+    ) as client:
+        return fetch_usage(client, *org.five_years(app.state.emulator.today()))
+
+
+def csv_export(scale: org.Scale) -> list[Result]:
+    usage = five_year_usage(scale.keys)
+    table = shape_export(usage.frame, usage.start, usage.end, "key_and_day")
+    safe = spreadsheet_safe(table)
+    ours, reference = export_bytes(table, "csv"), pandas_csv_bytes(safe)
+    keep("csv_export", "exports.csv", ours)
+    keep("csv_export", "pandas_to_csv.csv", reference)
+    times = medians(
+        {
+            "pandas_to_csv": lambda: pandas_csv_bytes(safe),
+            "exports": lambda: export_bytes(table, "csv"),
+        },
+        scale.repeat,
+    )
+    return [
+        result(
+            "csv_export",
+            times["exports"] / times["pandas_to_csv"],
+            0.5,
+            {"identical": ours == reference},
+            seconds=rounded(times),
+            rows=len(table),
+        )
+    ]

@@ -1,0 +1,56 @@
+"""Pages that cost the same at any scale: Trends and Keys over five years of a big organization
+against a small one, rendered in-process with Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+
+from bench import org
+from bench.lines import MAX_FIGURE_BYTES, Result, result
+from bench.timing import medians, rounded
+
+SMALL_KEYS = 10
+PAGES = ("trends", "keys")
+
+
+def pages(scale: org.Scale) -> list[Result]:
+    """Trends and Keys over the whole five years, warm cache, big organization against small."""
+    from streamlit.testing.v1 import AppTest
+
+    def render(keys: int, figures: list[int]) -> Callable[[], None]:
+        def run() -> None:
+            os.environ["SERVICE_DEMO_KEYS"] = str(keys)
+            for page in PAGES:
+                at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=600)
+                at.query_params["period"] = "All history"
+                at.run()
+                at.switch_page(str(org.ROOT / "pages" / f"{page}.py")).run()
+                if at.exception:
+                    raise RuntimeError(f"{page} failed: {at.exception[0].message}")
+                figures.extend(len(chart.proto.spec.encode()) for chart in at.get("plotly_chart"))
+
+        return run
+
+    sizes: dict[str, list[int]] = {"big": [], "small": []}
+    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
+        times = medians(
+            {
+                "big": render(scale.keys, sizes["big"]),
+                "small": render(SMALL_KEYS, sizes["small"]),
+            },
+            scale.repeat,
+        )
+    largest = max(sizes["big"] + sizes["small"])
+    return [
+        result(
+            "pages_scale",
+            times["big"] / times["small"],
+            2.0,
+            {"figures_under_1mb": largest <= MAX_FIGURE_BYTES},
+            seconds=rounded(times),
+            keys={"big": scale.keys, "small": SMALL_KEYS},
+            largest_figure_bytes=largest,
+        )
+    ]
