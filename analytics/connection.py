@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, cast
 import httpx
 from pydantic import SecretStr
 
-from analytics.service.client import DEFAULT_POLICY, Policy, ServiceClient
+from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import DEMO_BASE_URL, demo_lock
 from analytics.service.settings import DemoFiles, Settings
 
@@ -33,13 +33,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def service_client(
-    settings: Settings, demo: bool, policy: Policy = DEFAULT_POLICY
-) -> ServiceClient:
-    """The client of the configured service (waiting as `policy` says), or with `demo` of the
-    demo organization, which answers in this process under the default policy."""
+def service_client(settings: Settings, demo: bool, policy: Policy | None = None) -> ServiceClient:
+    """The client of the configured service, waiting as `policy` says (None: as a client does
+    by default), or with `demo` of the demo organization, which answers in this process under
+    the default policy."""
     if demo:
         return demo_client(settings)
+    if policy is None:
+        return ServiceClient.from_settings(settings)
     return ServiceClient.from_settings(settings, policy)
 
 
