@@ -1,6 +1,6 @@
-"""The Plan panel of the Overview and Capacity pages: the billing period's usage against the
-plan's limits, when each limit is reached at the current run rate, and with prices what the
-period costs so far and projected."""
+"""The plan snapshot, kept five minutes, and the Plan panel of the Overview and Capacity pages
+that shows it: the billing period's usage against the plan's limits, when each limit is
+reached at the current run rate, and with prices what the period costs so far and projected."""
 
 from __future__ import annotations
 
