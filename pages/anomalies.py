@@ -14,7 +14,7 @@ from analytics.anomalies.tables import (
     anomaly_table,
     shown_anomalies,
 )
-from analytics.dashboard import data, page, session
+from analytics.dashboard import anomalies, page, session
 from analytics.dashboard.anomalies import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.columns import anomaly_columns
 from analytics.dashboard.messages import service_errors
@@ -37,7 +37,7 @@ st.caption(
 )
 
 with service_errors(source):
-    found = data.anomalies(source, chosen)
+    found = anomalies.found(source, chosen)
 marks = given_marks(source)
 table = anomaly_table(found, marks)
 
@@ -79,7 +79,7 @@ chosen_id = st.selectbox(
 )
 anomaly = by_id[chosen_id]
 with service_errors(source):
-    days = data.anomaly_days(source, chosen, anomaly)
+    days = anomalies.days_of(source, chosen, anomaly)
 title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"
 st.plotly_chart(anomaly_figure(days, anomaly.metric, title), key="anomaly_chart")
 st.markdown(anomaly.sentence)

@@ -7,13 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.capacity.budgets import (
-    DEFAULT_WARNING,
-    evaluate_plan,
-    evaluation_frame,
-    in_file_order,
-)
+from analytics.capacity.budgets import DEFAULT_WARNING, evaluation_frame
 from analytics.capacity.compare import comparison_text
+from analytics.capacity.current import all_evaluations
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys, page, session
@@ -90,10 +86,8 @@ if budgets is not None and review.evaluations is not None:
     st.subheader("Budget status")
     if budgets.cost_budgets and review.currency is None:
         st.info(NO_PRICING, icon=":material/payments:")
-    evaluations = list(review.evaluations)
-    if plan is not None:
-        evaluations = in_file_order(budgets, evaluations, evaluate_plan(budgets, plan))
-    elif budgets.plan_budgets:
+    evaluations = all_evaluations(budgets, review.evaluations, plan)
+    if plan is None and budgets.plan_budgets:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
     status = evaluation_frame(evaluations, review.currency or "")
     st.dataframe(

@@ -16,7 +16,7 @@ from analytics.cost.priced import (
     why_free,
 )
 from analytics.cost.prices import parse_pricing
-from analytics.dashboard import data, page, session
+from analytics.dashboard import anomalies, data, page, session
 from analytics.dashboard.anomalies import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import file_in_force
@@ -120,7 +120,7 @@ if view.cost and view.pricing is not None:
     )
 
 with service_errors(source):
-    found = data.anomalies(source, chosen)
+    found = anomalies.found(source, chosen)
 fresh = len(new_anomalies(found, given_marks(source)))
 st.page_link(
     Path(__file__).with_name("anomalies.py"),

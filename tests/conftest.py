@@ -22,7 +22,7 @@ from faultserver import FaultServer
 from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
 from hypothesis import settings
 
-from analytics.service.demo import demo_app
+from analytics.connection import demo_app
 from analytics.usage import calendar
 from bench.processes import free_port, stop_process, wait_until_healthy
 from emulator import EmulatorConfig, create_app

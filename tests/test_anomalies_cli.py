@@ -15,7 +15,7 @@ from conftest import ROOT, free_port, small_config
 from receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
 
 from analytics.anomalies.marks import check_id
-from analytics.service.demo import demo_app
+from analytics.connection import demo_app
 from emulator import create_app
 
 RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"

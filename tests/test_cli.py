@@ -26,8 +26,8 @@ from builders import (
 )
 from conftest import ROOT, file_app, free_port, small_config
 
+from analytics.connection import demo_app
 from analytics.service.client import ServiceClient
-from analytics.service.demo import demo_app
 from analytics.service.settings import Settings
 from analytics.usage.calendar import utc_today
 from emulator import EmulatorConfig, create_app

@@ -21,9 +21,9 @@ from conftest import ROOT, emulator_of
 from headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from test_cli import run_cli
 
+from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data
 from analytics.dashboard.source import Source
-from analytics.service.demo import demo_app, demo_client, reset_demo
 from analytics.service.settings import Settings
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from emulator import EmulatorConfig

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -21,22 +21,11 @@ from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState, state_path
-from analytics.anomalies.detect import LOOKBACK_DAYS, find_anomalies
+from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
 from analytics.anomalies.tables import new_anomalies
-from analytics.capacity.budgets import (
-    DEFAULT_WARNING,
-    BudgetFile,
-    Evaluation,
-    Status,
-    evaluate,
-    evaluate_plan,
-    evaluation_frame,
-    in_file_order,
-    worst,
-)
-from analytics.capacity.forecast import required_start
-from analytics.capacity.plan import plan_snapshot, usage_range
+from analytics.capacity.budgets import DEFAULT_WARNING, Evaluation, Status, evaluation_frame, worst
+from analytics.capacity.current import budget_status
 from analytics.cli import fetching, files, shared
 from analytics.cli.shared import (
     EXIT_BUDGET_EXCEEDED,
@@ -51,7 +40,6 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.tables import Costing
 from analytics.service.settings import Settings
 from analytics.usage import calendar
 from analytics.usage.bundle import organization_file
@@ -192,35 +180,18 @@ def check_budgets(
         evaluations: list[Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
-            evaluations, frame = _budgets(check.settings, demo, budget_file, costing, today)
-            names = labels(frame)
+            cost = files.daily_cost(costing, budget_file)
+            reader = fetching.Fetches(check.settings, demo)
+            evaluations, read = budget_status(reader, budget_file, today, cost)
+            names = labels(read.frame)
         if limits is not None:
-            evaluations += limits[0]
-            names |= limits[1]
+            evaluations += limits.evaluations
+            names |= limits.labels
         currency = costing.pricing.currency if costing.pricing else None
         for line in shared.aligned(_budget_rows(evaluation_frame(evaluations, currency or ""))):
             typer.echo(line)
         check.code = BUDGET_EXIT_CODES[worst(evaluations)]
         check.events = budget_events(evaluations, names, currency)
-
-
-def _budgets(
-    settings: Settings, demo: bool, budget_file: BudgetFile, costing: Costing, today: date
-) -> tuple[list[Evaluation], pd.DataFrame]:
-    """The file's budgets, evaluated in its order, and the key-day frame they read."""
-    cost = files.daily_cost(costing, budget_file)
-    first = required_start(today, budget_file.year_start)
-    # Plan budgets need the plan's counts, and the days its projection reads.
-    plan = fetching.plan_usage(settings, demo) if budget_file.plan_budgets else None
-    if plan is not None:
-        first = min(first, usage_range(plan, today)[0])
-    last = today - timedelta(days=1)
-    usage = fetching.usage(settings, demo, first, last, use_history=True)
-    evaluations = evaluate(budget_file, usage.frame, today, usage.start, cost)
-    if plan is not None:
-        snapshot = plan_snapshot(plan, usage.frame, today, usage.start)
-        evaluations = in_file_order(budget_file, evaluations, evaluate_plan(budget_file, snapshot))
-    return evaluations, usage.frame
 
 
 BUDGET_HEADER = [
@@ -285,9 +256,7 @@ def check_anomalies(
         start, end = calendar.resolve(calendar.DEFAULT_PRESET, today)
         if days is not None:
             start = end - timedelta(days=days - 1)
-        first = start - timedelta(days=LOOKBACK_DAYS)
-        usage = fetching.usage(check.settings, demo, first, end, use_history=True)
-        found = find_anomalies(usage.frame, usage.start, start, end)
+        found = anomalies_in(fetching.Fetches(check.settings, demo), start, end)
         new = new_anomalies(found, marked)
         shown = found if show_all else new
         if shown:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import typer
 
+from analytics import connection
 from analytics.cli import shared
 from analytics.cli.shared import DebugOption, UsageProblem, app
-from analytics.service import demo
 
 
 @app.command("reset-demo")
@@ -17,7 +17,7 @@ def reset_demo(debug: DebugOption = False) -> None:
     starts empty. Only the demo's files change; never a service's organization."""
     with shared.reported(debug):
         settings = shared.settings()
-        reset = demo.reset_demo(settings)
+        reset = connection.reset_demo(settings)
         if reset is None:
             raise UsageProblem(
                 "no history folder: the demo organization is kept in memory by each process "

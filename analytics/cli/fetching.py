@@ -1,10 +1,13 @@
-"""Fetching a range for a command: the history store of a configured service, and a progress
-bar when a person watches (a terminal); quiet under cron."""
+"""Fetching for a command: a range through the history store of a configured service, with a
+progress bar when a person watches (a terminal), quiet under cron; and `Fetches`, the reader
+through which the library's answers (the plan, budgets, key limits, anomalies) ask for what
+they read."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import TypeVar
 
@@ -12,15 +15,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.capacity.budgets import Evaluation
-from analytics.capacity.plan import billing_period, usage_range
 from analytics.cli import shared
 from analytics.keys.audit import AuditLog
-from analytics.keys.limits import limit_evaluations, overview
+from analytics.keys.listed import LimitStatus, limit_status
 from analytics.service.errors import AuthorizationError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.service.settings import Settings
-from analytics.usage.frames import labels
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import Usage, fetch_usage
 
@@ -68,35 +68,38 @@ def usage(settings: Settings, demo: bool, first: date, last: date, use_history: 
     return fetched(fetch_usage, "usage", settings, demo, first, last, use_history)
 
 
-def developer_keys(settings: Settings, demo: bool) -> list[DeveloperKey] | None:
-    """Every developer key, or None (said on stderr) when the key may not list them."""
-    with shared.client(settings, demo) as client:
-        try:
+@dataclass(frozen=True)
+class Fetches:
+    """The command line's reader of what a question asks for (``analytics.keys.listed``
+    ``KeyReader``): each asked of the service when the question needs it, usage through the
+    history store of a configured service."""
+
+    settings: Settings
+    demo: bool
+
+    def usage(self, first: date, last: date) -> Usage:
+        return usage(self.settings, self.demo, first, last, use_history=True)
+
+    def plan(self) -> PlanUsage:
+        with shared.client(self.settings, self.demo) as client:
+            return client.usage()
+
+    def developer_keys(self) -> list[DeveloperKey]:
+        with shared.client(self.settings, self.demo) as client:
             return client.developer_keys()
-        except AuthorizationError:
-            typer.echo("note: key limits not checked: only an admin key can list keys", err=True)
-            return None
 
-
-def plan_usage(settings: Settings, demo: bool) -> PlanUsage:
-    with shared.client(settings, demo) as client:
-        return client.usage()
+    def recorded_masks(self) -> dict[str, str]:
+        audit = AuditLog.for_settings(self.settings, self.demo)
+        return audit.recorded_masks() if audit else {}
 
 
 def key_limits(
     settings: Settings, demo: bool, today: date, warning_at: float
-) -> tuple[list[Evaluation], dict[str, str]] | None:
-    """Every active key's own limits as budgets of the billing period (warning at
-    `warning_at`), and the labels of the masked keys they cover; None when the key may not
-    list keys."""
-    keys = developer_keys(settings, demo)
-    if keys is None:
+) -> LimitStatus | None:
+    """Every active key's own limits as budgets of the billing period (``limit_status``);
+    None (said on stderr) when the key may not list keys."""
+    try:
+        return limit_status(Fetches(settings, demo), today, warning_at)
+    except AuthorizationError:
+        typer.echo("note: key limits not checked: only an admin key can list keys", err=True)
         return None
-    plan = plan_usage(settings, demo)
-    period = billing_period(plan)
-    first, last = usage_range(plan, today)
-    read = usage(settings, demo, first, last, use_history=True)
-    audit = AuditLog.for_settings(settings, demo)
-    recorded = audit.recorded_masks() if audit else {}
-    rows = overview(keys, period, read.frame, read.start, today, recorded)
-    return limit_evaluations(rows, period, warning_at), labels(read.frame)

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.capacity.plan import plan_snapshot, usage_range
+from analytics.capacity.current import current_plan
 from analytics.cli import fetching, shared
 from analytics.cli.json_output import json_text
 from analytics.cli.shared import DebugOption, DemoOption, app
@@ -57,11 +57,8 @@ def plan(
     """Usage and limits of the current billing period, and the day each limit is reached at
     the current run rate."""
     with shared.reported(debug):
-        settings = shared.settings()
-        today = calendar.utc_today()
-        answer = fetching.plan_usage(settings, demo)
-        usage = fetching.usage(settings, demo, *usage_range(answer, today), use_history=True)
-        snapshot = plan_snapshot(answer, usage.frame, today, usage.start)
+        reader = fetching.Fetches(shared.settings(), demo)
+        snapshot = current_plan(reader, calendar.utc_today())
         if fmt == "json":
             typer.echo(json_text(snapshot.as_json()))
             return

@@ -31,11 +31,11 @@ from typer.core import TyperGroup, TyperOption
 from analytics.alerts.config import AlertsFileError
 from analytics.alerts.state import StateFileError
 from analytics.anomalies.marks import MarksFileError
+from analytics.connection import service_client
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.keys.audit import AuditFileError
 from analytics.service.client import ServiceClient
-from analytics.service.demo import demo_client
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, resolve
@@ -238,9 +238,7 @@ def configured(given: Settings, demo: bool) -> None:
 
 def client(given: Settings, demo: bool) -> ServiceClient:
     configured(given, demo)
-    if demo:
-        return demo_client(given)
-    return ServiceClient.from_settings(given)
+    return service_client(given, demo)
 
 
 def _day(value: str | None, name: str) -> date | None:

@@ -1,12 +1,42 @@
-"""Marks on anomalies in the dashboard: read on every run, given with a button (the same file
-as `python -m analytics mark-anomaly`)."""
+"""Anomalies in the dashboard: found once per range (cached), and their marks, read on every
+run and given with a button (the same file as `python -m analytics mark-anomaly`)."""
 
 from __future__ import annotations
 
+from datetime import date
+
+import pandas as pd
 import streamlit as st
 
+from analytics.anomalies.detect import Anomaly
+from analytics.anomalies.lookback import anomalies_in, anomaly_days
 from analytics.anomalies.marks import Mark, Marks, MarksFileError
+from analytics.dashboard.data import USAGE_TTL, Cached
+from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
+def _found(fingerprint: str, start: date, end: date, _source: Source) -> list[Anomaly]:
+    return anomalies_in(Cached(_source), start, end)
+
+
+def found(src: Source, chosen: ChosenRange) -> list[Anomaly]:
+    """The range's anomalies, each day against the weeks before it (read with it)."""
+    return _found(src.fingerprint, chosen.start, chosen.end, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=32, show_spinner=False)
+def _days(
+    fingerprint: str, start: date, end: date, anomaly_id: str, _source: Source
+) -> pd.DataFrame:
+    [anomaly] = [a for a in _found(fingerprint, start, end, _source) if a.id == anomaly_id]
+    return anomaly_days(Cached(_source), start, end, anomaly)
+
+
+def days_of(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataFrame:
+    """One anomaly of the range: its key's days around it with their usual level and bound."""
+    return _days(src.fingerprint, chosen.start, chosen.end, anomaly.id, src)
 
 
 def marks_of(src: Source) -> Marks | None:

@@ -3,9 +3,10 @@
 The client and fetched key-day frames are shared resources (never copied per rerun, never
 mutated); derived tables are cached small data keyed by the source's fingerprint, the range
 and the table's arguments, so a widget that does not change the range recomputes nothing that
-is already known. The capacity review is a shared resource keyed by range, day and budgets;
-anomalies are cached by range (their marks are read on every run: they change on a click).
-The plan snapshot is kept five minutes only: the service's counts move during the day.
+is already known. The capacity review is a shared resource keyed by range, day and budgets.
+The plan is asked at most every five minutes: the service's counts move during the day.
+`Cached` reads usage and the plan from these caches for the questions the library answers
+(anomalies, the plan snapshot, key limits), which their own modules cache in turn.
 Tag-day frames are shared like key-day frames. No cache key holds the API key.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, Final, TypeVar
 
 import msgspec
@@ -21,11 +22,9 @@ import pandas as pd
 import streamlit as st
 
 from analytics import languages
-from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
-from analytics.anomalies.tables import anomaly_window
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.capacity.review import CapacityReview, build_review, review_range
+from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback, chargeback_rows
 from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
 from analytics.cost.prices import parse_pricing
@@ -37,11 +36,11 @@ from analytics.exports.files import Format, export_bytes
 from analytics.exports.requests import ExportRequest, ExportSource
 from analytics.exports.tables import Costing, shape_tag_export
 from analytics.service.client import Policy, ServiceClient
-from analytics.service.demo import demo_client
 from analytics.service.models import (
     DetectionResult,
     LanguageEntry,
     LanguageResource,
+    PlanUsage,
     V2Language,
 )
 from analytics.usage import tables
@@ -90,9 +89,7 @@ PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
 
 @st.cache_resource(show_spinner="Starting the demo organization…")
 def _client(fingerprint: str, place: str, _source: Source) -> ServiceClient:
-    if _source.demo:
-        return demo_client(_source.settings)
-    return ServiceClient.from_settings(_source.settings, PAGE_POLICY)
+    return service_client(_source.settings, _source.demo, PAGE_POLICY)
 
 
 def client(src: Source) -> ServiceClient:
@@ -121,6 +118,26 @@ def _days(fingerprint: str, report: str, start: date, end: date, _source: Source
 def usage(src: Source, start: date, end: date) -> Usage:
     """The key-day frame of a range; shared between sessions, never to be modified."""
     return _days(src.fingerprint, "usage", start, end, src)
+
+
+@st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
+def _plan(fingerprint: str, _source: Source) -> PlanUsage:
+    return client(_source).usage()
+
+
+@dataclass(frozen=True)
+class Cached:
+    """The dashboard's reader of what a question asks for (``analytics.capacity.current``'s
+    ``PlanReader``): usage from the shared frames, the plan asked at most every five minutes
+    (the service's counts move during the day)."""
+
+    source: Source
+
+    def usage(self, first: date, last: date) -> Usage:
+        return usage(self.source, first, last)
+
+    def plan(self) -> PlanUsage:
+        return _plan(self.source.fingerprint, self.source)
 
 
 def tags(src: Source, start: date, end: date) -> Usage:
@@ -369,45 +386,6 @@ def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | N
     if pricing is None:
         return None
     return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
-def _anomalies(fingerprint: str, start: date, end: date, _source: Source) -> list[Anomaly]:
-    read = usage(_source, start - timedelta(days=LOOKBACK_DAYS), end)
-    return find_anomalies(read.frame, read.start, start, end)
-
-
-def anomalies(src: Source, chosen: ChosenRange) -> list[Anomaly]:
-    """The range's anomalies, each day against the weeks before it (read with it)."""
-    return _anomalies(src.fingerprint, chosen.start, chosen.end, src)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=32, show_spinner=False)
-def _anomaly_window(
-    fingerprint: str, start: date, end: date, anomaly_id: str, _source: Source
-) -> pd.DataFrame:
-    read = usage(_source, start - timedelta(days=LOOKBACK_DAYS), end)
-    [anomaly] = [a for a in _anomalies(fingerprint, start, end, _source) if a.id == anomaly_id]
-    return anomaly_window(read.frame, read.start, end, anomaly)
-
-
-def anomaly_days(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataFrame:
-    """One anomaly of the range: its key's days around it with their usual level and bound."""
-    return _anomaly_window(src.fingerprint, chosen.start, chosen.end, anomaly.id, src)
-
-
-@st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
-def _plan(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
-    answer = client(_source).usage()
-    read = usage(_source, *usage_range(answer, today))
-    prices = prices_in_force(pricing, None)
-    return plan_snapshot(answer, read.frame, today, read.start, prices)
-
-
-def plan(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
-    """The billing period's usage against the plan's limits as of `today`, and with a pricing
-    file's text its spend; asked of the service at most every five minutes, never stored."""
-    return _plan(src.fingerprint, today, pricing, src)
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")

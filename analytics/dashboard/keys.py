@@ -18,16 +18,15 @@ from typing import TypeVar
 import streamlit as st
 
 from analytics.capacity.budgets import Evaluation
-from analytics.capacity.plan import BillingPeriod, period_range
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
-from analytics.keys import changes
+from analytics.keys import changes, listed
 from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
-from analytics.keys.limits import KeyRow, limit_evaluations, overview, view_range
+from analytics.keys.limits import KeyRow
 from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
@@ -78,21 +77,23 @@ def _recorded(src: Source) -> Recorded:
     return tuple(sorted(recorded_masks(audit_entries(src)).items()))
 
 
-def _overview(
-    source: Source, today: date, recorded: Recorded, days: Callable[..., tuple[date, date]]
-) -> tuple[BillingPeriod | None, list[KeyRow]]:
-    """The billing period and every key's row over the cached usage of `days(keys, period)`."""
-    keys = key_list(source)
-    period = data.plan(source, today).period
-    usage = data.usage(source, *days(keys, period))
-    return period, overview(keys, period, usage.frame, usage.start, today, dict(recorded))
+@dataclass(frozen=True)
+class _Keys(data.Cached):
+    """The dashboard's reader of the key questions (``analytics.keys.listed``): the cached
+    key list, and the audit log's masks this run read (part of the cache key)."""
+
+    recorded: Recorded
+
+    def developer_keys(self) -> list[DeveloperKey]:
+        return key_list(self.source)
+
+    def recorded_masks(self) -> dict[str, str]:
+        return dict(self.recorded)
 
 
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Joining keys to their usage…")
 def _rows(fingerprint: str, today: date, recorded: Recorded, _source: Source) -> list[KeyRow]:
-    return _overview(
-        _source, today, recorded, lambda keys, period: view_range(keys, period, today)
-    )[1]
+    return listed.key_view(_Keys(_source, recorded), today)
 
 
 def key_rows(src: Source, today: date) -> list[KeyRow]:
@@ -105,11 +106,7 @@ def key_rows(src: Source, today: date) -> list[KeyRow]:
 def _limit_status(
     fingerprint: str, today: date, warning_at: float, recorded: Recorded, _source: Source
 ) -> list[Evaluation]:
-    # The days the plan's own projection reads: one cached read serves both.
-    period, rows = _overview(
-        _source, today, recorded, lambda _, period: period_range(period, today)
-    )
-    return limit_evaluations(rows, period, warning_at)
+    return listed.limit_status(_Keys(_source, recorded), today, warning_at).evaluations
 
 
 def limit_status(src: Source, today: date, warning_at: float) -> list[Evaluation] | None:

@@ -1,6 +1,6 @@
-"""The Plan panel of the Overview and Capacity pages: the billing period's usage against the
-plan's limits, when each limit is reached at the current run rate, and with prices what the
-period costs so far and projected."""
+"""The plan snapshot, kept five minutes, and the Plan panel of the Overview and Capacity pages
+that shows it: the billing period's usage against the plan's limits, when each limit is
+reached at the current run rate, and with prices what the period costs so far and projected."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import date
 
 import streamlit as st
 
+from analytics.capacity.current import current_plan
 from analytics.capacity.plan import Allowance, PlanSnapshot
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
@@ -22,6 +23,17 @@ NOTE = (
     "Used as the service counts it, today so far included; the day a limit is reached is "
     "projected from the run rate of the closed days. Refreshed every five minutes."
 )
+
+
+@st.cache_data(ttl=data.PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
+def _snapshot(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
+    return current_plan(data.Cached(_source), today, data.prices_in_force(pricing, None))
+
+
+def plan(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
+    """The billing period's usage against the plan's limits as of `today`, and with a pricing
+    file's text its spend; kept five minutes, as the plan it reads, and never stored."""
+    return _snapshot(src.fingerprint, today, pricing, src)
 
 
 def allowance_bar(allowance: Allowance, of: str = "") -> None:
@@ -42,9 +54,9 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     with st.container(border=True, key="plan_panel"):
         try:
             try:
-                snapshot = data.plan(src, today, money_text("pricing", None, src.demo))
+                snapshot = plan(src, today, money_text("pricing", None, src.demo))
             except PricingFileError:  # a page that uses prices names the problem
-                snapshot = data.plan(src, today)
+                snapshot = plan(src, today)
         except ServiceError as exc:
             st.markdown("**Plan**")
             show_error(exc, src)

@@ -83,7 +83,7 @@ class AuditLog:
     """The audit log at `path` (absent: nothing was changed yet).
 
     The demo organization's log (`demo`: its files) lives exactly as long as the demo's store:
-    it is dropped whenever the store is loaded afresh (`analytics.service.demo`), and appended
+    it is dropped whenever the store is loaded afresh (`analytics.connection`), and appended
     to under the same lock, so it never lists a change the store no longer holds, and a drop
     never races an append."""
 

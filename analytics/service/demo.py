@@ -1,128 +1,21 @@
-"""Demo mode: the emulator runs inside this process and the client reaches it without a port.
+"""What the service layer knows of demo mode: the address its in-process organization answers
+at, and the lock of the demo's files. The emulator itself is started above this layer
+(`analytics.connection`), so the service layer never imports it.
 
-The demo organization lives in one SQLite file in the history folder (`DemoFiles`), shared by
-the dashboard and every `--demo` command: a key renamed on the dashboard is renamed for the
-next command, and the other way round. The file is kept while it holds the same organization
-(the same seed, keys, days and tags, generated for the same UTC day) and loaded again
-otherwise: on a new UTC day, over a file of an older layout or a damaged one (which the
-emulator moves aside), and by `reset_demo`. Whenever it is loaded, the demo's key audit log is
-dropped under the same lock, so the log never lists a change the store no longer holds.
-Without a history folder the organization lives in memory, in each process on its own.
+The lock is taken in turn by whatever loads or resets the demo's store and by whatever appends
+to its key audit log, across processes and threads.
 """
 
 from __future__ import annotations
 
-import logging
-from functools import lru_cache
-from typing import TYPE_CHECKING, cast
-
-import httpx
 from filelock import FileLock
-from pydantic import SecretStr
 
-from analytics.service.client import DEFAULT_POLICY, Policy, ServiceClient
-from analytics.service.settings import DemoFiles, Settings
-
-if TYPE_CHECKING:
-    from fastapi import FastAPI
+from analytics.service.settings import DemoFiles
 
 DEMO_BASE_URL = "http://demo.emulator"
-log = logging.getLogger(__name__)
 
 
 def demo_lock(files: DemoFiles) -> FileLock:
-    """The lock of the demo's state: loading or resetting its store and appending to its
-    audit log take it in turn, across processes and threads (each call opens its own)."""
+    """The lock of the demo's state (each call opens its own)."""
     files.lock.parent.mkdir(parents=True, exist_ok=True)
     return FileLock(files.lock, thread_local=False)
-
-
-@lru_cache(maxsize=8)
-def demo_app(
-    seed: int, keys: int, days: int, tags: int | None = None, files: DemoFiles | None = None
-) -> FastAPI:
-    """One emulator app per organization shape and place (`files`; None: in memory), so a
-    process builds the organization once; the store file is written only when it does not
-    hold this organization yet.
-
-    The one place the analytics package reaches into the emulator, imported lazily so that a
-    real organization never loads it.
-    """
-    app, dropped = _opened(seed, keys, days, tags, files, fresh=False)
-    if dropped and files is not None:
-        log.warning(
-            "the demo organization was made again in %s (its file was of another UTC day, "
-            "missing or unusable): changes made to its keys are undone, and its key audit log "
-            "(%d entries) is removed",
-            files.store,
-            dropped,
-        )
-    return app
-
-
-def _opened(
-    seed: int, keys: int, days: int, tags: int | None, files: DemoFiles | None, *, fresh: bool
-) -> tuple[FastAPI, int]:
-    """The emulator app of the organization, on `files` when given, and the number of audit
-    entries dropped: the organization is loaded into the store, and the audit log dropped with
-    what it held, when the store does not hold it yet, or when `fresh`."""
-    from emulator import EmulatorConfig, create_app
-
-    db = None if files is None else files.store
-    config = EmulatorConfig(seed=seed, keys=keys, days=days, tags=tags, db=db, fresh=fresh)
-    if files is None:
-        return cast("FastAPI", create_app(config)), 0
-    with demo_lock(files):
-        app = cast("FastAPI", create_app(config))
-        return app, _drop_audit_log(files) if app.state.emulator.loaded else 0
-
-
-def _drop_audit_log(files: DemoFiles) -> int:
-    """Remove the demo's audit log (called with the demo's lock held, which its appenders
-    take too); the number of entries it had."""
-    try:
-        content = files.audit_log.read_bytes()
-    except FileNotFoundError:
-        return 0
-    files.audit_log.unlink()
-    return sum(1 for line in content.splitlines() if line.strip())
-
-
-def reset_demo(settings: Settings) -> tuple[DemoFiles, int] | None:
-    """Load the demo organization afresh into its store, in place, so that a dashboard or
-    command using it sees the original organization at its next request, and drop its audit
-    log: the files and the number of audit entries dropped. None without a history folder:
-    the demo then lives in memory and ends with each process."""
-    files = settings.demo_files
-    if files is None:
-        return None
-    app, dropped = _opened(
-        settings.demo_seed,
-        settings.demo_keys,
-        settings.demo_days,
-        settings.demo_tags,
-        files,
-        fresh=True,
-    )
-    app.state.emulator.store.close()
-    return files, dropped
-
-
-def demo_client(settings: Settings, policy: Policy = DEFAULT_POLICY) -> ServiceClient:
-    """A client of the synthetic organization described by the settings' demo_* values."""
-    files = settings.demo_files
-    if files is None:
-        log.warning(
-            "no history folder: the demo organization is kept in memory, and changes to its "
-            "keys end with this process"
-        )
-    app = demo_app(
-        settings.demo_seed, settings.demo_keys, settings.demo_days, settings.demo_tags, files
-    )
-    return ServiceClient(
-        DEMO_BASE_URL,
-        SecretStr(app.state.emulator.admin_key),
-        auth_scheme=settings.auth_scheme,
-        transport=httpx.ASGITransport(app=app),
-        policy=policy,
-    )

@@ -21,7 +21,7 @@ KEY_AUDIT_SUFFIX = "key-audit.jsonl"
 @dataclass(frozen=True)
 class DemoFiles:
     """Where the demo organization's state lives, in the history folder: shared by the
-    dashboard and every `--demo` command, made again as one (`analytics.service.demo`)."""
+    dashboard and every `--demo` command, made again as one (`analytics.connection`)."""
 
     store: Path  # the emulator's database: the organization, with every change made to it
     audit_log: Path  # the demo's key audit log: it lives exactly as long as the store

@@ -1,0 +1,67 @@
+"""What the front ends ask of capacity today: the plan's billing period against its limits, and
+every budget's status (usage, cost and plan budgets, in the file's order), each read through a
+``PlanReader`` so that the days each reads are chosen here once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from typing import Protocol
+
+from analytics.capacity.budgets import (
+    BudgetFile,
+    Evaluation,
+    evaluate,
+    evaluate_plan,
+    in_file_order,
+)
+from analytics.capacity.costs import Prices
+from analytics.capacity.forecast import required_start
+from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
+from analytics.service.models import PlanUsage
+from analytics.usage.calendar import ONE_DAY
+from analytics.usage.pipeline import Usage
+from analytics.usage.reader import UsageReader
+
+
+class PlanReader(UsageReader, Protocol):
+    """Usage of any range, and the plan as the service reports it now."""
+
+    def plan(self) -> PlanUsage:
+        """The service's answer on the plan (``GET /v2/usage``)."""
+        ...
+
+
+def current_plan(reader: PlanReader, today: date, prices: Prices | None = None) -> PlanSnapshot:
+    """The billing period's use of the plan's limits as of ``today``, projected over the days
+    ``usage_range`` names; with ``prices``, the period's spend too."""
+    answer = reader.plan()
+    read = reader.usage(*usage_range(answer, today))
+    return plan_snapshot(answer, read.frame, today, read.start, prices)
+
+
+def all_evaluations(
+    budgets: BudgetFile, evaluated: Iterable[Evaluation], plan: PlanSnapshot | None
+) -> list[Evaluation]:
+    """Every budget of the file evaluated, in its order: the usage and cost budgets
+    ``evaluated`` (``budgets.evaluate``'s), and the plan budgets against ``plan`` (left out
+    when the plan could not be read: None)."""
+    if plan is None:
+        return list(evaluated)
+    return in_file_order(budgets, evaluated, evaluate_plan(budgets, plan))
+
+
+def budget_status(
+    reader: PlanReader, budgets: BudgetFile, today: date, prices: Prices | None
+) -> tuple[list[Evaluation], Usage]:
+    """Every budget of the file evaluated as of ``today`` (``all_evaluations``), and the usage
+    read for them: one range, from the earliest day a budget's period or the plan's projection
+    reads (the plan is asked only when the file has plan budgets)."""
+    answer = reader.plan() if budgets.plan_budgets else None
+    first = required_start(today, budgets.year_start)
+    if answer is not None:
+        first = min(first, usage_range(answer, today)[0])
+    read = reader.usage(first, today - ONE_DAY)
+    evaluated = evaluate(budgets, read.frame, today, read.start, prices)
+    plan = None if answer is None else plan_snapshot(answer, read.frame, today, read.start)
+    return all_evaluations(budgets, evaluated, plan), read
