@@ -51,6 +51,6 @@ def test_no_module_imports_a_private_part_of_streamlit():
         for name in imported_modules(path)
         if is_private(name)
     ]
-    assert is_private("streamlit.runtime.pages_manager") and not is_private("streamlit.testing.v1")
+    assert is_private("streamlit._internal") and not is_private("streamlit.testing.v1")
     assert len(sources) > 50
     assert private == []
