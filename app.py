@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.dashboard import session
+from analytics.dashboard import navigation, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
 from analytics.usage import calendar
@@ -108,19 +108,9 @@ def sidebar_range(src: Source) -> session.ChosenRange:
     return session.ChosenRange(start, end, preset)
 
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
 PAGES = [
-    st.Page(PAGES_DIR / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page(PAGES_DIR / "keys.py", title="Keys", icon=":material/key:"),
-    st.Page(PAGES_DIR / "limits.py", title="Keys & limits", icon=":material/vpn_key:"),
-    st.Page(PAGES_DIR / "trends.py", title="Trends", icon=":material/trending_up:"),
-    st.Page(PAGES_DIR / "tags.py", title="Tags", icon=":material/sell:"),
-    st.Page(PAGES_DIR / "pairs.py", title="Language pairs", icon=":material/swap_horiz:"),
-    st.Page(PAGES_DIR / "languages.py", title="Languages", icon=":material/translate:"),
-    st.Page(PAGES_DIR / "capacity.py", title="Capacity", icon=":material/speed:"),
-    st.Page(PAGES_DIR / "anomalies.py", title="Anomalies", icon=":material/troubleshoot:"),
-    st.Page(PAGES_DIR / "chargeback.py", title="Chargeback", icon=":material/payments:"),
-    st.Page(PAGES_DIR / "export.py", title="Export", icon=":material/download:"),
+    st.Page(row.file, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default)
+    for row in navigation.PAGES
 ]
 
 if gate() in (Access.SIGN_IN, Access.DENIED):
@@ -129,14 +119,15 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
     st.navigation(
         [st.Page(sign_in_page, title="Sign in", default=True)]
         + [
-            st.Page(sign_in_page, title="Sign in", url_path=p.url_path) for p in PAGES if p.url_path
+            st.Page(sign_in_page, title="Sign in", url_path=row.url_path)
+            for row in navigation.PAGES
+            if not row.default
         ],
         position="hidden",
     ).run()
     st.stop()
 
 page = st.navigation(PAGES)
-session.mark_entry()
 session.keep_shown()
 if "auth" in secrets():
     session.return_to_asked_page(PAGES)

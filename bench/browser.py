@@ -21,24 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analytics.dashboard import navigation
 from analytics.reports import pdf
 from bench import org
 from bench.lines import Result, keep, result
 from bench.processes import free_port, resident_kb, stop_process, wait_until_healthy
 
-PAGES = {  # URL path → the title its navigation link carries
-    "": "Overview",
-    "keys": "Keys",
-    "limits": "Keys & limits",
-    "trends": "Trends",
-    "tags": "Tags",
-    "pairs": "Language pairs",
-    "languages": "Languages",
-    "capacity": "Capacity",
-    "anomalies": "Anomalies",
-    "chargeback": "Chargeback",
-    "export": "Export",
-}
+PAGES = {page.address: page.title for page in navigation.PAGES}  # address → its link's title
 BARE = ("bare", "Bare")
 BARE_LINE = "A bare page: one line, no data."
 PERIODS = ("All history", "Last 30 days")  # as the range control writes them in the address

@@ -18,7 +18,9 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    page = str(org.ROOT / "pages" / "capacity.py")
+    from analytics.dashboard.navigation import page_at
+
+    page = str(page_at("capacity").file)
     runs: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)

@@ -19,6 +19,8 @@ def pages(scale: org.Scale) -> list[Result]:
     """Trends and Keys over the whole five years, warm cache, big organization against small."""
     from streamlit.testing.v1 import AppTest
 
+    from analytics.dashboard.navigation import page_at
+
     def render(keys: int, figures: list[int]) -> Callable[[], None]:
         def run() -> None:
             os.environ["SERVICE_DEMO_KEYS"] = str(keys)
@@ -26,7 +28,7 @@ def pages(scale: org.Scale) -> list[Result]:
                 at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=600)
                 at.query_params["period"] = "All history"
                 at.run()
-                at.switch_page(str(org.ROOT / "pages" / f"{page}.py")).run()
+                at.switch_page(str(page_at(page).file)).run()
                 if at.exception:
                     raise RuntimeError(f"{page} failed: {at.exception[0].message}")
                 figures.extend(len(chart.proto.spec.encode()) for chart in at.get("plotly_chart"))

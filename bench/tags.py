@@ -73,7 +73,9 @@ def tags_scale(scale: org.Scale) -> list[Result]:
     1 MB."""
     from streamlit.testing.v1 import AppTest
 
-    page = str(org.ROOT / "pages" / "tags.py")
+    from analytics.dashboard.navigation import page_at
+
+    page = str(page_at("tags").file)
     counts = {"many": MANY_TAGS, "few": FEW_TAGS}
 
     def demo(tags: int) -> None:

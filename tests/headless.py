@@ -13,22 +13,12 @@ from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.testing.v1 import AppTest
 
+from analytics.dashboard import navigation
 from analytics.usage.calendar import utc_today
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = [
-    "overview",
-    "keys",
-    "limits",
-    "trends",
-    "tags",
-    "pairs",
-    "languages",
-    "capacity",
-    "anomalies",
-    "export",
-]
+PAGES = [page.url_path for page in navigation.PAGES]  # each page by its address
 # The day the headless dashboard runs on (the `demo_env` fixture pins it), so a run across UTC
 # midnight compares like with like.
 TODAY = utc_today()
@@ -42,13 +32,9 @@ DEMO = {
 
 
 def app_test(timeout: float = 120) -> AppTest:
-    """The dashboard run through a one-line launcher outside the checkout.
-
-    AppTest treats an entry script next to a `pages/` folder as an old-style multipage app
-    and then runs page files without the entry script; a launcher elsewhere keeps the
-    `st.navigation` behaviour of a real server.
-    """
-    return AppTest.from_string(f"import runpy; runpy.run_path({APP!r})", default_timeout=timeout)
+    """The dashboard as `streamlit run app.py` serves it: app.py's `st.navigation`, then the
+    page asked for."""
+    return AppTest.from_file(APP, default_timeout=timeout)
 
 
 def open_page(page: str, **params: str | list[str]) -> AppTest:
@@ -57,8 +43,9 @@ def open_page(page: str, **params: str | list[str]) -> AppTest:
     at = app_test()
     for name, value in params.items():
         at.query_params[name] = value
-    if page != "overview":
-        at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+    shown = navigation.page_at(page)
+    if not shown.default:
+        at.switch_page(str(shown.file))
     return at.run()
 
 

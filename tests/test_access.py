@@ -24,6 +24,7 @@ from headless import app_test, one_run
 from streamlit.testing.v1 import AppTest
 
 from analytics.dashboard.access import MIN_COOKIE_SECRET, Access, access_decision, sign_in_error
+from analytics.dashboard.navigation import page_at
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 COOKIE_SECRET = "cookie-secret-for-the-gate-tests-0001"
@@ -184,7 +185,7 @@ def test_outsiders_see_only_the_sign_in_page(service, user, allowed, page):
     # The dashboard's pages are not even registered for this session: their addresses lead
     # to the sign-in page, and no page file is known (it would be listed by its path).
     with pytest.raises(ValueError, match=r"Known pages: \['Sign in'(, '[a-z-]+')*\]"):
-        at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+        at.switch_page(str(page_at(page).file))
     assert service.seen == []  # the gate stands before any request to the service
 
 

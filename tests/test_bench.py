@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from builders import assert_matches_ledger, ledger_totals
 
+from analytics.dashboard import navigation
 from bench import org
 from bench.__main__ import MISSED, machine
 from bench.decoding import naive_key_day, tidy_key_day
@@ -32,19 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCALE = 0.05
 KEYS = 50  # 1,000 keys at full scale
 HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
-PAGE_TITLES = (
-    "Overview",
-    "Keys",
-    "Keys & limits",
-    "Trends",
-    "Tags",
-    "Language pairs",
-    "Languages",
-    "Capacity",
-    "Anomalies",
-    "Chargeback",
-    "Export",
-)
+PAGE_TITLES = [page.title for page in navigation.PAGES]
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",

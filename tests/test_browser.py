@@ -16,24 +16,13 @@ from conftest import running_dashboard
 from playwright.sync_api import expect, sync_playwright
 from test_key_actions import stored
 
+from analytics.dashboard import navigation
 from analytics.usage.calendar import resolve, utc_today
 from analytics.usage.frames import KEY_DAY_COLUMNS
 
 pytestmark = pytest.mark.browser
 
-PAGES = {
-    "overview": ("", "Overview"),
-    "keys": ("keys", "Keys"),
-    "limits": ("limits", "Keys & limits"),
-    "trends": ("trends", "Trends"),
-    "tags": ("tags", "Tags"),
-    "pairs": ("pairs", "Language pairs"),
-    "languages": ("languages", "Languages"),
-    "capacity": ("capacity", "Capacity"),
-    "anomalies": ("anomalies", "Anomalies"),
-    "chargeback": ("chargeback", "Chargeback"),
-    "export": ("export", "Export"),
-}
+PAGES = {page.url_path: page for page in navigation.PAGES}  # screenshots are named by address
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +92,9 @@ def shot_name(name: str, period: str, shown: str) -> str:
 def test_page_links_are_named_by_their_titles_alone(dashboard, page):
     # An icon's ligature ("trending_up") must not leak into the name a screen reader says.
     open_page(page, dashboard, "", "Overview")
-    navigation = page.get_by_role("navigation")
-    for _, title in PAGES.values():
-        expect(navigation.get_by_role("link", name=title, exact=True)).to_be_visible()
+    links = page.get_by_role("navigation")
+    for listed in PAGES.values():
+        expect(links.get_by_role("link", name=listed.title, exact=True)).to_be_visible()
 
 
 def test_the_viewers_dark_preference_is_honoured(dashboard, page):
@@ -154,9 +143,8 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
 @pytest.mark.parametrize("period", ["Last 30 days", "All history"])
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_renders(dashboard, page, name, period, shown):
-    path, title = PAGES[name]
     query = f"period={period.replace(' ', '+')}" + ("&show=Cost" if shown == "Cost" else "")
-    open_page(page, dashboard, f"{path}?{query}", title)
+    open_page(page, dashboard, f"{PAGES[name].address}?{query}", PAGES[name].title)
     # The site's screenshots are the default view's; the others are for a look at each.
     default = (period, shown) == ("Last 30 days", "Usage")
     if name in ("overview", "keys", "trends", "tags", "pairs", "capacity", "anomalies"):

@@ -16,9 +16,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from headless import DEMO_DAYS, ROOT, TODAY, chart_specs, open_clean_page, open_page
+from headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, open_page
 from streamlit.proto.Metric_pb2 import Metric
 
+from analytics.dashboard.navigation import page_at
 from analytics.usage import bundle
 
 DAY = timedelta(days=1)
@@ -163,15 +164,15 @@ def test_the_cost_switch_is_the_sessions_on_every_page_and_in_every_url(priced):
     at.segmented_control(key="show_switch").set_value("cost").run()
     assert at.query_params["show"] == "Cost"
     # A page without the switch keeps the choice in its URL; the next one with it shows it.
-    at.switch_page(str(ROOT / "pages" / "pairs.py")).run()
+    at.switch_page(str(page_at("pairs").file)).run()
     assert at.query_params["show"] == "Cost"
-    at.switch_page(str(ROOT / "pages" / "keys.py")).run()
+    at.switch_page(str(page_at("keys").file)).run()
     assert not at.exception and not at.error
     assert at.segmented_control(key="show_switch").value == "cost"
     assert at.selectbox(key="metric").options[0] == "Usage cost"
     # Set back on Keys, it is usage again on Overview, and gone from the URL.
     at.segmented_control(key="show_switch").set_value("usage").run()
-    at.switch_page(str(ROOT / "pages" / "overview.py")).run()
+    at.switch_page(str(page_at("overview").file)).run()
     assert at.metric[0].label == "Total characters"
     assert "show" not in at.query_params
 

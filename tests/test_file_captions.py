@@ -8,11 +8,10 @@ import re
 import shutil
 
 import pytest
-from headless import ROOT, open_page
+from headless import PAGES, ROOT, open_page
 from shown import shown_texts
 
 FILE_NAME = re.compile(r"[\w.-]+\.toml\b")
-PAGES = sorted(path.stem for path in (ROOT / "pages").glob("*.py"))
 # Every page, and the views that read prices and teams.
 VIEWS = [
     *((page, {}) for page in PAGES),

@@ -24,7 +24,7 @@ from analytics.cli.serve import streamlit_options
 pytestmark = pytest.mark.slow
 
 # The files a checkout carries that the installed command needs, and where the wheel puts them.
-SHIPPED = ("analytics/", "emulator/", "pages/", "app.py", ".streamlit/config.toml")
+SHIPPED = ("analytics/", "emulator/", "app_pages/", "app.py", ".streamlit/config.toml")
 
 
 def checkout_files() -> list[str]:

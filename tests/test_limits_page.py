@@ -9,10 +9,11 @@ from urllib.parse import parse_qs
 
 import pytest
 from builders import invoke
-from headless import ROOT, TODAY, app_test, open_clean_page, open_page
+from headless import TODAY, app_test, open_clean_page, open_page
 from test_access import AUTH
 
 from analytics.dashboard.access import key_change_refusal
+from analytics.dashboard.navigation import page_at
 from analytics.keys.join import masked
 
 
@@ -162,7 +163,7 @@ def signed_in(email: str) -> object:
         | {"KEY_ADMIN_EMAILS": ["ops@example.org"]}
     )
     at.user = {"is_logged_in": True, "email": email}
-    at.switch_page(str(ROOT / "pages" / "limits.py"))
+    at.switch_page(str(page_at("limits").file))
     return at.run()
 
 

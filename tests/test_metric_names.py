@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from headless import ROOT, open_page
+from headless import PAGES, open_page
 from shown import shown_texts
 
 from analytics.usage.metrics import METRICS
@@ -15,7 +15,6 @@ from analytics.usage.metrics import METRICS
 FIELD_NAME = re.compile("|".join(METRICS))
 # An anomaly's id is what `mark-anomaly` is given, typed as shown: a key, not a name.
 ANOMALY_ID = re.compile(r"`(?:spike|drop|new|dormant):[^`]+`")
-PAGES = sorted(path.stem for path in (ROOT / "pages").glob("*.py"))
 # Views that show more than a page's first run: every anomaly, every source of an export, a
 # chart of minutes.
 VIEWS = [

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from headless import ROOT, open_page
+from headless import PAGES, open_page
 from hypothesis import given
 from hypothesis import strategies as st
 from shown import shown_texts
@@ -15,7 +15,6 @@ from shown import shown_texts
 from analytics.usage.metrics import share_text
 
 PERCENTAGE = re.compile(r"\d[\d,]*(?:\.(\d+))?\s?%")
-PAGES = sorted(path.stem for path in (ROOT / "pages").glob("*.py"))
 
 
 @given(st.floats(0, 10, allow_nan=False))

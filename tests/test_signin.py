@@ -19,12 +19,13 @@ from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 
 import pytest
 from browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
-from conftest import ROOT, base_path, free_port, running_dashboard
+from conftest import base_path, free_port, running_dashboard
 from faultserver import PASS, FaultServer, write_org_file
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from manual import dashboard_options
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
+from analytics.dashboard import navigation
 from analytics.usage.calendar import utc_today
 from emulator import EmulatorConfig, create_app
 
@@ -39,12 +40,9 @@ SERVICE_KEY = "service-key-of-the-sign-in-tests-0001:adm"
 SECRETS = (COOKIE_SECRET, CLIENT_SECRET, SERVICE_KEY)
 USER_COOKIE = "_streamlit_user"
 RETURN_COOKIE = "dashboard_return_to"  # the asked-for address, kept through the sign-in
-DEFAULT_PAGE = "overview"  # served at the root
 # Every page's address (deep links first, so a fresh server meets one before any other visit),
-# whichever pages app.py registers from pages/, then the root.
-PAGE_PATHS = [
-    f"/{path.stem}" for path in sorted((ROOT / "pages").glob("*.py")) if path.stem != DEFAULT_PAGE
-] + ["/"]
+# the default page's at the root last.
+PAGE_PATHS = [f"/{page.url_path}" for page in navigation.PAGES if not page.default] + ["/"]
 DATA_KINDS = ("stSidebar", "stMetric", "stDataFrame", "stPlotlyChart", "stDownloadButton")
 
 

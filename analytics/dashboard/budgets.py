@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlit.runtime.uploaded_file_manager import UploadedFile
-
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets, parse_budgets
+from analytics.dashboard.uploads import UploadedFile
 
 
 def chosen_budgets(

@@ -8,9 +8,9 @@ from datetime import date
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from analytics.cost.prices import parse_pricing, unpriced_text
+from analytics.dashboard.uploads import UploadedFile
 from analytics.usage.bundle import organization_file
 
 

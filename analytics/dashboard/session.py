@@ -1,22 +1,16 @@
-"""Per-session state of the dashboard: the range chosen in the sidebar, the page asked for
-before signing in, and the one place that contains Streamlit's older `pages/` folder
-convention."""
+"""Per-session state of the dashboard: the range chosen in the sidebar, the Usage / Cost
+choice, the page asked for before signing in, and the choices kept in the address."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import NoReturn
 
 import streamlit as st
-from streamlit.navigation.page import StreamlitPage
-from streamlit.runtime.pages_manager import PagesManager
 
 from analytics.dashboard.access import FORGET_ASKED, REMEMBER_ASKED, RETURN_COOKIE, asked_page
 
-ENTRY_MARK = "entry_script_ran"
-ENTRY_RETRIED = "entry_script_retried"
 CHOSEN_RANGE = "chosen_range"
 ASKED_SEEN = "asked_page_seen"
 ASKED_FORGET = "asked_page_forget"
@@ -35,33 +29,6 @@ class ChosenRange:
     @property
     def days(self) -> int:
         return (self.end - self.start).days + 1
-
-
-def mark_entry() -> None:
-    """Called by app.py on every run before any page."""
-    st.session_state[ENTRY_MARK] = True
-
-
-def ensure_entry() -> None:
-    """Restart a run that began on a page file instead of app.py.
-
-    Until some run of the process has called `st.navigation`, Streamlit follows its older
-    `pages/` folder convention and starts a deep link (say /trends, first after a server
-    start) on the page file itself. Turning the convention off the way `st.navigation` does
-    (declaring a navigation here would change the current page) makes the rerun go through
-    app.py to the same page.
-    """
-    if ENTRY_MARK not in st.session_state:
-        _rerun_through_entry()
-
-
-def _rerun_through_entry() -> NoReturn:
-    if st.session_state.get(ENTRY_RETRIED):
-        st.error("This page is part of the dashboard: run `streamlit run app.py`.")
-        st.stop()
-    st.session_state[ENTRY_RETRIED] = True
-    PagesManager.uses_pages_directory = False  # what any st.navigation call does
-    st.rerun()
 
 
 def choose_range(chosen: ChosenRange) -> None:
@@ -105,7 +72,7 @@ def remember_asked_page() -> None:
     st.html(REMEMBER_ASKED, unsafe_allow_javascript=True)
 
 
-def return_to_asked_page(pages: Sequence[StreamlitPage]) -> None:
+def return_to_asked_page(pages: Sequence[st.Page]) -> None:
     """The session's first signed-in run goes to the page (and query) asked for before the
     sign-in, which Streamlit's callback does not keep; the next run forgets the address, so a
     reload stays where it is."""

@@ -11,7 +11,6 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from analytics.dashboard.session import ensure_entry
 from analytics.service.settings import Settings, setting_problems
 
 SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path", "allow_key_changes")
@@ -63,7 +62,6 @@ def load_settings() -> Settings:
 
 
 def source() -> Source:
-    ensure_entry()
     settings = load_settings()
     if settings.auth_key and settings.is_configured:
         secret = (

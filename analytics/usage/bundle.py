@@ -1,4 +1,4 @@
-"""Where the files that ship beside the library live: the dashboard (`app.py`, `pages/`), its
+"""Where the files that ship beside the library live: the dashboard (`app.py`, `app_pages/`), its
 Streamlit settings (`.streamlit/config.toml`) and the example configuration files.
 
 In a checkout they sit at the repository's root, the folder above `analytics/`. Installed with

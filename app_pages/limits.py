@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.dashboard import keys, page
+from analytics.dashboard import keys_and_limits, page
 from analytics.dashboard.columns import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import allowance_bar
@@ -33,14 +33,14 @@ from analytics.usage import calendar
 
 source = data_source()
 today = calendar.utc_today()
-allowed = keys.permission(source)
+allowed = keys_and_limits.permission(source)
 title = page.title_row("Keys & limits")
 
 
 def label_check(label: str, key_id: str | None, where: str) -> tuple[bool, bool]:
     """Whether `label` may be given (an error said when not) and whether it is shared with
     another key, which a checkbox must allow (labels are how usage is joined to keys)."""
-    listed_keys = keys.key_list(source)
+    listed_keys = keys_and_limits.key_list(source)
     if hard := label_problem(listed_keys, label, key_id, shared=True):
         st.error(f"{hard.capitalize()}.", icon=":material/block:")
         return False, False
@@ -51,10 +51,10 @@ def label_check(label: str, key_id: str | None, where: str) -> tuple[bool, bool]
     return True, False
 
 
-@st.dialog("Create a key", on_dismiss=keys.close_dialog)
+@st.dialog("Create a key", on_dismiss=keys_and_limits.close_dialog)
 def create_dialog() -> None:
     if st.session_state.get("create_done"):
-        keys.close_dialog()
+        keys_and_limits.close_dialog()
         st.rerun()  # the secret leaves the page with the dialog
     label = st.text_input(
         "Label", key="create_label", placeholder="e.g. Mobile app (iOS)", max_chars=MAX_LABEL
@@ -66,11 +66,11 @@ def create_dialog() -> None:
         else "Without a label the service gives the key its default one."
     )
     create_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="create_cancel", on_click=keys.close_dialog)
+    cancel_col.button("Cancel", key="create_cancel", on_click=keys_and_limits.close_dialog)
     if create_col.button(
         "Create", type="primary", key="create_submit", icon=":material/add:", disabled=not ok
     ):
-        secret = keys.create(source, allowed, label, shared)
+        secret = keys_and_limits.create(source, allowed, label, shared)
         if secret is not None:
             st.warning(
                 "Copy the secret now: it is shown this once and kept nowhere, not even here.",
@@ -80,7 +80,7 @@ def create_dialog() -> None:
             st.button("Done", key="create_done", type="primary")
 
 
-@st.dialog("Deactivate a key", on_dismiss=keys.close_dialog)
+@st.dialog("Deactivate a key", on_dismiss=keys_and_limits.close_dialog)
 def deactivate_dialog(row: KeyRow) -> None:
     key = row.key
     assert key is not None
@@ -91,12 +91,12 @@ def deactivate_dialog(row: KeyRow) -> None:
     )
     typed = st.text_input("Type the key's label to confirm", key=f"deactivate_typed:{key.key_id}")
     confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="deactivate_cancel", on_click=keys.close_dialog)
+    cancel_col.button("Cancel", key="deactivate_cancel", on_click=keys_and_limits.close_dialog)
     if confirm_col.button("Deactivate for good", type="primary", key="deactivate_confirm"):
         if typed.strip() != key.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys.deactivate(source, allowed, row):
-            keys.close_dialog()
+        elif keys_and_limits.deactivate(source, allowed, row):
+            keys_and_limits.close_dialog()
             st.rerun()
 
 
@@ -105,10 +105,10 @@ title.button(
     icon=":material/add:",
     disabled=not allowed.allowed,
     key="create_open",
-    on_click=keys.open_dialog,
+    on_click=keys_and_limits.open_dialog,
     args=("create",),
 )
-if keys.dialog() == ("create", None):
+if keys_and_limits.dialog() == ("create", None):
     create_dialog()
 st.caption(
     "Every developer key of the organization, used or not, with this usage period's use "
@@ -119,11 +119,11 @@ st.caption(
 )
 if allowed.refusal:
     st.info(allowed.refusal, icon=":material/visibility:")
-if message := keys.said():
+if message := keys_and_limits.said():
     st.success(message, icon=":material/check_circle:")
 
 with service_errors(source):
-    rows = keys.key_rows(source, today)
+    rows = keys_and_limits.key_rows(source, today)
 counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, f"{value:,}", border=True)
@@ -146,14 +146,14 @@ if not listed:
 st.subheader("One key")
 by_id = {row.key.key_id: row for row in listed if row.key is not None}
 names = {key_id: f"{row.joined.label} · {row.shown_id}" for key_id, row in by_id.items()}
-keys.choose(listed)
+keys_and_limits.choose(listed)
 chosen = st.selectbox(
     "Key",
     list(by_id),
     format_func=names.__getitem__,
-    key=keys.CHOSEN,
+    key=keys_and_limits.CHOSEN,
     on_change=choice_to_address,
-    args=(keys.CHOSEN,),
+    args=(keys_and_limits.CHOSEN,),
 )
 row = by_id[chosen]
 key = row.key
@@ -174,7 +174,7 @@ if row.joined.api_key:
 
 # Every widget below is keyed by the key and its state: choosing another key, or a change
 # from anywhere, shows that key's own values, never those typed for another.
-this = keys.bound(key)
+this = keys_and_limits.bound(key)
 changeable = allowed.allowed and not key.is_deactivated
 rename_col, limits_col = st.columns(2, gap="large")
 with rename_col.container(border=True):
@@ -190,7 +190,7 @@ with rename_col.container(border=True):
         key=f"rename_save:{this}",
         disabled=not (allowed.allowed and renamed.changes and ok),
         icon=":material/edit:",
-    ) and keys.rename(source, allowed, row, renamed, shared):
+    ) and keys_and_limits.rename(source, allowed, row, renamed, shared):
         st.rerun()
 
 with limits_col.container(border=True):
@@ -231,7 +231,7 @@ with limits_col.container(border=True):
         key=f"limits_save:{this}",
         disabled=not (changeable and planned.changes),
         icon=":material/tune:",
-    ) and keys.limit(source, allowed, row, planned):
+    ) and keys_and_limits.limit(source, allowed, row, planned):
         st.rerun()
 
 st.button(
@@ -239,15 +239,15 @@ st.button(
     icon=":material/block:",
     disabled=not changeable,
     key="deactivate_open",
-    on_click=keys.open_dialog,
+    on_click=keys_and_limits.open_dialog,
     args=("deactivate", key.key_id),
 )
-opened = keys.dialog()
+opened = keys_and_limits.dialog()
 if opened and opened[0] == "deactivate" and opened[1] in by_id and allowed.allowed:
     deactivate_dialog(by_id[opened[1]])
 
 st.subheader("Audit log")
-entries = keys.audit_entries(source)
+entries = keys_and_limits.audit_entries(source)
 if entries:
     st.dataframe(
         audit_table(entries).iloc[::-1],

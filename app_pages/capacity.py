@@ -12,7 +12,7 @@ from analytics.capacity.compare import comparison_text
 from analytics.capacity.current import all_evaluations
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, keys, page, session
+from analytics.dashboard import data, keys_and_limits, page, session
 from analytics.dashboard.budgets import chosen_budgets
 from analytics.dashboard.columns import (
     BUDGET_ORDER,
@@ -100,7 +100,7 @@ if budgets is not None and review.evaluations is not None:
 
 st.subheader("Keys against their own limits")
 with service_errors(source):
-    key_limits = keys.limit_status(
+    key_limits = keys_and_limits.limit_status(
         source, today, budgets.warning_at if budgets else DEFAULT_WARNING
     )
 if key_limits is None:

@@ -1,0 +1,60 @@
+"""The dashboard's pages, one table: the title, icon and address of each, in the order the
+navigation lists them. app.py registers them with `st.navigation`; the benchmark and the tests
+visit them from here too, so a new page is a row here and its file in `app_pages/`.
+
+A page's file is named by its address (`limits` is `app_pages/limits.py`): the address is what
+shared links, the sign-in's return and alerts carry, so it stays when a title changes, and
+Streamlit's AppTest finds a page by its file's name before the first run of a session.
+Streamlit is not imported: the benchmark and the tests read the table without starting it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from analytics.usage.bundle import bundle_folder
+
+# Not `pages/`: Streamlit would take a folder of that name beside app.py for its older
+# convention and start a deep link on the page's file instead of app.py.
+PAGES_FOLDER = bundle_folder() / "app_pages"
+
+
+@dataclass(frozen=True)
+class DashboardPage:
+    """One row: what app.py gives `st.Page`, as plain data: reading it starts no Streamlit."""
+
+    title: str  # the navigation's link, and the heading the page shows
+    icon: str  # a Material Symbols name, drawn from the font Streamlit serves itself
+    url_path: str  # the page's address, and its file's name
+    default: bool = False  # served at the dashboard's root
+
+    @property
+    def file(self) -> Path:
+        """The page's script."""
+        return PAGES_FOLDER / f"{self.url_path}.py"
+
+    @property
+    def address(self) -> str:
+        """The path a browser opens the page at: the default page's is the root."""
+        return "" if self.default else self.url_path
+
+
+PAGES = (
+    DashboardPage("Overview", ":material/dashboard:", "overview", default=True),
+    DashboardPage("Keys", ":material/key:", "keys"),
+    DashboardPage("Keys & limits", ":material/vpn_key:", "limits"),
+    DashboardPage("Trends", ":material/trending_up:", "trends"),
+    DashboardPage("Tags", ":material/sell:", "tags"),
+    DashboardPage("Language pairs", ":material/swap_horiz:", "pairs"),
+    DashboardPage("Languages", ":material/translate:", "languages"),
+    DashboardPage("Capacity", ":material/speed:", "capacity"),
+    DashboardPage("Anomalies", ":material/troubleshoot:", "anomalies"),
+    DashboardPage("Chargeback", ":material/payments:", "chargeback"),
+    DashboardPage("Export", ":material/download:", "export"),
+)
+
+
+def page_at(url_path: str) -> DashboardPage:
+    """The page whose address is ``url_path`` (the default page's too, by its own name)."""
+    return next(page for page in PAGES if page.url_path == url_path)
