@@ -176,7 +176,8 @@ def test_export_page_offers_three_files_and_the_cli_command(demo_env):
     )
     assert "--period last-7-days" in commands[1]
     assert len(at.get("download_button")) == 3
-    assert at.caption[-1].value.endswith(
+    [schedule] = [caption.value for caption in at.caption if "CRON_TZ=UTC" in caption.value]
+    assert schedule.endswith(
         "Exit codes: 0 done; 1 unexpected; 2 bad arguments or configuration; "
         "3 key refused (403); 4 service unreachable."
     )
