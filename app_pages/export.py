@@ -9,29 +9,16 @@ from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import NO_PRICING, NO_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.source import source as data_source
-from analytics.exports.commands import export_command, export_crontab
-from analytics.exports.requests import SOURCE_GROUPINGS, ExportRequest, ExportSource
-from analytics.exports.tables import TEAM_GROUPINGS
+from analytics.exports.commands import (
+    EXPORT_EXIT_CODES,
+    exit_codes_text,
+    export_command,
+    export_crontab,
+)
+from analytics.exports.requests import ExportRequest
+from analytics.exports.vocabulary import GROUPINGS, SOURCES, ExportSource
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
-SOURCE_LABELS: dict[ExportSource, str] = {
-    "usage": "Usage",
-    "tags": "Custom tags",
-    "language-pairs": "Language pairs",
-}
-GROUP_LABELS = {
-    "key_and_day": "Key and day",
-    "key": "Key",
-    "team": "Team",
-    "team_and_day": "Team and day",
-    "none": "Range total",
-    "tag_and_day": "Tag and day",
-    "tag": "Tag",
-    "pair": "Pair",
-    "pair_and_day": "Pair and day",
-    "pair_and_key": "Pair and key",
-    "pair_key_and_day": "Pair, key and day",
-}
 # Each source's grouping control keeps its own URL parameter (`group` is usage's, as before).
 GROUP_KEYS: dict[ExportSource, str] = {
     "usage": "group",
@@ -47,19 +34,21 @@ page.header("Export", chosen)
 
 money = page.money_in_force(source)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
-picked = page.segments(controls, "Source", SOURCE_LABELS, "usage", "source")
-export_source = next(s for s in SOURCE_LABELS if s == picked)
+labels = {name: choice.label for name, choice in SOURCES.items()}
+picked = page.segments(controls, "Source", labels, "usage", "source")
+export_source = next(s for s in SOURCES if s == picked)
+offered = SOURCES[export_source]
 groupings = [
-    g for g in SOURCE_GROUPINGS[export_source] if money.teams is not None or g not in TEAM_GROUPINGS
+    g for g in offered.groupings if money.teams is not None or not GROUPINGS[g].needs_teams
 ]
 group_by = page.segments(
     controls,
     "One row per",
-    {g: GROUP_LABELS[g] for g in groupings},
+    {g: GROUPINGS[g].label for g in groupings},
     groupings[0],
     GROUP_KEYS[export_source],
 )
-priceable = export_source != "language-pairs" and money.pricing is not None
+priceable = offered.priced and money.pricing is not None
 with_cost = controls.toggle(
     "With cost",
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
@@ -68,8 +57,8 @@ with_cost = controls.toggle(
     help=f"Cost columns at the prices of {file_in_force('pricing', source.demo)} (tags at list "
     "prices, with their team)."
     if priceable
-    else "Language pairs carry no cost."
-    if export_source == "language-pairs"
+    else f"{offered.label} carry no cost."
+    if not offered.priced
     else NO_PRICING,
 )
 if money.teams is None and export_source == "usage":
@@ -78,7 +67,7 @@ request = ExportRequest(export_source, group_by, with_cost and priceable)
 if request.with_cost and money.pricing is not None:
     say_unpriced(money.pricing, chosen.start, chosen.end, "cost cells")
 
-shown_money = money if request.with_cost or group_by in TEAM_GROUPINGS else USAGE_BY_KEY
+shown_money = money if request.with_cost or GROUPINGS[group_by].needs_teams else USAGE_BY_KEY
 with service_errors(source):
     table = data.export_table(source, chosen, request, shown_money)
 rows = len(table)
@@ -126,6 +115,5 @@ st.code(
 st.caption(
     "Put `CRON_TZ=UTC` above the line. A scheduled job exports your organization: it reads "
     "SERVICE_AUTH_KEY and SERVICE_BASE_URL from `/etc/usage-dashboard.env` (mode 0600), even "
-    "when this page shows the demo. Exit codes: 0 done, 2 bad arguments, 3 key refused (403), "
-    "4 service unreachable."
+    f"when this page shows the demo. {exit_codes_text(EXPORT_EXIT_CODES)}"
 )

@@ -174,6 +174,11 @@ def test_export_page_offers_three_files_and_the_cli_command(demo_env):
     )
     assert "--period last-7-days" in commands[1]
     assert len(at.get("download_button")) == 3
+    [schedule] = [caption.value for caption in at.caption if "CRON_TZ=UTC" in caption.value]
+    assert schedule.endswith(
+        "Exit codes: 0 done; 1 unexpected; 2 bad arguments or configuration; "
+        "3 key refused (403); 4 service unreachable."
+    )
 
 
 def test_unreachable_service_gives_a_clear_message(monkeypatch, tmp_path, no_retries):

@@ -82,6 +82,16 @@ def test_help_still_prints_the_help():
     assert "Usage:" in result.stdout and "--output" in result.stdout
 
 
+def test_help_ends_with_every_exit_code():
+    result = invoke("--help")
+    assert " ".join(result.stdout.split()).endswith(
+        "Exit codes: 0 done; 1 unexpected; 2 bad arguments or configuration; 3 key refused "
+        "(403); 4 service unreachable; 10 a budget's warning (check-budgets); 11 a budget "
+        "exceeded (check-budgets); 12 new anomalies (check-anomalies); 13 a message not "
+        "delivered (--notify, report --mail-to); 141 standard output closed (… | head)."
+    )
+
+
 @pytest.mark.parametrize("args", [["--help"], ["export", "--help"], ["check-anomalies", "--help"]])
 def test_flags_show_no_value_placeholder_in_help(args):
     help_text = invoke(*args).stdout

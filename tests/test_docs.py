@@ -1,5 +1,6 @@
-"""The manual stays true: the command reference is the commands' own help, and every link of
-the README (which GitHub shows, outside the site `mkdocs build --strict` checks) resolves."""
+"""The manual stays true: the command reference is the commands' own help, the exit codes are
+the code's table, and every link of the README (which GitHub shows, outside the site `mkdocs
+build --strict` checks) resolves."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from analytics.exports.commands import EXIT_CODES
+
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+CELL = re.compile(r"(?<!\\)\|")  # a table's cell border, not an escaped pipe inside a cell
 # What `make cli-reference` runs: typer's own Markdown of every command's help.
 REFERENCE = ["-m", "typer", "analytics.cli", "utils", "docs", "--name", "usage-dashboard"]
 
@@ -28,6 +32,18 @@ def test_the_command_reference_is_the_commands_own_help(tmp_path):
     assert (ROOT / "docs" / "cli-reference.md").read_text() == written.read_text(), (
         "docs/cli-reference.md is stale: run make cli-reference"
     )
+
+
+def test_the_exit_codes_of_the_manual_are_the_commands_table():
+    """The Command line page's table says what `EXIT_CODES` says, row by row (code spans and
+    escaped pipes aside)."""
+    section = (ROOT / "docs" / "cli.md").read_text().split("## Exit codes\n")[1].split("\n#")[0]
+    rows = [
+        [cell.strip().replace("`", "").replace("\\|", "|") for cell in CELL.split(line)[1:-1]]
+        for line in section.splitlines()
+        if re.match(r"\| \d", line)
+    ]
+    assert rows == [[str(c.code), c.meaning, c.commands] for c in EXIT_CODES]
 
 
 def anchors(page: Path) -> set[str]:

@@ -32,6 +32,7 @@ from analytics.exports.commands import (
 from analytics.exports.files import export_bytes, format_for, write_export
 from analytics.exports.requests import ExportRequest
 from analytics.exports.tables import Costing, shape_export
+from analytics.exports.vocabulary import ExportProblem
 from analytics.usage.frames import key_day_frame
 
 KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
@@ -328,6 +329,34 @@ def test_cost_columns_keep_exact_decimals_in_parquet_and_excel(money, tmp_path):
     write_export(table, tmp_path / "t.xlsx")
     sheet = openpyxl.load_workbook(tmp_path / "t.xlsx").active
     assert [row[-1] for row in sheet.iter_rows(min_row=2, values_only=True)] == [47.49, 17.57]
+
+
+@pytest.mark.parametrize(
+    ("choices", "files", "field", "message"),
+    [
+        (
+            ("tags", "key"),
+            "both",
+            "grouping",
+            "grouping 'key' does not go with source tags; choose one of tag_and_day, tag",
+        ),
+        (("usage", "team"), "none", "grouping", "grouping team needs a teams file"),
+        (("usage", "key", True), "none", "with_cost", "cost columns need a pricing file"),
+        (
+            ("language-pairs", "pair", True),
+            "both",
+            "with_cost",
+            "cost columns go with source usage or tags, not language-pairs",
+        ),
+    ],
+)
+def test_a_refused_choice_names_its_field_and_no_command_line_option(
+    money, choices, files, field, message
+):
+    costing = money[1] if files == "both" else Costing()
+    with pytest.raises(ExportProblem) as refused:
+        ExportRequest(*choices).check(costing)
+    assert (refused.value.field, str(refused.value)) == (field, message)
 
 
 def test_groupings_that_need_money_files_say_so(money):

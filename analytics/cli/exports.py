@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
@@ -25,32 +25,27 @@ from analytics.cli.shared import (
     app,
 )
 from analytics.exports.files import Format, Piece, export_pieces, format_for, write_export
-from analytics.exports.requests import ExportProblem, ExportRequest, ExportSource, Report
+from analytics.exports.requests import ExportRequest
+from analytics.exports.vocabulary import (
+    REPORTS,
+    CostNotOffered,
+    ExportProblem,
+    ExportSource,
+    Field,
+    FileNeeded,
+    FormatUnknown,
+    Grouping,
+    GroupingNotOffered,
+)
 from analytics.usage import calendar
-from analytics.usage.pipeline import Usage, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
 
-# Every grouping of every source, as one list for the option (each source takes its own).
-ExportGrouping = Literal[
-    "key_and_day",
-    "key",
-    "team",
-    "team_and_day",
-    "none",
-    "tag_and_day",
-    "tag",
-    "pair",
-    "pair_and_day",
-    "pair_and_key",
-    "pair_key_and_day",
-]
-# How each report is fetched, and named while it is.
-FETCHES: dict[Report, tuple[Callable[..., Usage], str]] = {
-    "usage": (fetch_usage, "usage"),
-    "tags": (fetch_tags, "custom tags"),
-    "pairs": (fetch_pairs, "language pairs"),
-    "pair_keys": (fetch_pair_keys, "language pairs"),
+# The option of each choice of an export.
+OPTIONS: dict[Field, str] = {
+    "source": "--source",
+    "grouping": "--group-by",
+    "with_cost": "--with-cost",
+    "format": "--format",
 }
-
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +58,32 @@ def _format(output: Path, fmt: Format | None) -> Format:
         return "csv"
     try:
         return fmt or format_for(output)
-    except ValueError as exc:
-        raise UsageProblem(str(exc)) from None
+    except ExportProblem as exc:
+        raise UsageProblem(_worded(exc)) from None
+
+
+def _worded(problem: ExportProblem) -> str:
+    """The problem in the command line's words: each choice by its option, as given."""
+    if isinstance(problem, GroupingNotOffered):
+        return (
+            f"{_given('grouping', problem.grouping)} does not go with "
+            f"{_given('source', problem.source)}; choose one of {', '.join(problem.offered)}"
+        )
+    if isinstance(problem, FileNeeded):
+        given = _given(problem.field, problem.grouping)
+        return f"{given} needs a {problem.file} file: give --{problem.file} FILE"
+    if isinstance(problem, CostNotOffered):
+        sources = _given("source", " or ".join(problem.priced))
+        return f"{_given(problem.field)} goes with {sources}, not {problem.source}"
+    if isinstance(problem, FormatUnknown):
+        name, extensions = problem.name, problem.extensions
+        return f"cannot tell the format from {name!r}; use {extensions} or {_given(problem.field)}"
+    return str(problem)
+
+
+def _given(field: Field, value: str | None = None) -> str:
+    """A choice as the command line takes it: its option, and its value if it has one."""
+    return OPTIONS[field] if value is None else f"{OPTIONS[field]} {value}"
 
 
 @app.command()
@@ -81,7 +100,7 @@ def export(
         ),
     ] = "usage",
     group_by: Annotated[
-        ExportGrouping | None,
+        Grouping | None,
         typer.Option(
             help="usage: rows per key and day (default), per key, per team, per team and day, "
             "or one row; tags: rows per tag and day (default) or per tag; language-pairs: per "
@@ -121,10 +140,12 @@ def export(
         try:
             request.check(costing)
         except ExportProblem as exc:
-            raise UsageProblem(str(exc)) from None
-        fetch, what = FETCHES[request.report]
+            raise UsageProblem(_worded(exc)) from None
+        report = REPORTS[request.report]
         history = not no_history
-        read = fetching.fetched(fetch, what, shared.settings(), demo, first, last, history)
+        read = fetching.fetched(
+            report.fetch, report.what, shared.settings(), demo, first, last, history
+        )
         table = request.shape(read.frame, first, last, costing)
         if read.frame.empty:
             _say_nothing_used(first, last)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -34,23 +33,36 @@ from analytics.anomalies.marks import MarksFileError
 from analytics.connection import service_client
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
+from analytics.exports.commands import (
+    BUDGET_EXCEEDED,
+    BUDGET_WARNING,
+    CLOSED_PIPE,
+    DELIVERY,
+    EXIT_CODES,
+    FORBIDDEN,
+    NEW_ANOMALIES,
+    SERVICE,
+    UNEXPECTED,
+    USAGE,
+    exit_codes_text,
+)
 from analytics.keys.audit import AuditFileError
 from analytics.service.client import ServiceClient
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.service.settings import Settings, setting_problems
 from analytics.usage.calendar import Preset, resolve
 
-EXIT_UNEXPECTED = 1
-EXIT_USAGE = 2
-EXIT_FORBIDDEN = 3
-EXIT_SERVICE = 4
-EXIT_BUDGET_WARNING = 10
-EXIT_BUDGET_EXCEEDED = 11
-EXIT_NEW_ANOMALIES = 12
-EXIT_DELIVERY = 13
-# Standard output's reader went away (`… | head`): the status a shell shows for a writer that
-# SIGPIPE stopped, as `cat` or `seq` end there.
-EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
+# The exit codes by the names the commands give them; what each one says is the one table,
+# `EXIT_CODES`, printed by `--help` and shown by the Export page.
+EXIT_UNEXPECTED = UNEXPECTED.code
+EXIT_USAGE = USAGE.code
+EXIT_FORBIDDEN = FORBIDDEN.code
+EXIT_SERVICE = SERVICE.code
+EXIT_BUDGET_WARNING = BUDGET_WARNING.code
+EXIT_BUDGET_EXCEEDED = BUDGET_EXCEEDED.code
+EXIT_NEW_ANOMALIES = NEW_ANOMALIES.code
+EXIT_DELIVERY = DELIVERY.code
+EXIT_CLOSED_PIPE = CLOSED_PIPE.code
 
 # `--output -`: standard output rather than a file.
 STDOUT = Path("-")
@@ -110,6 +122,7 @@ def _bare_flags(params: Sequence[Parameter | None]) -> None:
 app = typer.Typer(
     cls=OneLineErrors,
     help="Usage exports and look-ups for the Language Service.",
+    epilog=exit_codes_text(EXIT_CODES),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

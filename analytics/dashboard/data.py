@@ -33,8 +33,9 @@ from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.files import Format, export_bytes
-from analytics.exports.requests import ExportRequest, ExportSource
+from analytics.exports.requests import ExportRequest
 from analytics.exports.tables import Costing, shape_tag_export
+from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import (
     DetectionResult,
@@ -47,13 +48,7 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import (
-    Usage,
-    fetch_pair_keys,
-    fetch_pairs,
-    fetch_tags,
-    fetch_usage,
-)
+from analytics.usage.pipeline import Usage
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -100,12 +95,7 @@ def client(src: Source) -> ServiceClient:
 
 
 # The daily reports a page may read, by name: the cache key is the name, not the function.
-_REPORTS: dict[str, Callable[..., Usage]] = {
-    "usage": fetch_usage,
-    "tags": fetch_tags,
-    "pairs": fetch_pairs,
-    "pair_keys": fetch_pair_keys,
-}
+_REPORTS: dict[str, Callable[..., Usage]] = {name: read.fetch for name, read in REPORTS.items()}
 
 
 @st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")

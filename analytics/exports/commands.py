@@ -1,4 +1,6 @@
-"""The command line and crontab line that write the same file as a dashboard download.
+"""The command line and crontab line that write the same file as a dashboard download, and
+the table of what the command line's exit codes say (`EXIT_CODES`), which the command line
+exits with and prints in its help, and the Export page shows under its crontab line.
 
 The command line names the command as this installation calls it. Installed as a package (the
 deployment recipe, and so every cron job and systemd timer) the command is `usage-dashboard`,
@@ -9,10 +11,13 @@ machine does not have would fail where it is pasted.
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from importlib.metadata import entry_points
-from typing import get_args
+from typing import Final, get_args
 
 from analytics.exports.requests import ExportRequest
 from analytics.usage.calendar import Preset
@@ -27,6 +32,94 @@ INSTALLED = (
     "cd /opt/usage-dashboard && set -a && . /etc/usage-dashboard.env && set +a && "
     f"venv/bin/{PROGRAM}"
 )
+
+
+@dataclass(frozen=True)
+class ExitCode:
+    """What an exit status says: in a few words (``--help``, the Export page), in full (the
+    table of the manual's Command line page), and which commands end with it."""
+
+    code: int
+    brief: str
+    meaning: str
+    commands: str
+
+
+DONE = ExitCode(0, "done", "done", "all")
+UNEXPECTED = ExitCode(
+    1, "unexpected", "anything unexpected (e.g. the disk is full); an earlier file is kept", "all"
+)
+USAGE = ExitCode(
+    2,
+    "bad arguments or configuration",
+    "bad arguments or configuration (settings, a budgets, pricing, teams or alerts file), the "
+    "service refused an argument (400), or a KEY names no key or several (the candidates are "
+    "listed)",
+    "all",
+)
+FORBIDDEN = ExitCode(
+    3, "key refused (403)", "the service refused the key (403)", "all that ask the service"
+)
+SERVICE = ExitCode(
+    4,
+    "service unreachable",
+    "the service or the network failed after retries, or answered with an invalid body",
+    "all that ask the service",
+)
+BUDGET_WARNING = ExitCode(
+    10,
+    "a budget's warning (check-budgets)",
+    "a budget's or a key limit's warning threshold is reached (used or projected), or a budget "
+    "names an unknown key",
+    "check-budgets",
+)
+BUDGET_EXCEEDED = ExitCode(
+    11,
+    "a budget exceeded (check-budgets)",
+    "a budget (or, for a plan budget, the plan's character limit; for a key, its own limit) is "
+    "exceeded",
+    "check-budgets",
+)
+NEW_ANOMALIES = ExitCode(
+    12,
+    "new anomalies (check-anomalies)",
+    "there are anomalies nobody has marked yet",
+    "check-anomalies",
+)
+DELIVERY = ExitCode(
+    13,
+    "a message not delivered (--notify, report --mail-to)",
+    "a message could not be delivered (it is sent again by the next run)",
+    "--notify, report --mail-to",
+)
+# Standard output's reader went away (`… | head`): the status a shell shows for a writer that
+# SIGPIPE stopped, as `cat` or `seq` end there.
+CLOSED_PIPE = ExitCode(
+    128 + signal.SIGPIPE,
+    "standard output closed (… | head)",
+    "standard output's reader went away (… | head): the command stops writing, quietly, with "
+    "the status a shell shows for cat there (128 + SIGPIPE)",
+    "all that write to standard output",
+)
+EXIT_CODES: Final = (
+    DONE,
+    UNEXPECTED,
+    USAGE,
+    FORBIDDEN,
+    SERVICE,
+    BUDGET_WARNING,
+    BUDGET_EXCEEDED,
+    NEW_ANOMALIES,
+    DELIVERY,
+    CLOSED_PIPE,
+)
+# The statuses of a scheduled export, which writes a file and sends nothing.
+EXPORT_EXIT_CODES: Final = (DONE, UNEXPECTED, USAGE, FORBIDDEN, SERVICE)
+
+
+def exit_codes_text(codes: Iterable[ExitCode]) -> str:
+    """``Exit codes: 0 done; 1 unexpected; …``: each code with its few words."""
+    return "Exit codes: " + "; ".join(f"{c.code} {c.brief}" for c in codes) + "."
 
 
 @cache
@@ -49,9 +142,20 @@ def export_command(
 def _days_export(request: ExportRequest, start: date, end: date, fmt: str) -> str:
     output = request.file_name(start, end, fmt)
     return (
-        f"export --start {start:%Y-%m-%d} --end {end:%Y-%m-%d} {request.options()} "
+        f"export --start {start:%Y-%m-%d} --end {end:%Y-%m-%d} {_options(request)} "
         f"--output {output}"
     )
+
+
+def _options(request: ExportRequest) -> str:
+    """The command line's options for the request's choices (defaults left out)."""
+    words = []
+    if request.source != "usage":
+        words.append(f"--source {request.source}")
+    words.append(f"--group-by {request.group_by}")
+    if request.with_cost:
+        words.append("--with-cost")
+    return " ".join(words)
 
 
 def export_crontab(request: ExportRequest, start: date, end: date, fmt: str, preset: str) -> str:
@@ -64,7 +168,7 @@ def export_crontab(request: ExportRequest, start: date, end: date, fmt: str, pre
     """
     if preset in get_args(Preset):
         output = f"{request.source}_{request.group_by}_{preset}_$(date -u +\\%Y-\\%m-\\%d).{fmt}"
-        arguments = f"export --period {preset} {request.options()} --output {output}"
+        arguments = f"export --period {preset} {_options(request)} --output {output}"
     else:
         arguments = _days_export(request, start, end, fmt)
     return f"{CRON_SCHEDULE} {INSTALLED} {arguments}"

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics.exports.vocabulary import FormatUnknown
 from analytics.usage.files import write_atomic
 from analytics.usage.frames import MINUTE_DECIMALS
 
@@ -37,14 +38,12 @@ CSV_BLOCKS_AHEAD = 2
 
 
 def format_for(path: Path) -> Format:
-    """The format named by the file extension."""
+    """The format named by the file extension (`FormatUnknown` when it names none)."""
     suffix = path.suffix.lower().lstrip(".")
     for fmt in FORMATS:
         if fmt == suffix:
             return fmt
-    raise ValueError(
-        f"cannot tell the format from {path.name!r}; use .csv, .parquet or .xlsx or --format"
-    )
+    raise FormatUnknown(path.name, ".csv, .parquet or .xlsx")
 
 
 def _defuse(value: object) -> object:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -28,25 +27,20 @@ from analytics.cost.money import as_decimals
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import Teams, assign_keys, tag_teams, team_day
+from analytics.exports.vocabulary import (
+    GROUPINGS,
+    SOURCES,
+    CostNotOffered,
+    ExportSource,
+    FileNeeded,
+    GroupBy,
+    Grouping,
+    PairGroupBy,
+    TagGroupBy,
+    offered,
+)
 from analytics.usage.frames import key_frame, pair_frame, tag_frame, totals
 from analytics.usage.metrics import METRICS
-
-GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
-GROUPINGS: tuple[GroupBy, ...] = ("key_and_day", "key", "team", "team_and_day", "none")
-TEAM_GROUPINGS: tuple[GroupBy, ...] = ("team", "team_and_day")
-TagGroupBy = Literal["tag_and_day", "tag"]
-TAG_GROUPINGS: tuple[TagGroupBy, ...] = ("tag_and_day", "tag")
-PairGroupBy = Literal["pair", "pair_and_day", "pair_and_key", "pair_key_and_day"]
-PAIR_GROUPINGS: tuple[PairGroupBy, ...] = (
-    "pair",
-    "pair_and_day",
-    "pair_and_key",
-    "pair_key_and_day",
-)
-# The groupings with a row per day: their rows of days without a price have empty cost cells.
-DAY_GROUPINGS: tuple[str, ...] = ("key_and_day", "team_and_day", "tag_and_day")
-# The groupings by key: they read the pair-key-day frame, the others the pair-day frame.
-KEY_PAIR_GROUPINGS: tuple[PairGroupBy, ...] = ("pair_and_key", "pair_key_and_day")
 
 
 @dataclass(frozen=True)
@@ -55,6 +49,18 @@ class Costing:
 
     pricing: Pricing | None = None
     teams: Teams | None = None
+
+
+def check_choices(source: ExportSource, grouping: str, with_cost: bool, costing: Costing) -> None:
+    """The one check of an export's choices: a grouping of the source, the teams file a
+    grouping by team needs, the pricing file cost needs, and a source that carries cost
+    (``ExportProblem``, naming the choice at fault)."""
+    if GROUPINGS[offered(source, grouping)].needs_teams and costing.teams is None:
+        raise FileNeeded(grouping)
+    if with_cost and costing.pricing is None:
+        raise FileNeeded()
+    if with_cost and not SOURCES[source].priced:
+        raise CostNotOffered(source)
 
 
 def shape_export(
@@ -70,12 +76,7 @@ def shape_export(
 
     Days are calendar dates (written YYYY-MM-DD), usage columns exactly the frames' columns.
     """
-    if group_by not in GROUPINGS:
-        raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(GROUPINGS)}")
-    if group_by in TEAM_GROUPINGS and costing.teams is None:
-        raise ValueError(f"--group-by {group_by} needs a teams file")
-    if with_cost and costing.pricing is None:
-        raise ValueError("cost columns need a pricing file")
+    check_choices("usage", group_by, with_cost, costing)
     if group_by == "key_and_day":
         # A new frame over the same columns: copy-on-write keeps the caller's frame as it is
         # when `_dated` replaces a column, without copying 674,000 rows first.
@@ -132,7 +133,7 @@ def _with_cost(
             currency,
             _unpriced_rows(table, bill.spend, False),
         )
-    per_day = group_by in ("key_and_day", "team_and_day")
+    per_day = GROUPINGS[group_by].per_day
     by: str | pd.Series = "api_key"
     if group_by == "team_and_day":
         assert costing.teams is not None
@@ -189,13 +190,13 @@ def _money(
     return table
 
 
-def unpriced_warning(pricing: Pricing, start: date, end: date, grouping: str) -> str | None:
+def unpriced_warning(pricing: Pricing, start: date, end: date, grouping: Grouping) -> str | None:
     """What an export with cost says of the days of ``start``–``end`` without a price (None:
     every day has one): which they are, and what that left of the cost cells."""
     unpriced = pricing.unpriced(start, end)
     if unpriced is None:
         return None
-    if grouping in DAY_GROUPINGS or unpriced.last == end:
+    if GROUPINGS[grouping].per_day or unpriced.last == end:
         return f"{unpriced.note}; their cost cells are empty"
     return f"{unpriced.note}; the cost cells cover the priced days only"
 
@@ -211,11 +212,8 @@ def shape_tag_export(
     frames' columns; priced when given a `costing`: each row's ``usage_cost_<currency>`` at
     list prices (tags are a part of the text characters: the included volume and the base fee
     are the organization's) and, with teams, each tag's ``team`` after the tag."""
-    if group_by not in TAG_GROUPINGS:
-        raise ValueError(f"unknown grouping {group_by!r}; choose one of {', '.join(TAG_GROUPINGS)}")
-    if costing is not None and costing.pricing is None:
-        raise ValueError("cost columns need a pricing file")
-    per_day = group_by == "tag_and_day"
+    check_choices("tags", group_by, costing is not None, costing or Costing())
+    per_day = GROUPINGS[group_by].per_day
     table = tag_day.copy() if per_day else tag_frame(tag_day)
     if costing is not None:
         assert costing.pricing is not None
@@ -239,12 +237,9 @@ def shape_tag_export(
 def shape_pair_export(pairs: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:
     """Per-pair totals (biggest first), per pair and day, per pair and key, or the
     pair-key-day rows themselves, from the pair-day frame, or the pair-key-day frame for the
-    groupings in KEY_PAIR_GROUPINGS; unattributed usage keeps its key `-` (label `unknown`)
-    in every grouping with keys."""
-    if group_by not in PAIR_GROUPINGS:
-        raise ValueError(
-            f"unknown grouping {group_by!r}; choose one of {', '.join(PAIR_GROUPINGS)}"
-        )
-    by_day = group_by in ("pair_and_day", "pair_key_and_day")
-    table = pair_frame(pairs, by_key=group_by in KEY_PAIR_GROUPINGS, by_day=by_day)
-    return _dated(table.copy()) if by_day else table
+    groupings that read the pair-key-day report; unattributed usage keeps its key `-` (label
+    `unknown`) in every grouping with keys."""
+    check_choices("language-pairs", group_by, False, Costing())
+    grouping = GROUPINGS[group_by]
+    table = pair_frame(pairs, by_key=grouping.report == "pair_keys", by_day=grouping.per_day)
+    return _dated(table.copy()) if grouping.per_day else table
