@@ -22,7 +22,7 @@ one anomaly, on the metric furthest from usual (for drops, the first metric).
 The constants were chosen on the emulator's synthetic organizations, whose keys vary by about
 35 % from day to day and are used on 40-85 % of working days: spikes of three to twelve times a
 key's usual level are found more than nine times in ten, with well under one false alarm per
-key and year (bench/scenarios.py measures both). A lower bound finds more three-fold spikes
+key and year (bench/anomalies.py measures both). A lower bound finds more three-fold spikes
 but fires on ordinary busy days; a spread floor well above the keys' own spread with SPIKE_K 3
 rather than 4 leaves the bound less at the mercy of the deviation of a handful of days.
 
