@@ -11,8 +11,8 @@ import streamlit as st
 from analytics.dashboard import navigation, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
+from analytics.storage.allocator import use_system_allocator
 from analytics.usage import calendar
-from analytics.usage.allocator import use_system_allocator
 
 # The icon is the dashboard's own file: an icon name would be fetched from a font CDN, and a
 # dashboard behind a firewall fetches nothing from outside its own origin.

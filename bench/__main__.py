@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from analytics.reports import pdf
-from analytics.usage.allocator import use_system_allocator
-from analytics.usage.files import write_atomic
+from analytics.storage.allocator import use_system_allocator
+from analytics.storage.files import write_atomic
 from bench import lines
 from bench.org import Scale, pin_clock
 from bench.scenarios import SCENARIOS

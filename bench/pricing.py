@@ -9,7 +9,7 @@ import pandas as pd
 from analytics.cost.chargeback import chargeback
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import load_teams
-from analytics.usage.bundle import bundle_folder
+from analytics.storage.bundle import bundle_folder
 from analytics.usage.metrics import METRICS
 from bench import org
 from bench.exports import five_year_usage

@@ -11,7 +11,7 @@ import pytest
 from builders import ledger_totals
 from headless import ROOT, TODAY, open_page
 
-from analytics.usage import bundle
+from analytics.storage import bundle
 
 DAY = timedelta(days=1)
 

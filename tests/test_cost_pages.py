@@ -20,7 +20,7 @@ from headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, open_page
 from streamlit.proto.Metric_pb2 import Metric
 
 from analytics.dashboard.navigation import page_at
-from analytics.usage import bundle
+from analytics.storage import bundle
 
 DAY = timedelta(days=1)
 YESTERDAY = TODAY - DAY

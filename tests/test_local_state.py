@@ -27,7 +27,7 @@ from receivers import (
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
-from analytics.usage.files import DAMAGED_KEPT, move_aside
+from analytics.storage.files import DAMAGED_KEPT, move_aside
 from emulator import create_app
 
 COMMANDS = 32

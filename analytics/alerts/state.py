@@ -1,7 +1,7 @@
 """What was delivered: per destination, each event id, the highest level sent and when.
 
 Kept as JSON beside the history store (``SERVICE_HISTORY_PATH``) and changed only through
-`analytics.usage.files.update` (a lock around read-modify-write, an atomic replace), so two
+`analytics.storage.files.update` (a lock around read-modify-write, an atomic replace), so two
 commands notifying at the same time (budgets and anomalies) never lose each other's records.
 
 Exactly once across crashes: a message's intent is recorded before it is sent and its outcome
@@ -21,8 +21,8 @@ from typing import Literal
 
 from analytics.alerts.events import LEVELS, Event, rank
 from analytics.service.settings import Settings, default_history_path
+from analytics.storage.files import read_state, update
 from analytics.usage.calendar import utc_now
-from analytics.usage.files import read_state, update
 
 STATE_FILE = "alerts-delivered.json"
 HORIZON = timedelta(days=180)

@@ -22,8 +22,8 @@ import msgspec
 
 from analytics.anomalies.model import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
+from analytics.storage.files import read_state, update
 from analytics.usage.calendar import utc_now
-from analytics.usage.files import read_state, update
 from analytics.usage.history import account_file
 from analytics.usage.metrics import METRICS
 

@@ -41,6 +41,7 @@ import pandas as pd
 from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.forecast import ORGANIZATION, daily_series, projection_path, run_rate
 from analytics.capacity.plan import PlanSnapshot, reaches
+from analytics.storage.tomlfiles import parse_toml, read_text
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,
@@ -50,7 +51,6 @@ from analytics.usage.calendar import (
     range_text,
 )
 from analytics.usage.metrics import METRIC_LABELS, METRICS, is_minutes
-from analytics.usage.tomlfiles import parse_toml, read_text
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget

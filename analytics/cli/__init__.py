@@ -12,7 +12,7 @@ checks and marks, look-ups, keys, serve, the demo's reset.
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, reports, checks, lookups, keys, serve, demo  # noqa: I001
 from analytics.cli.shared import app
-from analytics.usage.allocator import use_system_allocator
+from analytics.storage.allocator import use_system_allocator
 
 __all__ = ["app", "checks", "demo", "exports", "keys", "lookups", "main", "reports", "serve"]
 

@@ -41,8 +41,8 @@ from analytics.cli.shared import (
     app,
 )
 from analytics.service.settings import Settings
+from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
-from analytics.usage.bundle import organization_file
 from analytics.usage.frames import labels
 
 BUDGET_EXIT_CODES: dict[Status, int] = {

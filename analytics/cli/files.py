@@ -15,7 +15,7 @@ from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, load_pricing
 from analytics.cost.teams import Teams, load_teams
 from analytics.exports.tables import Costing
-from analytics.usage.bundle import organization_file
+from analytics.storage.bundle import organization_file
 
 
 def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:

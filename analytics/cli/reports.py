@@ -30,9 +30,9 @@ from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_settings
+from analytics.storage.files import write_atomic
 from analytics.usage import calendar
 from analytics.usage.calendar import YearStart, range_text
-from analytics.usage.files import write_atomic
 
 ReportFormat = Literal["html", "pdf"]
 

@@ -20,7 +20,7 @@ from typing import Any
 import typer
 
 from analytics.cli.shared import app
-from analytics.usage.bundle import bundle_folder
+from analytics.storage.bundle import bundle_folder
 
 
 def streamlit_options(config: Path) -> list[str]:

@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.currencies import MINOR_UNITS
+from analytics.storage.tomlfiles import parse_toml, read_text
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.metrics import (
     MINUTE_METRICS,
@@ -35,7 +36,6 @@ from analytics.usage.metrics import (
     Metric,
     is_minutes,
 )
-from analytics.usage.tomlfiles import parse_toml, read_text
 
 # Total characters is the sum of the three services, so it is never priced itself. Both kinds
 # of speech minutes are priced per minute, each at its own price.

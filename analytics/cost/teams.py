@@ -23,8 +23,8 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from analytics.storage.tomlfiles import parse_toml, read_text
 from analytics.usage.metrics import METRICS
-from analytics.usage.tomlfiles import parse_toml, read_text
 
 UNASSIGNED: Final = "Unassigned"
 RuleField = Literal["keys", "labels", "label_patterns", "tags", "tag_patterns"]

@@ -11,7 +11,7 @@ import streamlit as st
 
 from analytics.cost.prices import parse_pricing, unpriced_text
 from analytics.dashboard.uploads import UploadedFile
-from analytics.usage.bundle import organization_file
+from analytics.storage.bundle import organization_file
 
 
 def money_text(name: str, uploaded: UploadedFile | None, demo: bool) -> str | None:

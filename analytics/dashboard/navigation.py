@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from analytics.usage.bundle import bundle_folder
+from analytics.storage.bundle import bundle_folder
 
 # Not `pages/`: Streamlit would take a folder of that name beside app.py for its older
 # convention and start a deep link on the page's file instead of app.py.

@@ -1,5 +1,5 @@
 """Export files: CSV, Parquet or Excel bytes of a table, safe to open in spreadsheets, written
-atomically (`analytics.usage.files`)."""
+atomically (`analytics.storage.files`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analytics.exports.vocabulary import FormatUnknown
-from analytics.usage.files import write_atomic
+from analytics.storage.files import write_atomic
 from analytics.usage.frames import MINUTE_DECIMALS
 
 Format = Literal["csv", "parquet", "xlsx"]

@@ -2,7 +2,7 @@
 before and after, the outcome and the service's trace id — one JSON object per line.
 
 It lives beside the history store (``<account>-key-audit.jsonl``) and, like anomaly marks,
-cannot be fetched again: it changes only through ``analytics.usage.files.update`` (under the
+cannot be fetched again: it changes only through ``analytics.storage.files.update`` (under the
 file's lock, replaced atomically), so the dashboard's sessions and the command line append
 without losing each other's entries. A file that is not an audit log is moved aside (kept,
 with a warning), never overwritten.
@@ -27,8 +27,8 @@ import pandas as pd
 from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import KEY_AUDIT_SUFFIX, DemoFiles, Settings
+from analytics.storage.files import read_state, update
 from analytics.usage.calendar import utc_now
-from analytics.usage.files import read_state, update
 from analytics.usage.history import account_file
 
 Action = Literal["create", "rename", "limit", "deactivate"]

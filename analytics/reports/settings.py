@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from analytics.usage.bundle import organization_file
+from analytics.storage.bundle import organization_file
 
 PageSize = Literal["A4", "Letter"]
 PAGE_SIZES: Final[tuple[PageSize, ...]] = ("A4", "Letter")

@@ -26,7 +26,7 @@ import pandas as pd
 from pydantic import SecretStr
 
 from analytics.service.settings import Settings
-from analytics.usage.files import move_aside
+from analytics.storage.files import move_aside
 from analytics.usage.frames import (
     DATE_DTYPE,
     KEY_DAY_DTYPES,
