@@ -6,16 +6,16 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.anomalies import ORGANIZATION
-from analytics.anomalies.marks import status
-from analytics.anomalies.tables import (
+from analytics.anomalies.listing import (
     TABLE_COLUMNS,
     anomaly_counts,
     anomaly_name,
     anomaly_table,
     shown_anomalies,
 )
-from analytics.dashboard import anomalies, page, session
-from analytics.dashboard.anomalies import given_marks, mark, marks_of, undo, undoable
+from analytics.anomalies.marks import status
+from analytics.dashboard import anomaly_review, page, session
+from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.columns import anomaly_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -37,7 +37,7 @@ st.caption(
 )
 
 with service_errors(source):
-    found = anomalies.found(source, chosen)
+    found = anomaly_review.found(source, chosen)
 marks = given_marks(source)
 table = anomaly_table(found, marks)
 
@@ -79,7 +79,7 @@ chosen_id = st.selectbox(
 )
 anomaly = by_id[chosen_id]
 with service_errors(source):
-    days = anomalies.days_of(source, chosen, anomaly)
+    days = anomaly_review.days_of(source, chosen, anomaly)
 title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"
 st.plotly_chart(anomaly_figure(days, anomaly.metric, title), key="anomaly_chart")
 st.markdown(anomaly.sentence)

@@ -13,7 +13,7 @@ from analytics.capacity.current import all_evaluations
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys_and_limits, page, session
-from analytics.dashboard.budgets import chosen_budgets
+from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.columns import (
     BUDGET_ORDER,
     budget_columns,
@@ -24,7 +24,7 @@ from analytics.dashboard.columns import (
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, file_in_force
+from analytics.dashboard.money import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
@@ -85,7 +85,7 @@ if review.unpriced:
 if budgets is not None and review.evaluations is not None:
     st.subheader("Budget status")
     if budgets.cost_budgets and review.currency is None:
-        st.info(NO_PRICING, icon=":material/payments:")
+        st.info(NEEDS_PRICING, icon=":material/payments:")
     evaluations = all_evaluations(budgets, review.evaluations, plan)
     if plan is None and budgets.plan_budgets:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")

@@ -7,7 +7,7 @@ from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
 from analytics.dashboard.columns import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.money import NO_PRICING, file_in_force, money_text, say_unpriced
+from analytics.dashboard.money import NEEDS_PRICING, file_in_force, money_text, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.usage.calendar import range_text
 
@@ -29,7 +29,7 @@ with st.expander("Prices and teams", icon=":material/payments:"):
 pricing = money_text("pricing", pricing_upload, source.demo)
 teams = money_text("teams", teams_upload, source.demo)
 if pricing is None:
-    st.info(f"{NO_PRICING} Or choose the files above.", icon=":material/payments:")
+    st.info(f"{NEEDS_PRICING} Or choose the files above.", icon=":material/payments:")
     st.stop()
 try:
     currency = parse_pricing(pricing).currency

@@ -7,7 +7,7 @@ from analytics.dashboard import data, page, session
 from analytics.dashboard.columns import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NO_PRICING, NO_TEAMS, file_in_force, say_unpriced
+from analytics.dashboard.money import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.exports.commands import (
     EXPORT_EXIT_CODES,
@@ -59,10 +59,10 @@ with_cost = controls.toggle(
     if priceable
     else f"{offered.label} carry no cost."
     if not offered.priced
-    else NO_PRICING,
+    else NEEDS_PRICING,
 )
 if money.teams is None and export_source == "usage":
-    st.caption(NO_TEAMS)
+    st.caption(NEEDS_TEAMS)
 request = ExportRequest(export_source, group_by, with_cost and priceable)
 if request.with_cost and money.pricing is not None:
     say_unpriced(money.pricing, chosen.start, chosen.end, "cost cells")

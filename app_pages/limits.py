@@ -17,7 +17,7 @@ from analytics.keys.limits import (
     KeyRow,
     key_counts,
     key_facts,
-    key_table,
+    key_view_table,
     limits_note,
     shown_limits,
 )
@@ -123,12 +123,12 @@ if message := keys_and_limits.said():
     st.success(message, icon=":material/check_circle:")
 
 with service_errors(source):
-    rows = keys_and_limits.key_rows(source, today)
+    rows = keys_and_limits.key_view(source, today)
 counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, f"{value:,}", border=True)
 st.dataframe(
-    shown_limits(key_table(rows)),
+    shown_limits(key_view_table(rows)),
     hide_index=True,
     column_config=key_limit_columns(),
     key="key_table",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.anomalies.tables import new_anomalies
+from analytics.anomalies.listing import new_anomalies
 from analytics.cost.money import amount_text
 from analytics.cost.priced import (
     BASE_FEE,
@@ -16,8 +16,8 @@ from analytics.cost.priced import (
     why_free,
 )
 from analytics.cost.prices import parse_pricing
-from analytics.dashboard import anomalies, data, page, session
-from analytics.dashboard.anomalies import given_marks
+from analytics.dashboard import anomaly_review, data, page, session
+from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import file_in_force
 from analytics.dashboard.plan import plan_panel
@@ -120,7 +120,7 @@ if view.cost and view.pricing is not None:
     )
 
 with service_errors(source):
-    found = anomalies.found(source, chosen)
+    found = anomaly_review.found(source, chosen)
 fresh = len(new_anomalies(found, given_marks(source)))
 st.page_link(
     Path(__file__).with_name("anomalies.py"),

@@ -16,15 +16,15 @@ import httpx
 from pydantic import SecretStr
 
 from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
+from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.marks import Marks
-from analytics.anomalies.tables import new_anomalies
 from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.metrics import SERVICE_CHARACTERS, TOTAL_CHARACTERS
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import FetchedRange, fetch_usage
 from bench import org
 from bench.exports import run_export
 from bench.lines import Result, result
@@ -98,7 +98,7 @@ def anomaly_quality(keys: int, days: int, today: dt.date) -> Quality:
     )
 
 
-def _checked(app: Any, start: dt.date, end: dt.date) -> Usage:
+def _checked(app: Any, start: dt.date, end: dt.date) -> FetchedRange:
     """The app's usage of start..end and the eight weeks before, fetched like demo mode does;
     the app's ledger is closed afterwards."""
     transport = httpx.ASGITransport(app=app)
@@ -189,7 +189,7 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
 
 def _check(
     client: ServiceClient, start: dt.date, end: dt.date, store: HistoryStore, marks: Marks
-) -> tuple[Usage, list[str]]:
+) -> tuple[FetchedRange, list[str]]:
     """What `python -m analytics check-anomalies` does for a configured service."""
     usage = fetch_usage(client, start - dt.timedelta(days=LOOKBACK_DAYS), end, history=store)
     found = find_anomalies(usage.frame, usage.start, start, end)

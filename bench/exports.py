@@ -14,13 +14,13 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
-from analytics.exports.files import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
-from analytics.exports.tables import shape_export
+from analytics.exports.formats import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
+from analytics.exports.shaping import shape_export
 from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import FetchedRange, fetch_usage
 from bench import org
 from bench.lines import Result, keep, result
 from bench.timing import medians, rounded
@@ -30,7 +30,7 @@ GIB = 1024**3
 
 def run_export(
     client: ServiceClient, start: dt.date, end: dt.date, store: HistoryStore, path: Path
-) -> Usage:
+) -> FetchedRange:
     """What `python -m analytics export` does for a configured service."""
     usage = fetch_usage(client, start, end, history=store)
     write_export(shape_export(usage.frame, start, end, "key_and_day"), path)
@@ -69,7 +69,7 @@ def memory(scale: org.Scale) -> list[Result]:
 
 
 @cache
-def five_year_usage(keys: int) -> Usage:
+def five_year_usage(keys: int) -> FetchedRange:
     """The whole five years of the in-process organization, fetched like demo mode does."""
     app = org.app(keys)
     transport = httpx.ASGITransport(app=app)

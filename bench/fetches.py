@@ -14,12 +14,12 @@ from pydantic import SecretStr
 from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage.metrics import TEXT_CHARACTERS
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import FetchedRange, fetch_usage
 from bench import org
 from bench.timing import medians
 
 
-def cold(emulator: Any, fetch: Callable[..., Usage], *args: Any) -> Usage:
+def cold(emulator: Any, fetch: Callable[..., FetchedRange], *args: Any) -> FetchedRange:
     """A paged report's fetch as a new request meets it: the emulator keeps each window's
     rows between pages, and from an earlier fetch too; here every window is computed again."""
     emulator.store.forget_windows()
@@ -28,13 +28,13 @@ def cold(emulator: Any, fetch: Callable[..., Usage], *args: Any) -> Usage:
 
 def against_key_days(
     scale: org.Scale,
-    fetch: Callable[..., Usage],
+    fetch: Callable[..., FetchedRange],
     name: str,
-    also: tuple[str, Callable[..., Usage]] | None = None,
+    also: tuple[str, Callable[..., FetchedRange]] | None = None,
     *,
     app: Any = None,
     days: int = org.DAYS,
-) -> tuple[Usage, Usage, dict[str, float], Usage | None]:
+) -> tuple[FetchedRange, FetchedRange, dict[str, float], FetchedRange | None]:
     """A paged daily report (`fetch`) and the key-day frame, five years (or the last `days`
     days) of each fetched and merged from the same in-process organization (the benchmark's,
     or `app`'s) without history, and their timings: the report's fetches cold (see `cold`),

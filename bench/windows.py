@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from analytics.service.client import Policy, ServiceClient
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage, last_closed_day
+from analytics.usage.pipeline import FetchedRange, fetch_usage, last_closed_day
 from bench import org
 from bench.decoding import same_frame
 from bench.exports import run_export
@@ -79,7 +79,7 @@ def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
     }
 
 
-def _fetcher(client: ServiceClient, start: dt.date, end: dt.date) -> Callable[[], Usage]:
+def _fetcher(client: ServiceClient, start: dt.date, end: dt.date) -> Callable[[], FetchedRange]:
     return lambda: fetch_usage(client, start, end)
 
 

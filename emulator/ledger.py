@@ -92,7 +92,7 @@ class UsageRows(Sequence[UsageTuple]):
 
 
 # (text, document, improvement characters, speech-to-text minutes, speech-to-speech minutes)
-Usage = tuple[int, int, int, float, float]
+UsageAmounts = tuple[int, int, int, float, float]
 
 
 @dataclass(frozen=True)

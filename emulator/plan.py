@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from emulator.ledger import Usage
+from emulator.ledger import UsageAmounts
 
 # `character_limit` of a paid plan without a cost-control limit: the service's "no limit".
 UNLIMITED_CHARACTERS = 1_000_000_000_000
@@ -65,8 +65,8 @@ def whole_minutes(minutes: float) -> int:
 def usage_body(
     plan: Plan,
     period: tuple[dt.date, dt.date],
-    account: Usage,
-    own: Usage,
+    account: UsageAmounts,
+    own: UsageAmounts,
     key_limit: int | None = None,
 ) -> dict[str, Any]:
     """The UsageResponse from the period's usage of the account and of the calling key, whose
@@ -101,7 +101,7 @@ def usage_body(
     }
 
 
-def _characters(usage: Usage) -> int:
+def _characters(usage: UsageAmounts) -> int:
     return usage[0] + usage[1] + usage[2]
 
 

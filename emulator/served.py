@@ -7,7 +7,7 @@ import datetime as dt
 from emulator.config import EmulatorConfig
 from emulator.errors import ServiceError
 from emulator.faults import Faults
-from emulator.ledger import LedgerRow, PairLedgerRow, TagLedgerRow, Usage
+from emulator.ledger import LedgerRow, PairLedgerRow, TagLedgerRow, UsageAmounts
 from emulator.org import Injected, KeySpec, Organization
 from emulator.plan import Plan, usage_body
 from emulator.store import Store, StoredKey
@@ -65,7 +65,7 @@ class Emulator:
         today = self.today()
         return self.plan.period(today)[0], today + dt.timedelta(days=1)
 
-    def key_use(self, key: StoredKey) -> Usage:
+    def key_use(self, key: StoredKey) -> UsageAmounts:
         """The key's use of the current usage period so far."""
         return self.store.total(*self._so_far(), key.key_id)
 

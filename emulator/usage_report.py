@@ -18,7 +18,7 @@ import orjson
 
 from emulator.config import EndDateReading, SpeechUnit
 from emulator.errors import bad_request
-from emulator.ledger import Usage
+from emulator.ledger import UsageAmounts
 from emulator.store import UsageLedger
 
 MAX_RANGE = dt.timedelta(days=366)
@@ -142,7 +142,7 @@ class Page:
         return rows[: self.size], self.number + 1 if more else None
 
 
-def breakdown(usage: Usage) -> dict[str, Any]:
+def breakdown(usage: UsageAmounts) -> dict[str, Any]:
     """The UsageBreakdown every analytics answer shares; minutes never count as characters.
 
     Most rows have no minutes, and skipping round() for them keeps large answers fast.
@@ -158,7 +158,7 @@ def breakdown(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _breakdown_in_milliseconds(usage: Usage) -> dict[str, Any]:
+def _breakdown_in_milliseconds(usage: UsageAmounts) -> dict[str, Any]:
     """`breakdown` with speech-to-text as other revisions of the interface give it:
     `speech_to_text_milliseconds`, whole milliseconds, instead of the minutes."""
     fields = breakdown(usage)
@@ -167,7 +167,7 @@ def _breakdown_in_milliseconds(usage: Usage) -> dict[str, Any]:
     return fields
 
 
-def breakdown_in(speech_unit: str) -> Callable[[Usage], dict[str, Any]]:
+def breakdown_in(speech_unit: str) -> Callable[[UsageAmounts], dict[str, Any]]:
     """How a report with speech-to-text in `speech_unit` (a `SpeechUnit`) writes its
     breakdowns: chosen once per report, so the usual minutes cost no row a check."""
     if speech_unit == SpeechUnit.MILLISECONDS:
@@ -213,7 +213,7 @@ def build_report(
 
 
 def _serialized(
-    usage_of: Callable[[Usage], dict[str, Any]],
+    usage_of: Callable[[UsageAmounts], dict[str, Any]],
 ) -> Callable[[list[tuple]], orjson.Fragment]:
     """How `build_report` writes a chunk of key-day rows: as the JSON of its items, which
     orjson puts in the body as it is (between its neighbours' items, comma-separated), so the

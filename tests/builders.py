@@ -32,7 +32,7 @@ from analytics.service.errors import InvalidResponseError
 from analytics.usage import calendar
 from analytics.usage.frames import key_day_frame, tag_day_frame
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import FetchedRange, fetch_usage
 from emulator import EmulatorConfig, create_app
 
 BASE = "http://service.test"
@@ -526,7 +526,7 @@ DEMO_TODAY = date(2026, 6, 15)
 
 
 @lru_cache(maxsize=1)
-def demo_usage(days: int = 800) -> Usage:
+def demo_usage(days: int = 800) -> FetchedRange:
     """The demo organization's (25 keys, three years) last ``days`` closed days before
     DEMO_TODAY, fetched through the pipeline."""
     app = create_app(EmulatorConfig(seed=42, keys=25, days=1095, today=DEMO_TODAY))

@@ -17,7 +17,7 @@ from manual import blocks
 from receivers import self_signed, smtp_server, webhook_receiver
 from typer.testing import CliRunner
 
-from analytics.alerts.budgets import budget_amount
+from analytics.alerts.budget_events import budget_amount
 from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState

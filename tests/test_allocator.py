@@ -48,7 +48,7 @@ def test_a_pool_the_environment_names_is_kept():
 
 def test_importing_the_package_leaves_the_allocator_alone():
     """A script or notebook that uses the library keeps Arrow's own choice."""
-    imported = "import analytics.cli, analytics.exports.files, analytics.usage.pipeline"
+    imported = "import analytics.cli, analytics.exports.formats, analytics.usage.pipeline"
     assert pool_after(imported) == pool_after("") != "system"
 
 

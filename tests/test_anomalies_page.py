@@ -14,7 +14,7 @@ from builders import asgi_client
 from conftest import DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from headless import TODAY, chart_specs, open_clean_page, open_page
 
-from analytics.alerts.anomalies import anomaly_events
+from analytics.alerts.anomaly_events import anomaly_events
 from analytics.anomalies.detect import NEW_KEY, find_anomalies
 from analytics.usage.pipeline import fetch_usage
 from emulator import EmulatorConfig, create_app

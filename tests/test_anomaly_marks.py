@@ -12,14 +12,14 @@ from builders import FIRST, usage_frame
 from pydantic import SecretStr
 
 from analytics.anomalies import Anomaly
-from analytics.anomalies.marks import Marks, MarksFileError, check_id
-from analytics.anomalies.tables import (
+from analytics.anomalies.listing import (
     TABLE_COLUMNS,
     anomaly_counts,
     anomaly_table,
     anomaly_window,
     new_anomalies,
 )
+from analytics.anomalies.marks import Marks, MarksFileError, check_id
 from analytics.service.settings import Settings
 
 SPIKE = "spike:k001****z001:total_characters:2025-03-05"

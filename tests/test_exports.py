@@ -29,9 +29,9 @@ from analytics.exports.commands import (
     export_crontab,
     program,
 )
-from analytics.exports.files import export_bytes, format_for, write_export
+from analytics.exports.formats import export_bytes, format_for, write_export
 from analytics.exports.requests import ExportRequest
-from analytics.exports.tables import Costing, shape_export
+from analytics.exports.shaping import Costing, shape_export
 from analytics.exports.vocabulary import ExportProblem
 from analytics.usage.frames import key_day_frame
 

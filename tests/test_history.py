@@ -13,8 +13,8 @@ from builders import BASE, asgi_client, assert_matches_ledger, miscounting_app, 
 from conftest import FIXED_TODAY, emulator_of, small_config
 from pydantic import SecretStr
 
-from analytics.exports.files import export_bytes
-from analytics.exports.tables import shape_export
+from analytics.exports.formats import export_bytes
+from analytics.exports.shaping import shape_export
 from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_usage

@@ -22,7 +22,7 @@ from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, entry
 from analytics.keys.join import JoinedKey, join, masked
-from analytics.keys.limits import key_rows, key_table, limit_evaluations, usage_start
+from analytics.keys.limits import key_rows, key_view_table, limit_evaluations, usage_start
 from analytics.keys.preview import limit_preview, rename_preview
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
@@ -235,7 +235,7 @@ def test_each_key_against_its_own_limits(app):
         0,
     )
     assert rows["Admin"].state == "not in the key list"
-    table = key_table(list(rows.values())).set_index("label")
+    table = key_view_table(list(rows.values())).set_index("label")
     assert table.at["Web shop", "character limit"] == 1000
     assert table.at["Web shop", "created"] == dt.date(2025, 4, 1)
     evaluations = {e.budget.title: e for e in limit_evaluations(list(rows.values()), period, 0.8)}

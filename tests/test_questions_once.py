@@ -25,7 +25,7 @@ FRONT_ENDS = sorted(
 STEPS: dict[str, tuple[str, ...]] = {
     # analytics.anomalies.lookback
     "analytics.anomalies.detect": ("LOOKBACK_DAYS", "find_anomalies"),
-    "analytics.anomalies.tables": ("anomaly_window",),
+    "analytics.anomalies.listing": ("anomaly_window",),
     # analytics.capacity.current, analytics.keys.listed
     "analytics.capacity.plan": ("plan_snapshot", "usage_range", "period_range"),
     "analytics.capacity.budgets": ("evaluate", "evaluate_plan", "in_file_order"),

@@ -21,7 +21,7 @@ from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
 from analytics.reports.meeting import render
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTLY_JS = plotly.offline.get_plotlyjs()
@@ -45,7 +45,7 @@ def key_day() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def report(key_day) -> str:
     """The report on March 2025, as of 20 April."""
-    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
     limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
     review = build_review(usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31))
     return render(key_day, review, title="Review <Q1>")
@@ -102,7 +102,7 @@ def test_self_contained_plotly_once_and_no_urls(report):
 
 
 def test_report_without_budgets_has_no_budget_section():
-    usage = Usage(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
+    usage = FetchedRange(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
     html = render(usage.frame, build_review(usage, None, date(2025, 3, 2), FIRST, usage.end))
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in html
@@ -202,7 +202,7 @@ REPORT_PRICES = (
 
 @pytest.fixture(scope="module")
 def priced_report(key_day) -> str:
-    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
     limits = budgets('metric = "cost"\nperiod = "month"\nlimit = 500')
     prices = PricesInForce(
         parse_pricing(REPORT_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')
@@ -247,7 +247,7 @@ def test_a_report_without_prices_has_no_spend_section(report):
 def test_a_range_with_days_without_a_price_shows_the_spend_of_the_others(key_day):
     # Prices from March only: the first quarter's spend is March's (as above, 503.75 EUR), and
     # January and February are named rather than the whole spend dropped.
-    usage = Usage(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
     prices = PricesInForce(parse_pricing(REPORT_PRICES.replace("2025-01-01", "2025-03-01")))
     review = build_review(usage, None, TODAY, date(2025, 1, 1), date(2025, 3, 31), prices)
     html = render(key_day, review)

@@ -20,14 +20,14 @@ from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import within
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 
 TODAY = date(2025, 4, 20)
 MARCH = (date(2025, 3, 1), date(2025, 3, 31))
 
 
 @pytest.fixture(scope="module")
-def usage() -> Usage:
+def usage() -> FetchedRange:
     key_day = usage_frame(
         {
             "aaaa****0001": [1000.0] * 120,
@@ -36,7 +36,7 @@ def usage() -> Usage:
         labels={"aaaa****0001": "Website", "bbbb****0002": "R&D"},
         minutes={"aaaa****0001": [2.5] * 120},
     )
-    return Usage(key_day, FIRST, date(2025, 4, 19), mismatches=["window X: totals differ"])
+    return FetchedRange(key_day, FIRST, date(2025, 4, 19), mismatches=["window X: totals differ"])
 
 
 def test_review_range_covers_comparisons_forecasts_and_the_backtest():
@@ -146,7 +146,7 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
         "Forecast accuracy (2 months, 2025-02 to 2025-03): forecasts made on each month's first "
         "day missed the month's total characters by 10.0 % on average."
     )
-    young = Usage(usage.frame, date(2025, 4, 1), usage.end)
+    young = FetchedRange(usage.frame, date(2025, 4, 1), usage.end)
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
     assert note.startswith("Run rate: the mean day of the last 28 days")
     assert "Forecast accuracy" not in note  # no whole month of history to test a forecast on
@@ -166,7 +166,7 @@ def test_the_stated_accuracy_is_the_same_for_every_range(days):
 
     def note(start: date, end: date) -> str:
         read_first, read_last = review_range(start, end, TODAY, YearStart())
-        read = Usage(within(frame, read_first, read_last), read_first, read_last)
+        read = FetchedRange(within(frame, read_first, read_last), read_first, read_last)
         return build_review(read, None, TODAY, start, end).forecast_note
 
     yesterday = TODAY - timedelta(days=1)

@@ -20,8 +20,8 @@ from builders import (
 )
 
 from analytics.cost.prices import parse_pricing
-from analytics.exports.files import export_bytes
-from analytics.exports.tables import Costing, shape_tag_export
+from analytics.exports.formats import export_bytes
+from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.usage import tables
 from analytics.usage.tables import OTHER, UNTAGGED
 

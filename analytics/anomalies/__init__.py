@@ -4,6 +4,14 @@ detection against each key's own weekday habit (`detect`), the marks people give
 
 from analytics.anomalies.baseline import LOOKBACK_DAYS, baseline
 from analytics.anomalies.detect import find_anomalies
+from analytics.anomalies.listing import (
+    anomaly_counts,
+    anomaly_name,
+    anomaly_table,
+    anomaly_window,
+    new_anomalies,
+    shown_anomalies,
+)
 from analytics.anomalies.marks import (
     MARKS,
     STATUSES,
@@ -15,14 +23,6 @@ from analytics.anomalies.marks import (
     status,
 )
 from analytics.anomalies.model import KIND_TITLES, KINDS, ORGANIZATION, Anomaly, Kind, Severity
-from analytics.anomalies.tables import (
-    anomaly_counts,
-    anomaly_name,
-    anomaly_table,
-    anomaly_window,
-    new_anomalies,
-    shown_anomalies,
-)
 
 __all__ = [
     "KINDS",

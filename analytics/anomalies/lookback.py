@@ -8,12 +8,12 @@ from datetime import date, timedelta
 import pandas as pd
 
 from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
-from analytics.anomalies.tables import anomaly_window
-from analytics.usage.pipeline import Usage
+from analytics.anomalies.listing import anomaly_window
+from analytics.usage.pipeline import FetchedRange
 from analytics.usage.reader import UsageReader
 
 
-def _with_lookback(reader: UsageReader, start: date, end: date) -> Usage:
+def _with_lookback(reader: UsageReader, start: date, end: date) -> FetchedRange:
     """The range's usage and the baseline's weeks before it."""
     return reader.usage(start - timedelta(days=LOOKBACK_DAYS), end)
 

@@ -20,7 +20,7 @@ from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 from analytics.usage.reader import UsageReader
 
 
@@ -53,7 +53,7 @@ def all_evaluations(
 
 def budget_status(
     reader: PlanReader, budgets: BudgetFile, today: date, prices: Prices | None
-) -> tuple[list[Evaluation], Usage]:
+) -> tuple[list[Evaluation], FetchedRange]:
     """Every budget of the file evaluated as of ``today`` (``all_evaluations``), and the usage
     read for them: one range, from the earliest day a budget's period or the plan's projection
     reads (the plan is asked only when the file has plan budgets)."""

@@ -32,7 +32,7 @@ from analytics.usage.calendar import (
 )
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
 CHARTED_PERIODS: tuple[PeriodKind, ...] = ("month", "year")
@@ -257,7 +257,7 @@ def _backtest(key_day: pd.DataFrame, today: date, covered_from: date) -> Backtes
 
 
 def build_review(
-    usage: Usage,
+    usage: FetchedRange,
     budgets: BudgetFile | None,
     today: date,
     start: date,

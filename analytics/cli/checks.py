@@ -15,18 +15,18 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from analytics.alerts.anomalies import anomaly_events
-from analytics.alerts.budgets import budget_amount, budget_events
+from analytics.alerts.anomaly_events import anomaly_events
+from analytics.alerts.budget_events import budget_amount, budget_events
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState, state_path
+from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
-from analytics.anomalies.tables import new_anomalies
 from analytics.capacity.budgets import DEFAULT_WARNING, Evaluation, Status, evaluation_frame, worst
 from analytics.capacity.current import budget_status
-from analytics.cli import fetching, files, shared
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_BUDGET_EXCEEDED,
     EXIT_BUDGET_WARNING,
@@ -92,7 +92,9 @@ def _outbox(notify: bool, alerts: Path | None, dry_run: bool, settings: Settings
         raise UsageProblem("--alerts and --dry-run go with --notify")
     if not notify:
         return None
-    return _Outbox(files.alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run)
+    return _Outbox(
+        organization_files.alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run
+    )
 
 
 @dataclass
@@ -165,7 +167,7 @@ def check_budgets(
     was not delivered)."""
     with _check(notify, alerts, dry_run, debug) as check:
         found = organization_file("budgets", budgets, Path.cwd(), demo)
-        budget_file = None if found is None else files.budgets(found)
+        budget_file = None if found is None else organization_files.budgets(found)
         warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         today = calendar.utc_today()
         limits = (
@@ -176,11 +178,11 @@ def check_budgets(
                 "nothing to check: give --budgets FILE (or put budgets.toml here), or use an "
                 "admin key, whose keys' own limits are checked"
             )
-        costing = files.costing(pricing, teams, demo)
+        costing = organization_files.costing(pricing, teams, demo)
         evaluations: list[Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
-            cost = files.daily_cost(costing, budget_file)
+            cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo)
             evaluations, read = budget_status(reader, budget_file, today, cost)
             names = labels(read.frame)

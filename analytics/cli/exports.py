@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from analytics.cli import fetching, files, shared
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     DebugOption,
     DemoOption,
@@ -24,7 +24,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.files import Format, Piece, export_pieces, format_for, write_export
+from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
 from analytics.exports.vocabulary import (
     REPORTS,
@@ -135,7 +135,7 @@ def export(
     with shared.reported(debug):
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
-        costing = files.costing(pricing, teams, demo)
+        costing = organization_files.costing(pricing, teams, demo)
         request = ExportRequest(source, group_by, with_cost)
         try:
             request.check(costing)

@@ -22,7 +22,7 @@ from analytics.service.errors import AuthorizationError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage, fetch_usage
+from analytics.usage.pipeline import FetchedRange, fetch_usage
 
 T = TypeVar("T")
 
@@ -60,7 +60,9 @@ def fetched(
             return fetch(client, first, last, history=history, progress=arrived)
 
 
-def usage(settings: Settings, demo: bool, first: date, last: date, use_history: bool) -> Usage:
+def usage(
+    settings: Settings, demo: bool, first: date, last: date, use_history: bool
+) -> FetchedRange:
     """Usage of first..last (history store only for a configured service).
 
     A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
@@ -77,7 +79,7 @@ class Fetches:
     settings: Settings
     demo: bool
 
-    def usage(self, first: date, last: date) -> Usage:
+    def usage(self, first: date, last: date) -> FetchedRange:
         return usage(self.settings, self.demo, first, last, use_history=True)
 
     def plan(self) -> PlanUsage:

@@ -27,7 +27,7 @@ from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsagePr
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
-from analytics.keys.limits import KeyRow, key_table, overview, view_range
+from analytics.keys.limits import KeyRow, key_view_table, overview, view_range
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
 from analytics.service.models import DeveloperKey
@@ -135,7 +135,7 @@ def list_keys(
     """Every developer key: its state, created, last day used, and this usage period's
     characters and speech minutes against its limits, with the day each is reached."""
     with _session(demo, debug) as session:
-        table = key_table(session.rows(session.actor.client.developer_keys()))
+        table = key_view_table(session.rows(session.actor.client.developer_keys()))
         if not show_all:
             table = table[~table["state"].isin(["deactivated", "not in the key list"])]
         _write(table.reset_index(drop=True), fmt)

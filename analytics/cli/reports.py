@@ -11,13 +11,13 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.alerts.budgets import LINK as CAPACITY_LINK
+from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.review import build_review, review_range
-from analytics.cli import fetching, files, shared
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
     AlertsOption,
@@ -112,9 +112,9 @@ def report(
             )
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_file = files.budgets(settings.budgets) if settings.budgets else None
-        costing = files.costing(settings.pricing, settings.teams, demo)
-        cost = files.daily_cost(costing, budget_file)
+        budget_file = organization_files.budgets(settings.budgets) if settings.budgets else None
+        costing = organization_files.costing(settings.pricing, settings.teams, demo)
+        cost = organization_files.capacity_prices(costing, budget_file)
         year_start = budget_file.year_start if budget_file else YearStart()
         fetch_first, fetch_last = review_range(first, last, today, year_start)
         usage = fetching.usage(shared.settings(), demo, fetch_first, fetch_last, use_history=True)
@@ -146,7 +146,7 @@ def _report_mail(given: Path | None, recipients: list[str]) -> tuple[Email, str]
     for address in recipients:
         if "@" not in address:
             raise UsageProblem(f"--mail-to {address!r} is not an e-mail address")
-    config = files.alerts(given, "--mail-to")
+    config = organization_files.alerts(given, "--mail-to")
     if config.email is None:
         raise UsageProblem(f"{config.source}: --mail-to needs an [email] table (the SMTP server)")
     return config.email, config.link(CAPACITY_LINK)

@@ -32,9 +32,9 @@ from analytics.cost.spend import base_fees
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
-from analytics.exports.files import Format, export_bytes
+from analytics.exports.formats import Format, export_bytes
 from analytics.exports.requests import ExportRequest
-from analytics.exports.tables import Costing, shape_tag_export
+from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import (
@@ -48,7 +48,7 @@ from analytics.usage import tables
 from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -95,17 +95,19 @@ def client(src: Source) -> ServiceClient:
 
 
 # The daily reports a page may read, by name: the cache key is the name, not the function.
-_REPORTS: dict[str, Callable[..., Usage]] = {name: read.fetch for name, read in REPORTS.items()}
+_REPORTS: dict[str, Callable[..., FetchedRange]] = {
+    name: read.fetch for name, read in REPORTS.items()
+}
 
 
 @st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")
-def _days(fingerprint: str, report: str, start: date, end: date, _source: Source) -> Usage:
+def _days(fingerprint: str, report: str, start: date, end: date, _source: Source) -> FetchedRange:
     # The demo organization is computed in-process: only a real account's days are stored.
     history = None if _source.demo else HistoryStore.from_settings(_source.settings)
     return _REPORTS[report](client(_source), start, end, history=history)
 
 
-def usage(src: Source, start: date, end: date) -> Usage:
+def usage(src: Source, start: date, end: date) -> FetchedRange:
     """The key-day frame of a range; shared between sessions, never to be modified."""
     return _days(src.fingerprint, "usage", start, end, src)
 
@@ -123,14 +125,14 @@ class Cached:
 
     source: Source
 
-    def usage(self, first: date, last: date) -> Usage:
+    def usage(self, first: date, last: date) -> FetchedRange:
         return usage(self.source, first, last)
 
     def plan(self) -> PlanUsage:
         return _plan(self.source.fingerprint, self.source)
 
 
-def tags(src: Source, start: date, end: date) -> Usage:
+def tags(src: Source, start: date, end: date) -> FetchedRange:
     """The tag-day frame of a range; shared between sessions, never to be modified."""
     return _days(src.fingerprint, "tags", start, end, src)
 
@@ -349,7 +351,7 @@ def _review(
     pricing: str | None,
     teams: str | None,
     _source: Source,
-) -> tuple[CapacityReview, Usage]:
+) -> tuple[CapacityReview, FetchedRange]:
     year_start = budgets.year_start if budgets else YearStart()
     read = usage(_source, *review_range(start, end, today, year_start))
     review = build_review(read, budgets, today, start, end, prices_in_force(pricing, teams))
@@ -362,7 +364,7 @@ def review(
     today: date,
     budgets: BudgetFile | None,
     view: View = USAGE_BY_KEY,
-) -> tuple[CapacityReview, Usage]:
+) -> tuple[CapacityReview, FetchedRange]:
     """The capacity review of the range and the usage it read, priced with `view`'s files
     (cost budgets, cost forecasts, spend per team): built once per range, day, budgets and
     files, so other widgets of the page recompute nothing."""

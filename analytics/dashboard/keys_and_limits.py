@@ -96,7 +96,7 @@ def _rows(fingerprint: str, today: date, recorded: Recorded, _source: Source) ->
     return listed.key_view(_Keys(_source, recorded), today)
 
 
-def key_rows(src: Source, today: date) -> list[KeyRow]:
+def key_view(src: Source, today: date) -> list[KeyRow]:
     """Every key's row as of `today`: the list, the billing period, and usage from the oldest
     key's creation (cached as any range's usage)."""
     return _rows(src.fingerprint, today, _recorded(src), src)

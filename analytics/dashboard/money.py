@@ -34,11 +34,11 @@ def file_in_force(name: str, demo: bool, uploaded: UploadedFile | None = None) -
 
 
 # What a page says when a money view is asked for without its file.
-NO_PRICING = (
+NEEDS_PRICING = (
     "Money views need prices: put a pricing.toml (and a teams.toml for the teams) beside "
     "the dashboard. See pricing.example.toml."
 )
-NO_TEAMS = (
+NEEDS_TEAMS = (
     "Grouping by team needs teams: put a teams.toml beside the dashboard. See teams.example.toml."
 )
 

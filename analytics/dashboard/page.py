@@ -28,8 +28,8 @@ from analytics.dashboard.columns import (
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money import (
-    NO_PRICING,
-    NO_TEAMS,
+    NEEDS_PRICING,
+    NEEDS_TEAMS,
     file_in_force,
     money_text,
     say_unpriced,
@@ -65,7 +65,7 @@ def header(title: str, chosen: ChosenRange) -> DeltaGenerator:
     return row
 
 
-SHOWN = {"usage": "Usage", "cost": "Cost"}
+SHOWN_LABELS = {"usage": "Usage", "cost": "Cost"}
 GROUPED = {"key": "Key", "team": "Team"}
 
 
@@ -91,9 +91,9 @@ def view_select(
     pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
     teams = money_text("teams", None, src.demo) if grouped == "team" else None
     if shown == "cost" and pricing is None:
-        st.info(NO_PRICING, icon=":material/payments:")
+        st.info(NEEDS_PRICING, icon=":material/payments:")
     if grouped == "team" and teams is None:
-        st.info(NO_TEAMS, icon=":material/groups:")
+        st.info(NEEDS_TEAMS, icon=":material/groups:")
     try:
         currency = parse_pricing(pricing).currency if pricing is not None else ""
         view = View(pricing, teams, currency)
@@ -117,8 +117,8 @@ def money_switch(where: DeltaGenerator, demo: bool) -> str:
     st.session_state[SWITCH_KEY] = session.shown()  # before the widget: no default to fight
     where.segmented_control(
         "Show",
-        list(SHOWN),
-        format_func=SHOWN.__getitem__,
+        list(SHOWN_LABELS),
+        format_func=SHOWN_LABELS.__getitem__,
         required=True,
         key=SWITCH_KEY,
         on_change=lambda: session.show(st.session_state[SWITCH_KEY]),

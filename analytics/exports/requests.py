@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pandas as pd
 
-from analytics.exports.tables import (
+from analytics.exports.shaping import (
     Costing,
     check_choices,
     shape_export,

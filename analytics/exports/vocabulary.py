@@ -15,7 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
-from analytics.usage.pipeline import Usage, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
+from analytics.usage.pipeline import (
+    FetchedRange,
+    fetch_pair_keys,
+    fetch_pairs,
+    fetch_tags,
+    fetch_usage,
+)
 
 # What an export reads: usage per key (the analytics report), characters per custom tag, or
 # usage per language pair.
@@ -60,7 +66,7 @@ class GroupingChoice:
 class ReportFetch:
     """How a daily report is fetched, and what it is called while it is."""
 
-    fetch: Callable[..., Usage]
+    fetch: Callable[..., FetchedRange]
     what: str
 
 

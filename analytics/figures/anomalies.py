@@ -15,7 +15,7 @@ def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
     """Daily usage as bars, the anomaly's days in red, over the band from the usual day (the
     baseline's median, dashed) to the spike bound; no band on days without enough history.
 
-    `window` is `analytics.anomalies.tables.anomaly_window`'s frame."""
+    `window` is `analytics.anomalies.listing.anomaly_window`'s frame."""
     x = [f"{day:%Y-%m-%d}" for day in window["usage_date"]]
     fmt = number_format(metric)
     y_title = METRIC_LABELS[metric]

@@ -34,7 +34,7 @@ LIMITED: Final[dict[Measure, str]] = {
 }
 # What a person reads first (the key, its state, its use against its limits) comes first; the
 # long key id last, so a table narrower than its columns scrolls it out of view, not the use.
-KEY_COLUMNS: Final = [
+KEY_VIEW_COLUMNS: Final = [
     "label", "state", "characters", "character limit", "character limit reached",
     "speech minutes", "speech minute limit", "speech limit reached", "last used", "created",
     "deactivated", "api_key", "joined by", "key_id",
@@ -178,7 +178,7 @@ def key_rows(
     return rows
 
 
-def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
+def key_view_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
     """One display row per key, for the view, ``keys list`` and exports: counts as numbers
     (NaN where not known or no limit), days as days."""
 
@@ -212,14 +212,14 @@ def key_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
                 "-" if key is None else key.key_id,
             ]
         )
-    return pd.DataFrame(records, columns=KEY_COLUMNS)
+    return pd.DataFrame(records, columns=KEY_VIEW_COLUMNS)
 
 
 LIMIT_COLUMNS: Final = ("character limit", "speech minute limit")
 
 
 def shown_limits(table: pd.DataFrame) -> pd.DataFrame:
-    """`key_table` as the page shows it: a limit as the count it allows, or "no limit" (a
+    """`key_view_table` as the page shows it: a limit as the count it allows, or "no limit" (a
     blank would read as unknown, a zero as nothing allowed)."""
     shown = table.copy()
     for column in LIMIT_COLUMNS:

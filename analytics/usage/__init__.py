@@ -14,7 +14,13 @@ from analytics.usage.frames import (
 )
 from analytics.usage.history import HistoryStore
 from analytics.usage.metrics import METRIC_LABELS, METRICS, TOTAL_CHARACTERS, Metric
-from analytics.usage.pipeline import Usage, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
+from analytics.usage.pipeline import (
+    FetchedRange,
+    fetch_pair_keys,
+    fetch_pairs,
+    fetch_tags,
+    fetch_usage,
+)
 
 __all__ = [
     "DATE_DTYPE",
@@ -22,9 +28,9 @@ __all__ = [
     "METRICS",
     "METRIC_LABELS",
     "TOTAL_CHARACTERS",
+    "FetchedRange",
     "HistoryStore",
     "Metric",
-    "Usage",
     "fetch_pair_keys",
     "fetch_pairs",
     "fetch_tags",

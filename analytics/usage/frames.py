@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 # part of the contract.
 __all__ = [
     "DATE_DTYPE",
-    "KEY_COLUMNS",
     "KEY_DAY_COLUMNS",
     "KEY_DAY_DTYPES",
+    "KEY_FRAME_COLUMNS",
     "MINUTE_DECIMALS",
     "PAIR_COLUMNS",
     "PAIR_DAY_COLUMNS",
@@ -110,7 +110,7 @@ PAIR_KEY_DAY_DTYPES: Final[Mapping[str, str]] = {
 }
 # Usage the service attributes to no key: its own row under this key, never merged into one.
 UNATTRIBUTED_KEY: Final = "-"
-KEY_COLUMNS = ["api_key", "api_key_label", *METRICS]
+KEY_FRAME_COLUMNS = ["api_key", "api_key_label", *METRICS]
 KEY_DAY_COLUMNS = list(KEY_DAY_DTYPES)
 TAG_DAY_COLUMNS = list(TAG_DAY_DTYPES)
 PAIR_DAY_COLUMNS = list(PAIR_DAY_DTYPES)
@@ -371,7 +371,7 @@ def key_frame(key_day: pd.DataFrame) -> pd.DataFrame:
     frame = frame.sort_values("total_characters", ascending=False, kind="stable", ignore_index=True)
     for column in ("api_key", "api_key_label"):
         frame[column] = frame[column].astype("category").cat.remove_unused_categories()
-    return frame[KEY_COLUMNS]
+    return frame[KEY_FRAME_COLUMNS]
 
 
 def tag_frame(tag_day: pd.DataFrame) -> pd.DataFrame:

@@ -46,7 +46,7 @@ PageRows = tuple[frames.Columns, int | None]
 
 
 @dataclass
-class Usage:
+class FetchedRange:
     """A daily report's frame for start..end (inclusive UTC days), and how it was gathered:
     the key-day, tag-day or pair-day frame, whichever report was fetched."""
 
@@ -76,7 +76,7 @@ class DailyReport:
         history: HistoryStore | None = None,
         today: date | None = None,
         progress: Progress | None = None,
-    ) -> Usage:
+    ) -> FetchedRange:
         """The report's frame for start..end: closed days from history when stored, the rest
         from the service in concurrent windows; fetched closed days that reconciled are then
         stored. `progress` hears of each window as it arrives."""
@@ -112,7 +112,7 @@ class DailyReport:
             if closed:
                 rows = pd.concat([rows for rows, _ in fetched], ignore_index=True)
                 history.write(self.stored, rows, closed)
-        return Usage(
+        return FetchedRange(
             frame=self.frame([stored_rows, *(rows for rows, _ in fetched)]),
             start=start,
             end=end,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Protocol
 
-from analytics.usage.pipeline import Usage
+from analytics.usage.pipeline import FetchedRange
 
 
 class UsageReader(Protocol):
     """The usage of any range of closed days."""
 
-    def usage(self, first: date, last: date) -> Usage:
+    def usage(self, first: date, last: date) -> FetchedRange:
         """The key-day frame of ``first``–``last`` (inclusive UTC days)."""
         ...

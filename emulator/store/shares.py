@@ -19,7 +19,7 @@ TAGGED = f"""
 
 
 # Ledger column, its name in PAIRED, and the kind of language pair that carries it (False:
-# translation pairs, True: same-language pairs; see org.LanguagePair); in Usage order.
+# translation pairs, True: same-language pairs; see org.LanguagePair); in UsageAmounts order.
 PAIR_METRICS = (
     ("text_translation_characters", "text", False),
     ("document_translation_characters", "document", False),

@@ -10,7 +10,14 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from emulator.ledger import CHUNK_ROWS, UNKNOWN, LedgerRow, PairLedgerRow, TagLedgerRow, Usage
+from emulator.ledger import (
+    CHUNK_ROWS,
+    UNKNOWN,
+    LedgerRow,
+    PairLedgerRow,
+    TagLedgerRow,
+    UsageAmounts,
+)
 from emulator.store.database import Database
 from emulator.store.key_store import StoredKey
 from emulator.store.shares import NONZERO, PAIR_SUMS, PAIRED, TAGGED
@@ -60,7 +67,7 @@ class UsageLedger(Database):
         with self._lock:
             self._windows.forget()
 
-    def total(self, first: dt.date, stop: dt.date, key_id: int | None = None) -> Usage:
+    def total(self, first: dt.date, stop: dt.date, key_id: int | None = None) -> UsageAmounts:
         """Sums over the days in [first, stop), of one key when `key_id` is given."""
         with self._lock:
             row = self._conn.execute(
@@ -73,7 +80,7 @@ class UsageLedger(Database):
         return (row[0] or 0, row[1] or 0, row[2] or 0, row[3] or 0.0, row[4] or 0.0)
 
     def by_key(self, first: dt.date, stop: dt.date) -> list[tuple]:
-        """(masked key, latest label in range, *Usage) per key with usage in [first, stop).
+        """(masked key, latest label in range, *UsageAmounts) per key with usage in [first, stop).
 
         SQLite takes bare columns of a MAX() aggregate from the row holding the maximum,
         so `label` is the label of the key's last day in the range.
@@ -92,7 +99,7 @@ class UsageLedger(Database):
     def by_key_and_day(
         self, first: dt.date, stop: dt.date, shape: Callable[[list[tuple]], T]
     ) -> list[T]:
-        """`shape` of each chunk of (ISO day, masked key, label that day, *Usage) rows sorted
+        """`shape` of each chunk of (ISO day, masked key, label that day, *UsageAmounts) rows sorted
         by day, then masked key. A year of a thousand keys is 180,000 rows: as Python objects
         all at once they took several times the memory of the answer made of them, so each
         chunk's are gone before the next chunk's are read."""
@@ -182,9 +189,9 @@ class UsageLedger(Database):
         limit: int,
         offset: int,
     ) -> list[tuple]:
-        """(ISO day or None, source, target, masked key or '-' or None, label or None, *Usage)
-        per language pair (and day, and key) of [first, stop) with usage, sorted by (day,)
-        source, target(, key with '-' last); the slice [offset, offset + limit).
+        """(ISO day or None, source, target, masked key or '-' or None, label or None,
+        *UsageAmounts) per language pair (and day, and key) of [first, stop) with usage, sorted
+        by (day,) source, target(, key with '-' last); the slice [offset, offset + limit).
 
         Unattributed usage of all keys is one key '-' labelled 'unknown'. Grouping runs on
         integer ids (pair ids sort as their names, key ids as the masked keys); names are

@@ -14,7 +14,7 @@ from analytics.cli.shared import UsageProblem
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, load_pricing
 from analytics.cost.teams import Teams, load_teams
-from analytics.exports.tables import Costing
+from analytics.exports.shaping import Costing
 from analytics.storage.bundle import organization_file
 
 
@@ -28,7 +28,7 @@ def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     return Costing(prices, cost_centres)
 
 
-def daily_cost(given: Costing, budgets: BudgetFile | None) -> Prices | None:
+def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None:
     """How budgets and the report price usage (and share spend between teams); cost budgets
     without a pricing file are a usage problem."""
     if given.pricing is None:

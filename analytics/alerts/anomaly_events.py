@@ -15,7 +15,7 @@ from analytics.anomalies import KIND_TITLES, ORGANIZATION, Anomaly
 from analytics.usage.metrics import METRIC_LABELS
 
 LINK = "/anomalies"  # the dashboard page with the table, the chart and the marks
-LEVELS = {"low": "info", "medium": "warning", "high": "exceeded"}
+SEVERITY_LEVELS = {"low": "info", "medium": "warning", "high": "exceeded"}
 
 
 def _who(anomaly: Anomaly) -> str:
@@ -29,7 +29,7 @@ def anomaly_events(anomalies: Iterable[Anomaly]) -> list[Event]:
     return [
         Event(
             id=f"anomaly:{anomaly.id}",
-            level=LEVELS[anomaly.severity],
+            level=SEVERITY_LEVELS[anomaly.severity],
             subject=(
                 f"Usage anomaly ({anomaly.severity}): {KIND_TITLES[anomaly.kind].lower()}, "
                 f"{_who(anomaly)}, {METRIC_LABELS[anomaly.metric].lower()}"
