@@ -16,7 +16,7 @@ from analytics.anomalies.listing import (
 from analytics.anomalies.marks import status
 from analytics.dashboard import anomaly_review, page, session
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
-from analytics.dashboard.columns import anomaly_columns
+from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures.anomalies import anomaly_figure

@@ -14,7 +14,7 @@ from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
-from analytics.dashboard.columns import (
+from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     budget_columns,
     change_columns,
@@ -24,7 +24,7 @@ from analytics.dashboard.columns import (
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NEEDS_PRICING, file_in_force
+from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure

@@ -4,10 +4,10 @@ Parquet, and the command and crontab line that write the same file."""
 import streamlit as st
 
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import export_preview_columns
+from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
+from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.source import source as data_source
 from analytics.exports.commands import (
     EXPORT_EXIT_CODES,

@@ -6,7 +6,7 @@ import streamlit as st
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
 from analytics.dashboard import data, page, session
-from analytics.dashboard.money import file_in_force
+from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables

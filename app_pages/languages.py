@@ -7,7 +7,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.dashboard import data
-from analytics.dashboard.columns import language_columns
+from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 

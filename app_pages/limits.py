@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.dashboard import keys_and_limits, page
-from analytics.dashboard.columns import audit_columns, key_limit_columns
+from analytics.dashboard.column_config import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.session import choice_to_address

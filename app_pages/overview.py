@@ -19,7 +19,7 @@ from analytics.cost.prices import parse_pricing
 from analytics.dashboard import anomaly_review, data, page, session
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import file_in_force
+from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures

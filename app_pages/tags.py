@@ -6,10 +6,10 @@ import streamlit as st
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import tag_table_columns
+from analytics.dashboard.column_config import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import file_in_force
+from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables

@@ -7,8 +7,8 @@ import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import data, page, session
-from analytics.dashboard.columns import key_table_columns, key_table_order
-from analytics.dashboard.money import file_in_force
+from analytics.dashboard.column_config import key_table_columns, key_table_order
+from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables

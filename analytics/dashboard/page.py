@@ -19,7 +19,7 @@ from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
-from analytics.dashboard.columns import (
+from analytics.dashboard.column_config import (
     key_table_columns,
     key_table_order,
     tag_table_columns,
@@ -27,7 +27,7 @@ from analytics.dashboard.columns import (
 )
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money import (
+from analytics.dashboard.money_files import (
     NEEDS_PRICING,
     NEEDS_TEAMS,
     file_in_force,

@@ -15,7 +15,7 @@ from analytics.cost.money import amount_text
 from analytics.cost.prices import PricingFileError
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
-from analytics.dashboard.money import file_in_force, money_text
+from analytics.dashboard.money_files import file_in_force, money_text
 from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
 
@@ -30,7 +30,7 @@ def _snapshot(fingerprint: str, today: date, pricing: str | None, _source: Sourc
     return current_plan(data.Cached(_source), today, data.prices_in_force(pricing, None))
 
 
-def plan_snapshot(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
+def current_snapshot(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
     """The billing period's usage against the plan's limits as of `today`, and with a pricing
     file's text its spend; kept five minutes, as the plan it reads, and never stored."""
     return _snapshot(src.fingerprint, today, pricing, src)
@@ -54,9 +54,9 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     with st.container(border=True, key="plan_panel"):
         try:
             try:
-                snapshot = plan_snapshot(src, today, money_text("pricing", None, src.demo))
+                snapshot = current_snapshot(src, today, money_text("pricing", None, src.demo))
             except PricingFileError:  # a page that uses prices names the problem
-                snapshot = plan_snapshot(src, today)
+                snapshot = current_snapshot(src, today)
         except ServiceError as exc:
             st.markdown("**Plan**")
             show_error(exc, src)
