@@ -24,8 +24,12 @@ run: $(VENV)/.runtime
 emulator: $(VENV)/.runtime
 	$(BIN)/python -m emulator
 
+# The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
+# module-wide servers and organizations are built once.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadfile
+
 test: lint
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The suite with the one clock pinned at the edges: a second before UTC midnight today, and the
 # last second of a leap-year February; then the tests reading an organization generated relative
@@ -34,11 +38,11 @@ test: lint
 # The benchmark's tests are left out of these two runs: the benchmark pins its own day
 # (bench/org.py), so a pinned clock changes nothing it measures.
 test-clocks: $(VENV)/.dev
-	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(BIN)/python -m pytest -q --ignore=tests/test_bench.py
-	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(BIN)/python -m pytest -q --ignore=tests/test_bench.py
+	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(PYTEST) -q --ignore=tests/bench/test_bench.py
+	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q --ignore=tests/bench/test_bench.py
 	clock=$$(date -u -d "@$$(( $$(date +%s) + $$(shuf -i 0-63072000 -n 1) ))" +%Y-%m-%dT%H:%M:%SZ); \
 	echo "demo tests at $$clock; replay: USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
-	USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo
+	USAGE_DASHBOARD_CLOCK=$$clock $(PYTEST) -q -m demo
 
 # Style, the import contracts of docs/architecture.md, strict types on analytics/, and the
 # documentation site (a broken link or anchor fails the build).
@@ -61,7 +65,7 @@ cli-reference: $(VENV)/.runtime
 # The site's screenshots, from the browser test's run of every page in chromium.
 SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate trends tags pairs languages anomalies capacity chargeback export
 screenshots: $(VENV)/.dev
-	$(BIN)/python -m pytest -q tests/test_browser.py
+	$(BIN)/python -m pytest -q tests/dashboard/test_browser.py
 	for name in $(SCREENSHOTS); do cp test-artifacts/screenshots/$$name.png docs/screenshots/; done
 
 format: $(VENV)/.dev

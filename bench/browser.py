@@ -211,7 +211,6 @@ def settled_kb(pid: int, samples: int = 5) -> dict[str, int]:
 WARM_TARGET = 3.0
 COLD_TARGET = 4.0
 OVERVIEW_TARGET = 1.3
-SESSIONS = 10
 SESSION_MEMORY_TARGET = 1.5
 
 
@@ -219,7 +218,7 @@ def browser_pages(scale: org.Scale) -> list[Result]:
     """Every page warm (its link clicked in a session that has shown it) and cold (its address
     opened in a new tab, a new session; the server's caches warm), alternated with the bare
     page, over All history and Last 30 days. The lines are All history's."""
-    repeat = max(2, scale.repeat - 2)
+    repeat = scale.page_visits
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         with dashboard(scale.keys, folder) as served, chromium(folder) as context:
@@ -281,18 +280,19 @@ def browser_pages(scale: org.Scale) -> list[Result]:
 
 
 def session_memory(scale: org.Scale) -> list[Result]:
-    """The dashboard's resident memory once ten sessions (tabs) have each shown every page over
-    All history and are still open, against a server of its own that served one."""
+    """The dashboard's resident memory once several sessions (tabs, `Scale.sessions`) have
+    each shown every page over All history and are still open, against a server of its own
+    that served one."""
     figures: dict[int, dict[str, int]] = {}
     everything_shown = True
-    for sessions in (1, SESSIONS):
+    for sessions in (1, scale.sessions):
         with tempfile.TemporaryDirectory() as scratch:
             folder = Path(scratch)
             with dashboard(scale.keys, folder) as served, chromium(folder) as context:
                 tabs = [visit_all(context, served.base_url, PERIODS[0]) for _ in range(sessions)]
                 everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
                 figures[sessions] = settled_kb(served.pid)
-    one, many = figures[1]["VmRSS"], figures[SESSIONS]["VmRSS"]
+    one, many = figures[1]["VmRSS"], figures[scale.sessions]["VmRSS"]
     return [
         result(
             "session_memory",
@@ -301,7 +301,7 @@ def session_memory(scale: org.Scale) -> list[Result]:
             {"every_session_shown": everything_shown},
             rss_mb={str(n): round(f["VmRSS"] / 1024) for n, f in figures.items()},
             peak_rss_mb={str(n): round(f["VmHWM"] / 1024) for n, f in figures.items()},
-            sessions=SESSIONS,
+            sessions=scale.sessions,
             keys=scale.keys,
         )
     ]

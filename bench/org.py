@@ -53,6 +53,18 @@ class Scale:
     def repeat(self) -> int:
         return 5 if self.factor >= 0.5 else 2
 
+    @property
+    def page_visits(self) -> int:
+        """How many times the browser lines open each page: a median of three at full scale;
+        once in the smoke run, which checks what the pages show, not how fast."""
+        return 3 if self.factor >= 0.5 else 1
+
+    @property
+    def sessions(self) -> int:
+        """The open sessions `session_memory` weighs against one: ten at full scale, three in
+        the smoke run."""
+        return 10 if self.factor >= 0.5 else 3
+
 
 @cache
 def app(keys: int, days: int = DAYS, tags: int | None = None) -> Any:

@@ -1,0 +1,367 @@
+"""The benchmark harness at 1/20 scale: every scenario runs, and what it claims holds.
+
+Timings are not checked here (a busy test machine says nothing about them); `python -m bench`
+at full scale is the measurement. What is checked is what the run cannot fake: the outputs a
+scenario calls identical are compared as files, row counts and window counts against the
+emulator's ledger and the calendar, and the results file against its schema.
+"""
+
+import datetime as dt
+import json
+import math
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+from support.builders import assert_matches_ledger, ledger_totals
+
+from analytics.dashboard import navigation
+from bench import org
+from bench.__main__ import MISSED, machine
+from bench.decoding import naive_key_day, tidy_key_day
+from bench.scenarios import SCENARIOS
+from emulator import EmulatorConfig, create_app
+from emulator.synthetic import generate
+from emulator.usage_report import build_report
+
+ROOT = Path(__file__).resolve().parents[2]
+SCALE = 0.05
+KEYS = 50  # 1,000 keys at full scale
+HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
+PAGE_TITLES = [page.title for page in navigation.PAGES]
+TARGETS = {
+    "decode_vs_naive",
+    "decode_vs_orjson",
+    "decode_tolerance",
+    "csv_export",
+    "memory_export",
+    "pages_scale",
+    "incremental_refresh",
+    "concurrent_windows",
+    "capacity_rerun",
+    "tag_fetch",
+    "anomaly_recall",
+    "anomaly_false_alarms",
+    "check_anomalies",
+    "chargeback_pricing",
+    "pair_fetch",
+    "tag_fetch_10k",
+    "tags_scale",
+    "browser_pages_warm",
+    "browser_pages_cold",
+    "overview_vs_pages",
+    "session_memory",
+}
+
+
+@dataclass(frozen=True)
+class Smoke:
+    returncode: int
+    printed: list[dict]
+    report: dict
+    kept: Path
+    began: dt.datetime
+    ended: dt.datetime
+    today: dt.date  # the day the benchmark pins its organizations and its clock to
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory) -> Smoke:
+    folder = tmp_path_factory.mktemp("bench")
+    output, kept = folder / "results.json", folder / "kept"
+    began = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    command = [sys.executable, "-m", "bench", "--scale", str(SCALE), "--output", str(output)]
+    run = subprocess.run(
+        [*command, "--keep", str(kept)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    ended = dt.datetime.now(dt.UTC)
+    assert run.returncode in (0, MISSED), run.stderr[-3000:]
+    printed = [json.loads(line) for line in run.stdout.splitlines()]
+    report = json.loads(output.read_text())
+    return Smoke(run.returncode, printed, report, kept, began, ended, org.TODAY)
+
+
+@pytest.fixture(scope="module")
+def five_years(smoke):
+    """The smoke organization's ledger of the five years the scenarios read, rebuilt here."""
+    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
+    emulator = app.state.emulator
+    yield emulator.ledger(
+        smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
+    )
+    emulator.store.close()
+
+
+def by_name(lines: list[dict]) -> dict[str, dict]:
+    return {line["name"]: line for line in lines}
+
+
+def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
+    for lines in (smoke.printed, smoke.report["results"]):
+        assert sorted(line["name"] for line in lines) == sorted(TARGETS)
+        for line in lines:
+            assert isinstance(line["ratio"], float | int) and math.isfinite(line["ratio"]), line
+            assert line["ratio"] > 0 and line["target"] > 0, line
+            assert isinstance(line["ok"], bool), line
+
+
+def test_the_exit_status_says_whether_a_target_was_missed(smoke):
+    missed = [line["name"] for line in smoke.report["results"] if not line["ok"]]
+    assert smoke.returncode == (MISSED if missed else 0), missed
+
+
+def test_results_file_names_the_run_and_the_machine(smoke):
+    report = smoke.report
+    assert set(report) == {"date", "scale", "keys", "machine", "results"}
+    when = dt.datetime.fromisoformat(report["date"])
+    assert smoke.began <= when <= smoke.ended
+    assert (report["scale"], report["keys"]) == (SCALE, KEYS)
+    assert report["machine"]["nproc"] == os.cpu_count()
+    assert report["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert report["machine"]["memory_gib"] > 0 and report["machine"]["cpu"]
+
+
+def test_csv_export_files_are_byte_identical_and_hold_the_ledger(smoke, five_years):
+    kept = smoke.kept / "csv_export"
+    ours, reference = (kept / "exports.csv").read_bytes(), (kept / "pandas_to_csv.csv").read_bytes()
+    assert ours == reference
+    assert by_name(smoke.printed)["csv_export"]["identical"] is True
+    assert by_name(smoke.printed)["csv_export"]["rows"] == len(five_years)
+    assert_matches_ledger(read_export(kept / "exports.csv"), five_years)
+
+
+def test_incremental_refresh_writes_the_same_file_twice_from_closed_history(smoke, five_years):
+    kept = smoke.kept / "incremental_refresh"
+    firsts = sorted(kept.glob("first-*.csv"))
+    assert len(firsts) >= 2
+    for first in firsts:
+        second = kept / first.name.replace("first", "second")
+        assert first.read_bytes() == second.read_bytes(), first.name
+        assert_matches_ledger(read_export(first), five_years)
+    line = by_name(smoke.printed)["incremental_refresh"]
+    assert (line["identical"], line["only_open_days_fetched"]) == (True, True)
+    # The second run fetches one window of the three days that may still change.
+    assert line["second_run_windows"] == 1
+    assert line["second_run_days_from_history"] == HISTORY_DAYS - 3
+
+
+def test_memory_export_wrote_every_key_day(smoke, five_years):
+    line = by_name(smoke.printed)["memory_export"]
+    assert line["export_succeeded"] is True
+    assert line["rows"] == len(five_years) > 10_000
+    assert line["peak_rss_mb"] > 0
+
+
+def test_peak_memory_is_the_commands_own_not_that_of_the_process_starting_it(tmp_path):
+    """This process holds 400 MB; a command it starts reports its own peak, far below that,
+    and its exit status."""
+    held = bytearray(b"\x01") * (400 * 1024**2)  # every page written, so resident
+    peaks = {}
+    for name, command in {"zen": ["this"], "refused": ["analytics", "export", "--no-such"]}.items():
+        peak_file = tmp_path / f"{name}-kb"
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.peak", str(peak_file), *command],
+            cwd=ROOT,
+            capture_output=True,
+        )
+        peaks[name] = (done.returncode, int(peak_file.read_text()))
+    assert len(held) == 400 * 1024**2
+    assert peaks["zen"][0] == 0 and peaks["refused"][0] == 2
+    assert all(0 < kb < 200 * 1024 for _, kb in peaks.values())
+
+
+def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
+    line = by_name(smoke.printed)["concurrent_windows"]
+    assert line["windows"] == line["full_organization"]["windows"] == 6  # ⌈1,826 / 365⌉
+    assert line["identical"] is True and line["full_organization"]["identical"] is True
+    assert line["keys"] == EmulatorConfig().keys and line["full_organization"]["keys"] == KEYS
+
+
+def smoke_ledger(smoke, name: str, days: int = HISTORY_DAYS, tags: int | None = None) -> list:
+    """The smoke organization's ledger `name` (the emulator's tag or pair ledger) over the
+    five years the benchmark fetches (or the `days` of an organization of that many days and
+    `tags` tags)."""
+    config = EmulatorConfig(seed=42, keys=KEYS, days=days, today=smoke.today, tags=tags)
+    emulator = create_app(config).state.emulator
+    try:
+        read = getattr(emulator, name)
+        return read(smoke.today - dt.timedelta(days=days), smoke.today - dt.timedelta(days=1))
+    finally:
+        emulator.store.close()
+
+
+def test_tag_fetch_reads_every_tag_day_of_the_five_years(smoke):
+    """Every (day, tag) of the smoke organization's tag ledger, from six windows of pages."""
+    ledger = smoke_ledger(smoke, "tag_ledger")
+    line = by_name(smoke.printed)["tag_fetch"]
+    assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 1000
+    assert line["windows"] == 6 and line["tags_within_text"] is True
+
+
+def test_tag_fetch_10k_reads_every_tag_day_of_a_year_of_10000_tags(smoke):
+    """Every (day, tag) of the year of the organization with 10,000 tags, from one window of
+    pages, and every one of its tags."""
+    ledger = smoke_ledger(smoke, "tag_ledger", days=365, tags=10_000)
+    line = by_name(smoke.printed)["tag_fetch_10k"]
+    assert line["rows"] == len({(row.usage_date, row.custom_tag) for row in ledger}) > 10_000
+    assert line["tags"] == len({row.custom_tag for row in ledger}) == 10_000
+    assert line["key_day_rows"] == len(smoke_ledger(smoke, "ledger", days=365, tags=10_000))
+    assert line["windows"] == 1
+    assert line["tags_within_text"] is True and line["every_tag"] is True
+
+
+def test_tags_scale_shows_every_tag_and_only_the_top_tags_in_the_chart(smoke):
+    line = by_name(smoke.printed)["tags_scale"]
+    many = smoke_ledger(smoke, "tag_ledger", tags=10_000)
+    assert line["table_rows"] == {"many": len({row.custom_tag for row in many}), "few": 100}
+    assert line["table_rows"]["many"] == 10_000
+    assert line["every_tag_in_table"] is True and line["top_n_series_only"] is True
+    assert line["figures_under_1mb"] is True
+    assert 0 < line["largest_figure_bytes"] <= 1024**2
+    assert line["keys"] == KEYS and set(line["seconds"]) == {"many", "few"}
+
+
+def test_anomaly_quality_is_measured_on_the_injected_ground_truth(smoke):
+    truth = generate(42, KEYS, HISTORY_DAYS, smoke.today).injected
+    recall = by_name(smoke.printed)["anomaly_recall"]
+    assert recall["spikes"] == sum(i.kind == "spike" for i in truth) == 5
+    assert recall["spikes_found"] == sum(found for found, _ in recall["by_factor"].values())
+    assert recall["ratio"] == pytest.approx(0.9 / recall["recall"], abs=1e-3)
+    assert set(recall["events_found"]) == {"drop", "new", "dormant"}
+    alarms = by_name(smoke.printed)["anomaly_false_alarms"]
+    assert alarms["false_alarms"] == sum(alarms["by_kind"].values())
+    assert alarms["ratio"] == pytest.approx(alarms["false_alarms"] / alarms["key_years"], abs=1e-3)
+    assert alarms["key_years"] > 50  # ~50 keys over the last ~1.8 years
+
+
+def test_check_anomalies_reads_five_years_from_a_warm_history_store(smoke):
+    line = by_name(smoke.printed)["check_anomalies"]
+    assert line["only_open_days_fetched"] is True
+    assert line["days"] == HISTORY_DAYS
+    assert line["anomalies"] > 0
+    assert set(line["seconds"]) == {"export", "check_anomalies"}
+
+
+def test_pair_fetch_reads_every_pair_day_of_the_five_years(smoke):
+    """Every (day, pair) of the smoke organization's pair ledger from six windows of pages,
+    and by key every (day, pair, key), the unattributed parts under one key `-`."""
+    ledger = smoke_ledger(smoke, "pair_ledger")
+    keyed = {
+        (row.usage_date, row.source_language, row.target_language, row.api_key)
+        if row.attributed
+        else (row.usage_date, row.source_language, row.target_language, "-")
+        for row in ledger
+    }
+    line = by_name(smoke.printed)["pair_fetch"]
+    assert line["rows"] == len({pair_day[:3] for pair_day in keyed}) > 1000
+    assert line["pair_key_day_rows"] == len(keyed) > line["rows"]
+    assert line["windows"] == 6 and line["pairs_add_up"] is True
+    assert line["keys_add_up"] is True
+
+
+def test_pages_figures_stay_small(smoke):
+    line = by_name(smoke.printed)["pages_scale"]
+    assert line["figures_under_1mb"] is True
+    assert 0 < line["largest_figure_bytes"] <= 1024**2
+    assert line["keys"] == {"big": KEYS, "small": 10}
+
+
+def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_years):
+    line = by_name(smoke.printed)["chargeback_pricing"]
+    assert line["rows"] == len(five_years)
+    assert line["same_usage"] is True and line["teams_add_up"] is True
+    assert line["teams"] == 6  # teams.example.toml's five, then Unassigned
+
+
+def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):
+    """Each page was timed warm and cold over both ranges and showed its title, the demo
+    organization and the range; Overview's total characters are the ledger's, read off the
+    page as the browser drew it."""
+    lines = by_name(smoke.printed)
+    for name in ("browser_pages_warm", "browser_pages_cold", "overview_vs_pages"):
+        assert lines[name]["pages_render_their_data"] is True, name
+    warm = lines["browser_pages_warm"]
+    assert set(warm["seconds"]) == {"All history", "Last 30 days"}
+    for period, shown in warm["shown"].items():
+        assert {page: seen["heading"] for page, seen in shown.items()} == {
+            **{title: title for title in PAGE_TITLES},
+            "Bare": "",
+        }, period
+        assert all(seen["errors"] == 0 for seen in shown.values()), period
+    assert warm["shown"]["All history"]["Capacity"]["charts"] == 2  # one measure's forecasts
+    kept = smoke.kept / "browser_pages"
+    last_30 = [row for row in five_years if row.usage_date >= smoke.today - dt.timedelta(days=30)]
+    for period, rows in (("all-history", five_years), ("last-30-days", last_30)):
+        total = ledger_totals(rows)["total_characters"]
+        assert f"Total characters\n\n{total:,}\n" in (kept / f"{period}-overview.txt").read_text()
+
+
+def test_session_memory_is_read_with_every_session_open(smoke):
+    line = by_name(smoke.printed)["session_memory"]
+    assert line["every_session_shown"] is True
+    assert (line["sessions"], line["keys"]) == (3, KEYS)
+    assert set(line["rss_mb"]) == set(line["peak_rss_mb"]) == {"1", "10"}
+    assert line["ratio"] == pytest.approx(line["rss_mb"]["10"] / line["rss_mb"]["1"], rel=0.01)
+
+
+def test_decoding_baseline_is_the_same_frame(smoke):
+    assert by_name(smoke.printed)["decode_vs_naive"]["identical"] is True
+
+
+def test_scenarios_cover_every_target_name():
+    assert set(SCENARIOS) == {
+        "decoding",
+        "csv_export",
+        "memory",
+        "pages",
+        "incremental_refresh",
+        "concurrent_windows",
+        "capacity_rerun",
+        "tag_fetch",
+        "anomaly_detection",
+        "check_anomalies",
+        "chargeback_pricing",
+        "pair_fetch",
+        "tag_fetch_10k",
+        "tags_scale",
+        "browser_pages",
+        "session_memory",
+    }
+
+
+def test_naive_baseline_builds_the_documented_frame(emulator_app):
+    """The baseline is only fair if it produces exactly the frame the pipeline does, and both
+    are the ledger's key-days."""
+    emulator = emulator_app.state.emulator
+    report = build_report(emulator.store, "2025-04-01", "2025-06-01", "key_and_day")
+    body = orjson.dumps(report)
+    naive, tidy = naive_key_day(body), tidy_key_day(body)
+    assert len(tidy) == len(orjson.loads(body)["usage_report"]["key_and_day_usages"]) > 0
+    assert tidy["api_key_label"].dtype == "category"
+    assert naive.equals(tidy)
+    assert (naive.dtypes == tidy.dtypes).all()
+    assert_matches_ledger(tidy, emulator.ledger(dt.date(2025, 4, 1), dt.date(2025, 5, 31)))
+
+
+def test_machine_names_the_cpu_and_memory():
+    info = machine()
+    assert info["nproc"] == os.cpu_count()
+    assert info["memory_gib"] > 0
+    assert info["cpu"]
+
+
+def read_export(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, keep_default_na=False)
+    frame["usage_date"] = pd.to_datetime(frame["usage_date"])
+    return frame

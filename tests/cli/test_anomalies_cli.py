@@ -1,0 +1,247 @@
+"""`check-anomalies` and `mark-anomaly`: the anomalies the emulator injected are reported, marks
+silence them, and the exit codes are those of check-budgets (12 for new anomalies)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from support.builders import invoke, serve_to_cli
+from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
+from support.servers import ROOT, small_config
+
+from analytics.anomalies.marks import check_id
+from analytics.connection import demo_app
+from bench.processes import free_port
+from emulator import create_app
+
+RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
+DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
+
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+def printed(result, columns: int = 3) -> dict[str, list[str]]:
+    """Each printed line by its id: its other columns (severity, [status,] sentence); columns
+    are two spaces apart or more."""
+    lines = {}
+    for line in result.stdout.splitlines():
+        if line.startswith("notified "):  # what --notify sent
+            continue
+        parts = re.split(r"\s{2,}", line, maxsplit=columns - 1)
+        anomaly = parts.pop(columns - 2)
+        lines[anomaly] = parts
+    return lines
+
+
+def injected_demo_events():
+    """The demo organization's injected drop, new key and dormant key (its ground truth)."""
+    truth = demo_app(42, 8, 120).state.emulator.injected
+    return {i.kind: i for i in truth if i.kind != "spike"}
+
+
+def test_the_injected_anomalies_are_reported_until_marked(tmp_path):
+    result = invoke("check-anomalies", "--demo", "--days", "30", env=DEMO)
+    assert result.exit_code == 12, result.stderr
+    assert result.stderr == ""
+    lines = printed(result)
+    events = injected_demo_events()
+    assert set(events) == {"drop", "new", "dormant"}
+    new, dormant, drop = events["new"], events["dormant"], events["drop"]
+    assert f"new:{new.api_key}:total_characters:{new.first}" in lines
+    assert f"dormant:{dormant.api_key}:total_characters:{dormant.first}" in lines
+    assert any(anomaly.startswith(f"drop:{drop.api_key}:") for anomaly in lines)
+    assert {severity for severity, _ in lines.values()} <= {"high", "medium", "low"}
+    labels = {key.masked: key.label for key in demo_app(42, 8, 120).state.emulator.keys}
+    assert lines[f"new:{new.api_key}:total_characters:{new.first}"][1].startswith(
+        f"{labels[new.api_key]} is a new key, first used on {new.first:%a %Y-%m-%d}: "
+    )
+
+    for anomaly in lines:
+        marked = invoke("mark-anomaly", anomaly, "acknowledged", "--demo", env=DEMO)
+        assert marked.exit_code == 0, marked.stderr
+    quiet = invoke("check-anomalies", "--demo", "--days", "30", env=DEMO)
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "", "")
+
+    every = invoke("check-anomalies", "--demo", "--days", "30", "--all", env=DEMO)
+    assert every.exit_code == 0
+    statuses = [line.split()[1] for line in every.stdout.splitlines()]
+    assert statuses == ["acknowledged"] * len(lines)
+
+    again = f"new:{new.api_key}:total_characters:{new.first}"
+    assert invoke("mark-anomaly", again, "new", "--demo", env=DEMO).exit_code == 0
+    back = invoke("check-anomalies", "--demo", "--days", "30", env=DEMO)
+    assert back.exit_code == 12
+    assert list(printed(back)) == [again]
+
+
+def test_marks_are_a_small_json_file_beside_the_history_store(tmp_path):
+    events = injected_demo_events()
+    planned = f"spike:{events['new'].api_key}:total_characters:2030-01-01"
+    marked = invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO)
+    assert marked.exit_code == 0
+    [marks] = (tmp_path / "history").glob("*.json")
+    assert marked.stdout == f"{planned}: marked expected in {marks}\n"
+    cleared = invoke("mark-anomaly", planned, "new", "--demo", env=DEMO)
+    assert cleared.stdout == f"{planned}: mark cleared (new again) in {marks}\n"
+    assert invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO).exit_code == 0
+    assert marks.name == "demo-42-8-120-anomaly-marks.json"
+    content = json.loads(marks.read_text())
+    assert list(content["marks"]) == [planned]
+    assert content["marks"][planned]["mark"] == "expected"
+    assert dt.datetime.fromisoformat(content["marks"][planned]["marked_at"]).tzinfo is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["mark-anomaly", "bogus", "expected"], "is not kind:key:metric:YYYY-MM-DD"),
+        (
+            ["mark-anomaly", "surge:k001****z001:total_characters:2025-03-05", "expected"],
+            "unknown kind 'surge'",
+        ),
+        (
+            ["mark-anomaly", "spike:k001****z001:characters:2025-03-05", "expected"],
+            "unknown metric 'characters'",
+        ),
+        (
+            ["mark-anomaly", "spike:Finance reporting:total_characters:2025-03-05", "expected"],
+            "not a masked key",
+        ),
+        (
+            ["mark-anomaly", "spike:organization:total_characters:2025-02-30", "expected"],
+            "no valid day",
+        ),
+        (
+            ["mark-anomaly", "spike:organization:total_characters:2025-03-05", "later"],
+            "mark must be expected, acknowledged or new, not 'later'",
+        ),
+    ],
+)
+def test_bad_marks_exit_2(args, message):
+    result = invoke(*args, "--demo", env=DEMO)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_without_configuration_both_commands_exit_2():
+    for args in (
+        ["check-anomalies"],
+        ["mark-anomaly", "spike:organization:total_characters:2025-03-05", "expected"],
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 2
+        assert "pass --demo for demo data" in result.stderr
+    assert invoke("check-anomalies", "--days", "0", "--demo", env=DEMO).exit_code == 2
+
+
+def test_a_marks_file_that_cannot_be_read_exits_2(tmp_path):
+    folder = tmp_path / "history"
+    (folder / "demo-42-8-120-anomaly-marks.json").mkdir(parents=True)
+    result = invoke("check-anomalies", "--demo", env=DEMO)
+    assert result.exit_code == 2
+    assert "demo-42-8-120-anomaly-marks.json: cannot be read" in result.stderr
+
+
+def test_a_configured_service_with_history(monkeypatch, tmp_path):
+    today = dt.date(2025, 6, 1)
+    served = create_app(small_config(keys=8, days=150))
+    truth = {i.kind: i for i in served.state.emulator.injected if i.kind != "spike"}
+    admin = served.state.emulator.admin_key
+    serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
+    first = invoke("check-anomalies", "--days", "30")
+    assert first.exit_code == 12, first.stderr
+    new = truth["new"]
+    anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+    assert anomaly in printed(first)
+    assert invoke("mark-anomaly", anomaly, "expected").exit_code == 0
+    files = sorted(p.name for p in (tmp_path / "history").iterdir())
+    assert [name for name in files if name.endswith("-anomaly-marks.json")] == [
+        name.replace("-v2.duckdb", "-anomaly-marks.json")
+        for name in files
+        if name.endswith(".duckdb")
+    ]
+    assert not any(admin in name for name in files)
+    second = invoke("check-anomalies", "--days", "30", "--all")
+    assert printed(second, columns=4)[anomaly][1] == "expected"
+    assert admin not in first.stdout + second.stdout
+    served.state.emulator.store.close()
+
+
+def test_refused_key_exits_3_and_unreachable_service_4(emulator_process):
+    refused = {"SERVICE_BASE_URL": emulator_process.base_url, "SERVICE_AUTH_KEY": RECOGNIZABLE_KEY}
+    result = invoke("check-anomalies", env=refused)
+    assert result.exit_code == 3
+    assert result.stderr.startswith("error: 403 Forbidden: ")
+    unreachable = {"SERVICE_BASE_URL": f"http://127.0.0.1:{free_port()}"}
+    result = invoke("check-anomalies", env={**refused, **unreachable})
+    assert result.exit_code == 4
+    assert RECOGNIZABLE_KEY not in result.stdout + result.stderr
+
+
+def test_exit_code_from_a_real_process(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **DEMO}
+    done = subprocess.run(
+        [sys.executable, "-m", "analytics", "check-anomalies", "--demo", "--days", "30"],
+        cwd=ROOT,
+        env={**env, "SERVICE_HISTORY_PATH": str(tmp_path / "history")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 12, done.stderr
+    assert done.stderr == ""
+    ids = [line.split()[1] for line in done.stdout.splitlines()]
+    assert len(ids) >= 3 and all(check_id(anomaly) == anomaly for anomaly in ids)
+
+
+def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp_path):
+    today = dt.date(2025, 6, 1)
+    served = create_app(small_config(keys=8, days=150))
+    emulator = served.state.emulator
+    admin = emulator.admin_key
+    serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
+    with smtp_server() as mailbox, webhook_receiver() as hooks:
+        monkeypatch.setenv("TEST_JSON_URL", hooks.url("/hooks/json-token-5e6f"))
+        alerts = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+        args = ["check-anomalies", "--days", "30", "--notify", "--alerts", str(alerts)]
+        first = invoke(*args)
+        assert first.exit_code == 12, first.stderr
+        found = printed(first)
+        posted = hooks.at("/hooks/json-token-5e6f")
+        # One alert per new anomaly, at both destinations.
+        assert sorted(body["id"] for body in posted) == sorted(f"anomaly:{a}" for a in found)
+        assert len(mailbox.messages) == len(found)
+        truth = {i.kind: i for i in emulator.injected if i.kind != "spike"}
+        new = truth["new"]
+        alert = next(
+            b
+            for b in posted
+            if b["id"] == f"anomaly:new:{new.api_key}:total_characters:{new.first}"
+        )
+        assert (
+            alert["level"]
+            == {"high": "exceeded", "medium": "warning", "low": "info"}[
+                found[alert["id"].removeprefix("anomaly:")][0]
+            ]
+        )
+        label = next(k.label for k in emulator.keys if k.masked == new.api_key)
+        assert f"Key: {label} ({new.api_key})." in alert["text"]
+        assert alert["link"].startswith("https://dash.example.org/usage/anomalies?anomaly=")
+        # Neither the administrator key nor any key in full is in a message.
+        secrets = [admin, *(k.key for k in emulator.keys)]
+        for text in [*mailbox.raw, *(post.body for post in hooks.posts)]:
+            assert not any(secret.encode() in text for secret in secrets)
+
+        # Found again the next day: nothing is sent twice.
+        again = invoke(*args)
+        assert again.exit_code == 12, again.stderr
+        assert "notified" not in again.stdout
+        assert len(hooks.posts) == len(found) and len(mailbox.messages) == len(found)
+    emulator.store.close()

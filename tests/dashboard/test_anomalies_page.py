@@ -1,0 +1,169 @@
+"""The Anomalies page headless (Streamlit's AppTest) on the small demo organization: the
+anomalies the emulator injected into it are listed, charted and marked, and the Overview
+counts the new ones."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+from support.builders import asgi_client
+from support.headless import (
+    DEMO_DAYS,
+    DEMO_KEYS,
+    DEMO_SEED,
+    TODAY,
+    chart_specs,
+    open_clean_page,
+    open_page,
+)
+
+from analytics.alerts.anomaly_events import anomaly_events
+from analytics.anomalies.detect import NEW_KEY, find_anomalies
+from analytics.usage.pipeline import fetch_usage
+from emulator import EmulatorConfig, create_app
+
+DAY = timedelta(days=1)
+
+
+def events(demo_ledger) -> dict:
+    """The injected drop, new key and dormant key of the demo organization."""
+    return {i.kind: i for i in demo_ledger.injected if i.kind != "spike"}
+
+
+def test_the_injected_anomalies_are_listed(demo_env, demo_ledger):
+    at = open_clean_page("anomalies", period="Last 30 days")
+    table = at.dataframe[0].value
+    truth = events(demo_ledger)
+    new, dormant, drop = truth["new"], truth["dormant"], truth["drop"]
+    assert f"new:{new.api_key}:total_characters:{new.first}" in set(table["id"])
+    assert f"dormant:{dormant.api_key}:total_characters:{dormant.first}" in set(table["id"])
+    assert any(table["id"].str.startswith(f"drop:{drop.api_key}:"))
+    assert set(table["status"]) == {"new"}
+    assert (table["last"] >= TODAY - 30 * DAY).all() and (table["last"] < TODAY).all()
+    tiles = {metric.label: metric.value for metric in at.metric}
+    assert tiles["New"] == str(len(table)) and tiles["Expected"] == "0"
+
+
+def first_week(demo_ledger, new) -> dict[str, int]:
+    """The injected new key's characters on each day of its first week, from the ledger: the
+    week whose biggest day the anomaly reports."""
+    week = [new.first + n * DAY for n in range(NEW_KEY.days)]
+    used = dict.fromkeys(week, 0)
+    for row in demo_ledger.ledger(week[0], week[-1]):
+        if row.api_key == new.api_key:
+            used[row.usage_date] += (
+                row.text_translation_characters
+                + row.document_translation_characters
+                + row.text_improvement_characters
+            )
+    return {f"{day:%Y-%m-%d}": characters for day, characters in used.items()}
+
+
+def test_one_anomaly_is_charted_against_its_usual_days(demo_env, demo_ledger):
+    new = events(demo_ledger)["new"]
+    anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(anomaly).run()
+    assert not at.exception
+    assert at.selectbox(key="anomaly").value == anomaly
+    [chart] = chart_specs(at)
+    bars = next(trace for trace in chart["data"] if trace["type"] == "bar")
+    first = bars["x"].index(f"{new.first:%Y-%m-%d}")
+    assert all(value == 0 for value in bars["y"][:first])  # nothing before the new key's day
+    week = first_week(demo_ledger, new)
+    shown = dict(zip(bars["x"], bars["y"], strict=True))
+    assert {day: shown[day] for day in week} == week
+    # The anomaly runs from the key's first day to the biggest day of its first week (the
+    # earliest of equal ones), the day its observed value is from: those days are marked.
+    peak = max(week, key=week.__getitem__)
+    red = [
+        x
+        for x, color in zip(bars["x"], bars["marker"]["color"], strict=True)
+        if color != bars["marker"]["color"][0]
+    ]
+    assert red == [day for day in week if day <= peak]
+    assert any(f"first used on {new.first:%a %Y-%m-%d}" in m.value for m in at.markdown)
+
+
+def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
+    dormant = events(demo_ledger)["dormant"]
+    anomaly = f"dormant:{dormant.api_key}:total_characters:{dormant.first}"
+    at = open_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(anomaly).run()
+    before = len(at.dataframe[0].value)
+    at.button(key="mark_expected").click().run()
+    assert not at.exception
+    # Marked, it stays selected and in the table with its new status, so a second click
+    # cannot mark another anomaly; the other new ones are still listed.
+    assert at.selectbox(key="anomaly").value == anomaly
+    table = at.dataframe[0].value.set_index("id")
+    assert len(table) == before and table.loc[anomaly, "status"] == "expected"
+    assert (table.drop(anomaly)["status"] == "new").all()
+    assert any(f"Status: **expected** · id `{anomaly}`" in c.value for c in at.caption)
+    [marks] = Path(os.environ["SERVICE_HISTORY_PATH"]).glob("*-anomaly-marks.json")
+    assert json.loads(marks.read_text())["marks"][anomaly]["mark"] == "expected"
+    # Undo gives back the mark it had (none): new again, still selected.
+    at.button(key="mark_undo").click().run()
+    assert at.selectbox(key="anomaly").value == anomaly
+    assert json.loads(marks.read_text())["marks"] == {}
+    assert at.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
+    assert not any(button.key == "mark_undo" for button in at.button)
+    at.button(key="mark_expected").click().run()
+    every = open_page("anomalies", period="Last 30 days", show="All")
+    every.selectbox(key="anomaly").set_value(anomaly).run()
+    table = every.dataframe[0].value.set_index("id")
+    assert table.loc[anomaly, "status"] == "expected"
+    assert {m.label: m.value for m in every.metric}["Expected"] == "1"
+    assert every.button(key="mark_expected").disabled
+    every.button(key="mark_clear").click().run()
+    assert every.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
+
+
+def test_the_overview_counts_the_new_anomalies(demo_env):
+    anomalies = open_page("anomalies", period="Last 30 days")
+    count = len(anomalies.dataframe[0].value)
+    at = open_page("overview", period="Last 30 days")
+    assert not at.exception
+    [link] = at.get("page_link")
+    assert link.proto.label.startswith(f"{count:,} new anomalies in this range ({count:,} in all)")
+    assert link.proto.page.endswith("anomalies")
+
+
+def test_an_alerts_link_opens_its_anomaly(demo_env, demo_ledger):
+    """The link an alert carries (`/anomalies?anomaly=…`) picks that anomaly on the page."""
+    new = events(demo_ledger)["new"]
+    wanted = f"new:{new.api_key}:total_characters:{new.first}"
+    served = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    client, _ = asgi_client(served)
+    with client:
+        usage = fetch_usage(client, TODAY - 86 * DAY, TODAY - DAY, today=TODAY)
+    served.state.emulator.store.close()
+    found = find_anomalies(usage.frame, usage.start, TODAY - 30 * DAY, TODAY - DAY)
+    [alert] = [e for e in anomaly_events(found) if e.id == f"anomaly:{wanted}"]
+    path, query = alert.link.split("?")
+    assert path == "/anomalies"
+    [(name, value)] = parse_qsl(query)
+    at = open_page("anomalies", period="Last 30 days", **{name: value})
+    assert not at.exception
+    assert at.selectbox(key="anomaly").value == wanted
+
+
+def test_the_address_names_the_chosen_anomaly_by_its_id(demo_env, demo_ledger):
+    """Chosen on the page, the anomaly's id goes to the address; a link by that id, or by the
+    name the box shows (older alerts' links), opens the same anomaly."""
+    new = events(demo_ledger)["new"]
+    wanted = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_clean_page("anomalies", period="Last 30 days")
+    at.selectbox(key="anomaly").set_value(wanted).run()
+    assert at.query_params["anomaly"] == wanted
+    by_id = open_clean_page("anomalies", period="Last 30 days", anomaly=wanted)
+    assert by_id.selectbox(key="anomaly").value == wanted
+    name = by_id.selectbox(key="anomaly").format_func(wanted)  # as the box shows it
+    assert name in by_id.selectbox(key="anomaly").options
+    by_name = open_clean_page("anomalies", period="Last 30 days", anomaly=name)
+    assert by_name.selectbox(key="anomaly").value == wanted
+    assert by_name.query_params["anomaly"] == wanted

@@ -1,0 +1,384 @@
+"""The dashboard served by `streamlit run` and driven in Debian's chromium through Playwright.
+
+Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
+"""
+
+import json
+import re
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from support.browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
+from support.servers import running_dashboard
+from test_key_actions import stored
+
+from analytics.dashboard import navigation
+from analytics.usage.calendar import resolve, utc_today
+from analytics.usage.frames import KEY_DAY_COLUMNS
+
+pytestmark = pytest.mark.browser
+
+PAGES = {page.url_path: page for page in navigation.PAGES}  # screenshots are named by address
+
+
+@pytest.fixture(scope="module")
+def server_files(tmp_path_factory) -> tuple[Path, Path]:
+    """The dashboard's log and its history folder (the audit log among its files)."""
+    return tmp_path_factory.mktemp("server") / "streamlit.log", tmp_path_factory.mktemp("history")
+
+
+@pytest.fixture(scope="module")
+def dashboard(server_files):
+    """`streamlit run app.py` in demo mode, stopped afterwards: the default demo organization,
+    as `make run` shows it, so the manual's screenshots are of what a newcomer sees."""
+    if CHROMIUM is None:
+        unavailable("chromium is not installed (apt-get install chromium)")
+    log, history = server_files
+    env = {"SERVICE_HISTORY_PATH": str(history)}
+    with running_dashboard(env, log=log) as base:
+        yield base
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1366, "height": 768},
+            accept_downloads=True,
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser, dashboard):
+    """A new tab; every request it makes must stay on the dashboard's own origin (a dashboard
+    behind a firewall fetches nothing from the internet: no fonts, icons or scripts)."""
+    tab = browser.new_page()
+    elsewhere: list[str] = []
+    tab.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith((f"{dashboard}/", "data:", "blob:"))
+            else elsewhere.append(request.url)
+        ),
+    )
+    yield tab
+    tab.close()
+    assert not elsewhere, f"requests outside {dashboard}: {elsewhere}"
+
+
+def open_page(page, base_url: str, path: str, title: str) -> None:
+    page.goto(f"{base_url}/{path}")
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Demo data — ")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+
+
+def shot_name(name: str, period: str, shown: str) -> str:
+    return f"{name}-{period.lower().replace(' ', '-')}-{shown.lower()}.png"
+
+
+def test_page_links_are_named_by_their_titles_alone(dashboard, page):
+    # An icon's ligature ("trending_up") must not leak into the name a screen reader says.
+    open_page(page, dashboard, "", "Overview")
+    links = page.get_by_role("navigation")
+    for listed in PAGES.values():
+        expect(links.get_by_role("link", name=listed.title, exact=True)).to_be_visible()
+
+
+def test_the_viewers_dark_preference_is_honoured(dashboard, page):
+    page.emulate_media(color_scheme="dark")
+    open_page(page, dashboard, "", "Overview")
+    background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+    red, green, blue = (int(v) for v in background[4:-1].split(","))
+    assert red + green + blue < 3 * 64, background  # a dark page, not the light theme
+    page.screenshot(path=SHOTS / "overview-dark.png")
+
+
+def settled_boxes(page, bars) -> list:
+    """The bars' boxes once two reads 0.2 s apart agree: clicks land after any animation."""
+    previous = None
+    for _ in range(300):
+        boxes = [bars.nth(i).bounding_box() for i in range(bars.count())]
+        if boxes and boxes == previous:
+            return boxes
+        previous = boxes
+        page.wait_for_timeout(200)
+    pytest.fail("the bars never settled")
+
+
+def test_a_shared_link_opens_its_page_on_a_fresh_server(dashboard, page):
+    # Runs first in this module: the server has not served any page yet.
+    open_page(page, dashboard, "trends?period=Last+7+days&granularity=Day", "Trends")
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_clicking_a_bar_shows_that_day(dashboard, page):
+    open_page(page, dashboard, "trends?period=Last+7+days&granularity=Day", "Trends")
+    chart = page.locator(".js-plotly-plot").first
+    expect(chart).to_be_visible(timeout=WAIT_MS)
+    chart.scroll_into_view_if_needed()
+    boxes = settled_boxes(page, chart.locator(".trace.bars").first.locator("path"))
+    index, box = next((i, b) for i, b in enumerate(boxes) if b and b["height"] > 4)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    start, _ = resolve("last-7-days", utc_today())
+    chosen = start + timedelta(days=index)
+    period = page.get_by_test_id("stSelectbox").filter(has_text="Period")
+    expect(period.locator("input")).to_have_value(f"{chosen:%Y-%m-%d (%a)}", timeout=WAIT_MS)
+
+
+@pytest.mark.parametrize("shown", ["Usage", "Cost"])
+@pytest.mark.parametrize("period", ["Last 30 days", "All history"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders(dashboard, page, name, period, shown):
+    query = f"period={period.replace(' ', '+')}" + ("&show=Cost" if shown == "Cost" else "")
+    open_page(page, dashboard, f"{PAGES[name].address}?{query}", PAGES[name].title)
+    # The site's screenshots are the default view's; the others are for a look at each.
+    default = (period, shown) == ("Last 30 days", "Usage")
+    if name in ("overview", "keys", "trends", "tags", "pairs", "capacity", "anomalies"):
+        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
+    if name in ("overview", "capacity"):
+        panel = page.locator(".st-key-plan_panel")
+        expect(panel).to_contain_text("billing period", timeout=WAIT_MS)
+        expect(panel.get_by_test_id("stProgress")).to_have_count(3)
+        if name == "overview" and default:
+            expect(panel).to_be_in_viewport()  # in the screenshot below
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    if shown == "Cost" and name in ("overview", "keys", "trends", "tags"):
+        expect(page.get_by_role("radio", name="Cost")).to_be_checked()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(1500)  # let charts finish their entry animation
+    page.screenshot(path=SHOTS / (f"{name}.png" if default else shot_name(name, period, shown)))
+    if not default:
+        return
+    # The main area scrolls inside the page: wheel down for the lower half.
+    page.mouse.move(800, 500)
+    page.mouse.wheel(0, 700)
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / f"{name}-lower.png")
+
+
+def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
+    open_page(page, dashboard, "", "Overview")
+    page.get_by_test_id("stSidebar").get_by_role("combobox").first.click()
+    page.get_by_role("option", name="Last 7 days", exact=True).click()
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
+    assert "period=Last+7+days" in page.url or "period=Last%207%20days" in page.url
+    start, end = resolve("last-7-days", utc_today())
+    expect(page.get_by_text(f"{start:%Y-%m-%d} – {end:%Y-%m-%d} (UTC)")).to_be_visible()
+    page.screenshot(path=SHOTS / "overview-last-7-days.png")
+    # The range follows the visitor to another page.
+    page.get_by_test_id("stSidebarNav").get_by_text("Keys", exact=True).click()
+    expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("(7 days)")).to_be_visible(timeout=WAIT_MS)
+
+
+def test_csv_download_has_the_frame_header(dashboard, page):
+    open_page(page, dashboard, "export", "Export")
+    start, end = resolve("last-30-days", utc_today())
+    with page.expect_download(timeout=WAIT_MS) as info:
+        page.get_by_role("button", name="Download CSV").click()
+    download = info.value
+    assert download.suggested_filename == f"usage_key_and_day_{start}_{end}.csv"
+    header = Path(download.path()).read_text().splitlines()[0]
+    assert header.lstrip("\ufeff") == ",".join(KEY_DAY_COLUMNS)
+
+
+def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
+    open_page(page, dashboard, "tags?period=Last+30+days", "Tags")
+    choose = page.get_by_test_id("stSelectbox").filter(has_text="Tag").locator("input")
+    choose.click()
+    page.keyboard.type("checkout")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("checkout: ")).to_be_visible(timeout=WAIT_MS)
+    assert "tag=checkout" in page.url
+    search = page.get_by_test_id("stTextInput").filter(has_text="Search tags").locator("input")
+    search.fill("CHECK")
+    search.press("Enter")
+    expect(page.get_by_text("1 of ")).to_be_visible(timeout=WAIT_MS)
+    assert "q=CHECK" in page.url and "tag=checkout" in page.url
+    expect(page.get_by_text("checkout: ")).to_be_visible()
+    page.screenshot(path=SHOTS / "tags-checkout.png")
+
+
+def grid_texts(grid, role: str) -> list[str]:
+    """The texts of a dataframe's header or body cells in the grid's accessible table (the
+    cells drawn on screen; the grid itself is a canvas)."""
+    cells = grid.locator(f"[role={role}]")
+    expect(cells.first).to_be_attached(timeout=WAIT_MS)
+    return [cell.text_content() or "" for cell in cells.all()]
+
+
+def test_chargeback_shows_the_demos_money(dashboard, page):
+    # Demo mode prices the demo organization with pricing.example.toml and teams.example.toml.
+    open_page(page, dashboard, "chargeback?period=Last+30+days", "Chargeback")
+    grids = page.get_by_test_id("stDataFrame")
+    expect(grids).to_have_count(2, timeout=WAIT_MS)  # the teams, and the Total row below
+    teams, total = grids.nth(0), grids.nth(1)
+    expect(teams).to_be_visible(timeout=WAIT_MS)
+    headers = grid_texts(teams, "columnheader")
+    assert headers[:5] == [
+        "Month",
+        "Team",
+        "Total cost (EUR)",
+        "Usage cost (EUR)",
+        "Base fee share (EUR)",
+    ]
+    cells = grid_texts(teams, "gridcell")
+    # The first month's rows (the grid draws the rows in view).
+    assert {"Web shop", "Documents", "Unassigned"} <= set(cells)
+    assert any(cell.replace(",", "").replace(".", "").isdigit() and "." in cell for cell in cells)
+    assert "Total" in grid_texts(total, "gridcell")
+    expect(page.get_by_text("The Total row below the teams is the organization's")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "chargeback-money.png")
+
+
+def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboard, page):
+    open_page(page, dashboard, "?period=Last+30+days", "Overview")
+    tiles = page.get_by_test_id("stMetric")
+    expect(tiles.first).to_contain_text("Total characters", timeout=WAIT_MS)
+    page.get_by_role("radiogroup", name="Show").get_by_role("radio", name="Cost").click()
+    expect(tiles.first).to_contain_text("Total cost", timeout=WAIT_MS)
+    expect(tiles.first).to_contain_text("EUR")
+    expect(page.get_by_role("heading", name="Cost by service")).to_be_visible(timeout=WAIT_MS)
+    assert "show=Cost" in page.url
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "overview-cost.png")
+    # A shared link opens the same view: the Keys page by team, in money.
+    open_page(page, dashboard, "keys?period=Last+30+days&show=Cost&group=Team", "Keys")
+    expect(page.get_by_role("heading", name="Top teams")).to_be_visible(timeout=WAIT_MS)
+    grid = page.get_by_test_id("stDataFrame").first
+    assert "Usage cost (EUR)" in grid_texts(grid, "columnheader")  # a team's, without fee
+    assert {"Web shop", "Documents"} <= set(grid_texts(grid, "gridcell"))
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "keys-cost-by-team.png")
+
+
+def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
+    open_page(page, dashboard, "pairs?period=Last+30+days", "Language pairs")
+    expect(page.get_by_role("heading", name="One pair")).to_be_visible(timeout=WAIT_MS)
+    lower = page.get_by_test_id("stDataFrame").nth(1)
+    expect(lower).to_be_visible(timeout=WAIT_MS)
+    assert "available" in " ".join(grid_texts(lower, "columnheader")).lower()
+    page.get_by_role("radiogroup", name="Show").get_by_role("radio", name="Keys").click()
+    expect(page.get_by_text("unattributed is usage the service ties to no key")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    assert "pair_view=Keys" in page.url
+    headers = page.get_by_test_id("stDataFrame").nth(1).locator("[role=columnheader]")
+    # The features grid gives way to the keys grid once the rerun has drawn it.
+    expect(headers.first).to_have_text("Key", timeout=WAIT_MS)
+    expect(headers.nth(1)).to_have_text("Share of the pair's characters")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.get_by_role("heading", name="One pair").scroll_into_view_if_needed()
+    page.wait_for_timeout(1500)
+    page.screenshot(path=SHOTS / "pair-keys.png")
+
+
+def test_every_key_action_in_the_browser(dashboard, page, server_files):
+    """The create dialog shows the new key's secret once, in a copyable block; closed, the
+    secret is nowhere in the page, its address, the server's log or the history folder.
+    A key is renamed and limited through its forms; deactivation asks for the key's label."""
+    open_page(page, dashboard, "limits", "Keys & limits")
+    page.get_by_role("button", name="Create a key…").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Label").fill("Kiosk app")
+    dialog.get_by_role("button", name="Create", exact=True).click()
+    secret_block = dialog.get_by_test_id("stCode")
+    expect(secret_block).to_be_visible(timeout=WAIT_MS)
+    secret = secret_block.inner_text().strip()
+    assert len(secret) > 8
+    expect(dialog).to_contain_text("shown this once")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / "limits-create-dialog.png")
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=WAIT_MS)
+    assert secret not in page.content() and secret not in page.url
+
+    # Choose another key, then act: the forms hold that key's own values, and a save with
+    # nothing changed is not offered.
+    log, history = server_files
+    before = stored(history)
+    target, key = next((i, k) for i, k in before.items() if k.label == "Production website")
+    choice = page.get_by_test_id("stSelectbox").filter(has_text="Key")
+    choice.click()
+    page.keyboard.type("Production website")
+    page.keyboard.press("Enter")
+    address = re.compile(f"key={re.escape(quote(target, safe=''))}")  # the key id, kept
+    expect(page).to_have_url(address, timeout=WAIT_MS)
+    limit = f"{key.characters:,}"
+    # The rerun that shows the chosen key replaces the previous key's form: wait until only
+    # the chosen key's form is on the page.
+    expect(page.get_by_label("Characters", exact=True)).to_have_count(1, timeout=WAIT_MS)
+    expect(page.get_by_label("Characters", exact=True)).to_have_value(str(key.characters))
+    expect(page.get_by_text("Production website: nothing to change")).to_have_count(2)
+    expect(page.get_by_role("button", name="Save limits")).to_be_disabled()
+
+    page.get_by_label("New label").fill("Production website (EU)")
+    page.get_by_label("New label").press("Enter")
+    preview = "Production website: label 'Production website' → 'Production website (EU)'"
+    expect(page.get_by_text(f"Preview: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=SHOTS / "limits-preview-rename.png")
+    page.get_by_role("button", name="Rename").click()
+    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    expect(page).to_have_url(address)
+    # The forms are drawn anew for the renamed key: wait for them before typing.
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.get_by_text("Production website (EU): nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+
+    page.get_by_label("Characters", exact=True).fill("2000000")
+    page.get_by_label("Characters", exact=True).press("Enter")
+    preview = f"Production website (EU): characters {limit} → 2,000,000"
+    expect(page.get_by_text(f"Preview: {preview}.", exact=False)).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=SHOTS / "limits-preview-limits.png")
+    page.get_by_role("button", name="Save limits").click()
+    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    expect(
+        page.get_by_text(re.compile(r"Used this usage period: [\d,]+ of 2,000,000 "))
+    ).to_be_visible(timeout=WAIT_MS)
+
+    page.get_by_role("button", name="Deactivate…").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
+    dialog.get_by_label("Type the key's label to confirm").fill("Production website (EU)")
+    page.screenshot(path=SHOTS / "limits-deactivate.png")
+    dialog.get_by_role("button", name="Deactivate for good").click()
+    expect(page.get_by_text("Deactivated Production website (EU)")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()
+    after = stored(history)
+    assert after[target] == replace(
+        key, label="Production website (EU)", characters=2_000_000, deactivated=True
+    )
+    assert {i: k for i, k in after.items() if i != target} == {
+        i: k for i, k in before.items() if i != target
+    }
+    assert secret not in log.read_text()
+    for path in history.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+    audit = next(history.glob("*-key-audit.jsonl")).read_text().splitlines()
+    assert [json.loads(line)["action"] for line in audit] == [
+        "create",
+        "rename",
+        "limit",
+        "deactivate",
+    ]

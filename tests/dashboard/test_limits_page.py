@@ -1,0 +1,214 @@
+"""The Keys & limits page headless (Streamlit's AppTest): every key of the emulated
+organization with its state and limits, each action (create with the secret shown once,
+rename, limits, deactivate with the typed label), the audit log, and who may act."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+import pytest
+from support.builders import invoke
+from support.headless import TODAY, app_test, open_clean_page, open_page
+from test_access import AUTH
+
+from analytics.dashboard.access import key_change_refusal
+from analytics.dashboard.navigation import page_at
+from analytics.keys.join import masked
+
+
+def listed(ledger) -> list:
+    """The emulator's developer keys (admin keys are not developer keys), as it lists them."""
+    return [row for row in ledger.store.developer_keys()]
+
+
+def table(at):
+    return at.dataframe[0].value.set_index("label")  # the key table comes first
+
+
+def ident(at, label: str) -> str:
+    """How the page's key choice names the key `label`: its key id."""
+    return table(at).loc[label, "key_id"]
+
+
+def audit(tmp_path) -> list[dict]:
+    [log] = (tmp_path / "history").glob("*-key-audit.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
+    at = open_clean_page("limits")
+    shown = table(at)
+    keys = listed(demo_ledger)
+    assert list(shown.index[: len(keys)]) == [k.label for k in keys]
+    for key in keys:
+        row = shown.loc[key.label]
+        assert (row["state"] == "deactivated") == (key.deactivated is not None)
+        limit = key.character_limit
+        assert row["character limit"] == ("no limit" if limit is None else f"{limit:,}")
+    assert "never used" in set(shown["state"])
+    tiles = {m.label: m.value for m in at.metric}
+    active = sum(k.deactivated is None for k in keys)
+    assert tiles["Keys listed"] == str(len(keys))
+    assert tiles["Active keys"] == str(active)
+    assert tiles["Deactivated"] == str(len(keys) - active)
+    # The same names count the same keys on the command line, over the same demo store.
+    for args, count in ((("--all",), len(keys)), ((), active)):
+        result = invoke("keys", "list", "--demo", "--format", "json", *args)
+        assert len([r for r in json.loads(result.stdout) if r["key_id"]]) == count
+
+
+def test_create_shows_the_secret_once(changed_demo, tmp_path):
+    at = open_page("limits")
+    at.button(key="create_open").click().run()
+    at.text_input(key="create_label").set_value("Kiosk app").run()
+    at.button(key="create_submit").click().run()
+    assert not at.exception
+    [code] = at.code
+    secret = code.value
+    assert len(secret) > 8 and any("shown this once" in w.value for w in at.warning)
+    at.button(key="create_done").click().run()
+    assert not at.exception
+    assert not at.code  # the dialog closed, and the secret left the page with it
+    assert "Kiosk app" in table(at).index
+    seen = [str(v) for v in at.query_params.values()]
+    seen += [
+        e.value
+        for kind in ("markdown", "caption", "info", "success", "warning")
+        for e in at.get(kind)
+    ]
+    seen += [df.value.to_csv() for df in at.dataframe]
+    seen.append(repr(at.session_state))  # every value the session keeps
+    assert not any(secret in text for text in seen)
+    [entry] = audit(tmp_path)
+    assert (entry["action"], entry["outcome"], entry["masked_key"]) == (
+        "create",
+        "done",
+        masked(secret),
+    )
+    assert secret not in json.dumps(entry)
+
+
+def confirm(at):
+    """The deactivation dialog's field for the typed label."""
+    return next(t for t in at.text_input if t.label == "Type the key's label to confirm")
+
+
+def test_deactivation_needs_the_typed_label(changed_demo):
+    at = open_page("limits")
+    name = "Marketing launch"
+    at.selectbox(key="key").set_value(ident(at, name)).run()
+    at.button(key="deactivate_open").click().run()
+    confirm(at).set_value(name[:-1])
+    at.button(key="deactivate_confirm").click().run()
+    assert any("does not match" in e.value for e in at.error)
+    assert table(at).loc[name, "state"] != "deactivated"
+    confirm(at).set_value(name)
+    at.button(key="deactivate_confirm").click().run()
+    assert not at.exception
+    assert table(at).loc[name, "state"] == "deactivated"
+    assert at.button(key="deactivate_open").disabled
+
+
+def test_a_link_chooses_a_key_by_its_mask_and_changes_nothing(demo_env, tmp_path):
+    shown = table(open_page("limits"))
+    mask, key_id = shown.loc["Marketing launch", ["api_key", "key_id"]]
+    at = open_clean_page("limits", key=mask)  # as the Anomalies page links a key
+    assert at.selectbox(key="key").value == key_id
+    assert not list((tmp_path / "history").glob("*-key-audit.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("demo", "configured", "email", "admins", "allowed", "expected"),
+    [
+        (True, False, None, [], False, None),  # the demo's emulator: anyone may try
+        (False, True, "ops@example.org", ["ops@example.org"], False, None),
+        (False, True, "OPS@example.org ", ["ops@example.org"], False, None),
+        (False, True, "viewer@example.org", ["ops@example.org"], False, "KEY_ADMIN_EMAILS"),
+        (False, True, "ops@example.org", [], False, "KEY_ADMIN_EMAILS"),
+        (False, True, "ops@example.org", ["ops@example.org"], True, None),
+        (False, True, "viewer@example.org", [], True, "KEY_ADMIN_EMAILS"),  # sign-in decides
+        (False, False, None, [], False, "SERVICE_ALLOW_KEY_CHANGES"),
+        (False, False, None, [], True, None),
+    ],
+)
+def test_who_may_change_keys(demo, configured, email, admins, allowed, expected):
+    refusal = key_change_refusal(demo, configured, email, admins, allowed)
+    assert (refusal is None) == (expected is None)
+    if expected:
+        assert expected in refusal
+
+
+def action_buttons(at) -> dict[str, bool]:
+    keys = ("create_open", "deactivate_open")
+    return {key: not at.button(key=key).disabled for key in keys}
+
+
+@pytest.fixture
+def configured(monkeypatch, tmp_path, emulator_process):
+    monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path))
+    return monkeypatch
+
+
+def signed_in(email: str) -> object:
+    at = app_test()
+    at.secrets.update(
+        AUTH
+        | {"ADMIN_EMAILS": ["ops@example.org", "viewer@example.org"]}
+        | {"KEY_ADMIN_EMAILS": ["ops@example.org"]}
+    )
+    at.user = {"is_logged_in": True, "email": email}
+    at.switch_page(str(page_at("limits").file))
+    return at.run()
+
+
+def test_a_viewer_sees_the_keys_read_only_and_a_key_admin_may_act(configured):
+    viewer = signed_in("viewer@example.org")
+    assert not viewer.exception
+    assert action_buttons(viewer) == {"create_open": False, "deactivate_open": False}
+    assert any("KEY_ADMIN_EMAILS" in i.value for i in viewer.info)
+    admin = signed_in("ops@example.org")
+    assert action_buttons(admin) == {"create_open": True, "deactivate_open": True}
+
+
+def test_without_sign_in_changes_need_the_setting(configured):
+    closed = open_clean_page("limits")
+    assert action_buttons(closed) == {"create_open": False, "deactivate_open": False}
+    assert any("SERVICE_ALLOW_KEY_CHANGES" in i.value for i in closed.info)
+    configured.setenv("SERVICE_ALLOW_KEY_CHANGES", "true")
+    opened = open_clean_page("limits")
+    assert action_buttons(opened) == {"create_open": True, "deactivate_open": True}
+
+
+def test_an_anomaly_links_to_its_key_with_the_actions_at_hand(demo_env, demo_ledger):
+    new = next(i for i in demo_ledger.injected if i.kind == "new")
+    anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+    at = open_page("anomalies", period="Last 30 days", anomaly=anomaly)
+    assert at.selectbox(key="anomaly").value == anomaly  # the link's, not the first listed
+    [link] = [e.proto for e in at.get("page_link")]
+    assert link.page == "limits"
+    assert parse_qs(link.query_string) == {"key": [new.api_key]}
+
+
+def test_capacity_lists_every_limited_key_against_its_limits(demo_env, demo_ledger):
+    at = open_clean_page("capacity")
+    assert "Keys against their own limits" in [s.value for s in at.subheader]
+    [limits] = [
+        df.value
+        for df in at.dataframe
+        if "budget" in df.value.columns and df.value["budget"].str.contains("key limit").all()
+    ]
+    limited = {
+        k.label
+        for k in listed(demo_ledger)
+        if k.deactivated is None
+        and (k.character_limit is not None or k.speech_limit_ms is not None)
+    }
+    assert {name.split(" (")[0] for name in limits["budget"]} == limited
+    near = limits[limits["budget"].str.startswith("Production website")].iloc[0]
+    if demo_ledger.plan.period(TODAY)[0] < TODAY:
+        assert near["status"] == "warning" and 90 < near["used %"] < 100
+    else:  # a usage period that begins today has no closed day of use yet
+        assert near["used"] == 0 and near["used %"] == 0

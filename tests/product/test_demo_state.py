@@ -1,0 +1,247 @@
+"""One demo organization for the dashboard and every `--demo` command: its store is a file in
+the history folder, shared by separate processes until it is made again (a new UTC day, a
+damaged file, `reset-demo`), and the demo's key audit log lives exactly as long. The emulator's
+own store, read from the file, is the oracle; the original organization is an emulator of the
+same shape built apart, in memory."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
+from support.servers import ROOT, emulator_of
+from test_cli import run_cli
+
+from analytics.connection import demo_app, demo_client, reset_demo
+from analytics.dashboard import data
+from analytics.dashboard.source import Source
+from analytics.service.settings import Settings
+from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
+from emulator import EmulatorConfig
+from emulator.store import Store
+
+RENAMED = "Renamed in the demo"
+
+
+@pytest.fixture
+def history(tmp_path) -> Path:
+    return tmp_path / "history"
+
+
+@pytest.fixture
+def env(history) -> dict[str, str]:
+    """A command's settings: the small demo organization, in its own history folder."""
+    return {**DEMO, "SERVICE_HISTORY_PATH": str(history)}
+
+
+@pytest.fixture(scope="module")
+def original() -> Iterator[dict[str, str]]:
+    """The demo organization's developer keys as generated (published id -> label), from an
+    emulator of the same shape in memory."""
+    config = EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS)
+    with emulator_of(config) as app:
+        yield {k.published_id: k.label for k in app.state.emulator.store.developer_keys()}
+
+
+def settings_of(history: Path | None) -> Settings:
+    return Settings(
+        demo_seed=DEMO_SEED, demo_keys=DEMO_KEYS, demo_days=DEMO_DAYS, history_path=history
+    )
+
+
+def stored(history: Path) -> dict[str, str]:
+    """The developer keys (published id -> label) the demo's store file holds."""
+    files = settings_of(history).demo_files
+    assert files is not None
+    store = Store(files.store)
+    try:
+        return {k.published_id: k.label for k in store.developer_keys()}
+    finally:
+        store.close()
+
+
+def listed(env: dict[str, str], *args: str) -> dict[str, str]:
+    """`keys list --demo` run as its own process: key id -> label."""
+    result = run_cli("keys", "list", "--all", "--format", "json", "--demo", *args, env=env)
+    assert result.returncode == 0, result.stderr
+    return {row["key_id"]: row["label"] for row in json.loads(result.stdout) if row["key_id"]}
+
+
+def audited(history: Path) -> list[dict]:
+    """The demo's key audit log, read as the file it is (absent: empty)."""
+    files = settings_of(history).demo_files
+    assert files is not None
+    if not files.audit_log.exists():
+        return []
+    return [json.loads(line) for line in files.audit_log.read_text().splitlines()]
+
+
+def rename_first(env: dict[str, str], original: dict[str, str]) -> str:
+    """`keys rename … --demo` of the first generated key, as its own process; its id."""
+    key_id, label = next(iter(original.items()))
+    result = run_cli("keys", "rename", label, RENAMED, "--demo", env=env)
+    assert result.returncode == 0, result.stderr
+    return key_id
+
+
+@pytest.fixture
+def fresh_dashboard() -> Iterator[None]:
+    """The dashboard's cached clients and the demo apps of this process forgotten, before
+    and after: the test's history folder is its own."""
+
+    def forget() -> None:
+        demo_app.cache_clear()
+        st.cache_data.clear()
+        st.cache_resource.clear()
+
+    forget()
+    yield
+    forget()
+
+
+def test_a_rename_by_one_command_is_listed_by_the_next(env, history, original):
+    key_id = rename_first(env, original)
+    assert stored(history) == {**original, key_id: RENAMED}
+    assert listed(env) == stored(history)
+    [entry] = audited(history)
+    assert (entry["action"], entry["key_id"], entry["outcome"]) == ("rename", key_id, "done")
+
+
+def test_a_change_on_the_dashboard_is_listed_by_a_command(
+    env, history, original, fresh_dashboard, monkeypatch
+):
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(history))
+    settings = settings_of(history)
+    client = data.client(Source(settings, settings.demo_name, True))
+    key_id = next(iter(original))
+    client.rename_developer_key(key_id, RENAMED)
+    client.deactivate_developer_key(key_id)
+    assert stored(history) == {**original, key_id: RENAMED}
+    assert listed(env) == stored(history)
+    result = run_cli("keys", "list", "--all", "--format", "json", "--demo", env=env)
+    [row] = [row for row in json.loads(result.stdout) if row["key_id"] == key_id]
+    assert row["state"] == "deactivated"
+
+
+def test_a_reset_brings_the_generated_keys_back_and_empties_the_demo_audit_log(
+    env, history, original
+):
+    key_id = rename_first(env, original)
+    created = run_cli("keys", "create", "--label", "Made in the demo", "--demo", env=env)
+    assert created.returncode == 0, created.stderr
+    assert stored(history)[key_id] == RENAMED and len(stored(history)) == len(original) + 1
+    assert len(audited(history)) == 2
+    # A real organization's audit log in the same folder is no business of the demo's.
+    real = history / "org-0123456789abcdef-key-audit.jsonl"
+    real.write_bytes(b'{"kept": "as it was"}\n')
+
+    reset = run_cli("reset-demo", env=env)
+    assert reset.returncode == 0, reset.stderr
+    assert "key audit entries dropped: 2" in reset.stdout
+    assert stored(history) == original
+    assert audited(history) == []
+    assert listed(env) == original
+    shown = run_cli("keys", "audit", "--format", "csv", "--demo", env=env)
+    assert shown.stdout.splitlines()[1:] == []
+    assert real.read_bytes() == b'{"kept": "as it was"}\n'
+
+
+def test_a_new_utc_day_makes_the_demo_afresh_and_drops_its_audit_log(env, history, original):
+    rename_first(env, original)
+    tomorrow = utc_now() + dt.timedelta(days=1)
+    later = {**env, CLOCK_VARIABLE: tomorrow.isoformat()}
+    result = run_cli("keys", "list", "--all", "--format", "json", "--demo", env=later)
+    assert result.returncode == 0, result.stderr
+    labels = {row["label"] for row in json.loads(result.stdout)}
+    assert RENAMED not in labels and set(original.values()) <= labels
+    assert "made again" in result.stderr and "audit log (1 entries) is removed" in result.stderr
+    assert audited(history) == []
+
+
+def test_two_commands_starting_on_an_empty_folder_share_one_organization(env, history, original):
+    command = [sys.executable, "-m", "analytics", "keys", "list", "--all", "--format", "json"]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    started = [
+        subprocess.Popen(
+            [*command, "--demo"],
+            cwd=ROOT,
+            env={**clean, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [process.communicate(timeout=300) for process in started]
+    assert [process.returncode for process in started] == [0, 0], outputs
+    assert outputs[0] == outputs[1] and outputs[0][1] == ""
+    files = settings_of(history).demo_files
+    assert files is not None
+    assert sorted(history.iterdir()) == [files.lock, files.store]
+    assert stored(history) == original
+
+
+def test_a_damaged_store_is_moved_aside_and_the_demo_made_afresh(env, history, original):
+    rename_first(env, original)
+    files = settings_of(history).demo_files
+    assert files is not None
+    damaged = files.store.read_bytes()[: files.store.stat().st_size // 3]
+    files.store.write_bytes(damaged)
+
+    result = run_cli("keys", "list", "--all", "--format", "json", "--demo", env=env)
+    assert result.returncode == 0, result.stderr
+    [kept] = history.glob(f"{files.store.name}.damaged-*")
+    assert kept.read_bytes() == damaged
+    assert "is not a sound database" in result.stderr and str(kept) in result.stderr
+    assert stored(history) == original and audited(history) == []
+
+
+def test_a_store_of_an_older_layout_is_loaded_again(history, original):
+    files = settings_of(history).demo_files
+    assert files is not None
+    history.mkdir()
+    with sqlite3.connect(files.store) as old:  # a layout before language pairs had kinds
+        old.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        old.execute("INSERT INTO meta VALUES ('org', 'v4:synthetic:42:8:120')")
+        old.execute("CREATE TABLE key_pairs (key_id INTEGER, pair_id INTEGER)")
+    old.close()
+    app = demo_app(DEMO_SEED, DEMO_KEYS, DEMO_DAYS, None, files)
+    try:
+        assert app.state.emulator.loaded
+        assert stored(history) == original
+    finally:
+        app.state.emulator.store.close()
+        demo_app.cache_clear()
+
+
+def test_without_a_history_folder_the_demo_is_in_memory_and_nothing_is_reset(original, caplog):
+    off = settings_of(None)
+    assert off.demo_files is None and reset_demo(off) is None
+    with demo_client(off) as client:
+        assert {k.key_id: k.label for k in client.developer_keys()} == original
+    assert "kept in memory" in caplog.text
+
+
+def test_the_default_demo_has_room_for_a_new_key(history):
+    """Out of the box (no demo setting, an empty history folder) a key can be created: the
+    generated organization leaves places free under the 25-active-key rule."""
+    created = run_cli(
+        "keys",
+        "create",
+        "--label",
+        "Kiosk app",
+        "--demo",
+        env={"SERVICE_HISTORY_PATH": str(history)},
+    )
+    assert created.returncode == 0, created.stderr
+    [secret] = created.stdout.splitlines()
+    assert len(secret) >= 36 and "created 'Kiosk app'" in created.stderr

@@ -1,0 +1,75 @@
+"""The manual stays true: the command reference is the commands' own help, the exit codes are
+the code's table, and every link of the README (which GitHub shows, outside the site `mkdocs
+build --strict` checks) resolves."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from analytics.exports.commands import EXIT_CODES
+
+ROOT = Path(__file__).resolve().parents[2]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+CELL = re.compile(r"(?<!\\)\|")  # a table's cell border, not an escaped pipe inside a cell
+# What `make cli-reference` runs: typer's own Markdown of every command's help.
+REFERENCE = ["-m", "typer", "analytics.cli", "utils", "docs", "--name", "usage-dashboard"]
+
+
+def test_the_command_reference_is_the_commands_own_help(tmp_path):
+    written = tmp_path / "cli-reference.md"
+    subprocess.run(
+        [sys.executable, *REFERENCE, "--title", "Command reference", "--output", str(written)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+        capture_output=True,
+    )
+    assert (ROOT / "docs" / "cli-reference.md").read_text() == written.read_text(), (
+        "docs/cli-reference.md is stale: run make cli-reference"
+    )
+
+
+def test_the_exit_codes_of_the_manual_are_the_commands_table():
+    """The Command line page's table says what `EXIT_CODES` says, row by row (code spans and
+    escaped pipes aside)."""
+    section = (ROOT / "docs" / "cli.md").read_text().split("## Exit codes\n")[1].split("\n#")[0]
+    rows = [
+        [cell.strip().replace("`", "").replace("\\|", "|") for cell in CELL.split(line)[1:-1]]
+        for line in section.splitlines()
+        if re.match(r"\| \d", line)
+    ]
+    assert rows == [[str(c.code), c.meaning, c.commands] for c in EXIT_CODES]
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as the site's table of contents names them."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+
+
+def test_every_link_of_the_readme_resolves():
+    links = [link for link in LINK.findall((ROOT / "README.md").read_text()) if "://" not in link]
+    assert len(links) > 10
+    for link in links:
+        path, _, anchor = link.partition("#")
+        target = ROOT / path
+        assert target.is_file(), link
+        assert not anchor or anchor in anchors(target), link
+
+
+def test_the_readme_and_the_performance_page_show_the_last_full_benchmark_run():
+    """Each line of bench/results.json, with its ratio, target and verdict, in both tables."""
+    run = json.loads((ROOT / "bench" / "results.json").read_text())
+    assert run["scale"] == 1.0 and len(run["results"]) == 21
+    readme = (ROOT / "README.md").read_text()
+    performance = (ROOT / "docs" / "performance.md").read_text()
+    for line in run["results"]:
+        met = "yes" if line["ok"] else "**no**"
+        cells = f"| {line['ratio']} | ≤ {line['target']} | {met} |"
+        assert f"| `{line['name']}` {cells}" in readme, line["name"]
+        assert re.search(rf"\| `{line['name']}` \| [^|]+ {re.escape(cells)}", performance)

@@ -1,0 +1,202 @@
+"""The project as an operator installs it: `pip install .` into a fresh virtual environment,
+then the `usage-dashboard` command run from a folder that is not the checkout."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import websockets
+from packaging.requirements import Requirement
+from support.headless import DEMO, TODAY, one_run
+from support.servers import ROOT
+
+from analytics.cli.serve import streamlit_options
+from bench.processes import free_port, stop_process, wait_until_healthy
+
+pytestmark = pytest.mark.slow
+
+# The files a checkout carries that the installed command needs, and where the wheel puts them.
+SHIPPED = ("analytics/", "emulator/", "app_pages/", "app.py", ".streamlit/config.toml")
+
+
+def checkout_files() -> list[str]:
+    """What a clean clone holds: the tracked files and the new ones git does not ignore."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return [name for name in listed if (ROOT / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Iterator[Path]:
+    """A fresh venv with the project installed from a copy of the checkout, with the pins of
+    requirements.txt as constraints, as the deployment recipe does; yields its `bin` folder."""
+    base = tmp_path_factory.mktemp("install")
+    source = base / "source"
+    for name in checkout_files():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    done = subprocess.run(
+        [*pip, "-c", str(source / "requirements.txt"), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    yield venv / "bin"
+
+
+def site_packages(bin_folder: Path) -> Path:
+    [found] = (bin_folder.parent / "lib").glob("python3.*/site-packages")
+    return found
+
+
+def run(bin_folder: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`usage-dashboard` with no SERVICE_ setting of the developer's, from `cwd`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    env |= {"SERVICE_HISTORY_PATH": str(cwd / "history"), **DEMO}
+    return subprocess.run(
+        [str(bin_folder / "usage-dashboard"), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_every_shipped_file_of_the_checkout_is_installed(installed):
+    packages = site_packages(installed)
+    wanted = [n for n in checkout_files() if n.startswith(SHIPPED) and not n.endswith(".md")]
+    wanted += [n for n in checkout_files() if n.endswith(".example.toml") and "/" not in n]
+    missing = []
+    for name in wanted:
+        top = name.split("/")[0]
+        placed = name if top in ("analytics", "emulator") else f"usage_dashboard/{name}"
+        if not (packages / placed).is_file():
+            missing.append(name)
+    assert len(wanted) > 100
+    assert missing == []
+
+
+def test_the_declared_dependencies_are_the_pinned_ones():
+    """pyproject.toml names what the package needs, requirements.txt pins it: one list."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    needs = {Requirement(d).name.lower(): Requirement(d).specifier for d in declared}
+    pins = [
+        line.split("==")
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert sorted(needs) == sorted(name.lower() for name, _ in pins)
+    for name, version in pins:
+        assert needs[name.lower()].contains(version), name
+
+
+def test_the_command_lists_every_command(installed, tmp_path):
+    shown = run(installed, "--help", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    for command in (
+        "export",
+        "report",
+        "check-budgets",
+        "check-anomalies",
+        "mark-anomaly",
+        "languages",
+        "plan",
+        "detect",
+        "serve",
+    ):
+        assert f" {command} " in shown.stdout, command
+
+
+def test_an_installed_demo_export_matches_the_checkouts(installed, tmp_path):
+    """Away from the checkout, the demo export writes the same bytes as `python -m analytics`
+    in it, with the example prices the demo uses (cost columns present)."""
+    start, end = TODAY - dt.timedelta(days=60), TODAY - dt.timedelta(days=31)
+    args = ["export", "--demo", "--start", f"{start}", "--end", f"{end}", "--with-cost"]
+    away = tmp_path / "away"
+    away.mkdir()
+    done = run(installed, *args, "--output", str(away / "usage.csv"), cwd=away)
+    assert done.returncode == 0, done.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    env |= {"SERVICE_HISTORY_PATH": str(tmp_path / "history"), **DEMO}
+    here = tmp_path / "here.csv"
+    subprocess.run(
+        [sys.executable, "-m", "analytics", *args, "--output", str(here)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    written = (away / "usage.csv").read_bytes()
+    assert written.splitlines()[0].startswith(b"usage_date,api_key,")
+    assert written.splitlines()[0].endswith(b",usage_cost_eur")
+    assert len(written.splitlines()) > 10
+    assert written == here.read_bytes()
+
+
+def test_serve_starts_the_dashboard_with_its_pages(installed, tmp_path):
+    """`usage-dashboard serve` away from the checkout: the server answers, and a session's run
+    shows the demo banner and the Overview's figures with no error."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    env |= {"SERVICE_HISTORY_PATH": str(tmp_path / "history"), **DEMO}
+    command = [str(installed / "usage-dashboard"), "serve", "--server.port", str(port)]
+    with tempfile.TemporaryFile() as output:
+        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=output, stderr=output)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            assert wait_until_healthy(f"{base}/_stcore/health", server), output
+            stream = base.replace("http://", "ws://") + "/_stcore/stream"
+
+            async def first_run() -> list:
+                async with websockets.connect(stream, max_size=None) as session:
+                    return await one_run(session, "")
+
+            elements = asyncio.run(first_run())
+        finally:
+            stop_process(server)
+    kinds = [element.WhichOneof("type") for element in elements]
+    assert "exception" not in kinds
+    texts = [element.alert.body for element in elements if element.WhichOneof("type") == "alert"]
+    assert any(text.startswith("Demo data — a synthetic organization") for text in texts), texts
+    labels = [
+        element.metric.label for element in elements if element.WhichOneof("type") == "metric"
+    ]
+    assert "Total characters" in labels
+
+
+def test_streamlit_settings_become_options_in_file_order(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[server]\nheadless = true\naddress = "127.0.0.1"\n\n[theme]\npaddingTop = "1.5rem"\n'
+        '\n[theme.dark]\nprimaryColor = "#8DB8E8"\n'
+    )
+    assert streamlit_options(config) == [
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--theme.paddingTop",
+        "1.5rem",
+        "--theme.dark.primaryColor",
+        "#8DB8E8",
+    ]

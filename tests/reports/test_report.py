@@ -1,0 +1,254 @@
+"""The meeting report (reports.meeting): sections, numbers, self-containment, the CLI, and a
+real browser."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+import plotly.offline
+import pytest
+from support.browsers import CHROMIUM, unavailable
+from support.builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
+from typer.testing import CliRunner
+
+from analytics.capacity.budgets import load_budgets, parse_budgets
+from analytics.capacity.review import build_review
+from analytics.cli import app
+from analytics.cost.priced import PricesInForce
+from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import parse_teams
+from analytics.reports.meeting import render
+from analytics.usage.pipeline import FetchedRange
+
+ROOT = Path(__file__).resolve().parents[2]
+PLOTLY_JS = plotly.offline.get_plotlyjs()
+TODAY = date(2025, 4, 20)
+SECTIONS = ("Summary", "Usage by service", "Usage by key", "Growth drivers", "Forecasts")
+
+
+@pytest.fixture(scope="module")
+def key_day() -> pd.DataFrame:
+    """Two keys: Website steady, "R&D <tools>" up from 200 to 500 a day in March 2025."""
+    return usage_frame(
+        {
+            "aaaa****0001": [1000.0] * 120,
+            "bbbb****0002": pattern(120, FIRST, lambda d, _: 500.0 if d.month >= 3 else 200.0),
+        },
+        labels={"aaaa****0001": "Website", "bbbb****0002": "R&D <tools>"},
+        minutes={"aaaa****0001": [2.5] * 120},
+    )
+
+
+@pytest.fixture(scope="module")
+def report(key_day) -> str:
+    """The report on March 2025, as of 20 April."""
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
+    review = build_review(usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31))
+    return render(key_day, review, title="Review <Q1>")
+
+
+def outside_plotly(html: str) -> str:
+    return html.replace(PLOTLY_JS, "")
+
+
+def test_sections_are_present(report):
+    for title in (*SECTIONS, "Budget status"):
+        assert f"<section><h2>{title}</h2>" in report
+    assert "<title>Review &lt;Q1&gt;</title>" in report
+
+
+def test_numbers_match_the_frames(report, key_day):
+    # March: 31 × 1,000 + 31 × 500; previous period 29 January – 28 February: 31 × 1,200.
+    summary = report[report.index("<h2>Summary") : report.index("<h2>Usage by service")]
+    assert "46,500" in summary and "37,200" in summary and "+25.0 %" in summary
+    assert "77.50" in summary  # 31 × 2.5 speech minutes
+    assert "N/A vs last year" in summary  # the data starts in 2025: unknown, not zero
+    drivers = report[report.index("<h2>Growth drivers") : report.index("<h2>Forecasts")]
+    assert "R&amp;D &lt;tools&gt;" in drivers and "9,300" in drivers and "+150.0 %" in drivers
+    forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
+    # April: 19 closed days of 1,500 used. The 11 days ahead (20–30 April: ten Sunday–Friday
+    # days, one Saturday) run at 1,500 a day shaped by the weekday rhythm of 26 January –
+    # 19 April: Sunday–Friday average (5 × 1,200 + 7 × 1,500) / 12 = 1,375 a day there,
+    # Saturday (4 × 1,200 + 8 × 1,500) / 12 = 1,400; the mean weekday is 9,650 / 7.
+    ahead = 1500 * 7 / 9650 * (10 * 1375 + 1 * 1400)
+    assert round(28_500 + ahead) == 44_984
+    row = "Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>44,984</td>"
+    assert row in forecasts
+    per_key = forecasts[forecasts.index("keys with the largest projections") :]
+    assert per_key.index("Website") < per_key.index("R&amp;D &lt;tools&gt;")
+    assert "<td>19,000</td><td>30,000</td>" in per_key  # Website: 19 days used, 30 projected
+    status = report[report.index("<h2>Budget status") :]
+    assert '<td class="status-warning">warning</td>' in status
+    assert "57.0 %" in status and "90.0 %" in status
+
+
+def test_labels_are_escaped_everywhere(report):
+    assert "<tools>" not in outside_plotly(report)
+    assert "<Q1>" not in report
+
+
+def test_self_contained_plotly_once_and_no_urls(report):
+    assert report.count(PLOTLY_JS) == 1
+    header = re.match(r"/\*\*?\s*\* plotly\.js v[\d.]+", PLOTLY_JS)
+    assert header is not None and report.count(header.group(0)) == 1
+    ours = outside_plotly(report)
+    for needle in ("http://", "https://", "//cdn", "<link", "@import", "src="):
+        assert needle not in ours
+    assert ours.count("Plotly.newPlot") == 8  # every figure draws with the one library
+
+
+def test_report_without_budgets_has_no_budget_section():
+    usage = FetchedRange(usage_frame({"aaaa****0001": [10.0] * 60}), FIRST, date(2025, 3, 1))
+    html = render(usage.frame, build_review(usage, None, date(2025, 3, 2), FIRST, usage.end))
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in html
+    assert "Budget status" not in html
+
+
+runner = CliRunner()
+
+
+def test_cli_writes_the_report(tmp_path):
+    output = tmp_path / "report.html"
+    args = ["report", "--period", "last-month", "--output", str(output), "--demo"]
+    result = runner.invoke(app, [*args, "--budgets", str(ROOT / "budgets.example.toml")])
+    assert result.exit_code == 0, result.output
+    html = output.read_text(encoding="utf-8")
+    assert "<h2>Budget status</h2>" in html and html.count(PLOTLY_JS) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary left behind
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "SERVICE_AUTH_KEY and SERVICE_BASE_URL must be set"),
+        (["--demo", "--start", "2025-03-05"], "give --start and --end"),
+        (["--demo", "--budgets", "missing.toml"], "missing.toml: no such file"),
+    ],
+)
+def test_cli_refuses_bad_input_with_exit_2(tmp_path, extra, message):
+    output = tmp_path / "report.html"
+    period = [] if "--start" in extra else ["--period", "last-month"]
+    result = runner.invoke(app, ["report", *period, "-o", str(output), *extra])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not output.exists()
+
+
+def test_cli_refuses_a_missing_folder(tmp_path):
+    output = tmp_path / "absent" / "report.html"
+    result = runner.invoke(app, ["report", "--period", "last-month", "-o", str(output), "--demo"])
+    assert result.exit_code == 2
+    assert "existing folder" in result.output
+
+
+@pytest.mark.browser
+def test_report_renders_offline_in_chromium(tmp_path):
+    if CHROMIUM is None:
+        unavailable("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    usage = demo_usage()
+    budget_file = load_budgets(ROOT / "budgets.example.toml")
+    review = build_review(usage, budget_file, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
+    html = render(usage.frame, review)
+    page_file = tmp_path / "report.html"
+    page_file.write_text(html, encoding="utf-8")
+    screenshots = ROOT / "test-artifacts" / "screenshots"
+    screenshots.mkdir(parents=True, exist_ok=True)
+    requests: list[str] = []
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1366, "height": 900})
+            page.on("request", lambda request: requests.append(request.url))
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(page_file.as_uri(), wait_until="load")
+            page.wait_for_selector(".js-plotly-plot .main-svg")
+            assert page.locator(".js-plotly-plot").count() == 8
+            page.screenshot(path=str(screenshots / "report.png"), full_page=True)
+            page.emulate_media(media="print")
+            background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+            assert background == "rgb(255, 255, 255)"
+        finally:
+            browser.close()
+    assert errors == []
+    assert [url for url in requests if not url.startswith("file://")] == []
+
+
+# -- with prices --------------------------------------------------------------------------------
+
+# 1 cent a text character, 0.10 a speech-to-text minute, a 31.00 monthly fee; Website is Web's.
+REPORT_PRICES = (
+    'currency = "EUR"\n[[price]]\nfrom = "2025-01-01"\nmonthly_fee = 31\n'
+    "unit_prices = { text_translation_characters = 10_000, document_translation_characters = 0, "
+    "text_improvement_characters = 0, speech_to_text_minutes = 0.10 }\n"
+)
+
+
+@pytest.fixture(scope="module")
+def priced_report(key_day) -> str:
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    limits = budgets('metric = "cost"\nperiod = "month"\nlimit = 500')
+    prices = PricesInForce(
+        parse_pricing(REPORT_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')
+    )
+    review = build_review(
+        usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31), prices
+    )
+    return render(key_day, review)
+
+
+def test_the_spend_section_by_service_team_and_period(priced_report):
+    spend = priced_report[
+        priced_report.index("<h2>Spend (EUR)") : priced_report.index("<h2>Budget status")
+    ]
+    # March: 46,500 characters (465.00), 77.5 minutes (7.75) and the fee (31.00); the
+    # previous period, 29 January – 28 February: 372.00, 7.75 and 3.00 + 31.00.
+    row = '<td class="text">Total cost</td><td>503.75 EUR</td><td>413.75 EUR</td><td>+21.8 %</td>'
+    assert row in spend
+    assert '<td class="text">Speech-to-text cost</td><td>7.75 EUR</td><td>7.75 EUR</td>' in spend
+    # The fee shared pro rata to list prices, 317.75 : 155.00, the odd cent to Web's remainder.
+    assert (
+        '<td class="text">Web</td><td>317.75 EUR</td><td>20.84 EUR</td><td>338.59 EUR</td>' in spend
+    )
+    assert (
+        '<td class="text">Unassigned</td><td>155.00 EUR</td><td>10.16 EUR</td>'
+        "<td>165.16 EUR</td>" in spend
+    )
+    # April so far: 19 days of 152.50 and 0.25, and 19/30 of April's fee.
+    assert '<td class="text">Month 2025-04-01 – 2025-04-30</td><td>309.38 EUR</td>' in spend
+
+
+def test_cost_budgets_are_in_the_currency(priced_report):
+    status = priced_report[priced_report.index("<h2>Budget status") :]
+    assert "<td>500.00 EUR</td><td>309.38 EUR</td>" in status  # limit, used
+    assert "(projected)</td>" in status or "not within the period" in status
+
+
+def test_a_report_without_prices_has_no_spend_section(report):
+    assert "<h2>Spend" not in report
+
+
+def test_a_range_with_days_without_a_price_shows_the_spend_of_the_others(key_day):
+    # Prices from March only: the first quarter's spend is March's (as above, 503.75 EUR), and
+    # January and February are named rather than the whole spend dropped.
+    usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
+    prices = PricesInForce(parse_pricing(REPORT_PRICES.replace("2025-01-01", "2025-03-01")))
+    review = build_review(usage, None, TODAY, date(2025, 1, 1), date(2025, 3, 31), prices)
+    html = render(key_day, review)
+    spend = html[html.index("<h2>Spend (EUR)") :]
+    assert (
+        '<p class="note">No price in force on 2025-01-01..2025-02-28: the spend and its '
+        "forecasts cover the priced days only.</p>"
+    ) in spend
+    assert '<td class="text">Total cost</td><td>503.75 EUR</td><td>N/A</td>' in spend
+    assert "no spend" not in spend

@@ -1,0 +1,46 @@
+"""The metric vocabulary: names in the service's order, labels, units and how values read.
+
+The expected names are the frame contract's, written out in `builders`.
+"""
+
+from support.builders import METRICS as CONTRACT_METRICS
+from support.builders import MINUTE_METRICS
+
+from analytics.usage.metrics import (
+    CHARACTER_METRICS,
+    METRIC_LABELS,
+    METRICS,
+    MINUTES,
+    SERVICE_CHARACTERS,
+    SERVICE_LABELS,
+    format_change,
+    format_value,
+    is_minutes,
+)
+
+
+def test_metrics_in_the_service_order():
+    assert list(METRICS) == CONTRACT_METRICS
+    assert METRICS[:4] == CHARACTER_METRICS
+    assert METRICS[1:4] == SERVICE_CHARACTERS
+    assert set(METRIC_LABELS) == set(METRICS)
+    assert set(SERVICE_LABELS) == {*SERVICE_CHARACTERS, MINUTES, "speech_to_speech_minutes"}
+
+
+def test_only_minutes_are_minutes():
+    assert [m for m in METRICS if is_minutes(m)] == MINUTE_METRICS
+
+
+def test_format_value_people_readable():
+    assert format_value(1234567, "total_characters") == "1,234,567"
+    assert format_value(1234.4, "text_translation_characters") == "1,234"
+    assert format_value(1234.5, MINUTES) == "1,234.50"
+    assert format_value(None, MINUTES) == "N/A"
+    assert format_value(float("nan"), "total_characters") == "N/A"
+
+
+def test_format_change_as_a_signed_percentage():
+    assert format_change(0.123) == "+12.3%"
+    assert format_change(-0.5) == "-50.0%"
+    assert format_change(0.0) == "+0.0%"
+    assert format_change(None) is None
