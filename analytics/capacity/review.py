@@ -33,6 +33,7 @@ from analytics.usage.calendar import (
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange
+from analytics.usage.reader import UsageReader
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
 CHARTED_PERIODS: tuple[PeriodKind, ...] = ("month", "year")
@@ -296,3 +297,18 @@ def build_review(
         else _previous_spend(key_day, comparison, covered_from, prices),
         unpriced=unpriced,
     )
+
+
+def review_of(
+    reader: UsageReader,
+    budgets: BudgetFile | None,
+    today: date,
+    start: date,
+    end: date,
+    prices: Prices | None = None,
+) -> tuple[CapacityReview, FetchedRange]:
+    """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
+    days ``review_range`` names, so the page and the report read the same days."""
+    year_start = budgets.year_start if budgets else YearStart()
+    read = reader.usage(*review_range(start, end, today, year_start))
+    return build_review(read, budgets, today, start, end, prices), read

@@ -15,24 +15,26 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from typing import Annotated, Literal
 
 import pandas as pd
 import typer
 
-from analytics.capacity.plan import billing_period, count_text
+from analytics.capacity.plan import count_text
 from analytics.cli import fetching, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
-from analytics.keys import changes
+from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
-from analytics.keys.limits import KeyRow, key_view_table, overview, view_range
+from analytics.keys.limits import KeyRow, key_view_table
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
-from analytics.service.models import DeveloperKey
+from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.service.settings import Settings
 from analytics.usage import calendar
+from analytics.usage.pipeline import FetchedRange
 
 keys_app = typer.Typer(
     cls=OneLineErrors,
@@ -66,12 +68,9 @@ class _Session:
         return audit.recorded_masks() if audit else {}
 
     def rows(self, keys: Sequence[DeveloperKey]) -> list[KeyRow]:
-        """Every key's row of the key view (usage over the days it reads)."""
-        today = calendar.utc_today()
-        period = billing_period(self.actor.client.usage())
-        first, last = view_range(keys, period, today)
-        usage = fetching.usage(self.settings, self.demo, first, last, use_history=True)
-        return overview(keys, period, usage.frame, usage.start, today, self.recorded)
+        """Every key's row of the key view (``listed.key_view``), over a key list this
+        command has already fetched."""
+        return listed.key_view(_Listed(self, keys), calendar.utc_today())
 
     def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
         """The listed key `name` names, the analytics mask it is joined to (None: not known)
@@ -89,6 +88,28 @@ class _Session:
             raise UsageProblem(str(exc)) from None
         assert found.key is not None
         return found.key, found.api_key or self.recorded.get(found.key.key_id), keys
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """The key view's reader for a command that has listed the keys already: the same list,
+    the plan from the command's client, usage through the history store."""
+
+    session: _Session
+    keys: Sequence[DeveloperKey]
+
+    def developer_keys(self) -> list[DeveloperKey]:
+        return list(self.keys)
+
+    def plan(self) -> PlanUsage:
+        return self.session.actor.client.usage()
+
+    def usage(self, first: date, last: date) -> FetchedRange:
+        session = self.session
+        return fetching.usage(session.settings, session.demo, first, last, use_history=True)
+
+    def recorded_masks(self) -> dict[str, str]:
+        return self.session.recorded
 
 
 @contextmanager

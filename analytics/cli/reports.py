@@ -16,7 +16,7 @@ from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING
-from analytics.capacity.review import build_review, review_range
+from analytics.capacity.review import review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
@@ -32,7 +32,7 @@ from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_settings
 from analytics.storage.files import write_atomic
 from analytics.usage import calendar
-from analytics.usage.calendar import YearStart, range_text
+from analytics.usage.calendar import range_text
 
 ReportFormat = Literal["html", "pdf"]
 
@@ -115,10 +115,8 @@ def report(
         budget_file = organization_files.budgets(settings.budgets) if settings.budgets else None
         costing = organization_files.costing(settings.pricing, settings.teams, demo)
         cost = organization_files.capacity_prices(costing, budget_file)
-        year_start = budget_file.year_start if budget_file else YearStart()
-        fetch_first, fetch_last = review_range(first, last, today, year_start)
-        usage = fetching.usage(shared.settings(), demo, fetch_first, fetch_last, use_history=True)
-        review = build_review(usage, budget_file, today, first, last, cost)
+        reader = fetching.Fetches(shared.settings(), demo)
+        review, usage = review_of(reader, budget_file, today, first, last, cost)
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
         limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
         page = render(

@@ -23,7 +23,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.review import CapacityReview, build_review, review_range
+from analytics.capacity.review import CapacityReview, review_of
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback, chargeback_rows
 from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
@@ -45,7 +45,6 @@ from analytics.service.models import (
     V2Language,
 )
 from analytics.usage import tables
-from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange
@@ -352,10 +351,7 @@ def _review(
     teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
-    year_start = budgets.year_start if budgets else YearStart()
-    read = usage(_source, *review_range(start, end, today, year_start))
-    review = build_review(read, budgets, today, start, end, prices_in_force(pricing, teams))
-    return review, read
+    return review_of(Cached(_source), budgets, today, start, end, prices_in_force(pricing, teams))
 
 
 def review(

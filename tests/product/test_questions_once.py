@@ -16,7 +16,7 @@ FRONT_ENDS = sorted(
     [
         *ROOT.glob("analytics/cli/*.py"),
         *ROOT.glob("analytics/dashboard/*.py"),
-        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("app_pages/*.py"),
         ROOT / "app.py",
     ]
 )
@@ -27,10 +27,12 @@ STEPS: dict[str, tuple[str, ...]] = {
     "analytics.anomalies.detect": ("LOOKBACK_DAYS", "find_anomalies"),
     "analytics.anomalies.listing": ("anomaly_window",),
     # analytics.capacity.current, analytics.keys.listed
-    "analytics.capacity.plan": ("plan_snapshot", "usage_range", "period_range"),
+    "analytics.capacity.plan": ("plan_snapshot", "usage_range", "period_range", "billing_period"),
     "analytics.capacity.budgets": ("evaluate", "evaluate_plan", "in_file_order"),
     "analytics.capacity.forecast": ("required_start",),
-    "analytics.keys.limits": ("limit_evaluations",),
+    "analytics.keys.limits": ("limit_evaluations", "view_range", "overview"),
+    # analytics.capacity.review.review_of
+    "analytics.capacity.review": ("review_range", "build_review"),
     # analytics.connection.service_client
     "analytics.connection": ("demo_client", "demo_app"),
 }

@@ -113,13 +113,15 @@ runner = CliRunner()
 
 
 def test_cli_writes_the_report(tmp_path):
-    output = tmp_path / "report.html"
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    output = folder / "report.html"
     args = ["report", "--period", "last-month", "--output", str(output), "--demo"]
     result = runner.invoke(app, [*args, "--budgets", str(ROOT / "budgets.example.toml")])
     assert result.exit_code == 0, result.output
     html = output.read_text(encoding="utf-8")
     assert "<h2>Budget status</h2>" in html and html.count(PLOTLY_JS) == 1
-    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary left behind
+    assert [p.name for p in folder.iterdir()] == ["report.html"]  # no temporary left behind
 
 
 @pytest.mark.parametrize(
