@@ -15,7 +15,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
 from typing import Annotated, Literal
 
 import pandas as pd
@@ -31,10 +30,9 @@ from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
 from analytics.keys.limits import KeyRow, key_view_table
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
-from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
 from analytics.usage import calendar
-from analytics.usage.pipeline import FetchedRange
 
 keys_app = typer.Typer(
     cls=OneLineErrors,
@@ -70,7 +68,7 @@ class _Session:
     def rows(self, keys: Sequence[DeveloperKey]) -> list[KeyRow]:
         """Every key's row of the key view (``listed.key_view``), over a key list this
         command has already fetched."""
-        return listed.key_view(_Listed(self, keys), calendar.utc_today())
+        return listed.key_view(_Listed(self.settings, self.demo, keys), calendar.utc_today())
 
     def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
         """The listed key `name` names, the analytics mask it is joined to (None: not known)
@@ -91,25 +89,14 @@ class _Session:
 
 
 @dataclass(frozen=True)
-class _Listed:
-    """The key view's reader for a command that has listed the keys already: the same list,
-    the plan from the command's client, usage through the history store."""
+class _Listed(fetching.Fetches):
+    """The command line's reader for a command that has listed the keys already: that list,
+    and everything else fetched as every command fetches it."""
 
-    session: _Session
-    keys: Sequence[DeveloperKey]
+    keys: Sequence[DeveloperKey] = ()
 
     def developer_keys(self) -> list[DeveloperKey]:
         return list(self.keys)
-
-    def plan(self) -> PlanUsage:
-        return self.session.actor.client.usage()
-
-    def usage(self, first: date, last: date) -> FetchedRange:
-        session = self.session
-        return fetching.usage(session.settings, session.demo, first, last, use_history=True)
-
-    def recorded_masks(self) -> dict[str, str]:
-        return self.session.recorded
 
 
 @contextmanager
