@@ -85,6 +85,18 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
 
 
+def choose(page, box: str, typed: str, option: str | re.Pattern[str]) -> None:
+    """Choose in the choice box labelled `box` the one option `typed` narrows its list to,
+    named `option`: Enter is pressed once the narrowed list shows it (pressed before, it
+    would choose nothing)."""
+    page.get_by_test_id("stSelectbox").filter(has_text=box).locator("input").click()
+    page.keyboard.type(typed)
+    listed = page.get_by_role("option")
+    expect(listed).to_have_count(1, timeout=WAIT_MS)
+    expect(listed).to_have_text(option)
+    page.keyboard.press("Enter")
+
+
 def shot_name(name: str, period: str, shown: str) -> str:
     return f"{name}-{period.lower().replace(' ', '-')}-{shown.lower()}.png"
 
@@ -199,10 +211,7 @@ def test_csv_download_has_the_frame_header(dashboard, page):
 
 def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
     open_page(page, dashboard, "tags?period=Last+30+days", "Tags")
-    choose = page.get_by_test_id("stSelectbox").filter(has_text="Tag").locator("input")
-    choose.click()
-    page.keyboard.type("checkout")
-    page.keyboard.press("Enter")
+    choose(page, "Tag", "checkout", "checkout")
     expect(page.get_by_text("checkout: ")).to_be_visible(timeout=WAIT_MS)
     assert "tag=checkout" in page.url
     search = page.get_by_test_id("stTextInput").filter(has_text="Search tags").locator("input")
@@ -318,10 +327,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     log, history = server_files
     before = stored(history)
     target, key = next((i, k) for i, k in before.items() if k.label == "Production website")
-    choice = page.get_by_test_id("stSelectbox").filter(has_text="Key")
-    choice.click()
-    page.keyboard.type("Production website")
-    page.keyboard.press("Enter")
+    choose(page, "Key", "Production website", re.compile(r"^Production website · "))
     address = re.compile(f"key={re.escape(quote(target, safe=''))}")  # the key id, kept
     expect(page).to_have_url(address, timeout=WAIT_MS)
     limit = f"{key.characters:,}"
