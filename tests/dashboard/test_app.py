@@ -33,9 +33,15 @@ def last_days(count: int) -> tuple:
     return TODAY - count * DAY, YESTERDAY
 
 
+@pytest.mark.parametrize("shown", ["Usage", "Cost"])
+@pytest.mark.parametrize("period", ["Last 30 days", "All history"])
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page):
-    at = open_page(page)
+def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page, period, shown):
+    """Every page in each range and in each of Usage and Cost, as a link opens it (chromium
+    draws each page in two of these views)."""
+    at = open_page(page, period=period, **({"show": "Cost"} if shown == "Cost" else {}))
+    assert at.selectbox(key="period").value == period.lower().replace(" ", "-")
+    assert at.session_state["shown"] == shown.lower()
     assert not at.exception
     assert not at.error
     assert any(info.value.startswith("Demo data — ") for info in at.info)
