@@ -36,13 +36,14 @@ def organization(config: EmulatorConfig) -> tuple[Organization, str]:
         return org, f"file:{digest}"
     today = config.current_day()
     org = synthetic.generate(
-        config.seed, config.keys, config.days, today, config.anomalies, config.tags
+        config.seed, config.keys, config.days, today, config.anomalies, config.tags, config.seasons
     )
     # A clean organization keeps the name it had before anomalies were injected, and one with
     # its dozen tags the name it had before the number of tags could be chosen.
     kind = "synthetic+anomalies" if config.anomalies else "synthetic"
     tags = "" if config.tags is None else f":tags={config.tags}"
-    return org, f"{kind}:{config.seed}:{config.keys}:{config.days}:{today}{tags}"
+    seasons = ":seasons" if config.seasons else ""
+    return org, f"{kind}:{config.seed}:{config.keys}:{config.days}:{today}{tags}{seasons}"
 
 
 def create_app(config: EmulatorConfig | None = None) -> FastAPI:

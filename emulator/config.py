@@ -45,10 +45,11 @@ class EmulatorConfig:
     `SpeechUnit`'s; `anomalies` puts a few known anomalies into the synthetic organization
     (`Emulator.injected` lists them), False keeps it clean; `tags` gives the synthetic
     organization that many distinct custom tags with a long tail (customers used daily,
-    documents seldom) instead of its dozen shared ones, over the same usage. `db` keeps the
-    ledger in that SQLite file, reused when it already holds the same organization; `fresh`
-    loads the organization into it again all the same (a reset: every change made since is
-    undone).
+    documents seldom) instead of its dozen shared ones, over the same usage; `seasons` gives its
+    usage a yearly season, holiday dips and a team's onboarding (`synthetic.seasons`). `db`
+    keeps the ledger in that SQLite file, reused when it already holds the same organization;
+    `fresh` loads the organization into it again all the same (a reset: every change made since
+    is undone).
     """
 
     seed: int = 42
@@ -67,6 +68,7 @@ class EmulatorConfig:
     speech_to_text_unit: str = SpeechUnit.MINUTES
     anomalies: bool = True
     tags: int | None = None
+    seasons: bool = False
     fresh: bool = False
 
     def __post_init__(self) -> None:

@@ -31,6 +31,7 @@ from emulator.synthetic.key_specs import (
     lifecycle,
 )
 from emulator.synthetic.language_pairs import draw_pairs
+from emulator.synthetic.seasons import ONBOARDING_SCALE, day_factors, onboarding
 from emulator.synthetic.series import (
     CHARACTERS_PER_MINUTE,
     MIXES,
@@ -51,6 +52,7 @@ def generate(
     today: dt.date,
     anomalies: bool = True,
     n_tags: int | None = None,
+    seasons: bool = False,
 ) -> Organization:
     """`n_keys` keys with `n_days` of history ending yesterday (relative to `today`), with
     injected anomalies (`Organization.injected`) unless `anomalies` is False: the clean
@@ -80,6 +82,14 @@ def generate(
     growth = rng.uniform(0.0, 1.6, n_keys)
     p_active = rng.uniform(0.4, 0.85, n_keys)
 
+    factors = np.ones(n_days)
+    if seasons:
+        factors = day_factors(first_day, n_days)
+        if (step := onboarding(n_keys, n_days)) is not None:
+            team, onboarded = step
+            start[team] = onboarded
+            scale[team] *= ONBOARDING_SCALE
+
     # Key-days within the key's span, drawn at the key's odds (lower on weekends); the
     # keys × days matrices are the bulk of the memory generating takes, so none is kept that
     # is not needed.
@@ -88,7 +98,7 @@ def generate(
         rng.random((n_keys, n_days)) < p_active[:, None] * np.where(weekend, WEEKEND_ACTIVITY, 1.0)
     )
     # The usual level of each key-day, then the day-to-day noise around it.
-    usual = scale[:, None] * np.exp(growth[:, None] * t) * np.where(weekend, 0.4, 1.0)
+    usual = scale[:, None] * np.exp(growth[:, None] * t) * np.where(weekend, 0.4, 1.0) * factors
     level = usual * rng.lognormal(0.0, 0.35, (n_keys, n_days))
     if "launch" in shapes:
         k = shapes.index("launch")

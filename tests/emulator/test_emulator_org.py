@@ -257,6 +257,39 @@ def test_same_seed_same_organization():
     assert list(other.usage) != list(first.usage)
 
 
+def daily_characters(org, keys: range) -> dict[str, int]:
+    """Characters per day of the keys numbered in `keys`, from the organization's rows."""
+    totals: dict[str, int] = {}
+    for day, key, _, *counts in org.usage:
+        if key in keys:
+            totals[day] = totals.get(day, 0) + sum(counts[:3])
+    return totals
+
+
+def test_seasons_put_the_years_calendar_and_a_teams_onboarding_into_the_usage():
+    """Against the same organization without seasons, day by day: the keys outside the
+    onboarding team use the same days at a season's share (1.15 at its peak on 1 March, 0.86
+    mid-August) and a holiday's (0.3 of it on Christmas Day); the team's four keys all start
+    on one day, 240 days before the history's end: none is used before it, each in its first
+    week."""
+    today = dt.date(2026, 1, 10)
+    plain = generate(5, 40, 1095, today, anomalies=False)
+    seasoned = generate(5, 40, 1095, today, anomalies=False, seasons=True)
+    others = range(36)
+    before, after = daily_characters(plain, others), daily_characters(seasoned, others)
+    assert before.keys() == after.keys()
+    ratio = {day: after[day] / before[day] for day in before if before[day] > 10_000}
+    assert ratio["2025-03-01"] == pytest.approx(1.15, abs=0.005)
+    assert ratio["2025-08-15"] == pytest.approx(0.856, abs=0.005)
+    assert ratio["2025-12-25"] == pytest.approx(0.3 * 1.065, abs=0.005)
+    team = daily_characters(seasoned, range(36, 40))
+    onboarded = (today - dt.timedelta(days=240)).isoformat()
+    assert min(team) == onboarded
+    first_days = [min(d for d, k, *_ in seasoned.usage if k == key) for key in range(36, 40)]
+    latest = (today - dt.timedelta(days=240 - 7)).isoformat()  # each used within its first week
+    assert all(onboarded <= first < latest for first in first_days), first_days
+
+
 @settings(max_examples=12)
 @given(seed=st.integers(0, 2**16), size=st.integers(3, 60))
 def test_a_generated_organization_keeps_places_free_under_the_active_key_rule(seed, size):
