@@ -153,7 +153,7 @@ def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, 
     return tuple(
         Limit(b.title, b.fixed_limit, budgets.threshold(b))
         for b in budgets.budgets
-        if b.key is None and b.metric == metric and b.kind == kind
+        if b.key is None and b.team is None and b.metric == metric and b.period == kind
     )
 
 
