@@ -55,6 +55,16 @@ def _send(
     changes.limit(changes.Actor(client, ACTOR + by, audit), preview, planned.use.api_key)
 
 
+def chosen_keys(plan: Plan, memory: Mapping[str, Memory], only: str | None) -> tuple[KeyPlan, ...]:
+    """The keys a run changes: every planned key, or (``only``) those the budget of that
+    title set last."""
+    return tuple(
+        k
+        for k in plan.keys
+        if only is None or (k.key.key_id in memory and memory[k.key.key_id].by == only)
+    )
+
+
 def run(
     path: Path,
     planned: Callable[[Mapping[str, Memory]], Plan],
@@ -71,11 +81,7 @@ def run(
         plan = planned(state.keys)
         listed = {k.key.key_id for k in plan.keys}
         memory = {kid: m for kid, m in state.keys.items() if kid in listed}
-        chosen = tuple(
-            k
-            for k in plan.keys
-            if only is None or (k.key.key_id in memory and memory[k.key.key_id].by == only)
-        )
+        chosen = chosen_keys(plan, memory, only)
         for k in chosen:
             old = memory.get(k.key.key_id)
             by = k.by or (old.by if old else "")

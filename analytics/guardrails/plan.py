@@ -348,7 +348,9 @@ def _smaller(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _key_plan(use: KeyUse, memory: Memory | None, shares: Sequence[BudgetShare]) -> KeyPlan | None:
+def _key_plan(
+    use: KeyUse, memory: Memory | None, shares: Sequence[BudgetShare], guarded_before: bool
+) -> KeyPlan | None:
     mine = [s for s in shares if use.key.key_id in s.limits]
     if not use.active or (not mine and memory is None):
         return None
@@ -357,8 +359,8 @@ def _key_plan(use: KeyUse, memory: Memory | None, shares: Sequence[BudgetShare])
     if not mine:
         notes.append("no enforced budget covers it: its hand-set limits are given back")
         return KeyPlan(use, hand, hand, {m: "" for m in MEASURES}, tuple(notes), forget=True)
-    if memory is None and use.key.usage_limits == UsageLimits():
-        notes.append("no limit yet (created elsewhere, or new to the budget): capped by this run")
+    if memory is None and guarded_before and use.key.usage_limits == UsageLimits():
+        notes.append("a key without a limit, new since the last run: capped by this run")
     new, setters = hand, {}
     for m in MEASURES:
         setter, limit = "", limit_of(hand, m)
@@ -402,6 +404,7 @@ def make_plan(
     keys = [
         planned
         for use in sorted(situation.keys, key=lambda u: u.key.key_id)
-        if (planned := _key_plan(use, remembered.get(use.key.key_id), shares)) is not None
+        if (planned := _key_plan(use, remembered.get(use.key.key_id), shares, bool(remembered)))
+        is not None
     ]
     return Plan(situation.today, situation.period, tuple(shares), tuple(keys), tuple(refusals))
