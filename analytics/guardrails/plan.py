@@ -12,10 +12,11 @@ service's units, over the current usage period:
   service's near-real-time count (``/v2/usage``) less the closed days. It only ever tightens;
 * **counted** — each member key's use on the closed days of this usage period;
 * **room** = allowance − fixed − hidden − Σ counted. Each key keeps a **reserve** below its
-  limit (less when the room cannot hold one per key), and the rest, the **pool**, is shared
-  out: first the **floor** to each key (less when the pool cannot hold it), then the remainder
-  by each key's run-rate forecast for the rest of the usage period (largest remainders, ties
-  by key id), in whole units. A key's limit is its counted use plus its share;
+  limit (never more than half the room, shared by the keys: a small room goes to use, not
+  to reserves), and the rest, the **pool**, is shared out: first the **floor** to each key
+  (less when the pool cannot hold it), then the remainder by each key's run-rate forecast for
+  the rest of the usage period (largest remainders, ties by key id), in whole units. A key's
+  limit is its counted use plus its share;
 * with no room left, the limits share what the allowance leaves of the fixed and hidden use
   by counted use, at or below each key's count: every key is stopped.
 
@@ -272,7 +273,7 @@ def _share(
         weights = {k: float(use.counted[measure]) for k, use in ids.items()}
         limits = apportion(ceiling, weights, 0)
     else:
-        held = min(reserve, room // len(ids)) if ids else reserve
+        held = min(reserve, room // (2 * len(ids))) if ids else reserve
         pool = room - held * len(ids)
         shares = apportion(pool, {k: use.forecast[measure] for k, use in ids.items()}, floor)
         limits = {k: ids[k].counted[measure] + shares[k] for k in ids}
