@@ -283,3 +283,16 @@ def test_two_runs_at_once_send_each_change_once(org_server, tmp_path):
     assert_budgets_hold(limits)
     done = [e for e in audit() if e["outcome"] == "done"]
     assert sorted(e["label"] for e in done) == ["Batch", "Web"]
+
+
+def test_check_budgets_evaluates_usage_period_and_team_budgets(served):
+    _, options = served
+    checked = runner.invoke(app, ["check-budgets", "--no-key-limits", *options])
+    assert checked.exit_code == 0, checked.output
+    cells = [
+        [c.strip() for c in line.split("  ") if c.strip()] for line in checked.stdout.splitlines()
+    ]
+    rows = {row[0]: row[1:4] for row in cells[1:]}
+    # July's closed days: 900 + 180 + 1,000 for the organization, 900 + 180 for the Web team.
+    assert rows["Organization"] == ["2025-07-01 – 2025-07-31", "2,080", "50,000"]
+    assert rows["Web team"] == ["2025-07-01 – 2025-07-31", "1,080", "5,000"]
