@@ -221,6 +221,26 @@ def apportion(pool: int, weights: Mapping[str, float], floor: int) -> dict[str, 
     return {n: base + quota[n] for n in names}
 
 
+def capped(
+    pool: int, weights: Mapping[str, float], floor: int, caps: Mapping[str, int]
+) -> dict[str, int]:
+    """``apportion`` where some take at most their cap (what a smaller hand-set limit leaves
+    them): a share above its cap is cut to it, and the rest shared again among the others, so
+    what a capped key cannot use goes to the keys that can."""
+    given: dict[str, int] = {}
+    free, left = dict(weights), pool
+    while free:
+        shares = apportion(left, free, floor)
+        over = [n for n, share in shares.items() if n in caps and share > caps[n]]
+        if not over:
+            return given | shares
+        for n in over:
+            given[n] = caps[n]
+            left -= caps[n]
+            del free[n]
+    return given
+
+
 def _scope_usage(budget: Budget, situation: Situation) -> pd.DataFrame:
     """The closed days' usage of the budget's keys, deactivated and unlisted ones included."""
     usage = situation.usage
@@ -261,6 +281,7 @@ def _share(
     scope_now: int,
     hidden: int,
     settings: tuple[int, int],
+    hands: Mapping[str, UsageLimits],
 ) -> BudgetShare:
     reserve, floor = settings
     counted = sum(use.counted[measure] for use in members)
@@ -275,13 +296,23 @@ def _share(
     else:
         held = min(reserve, room // (2 * len(ids))) if ids else reserve
         pool = room - held * len(ids)
-        shares = apportion(pool, {k: use.forecast[measure] for k, use in ids.items()}, floor)
+        caps = {
+            k: max(0, hand - use.counted[measure])
+            for k, use in ids.items()
+            if (hand := limit_of(hands[k], measure)) is not None
+        }
+        weights = {k: use.forecast[measure] for k, use in ids.items()}
+        shares = capped(pool, weights, floor, caps)
         limits = {k: ids[k].counted[measure] + shares[k] for k in ids}
     return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
 
 
 def _budget_shares(
-    budget: Budget, budgets: BudgetFile, situation: Situation, pricing: Pricing | None
+    budget: Budget,
+    budgets: BudgetFile,
+    situation: Situation,
+    pricing: Pricing | None,
+    hands: Mapping[str, UsageLimits],
 ) -> list[BudgetShare]:
     """The enforceable ``budget`` shared out, one share per measure it limits."""
     period = situation.period
@@ -324,6 +355,7 @@ def _budget_shares(
             _used(scope, m, period.start, yesterday),
             hidden[m],
             settings[m],
+            hands,
         )
         for m, allowance in allowances.items()
         if allowance is not None
@@ -391,6 +423,7 @@ def make_plan(
     """The plan of ``budgets``' enforced budgets (but those whose title is in ``leave_out``)
     over ``situation``, the keys' ``remembered`` hand-set limits and the prices in force."""
     key_names = frozenset(n for use in situation.keys if use.active for n in use.names)
+    hands = {u.key.key_id: _hand(u, remembered.get(u.key.key_id))[0] for u in situation.keys}
     refusals, shares = [], []
     for budget in budgets.enforced:
         if budget.title in leave_out:
@@ -401,7 +434,7 @@ def make_plan(
         if refused is not None:
             refusals.append(refused)
             continue
-        shares += _budget_shares(budget, budgets, situation, pricing)
+        shares += _budget_shares(budget, budgets, situation, pricing, hands)
     keys = [
         planned
         for use in sorted(situation.keys, key=lambda u: u.key.key_id)

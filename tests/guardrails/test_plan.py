@@ -15,7 +15,7 @@ from support.builders import key_day_rows, price_from, pricing
 from analytics.capacity.budgets import parse_budgets
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import parse_pricing
-from analytics.guardrails.plan import KeyUse, Situation, apportion, make_plan
+from analytics.guardrails.plan import KeyUse, Situation, apportion, capped, make_plan
 from analytics.guardrails.state import Memory
 from analytics.service.models import DeveloperKey, UsageLimits
 
@@ -136,14 +136,20 @@ def test_nested_budgets_give_each_key_the_smallest_limit_worked_out_by_hand():
 
 
 def test_a_smaller_hand_set_limit_is_kept_and_given_back_exactly():
+    # B's own 3,500 leaves it 500 above its 3,000: what its shares held beyond that goes to
+    # the others. Organization: A and C share 91,000 − 500: 2,000 each, 86,500 by 1 : 6 →
+    # A 1,000 + 14,357 = 15,357, C 2,000 + 76,143 = 78,143 (the odd unit to C's larger
+    # remainder). Web team: A takes the 14,000 less B's 500 → 14,500.
     keys = [key("A"), key("B", 3_500), key("C", 90_000)]
     plan = make_plan(file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
-    assert limits(plan) == {"A": 5_500, "B": 3_500, "C": 55_000}
+    organization = next(s for s in plan.shares if s.budget.title == "Organization")
+    assert dict(organization.limits) == {"id-A": 15_357, "id-B": 3_500, "id-C": 78_143}
+    assert limits(plan) == {"A": 14_500, "B": 3_500, "C": 78_143}
     b = next(k for k in plan.keys if k.key.label == "B")
     assert not b.changes and "its smaller hand-set limit is kept" in "; ".join(b.notes)
     # As the apply run remembers them, then with every budget left out (restore):
     remembered = {k.key.key_id: Memory(hand=k.hand, applied=k.new, by=k.by) for k in plan.keys}
-    guarded = [key("A", 5_500), key("B", 3_500), key("C", 55_000)]
+    guarded = [key("A", 14_500), key("B", 3_500), key("C", 78_143)]
     given_back = make_plan(
         file(*NESTED),
         situation(guarded, NESTED_USAGE, NESTED_FORECAST),
@@ -300,6 +306,7 @@ def test_cost_budgets_turn_money_into_characters_at_the_dearest_price_in_force()
 
 def test_apportion_shares_exactly_floor_first_then_by_weight():
     assert apportion(10, {"a": 1.0, "b": 1.0, "c": 1.0}, 0) == {"a": 4, "b": 3, "c": 3}
+    assert capped(100, {"a": 1.0, "b": 1.0, "c": 2.0}, 0, {"c": 10}) == {"a": 45, "b": 45, "c": 10}
     assert apportion(100, {"a": 0.0, "b": 9.0}, 20) == {"a": 20, "b": 80}
     assert apportion(5, {"a": 0.0, "b": 9.0}, 20) == {"a": 2, "b": 3}
     assert apportion(0, {"a": 3.0}, 20) == {"a": 0}
