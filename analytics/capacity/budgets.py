@@ -401,9 +401,9 @@ def evaluate(
             )
             continue
         unread = (
-            "the service reports no usage period"
+            "the usage period was not read"
             if span is None
-            else "no teams file: team budgets not evaluated"
+            else "the keys' teams were not read"
             if keys is None
             else "no pricing file: cost not evaluated"
             if budget.is_cost and prices is None

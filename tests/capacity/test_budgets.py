@@ -54,7 +54,7 @@ def flat():
 def test_example_file_parses():
     parsed = load_budgets(ROOT / "budgets.example.toml")
     assert parsed.year_start == YearStart(4, 1)
-    assert len(parsed.budgets) == 7
+    assert len(parsed.budgets) == 8
     assert {b.period for b in parsed.budgets[:6]} == {"month", "quarter", "year"}
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
