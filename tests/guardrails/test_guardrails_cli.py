@@ -296,3 +296,20 @@ def test_check_budgets_evaluates_usage_period_and_team_budgets(served):
     # July's closed days: 900 + 180 + 1,000 for the organization, 900 + 180 for the Web team.
     assert rows["Organization"] == ["2025-07-01 – 2025-07-31", "2,080", "50,000"]
     assert rows["Web team"] == ["2025-07-01 – 2025-07-31", "1,080", "5,000"]
+
+
+def test_limits_are_lowered_before_any_is_raised(served, tmp_path):
+    store, options = served
+    assert guardrails("apply", "--yes", *options).exit_code == 0
+    before = stored(store)
+    # A larger Web team budget and a smaller organization: Web goes up, Batch (whose key id
+    # sorts after Web's) comes down, and is sent first.
+    (tmp_path / "budgets.toml").write_text(
+        BUDGETS.replace("limit = 5_000", "limit = 9_000").replace("50_000", "30_000")
+    )
+    assert guardrails("apply", "--yes", *options).exit_code == 0
+    after = stored(store)
+    assert after["Web"] > before["Web"] and after["Batch"] < before["Batch"]
+    ids = {row.label: row.published_id for row in store.developer_keys()}
+    assert ids["Web"] < ids["Batch"]
+    assert [e["label"] for e in audit()[2:]] == ["Batch", "Web"]
