@@ -36,8 +36,8 @@ from analytics.cli.shared import (
 from analytics.exports.commands import CHANGES_PENDING
 from analytics.exports.shaping import Costing
 from analytics.guardrails import apply, state
-from analytics.guardrails.plan import Plan, make_plan
-from analytics.guardrails.reading import NoUsagePeriod, read_situation
+from analytics.guardrails.plan import Plan
+from analytics.guardrails.reading import NoUsagePeriod, plan_now
 from analytics.guardrails.state import Memory
 from analytics.guardrails.tables import key_table, plan_record, share_table
 from analytics.keys.audit import AuditLog
@@ -75,13 +75,13 @@ class _Session:
 
         def planned(memory: Mapping[str, Memory]) -> Plan:
             reader = fetching.Fetches(self.settings, self.demo)
+            costing = (self.costing.teams, self.costing.pricing)
             try:
-                found = read_situation(
-                    reader, self.budgets, self.costing.teams, calendar.utc_today()
+                return plan_now(
+                    reader, self.budgets, costing, calendar.utc_today(), memory, leave_out
                 )
             except NoUsagePeriod as exc:
                 raise UsageProblem(str(exc)) from None
-            return make_plan(self.budgets, found, memory, self.costing.pricing, leave_out)
 
         return planned
 

@@ -2,10 +2,12 @@
 the usage period and the organization's count now (``/v2/usage``), the key list joined to
 usage, and the closed days from the earliest enforced budget's start (and the run rate's
 window) through yesterday. Each key's forecast for the rest of the usage period is the plan
-view's run rate (``capacity.forecast.run_rate``, as ``capacity.plan.allowance`` uses it)."""
+view's run rate (``capacity.forecast.run_rate``, as ``capacity.plan.allowance`` uses it).
+``plan_now`` is the one answer the front ends ask for: the plan as of a day."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from datetime import date, timedelta
 
 import pandas as pd
@@ -13,9 +15,11 @@ import pandas as pd
 from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, run_rate
 from analytics.capacity.plan import BillingPeriod, billing_period
+from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
-from analytics.guardrails.plan import KeyUse, Situation
+from analytics.guardrails.plan import KeyUse, Plan, Situation, make_plan
 from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
+from analytics.guardrails.state import Memory
 from analytics.keys.join import join, masked
 from analytics.keys.listed import KeyReader
 from analytics.usage.calendar import ONE_DAY
@@ -102,3 +106,19 @@ def read_situation(
         live=live,
         team_names=None if teams is None else tuple(t.name for t in teams.teams),
     )
+
+
+def plan_now(
+    reader: KeyReader,
+    budgets: BudgetFile,
+    costing: tuple[Teams | None, Pricing | None],
+    today: date,
+    remembered: Mapping[str, Memory],
+    leave_out: Collection[str] = (),
+) -> Plan:
+    """The guardrails' plan as of ``today``: what ``reader`` reads now, the teams and prices
+    in force, the keys' ``remembered`` limits; the budgets titled in ``leave_out`` are not
+    enforced (restore)."""
+    teams, pricing = costing
+    found = read_situation(reader, budgets, teams, today)
+    return make_plan(budgets, found, remembered, pricing, leave_out)

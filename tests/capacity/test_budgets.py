@@ -65,8 +65,9 @@ def test_example_file_parses():
     assert parsed.threshold(parsed.budgets[4]) == 0.75
     assert parsed.cost_budgets == (parsed.budgets[5],)
     assert parsed.budgets[5].limit == 2_500
-    assert parsed.plan_budgets == (parsed.budgets[6],)
-    assert parsed.threshold(parsed.budgets[6]) == 0.9
+    assert parsed.enforced == parsed.usage_period_budgets == (parsed.budgets[6],)
+    assert parsed.plan_budgets == (parsed.budgets[7],)
+    assert parsed.threshold(parsed.budgets[7]) == 0.9
 
 
 @pytest.mark.parametrize(
