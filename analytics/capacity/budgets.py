@@ -1,7 +1,10 @@
 """Usage budgets from ``budgets.toml``: typed parsing and evaluation against usage.
 
-A budget caps one metric over a month, a calendar quarter or the contract year, for the whole
-organization or for one key (named by its label or its masked key). A **plan budget**
+A budget caps one metric over a month, a calendar quarter, the contract year or the usage period
+(``period = "usage"``: the billing period as the service reports it, over which each key's own
+limits count), for the whole organization, one team of the teams file (``team``) or one key
+(named by its label or its masked key). ``enforce = true`` asks ``analytics.guardrails`` to hold
+the budget with the keys' own limits; here it is only read. A **plan budget**
 (``metric = "plan"``) instead warns before the plan's own character limit is used up in the
 current billing period; its limit and period are the plan's (``analytics.capacity.plan``).
 Evaluating a budget gives what is used, the run-rate projection to the period's end
@@ -9,11 +12,14 @@ Evaluating a budget gives what is used, the run-rate projection to the period's 
 
 * ``exceeded`` — the limit is used up (used ≥ limit; with a zero limit, any use);
 * ``warning`` — used or projected usage reaches the warning threshold (default 80 %);
-* ``unknown key`` — the named key has no usage in the data: a typo or a retired key;
+* ``unknown key`` — the named key (or team) has no usage in the data: a typo or a retired key;
 * ``ok`` — otherwise, and always for a plan budget of a plan without a character limit.
 
 Evaluation is pure: usage budgets read a key-day frame (``evaluate``), plan budgets a plan
-snapshot (``evaluate_plan``) that the caller fetched.
+snapshot (``evaluate_plan``) that the caller fetched. A usage-period budget needs the billing
+period the caller read from the service; a team budget the team of each key (the teams file
+lives in the money layer, which capacity does not import): without them it is not evaluated
+(status ok, with a note saying why).
 
 A **cost budget** (``metric = "cost"``) caps what the period costs, in the pricing file's
 currency, for the organization (usage and base fee) or one key (its share of the
@@ -29,7 +35,7 @@ without a price cost nothing, and the note names them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -54,6 +60,10 @@ from analytics.usage.metrics import METRIC_LABELS, METRICS, is_minutes
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget
+USAGE_PERIOD = "usage"  # the period of a budget over the billing period, the keys' usage period
+BUDGET_PERIODS: tuple[str, ...] = (*PERIOD_KINDS, USAGE_PERIOD)
+BUDGET_PERIOD_TITLES: dict[str, str] = {**PERIOD_TITLES, USAGE_PERIOD: "Usage period"}
+TEAM = "team"  # how a team budget's scope begins: "team Web"
 Status = Literal["ok", "warning", "exceeded", "unknown key"]
 STATUS_ORDER: tuple[Status, ...] = ("ok", "unknown key", "warning", "exceeded")
 EVALUATION_COLUMNS = [
@@ -72,18 +82,21 @@ def _check_threshold(value: float) -> None:
 
 
 class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """One limit. ``key`` is a key label or a masked key; without it the budget is org-wide.
+    """One limit. ``key`` is a key label or a masked key, ``team`` a team of the teams file;
+    without either the budget is org-wide. ``enforce`` asks the guardrails to hold it.
 
-    A plan budget names neither key, period nor limit: the plan's character limit over its
-    billing period is the limit."""
+    A plan budget names neither key, team, period nor limit: the plan's character limit over
+    its billing period is the limit."""
 
     metric: str
     # Unset rather than None: a TOML file has no null, so errors name only the types it can give.
     period: str | msgspec.UnsetType = msgspec.UNSET
     limit: float | msgspec.UnsetType = msgspec.UNSET
     key: str | None = None
+    team: str | None = None
     warning_at: float | None = None
     name: str = ""
+    enforce: bool = False
 
     def __post_init__(self) -> None:
         if self.metric == PLAN:
@@ -93,6 +106,7 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
                     ("period", self.period),
                     ("limit", self.limit),
                     ("key", self.key),
+                    ("team", self.team),
                 )
                 if value not in (None, msgspec.UNSET)
             ]
@@ -114,9 +128,9 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     def _check_usage_budget(self) -> None:
         if self.period is msgspec.UNSET:
             raise ValueError("missing required field `period` (month, quarter or year)")
-        if self.period not in PERIOD_KINDS:
+        if self.period not in BUDGET_PERIODS:
             raise ValueError(
-                f"unknown period {self.period!r}; expected one of {', '.join(PERIOD_KINDS)}"
+                f"unknown period {self.period!r}; expected one of {', '.join(BUDGET_PERIODS)}"
             )
         if self.limit is msgspec.UNSET:
             raise ValueError("missing required field `limit`")
@@ -124,6 +138,10 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
             raise ValueError(f"limit must be a finite number ≥ 0, not {self.limit}")
         if self.key is not None and not self.key.strip():
             raise ValueError("key must name a key label or a masked key; omit it for the org")
+        if self.team is not None and not self.team.strip():
+            raise ValueError("team must name a team of the teams file; omit it for the org")
+        if self.key is not None and self.team is not None:
+            raise ValueError("a budget names a key or a team, not both")
 
     @property
     def is_plan(self) -> bool:
@@ -134,8 +152,16 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
         return self.metric == COST
 
     @property
+    def over_usage_period(self) -> bool:
+        """Whether the budget's period is the usage period (the billing period)."""
+        return self.period == USAGE_PERIOD
+
+    @property
     def kind(self) -> PeriodKind:
-        """The period of a usage budget as its literal type (checked on parsing)."""
+        """The calendar period of a usage budget as its literal type (checked on parsing); a
+        usage-period budget has none (``over_usage_period``)."""
+        if self.over_usage_period:
+            raise ValueError(f"the budget {self.title!r} runs over the usage period")
         return PERIOD_KINDS[PERIOD_KINDS.index(str(self.period))]
 
     @property
@@ -147,6 +173,8 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 
     @property
     def scope(self) -> str:
+        if self.team is not None:
+            return f"{TEAM} {self.team}"
         return self.key or ORGANIZATION
 
     @property
@@ -157,7 +185,7 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
             return self.name
         if self.is_plan:
             return f"{ORGANIZATION} · plan characters · billing period"
-        return f"{self.scope} · {self.metric} · {PERIOD_TITLES[str(self.period)].lower()}"
+        return f"{self.scope} · {self.metric} · {BUDGET_PERIOD_TITLES[str(self.period)].lower()}"
 
     @property
     def title(self) -> str:
@@ -166,15 +194,37 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
         if self.name or self.is_plan:
             return self.identity
         what = "Cost" if self.is_cost else METRIC_LABELS[self.metric]
-        return f"{self.scope} · {what} · {PERIOD_TITLES[str(self.period)].lower()}"
+        return f"{self.scope} · {what} · {BUDGET_PERIOD_TITLES[str(self.period)].lower()}"
+
+
+class GuardrailSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """How the guardrails share an enforced budget out (``[guardrails]``; see the Guardrails
+    page for why these defaults). The **reserve** is held back below each key's share: the
+    service refuses a key once its count has reached its limit but serves the request that
+    crosses it, so a request no larger than the reserve never carries a key past its share.
+    The **floor** is the least room a quiet key is given above its count while the budget has
+    room for it, so that a key without a forecast is not locked out."""
+
+    reserve_characters: int = 5_000
+    reserve_minutes: float = 1.0
+    floor_characters: int = 10_000
+    floor_minutes: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name in ("reserve_characters", "reserve_minutes", "floor_characters", "floor_minutes"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number ≥ 0, not {value}")
 
 
 class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: defaults and the ``[[budget]]`` entries."""
+    """The whole file: defaults, the ``[[budget]]`` entries and how enforced ones are shared
+    out (``[guardrails]``)."""
 
     budgets: tuple[Budget, ...] = msgspec.field(default=(), name="budget")
     warning_at: float = DEFAULT_WARNING
     contract_year_start: str = "01-01"
+    guardrails: GuardrailSettings = msgspec.field(default_factory=GuardrailSettings)
 
     def __post_init__(self) -> None:
         _check_threshold(self.warning_at)
@@ -196,6 +246,15 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     @property
     def plan_budgets(self) -> tuple[Budget, ...]:
         return tuple(b for b in self.budgets if b.is_plan)
+
+    @property
+    def usage_period_budgets(self) -> tuple[Budget, ...]:
+        return tuple(b for b in self.budgets if b.over_usage_period)
+
+    @property
+    def enforced(self) -> tuple[Budget, ...]:
+        """The budgets marked ``enforce = true``, in the file's order."""
+        return tuple(b for b in self.budgets if b.enforce)
 
 
 def parse_budgets(text: str, source: str = "budgets.toml") -> BudgetFile:
@@ -283,15 +342,44 @@ def status_for(used: float, projected: float, limit: float, threshold: float) ->
     return "ok"
 
 
+def budget_period(
+    budget: Budget, as_of: date, year_start: YearStart, usage_period: tuple[date, date] | None
+) -> tuple[date, date] | None:
+    """The days of a usage or cost budget's period holding ``as_of``: its calendar period, or
+    the usage period the service reported (None when it reported none)."""
+    if budget.over_usage_period:
+        return usage_period
+    return period_bounds(budget.kind, as_of, year_start)
+
+
+def budget_keys(
+    budget: Budget, key_day: pd.DataFrame, teams: Mapping[str, str] | None
+) -> tuple[str, ...] | None:
+    """The masked keys a key or team budget matches (a team's by ``teams``, masked key →
+    team); () for the organization; None for a team budget without the keys' teams."""
+    if budget.key is not None:
+        return matching_keys(key_day, budget.key)
+    if budget.team is not None:
+        if teams is None:
+            return None
+        return tuple(sorted(k for k, team in teams.items() if team == budget.team))
+    return ()
+
+
 def evaluate(
     budgets: BudgetFile,
     key_day: pd.DataFrame,
     as_of: date,
     covered_from: date,
     prices: Prices | None = None,
+    *,
+    usage_period: tuple[date, date] | None = None,
+    teams: Mapping[str, str] | None = None,
 ) -> list[Evaluation]:
     """Evaluate every usage and cost budget for the period holding ``as_of`` (days before it
-    are closed); plan budgets are ``evaluate_plan``'s.
+    are closed); plan budgets are ``evaluate_plan``'s. ``usage_period`` is the billing period
+    the service reports (for usage-period budgets), ``teams`` each masked key's team (for
+    team budgets).
 
     ``key_day`` must cover ``covered_from`` up to the day before ``as_of``; use
     ``analytics.forecast.required_start`` for the earliest day the evaluation reads.
@@ -300,40 +388,52 @@ def evaluate(
     for budget in budgets.budgets:
         if budget.is_plan:
             continue
-        start, end = period_bounds(budget.kind, as_of, budgets.year_start)
         threshold = budgets.threshold(budget)
         limit = budget.fixed_limit
-        keys: tuple[str, ...] = ()
-        if budget.key is not None:
-            keys = matching_keys(key_day, budget.key)
-            if not keys:
-                results.append(
-                    Evaluation(
-                        budget, threshold, limit, start, end, 0, 0, 0, 0, None, "unknown key", keys
-                    )
+        span = budget_period(budget, as_of, budgets.year_start, usage_period)
+        keys = budget_keys(budget, key_day, teams)
+        if span is not None and keys == () and (budget.key or budget.team) is not None:
+            start, end = span
+            results.append(
+                Evaluation(
+                    budget, threshold, limit, start, end, 0, 0, 0, 0, None, "unknown key", keys
                 )
-                continue
+            )
+            continue
+        unread = (
+            "the usage period was not read"
+            if span is None
+            else "the keys' teams were not read"
+            if keys is None
+            else "no pricing file: cost not evaluated"
+            if budget.is_cost and prices is None
+            else ""
+        )
+        if unread:
+            nan = math.nan
+            first, last = (None, None) if span is None else span
+            results.append(
+                Evaluation(
+                    budget,
+                    threshold,
+                    limit,
+                    first,
+                    last,
+                    nan,
+                    nan,
+                    nan,
+                    nan,
+                    None,
+                    "ok",
+                    keys or (),
+                    note=unread,
+                )
+            )
+            continue
+        assert span is not None and keys is not None
+        start, end = span
         if budget.is_cost:
-            if prices is None:
-                nan = math.nan
-                results.append(
-                    Evaluation(
-                        budget,
-                        threshold,
-                        limit,
-                        start,
-                        end,
-                        nan,
-                        nan,
-                        nan,
-                        nan,
-                        None,
-                        "ok",
-                        keys,
-                        note="no pricing file: cost not evaluated",
-                    )
-                )
-                continue
+            assert prices is not None
             path = cost_path(key_day, keys, (start, end, as_of, covered_from), prices)
             unpriced = prices.unpriced(start, end)
             note = f"{unpriced}: cost of the priced days only" if unpriced else ""

@@ -4,9 +4,11 @@ every budget's status (usage, cost and plan budgets, in the file's order), each 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from typing import Protocol
+
+import pandas as pd
 
 from analytics.capacity.budgets import (
     BudgetFile,
@@ -17,7 +19,7 @@ from analytics.capacity.budgets import (
 )
 from analytics.capacity.costs import Prices
 from analytics.capacity.forecast import required_start
-from analytics.capacity.plan import PlanSnapshot, plan_snapshot, usage_range
+from analytics.capacity.plan import PlanSnapshot, billing_period, plan_snapshot, usage_range
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.pipeline import FetchedRange
@@ -52,16 +54,31 @@ def all_evaluations(
 
 
 def budget_status(
-    reader: PlanReader, budgets: BudgetFile, today: date, prices: Prices | None
+    reader: PlanReader,
+    budgets: BudgetFile,
+    today: date,
+    prices: Prices | None,
+    key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
 ) -> tuple[list[Evaluation], FetchedRange]:
     """Every budget of the file evaluated as of ``today`` (``all_evaluations``), and the usage
     read for them: one range, from the earliest day a budget's period or the plan's projection
-    reads (the plan is asked only when the file has plan budgets)."""
-    answer = reader.plan() if budgets.plan_budgets else None
+    reads (the plan is asked only when the file has plan or usage-period budgets, whose period
+    is the plan's billing period); ``key_teams`` gives each masked key of the usage read its
+    team, for team budgets."""
+    asks_plan = budgets.plan_budgets or budgets.usage_period_budgets
+    answer = reader.plan() if asks_plan else None
     first = required_start(today, budgets.year_start)
+    period = None
     if answer is not None:
         first = min(first, usage_range(answer, today)[0])
+        billing = billing_period(answer)
+        period = None if billing is None else (billing.start, billing.end)
     read = reader.usage(first, today - ONE_DAY)
-    evaluated = evaluate(budgets, read.frame, today, read.start, prices)
-    plan = None if answer is None else plan_snapshot(answer, read.frame, today, read.start)
+    teams = None if key_teams is None else key_teams(read.frame)
+    evaluated = evaluate(
+        budgets, read.frame, today, read.start, prices, usage_period=period, teams=teams
+    )
+    plan = None
+    if answer is not None and budgets.plan_budgets:
+        plan = plan_snapshot(answer, read.frame, today, read.start)
     return all_evaluations(budgets, evaluated, plan), read

@@ -12,6 +12,7 @@ import pandas as pd
 from analytics.capacity.budgets import BudgetFile, Evaluation, evaluate
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.costs import COST, Prices, cost_path
+from analytics.capacity.current import PlanReader
 from analytics.capacity.forecast import (
     Backtest,
     backtest,
@@ -23,6 +24,7 @@ from analytics.capacity.forecast import (
     required_start,
     run_rate,
 )
+from analytics.capacity.plan import billing_period
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,
@@ -33,7 +35,6 @@ from analytics.usage.calendar import (
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange
-from analytics.usage.reader import UsageReader
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
 CHARTED_PERIODS: tuple[PeriodKind, ...] = ("month", "year")
@@ -153,7 +154,7 @@ def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, 
     return tuple(
         Limit(b.title, b.fixed_limit, budgets.threshold(b))
         for b in budgets.budgets
-        if b.key is None and b.metric == metric and b.kind == kind
+        if b.key is None and b.team is None and b.metric == metric and b.period == kind
     )
 
 
@@ -264,9 +265,11 @@ def build_review(
     start: date,
     end: date,
     prices: Prices | None = None,
+    usage_period: tuple[date, date] | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
-    ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it."""
+    ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it;
+    with the ``usage_period`` the service reports, usage-period budgets."""
     key_day, covered_from = usage.frame, usage.start
     year_start = budgets.year_start if budgets else YearStart()
     comparison = compare(key_day, start, end, covered_from=covered_from)
@@ -287,7 +290,9 @@ def build_review(
         paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
         evaluations=None
         if budgets is None
-        else tuple(evaluate(budgets, key_day, today, covered_from, prices)),
+        else tuple(
+            evaluate(budgets, key_day, today, covered_from, prices, usage_period=usage_period)
+        ),
         mismatches=tuple(usage.mismatches),
         currency=None if prices is None else prices.currency,
         cost_forecasts=None if prices is None else _cost_forecasts(cost_paths),
@@ -300,7 +305,7 @@ def build_review(
 
 
 def review_of(
-    reader: UsageReader,
+    reader: PlanReader,
     budgets: BudgetFile | None,
     today: date,
     start: date,
@@ -308,7 +313,12 @@ def review_of(
     prices: Prices | None = None,
 ) -> tuple[CapacityReview, FetchedRange]:
     """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
-    days ``review_range`` names, so the page and the report read the same days."""
+    days ``review_range`` names, so the page and the report read the same days, and for the
+    plan's billing period when a budget runs over the usage period."""
     year_start = budgets.year_start if budgets else YearStart()
     read = reader.usage(*review_range(start, end, today, year_start))
-    return build_review(read, budgets, today, start, end, prices), read
+    period = None
+    if budgets is not None and budgets.usage_period_budgets:
+        billing = billing_period(reader.plan())
+        period = None if billing is None else (billing.start, billing.end)
+    return build_review(read, budgets, today, start, end, prices, period), read

@@ -184,7 +184,9 @@ def check_budgets(
         if budget_file is not None:
             cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo)
-            evaluations, read = budget_status(reader, budget_file, today, cost)
+            evaluations, read = budget_status(
+                reader, budget_file, today, cost, organization_files.team_mapping(costing)
+            )
             names = labels(read.frame)
         if limits is not None:
             evaluations += limits.evaluations

@@ -47,7 +47,7 @@ KeyArgument = Annotated[str, typer.Argument(help="A key id, a masked key or a un
 NONE = "none"
 
 
-def _who() -> str:
+def who() -> str:
     """Who changes keys from a command line: the account and the machine it runs on."""
     return f"{getpass.getuser()}@{socket.gethostname()} (command line)"
 
@@ -104,7 +104,7 @@ def _session(demo: bool, debug: bool) -> Iterator[_Session]:
     with shared.reported(debug):
         settings = shared.settings()
         with shared.client(settings, demo) as client:
-            actor = changes.Actor(client, _who(), AuditLog.for_settings(settings, demo))
+            actor = changes.Actor(client, who(), AuditLog.for_settings(settings, demo))
             yield _Session(settings, demo, actor)
 
 

@@ -5,7 +5,10 @@ demo mode) and a bad one is one error line (exit 2)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+import pandas as pd
 
 from analytics.alerts.config import AlertsConfig, load_alerts
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets
@@ -13,9 +16,10 @@ from analytics.capacity.costs import Prices
 from analytics.cli.shared import UsageProblem
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, load_pricing
-from analytics.cost.teams import Teams, load_teams
+from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.exports.shaping import Costing
 from analytics.storage.bundle import organization_file
+from analytics.usage.frames import labels
 
 
 def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
@@ -36,6 +40,15 @@ def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None
             raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
         return None
     return PricesInForce(given.pricing, given.teams)
+
+
+def team_mapping(given: Costing) -> Callable[[pd.DataFrame], dict[str, str]] | None:
+    """Each masked key of a key-day frame and its team, by the teams file in force (for team
+    budgets); None without one."""
+    teams = given.teams
+    if teams is None:
+        return None
+    return lambda frame: key_teams(teams, labels(frame))
 
 
 def budgets(path: Path) -> BudgetFile:

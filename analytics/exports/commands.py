@@ -80,6 +80,12 @@ BUDGET_EXCEEDED = ExitCode(
     "exceeded",
     "check-budgets",
 )
+CHANGES_PENDING = ExitCode(
+    10,
+    "limit changes pending (guardrails plan)",
+    "the guardrails' plan has key limit changes to send (guardrails apply sends them)",
+    "guardrails plan",
+)
 NEW_ANOMALIES = ExitCode(
     12,
     "new anomalies (check-anomalies)",
@@ -108,6 +114,7 @@ EXIT_CODES: Final = (
     FORBIDDEN,
     SERVICE,
     BUDGET_WARNING,
+    CHANGES_PENDING,
     BUDGET_EXCEEDED,
     NEW_ANOMALIES,
     DELIVERY,

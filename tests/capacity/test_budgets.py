@@ -54,7 +54,7 @@ def flat():
 def test_example_file_parses():
     parsed = load_budgets(ROOT / "budgets.example.toml")
     assert parsed.year_start == YearStart(4, 1)
-    assert len(parsed.budgets) == 7
+    assert len(parsed.budgets) == 8
     assert {b.period for b in parsed.budgets[:6]} == {"month", "quarter", "year"}
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
@@ -65,8 +65,9 @@ def test_example_file_parses():
     assert parsed.threshold(parsed.budgets[4]) == 0.75
     assert parsed.cost_budgets == (parsed.budgets[5],)
     assert parsed.budgets[5].limit == 2_500
-    assert parsed.plan_budgets == (parsed.budgets[6],)
-    assert parsed.threshold(parsed.budgets[6]) == 0.9
+    assert parsed.enforced == parsed.usage_period_budgets == (parsed.budgets[6],)
+    assert parsed.plan_budgets == (parsed.budgets[7],)
+    assert parsed.threshold(parsed.budgets[7]) == 0.9
 
 
 @pytest.mark.parametrize(

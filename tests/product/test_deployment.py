@@ -28,6 +28,8 @@ def test_the_manual_shows_the_dashboard_export_alert_and_report_units():
         "usage-anomaly-alerts.timer",
         "usage-report.service",
         "usage-report.timer",
+        "usage-guardrails.service",
+        "usage-guardrails.timer",
     }
 
 

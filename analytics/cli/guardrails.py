@@ -1,0 +1,233 @@
+"""`guardrails`: hold the budgets marked `enforce = true` with the keys' own limits. `plan`
+prints what would change (exit 10 when something would), `apply` sends it (the hourly timer's
+command), `restore` gives the keys the limits they had before. Needs an admin key.
+
+The budgets, pricing and teams files are found as `check-budgets` finds them. Every change is
+written to the key audit log as made by `guardrail: <budget>`; the run (when, who, outcome)
+is kept in the guardrail state beside the history store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pandas as pd
+import typer
+
+from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.plan import count_text
+from analytics.cli import fetching, organization_files, shared
+from analytics.cli.checks import BudgetsOption
+from analytics.cli.json_output import json_text
+from analytics.cli.keys import at_terminal, who
+from analytics.cli.shared import (
+    DebugOption,
+    DemoOption,
+    OneLineErrors,
+    PricingOption,
+    TeamsOption,
+    UsageProblem,
+    app,
+)
+from analytics.exports.commands import CHANGES_PENDING
+from analytics.exports.shaping import Costing
+from analytics.guardrails import apply, state
+from analytics.guardrails.plan import Plan
+from analytics.guardrails.reading import NoUsagePeriod, plan_now
+from analytics.guardrails.state import Memory
+from analytics.guardrails.tables import key_table, plan_record, share_table
+from analytics.keys.audit import AuditLog
+from analytics.service.settings import Settings
+from analytics.storage.bundle import organization_file
+from analytics.usage import calendar
+
+guardrails_app = typer.Typer(
+    cls=OneLineErrors,
+    help="Hold the budgets marked enforce = true with the keys' own limits: plan, apply, "
+    "restore (an admin key is needed).",
+    no_args_is_help=True,
+)
+app.add_typer(guardrails_app, name="guardrails")
+
+YesOption = Annotated[
+    bool, typer.Option("--yes", help="Do not ask before sending (for timers and scripts).")
+]
+
+
+@dataclass(frozen=True)
+class _Session:
+    """A guardrails command's settings, files and the state it remembers limits in."""
+
+    settings: Settings
+    demo: bool
+    budgets: BudgetFile
+    costing: Costing
+    path: Path
+
+    def planner(
+        self, leave_out: frozenset[str] = frozenset()
+    ) -> Callable[[Mapping[str, Memory]], Plan]:
+        """The plan from what the service and the files say now, for the remembered state."""
+
+        def planned(memory: Mapping[str, Memory]) -> Plan:
+            reader = fetching.Fetches(self.settings, self.demo)
+            costing = (self.costing.teams, self.costing.pricing)
+            try:
+                return plan_now(
+                    reader, self.budgets, costing, calendar.utc_today(), memory, leave_out
+                )
+            except NoUsagePeriod as exc:
+                raise UsageProblem(str(exc)) from None
+
+        return planned
+
+    def plan(self, leave_out: frozenset[str] = frozenset()) -> Plan:
+        return self.planner(leave_out)(state.read(self.path).keys)
+
+    def run(
+        self, action: Literal["apply", "restore"], leave_out: frozenset[str], only: str | None
+    ) -> apply.Run:
+        with shared.client(self.settings, self.demo) as client:
+            audit = AuditLog.for_settings(self.settings, self.demo)
+            return apply.run(self.path, self.planner(leave_out), client, audit, who(), action, only)
+
+
+@contextmanager
+def _session(
+    budgets: Path | None, pricing: Path | None, teams: Path | None, demo: bool, debug: bool
+) -> Iterator[_Session]:
+    with shared.reported(debug):
+        settings = shared.settings()
+        shared.configured(settings, demo)
+        found = organization_file("budgets", budgets, Path.cwd(), demo)
+        if found is None:
+            raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
+        path = state.state_path(settings, demo)
+        if path is None:
+            raise UsageProblem(
+                "the guardrails remember the keys' own limits beside the history store: "
+                "set SERVICE_HISTORY_PATH"
+            )
+        costing = organization_files.costing(pricing, teams, demo)
+        yield _Session(settings, demo, organization_files.budgets(found), costing, path)
+
+
+def _table(table: pd.DataFrame) -> None:
+    shown = table.astype(object).where(table.notna(), "-")
+    for column in table.select_dtypes("number"):
+        shown[column] = [v if v == "-" else count_text(v) for v in shown[column]]
+    for line in shared.aligned([list(table.columns), *shown.astype(str).to_numpy().tolist()]):
+        typer.echo(line)
+
+
+def _show(plan: Plan) -> None:
+    """The plan as a person reads it: the refused budgets, the budgets, the keys, the
+    changes."""
+    for line in plan.refusals:
+        typer.echo(line)
+    typer.echo(f"Usage period {plan.period.text}")
+    if plan.shares:
+        _table(share_table(plan))
+        typer.echo("")
+        _table(key_table(plan).drop(columns=["why"]))
+    for k in plan.keys:
+        for note in k.notes:
+            typer.echo(f"{k.key.label}: {note}")
+    changes = plan.changes
+    typer.echo(f"{len(changes)} limit change(s) to send" if changes else "nothing to change")
+    for k in changes:
+        typer.echo(f"  {k.key.label} ({k.key.key_id}): {k.change_text}")
+
+
+def _confirmed(count: int, yes: bool, what: str) -> bool:
+    """Whether to send: --yes, or a person at a terminal who says so after seeing what."""
+    if yes or not count:
+        return True
+    if not at_terminal():
+        raise UsageProblem(f"{what} changes the keys' limits: give --yes to confirm in a script")
+    return typer.confirm(f"Send {count} limit change(s)?", err=True)
+
+
+def _sent(run: apply.Run) -> None:
+    for k in run.chosen:
+        if k.changes:
+            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}", err=True)
+    typer.echo(f"{run.sent} call(s) sent", err=True)
+
+
+@guardrails_app.command("plan")
+def plan_command(
+    fmt: Annotated[
+        Literal["table", "json"], typer.Option("--format", help="table or json.")
+    ] = "table",
+    budgets: BudgetsOption = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print each enforced budget's allowance and each key's planned limit, with why, and the
+    budgets refused for enforcement; exit 0 nothing to change, 10 changes pending."""
+    with _session(budgets, pricing, teams, demo, debug) as session:
+        planned = session.plan()
+        if fmt == "json":
+            typer.echo(json_text(plan_record(planned)))
+        else:
+            _show(planned)
+    raise typer.Exit(CHANGES_PENDING.code if planned.changes else 0)
+
+
+@guardrails_app.command("apply")
+def apply_command(
+    yes: YesOption = False,
+    budgets: BudgetsOption = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Send the plan's limit changes, lowering before raising; one run at a time. Keys no
+    enforced budget covers any more get their hand-set limits back."""
+    with _session(budgets, pricing, teams, demo, debug) as session:
+        planned = session.plan()
+        _show(planned)
+        if _confirmed(len(planned.changes), yes, "apply"):
+            _sent(session.run("apply", frozenset(), None))
+
+
+@guardrails_app.command("restore")
+def restore_command(
+    budget: Annotated[
+        str | None,
+        typer.Option("--budget", help="Only the keys this budget (its name or title) set."),
+    ] = None,
+    yes: YesOption = False,
+    budgets: BudgetsOption = None,
+    pricing: PricingOption = None,
+    teams: TeamsOption = None,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Give each guarded key the limits it had before the guardrails (its hand-set ones, or
+    none). An enforced budget is applied again by the next `apply`: set enforce = false to
+    end it."""
+    with _session(budgets, pricing, teams, demo, debug) as session:
+        titles = frozenset(b.title for b in session.budgets.enforced)
+        if budget is not None:
+            remembered = {m.by for m in state.read(session.path).keys.values()}
+            if budget not in remembered | titles:
+                raise UsageProblem(f"no enforced budget is named {budget!r}; nothing was changed")
+        leave_out = titles if budget is None else frozenset({budget})
+        planned = session.plan(leave_out)
+        memory = state.read(session.path).keys
+        chosen = [k for k in apply.chosen_keys(planned, memory, budget) if k.changes]
+        for k in chosen:
+            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}")
+        if not chosen:
+            typer.echo("nothing to restore")
+        if _confirmed(len(chosen), yes, "restore"):
+            _sent(session.run("restore", leave_out, budget))

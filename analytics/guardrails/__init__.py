@@ -1,0 +1,4 @@
+"""Guardrails: budgets marked ``enforce = true`` held by the keys' own limits, which the service
+enforces on its live counters. ``rules`` says which budgets can be held, ``plan`` shares each
+out as limits (pure), ``reading`` reads what the plan needs, ``apply`` sends the changes and
+gives the limits back (``state`` remembers what they were)."""

@@ -1,0 +1,131 @@
+"""Applying a plan, and restoring the limits keys had before the guardrails.
+
+One run at a time: a run holds the lock of the guardrail state (``storage.files.locked``) from
+reading it to its last write, so a second run (the hourly timer, a person's ``apply``) waits,
+then plans afresh from what the first one left. Only the differences are sent, each through the
+key-change path (``keys.changes.limit``: audited with the actor ``guardrail: <budget>`` and
+the service's trace id), and every limit lowered is lowered before any is raised, so the
+invariant holds between any two calls. Before the first call the state remembers each key's
+hand-set limits and the limits about to be sent; after each answer, what the key now has. A
+run killed half-way so leaves a state the next run completes: a key with the limits last left
+or about to be sent is the guardrail's, anything else was set elsewhere (drift). A call that
+fails stops the run (nothing is retried here beyond the client's own retries of this
+idempotent request); the next run plans again from the service's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from analytics.guardrails.plan import KeyPlan, Plan
+from analytics.guardrails.state import GuardrailState, LastRun, Memory, Outcome, read, write
+from analytics.keys import changes
+from analytics.keys.audit import AuditLog
+from analytics.keys.preview import limit_preview
+from analytics.service.client import ServiceClient
+from analytics.service.errors import ServiceError
+from analytics.service.models import UsageLimits
+from analytics.storage.files import locked
+from analytics.usage.calendar import utc_now
+
+ACTOR = "guardrail: "
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a run planned, and how many limit changes it sent."""
+
+    plan: Plan
+    chosen: tuple[KeyPlan, ...]  # the keys the run changed (restore --budget: that budget's)
+    sent: int
+
+
+def _send(
+    client: ServiceClient, audit: AuditLog | None, planned: KeyPlan, now: UsageLimits,
+    target: UsageLimits, by: str,
+) -> None:  # fmt: skip
+    """One call: the key from ``now`` to ``target``, audited as the guardrail of ``by``."""
+    key = msgspec.structs.replace(planned.key, usage_limits=now)
+    preview = limit_preview(key, target.characters, target.speech_to_text_milliseconds)
+    changes.limit(changes.Actor(client, ACTOR + by, audit), preview, planned.use.api_key)
+
+
+def chosen_keys(plan: Plan, memory: Mapping[str, Memory], only: str | None) -> tuple[KeyPlan, ...]:
+    """The keys a run changes: every planned key, or (``only``) those the budget of that
+    title set last."""
+    return tuple(
+        k
+        for k in plan.keys
+        if only is None or (k.key.key_id in memory and memory[k.key.key_id].by == only)
+    )
+
+
+def run(
+    path: Path,
+    planned: Callable[[Mapping[str, Memory]], Plan],
+    client: ServiceClient,
+    audit: AuditLog | None,
+    who: str,
+    action: Literal["apply", "restore"] = "apply",
+    only: str | None = None,
+) -> Run:
+    """Plan from the remembered state (``planned``) and send the plan's changes, under the
+    state's lock; ``only``: the keys a budget of that title set last (restore one budget)."""
+    with locked(path):
+        state = read(path)
+        plan = planned(state.keys)
+        listed = {k.key.key_id for k in plan.keys}
+        memory = {kid: m for kid, m in state.keys.items() if kid in listed}
+        chosen = chosen_keys(plan, memory, only)
+        for k in chosen:
+            old = memory.get(k.key.key_id)
+            by = k.by or (old.by if old else "")
+            pending = (k.lower_step, k.new) if k.changes else ()
+            memory[k.key.key_id] = Memory(hand=k.hand, applied=k.current, pending=pending, by=by)
+        changing = [k for k in chosen if k.changes]
+        started = utc_now()
+
+        def record(outcome: Outcome, sent: int, message: str = "") -> None:
+            last = LastRun(
+                time=started,
+                who=who,
+                action=action,
+                outcome=outcome,
+                changes=sent,
+                message=message,
+            )
+            write(path, GuardrailState(keys=dict(memory), last_run=last))
+
+        record("running", 0)
+        sent = 0
+        try:
+            for step in ("lower", "new"):
+                for k in changing:
+                    kid = k.key.key_id
+                    now = memory[kid].applied
+                    target = k.lower_step if step == "lower" else k.new
+                    if target == now:
+                        continue
+                    _send(client, audit, k, now, target, memory[kid].by)
+                    rest = () if target == k.new else memory[kid].pending
+                    memory[kid] = msgspec.structs.replace(memory[kid], applied=target, pending=rest)
+                    sent += 1
+                    record("running", sent)
+        except ServiceError as exc:
+            record("failed", sent, str(exc))
+            raise
+        for k in chosen:
+            if k.forget:
+                memory.pop(k.key.key_id, None)
+        record("done" if changing else "nothing to change", sent)
+    return Run(plan, chosen, sent)
+
+
+def last_run(path: Path) -> LastRun | None:
+    """The last run recorded in the state (None: never run)."""
+    return read(path).last_run

@@ -1,0 +1,444 @@
+"""The guardrails' plan: each enforced budget shared out as the keys' own limits, pure and
+deterministic, explained per key.
+
+For one enforced budget and one measure (characters, or speech-to-text milliseconds), in the
+service's units, over the current usage period:
+
+* **allowance** — the budget's limit less what its keys used in the earlier usage periods of
+  its period (a contract year's; none for ``period = "usage"``), at least 0;
+* **fixed** — what keys no limit of the plan caps used this usage period (deactivated keys,
+  usage of keys the list does not name): spent, and so left out;
+* **hidden** — what the organization used today that analytics does not show yet: the
+  service's near-real-time count (``/v2/usage``) less the closed days. It only ever tightens;
+* **counted** — each member key's use on the closed days of this usage period;
+* **room** = allowance − fixed − hidden − Σ counted. Each key keeps a **reserve** below its
+  limit (never more than half the room, shared by the keys: a small room goes to use, not
+  to reserves), and the rest, the **pool**, is shared out: first the **floor** to each key
+  (less when the pool cannot hold it), then the remainder by each key's run-rate forecast for
+  the rest of the usage period (largest remainders, ties by key id), in whole units. A key's
+  limit is its counted use plus its share;
+* with no room left, the limits share what the allowance leaves of the fixed and hidden use
+  by counted use, at or below each key's count: every key is stopped.
+
+So Σ limits ≤ allowance − fixed − hidden − keys × reserve ≤ allowance (the invariant), and a
+key's use can pass its limit only by the request that crosses it: requests no larger than the
+reserve never carry the budget past its allowance.
+
+A key in several enforced budgets gets the smallest limit; a hand-set limit smaller than that is
+kept. The hand-set limit is the one a key had before any guardrail, or one set elsewhere since
+the last run (drift: reported, and never overwritten upward). A key no enforced budget covers
+any more gets its hand-set limit back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+import pandas as pd
+
+from analytics.capacity.budgets import Budget, BudgetFile, matching_keys
+from analytics.capacity.plan import BillingPeriod
+from analytics.cost.prices import Pricing
+from analytics.guardrails.rules import (
+    MEASURE_METRICS,
+    MEASURE_NAMES,
+    MEASURES,
+    METRIC_MEASURES,
+    CostPrices,
+    Measure,
+    cost_allowances,
+    limit_of,
+    limit_text,
+    refusal,
+    span_of,
+    units,
+    with_limit,
+)
+from analytics.guardrails.state import Memory
+from analytics.keys.join import masked
+from analytics.service.models import DeveloperKey, UsageLimits
+from analytics.usage.calendar import ONE_DAY
+from analytics.usage.frames import within
+
+
+@dataclass(frozen=True)
+class KeyUse:
+    """One listed key as the plan reads it: its analytics mask (None: no usage joined), its
+    team, its use on the closed days of this usage period and its forecast for the rest of it
+    (service units)."""
+
+    key: DeveloperKey
+    api_key: str | None
+    team: str | None
+    counted: Mapping[Measure, int]
+    forecast: Mapping[Measure, float]
+
+    @property
+    def names(self) -> frozenset[str]:
+        """What a key budget may name it by: its label, its analytics mask, its key id's."""
+        return frozenset(n for n in (self.key.label, self.api_key, masked(self.key.key_id)) if n)
+
+    @property
+    def active(self) -> bool:
+        return not self.key.is_deactivated
+
+
+@dataclass(frozen=True)
+class Situation:
+    """Everything the plan reads, as of ``today`` in the usage period ``period``: the listed
+    keys, the closed days' usage (``usage``, from the earliest enforced budget's start),
+    each of its masked keys' team, the organization's count now, and the teams of the file."""
+
+    today: date
+    period: BillingPeriod
+    keys: tuple[KeyUse, ...]
+    usage: pd.DataFrame
+    frame_teams: Mapping[str, str]
+    live: Mapping[Measure, int]
+    team_names: Collection[str] | None
+
+
+@dataclass(frozen=True)
+class BudgetShare:
+    """One enforced budget's measure shared out over this usage period (service units)."""
+
+    budget: Budget
+    measure: Measure
+    allowance: int
+    prior: int
+    fixed: int
+    hidden: int
+    counted: int
+    reserve: int
+    limits: Mapping[str, int]  # key id → limit
+
+    @property
+    def left(self) -> int:
+        """What the keys may still use: the allowance less everything used."""
+        return self.allowance - self.fixed - self.hidden - self.counted
+
+    @property
+    def title(self) -> str:
+        return f"{self.budget.title} ({MEASURE_NAMES[self.measure]})"
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    """One key's limits: now, hand-set, planned, which budget sets each, and why."""
+
+    use: KeyUse
+    hand: UsageLimits
+    new: UsageLimits
+    setters: Mapping[Measure, str]  # the budget whose share sets the measure ("": hand-set)
+    notes: tuple[str, ...] = ()
+    forget: bool = False  # no enforced budget covers it: given back, no longer remembered
+
+    @property
+    def key(self) -> DeveloperKey:
+        return self.use.key
+
+    @property
+    def current(self) -> UsageLimits:
+        return self.key.usage_limits
+
+    @property
+    def changes(self) -> bool:
+        return self.new != self.current
+
+    @property
+    def lower_step(self) -> UsageLimits:
+        """The limits sent first: each measure at the lower of now and planned."""
+        limits = self.current
+        for m in MEASURES:
+            now, planned = limit_of(self.current, m), limit_of(self.new, m)
+            if planned is not None and (now is None or planned < now):
+                limits = with_limit(limits, m, planned)
+        return limits
+
+    @property
+    def at_limit(self) -> bool:
+        """Whether its closed days' use has reached a planned limit: the service refuses it."""
+        return any(
+            (limit := limit_of(self.new, m)) is not None and self.use.counted[m] >= limit
+            for m in MEASURES
+        )
+
+    @property
+    def by(self) -> str:
+        """The budget the change is made for, as the audit log names the actor."""
+        return next((s for s in self.setters.values() if s), "")
+
+    @property
+    def change_text(self) -> str:
+        """ "characters 10,000 → 40,000; speech-to-text minutes no limit → 5.00 min"."""
+        shifts = [
+            f"{MEASURE_NAMES[m]} {limit_text(m, limit_of(self.current, m))} → "
+            f"{limit_text(m, limit_of(self.new, m))}"
+            for m in MEASURES
+            if limit_of(self.current, m) != limit_of(self.new, m)
+        ]
+        return "; ".join(shifts) or "no change"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The budgets shared out, each key's limits, and the budgets refused for enforcement."""
+
+    today: date
+    period: BillingPeriod
+    shares: tuple[BudgetShare, ...]
+    keys: tuple[KeyPlan, ...]
+    refusals: tuple[str, ...] = field(default=())
+
+    @property
+    def changes(self) -> tuple[KeyPlan, ...]:
+        return tuple(k for k in self.keys if k.changes)
+
+    @property
+    def blocked(self) -> tuple[KeyPlan, ...]:
+        return tuple(k for k in self.keys if k.at_limit)
+
+
+def apportion(pool: int, weights: Mapping[str, float], floor: int) -> dict[str, int]:
+    """``pool`` units shared out exactly: the floor to each (less when the pool cannot hold
+    it), the rest by weight in whole units, largest remainders first, ties by name."""
+    names = sorted(weights)
+    if not names or pool <= 0:
+        return dict.fromkeys(names, 0)
+    base = min(floor, pool // len(names))
+    rest = pool - base * len(names)
+    whole = {n: max(0, round(weights[n])) for n in names}
+    total = sum(whole.values())
+    if total == 0:
+        whole, total = dict.fromkeys(names, 1), len(names)
+    quota = {n: rest * whole[n] // total for n in names}
+    short = rest - sum(quota.values())
+    for n in sorted(names, key=lambda n: (-(rest * whole[n] % total), n))[:short]:
+        quota[n] += 1
+    return {n: base + quota[n] for n in names}
+
+
+def capped(
+    pool: int, weights: Mapping[str, float], floor: int, caps: Mapping[str, int]
+) -> dict[str, int]:
+    """``apportion`` where some take at most their cap (what a smaller hand-set limit leaves
+    them): a share above its cap is cut to it, and the rest shared again among the others, so
+    what a capped key cannot use goes to the keys that can."""
+    given: dict[str, int] = {}
+    free, left = dict(weights), pool
+    while free:
+        shares = apportion(left, free, floor)
+        over = [n for n, share in shares.items() if n in caps and share > caps[n]]
+        if not over:
+            return given | shares
+        for n in over:
+            given[n] = caps[n]
+            left -= caps[n]
+            del free[n]
+    return given
+
+
+def _scope_usage(budget: Budget, situation: Situation) -> pd.DataFrame:
+    """The closed days' usage of the budget's keys, deactivated and unlisted ones included."""
+    usage = situation.usage
+    if budget.team is not None:
+        masks = [k for k, team in situation.frame_teams.items() if team == budget.team]
+        return usage[usage["api_key"].isin(masks)]
+    if budget.key is not None:
+        return usage[usage["api_key"].isin(matching_keys(usage, budget.key))]
+    return usage
+
+
+def _members(budget: Budget, situation: Situation) -> list[KeyUse]:
+    """The active listed keys the budget covers."""
+
+    def covered(use: KeyUse) -> bool:
+        if budget.team is not None:
+            return use.team == budget.team
+        return budget.key is None or budget.key in use.names
+
+    return [use for use in situation.keys if use.active and covered(use)]
+
+
+def _used(frame: pd.DataFrame, measure: Measure, first: date, last: date) -> int:
+    """A frame's use of the measure over ``first``–``last``, in service units (rounded up)."""
+    if last < first:
+        return 0
+    return units(
+        measure, float(within(frame, first, last)[MEASURE_METRICS[measure]].sum()), up=True
+    )
+
+
+def _share(
+    budget: Budget,
+    measure: Measure,
+    allowance: int,
+    prior: int,
+    members: Sequence[KeyUse],
+    scope_now: int,
+    hidden: int,
+    settings: tuple[int, int],
+    hands: Mapping[str, UsageLimits],
+) -> BudgetShare:
+    reserve, floor = settings
+    counted = sum(use.counted[measure] for use in members)
+    fixed = max(0, scope_now - counted)
+    room = allowance - fixed - hidden - counted
+    ids = {use.key.key_id: use for use in members}
+    if room < 0:  # spent: share what is left of the allowance by use, every key stopped
+        held = 0
+        ceiling = max(0, allowance - fixed - hidden)
+        weights = {k: float(use.counted[measure]) for k, use in ids.items()}
+        limits = apportion(ceiling, weights, 0)
+    else:
+        held = min(reserve, room // (2 * len(ids))) if ids else reserve
+        pool = room - held * len(ids)
+        caps = {
+            k: max(0, hand - use.counted[measure])
+            for k, use in ids.items()
+            if (hand := limit_of(hands[k], measure)) is not None
+        }
+        weights = {k: use.forecast[measure] for k, use in ids.items()}
+        shares = capped(pool, weights, floor, caps)
+        limits = {k: ids[k].counted[measure] + shares[k] for k in ids}
+    return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
+
+
+def _budget_shares(
+    budget: Budget,
+    budgets: BudgetFile,
+    situation: Situation,
+    pricing: Pricing | None,
+    hands: Mapping[str, UsageLimits],
+) -> list[BudgetShare]:
+    """The enforceable ``budget`` shared out, one share per measure it limits."""
+    period = situation.period
+    first, last = span_of(budget, budgets, period)
+    before = period.start - ONE_DAY
+    yesterday = situation.today - ONE_DAY
+    scope = _scope_usage(budget, situation)
+    members = _members(budget, situation)
+    prior = {m: _used(scope, m, first, before) for m in MEASURES}
+    hidden = {
+        m: max(0, situation.live[m] - _used(situation.usage, m, period.start, yesterday))
+        for m in MEASURES
+    }
+    guard = budgets.guardrails
+    settings: dict[Measure, tuple[int, int]] = {
+        "characters": (guard.reserve_characters, guard.floor_characters),
+        "speech": (units("speech", guard.reserve_minutes), units("speech", guard.floor_minutes)),
+    }
+    allowances: dict[Measure, int | None]
+    if budget.is_cost:
+        assert pricing is not None
+        prices = CostPrices.of(pricing, period.start, last)
+        money = Decimal(str(budget.fixed_limit)) - prices.cost(prior)
+        weights = {
+            m: float(prices.price(m)) * sum(use.counted[m] + use.forecast[m] for use in members)
+            for m in MEASURES
+        }
+        allowances = cost_allowances(money, prices, weights)
+    else:
+        measure = METRIC_MEASURES[budget.metric]
+        allowances = {m: None for m in MEASURES}
+        allowances[measure] = max(0, units(measure, budget.fixed_limit) - prior[measure])
+    return [
+        _share(
+            budget,
+            m,
+            allowance,
+            prior[m] if not budget.is_cost else 0,
+            members,
+            _used(scope, m, period.start, yesterday),
+            hidden[m],
+            settings[m],
+            hands,
+        )
+        for m, allowance in allowances.items()
+        if allowance is not None
+    ]
+
+
+def _hand(use: KeyUse, memory: Memory | None) -> tuple[UsageLimits, str]:
+    """A key's hand-set limits, and what drifted: limits set elsewhere since the last run
+    become its hand-set ones."""
+    current = use.key.usage_limits
+    if memory is None or memory.own(current):
+        return (current if memory is None else memory.hand), ""
+    said = "; ".join(
+        f"{MEASURE_NAMES[m]} {limit_text(m, limit_of(memory.applied, m))} → "
+        f"{limit_text(m, limit_of(current, m))}"
+        for m in MEASURES
+        if limit_of(memory.applied, m) != limit_of(current, m)
+    )
+    return current, f"changed elsewhere since the last run ({said}): kept as its hand-set limit"
+
+
+def _smaller(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _key_plan(
+    use: KeyUse, memory: Memory | None, shares: Sequence[BudgetShare], guarded_before: bool
+) -> KeyPlan | None:
+    mine = [s for s in shares if use.key.key_id in s.limits]
+    if not use.active or (not mine and memory is None):
+        return None
+    hand, drift = _hand(use, memory)
+    notes = [drift] if drift else []
+    if not mine:
+        notes.append("no enforced budget covers it: its hand-set limits are given back")
+        return KeyPlan(use, hand, hand, {m: "" for m in MEASURES}, tuple(notes), forget=True)
+    if memory is None and guarded_before and use.key.usage_limits == UsageLimits():
+        notes.append("a key without a limit, new since the last run: capped by this run")
+    new, setters = hand, {}
+    for m in MEASURES:
+        setter, limit = "", limit_of(hand, m)
+        for share in (s for s in mine if s.measure == m):
+            planned = share.limits[use.key.key_id]
+            if limit is None or planned < limit:
+                setter, limit = share.budget.title, planned
+            counted = use.counted[m]
+            notes.append(
+                f"{share.title}: {limit_text(m, counted)} counted + "
+                f"{limit_text(m, planned - counted)} share = {limit_text(m, planned)}"
+            )
+        if setter == "" and limit_of(hand, m) is not None and any(s.measure == m for s in mine):
+            notes.append(f"{MEASURE_NAMES[m]}: its smaller hand-set limit is kept")
+        new = with_limit(new, m, _smaller(limit, limit_of(hand, m)))
+        setters[m] = setter
+    return KeyPlan(use, hand, new, setters, tuple(notes))
+
+
+def make_plan(
+    budgets: BudgetFile,
+    situation: Situation,
+    remembered: Mapping[str, Memory],
+    pricing: Pricing | None = None,
+    leave_out: Collection[str] = (),
+) -> Plan:
+    """The plan of ``budgets``' enforced budgets (but those whose title is in ``leave_out``)
+    over ``situation``, the keys' ``remembered`` hand-set limits and the prices in force."""
+    key_names = frozenset(n for use in situation.keys if use.active for n in use.names)
+    hands = {u.key.key_id: _hand(u, remembered.get(u.key.key_id))[0] for u in situation.keys}
+    refusals, shares = [], []
+    for budget in budgets.enforced:
+        if budget.title in leave_out:
+            continue
+        refused = refusal(
+            budget, budgets, situation.period, situation.team_names, key_names, pricing
+        )
+        if refused is not None:
+            refusals.append(refused)
+            continue
+        shares += _budget_shares(budget, budgets, situation, pricing, hands)
+    keys = [
+        planned
+        for use in sorted(situation.keys, key=lambda u: u.key.key_id)
+        if (planned := _key_plan(use, remembered.get(use.key.key_id), shares, bool(remembered)))
+        is not None
+    ]
+    return Plan(situation.today, situation.period, tuple(shares), tuple(keys), tuple(refusals))

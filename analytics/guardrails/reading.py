@@ -1,0 +1,124 @@
+"""What the plan reads, asked through a ``KeyReader`` (the command line's or the dashboard's):
+the usage period and the organization's count now (``/v2/usage``), the key list joined to
+usage, and the closed days from the earliest enforced budget's start (and the run rate's
+window) through yesterday. Each key's forecast for the rest of the usage period is the plan
+view's run rate (``capacity.forecast.run_rate``, as ``capacity.plan.allowance`` uses it).
+``plan_now`` is the one answer the front ends ask for: the plan as of a day."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from datetime import date, timedelta
+
+import pandas as pd
+
+from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, run_rate
+from analytics.capacity.plan import BillingPeriod, billing_period
+from analytics.cost.prices import Pricing
+from analytics.cost.teams import Teams, key_teams
+from analytics.guardrails.plan import KeyUse, Plan, Situation, make_plan
+from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
+from analytics.guardrails.state import Memory
+from analytics.keys.join import join, masked
+from analytics.keys.listed import KeyReader
+from analytics.usage.calendar import ONE_DAY
+from analytics.usage.frames import labels, within
+
+
+class NoUsagePeriod(ValueError):
+    """The service reports no usage period (a free plan): no budget can be enforced."""
+
+
+def _forecast(
+    usage: pd.DataFrame,
+    api_key: str | None,
+    measure: Measure,
+    today: date,
+    covered_from: date,
+    period: BillingPeriod,
+) -> float:
+    """The key's expected use from today to the usage period's end, in service units."""
+    if api_key is None:
+        return 0.0
+    series = daily_series(usage, MEASURE_METRICS[measure], (api_key,))
+    rate = run_rate(series, today, covered_from)
+    days = (period.end - today).days + 1
+    expected = sum(rate.expected(today + timedelta(days=n)) for n in range(max(0, days)))
+    return expected * units(measure, 1)
+
+
+def read_situation(
+    reader: KeyReader, budgets: BudgetFile, teams: Teams | None, today: date
+) -> Situation:
+    """The situation as of ``today``; ``NoUsagePeriod`` when the service reports none."""
+    answer = reader.plan()
+    period = billing_period(answer)
+    if period is None:
+        raise NoUsagePeriod(
+            "the service reports no usage period (a free plan): key limits cannot hold a budget"
+        )
+    firsts = [span_of(b, budgets, period)[0] for b in budgets.enforced if not b.is_plan]
+    first = min(period.start, today - timedelta(days=RHYTHM_DAYS), *firsts)
+    listed = reader.developer_keys()
+    read = reader.usage(first, today - ONE_DAY)
+    usage = read.frame
+    joined = join(listed, labels(usage), reader.recorded_masks())
+    now = within(usage, period.start, today - ONE_DAY)
+    sums = now.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()
+    used = {
+        m: dict(zip(map(str, sums.index), sums[MEASURE_METRICS[m]].astype(float), strict=True))
+        for m in MEASURES
+    }
+
+    def counted(api_key: str | None, measure: Measure) -> int:
+        return units(measure, used[measure].get(api_key or "", 0.0), up=True)
+
+    def team(api_key: str | None, key_id: str, label: str) -> str | None:
+        if teams is None:
+            return None
+        name = api_key or masked(key_id)
+        return key_teams(teams, {name: label})[name]
+
+    keys = tuple(
+        KeyUse(
+            key=row.key,
+            api_key=row.api_key,
+            team=team(row.api_key, row.key.key_id, row.key.label),
+            counted={m: counted(row.api_key, m) for m in MEASURES},
+            forecast={
+                m: _forecast(usage, row.api_key, m, today, read.start, period) for m in MEASURES
+            },
+        )
+        for row in joined
+        if row.key is not None
+    )
+    live: dict[Measure, int] = {
+        "characters": answer.character_count,
+        "speech": units("speech", answer.speech_to_text_minutes_count or 0),
+    }
+    return Situation(
+        today=today,
+        period=period,
+        keys=keys,
+        usage=usage,
+        frame_teams={} if teams is None else key_teams(teams, labels(usage)),
+        live=live,
+        team_names=None if teams is None else tuple(t.name for t in teams.teams),
+    )
+
+
+def plan_now(
+    reader: KeyReader,
+    budgets: BudgetFile,
+    costing: tuple[Teams | None, Pricing | None],
+    today: date,
+    remembered: Mapping[str, Memory],
+    leave_out: Collection[str] = (),
+) -> Plan:
+    """The guardrails' plan as of ``today``: what ``reader`` reads now, the teams and prices
+    in force, the keys' ``remembered`` limits; the budgets titled in ``leave_out`` are not
+    enforced (restore)."""
+    teams, pricing = costing
+    found = read_situation(reader, budgets, teams, today)
+    return make_plan(budgets, found, remembered, pricing, leave_out)

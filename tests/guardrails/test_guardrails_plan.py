@@ -1,0 +1,445 @@
+"""The guardrails' plan on hand-made situations: which budgets are refused (one line each),
+nested organization, team and key budgets worked out by hand, hand-set limits kept and given
+back, drift, cost budgets at two prices, and the invariant under random budgets, usage
+periods, keys and usage (hypothesis), across usage periods' turns in a contract year."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.builders import key_day_rows, price_from, pricing
+
+from analytics.capacity.budgets import parse_budgets
+from analytics.capacity.plan import BillingPeriod
+from analytics.cost.prices import parse_pricing
+from analytics.guardrails.plan import KeyUse, Situation, apportion, capped, make_plan
+from analytics.guardrails.state import Memory
+from analytics.service.models import DeveloperKey, UsageLimits
+
+PERIOD = BillingPeriod(date(2025, 7, 1), date(2025, 7, 31))
+TODAY = date(2025, 7, 11)
+MASKS = {"A": "aaaa****0001", "B": "bbbb****0002", "C": "cccc****0003"}
+TEAMS = {"A": "Web", "B": "Web", "C": "Data"}
+
+
+def key(name: str, characters: int | None = None, deactivated: bool = False) -> DeveloperKey:
+    return DeveloperKey(
+        key_id=f"id-{name}",
+        label=name,
+        is_deactivated=deactivated,
+        usage_limits=UsageLimits(characters=characters),
+    )
+
+
+def situation(
+    keys: list[DeveloperKey],
+    usage: list[tuple[date, str, int]],
+    forecast: dict[str, float],
+    *,
+    today: date = TODAY,
+    period: BillingPeriod = PERIOD,
+    hidden: int = 0,
+    masks: dict[str, str] = MASKS,
+    teams: dict[str, str] = TEAMS,
+) -> Situation:
+    """Keys named by label, their (day, label, characters) usage and forecasts; each key's
+    counted use and the organization's count now are summed here from the rows."""
+    closed = [(d, k, n) for d, k, n in usage if period.start <= d < today]
+    counted = {k.label: sum(n for _, name, n in closed if name == k.label) for k in keys}
+    frame = key_day_rows(
+        (d, masks[name], name, {"text_translation_characters": n}) for d, name, n in usage
+    )
+    return Situation(
+        today=today,
+        period=period,
+        keys=tuple(
+            KeyUse(
+                key=k,
+                api_key=masks[k.label],
+                team=teams[k.label],
+                counted={"characters": counted[k.label], "speech": 0},
+                forecast={"characters": forecast.get(k.label, 0.0), "speech": 0.0},
+            )
+            for k in keys
+        ),
+        usage=frame,
+        frame_teams={masks[name]: team for name, team in teams.items()},
+        live={"characters": sum(n for _, _, n in closed) + hidden, "speech": 0},
+        team_names=("Web", "Data"),
+    )
+
+
+GUARDS = "[guardrails]\nreserve_characters = 1_000\nfloor_characters = 2_000\n"
+
+
+def budget(name: str, limit: int, *lines: str, period: str = "usage") -> str:
+    return "\n".join(
+        [
+            "[[budget]]",
+            f'name = "{name}"',
+            'metric = "total_characters"',
+            f'period = "{period}"',
+            f"limit = {limit}",
+            "enforce = true",
+            *lines,
+        ]
+    )
+
+
+def file(*budgets: str, head: str = GUARDS):
+    return parse_budgets(head + "\n" + "\n\n".join(budgets))
+
+
+def limits(plan) -> dict[str, int | None]:
+    return {k.key.label: k.new.characters for k in plan.keys}
+
+
+# Closed days of July so far: A used 1,000, B 3,000, C 2,000; forecasts weigh 1 : 3 : 6.
+NESTED_USAGE = [
+    (date(2025, 7, 2), "A", 1_000),
+    (date(2025, 7, 3), "B", 3_000),
+    (date(2025, 7, 4), "C", 2_000),
+]
+NESTED_FORECAST = {"A": 1_000.0, "B": 3_000.0, "C": 6_000.0}
+NESTED = (
+    budget("Organization", 100_000),
+    budget("Web team", 20_000, 'team = "Web"'),
+    budget("B alone", 5_000, 'key = "B"'),
+)
+
+
+def test_nested_budgets_give_each_key_the_smallest_limit_worked_out_by_hand():
+    # Organization: 100,000 − 6,000 counted = 94,000; 3 reserves of 1,000 → 91,000 shared:
+    # 2,000 floor each, the 85,000 left by 1 : 3 : 6 → A 11,500, B 30,500, C 55,000.
+    # Web team: 20,000 − 4,000 = 16,000; 2 reserves → 14,000: 2,000 each, 10,000 by 1 : 3
+    # → A 1,000 + 4,500 = 5,500, B 3,000 + 9,500 = 12,500.
+    # B alone: 5,000 − 3,000 = 2,000; one reserve of 1,000 → 1,000 (its floor, cut to what
+    # there is) → 4,000.
+    keys = [key("A"), key("B"), key("C")]
+    plan = make_plan(file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
+    shares = {s.budget.title: dict(s.limits) for s in plan.shares}
+    assert shares == {
+        "Organization": {"id-A": 11_500, "id-B": 30_500, "id-C": 55_000},
+        "Web team": {"id-A": 5_500, "id-B": 12_500},
+        "B alone": {"id-B": 4_000},
+    }
+    assert limits(plan) == {"A": 5_500, "B": 4_000, "C": 55_000}
+    assert {k.key.label: k.by for k in plan.keys} == {
+        "A": "Web team",
+        "B": "B alone",
+        "C": "Organization",
+    }
+    assert len(plan.changes) == 3 and not plan.refusals
+
+
+def test_a_smaller_hand_set_limit_is_kept_and_given_back_exactly():
+    # B's own 3,500 leaves it 500 above its 3,000: what its shares held beyond that goes to
+    # the others. Organization: A and C share 91,000 − 500: 2,000 each, 86,500 by 1 : 6 →
+    # A 1,000 + 14,357 = 15,357, C 2,000 + 76,143 = 78,143 (the odd unit to C's larger
+    # remainder). Web team: A takes the 14,000 less B's 500 → 14,500.
+    keys = [key("A"), key("B", 3_500), key("C", 90_000)]
+    plan = make_plan(file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
+    organization = next(s for s in plan.shares if s.budget.title == "Organization")
+    assert dict(organization.limits) == {"id-A": 15_357, "id-B": 3_500, "id-C": 78_143}
+    assert limits(plan) == {"A": 14_500, "B": 3_500, "C": 78_143}
+    b = next(k for k in plan.keys if k.key.label == "B")
+    assert not b.changes and "its smaller hand-set limit is kept" in "; ".join(b.notes)
+    # As the apply run remembers them, then with every budget left out (restore):
+    remembered = {k.key.key_id: Memory(hand=k.hand, applied=k.new, by=k.by) for k in plan.keys}
+    guarded = [key("A", 14_500), key("B", 3_500), key("C", 78_143)]
+    given_back = make_plan(
+        file(*NESTED),
+        situation(guarded, NESTED_USAGE, NESTED_FORECAST),
+        remembered,
+        leave_out={"Organization", "Web team", "B alone"},
+    )
+    assert limits(given_back) == {"A": None, "B": 3_500, "C": 90_000}
+    assert all(k.forget for k in given_back.keys)
+
+
+def test_a_limit_changed_elsewhere_is_reported_and_kept_as_hand_set():
+    remembered = {
+        "id-A": Memory(hand=UsageLimits(), applied=UsageLimits(characters=5_500), by="Web team")
+    }
+    # Someone raised A to 50,000 elsewhere: the guardrail's 5,500 stays (never raised back up
+    # past the budget), and 50,000 is what restoring gives back.
+    raised = make_plan(
+        file(*NESTED),
+        situation([key("A", 50_000), key("B"), key("C")], NESTED_USAGE, NESTED_FORECAST),
+        remembered,
+    )
+    a = next(k for k in raised.keys if k.key.label == "A")
+    assert (a.hand.characters, a.new.characters) == (50_000, 5_500)
+    assert "changed elsewhere since the last run (characters 5,500 → 50,000)" in a.notes[0]
+    # Someone lowered it to 700: kept, never overwritten upward.
+    lowered = make_plan(
+        file(*NESTED),
+        situation([key("A", 700), key("B"), key("C")], NESTED_USAGE, NESTED_FORECAST),
+        remembered,
+    )
+    a = next(k for k in lowered.keys if k.key.label == "A")
+    assert (a.hand.characters, a.new.characters, a.changes) == (700, 700, False)
+    # The limits a killed run was sending are its own, not drift.
+    sending = Memory(
+        hand=UsageLimits(),
+        applied=UsageLimits(characters=9),
+        pending=(UsageLimits(characters=5_500),),
+    )
+    resumed = make_plan(
+        file(*NESTED),
+        situation([key("A", 5_500), key("B"), key("C")], NESTED_USAGE, NESTED_FORECAST),
+        {"id-A": sending},
+    )
+    a = next(k for k in resumed.keys if k.key.label == "A")
+    assert a.hand == UsageLimits() and not a.notes[0].startswith("changed elsewhere")
+
+
+def test_unenforceable_budgets_are_refused_with_one_line_each():
+    refused = file(
+        budget("Calendar month", 1_000, period="month"),
+        budget("Quarter", 1_000, period="quarter"),
+        '[[budget]]\nname = "Text only"\nmetric = "text_translation_characters"\n'
+        'period = "usage"\nlimit = 5\nenforce = true',
+        budget("Nobody", 1_000, 'key = "Z"'),
+        budget("No such team", 1_000, 'team = "Sales"'),
+        budget("Cut year", 1_000, period="year"),
+        '[[budget]]\nname = "Plan"\nmetric = "plan"\nenforce = true',
+        head='contract_year_start = "04-02"\n' + GUARDS,
+    )
+    plan = make_plan(refused, situation([key("A")], [], {}), {})
+    assert plan.refusals == (
+        "Calendar month: not enforced: a calendar month cuts the usage periods (which start on "
+        'day 1) and cannot be held across the cut: use period = "usage" or a contract year '
+        "starting on a billing day (day 1)",
+        "Quarter: not enforced: a calendar quarter cuts the usage periods (which start on day "
+        '1) and cannot be held across the cut: use period = "usage" or a contract year '
+        "starting on a billing day (day 1)",
+        "Text only: not enforced: key limits count text, document and improvement characters "
+        "together and no speech-to-speech: budget total_characters (or cost) instead",
+        "Nobody: not enforced: no active listed key has the label or masked key 'Z'",
+        "No such team: not enforced: the teams file has no team 'Sales'",
+        "Cut year: not enforced: the contract year starts on 04-02 (contract_year_start), not "
+        'on a billing day: it cuts the usage periods; set contract_year_start = "04-01" or '
+        'use period = "usage"',
+        "Plan: not enforced: the plan's own limit is the service's; a plan budget warns, it is "
+        "not shared out",
+    )
+    assert not plan.shares and not plan.changes
+
+
+def test_a_contract_year_is_held_across_its_usage_periods_turns():
+    # Contract year from 1 April; June's usage period used 60,000 of its 100,000. On the
+    # first day of July (the turn) and ten days later, what the keys may have is what the
+    # year has left: 40,000, less July's own use and the reserves.
+    head = 'contract_year_start = "04-01"\n' + GUARDS
+    year = file(budget("Year", 100_000, period="year"), head=head)
+    usage = [(date(2025, 3, 31), "A", 99_999), (date(2025, 6, 10), "A", 60_000)]
+    at_turn = make_plan(year, situation([key("A"), key("C")], usage, {}, today=PERIOD.start), {})
+    [share] = at_turn.shares
+    assert (share.prior, share.allowance, share.counted) == (60_000, 40_000, 0)
+    assert sum(share.limits.values()) == 40_000 - 2 * 1_000
+    later = [*usage, (date(2025, 7, 5), "C", 10_000)]
+    after = make_plan(year, situation([key("A"), key("C")], later, {}), {})
+    [share] = after.shares
+    assert (share.allowance, share.counted) == (40_000, 10_000)
+    assert sum(share.limits.values()) == 40_000 - 2 * 1_000
+    assert limits(after)["C"] >= 10_000  # what C used is within its limit
+
+
+def test_the_near_real_time_count_only_tightens():
+    keys = [key("A"), key("B"), key("C")]
+    calm = make_plan(file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
+    busy = make_plan(
+        file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST, hidden=30_000), {}
+    )
+    assert all(busy.keys[i].new.characters <= k.new.characters for i, k in enumerate(calm.keys))
+    assert limits(busy) != limits(calm)
+    organization = next(s for s in busy.shares if s.budget.title == "Organization")
+    assert organization.hidden == 30_000
+
+
+def cost_budget(limit: str) -> str:
+    return "\n".join(
+        [
+            "[[budget]]",
+            'name = "Web spend"',
+            'metric = "cost"',
+            'period = "usage"',
+            f"limit = {limit}",
+            'team = "Web"',
+            "enforce = true",
+        ]
+    )
+
+
+def test_cost_budgets_turn_money_into_characters_at_the_dearest_price_in_force():
+    # 10.00 EUR for the Web team: at 25 per million characters (the dearest character price
+    # in force) 400,000 characters, at 50 per million 200,000; speech costs 0.03 a minute,
+    # but no key of the team is forecast to use any, so all the money goes to characters.
+    def prices(document: str) -> str:
+        return (
+            "unit_prices = { text_translation_characters = 20, document_translation_characters"
+            f" = {document}, text_improvement_characters = 10, speech_to_text_minutes = 0.03 }}"
+        )
+
+    keys = [key("A"), key("B"), key("C")]
+    found = situation(keys, NESTED_USAGE, NESTED_FORECAST)
+    budgets = file(cost_budget("10.00"))
+    allowances = {}
+    for document in ("25", "50"):
+        costed = parse_pricing(pricing(price_from("2025-01-01", prices=prices(document))))
+        plan = make_plan(budgets, found, {}, costed)
+        by_measure = {s.measure: s for s in plan.shares}
+        allowances[document] = by_measure["characters"].allowance
+        cost = sum(k.new.characters for k in plan.keys if k.by) * Decimal(document) / 10**6
+        assert cost <= Decimal("10.00")
+        assert by_measure["speech"].allowance == 0
+    assert allowances == {"25": 400_000, "50": 200_000}
+    fee = parse_pricing(pricing(price_from("2025-01-01", "monthly_fee = 100")))
+    organization = file(cost_budget("10.00").replace('team = "Web"\n', ""))
+    [line] = make_plan(organization, found, {}, fee).refusals
+    assert line.startswith("Web spend: not enforced: the organization's cost includes the base fee")
+
+
+def test_apportion_shares_exactly_floor_first_then_by_weight():
+    assert apportion(10, {"a": 1.0, "b": 1.0, "c": 1.0}, 0) == {"a": 4, "b": 3, "c": 3}
+    assert capped(100, {"a": 1.0, "b": 1.0, "c": 2.0}, 0, {"c": 10}) == {"a": 45, "b": 45, "c": 10}
+    assert apportion(100, {"a": 0.0, "b": 9.0}, 20) == {"a": 20, "b": 80}
+    assert apportion(5, {"a": 0.0, "b": 9.0}, 20) == {"a": 2, "b": 3}
+    assert apportion(0, {"a": 3.0}, 20) == {"a": 0}
+
+
+# --- the invariant -----------------------------------------------------------------------------
+
+
+def usage_period(today: date, billing_day: int) -> BillingPeriod:
+    """The monthly usage period holding ``today`` that starts on ``billing_day`` (≤ 28)."""
+    start = today.replace(day=billing_day)
+    if start > today:
+        start = (start.replace(day=1) - timedelta(days=1)).replace(day=billing_day)
+    following = (start.replace(day=1) + timedelta(days=32)).replace(day=billing_day)
+    return BillingPeriod(start, following - timedelta(days=1))
+
+
+def contract_year(today: date, month: int, billing_day: int) -> tuple[date, date]:
+    start = date(today.year, month, billing_day)
+    if start > today:
+        start = date(today.year - 1, month, billing_day)
+    return start, date(start.year + 1, month, billing_day) - timedelta(days=1)
+
+
+NAMES = ("A", "B", "C", "D")
+SCOPES = ("", 'team = "Web"', 'team = "Data"', 'key = "A"', 'key = "C"')
+
+
+@st.composite
+def cases(draw):
+    billing_day = draw(st.integers(1, 28))
+    today = date(2026, 1, 1) + timedelta(days=draw(st.integers(0, 500)))
+    period = usage_period(today, billing_day)
+    if draw(st.booleans()):  # often the first day of a usage period: the turn
+        today = period.start
+    year_month = draw(st.integers(1, 12))
+    count = draw(st.integers(1, 4))
+    names = NAMES[:count]
+    keys = [
+        key(
+            name,
+            draw(st.none() | st.integers(0, 30_000)),
+            deactivated=draw(st.integers(0, 5)) == 0,
+        )
+        for name in names
+    ]
+    usage = draw(
+        st.lists(
+            st.tuples(st.integers(1, 420), st.sampled_from(names), st.integers(0, 9_000)),
+            max_size=25,
+        )
+    )
+    rows = [(today - timedelta(days=back), name, n) for back, name, n in usage]
+    forecast = {n: draw(st.floats(0, 50_000)) for n in names}
+    budgets = draw(
+        st.lists(
+            st.tuples(st.sampled_from(SCOPES), st.sampled_from(["usage", "year"]),
+                      st.integers(0, 60_000)),
+            min_size=1,
+            max_size=3,
+        )
+    )  # fmt: skip
+    reserve, floor = draw(st.integers(0, 3_000)), draw(st.integers(0, 5_000))
+    hidden = draw(st.integers(0, 20_000))
+    return (
+        billing_day,
+        today,
+        period,
+        year_month,
+        keys,
+        rows,
+        forecast,
+        budgets,
+        reserve,
+        floor,
+        hidden,
+    )
+
+
+@settings(max_examples=120, deadline=None)
+@given(cases())
+def test_no_enforced_budget_can_be_passed(case):
+    (
+        billing_day,
+        today,
+        period,
+        year_month,
+        keys,
+        rows,
+        forecast,
+        budgets,
+        reserve,
+        floor,
+        hidden,
+    ) = case
+    head = (
+        f'contract_year_start = "{year_month:02d}-{billing_day:02d}"\n'
+        f"[guardrails]\nreserve_characters = {reserve}\nfloor_characters = {floor}\n"
+    )
+    entries = [
+        budget(f"b{i}", limit, scope, period=kind) for i, (scope, kind, limit) in enumerate(budgets)
+    ]
+    teams = {"A": "Web", "B": "Web", "C": "Data", "D": "Data"}
+    masks = {name: f"{name.lower() * 4}****{i:04d}" for i, name in enumerate(NAMES)}
+    found = situation(
+        keys, rows, forecast, today=today, period=period, hidden=hidden, masks=masks, teams=teams
+    )
+    plan = make_plan(file(*entries, head=head), found, {})
+    assert not plan.refusals or all("no active listed key" in r for r in plan.refusals)
+    new = {k.key.label: k.new.characters for k in plan.keys}
+    for i, (scope, kind, limit) in enumerate(budgets):
+        if any(r.startswith(f"b{i}:") for r in plan.refusals):
+            continue
+        first = (
+            period.start if kind == "usage" else contract_year(today, year_month, billing_day)[0]
+        )
+
+        def covered(name: str, scope: str = scope) -> bool:
+            return scope == "" or scope == f'team = "{teams[name]}"' or scope == f'key = "{name}"'
+
+        earlier = sum(n for d, name, n in rows if first <= d < period.start and covered(name))
+        allowance = max(0, limit - earlier)
+        members = [k.label for k in keys if not k.is_deactivated and covered(k.label)]
+        assert all(new[name] is not None for name in members)
+        # Nothing was counted in a key's usage period before the budget's period began: both
+        # start on a billing day, the usage period no earlier than the budget's period.
+        assert first <= period.start
+        assert sum(new[name] for name in members) <= allowance
+        # Counting what keys no limit caps any more (deactivated) used in this usage period,
+        # and today's use analytics does not show yet, the keys' use stays inside it too.
+        spent = sum(
+            n
+            for d, name, n in rows
+            if period.start <= d < today and covered(name) and name not in members
+        )
+        assert sum(new[name] for name in members) <= max(0, allowance - spent - hidden)
