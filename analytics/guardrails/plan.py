@@ -18,7 +18,15 @@ service's units, over the current usage period:
   the rest of the usage period (largest remainders, ties by key id), in whole units. A key's
   limit is its counted use plus its share;
 * with no room left, the limits share what the allowance leaves of the fixed and hidden use
-  by counted use, at or below each key's count: every key is stopped.
+  by counted use, at or below each key's count: every key is stopped;
+* on the **last day of a usage period inside the budget's period** (a contract year that goes
+  on), the limits must also hold after the turn, when the service restarts every count while
+  the limits stand: a key may use up to its limit (or its count, when above) before the turn
+  and its limit again after it, so Σ (max(limit, counted) + limit) ≤ allowance − fixed −
+  hidden. Half of what is left beyond the counts is shared out (each limit = counted + share);
+  when the counts already take more than half, the limits share the room by counted use, at
+  or below each count (the keys stop until the turn, then have their limits). The first run of
+  the new period recomputes every limit.
 
 So Σ limits ≤ allowance − fixed − hidden − keys × reserve ≤ allowance (the invariant), and a
 key's use can pass its limit only by the request that crosses it: requests no larger than the
@@ -282,18 +290,22 @@ def _share(
     hidden: int,
     settings: tuple[int, int],
     hands: Mapping[str, UsageLimits],
+    turning: bool,
 ) -> BudgetShare:
+    """One measure of one budget shared out (the module's rules); ``turning``: today is the
+    last day of a usage period the budget's period goes on after."""
     reserve, floor = settings
     counted = sum(use.counted[measure] for use in members)
     fixed = max(0, scope_now - counted)
     room = allowance - fixed - hidden - counted
     ids = {use.key.key_id: use for use in members}
-    if room < 0:  # spent: share what is left of the allowance by use, every key stopped
-        held = 0
-        ceiling = max(0, allowance - fixed - hidden)
-        weights = {k: float(use.counted[measure]) for k, use in ids.items()}
-        limits = apportion(ceiling, weights, 0)
+    by_use = {k: float(use.counted[measure]) for k, use in ids.items()}
+    if room < 0 or (turning and room < counted):  # spent, or spent by the turn: stopped
+        held = min(reserve, max(0, room) // (2 * len(ids))) if turning and ids else 0
+        ceiling = max(0, room if turning else allowance - fixed - hidden)
+        limits = apportion(ceiling - held * len(ids), by_use, 0)
     else:
+        room = (room - counted) // 2 if turning else room
         held = min(reserve, room // (2 * len(ids))) if ids else reserve
         pool = room - held * len(ids)
         caps = {
@@ -317,6 +329,7 @@ def _budget_shares(
     """The enforceable ``budget`` shared out, one share per measure it limits."""
     period = situation.period
     first, last = span_of(budget, budgets, period)
+    turning = situation.today == period.end < last
     before = period.start - ONE_DAY
     yesterday = situation.today - ONE_DAY
     scope = _scope_usage(budget, situation)
@@ -356,6 +369,7 @@ def _budget_shares(
             hidden[m],
             settings[m],
             hands,
+            turning,
         )
         for m, allowance in allowances.items()
         if allowance is not None

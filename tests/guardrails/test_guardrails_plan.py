@@ -249,6 +249,31 @@ def test_a_contract_year_is_held_across_its_usage_periods_turns():
     assert limits(after)["C"] >= 10_000  # what C used is within its limit
 
 
+def test_on_a_usage_periods_last_day_the_limits_hold_after_the_turn_too():
+    # The same year on 31 July, July's last day: 40,000 left after June. Each key may reach
+    # its limit before the turn and use it again after it, so half of what the counts leave
+    # is shared. C used 10,000: (40,000 − 10,000 − 10,000) / 2 = 10,000, less two reserves
+    # of 1,000, is 8,000: 2,000 floor each and the 4,000 left halved (no forecast) → A 4,000,
+    # C 10,000 + 4,000 = 14,000; at worst 4,000 + 4,000 + 14,000 + 14,000 = 36,000 ≤ 40,000.
+    head = 'contract_year_start = "04-01"\n' + GUARDS
+    year = file(budget("Year", 100_000, period="year"), head=head)
+    last_day = PERIOD.end
+    june = [(date(2025, 6, 10), "A", 60_000)]
+    calm = [*june, (date(2025, 7, 5), "C", 10_000)]
+    plan = make_plan(year, situation([key("A"), key("C")], calm, {}, today=last_day), {})
+    assert limits(plan) == {"A": 4_000, "C": 14_000}
+    # C used 25,000: the counts take more than half of the 40,000, so the 15,000 left, less
+    # two reserves of 1,000 (15,000 / 4 is more), is shared by use: A 0, C 13,000, below
+    # what C used, so C stops until the turn; at worst 25,000 + 13,000 = 38,000 ≤ 40,000.
+    busy = [*june, (date(2025, 7, 5), "C", 25_000)]
+    plan = make_plan(year, situation([key("A"), key("C")], busy, {}, today=last_day), {})
+    assert limits(plan) == {"A": 0, "C": 13_000}
+    # A usage-period budget has the whole limit again after the turn: nothing held back.
+    month = file(budget("Month", 40_000), head=head)
+    plan = make_plan(month, situation([key("A"), key("C")], calm, {}, today=last_day), {})
+    assert sum(limits(plan).values()) == 40_000 - 2 * 1_000
+
+
 def test_the_near_real_time_count_only_tightens():
     keys = [key("A"), key("B"), key("C")]
     calm = make_plan(file(*NESTED), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
@@ -340,8 +365,8 @@ def cases(draw):
     billing_day = draw(st.integers(1, 28))
     today = date(2026, 1, 1) + timedelta(days=draw(st.integers(0, 500)))
     period = usage_period(today, billing_day)
-    if draw(st.booleans()):  # often the first day of a usage period: the turn
-        today = period.start
+    # Often the first or the last day of a usage period: either side of its turn.
+    today = draw(st.sampled_from([today, period.start, period.end]))
     year_month = draw(st.integers(1, 12))
     count = draw(st.integers(1, 4))
     names = NAMES[:count]
@@ -443,3 +468,15 @@ def test_no_enforced_budget_can_be_passed(case):
             if period.start <= d < today and covered(name) and name not in members
         )
         assert sum(new[name] for name in members) <= max(0, allowance - spent - hidden)
+        # On a usage period's last day inside a contract year that goes on, the limits hold
+        # across the turn too: each key may reach its limit (or keep its count) before it,
+        # and use its limit again after it, the counts restarted.
+        year_end = contract_year(today, year_month, billing_day)[1]
+        if kind == "year" and today == period.end < year_end:
+            counted = {
+                name: sum(n for d, k, n in rows if k == name and period.start <= d < today)
+                for name in members
+            }
+            across = sum(max(new[n], counted[n]) + new[n] for n in members)
+            if sum(counted.values()) + spent + hidden <= allowance:  # not passed already
+                assert across + spent + hidden <= allowance
