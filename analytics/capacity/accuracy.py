@@ -9,8 +9,9 @@ horizon is scored once it has ended inside the history.
 
 **Scores.** WAPE, the weighted absolute percentage error: the sum of the absolute errors of a
 horizon's totals over the sum of their actuals (months of little usage weigh little). The
-candidate chosen for a series is the one with the lowest month-ahead WAPE, compared on the
-origins every candidate scored (at least ``MIN_SCORED`` of them); the run rate when none has.
+candidate chosen for a series is the one with the lowest month-ahead WAPE over the last 12
+origins, among the candidates that scored each of them (the yearly model needs two years
+before an origin); the run rate while fewer than ``MIN_SCORED`` months were scored.
 
 **Intervals** come from the backtest's errors, not from a model's assumptions: the ratios
 actual ÷ forecast of a candidate's past totals at the same horizon (``ratio_quantiles``).
@@ -26,12 +27,15 @@ does not count in the coverage, the share of scored totals inside their interval
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cached_property
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analytics.capacity.candidates import CANDIDATES, RUN_RATE, Floats, History, predict
@@ -39,6 +43,7 @@ from analytics.capacity.candidates import CANDIDATES, RUN_RATE, Floats, History,
 ORIGINS: Final = 24
 HORIZONS: Final[dict[str, int]] = {"month": 1, "quarter": 3, "12 months": 12}  # months ahead
 MIN_SCORED: Final = 6
+RECENT: Final = 12  # the month-ahead error a forecast states: over the last 12 months
 MIN_ERRORS: Final = 6
 LEVELS: Final[dict[str, tuple[float, float]]] = {"80": (0.10, 0.90), "95": (0.025, 0.975)}
 
@@ -84,14 +89,28 @@ class Backtest:
         rows = self.rows
         return rows[(rows["candidate"] == candidate) & (rows["horizon"] == horizon)]
 
+    @cached_property
+    def _columns(self) -> tuple[npt.NDArray[np.object_], ...]:
+        """The rows' candidate, horizon and end, and their ratio actual ÷ forecast (NaN where
+        nothing was forecast): the intervals of every row read them."""
+        rows = self.rows
+        forecast = rows["forecast"].to_numpy(dtype=float)
+        ratio = rows["actual"].to_numpy(dtype=float) / np.where(forecast > 0, forecast, np.nan)
+        return (
+            rows["candidate"].to_numpy(dtype=object),
+            rows["horizon"].to_numpy(dtype=object),
+            rows["end"].to_numpy(dtype=object),
+            ratio.astype(object),
+        )
+
     def ratios(self, candidate: str, horizon: str, before: date | None = None) -> list[float]:
         """The candidate's ratios actual ÷ forecast at ``horizon`` (of horizons ended before
         ``before``, when given); of totals forecast above zero."""
-        rows = self.of(candidate, horizon)
+        candidates, horizons, ends, ratios = self._columns
+        chosen = (candidates == candidate) & (horizons == horizon)
         if before is not None:
-            rows = rows[rows["end"] < before]
-        rows = rows[rows["forecast"] > 0]
-        return (rows["actual"] / rows["forecast"]).astype(float).tolist()
+            chosen &= ends < before
+        return [float(r) for r in ratios[chosen] if not math.isnan(r)]
 
     def interval_ratios(
         self, candidate: str, horizon: str, before: date | None = None
@@ -123,16 +142,17 @@ class Backtest:
 
     @property
     def chosen(self) -> str:
-        """The candidate with the best month-ahead WAPE on the origins all scored (the run
-        rate when none scored ``MIN_SCORED``)."""
+        """The candidate with the best month-ahead WAPE over the last ``RECENT`` origins,
+        among those that scored each of them; the run rate when fewer than ``MIN_SCORED``
+        origins were scored."""
         month = self.rows[self.rows["horizon"] == "month"]
-        per = {c: set(month.loc[month["candidate"] == c, "origin"]) for c in CANDIDATES}
-        eligible = [c for c in CANDIDATES if len(per[c]) >= MIN_SCORED]
-        if not eligible:
+        scored = sorted(set(month["origin"]))
+        if len(scored) < MIN_SCORED:
             return RUN_RATE
-        common = set.intersection(*(per[c] for c in eligible))
-        scores = {c: wape(month[(month["candidate"] == c) & month["origin"].isin(common)])
-                  for c in eligible}  # fmt: skip
+        recent = month[month["origin"].isin(scored[-RECENT:])]
+        counts = recent.groupby("candidate", sort=False)["origin"].nunique()
+        eligible = [c for c in CANDIDATES if counts.get(c, 0) == min(RECENT, len(scored))]
+        scores = {c: wape(recent[recent["candidate"] == c]) for c in eligible}
         return min(eligible, key=lambda c: (scores[c], CANDIDATES.index(c)))
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from analytics.capacity.accuracy import (
     LEVELS,
+    RECENT,
     Backtest,
     backtest,
     coverage,
@@ -45,7 +46,6 @@ NEXT_12_MONTHS: Final = "next 12 months"
 PERIODS: Final = ("month", "quarter", "year", NEXT_12_MONTHS)
 PERIOD_NAMES: Final = {**PERIOD_TITLES, NEXT_12_MONTHS: "Next 12 months"}
 MAX_TERM_MONTHS: Final = 36
-ACCURACY_MONTHS: Final = 12  # "month-ahead error over the last 12 months"
 SCENARIO_SHARES: Final = np.arange(1, 100) / 100
 
 
@@ -71,9 +71,9 @@ class Outlook:
 
     @property
     def recent(self) -> pd.DataFrame:
-        """The chosen candidate's month-ahead rows of the last ``ACCURACY_MONTHS`` origins."""
-        rows = self.backtest.of(self.chosen, "month")
-        return rows.tail(ACCURACY_MONTHS)
+        """The chosen candidate's month-ahead rows of the last ``RECENT`` origins: the
+        accuracy a forecast states ("month-ahead error over the last 12 months")."""
+        return self.backtest.of(self.chosen, "month").tail(RECENT)
 
     def period(
         self, kind: str, what_if: WhatIf, year_start: YearStart | None = None
@@ -180,3 +180,14 @@ def _scenarios(found: Outlook, first: date, months: tuple[date, ...], what_if: W
     scale = ratio_quantiles(ratios, SCENARIO_SHARES) if ratios else np.ones(1)
     scenarios: Floats = scale[:, None] * base[None, :] + added[None, :]
     return scenarios
+
+
+def backtest_table(found: dict[str, Outlook]) -> pd.DataFrame:
+    """Every metric's backtest scores (``accuracy.Backtest.table``), with ``metric`` first and
+    ``chosen`` marking the candidate each metric's forecast uses."""
+    parts = []
+    for metric, found_one in found.items():
+        table = found_one.backtest.table()
+        table.insert(0, "metric", metric)
+        parts.append(table.assign(chosen=table["candidate"] == found_one.chosen))
+    return pd.concat(parts, ignore_index=True)

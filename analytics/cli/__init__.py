@@ -6,15 +6,26 @@ them, the manual's Command line page and the Export page show them. Errors go to
 or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, look-ups, keys, serve, the demo's reset.
+checks and marks, capacity, look-ups, keys, serve, the demo's reset.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
-from analytics.cli import exports, reports, checks, lookups, keys, serve, demo  # noqa: I001
+from analytics.cli import exports, reports, checks, capacity, lookups, keys, serve, demo  # noqa: I001
 from analytics.cli.shared import app
 from analytics.storage.allocator import use_system_allocator
 
-__all__ = ["app", "checks", "demo", "exports", "keys", "lookups", "main", "reports", "serve"]
+__all__ = [
+    "app",
+    "capacity",
+    "checks",
+    "demo",
+    "exports",
+    "keys",
+    "lookups",
+    "main",
+    "reports",
+    "serve",
+]
 
 
 def main() -> None:
