@@ -19,17 +19,19 @@ from analytics.capacity.outlook import (
 )
 from analytics.capacity.recommend import DEFAULT_RISK, Option, Recommendation, Scenarios, recommend
 from analytics.capacity.whatif import WhatIf
-from analytics.usage.calendar import ONE_DAY, YearStart
+from analytics.usage.calendar import YearStart, all_history_range
 from analytics.usage.reader import UsageReader
 
 DEFAULT_TERM = 12
 
 
-def read_outlooks(reader: UsageReader, first: date, today: date) -> dict[str, Outlook]:
-    """The decision metrics' outlooks from the closed days ``first`` … yesterday (as much
-    history as the backtest should reach: 24 months and the weeks before them, more for the
-    yearly season)."""
-    read = reader.usage(first, today - ONE_DAY)
+def read_outlooks(reader: UsageReader, today: date, demo_days: int | None) -> dict[str, Outlook]:
+    """The decision metrics' outlooks from the organization's whole history up to yesterday
+    (``calendar.all_history_range``: the demo organization's span of ``demo_days``, or the last
+    five years): the backtest reaches 24 months back and the yearly season wants two years
+    before its origins."""
+    first, last = all_history_range(today, demo_days)
+    read = reader.usage(first, last)
     return outlooks(read.frame, read.start, today)
 
 

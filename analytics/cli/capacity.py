@@ -36,9 +36,8 @@ app.add_typer(capacity_app, name="capacity")
 def _outlooks(demo: bool) -> dict[str, Outlook]:
     """The organization's outlooks from its whole history (the demo's span with --demo)."""
     settings = shared.settings()
-    today = calendar.utc_today()
-    first, _ = calendar.resolve("all-history", today, settings.demo_days if demo else None)
-    return read_outlooks(fetching.Fetches(settings, demo), first, today)
+    reader = fetching.Fetches(settings, demo)
+    return read_outlooks(reader, calendar.utc_today(), settings.demo_days if demo else None)
 
 
 @capacity_app.command("backtest")
