@@ -166,12 +166,12 @@ class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     current: bool = False  # today's plan
 
     def __post_init__(self) -> None:
-        problem = self.problem()
+        problem = self._problem()
         if problem is not None:
             field, message = problem
             raise ValueError(f"{self.name!r} ({field}): {message}")
 
-    def problem(self) -> tuple[str, str] | None:
+    def _problem(self) -> tuple[str, str] | None:
         """The first field that breaks a rule, and why; None when every field is right."""
         if not self.name.strip():
             return "name", "give the option a name"
