@@ -6,17 +6,28 @@ them, the manual's Command line page and the Export page show them. Errors go to
 or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, look-ups, keys, guardrails, serve, the demo's reset.
+checks and marks, capacity, look-ups, keys, guardrails, serve, the demo's reset.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
-from analytics.cli import exports, reports, checks, lookups, keys, guardrails, serve, demo  # noqa: I001
+from analytics.cli import exports, reports, checks, capacity, lookups, keys, guardrails  # noqa: I001
+from analytics.cli import serve, demo
 from analytics.cli.shared import app
 from analytics.storage.allocator import use_system_allocator
 
 __all__ = [
-    "app", "checks", "demo", "exports", "guardrails", "keys", "lookups", "main", "reports", "serve",
-]  # fmt: skip
+    "app",
+    "capacity",
+    "checks",
+    "demo",
+    "exports",
+    "guardrails",
+    "keys",
+    "lookups",
+    "main",
+    "reports",
+    "serve",
+]
 
 
 def main() -> None:

@@ -11,6 +11,12 @@ A period holds a unit price for each priced metric (per million characters; per 
 speech-to-text and of speech-to-speech), an optional fixed ``monthly_fee`` and an optional
 volume ``included_per_month`` per metric that is not charged. ``pricing.example.toml``
 documents every field and names what the usage data cannot express (and so is not modelled).
+
+An optional **catalogue** (``[[option]]`` entries) lists what the organization could buy next:
+plans and commitments, each with a base fee a month, an included volume of characters and
+speech-to-text minutes (per month or per commitment term), prices beyond it, a commitment term
+and a discount. It prices no usage: capacity's recommendation (``analytics.capacity.recommend``)
+weighs its options against the forecast.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import msgspec
 import numpy as np
@@ -144,11 +150,55 @@ class PricePeriod(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
         _check_amount("monthly_fee", self.monthly_fee)
 
 
+class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[option]]`` entry: a plan or commitment the organization could buy (it fulfils
+    ``analytics.capacity.recommend.Option``)."""
+
+    name: str
+    price_per_million_characters: Decimal
+    price_per_minute: Decimal = Decimal(0)
+    base_fee: Decimal = Decimal(0)  # a month
+    included_per: Literal["month", "term"] = "month"
+    included_characters: int = 0
+    included_minutes: Decimal = Decimal(0)
+    term_months: int = 1
+    discount: Decimal = Decimal(0)  # a fraction of the whole amount, 0.1 for 10 %
+    current: bool = False  # today's plan
+
+    def __post_init__(self) -> None:
+        problem = self._problem()
+        if problem is not None:
+            field, message = problem
+            raise ValueError(f"{self.name!r} ({field}): {message}")
+
+    def _problem(self) -> tuple[str, str] | None:
+        """The first field that breaks a rule, and why; None when every field is right."""
+        if not self.name.strip():
+            return "name", "give the option a name"
+        amounts = ("price_per_million_characters", "price_per_minute", "base_fee")
+        for field in (*amounts, "included_minutes"):
+            value: Decimal = getattr(self, field)
+            if not value.is_finite() or value < 0:
+                return field, f"must be a finite amount ≥ 0, not {value}"
+        if self.included_characters < 0:
+            return "included_characters", f"must be ≥ 0, not {self.included_characters}"
+        if self.term_months < 1:
+            return "term_months", f"must be 1 or more months, not {self.term_months}"
+        if not (self.discount.is_finite() and 0 <= self.discount < 1):
+            return (
+                "discount",
+                f"must be a fraction from 0 up to 1 (0.1 for 10 %), not {self.discount}",
+            )
+        return None
+
+
 class PricingFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: the currency and the ``[[price]]`` periods."""
+    """The whole file: the currency, the ``[[price]]`` periods and the ``[[option]]``
+    catalogue."""
 
     currency: str
     periods: tuple[PricePeriod, ...] = msgspec.field(default=(), name="price")
+    catalogue: tuple[CatalogueOption, ...] = msgspec.field(default=(), name="option")
 
     def __post_init__(self) -> None:
         if self.currency not in MINOR_UNITS:
@@ -169,6 +219,16 @@ class PricingFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
                     "until the next one's from)"
                 )
             first_entry[period.start] = index
+        names = [option.name for option in self.catalogue]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise ValueError(f"[[option]] #{index + 1} (name): {name!r} is listed twice")
+        current = [i + 1 for i, option in enumerate(self.catalogue) if option.current]
+        if len(current) > 1:
+            raise ValueError(
+                f"[[option]] #{current[1]} (current): only one option is today's plan "
+                f"(#{current[0]} is already)"
+            )
 
 
 @dataclass(frozen=True)
@@ -178,6 +238,7 @@ class Pricing:
     currency: str
     periods: tuple[PricePeriod, ...]
     source: str
+    catalogue: tuple[CatalogueOption, ...] = ()
 
     @property
     def minor_unit(self) -> int:
@@ -243,7 +304,7 @@ def parse_pricing(text: str, source: str = "pricing.toml") -> Pricing:
     """Parse TOML text; every problem becomes a ``PricingFileError`` naming ``source``."""
     parsed = parse_toml(text, source, PricingFile, PricingFileError, _explain)
     periods = tuple(sorted(parsed.periods, key=lambda period: period.start))
-    return Pricing(parsed.currency, periods, source)
+    return Pricing(parsed.currency, periods, source, parsed.catalogue)
 
 
 def load_pricing(path: Path | str) -> Pricing:

@@ -1,0 +1,116 @@
+"""What-ifs a capacity meeting asks: "and if we grow 10 % more?", "and with the speech pilot?".
+
+A **growth** percentage scales every forecast day, and so the forecast's whole range, from
+the day the forecast starts: ``10%`` reads "usage 10 % above what the forecast expects".
+
+A **planned workload** adds a fixed volume a month, from a month on (or from the forecast's
+first day when no month is named), to the expected usage and to every point of its range
+alike: a plan is not uncertain the way the history is. It is written as the meeting says it:
+``2026-06:2000000 characters``, ``speech pilot 500 minutes a month``, ``2026-09: new team
+1,500,000 characters``. Characters count as total characters, minutes as speech-to-text
+minutes; each day of a month carries its share of the month's volume.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Final
+
+import numpy as np
+
+from analytics.capacity.candidates import Floats
+from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
+
+UNITS: Final[dict[str, str]] = {
+    "characters": TOTAL_CHARACTERS,
+    "minutes": MINUTES,
+}
+_WORKLOAD = re.compile(
+    r"(?:(?P<month>\d{4}-\d{2})\s*:)?\s*(?P<label>.*?)\s*"
+    r"(?P<amount>\d[\d,_]*(?:\.\d+)?)\s+(?P<unit>characters|minutes)(?:\s+a\s+month)?",
+    re.IGNORECASE,
+)
+_GROWTH = re.compile(r"(?P<value>[+-]?\d+(?:\.\d+)?)\s*%?")
+
+
+class WhatIfError(ValueError):
+    """A what-if that cannot be read; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A planned volume a month of one metric, from ``start`` (a month's first day) on."""
+
+    metric: str
+    per_month: float
+    start: date | None = None
+    label: str = ""
+
+    def __str__(self) -> str:
+        unit = next(unit for unit, metric in UNITS.items() if metric == self.metric)
+        since = f"{self.start:%Y-%m}: " if self.start else ""
+        named = f"{self.label} " if self.label else ""
+        return f"{since}{named}{self.per_month:,.0f} {unit} a month"
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A growth (a fraction: 0.1 for 10 %) and the planned workloads."""
+
+    growth: float = 0.0
+    workloads: tuple[Workload, ...] = ()
+
+    def added(self, metric: str, first: date, days: int) -> Floats:
+        """The workloads' volume of ``metric`` on each of ``days`` days from ``first``."""
+        added = np.zeros(days)
+        for workload in (w for w in self.workloads if w.metric == metric):
+            for offset in range(days):
+                day = first + timedelta(days=offset)
+                if workload.start is None or day >= workload.start:
+                    added[offset] += workload.per_month / _days_in_month(day)
+        return added
+
+    def apply(self, metric: str, first: date, daily: Floats) -> Floats:
+        """Forecast days from ``first`` with the growth and the workloads."""
+        shifted: Floats = daily * (1 + self.growth) + self.added(metric, first, len(daily))
+        return shifted
+
+    def __str__(self) -> str:
+        parts = [f"growth {self.growth:+.0%}"] if self.growth else []
+        return "; ".join(parts + [str(w) for w in self.workloads]) or "none"
+
+
+def _days_in_month(day: date) -> int:
+    following = date(day.year + day.month // 12, day.month % 12 + 1, 1)
+    return (following - day.replace(day=1)).days
+
+
+def parse_growth(text: str) -> float:
+    """``10%``, ``+10 %``, ``-5%`` or ``10`` as a fraction (0.1); never below −100 %."""
+    found = _GROWTH.fullmatch(text.strip())
+    if found is None:
+        raise WhatIfError(f"growth must be a percentage such as 10% or -5%, not {text!r}")
+    growth = float(found["value"]) / 100
+    if growth <= -1:
+        raise WhatIfError(f"growth must be above -100%, not {text!r}")
+    return growth
+
+
+def parse_workload(text: str) -> Workload:
+    """``[YYYY-MM:] [label] AMOUNT characters|minutes [a month]`` as a ``Workload``."""
+    found = _WORKLOAD.fullmatch(text.strip())
+    if found is None:
+        raise WhatIfError(
+            f"a planned workload reads like '2026-06:2000000 characters' or 'speech pilot "
+            f"500 minutes a month', not {text!r}"
+        )
+    start = None
+    if found["month"]:
+        try:
+            start = date.fromisoformat(f"{found['month']}-01")
+        except ValueError:
+            raise WhatIfError(f"{found['month']} in {text!r} is not a month") from None
+    amount = float(found["amount"].replace(",", "").replace("_", ""))
+    return Workload(UNITS[found["unit"].lower()], amount, start, found["label"])
