@@ -60,6 +60,12 @@ class Scale:
         return 3 if self.factor >= 0.5 else 1
 
     @property
+    def forecast_keys(self) -> int:
+        """The largest keys backtested beside the organization: twenty at full scale, three in
+        the smoke run."""
+        return 20 if self.factor >= 0.5 else 3
+
+    @property
     def sessions(self) -> int:
         """The open sessions `session_memory` weighs against one: ten at full scale, two in
         the smoke run (which checks that each session showed every page, not how much)."""

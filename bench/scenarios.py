@@ -16,6 +16,7 @@ from bench import (
     capacity,
     decoding,
     exports,
+    forecasts,
     org,
     page_scale,
     pairs,
@@ -42,4 +43,6 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "tags_scale": tags.tags_scale,
     "browser_pages": browser.browser_pages,
     "session_memory": browser.session_memory,
+    "forecast_quality": forecasts.forecast_quality,
+    "recommend_time": forecasts.recommend_time,
 }

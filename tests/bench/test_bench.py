@@ -56,6 +56,9 @@ TARGETS = {
     "browser_pages_cold",
     "overview_vs_pages",
     "session_memory",
+    "forecast_wape_vs_naive",
+    "interval_coverage_80",
+    "recommend_time",
 }
 
 
@@ -315,6 +318,29 @@ def test_session_memory_is_read_with_every_session_open(smoke):
     assert line["ratio"] == pytest.approx(line["rss_mb"]["2"] / line["rss_mb"]["1"], rel=0.01)
 
 
+def test_forecast_lines_score_the_newer_twelve_months_of_each_series(smoke):
+    """The organization and its three largest keys, each scored month-ahead on twelve months;
+    each line's ratio is what its figures say."""
+    lines = by_name(smoke.printed)
+    quality, covered = lines["forecast_wape_vs_naive"], lines["interval_coverage_80"]
+    for line in (quality, covered):
+        assert (line["series"], line["months_scored"]) == (4, 48)
+        assert sum(line["chosen"].values()) == 4
+    assert quality["every_series_scored"] is True
+    assert 0.9 * 48 <= covered["months_with_interval"] <= 48
+    wape = quality["wape"]
+    assert quality["ratio"] == pytest.approx(wape["chosen"] / wape["seasonal_naive"], rel=1e-3)
+    assert covered["ratio"] == pytest.approx(abs(covered["coverage_80"] - 0.8), abs=1e-4)
+    inside = covered["coverage_80"] * covered["months_with_interval"]
+    assert inside == pytest.approx(round(inside), abs=0.01)
+    timing = lines["recommend_time"]
+    assert timing["keys"] == KEYS
+    seconds = timing["seconds"]
+    assert timing["ratio"] == pytest.approx(
+        seconds["recommend"] / seconds["check_budgets"], rel=1e-3
+    )
+
+
 def test_decoding_baseline_is_the_same_frame(smoke):
     assert by_name(smoke.printed)["decode_vs_naive"]["identical"] is True
 
@@ -337,6 +363,8 @@ def test_scenarios_cover_every_target_name():
         "tags_scale",
         "browser_pages",
         "session_memory",
+        "forecast_quality",
+        "recommend_time",
     }
 
 
