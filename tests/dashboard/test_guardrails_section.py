@@ -154,3 +154,14 @@ def test_capacity_links_to_the_section(demo_env):
     at = open_clean_page("capacity")
     links = [e.proto for e in at.get("page_link") if e.proto.page == "limits"]
     assert {"guardrails": ["true"]} in [parse_qs(link.query_string) for link in links]
+
+
+def test_reset_demo_forgets_the_guardrails_so_the_next_plan_is_the_first_again(enforced):
+    first = cli_plan()
+    applied = invoke("guardrails", "apply", "--demo", "--yes")
+    assert applied.exit_code == 0, applied.output
+    assert cli_plan()["changes"] == []
+    reset = invoke("reset-demo")
+    assert reset.exit_code == 0, reset.output
+    # The reset limits are the keys' own again: no drift said, the same changes planned.
+    assert cli_plan() == first
