@@ -167,6 +167,15 @@ def restore_dialog(guarded: guardrails.Guarded, restored: pd.DataFrame) -> None:
         st.rerun()
 
 
+def guardrail_columns(table: pd.DataFrame) -> dict[str, object]:
+    """A guardrails table's columns named as sentences name them, counts with separators."""
+    counts = set(table.select_dtypes("number").columns)
+    return {
+        c: number(c.capitalize()) if c in counts else c.replace("_", " ").capitalize()
+        for c in table.columns
+    }
+
+
 def guardrails_section() -> None:
     """Each enforced budget held by the keys' own limits, and for key admins its actions."""
     files = guardrails.files_in_force(source)
@@ -208,7 +217,7 @@ def guardrails_section() -> None:
     st.dataframe(
         shares,
         hide_index=True,
-        column_config={c: number(c.capitalize()) for c in shares.columns[2:]},
+        column_config=guardrail_columns(shares),
         key="guardrail_shares",
     )
     st.markdown("**Keys under a guardrail**")
@@ -216,7 +225,7 @@ def guardrails_section() -> None:
     st.dataframe(
         keyed,
         hide_index=True,
-        column_config={c: number(c.capitalize()) for c in keyed.select_dtypes("number")},
+        column_config=guardrail_columns(keyed),
         key="guardrail_keys",
     )
     stopped = guardrails.blocked_table(planned)
@@ -224,11 +233,22 @@ def guardrails_section() -> None:
         st.caption("No key is stopped by a guardrail.")
     else:
         st.markdown(f"**Blocked by a guardrail: {len(stopped)}**")
-        st.dataframe(stopped, hide_index=True, key="guardrail_blocked")
+        st.dataframe(
+            stopped,
+            hide_index=True,
+            column_config=guardrail_columns(stopped),
+            key="guardrail_blocked",
+        )
     pending = planned.changes
     st.markdown(f"**Pending changes: {len(pending)}**")
     if pending:
-        st.dataframe(guardrails.changes_table(pending), hide_index=True, key="guardrail_changes")
+        changing = guardrails.changes_table(pending)
+        st.dataframe(
+            changing,
+            hide_index=True,
+            column_config=guardrail_columns(changing),
+            key="guardrail_changes",
+        )
     st.caption(guardrails.last_run_text(guardrails.last_run(source)))
     if not allowed.allowed:
         return

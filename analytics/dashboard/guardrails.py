@@ -180,10 +180,12 @@ def guarded_keys(planned: Plan) -> pd.DataFrame:
     """The plan's key table (``tables.key_table``) with each key's headroom under its planned
     limits: what it may still use this usage period (NaN: no limit)."""
     table = key_table(planned)
-    table.insert(
-        3, "character headroom", table["planned character limit"] - table["characters counted"]
-    )
-    table.insert(7, "minute headroom", table["planned minute limit"] - table["minutes counted"])
+    for counted, planned_limit, headroom in (
+        ("characters counted", "planned character limit", "character headroom"),
+        ("minutes counted", "planned minute limit", "minute headroom"),
+    ):
+        after = list(table.columns).index(planned_limit) + 1
+        table.insert(after, headroom, table[planned_limit] - table[counted])
     return table
 
 
