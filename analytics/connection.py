@@ -7,7 +7,8 @@ next command, and the other way round. The file is kept while it holds the same 
 (the same seed, keys, days and tags, generated for the same UTC day) and loaded again
 otherwise: on a new UTC day, over a file of an older layout or a damaged one (which the
 emulator moves aside), and by `reset_demo`. Whenever it is loaded, the demo's key audit log is
-dropped under the same lock, so the log never lists a change the store no longer holds.
+dropped under the same lock, so the log never lists a change the store no longer holds, and so
+is its guardrail state, so the next guardrails run takes the limits loaded as the keys' own.
 Without a history folder the organization lives in memory, in each process on its own.
 
 This module is the one place the analytics package reaches into the emulator, imported lazily
@@ -67,8 +68,9 @@ def _opened(
     seed: int, keys: int, days: int, tags: int | None, files: DemoFiles | None, *, fresh: bool
 ) -> tuple[FastAPI, int]:
     """The emulator app of the organization, on `files` when given, and the number of audit
-    entries dropped: the organization is loaded into the store, and the audit log dropped with
-    what it held, when the store does not hold it yet, or when `fresh`."""
+    entries dropped: the organization is loaded into the store, and the audit log and the
+    guardrail state dropped with what they held, when the store does not hold it yet, or when
+    `fresh`."""
     from emulator import EmulatorConfig, create_app
 
     db = None if files is None else files.store
@@ -77,7 +79,11 @@ def _opened(
         return cast("FastAPI", create_app(config)), 0
     with demo_lock(files):
         app = cast("FastAPI", create_app(config))
-        return app, _drop_audit_log(files) if app.state.emulator.loaded else 0
+        if not app.state.emulator.loaded:
+            return app, 0
+        # The limits the guardrail state remembers as hand-set were the old store's.
+        files.guardrails.unlink(missing_ok=True)
+        return app, _drop_audit_log(files)
 
 
 def _drop_audit_log(files: DemoFiles) -> int:

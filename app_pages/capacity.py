@@ -12,7 +12,7 @@ from analytics.capacity.compare import comparison_text
 from analytics.capacity.current import all_evaluations
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, keys_and_limits, page, session
+from analytics.dashboard import data, guardrails, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
@@ -97,6 +97,12 @@ if budgets is not None and review.evaluations is not None:
         column_config=budget_columns(),
     )
     st.caption("Limit reached: the day used, or usage at the current run rate, reaches the limit.")
+    st.page_link(
+        Path(__file__).with_name("limits.py"),
+        label="Guardrails: the enforced budgets held by the keys' own limits, on Keys & limits",
+        icon=":material/shield:",
+        query_params={guardrails.SECTION: "true"},
+    )
 
 st.subheader("Keys against their own limits")
 with service_errors(source):

@@ -4,14 +4,24 @@ deactivate; create a key; the audit log of every attempted change."""
 
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
-from analytics.dashboard import keys_and_limits, page
-from analytics.dashboard.column_config import audit_columns, key_limit_columns
+from analytics.capacity.budgets import evaluation_frame
+from analytics.dashboard import guardrails, keys_and_limits, page
+from analytics.dashboard.column_config import (
+    BUDGET_ORDER,
+    audit_columns,
+    budget_columns,
+    key_limit_columns,
+    number,
+)
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.session import choice_to_address
 from analytics.dashboard.source import source as data_source
+from analytics.guardrails.reading import NoUsagePeriod
+from analytics.guardrails.tables import share_table
 from analytics.keys.audit import audit_table
 from analytics.keys.limits import (
     KeyRow,
@@ -137,6 +147,146 @@ st.caption(
     "At most 25 keys are active at once (2 on a free plan). Rows without a key id are usage "
     "of keys the list does not name, such as admin keys."
 )
+
+
+@st.dialog("Restore the keys' own limits", on_dismiss=keys_and_limits.close_dialog)
+def restore_dialog(guarded: guardrails.Guarded, restored: pd.DataFrame) -> None:
+    st.warning(
+        "Every guarded key gets back the limits it had before the guardrails (its hand-set "
+        "ones, or none), so the enforced budgets no longer hold. The next apply (the hourly "
+        "timer) enforces them again: set enforce = false in the budgets file to end one.",
+        icon=":material/warning:",
+    )
+    st.dataframe(restored, hide_index=True, key="restore_preview")
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="restore_cancel", on_click=keys_and_limits.close_dialog)
+    if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
+        guardrails.run(source, allowed, guarded, today, "restore")
+    ):
+        keys_and_limits.close_dialog()
+        st.rerun()
+
+
+def guardrail_columns(table: pd.DataFrame) -> dict[str, object]:
+    """A guardrails table's columns named as sentences name them, counts with separators."""
+    counts = set(table.select_dtypes("number").columns)
+    return {
+        c: number(c.capitalize()) if c in counts else c.replace("_", " ").capitalize()
+        for c in table.columns
+    }
+
+
+def guardrails_section() -> None:
+    """Each enforced budget held by the keys' own limits, and for key admins its actions."""
+    files = guardrails.files_in_force(source)
+    guarded, problem = guardrails.read_files(files)
+    if problem:
+        st.error(problem, icon=":material/error:")
+        return
+    assert guarded is not None
+    if guarded.budgets is None or not guarded.budgets.enforced:
+        st.caption(
+            f"No budget is enforced: mark one `enforce = true` in {files.name} (the "
+            "organization's, a team's or a key's total characters, minutes or cost over the "
+            "usage period) and run `guardrails apply` hourly. See docs/guardrails.md."
+        )
+        return
+    try:
+        with service_errors(source):
+            planned = guardrails.plan(source, files, today)
+            evaluations = guardrails.status(source, files, today)
+    except NoUsagePeriod as exc:
+        st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
+        return
+    st.caption(
+        f"The enforced budgets of {files.name}, held by each key's own limit, which the "
+        "service enforces on its live counters; the usage period "
+        f"{planned.period.text}, closed days through yesterday."
+    )
+    for line in planned.refusals:
+        st.warning(line, icon=":material/block:")
+    currency = guarded.pricing.currency if guarded.pricing else ""
+    st.dataframe(
+        evaluation_frame(evaluations, currency).drop(columns=["scope", "metric", "overrun"]),
+        hide_index=True,
+        column_order=BUDGET_ORDER,
+        column_config=budget_columns(),
+        key="guardrail_budgets",
+    )
+    shares = share_table(planned)
+    st.dataframe(
+        shares,
+        hide_index=True,
+        column_config=guardrail_columns(shares),
+        key="guardrail_shares",
+    )
+    st.markdown("**Keys under a guardrail**")
+    keyed = guardrails.guarded_keys(planned)
+    st.dataframe(
+        keyed,
+        hide_index=True,
+        column_config=guardrail_columns(keyed),
+        key="guardrail_keys",
+    )
+    stopped = guardrails.blocked_table(planned)
+    if stopped.empty:
+        st.caption("No key is stopped by a guardrail.")
+    else:
+        st.markdown(f"**Blocked by a guardrail: {len(stopped)}**")
+        st.dataframe(
+            stopped,
+            hide_index=True,
+            column_config=guardrail_columns(stopped),
+            key="guardrail_blocked",
+        )
+    pending = planned.changes
+    st.markdown(f"**Pending changes: {len(pending)}**")
+    if pending:
+        changing = guardrails.changes_table(pending)
+        st.dataframe(
+            changing,
+            hide_index=True,
+            column_config=guardrail_columns(changing),
+            key="guardrail_changes",
+        )
+    st.caption(guardrails.last_run_text(guardrails.last_run(source)))
+    if not allowed.allowed:
+        return
+    if guardrails.state_path(source) is None:
+        st.caption(
+            "Apply and restore need a history folder (SERVICE_HISTORY_PATH), where the keys' "
+            "own limits are remembered."
+        )
+        return
+    apply_col, restore_col = st.columns(2)
+    if apply_col.button(
+        f"Apply now ({len(pending)} change(s))",
+        key="guardrails_apply",
+        type="primary",
+        icon=":material/shield:",
+        disabled=not pending,
+    ) and guardrails.run(source, allowed, guarded, today, "apply"):
+        st.rerun()
+    restore_col.button(
+        "Restore…",
+        key="guardrails_restore",
+        icon=":material/settings_backup_restore:",
+        on_click=keys_and_limits.open_dialog,
+        args=("restore",),
+    )
+    if keys_and_limits.dialog() == ("restore", None):
+        titles = frozenset(b.title for b in guarded.budgets.enforced)
+        restored = guardrails.restored_keys(source, files, today, titles)
+        restore_dialog(guarded, guardrails.changes_table(restored))
+
+
+section = st.expander(
+    "Guardrails", key=guardrails.SECTION, bind="query-params", icon=":material/shield:"
+)
+if section.open:  # planned only when shown
+    with section:
+        guardrails_section()
+
 listed = [row for row in rows if row.key is not None]
 
 if not listed:

@@ -4,6 +4,12 @@ A warning budget is a ``warning`` event and an exceeded one an ``exceeded`` even
 id, so a budget that goes from warning to exceeded within its period is sent again, once. A
 budget naming an unknown key is a ``warning`` of its own (a different id): fixing the file
 and then running into the threshold are two different messages.
+
+An enforced budget adds two events of its own, from the guardrails' plan (what the hourly
+``guardrails apply`` holds): a key stopped by its guardrail is a ``warning`` per key, budget,
+measure and usage period, and a budget with nothing left this usage period (every key of it
+stopped) is ``exceeded`` per budget, measure and usage period: the budget holds, and the
+people who pay for it learn that its keys are refused before anyone asks why.
 """
 
 from __future__ import annotations
@@ -14,9 +20,13 @@ from collections.abc import Iterable, Mapping
 from analytics.alerts.events import Event
 from analytics.capacity.budgets import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
+from analytics.guardrails.plan import Plan
+from analytics.guardrails.rules import MEASURE_NAMES, limit_of, limit_text
+from analytics.guardrails.tables import blocked, exhausted
 from analytics.usage.metrics import METRIC_LABELS, share_text
 
 LINK = "/capacity"  # the dashboard page with budgets and forecasts
+GUARDRAILS_LINK = "/limits?guardrails=true"  # the Keys & limits page, its Guardrails section open
 
 
 def budget_amount(value: float, unit: str) -> str:
@@ -113,4 +123,47 @@ def budget_events(
                     link=LINK,
                 )
             )
+    return events
+
+
+def guardrail_events(plan: Plan) -> list[Event]:
+    """Events of the guardrails' ``plan``: each enforced budget used up this usage period
+    (``exceeded``), then each key its guardrail stops (``warning``)."""
+    period = plan.period
+    events = [
+        Event(
+            id=f"guardrail:{share.budget.identity}:{period.start}:{share.measure}:used-up",
+            level="exceeded",
+            subject=f"Enforced budget used up: {share.title}, usage period {period.text}",
+            text=(
+                f"{share.budget.title}: its allowance of "
+                f"{limit_text(share.measure, share.allowance)} {MEASURE_NAMES[share.measure]} "
+                f"this usage period ({period.text}) is used up. The guardrail holds it: every "
+                f"key of the budget ({len(share.limits)}) is refused by the service once its "
+                f"count reaches its limit, until the usage period ends on {period.end}. Raise "
+                "the budget's limit, or end its enforcement, to let them work again."
+            ),
+            link=GUARDRAILS_LINK,
+        )
+        for share in exhausted(plan)
+    ]
+    for stop in blocked(plan):
+        key, measure = stop.key.key, stop.measure
+        used = stop.key.use.counted[measure]
+        events.append(
+            Event(
+                id=f"guardrail:{stop.budget}:{period.start}:{measure}:key:{key.key_id}",
+                level="warning",
+                subject=f"Key blocked by its guardrail: {key.label} ({stop.budget})",
+                text=(
+                    f"{key.label} (key id {key.key_id}) has used {limit_text(measure, used)} "
+                    f"{MEASURE_NAMES[measure]} this usage period ({period.text}), reaching "
+                    f"the limit of {limit_text(measure, limit_of(stop.key.new, measure))} that "
+                    f"the enforced budget {stop.budget} gives it: the service refuses its "
+                    "requests until the guardrail raises the limit (as other keys leave "
+                    f"allowance unused) or the usage period ends on {period.end}."
+                ),
+                link=GUARDRAILS_LINK,
+            )
+        )
     return events

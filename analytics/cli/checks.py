@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +16,7 @@ import pandas as pd
 import typer
 
 from analytics.alerts.anomaly_events import anomaly_events
-from analytics.alerts.budget_events import budget_amount, budget_events
+from analytics.alerts.budget_events import budget_amount, budget_events, guardrail_events
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
@@ -24,7 +24,14 @@ from analytics.alerts.state import DeliveryState, state_path
 from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
-from analytics.capacity.budgets import DEFAULT_WARNING, Evaluation, Status, evaluation_frame, worst
+from analytics.capacity.budgets import (
+    DEFAULT_WARNING,
+    BudgetFile,
+    Evaluation,
+    Status,
+    evaluation_frame,
+    worst,
+)
 from analytics.capacity.current import budget_status
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
@@ -40,6 +47,9 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.exports.shaping import Costing
+from analytics.guardrails import state as guardrail_state
+from analytics.guardrails.reading import NoUsagePeriod, plan_now
 from analytics.service.settings import Settings
 from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
@@ -196,6 +206,28 @@ def check_budgets(
             typer.echo(line)
         check.code = BUDGET_EXIT_CODES[worst(evaluations)]
         check.events = budget_events(evaluations, names, currency)
+        # Only for delivery, and where the key list can be read.
+        if check.outbox is not None and budget_file is not None and limits is not None:
+            guarded = _guardrail_events(check.settings, demo, budget_file, costing, today)
+            check.events = [*check.events, *guarded]
+
+
+def _guardrail_events(
+    settings: Settings, demo: bool, budgets: BudgetFile, costing: Costing, today: date
+) -> list[Event]:
+    """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
+    plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
+    (no history folder) or a usage period."""
+    path = guardrail_state.state_path(settings, demo)
+    if not budgets.enforced or path is None:
+        return []
+    remembered = guardrail_state.read(path).keys
+    reader = fetching.Fetches(settings, demo)
+    try:
+        plan = plan_now(reader, budgets, (costing.teams, costing.pricing), today, remembered)
+    except NoUsagePeriod:
+        return []
+    return guardrail_events(plan)
 
 
 BUDGET_HEADER = [

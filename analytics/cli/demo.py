@@ -14,7 +14,8 @@ from analytics.cli.shared import DebugOption, UsageProblem, app
 def reset_demo(debug: DebugOption = False) -> None:
     """Load the demo organization afresh: every change made to its keys (on the dashboard or
     with --demo) is undone, at once for a running dashboard too, and the demo's key audit log
-    starts empty. Only the demo's files change; never a service's organization."""
+    and guardrail state start empty. Only the demo's files change; never a service's
+    organization."""
     with shared.reported(debug):
         settings = shared.settings()
         reset = connection.reset_demo(settings)

@@ -118,6 +118,11 @@ def limit_status(src: Source, today: date, warning_at: float) -> list[Evaluation
         return None
 
 
+def key_reader(src: Source) -> listed.KeyReader:
+    """This run's reader of the key questions: the cached key list, the audit log's masks."""
+    return _Keys(src, _recorded(src))
+
+
 @dataclass(frozen=True)
 class Permission:
     """Whether this session may change keys, as whom, and why not."""
@@ -192,7 +197,9 @@ def said() -> str | None:
     return message if isinstance(message, str) else None
 
 
-def _changed(message: str) -> None:
+def changed(message: str) -> None:
+    """Drop the key list and what is read from it (a change was made), and say ``message``
+    once on the next run."""
     for cached in (_key_list, _rows, _limit_status):
         cached.clear()
     st.session_state[SAID] = message
@@ -237,7 +244,7 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
     except ServiceError as exc:
         _refused(exc, src)
         return None
-    _changed(message)
+    changed(message)
     return result
 
 

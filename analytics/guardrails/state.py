@@ -19,11 +19,11 @@ from typing import Final, Literal
 import msgspec
 
 from analytics.service.models import UsageLimits
-from analytics.service.settings import Settings
+from analytics.service.settings import GUARDRAILS_SUFFIX, Settings
 from analytics.storage.files import read_state, write_atomic
 from analytics.usage.history import account_file
 
-SUFFIX: Final = "guardrails.json"
+SUFFIX: Final = GUARDRAILS_SUFFIX
 Outcome = Literal["running", "done", "nothing to change", "failed"]
 
 

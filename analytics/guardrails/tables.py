@@ -3,11 +3,12 @@ enforced budget and per key, counts in the budget's own units (characters, minut
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 import pandas as pd
 
-from analytics.guardrails.plan import KeyPlan, Plan
+from analytics.guardrails.plan import BudgetShare, KeyPlan, Plan
 from analytics.guardrails.rules import MEASURE_NAMES, MEASURES, UNITS_PER, Measure, limit_of
 
 SHARE_COLUMNS: Final = [
@@ -100,3 +101,31 @@ def plan_record(plan: Plan) -> dict[str, object]:
         ],
         "refused": list(plan.refusals),
     }
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A key an enforced budget stops: its counted use has reached the limit the budget sets
+    for ``measure`` (a smaller hand-set limit that stops it is the key's own, not this)."""
+
+    key: KeyPlan
+    measure: Measure
+    budget: str  # the title of the budget that sets the limit
+
+
+def blocked(plan: Plan) -> list[Blocked]:
+    """The keys stopped by a guardrail, per measure, in the plan's key order."""
+    return [
+        Blocked(k, m, k.setters[m])
+        for k in plan.keys
+        for m in MEASURES
+        if k.setters.get(m)
+        and (limit := limit_of(k.new, m)) is not None
+        and k.use.counted[m] >= limit
+    ]
+
+
+def exhausted(plan: Plan) -> list[BudgetShare]:
+    """The enforced budgets (per measure) with nothing left this usage period: every key of
+    theirs is stopped at its use."""
+    return [s for s in plan.shares if s.left <= 0]

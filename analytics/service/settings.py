@@ -16,6 +16,9 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 # The key audit log's name after its account's (`analytics.keys.audit`); named here because the
 # demo organization's log lives and ends with the demo's store.
 KEY_AUDIT_SUFFIX = "key-audit.jsonl"
+# The guardrail state's (`analytics.guardrails.state`), for the same reason: the hand-set limits
+# it remembers are the demo store's, and a store made again has its own.
+GUARDRAILS_SUFFIX = "guardrails.json"
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,7 @@ class DemoFiles:
 
     store: Path  # the emulator's database: the organization, with every change made to it
     audit_log: Path  # the demo's key audit log: it lives exactly as long as the store
+    guardrails: Path  # the demo's guardrail state: it too lives exactly as long as the store
     lock: Path  # held while the store is loaded or reset, and while the log is appended to
 
 
@@ -91,6 +95,7 @@ class Settings(BaseSettings):
         return DemoFiles(
             store=store,
             audit_log=self.history_path / f"{self.demo_name}-{KEY_AUDIT_SUFFIX}",
+            guardrails=self.history_path / f"{self.demo_name}-{GUARDRAILS_SUFFIX}",
             lock=store.with_name(f".{store.name}.lock"),
         )
 

@@ -390,3 +390,23 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
         "limit",
         "deactivate",
     ]
+
+
+def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):
+    """The Capacity page's link opens Keys & limits at its Guardrails section, where the
+    example's enforced budget is shown with its keys; Apply now sets their limits."""
+    _log, history = server_files
+    open_page(page, dashboard, "capacity", "Capacity")
+    page.get_by_role("link", name=re.compile("^Guardrails: ")).click()
+    expect(page).to_have_url(re.compile(r"/limits\?guardrails=true"), timeout=WAIT_MS)
+    expect(page.get_by_text("Keys under a guardrail")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    page.get_by_test_id("stExpander").filter(has_text="Keys under a guardrail").evaluate(
+        "section => section.scrollIntoView({block: 'start'})"
+    )
+    page.screenshot(path=SHOTS / "limits-guardrails.png")
+    before = stored(history)
+    page.get_by_role("button", name=re.compile(r"^Apply now \(")).click()
+    expect(page.get_by_text("Applied the guardrails")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(re.compile("apply by demo dashboard: done"))).to_be_visible()
+    assert stored(history) != before

@@ -1,0 +1,286 @@
+"""The Guardrails section of Keys & limits: each enforced budget of the budgets file in force,
+its status, how it is shared out this usage period, each key's limit and headroom, the keys a
+guardrail stops, the changes pending and the last run; and the two actions, **Apply now** and
+**Restore**, made through ``guardrails.apply.run`` exactly as ``guardrails apply`` and
+``guardrails restore`` make them: one run at a time under the guardrail state's lock, every
+change audited with the actor ``guardrail: <budget>``, the run recorded with who made it.
+
+The plan is cached a minute, as the key list it reads (its cache key holds the listed keys'
+state, the audit log's masks, the files' texts and the remembered state, so a change made
+anywhere plans afresh); a run plans again from the service's key list of that moment, as the
+command line does, so it never sends limits computed from a list a minute old.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+import pandas as pd
+import streamlit as st
+
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, parse_budgets
+from analytics.capacity.current import budget_status
+from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
+from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams
+from analytics.dashboard import data, keys_and_limits
+from analytics.dashboard.keys_and_limits import Permission
+from analytics.dashboard.money_files import file_in_force, money_text
+from analytics.dashboard.source import Source
+from analytics.guardrails import apply, state
+from analytics.guardrails.plan import KeyPlan, Plan
+from analytics.guardrails.reading import plan_now
+from analytics.guardrails.rules import MEASURE_NAMES, limit_of
+from analytics.guardrails.state import LastRun, Memory
+from analytics.guardrails.tables import amount, blocked, key_table
+from analytics.keys.listed import KeyReader
+from analytics.service.errors import ServiceError
+from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.usage.frames import labels
+
+# The section's expander key, and the address's parameter that opens it (``?guardrails=true``,
+# the Capacity page's link and the alerts' link).
+SECTION = "guardrails"
+Action = Literal["apply", "restore"]
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files the guardrails read, as texts (the plan's cache keys): the budgets file in
+    force (beside the dashboard; in demo mode the example), the teams and the prices."""
+
+    budgets: str | None
+    teams: str | None
+    pricing: str | None
+    name: str  # how the page names the budgets file
+
+    @property
+    def texts(self) -> tuple[str | None, str | None, str | None]:
+        return self.budgets, self.teams, self.pricing
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """The files parsed: the budgets (None: no file), the teams and prices in force."""
+
+    budgets: BudgetFile | None
+    teams: Teams | None
+    pricing: Pricing | None
+
+
+def files_in_force(src: Source) -> Files:
+    """The budgets, teams and pricing files as ``guardrails apply`` run beside the dashboard
+    finds them (``bundle.organization_file``)."""
+    return Files(
+        money_text("budgets", None, src.demo),
+        money_text("teams", None, src.demo),
+        money_text("pricing", None, src.demo),
+        file_in_force("budgets", src.demo),
+    )
+
+
+def parsed(files: Files) -> Guarded:
+    """The files read; a file that cannot be read raises its own error, naming it."""
+    budgets = None if files.budgets is None else parse_budgets(files.budgets, files.name)
+    teams = None if files.teams is None else parse_teams(files.teams)
+    pricing = None if files.pricing is None else parse_pricing(files.pricing)
+    return Guarded(budgets, teams, pricing)
+
+
+def read_files(files: Files) -> tuple[Guarded | None, str | None]:
+    """The files read, or the problem that stops reading them (said on the page)."""
+    try:
+        return parsed(files), None
+    except (BudgetFileError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
+        return None, str(exc)
+
+
+def state_path(src: Source) -> Path | None:
+    """The guardrail state of the source's account; None without a history folder."""
+    return state.state_path(src.settings, src.demo)
+
+
+def remembered(src: Source) -> dict[str, Memory]:
+    """The keys' remembered limits, read on every run (a run elsewhere changes them)."""
+    path = state_path(src)
+    return {} if path is None else state.read(path).keys
+
+
+def last_run(src: Source) -> LastRun | None:
+    path = state_path(src)
+    return None if path is None else apply.last_run(path)
+
+
+@st.cache_data(ttl=keys_and_limits.KEYS_TTL, show_spinner="Planning the guardrails…")
+def _plan(
+    fingerprint: str,
+    today: date,
+    listed: bytes,
+    recorded: tuple[tuple[str, str], ...],
+    texts: tuple[str | None, str | None, str | None],
+    memory: bytes,
+    leave_out: tuple[str, ...],
+    _reader: KeyReader,
+) -> Plan:
+    guarded = parsed(Files(*texts, name="budgets.toml"))
+    assert guarded.budgets is not None
+    return plan_now(
+        _reader,
+        guarded.budgets,
+        (guarded.teams, guarded.pricing),
+        today,
+        msgspec.json.decode(memory, type=dict[str, Memory]),
+        leave_out,
+    )
+
+
+def plan(src: Source, files: Files, today: date, leave_out: frozenset[str] = frozenset()) -> Plan:
+    """The guardrails' plan as of ``today`` (``leave_out``: the budgets a restore ends), from
+    the cached key list and usage; ``reading.NoUsagePeriod`` on a free plan."""
+    reader = keys_and_limits.key_reader(src)
+    return _plan(
+        src.fingerprint,
+        today,
+        msgspec.json.encode(reader.developer_keys()),
+        tuple(sorted(reader.recorded_masks().items())),
+        files.texts,
+        msgspec.json.encode(remembered(src)),
+        tuple(sorted(leave_out)),
+        reader,
+    )
+
+
+@st.cache_data(ttl=data.USAGE_TTL, show_spinner=False)
+def _status(
+    fingerprint: str,
+    today: date,
+    texts: tuple[str | None, str | None, str | None],
+    _source: Source,
+) -> list[Evaluation]:
+    guarded = parsed(Files(*texts, name="budgets.toml"))
+    assert guarded.budgets is not None
+    only = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
+    teams = guarded.teams
+    prices = data.prices_in_force(texts[2], texts[1])
+    mapping = None if teams is None else (lambda frame: key_teams(teams, labels(frame)))
+    return budget_status(data.Cached(_source), only, today, prices, mapping)[0]
+
+
+def status(src: Source, files: Files, today: date) -> list[Evaluation]:
+    """The enforced budgets evaluated as ``check-budgets`` evaluates them: used on the closed
+    days, and projected at the run rate as if no limit stopped a key."""
+    return _status(src.fingerprint, today, files.texts, src)
+
+
+def guarded_keys(planned: Plan) -> pd.DataFrame:
+    """The plan's key table (``tables.key_table``) with each key's headroom under its planned
+    limits: what it may still use this usage period (NaN: no limit)."""
+    table = key_table(planned)
+    for counted, planned_limit, headroom in (
+        ("characters counted", "planned character limit", "character headroom"),
+        ("minutes counted", "planned minute limit", "minute headroom"),
+    ):
+        after = list(table.columns).index(planned_limit) + 1
+        table.insert(after, headroom, table[planned_limit] - table[counted])
+    return table
+
+
+def blocked_table(planned: Plan) -> pd.DataFrame:
+    """The keys a guardrail stops: which budget, which measure, used and limit."""
+    return pd.DataFrame(
+        [
+            {
+                "label": b.key.key.label,
+                "budget": b.budget,
+                "measure": MEASURE_NAMES[b.measure],
+                "used": amount(b.measure, b.key.use.counted[b.measure]),
+                "limit": amount(b.measure, limit_of(b.key.new, b.measure)),
+                "key_id": b.key.key.key_id,
+            }
+            for b in blocked(planned)
+        ],
+        columns=["label", "budget", "measure", "used", "limit", "key_id"],
+    )
+
+
+def changes_table(keys: tuple[KeyPlan, ...]) -> pd.DataFrame:
+    """Limit changes as a preview: each key, the budget it is changed for, before → after."""
+    return pd.DataFrame(
+        [
+            {
+                "label": k.key.label,
+                "set by": k.by or "hand-set",
+                "change": k.change_text,
+                "key_id": k.key.key_id,
+            }
+            for k in keys
+        ],
+        columns=["label", "set by", "change", "key_id"],
+    )
+
+
+def restored_keys(
+    src: Source, files: Files, today: date, titles: frozenset[str]
+) -> tuple[KeyPlan, ...]:
+    """What a restore of every enforced budget changes: the keys given their own limits."""
+    planned = plan(src, files, today, titles)
+    return tuple(k for k in apply.chosen_keys(planned, remembered(src), None) if k.changes)
+
+
+def last_run_text(run: LastRun | None) -> str:
+    """ "Last run: 2025-07-10 09:00 UTC, apply by ops@example.org: done, 3 change(s)"."""
+    if run is None:
+        return "No guardrails run yet: neither the timer nor anyone here has applied them."
+    said = f": {run.message}" if run.message else ""
+    return (
+        f"Last run: {run.time:%Y-%m-%d %H:%M} UTC, {run.action} by {run.who}: {run.outcome}, "
+        f"{run.changes} change(s) sent{said}."
+    )
+
+
+@dataclass(frozen=True)
+class _Now(data.Cached):
+    """A run's reader: the key list and the plan as the service has them now (a run compares
+    each key's limits with the ones it sends), usage from the dashboard's caches."""
+
+    def developer_keys(self) -> list[DeveloperKey]:
+        return data.client(self.source).developer_keys()
+
+    def plan(self) -> PlanUsage:
+        return data.client(self.source).usage()
+
+    def recorded_masks(self) -> dict[str, str]:
+        return dict(keys_and_limits.key_reader(self.source).recorded_masks())
+
+
+def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action: Action) -> bool:
+    """Apply the plan, or (``restore``) give every guarded key its own limits back, through
+    ``apply.run`` as the command line does; False when refused or stopped (said on the page).
+    """
+    path = state_path(src)
+    budgets = guarded.budgets
+    if not allowed.allowed or path is None or budgets is None:
+        return False
+    leave_out = frozenset(b.title for b in budgets.enforced) if action == "restore" else frozenset()
+
+    def planned(memory: Mapping[str, Memory]) -> Plan:
+        costing = (guarded.teams, guarded.pricing)
+        return plan_now(_Now(src), budgets, costing, today, memory, leave_out)
+
+    audit = keys_and_limits.audit_log(src)
+    try:
+        done = apply.run(path, planned, data.client(src), audit, allowed.who, action)
+    except ServiceError as exc:
+        st.error(
+            f"The guardrails {action} stopped: {exc}. What was sent is in the audit log; the "
+            "next run completes it.",
+            icon=":material/block:",
+        )
+        return False
+    verb = "Applied" if action == "apply" else "Restored"
+    keys_and_limits.changed(f"{verb} the guardrails: {done.sent} limit change(s) sent.")
+    return True
