@@ -24,7 +24,7 @@ from support.builders import (
     plan_org,
     serve_to_cli,
 )
-from support.servers import ROOT, file_app, small_config
+from support.servers import ROOT, file_app, run_cli, small_config
 
 from analytics.connection import demo_app
 from analytics.service.client import ServiceClient
@@ -44,19 +44,6 @@ def read_export(path: Path) -> pd.DataFrame:
     frame = pd.read_csv(path, keep_default_na=False)
     frame["usage_date"] = pd.to_datetime(frame["usage_date"])
     return frame
-
-
-def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """The real command in a child process, as cron would run it."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
-    return subprocess.run(
-        [sys.executable, "-m", "analytics", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 # -- exit code 2: bad arguments or configuration ---------------------------------------------

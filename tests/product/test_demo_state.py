@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
-from support.servers import ROOT, emulator_of
-from test_cli import run_cli
+from support.servers import ROOT, emulator_of, run_cli
 
 from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data

@@ -69,6 +69,20 @@ SPEC_DETECTION_CODES = set(
 )
 
 
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The real command in a child process, as cron would run it: none of the developer's
+    SERVICE_ settings, only `env`'s."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "analytics", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def auth(key: str) -> dict[str, str]:
     """The Authorization header the service expects."""
     return {"Authorization": f"Service-Auth-Key {key}"}
