@@ -23,6 +23,7 @@ before the origin is too short for it.
 
 from __future__ import annotations
 
+import calendar
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -174,7 +175,7 @@ def _ets_yearly(history: History, origin: int, days: int) -> Floats | None:
 
 
 def _month_end(day: date) -> date:
-    return (pd.Timestamp(day) + pd.offsets.MonthEnd(0)).date()
+    return day.replace(day=calendar.monthrange(day.year, day.month)[1])
 
 
 PREDICTORS: Final[dict[str, Callable[[History, int, int], Floats | None]]] = {
