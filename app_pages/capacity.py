@@ -23,6 +23,7 @@ from analytics.dashboard import data, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
+    PERCENT_FORMAT,
     budget_columns,
     change_columns,
     key_name_columns,
@@ -258,16 +259,19 @@ def show_recommendation(decision: Decision, currency: str) -> None:
             "Expected unused minutes",
             format_value(chosen.unused_minutes, "speech_to_text_minutes"),
         )
-    st.plotly_chart(cost_curve_figure(found.curve(), currency, decision.term))
+    curve = found.curve()
+    st.plotly_chart(cost_curve_figure(curve, currency, decision.term))
     st.dataframe(
-        found.curve(),
+        curve.assign(overage_chance=100 * curve["overage_chance"]),
         hide_index=True,
         column_config={
             "option": "Option",
             "committed_characters": number("Characters a month"),
             "committed_minutes": number("Minutes a month"),
             "expected_cost": money_column("Expected cost", currency),
-            "overage_chance": st.column_config.NumberColumn("Chance of overage", format="percent"),
+            "overage_chance": st.column_config.NumberColumn(
+                "Chance of overage", format=PERCENT_FORMAT
+            ),
             "recommended": "Recommended",
             "current": "Today's plan",
         },
