@@ -63,7 +63,7 @@ cli-reference: $(VENV)/.runtime
 		--title "Command reference" --output docs/cli-reference.md
 
 # The site's screenshots, from the browser test's run of every page in chromium.
-SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity chargeback export
+SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity capacity-decision chargeback export
 screenshots: $(VENV)/.dev
 	$(BIN)/python -m pytest -q tests/dashboard/test_browser.py
 	for name in $(SCREENSHOTS); do cp test-artifacts/screenshots/$$name.png docs/screenshots/; done

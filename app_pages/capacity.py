@@ -1,5 +1,6 @@
 """Capacity: the plan's billing period, forecasts with bands and budget lines (of cost too,
-with prices), budget status, period comparison, growth drivers, and the meeting report to
+with prices), budget status, the decision (backtested forecasts, what-ifs kept in the address,
+the option to buy next), period comparison, growth drivers, and the meeting report to
 download."""
 
 import os
@@ -10,12 +11,19 @@ import streamlit as st
 from analytics.capacity.budgets import DEFAULT_WARNING, evaluation_frame
 from analytics.capacity.compare import comparison_text
 from analytics.capacity.current import all_evaluations
+from analytics.capacity.decision import DEFAULT_TERM, Decision
+from analytics.capacity.outlook import PERIOD_NAMES
+from analytics.capacity.recommend import DEFAULT_RISK
+from analytics.capacity.review import Asked, accuracy_text
+from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workload
+from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, guardrails, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
+    PERCENT_FORMAT,
     budget_columns,
     change_columns,
     key_name_columns,
@@ -28,14 +36,16 @@ from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.source import source as data_source
 from analytics.figures.capacity import forecast_figure
+from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_settings
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, format_value, share_text
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
+TERMS = [1, 3, 6, 12, 24, 36]  # months
 
 source = data_source()
 chosen = session.chosen_range()
@@ -169,6 +179,155 @@ st.dataframe(
     },
 )
 
+
+def planned_workloads(text: str) -> tuple[Workload, ...]:
+    """The planned workloads, one a line as `capacity recommend --add` reads them; a line that
+    cannot be read is named and left out."""
+    found = []
+    for line in filter(str.strip, text.splitlines()):
+        try:
+            found.append(parse_workload(line))
+        except WhatIfError as exc:
+            st.error(f"Left out: {exc}", icon=":material/error:")
+    return tuple(found)
+
+
+def show_forecasts(decision: Decision) -> None:
+    """Each metric's forecasts with the what-ifs, its measured accuracy beside them, and its
+    past month-ahead forecasts against what happened."""
+    for metric, found in decision.outlooks.items():
+        rows = decision.forecasts[decision.forecasts["metric"] == metric]
+        table, chart = st.columns(2)
+        table.markdown(f"**{METRIC_LABELS[metric]}**")
+        table.caption(accuracy_text(found))
+        table.dataframe(
+            rows.assign(
+                period=[
+                    f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
+                    for p, e in zip(rows["period"], rows["end"], strict=True)
+                ],
+                **{
+                    f"range_{level}": [
+                        f"{format_value(lo, metric)} – {format_value(hi, metric)}"
+                        for lo, hi in zip(rows[f"low_{level}"], rows[f"high_{level}"], strict=True)
+                    ]
+                    for level in ("80", "95")
+                },
+            ),
+            hide_index=True,
+            column_order=["period", "used", "projected", "range_80", "range_95"],
+            column_config={
+                "period": "Period",
+                "used": number("Used"),
+                "projected": number("Projected"),
+                "range_80": "80 % interval",
+                "range_95": "95 % interval",
+            },
+        )
+        chart.plotly_chart(past_forecasts_figure(found.recent, metric, found.chosen))
+
+
+def show_recommendation(decision: Decision, currency: str) -> None:
+    """The option recommended against today's plan, the curve and every option."""
+    found = decision.recommendation
+    chosen = found.chosen
+    if chosen is None:
+        st.info("No option of the catalogue fits the term.", icon=":material/info:")
+        return
+    risk = share_text(found.risk)
+    st.success(
+        f"Recommended for the {decision.term} months from {decision.scenarios.months[0]}: "
+        f"**{chosen.name}**"
+        + (
+            f", the cheapest expected within a {risk} chance of overage."
+            if found.within_risk
+            else f": no option stays within a {risk} chance of overage; this one is the least "
+            "likely to run over."
+        ),
+        icon=":material/recommend:",
+    )
+    today_plan = next((c for c in found.options if c.current), None)
+    money = f",.{MINOR_UNITS[currency]}f"
+    against = None if today_plan is None else chosen.expected_cost - today_plan.expected_cost
+    with st.container(horizontal=True):
+        st.metric(
+            f"Expected cost ({currency})",
+            f"{chosen.expected_cost:{money}}",
+            delta=None if against is None else f"{against:+{money}} against today's plan",
+            delta_color="inverse",
+        )
+        st.metric("Chance of overage", share_text(chosen.overage_chance))
+        st.metric(
+            "Expected unused commitment",
+            f"{format_value(chosen.unused_characters, 'total_characters')} characters",
+        )
+        st.metric(
+            "Expected unused minutes",
+            format_value(chosen.unused_minutes, "speech_to_text_minutes"),
+        )
+    curve = found.curve()
+    st.plotly_chart(cost_curve_figure(curve, currency, decision.term))
+    st.dataframe(
+        curve.assign(overage_chance=100 * curve["overage_chance"]),
+        hide_index=True,
+        column_config={
+            "option": "Option",
+            "committed_characters": number("Characters a month"),
+            "committed_minutes": number("Minutes a month"),
+            "expected_cost": money_column("Expected cost", currency),
+            "overage_chance": st.column_config.NumberColumn(
+                "Chance of overage", format=PERCENT_FORMAT
+            ),
+            "recommended": "Recommended",
+            "current": "Today's plan",
+        },
+    )
+    for note in found.left_out:
+        st.caption(f"Left out: {note}.")
+
+
+st.subheader("Decision")
+st.caption(
+    "The forecasts of the organization's whole history, each from the model that did best on "
+    "it, and the option to buy for the next term, priced across the forecast's range. The "
+    "what-ifs below stay in the page's address: a copied link shows the same view."
+)
+with st.container(horizontal=True):
+    growth = st.number_input(
+        "Growth above the forecast (%)", -99.0, 1000.0, 0.0, 5.0, key="growth", bind="query-params"
+    )
+    risk = st.slider(
+        "Highest chance of overage (%)",
+        0,
+        100,
+        round(100 * DEFAULT_RISK),
+        key="risk",
+        bind="query-params",
+    )
+    term = st.selectbox(
+        "Term (months)", TERMS, TERMS.index(DEFAULT_TERM), key="term", bind="query-params"
+    )
+planned = st.text_area(
+    "Planned workloads, one a line",
+    key="add",
+    bind="query-params",
+    placeholder="2026-06:2000000 characters\nspeech pilot 500 minutes a month",
+)
+asked = Asked(WhatIf(growth / 100, planned_workloads(planned)), risk / 100, term)
+with service_errors(source):
+    decision = data.decision(source, today, money, asked, review.year_start)
+st.caption(f"What-ifs: {decision.what_if}.")
+show_forecasts(decision)
+if decision.recommendation.options and money.currency:
+    show_recommendation(decision, money.currency)
+else:
+    st.caption(
+        f"No options to weigh: {file_in_force('pricing', source.demo)} lists none. Add "
+        "`[[option]]` entries (base fee, included volume, prices beyond, term, discount) to the "
+        "pricing file for a recommendation: see *The catalogue* on the manual's Capacity review "
+        "page (docs/capacity.md) and pricing.example.toml."
+    )
+
 comparison = review.comparison
 st.subheader("Period comparison")
 st.caption(comparison_text(comparison).capitalize())
@@ -189,7 +348,13 @@ st.dataframe(
 
 def report_page() -> str:
     """The meeting report of the range, as the `report` command writes it."""
-    return render(read.frame, review, key_limits=key_limits or (), page_size=settings.page_size)
+    return render(
+        read.frame,
+        review,
+        key_limits=key_limits or (),
+        page_size=settings.page_size,
+        decision=decision,
+    )
 
 
 report_name = f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}"

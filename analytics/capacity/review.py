@@ -4,15 +4,19 @@ Capacity page and the meeting report."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import pandas as pd
 
+from analytics.capacity.accuracy import coverage, wape
 from analytics.capacity.budgets import BudgetFile, Evaluation, evaluate
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.current import PlanReader
+from analytics.capacity.decision import DEFAULT_TERM, Decision, decide
 from analytics.capacity.forecast import (
     Backtest,
     backtest,
@@ -24,7 +28,10 @@ from analytics.capacity.forecast import (
     required_start,
     run_rate,
 )
+from analytics.capacity.outlook import Outlook
 from analytics.capacity.plan import billing_period
+from analytics.capacity.recommend import DEFAULT_RISK, Option
+from analytics.capacity.whatif import WhatIf
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,
@@ -33,7 +40,7 @@ from analytics.usage.calendar import (
     period_bounds,
 )
 from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
+from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
 from analytics.usage.pipeline import FetchedRange
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
@@ -322,3 +329,48 @@ def review_of(
         billing = billing_period(reader.plan())
         period = None if billing is None else (billing.start, billing.end)
     return build_review(read, budgets, today, start, end, prices, period), read
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a capacity decision is asked under: the what-ifs, the risk setting (the highest
+    chance of overage the recommendation accepts) and the next term's months."""
+
+    what_if: WhatIf = field(default_factory=WhatIf)
+    risk: float = DEFAULT_RISK
+    term: int = DEFAULT_TERM
+
+
+def decision_of(
+    found: dict[str, Outlook], options: Sequence[Option], asked: Asked, year_start: YearStart
+) -> Decision:
+    """The decision the Capacity page shows and the meeting report renders, whichever makes
+    it: the outlooks' forecasts to the review's contract year and the recommendation among
+    ``options`` (none without a catalogue), under ``asked``."""
+    return decide(
+        found,
+        options,
+        term=asked.term,
+        what_if=asked.what_if,
+        risk=asked.risk,
+        year_start=year_start,
+    )
+
+
+def accuracy_text(found: Outlook) -> str:
+    """What a forecast states beside it: the month-ahead error (WAPE) over the last 12 months
+    of the candidate its backtest chose, which candidate, and how often its 80 % and 95 %
+    intervals held the month's actual total (``Outlook.recent``)."""
+    recent = found.recent
+    if recent.empty:
+        return f"No month has been forecast and closed yet ({found.chosen})."
+    months = "month" if len(recent) == 1 else f"{len(recent)} months"
+    error = f"Month-ahead error over the last {months}: {share_text(wape(recent))}"
+    held = coverage(recent, "80"), coverage(recent, "95")
+    intervals = (
+        "its intervals are not measured yet (too few past errors)"
+        if math.isnan(held[0])
+        else f"its 80 % interval held {share_text(held[0])} of the months, its 95 % "
+        f"interval {share_text(held[1])}"
+    )
+    return f"{error} ({found.chosen}); {intervals}."

@@ -11,12 +11,19 @@ import pandas as pd
 import typer
 
 from analytics.capacity.decision import DEFAULT_TERM, Decision, decide, read_outlooks
-from analytics.capacity.outlook import MAX_TERM_MONTHS, PERIOD_NAMES, Outlook, backtest_table
-from analytics.capacity.recommend import DEFAULT_RISK, Costed
-from analytics.capacity.whatif import WhatIf, WhatIfError, parse_growth, parse_workload
+from analytics.capacity.outlook import PERIOD_NAMES, Outlook, backtest_table
+from analytics.capacity.recommend import Costed
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, PricingOption, UsageProblem, app
+from analytics.cli.what_ifs import (
+    DEFAULT_RISK_TEXT,
+    AddOption,
+    GrowthOption,
+    RiskOption,
+    TermOption,
+    asked,
+)
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.usage import calendar
 from analytics.usage.calendar import YearStart
@@ -72,23 +79,10 @@ def backtest(
 
 @capacity_app.command("recommend")
 def recommend(
-    term: Annotated[
-        int, typer.Option(min=1, max=MAX_TERM_MONTHS, help="Months of the next term.")
-    ] = DEFAULT_TERM,
-    growth: Annotated[
-        str | None, typer.Option(help="What-if: usage this much above the forecast, e.g. 10%.")
-    ] = None,
-    add: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--add",
-            help="What-if: a planned workload a month, e.g. '2026-06:2000000 characters' or "
-            "'speech pilot 500 minutes a month' (repeatable).",
-        ),
-    ] = None,
-    risk: Annotated[
-        str, typer.Option(help="The highest chance of overage the recommendation accepts.")
-    ] = f"{DEFAULT_RISK:.0%}",
+    term: TermOption = DEFAULT_TERM,
+    growth: GrowthOption = None,
+    add: AddOption = None,
+    risk: RiskOption = DEFAULT_RISK_TEXT,
     year_start: Annotated[
         str, typer.Option("--year-start", help="The contract year's first day, MM-DD.")
     ] = "01-01",
@@ -101,15 +95,11 @@ def recommend(
     pricing file's catalogue on it: the expected cost, the chance of overage, the expected
     unused commitment; recommend the cheapest within the risk setting (10 % by default)."""
     with shared.reported(debug):
+        given = asked(term, growth, add, risk)
         try:
-            what_if = WhatIf(
-                parse_growth(growth) if growth else 0.0,
-                tuple(parse_workload(text) for text in add or ()),
-            )
             starts = YearStart.parse(year_start)
-        except ValueError as exc:  # WhatIfError, or the contract year's start
+        except ValueError as exc:
             raise UsageProblem(str(exc)) from None
-        accepted = _risk(risk)
         prices = organization_files.costing(pricing, None, demo).pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"
@@ -120,9 +110,9 @@ def recommend(
         decision = decide(
             _outlooks(demo),
             prices.catalogue,
-            term=term,
-            what_if=what_if,
-            risk=accepted,
+            term=given.term,
+            what_if=given.what_if,
+            risk=given.risk,
             year_start=starts,
         )
         if fmt == "json":
@@ -130,16 +120,6 @@ def recommend(
         else:
             for line in _decision_lines(decision, prices.currency):
                 typer.echo(line)
-
-
-def _risk(text: str) -> float:
-    try:
-        share = parse_growth(text)
-    except WhatIfError:
-        share = math.nan
-    if not 0 <= share <= 1:
-        raise UsageProblem(f"--risk must be a percentage from 0% to 100%, not {text!r}")
-    return share
 
 
 def _share(value: float | None) -> str:

@@ -16,7 +16,8 @@ from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING
-from analytics.capacity.review import review_of
+from analytics.capacity.decision import DEFAULT_TERM, read_outlooks
+from analytics.capacity.review import decision_of, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
@@ -25,6 +26,14 @@ from analytics.cli.shared import (
     DemoOption,
     UsageProblem,
     app,
+)
+from analytics.cli.what_ifs import (
+    DEFAULT_RISK_TEXT,
+    AddOption,
+    GrowthOption,
+    RiskOption,
+    TermOption,
+    asked,
 )
 from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
@@ -83,12 +92,18 @@ def report(
     ] = None,
     pricing: shared.PricingOption = None,
     teams: shared.TeamsOption = None,
+    term: TermOption = DEFAULT_TERM,
+    growth: GrowthOption = None,
+    add: AddOption = None,
+    risk: RiskOption = DEFAULT_RISK_TEXT,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Write the capacity meeting report (one self-contained HTML file, or PDF) for a range of
-    days, and mail it."""
+    days, with the Decision section under the what-ifs given (as `capacity recommend`), and
+    mail it."""
     with shared.reported(debug):
+        given = asked(term, growth, add, risk)
         today = calendar.utc_today()
         first, last = shared.day_range(start, end, period, today, demo)
         if output is None and not mail_to:
@@ -117,6 +132,9 @@ def report(
         cost = organization_files.capacity_prices(costing, budget_file)
         reader = fetching.Fetches(shared.settings(), demo)
         review, usage = review_of(reader, budget_file, today, first, last, cost)
+        found = read_outlooks(reader, today, shared.settings().demo_days if demo else None)
+        options = costing.pricing.catalogue if costing.pricing else ()
+        decision = decision_of(found, options, given, review.year_start)
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
         limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
         page = render(
@@ -124,6 +142,7 @@ def report(
             review,
             key_limits=limits[0] if limits else (),
             page_size=settings.page_size,
+            decision=decision,
         )
         pdf = (
             html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None

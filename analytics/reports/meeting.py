@@ -5,7 +5,8 @@ figure as a div without its own copy. No web fonts, no CDN, no external links, s
 opens offline, can be mailed as an attachment, and prints on white with page breaks between
 sections. A review built with prices adds a Spend section (the range's spend by service and by
 team against the previous period, the cost forecast of each period) and budget status in the
-currency.
+currency. Given the capacity decision, a Decision section carries the recommendation, the curve
+it was chosen from, the forecasts with their accuracy record and the what-ifs used.
 """
 
 from __future__ import annotations
@@ -20,18 +21,30 @@ import plotly.offline
 
 from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.capacity.compare import comparison_text
-from analytics.capacity.review import CapacityReview
+from analytics.capacity.decision import Decision
+from analytics.capacity.outlook import PERIOD_NAMES
+from analytics.capacity.recommend import Costed
+from analytics.capacity.review import CapacityReview, accuracy_text
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
 from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
 from analytics.cost.prices import PRICED_METRICS, unpriced_text
 from analytics.figures.capacity import forecast_figure
+from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.reports.settings import PageSize
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
 from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value, percent_text
+from analytics.usage.metrics import (
+    METRIC_LABELS,
+    METRICS,
+    MINUTES,
+    TOTAL_CHARACTERS,
+    format_value,
+    percent_text,
+    share_text,
+)
 from analytics.usage.tables import relative_change, top_n_over_time, top_n_totals, usage_over_time
 
 TOP_KEYS = 10
@@ -317,17 +330,159 @@ def _spend_section(review: CapacityReview, currency: str) -> str:
     return _section(f"Spend ({currency})", *parts)
 
 
+def _decision_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+    metrics = table["metric"]
+    return pd.DataFrame(
+        {
+            "Metric": [METRIC_LABELS[m] for m in metrics],
+            "Period": [
+                f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
+                for p, e in zip(table["period"], table["end"], strict=True)
+            ],
+            "Used": _numbers(table["used"], metrics),
+            "Projected": _numbers(table["projected"], metrics),
+            **{
+                f"{level} % interval": [
+                    f"{_number(lo, m)} – {_number(hi, m)}"
+                    for m, lo, hi in zip(
+                        metrics, table[f"low_{level}"], table[f"high_{level}"], strict=True
+                    )
+                ]
+                for level in ("80", "95")
+            },
+            "Model": table["model"],
+        }
+    )
+
+
+def _accuracy_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The backtest's scores; ``*`` marks the candidate each metric's forecasts use."""
+    return pd.DataFrame(
+        {
+            "Metric": [METRIC_LABELS[m] for m in table["metric"]],
+            "Candidate": [
+                f"{c}{' *' if chosen else ''}"
+                for c, chosen in zip(table["candidate"], table["chosen"], strict=True)
+            ],
+            "Horizon": table["horizon"],
+            "Scored": table["scored"],
+            "WAPE": [share_text(_known(v)) for v in table["wape"]],
+            "In 80 %": [share_text(_known(v)) for v in table["coverage_80"]],
+            "In 95 %": [share_text(_known(v)) for v in table["coverage_95"]],
+        }
+    )
+
+
+def _known(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _option_rows(options: Sequence[Costed], chosen: Costed | None, currency: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Option": [c.name for c in options],
+            "Term": [f"{c.term_months} mo" for c in options],
+            "Characters a month": [
+                _number(c.committed_characters, TOTAL_CHARACTERS) for c in options
+            ],
+            "Minutes a month": [_number(c.committed_minutes, MINUTES) for c in options],
+            "Expected cost": [_amount(c.expected_cost, currency) for c in options],
+            "Chance of overage": [share_text(c.overage_chance) for c in options],
+            "Unused characters": [_number(c.unused_characters, TOTAL_CHARACTERS) for c in options],
+            "Unused minutes": [_number(c.unused_minutes, MINUTES) for c in options],
+            "": [
+                ", ".join(
+                    [
+                        *(["recommended"] if chosen is not None and c.name == chosen.name else []),
+                        *(["today's plan"] if c.current else []),
+                    ]
+                )
+                for c in options
+            ],
+        }
+    )
+
+
+def _recommendation_text(decision: Decision, currency: str) -> str:
+    found = decision.recommendation
+    if found.chosen is None:
+        return "No option of the catalogue fits the term."
+    risk = share_text(found.risk)
+    said = (
+        f"the lowest expected cost within a {risk} chance of overage"
+        if found.within_risk
+        else f"no option stays within a {risk} chance of overage: the least likely to run over"
+    )
+    today_plan = next((c for c in found.options if c.current), None)
+    against = (
+        ""
+        if today_plan is None
+        else f"; today's plan ({today_plan.name}) is expected to cost "
+        f"{_amount(today_plan.expected_cost, currency)}"
+    )
+    return (
+        f"Recommended for the {decision.term} months from {decision.scenarios.months[0]}: "
+        f"{found.chosen.name} ({said}), expected cost "
+        f"{_amount(found.chosen.expected_cost, currency)}, chance of overage "
+        f"{share_text(found.chosen.overage_chance)}{against}."
+    )
+
+
+def _decision_section(decision: Decision, currency: str | None) -> str:
+    """The recommendation, its curve and every option (with a catalogue), the forecasts with
+    their accuracy and the backtest's record, and the what-ifs used."""
+    found = decision.recommendation
+    asked = (
+        f"What-ifs: {decision.what_if} · risk setting {share_text(found.risk)} · term "
+        f"{decision.term} months"
+    )
+    parts = [f'<p class="note">{html.escape(asked)}</p>']
+    if found.options and currency is not None:
+        parts += [
+            f"<p><strong>{html.escape(_recommendation_text(decision, currency))}</strong></p>",
+            _figure(cost_curve_figure(found.curve(), currency, decision.term)),
+            _table(_option_rows(found.options, found.chosen, currency), ["Option"]),
+            *(f'<p class="note">Left out: {html.escape(note)}.</p>' for note in found.left_out),
+        ]
+    else:
+        parts.append(
+            '<p class="note">No recommendation: the pricing file lists no options to buy '
+            "([[option]] entries, see pricing.example.toml).</p>"
+        )
+    parts += ["<h3>Forecasts and their accuracy</h3>"]
+    parts += [
+        f'<p class="note">{html.escape(METRIC_LABELS[metric])}: '
+        f"{html.escape(accuracy_text(found_one))}</p>"
+        for metric, found_one in decision.outlooks.items()
+    ]
+    parts.append(_table(_decision_forecast_rows(decision.forecasts), ["Metric", "Period", "Model"]))
+    parts += [
+        _figure(past_forecasts_figure(o.recent, metric, o.chosen))
+        for metric, o in decision.outlooks.items()
+    ]
+    parts += [
+        "<h3>Accuracy record</h3>",
+        '<p class="note">From each month start of the last 24 months, each candidate\'s forecast '
+        "of the month, quarter and 12 months ahead against what happened: WAPE and the share "
+        "of actual totals inside the 80 % and 95 % intervals.</p>",
+        _table(_accuracy_rows(decision.accuracy), ["Metric", "Candidate", "Horizon"]),
+    ]
+    return _section("Decision", *parts)
+
+
 def render(
     key_day: pd.DataFrame,
     review: CapacityReview,
     title: str = "Capacity review",
     key_limits: Sequence[Evaluation] = (),
     page_size: PageSize = "A4",
+    decision: Decision | None = None,
 ) -> str:
     """The review as one HTML page, with usage charts of its range from ``key_day`` (which
     covers at least that range), and each key against its own limits (``key_limits``, as
-    ``analytics.keys.limits`` evaluates them) when there are any; printed (by a browser or
-    ``pdf.html_to_pdf``) on ``page_size`` paper."""
+    ``analytics.keys.limits`` evaluates them) when there are any, and the capacity
+    ``decision`` (its options priced in the review's currency, the pricing file's) when given;
+    printed (by a browser or ``pdf.html_to_pdf``) on ``page_size`` paper."""
     start, end = review.start, review.end
     comparison = review.comparison
     period = within(key_day, start, end)
@@ -383,6 +538,8 @@ def render(
             _table(_key_forecast_rows(review.key_forecasts.head(TOP_KEYS)), ["Key", "Masked key"]),
         ),
     ]
+    if decision is not None:
+        sections.append(_decision_section(decision, review.currency))
     if review.currency is not None:
         sections.append(_spend_section(review, review.currency))
     if review.evaluations is not None:

@@ -33,13 +33,16 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert headers == [
         "Keys against their own limits",
         "Forecasts",
+        "Decision",
         "Period comparison",
         "Growth drivers",
     ]
-    # One measure's forecasts at a time: characters, month and contract year, first.
+    # One measure's forecasts at a time: characters, month and contract year, first; then the
+    # decision's record of past forecasts (no prices here: no cost curve).
     assert chart_titles(at) == [
         "Total characters — month to date",
         "Total characters — contract year to date",
+        *PAST_FORECASTS,
     ]
     [services] = [df.value for df in at.dataframe if "Total characters" in df.value.index]
     start, end = TODAY - timedelta(days=30), TODAY - timedelta(days=1)
@@ -53,6 +56,12 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert services.loc["Total characters", "change %"] == f"{change:+.1f} %"
     # The demo has no usage a year ago: nothing to compare against reads N/A, as in the report.
     assert set(services["yoy %"]) == {"N/A"}
+
+
+PAST_FORECASTS = [
+    "Total characters — month-ahead forecasts against actuals",
+    "Speech-to-text minutes — month-ahead forecasts against actuals",
+]
 
 
 def chart_titles(at) -> list[str]:
@@ -73,6 +82,8 @@ def test_a_link_opens_the_forecasts_of_its_measure(demo_env):
     assert chart_titles(at) == [
         "Cost (EUR) — month to date",
         "Cost (EUR) — contract year to date",
+        *PAST_FORECASTS,
+        "Expected cost of the next 12 months against committed volume",
     ]
 
 

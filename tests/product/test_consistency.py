@@ -38,6 +38,7 @@ TEAMS = ["Web shop", "Customer support", "Marketing", "Documents", "Internal too
 CENT = Decimal("0.01")
 # What a range is compared with (docs/glossary.md), as the comparison tables' columns.
 COMPARED = ("Previous period", "Same period last year")
+DECIDED = ("Total characters", "Speech-to-text minutes")  # the decision's metrics, in order
 runner = CliRunner()
 
 Seen = dict[str, dict[str, object]]
@@ -142,6 +143,13 @@ def pages(seen: Seen, period: str) -> None:
     at = open_clean_page("capacity", period=period)
     [note] = [c.value for c in at.caption if c.value.startswith("Run rate:")]
     seen["Forecast accuracy"]["Capacity"] = accuracy(note)
+    errors = [c.value for c in at.caption if c.value.startswith("Month-ahead error")]
+    for metric, said in zip(DECIDED, errors, strict=True):
+        seen[f"Month-ahead error · {metric}"]["Capacity"] = said
+    [success] = [s.value for s in at.success]
+    seen["Recommended option"]["Capacity"] = success.split("**")[1]
+    [chosen] = [m.value for m in at.metric if m.label == "Expected cost (EUR)"]
+    seen["Recommended option · expected cost"]["Capacity"] = number(chosen)
     [compared] = [
         table.loc["Total characters"]
         for table in (shown_table(at, i) for i in range(len(at.dataframe)))
@@ -206,6 +214,15 @@ def report(seen: Seen, page: str, surface: str) -> None:
     text = " ".join(parsed.text)
     seen["Contract year"][surface] = re.search(r"contract year starts (\d\d-\d\d)", text)[1]
     seen["Forecast accuracy"][surface] = accuracy(text)
+    for metric in DECIDED:
+        said = re.search(rf"{metric}: (Month-ahead error .*?\.)(?= |$)", text)
+        assert said, f"no month-ahead error of {metric}"
+        seen[f"Month-ahead error · {metric}"][surface] = said[1]
+    option, cost = re.search(
+        r"Recommended for .*?: (.+?) \(.*?expected cost ([\d,.]+ EUR)", text
+    ).groups()
+    seen["Recommended option"][surface] = option
+    seen["Recommended option · expected cost"][surface] = number(cost)
     header, *services = parsed.tables["Summary"]
     summary = {row[0]: dict(zip(header, row, strict=True)) for row in services}
     seen["Total characters"][surface] = number(summary["Total characters"]["This period"])

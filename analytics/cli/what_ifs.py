@@ -1,0 +1,57 @@
+"""The what-if options of the capacity decision, read once for every command that decides:
+`capacity recommend` and `report` take the same `--term`, `--growth`, `--add` and `--risk`, and
+refuse a bad one with the same line (exit 2)."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import typer
+
+from analytics.capacity.outlook import MAX_TERM_MONTHS
+from analytics.capacity.recommend import DEFAULT_RISK
+from analytics.capacity.review import Asked
+from analytics.capacity.whatif import WhatIf, WhatIfError, parse_growth, parse_workload
+from analytics.cli.shared import UsageProblem
+
+TermOption = Annotated[
+    int, typer.Option(min=1, max=MAX_TERM_MONTHS, help="Months of the next term.")
+]
+GrowthOption = Annotated[
+    str | None, typer.Option(help="What-if: usage this much above the forecast, e.g. 10%.")
+]
+AddOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--add",
+        help="What-if: a planned workload a month, e.g. '2026-06:2000000 characters' or "
+        "'speech pilot 500 minutes a month' (repeatable).",
+    ),
+]
+RiskOption = Annotated[
+    str, typer.Option(help="The highest chance of overage the recommendation accepts.")
+]
+DEFAULT_RISK_TEXT = f"{DEFAULT_RISK:.0%}"
+
+
+def asked(term: int, growth: str | None, add: list[str] | None, risk: str) -> Asked:
+    """The options as a decision takes them; a bad what-if or risk is a usage problem."""
+    try:
+        what_if = WhatIf(
+            parse_growth(growth) if growth else 0.0,
+            tuple(parse_workload(text) for text in add or ()),
+        )
+    except WhatIfError as exc:
+        raise UsageProblem(str(exc)) from None
+    return Asked(what_if, _risk(risk), term)
+
+
+def _risk(text: str) -> float:
+    try:
+        share = parse_growth(text)
+    except WhatIfError:
+        share = math.nan
+    if not 0 <= share <= 1:
+        raise UsageProblem(f"--risk must be a percentage from 0% to 100%, not {text!r}")
+    return share
