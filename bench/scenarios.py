@@ -16,6 +16,7 @@ from bench import (
     capacity,
     decoding,
     exports,
+    guardrails,
     org,
     page_scale,
     pairs,
@@ -40,6 +41,7 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "pair_fetch": pairs.pair_fetch,
     "tag_fetch_10k": tags.tag_fetch_10k,
     "tags_scale": tags.tags_scale,
+    "guardrails": guardrails.guardrails,
     "browser_pages": browser.browser_pages,
     "session_memory": browser.session_memory,
 }

@@ -11,18 +11,20 @@ service's units, over the current usage period:
 * **hidden** — what the organization used today that analytics does not show yet: the
   service's near-real-time count (``/v2/usage``) less the closed days. It only ever tightens;
 * **counted** — each member key's use on the closed days of this usage period;
-* **room** = allowance − fixed − hidden − Σ counted. Each key keeps a **reserve** below its
-  limit (never more than half the room, shared by the keys: a small room goes to use, not
-  to reserves), and the rest, the **pool**, is shared out: first the **floor** to each key
-  (less when the pool cannot hold it), then the remainder by each key's run-rate forecast for
-  the rest of the usage period (largest remainders, ties by key id), in whole units. A key's
-  limit is its counted use plus its share;
+* **room** = allowance − fixed − hidden − Σ counted. Each key given a share keeps a whole
+  **reserve** beyond its limit; when the room cannot hold a reserve and more for every key,
+  only the keys it can hold them for share it (the largest forecasts first, ties by key id),
+  the others stopped at their count. The rest, the **pool**, is shared out among the sharing
+  keys: first the **floor** to each (less when the pool cannot hold it), then the remainder by
+  each key's run-rate forecast for the rest of the usage period (largest remainders, ties by
+  key id), in whole units. A key's limit is its counted use plus its share;
 * with no room left, the limits share what the allowance leaves of the fixed and hidden use
   by counted use, at or below each key's count: every key is stopped.
 
-So Σ limits ≤ allowance − fixed − hidden − keys × reserve ≤ allowance (the invariant), and a
-key's use can pass its limit only by the request that crosses it: requests no larger than the
-reserve never carry the budget past its allowance.
+So Σ limits ≤ allowance − fixed − hidden − sharing keys × reserve ≤ allowance (the
+invariant), and a key's use can pass its limit only by the request that crosses it, which only
+a key below its limit, one with a share, can send: requests no larger than the reserve never
+carry the budget past its allowance.
 
 A key in several enforced budgets gets the smallest limit; a hand-set limit smaller than that is
 kept. The hand-set limit is the one a key had before any guardrail, or one set elsewhere since
@@ -294,16 +296,19 @@ def _share(
         weights = {k: float(use.counted[measure]) for k, use in ids.items()}
         limits = apportion(ceiling, weights, 0)
     else:
-        held = min(reserve, room // (2 * len(ids))) if ids else reserve
-        pool = room - held * len(ids)
+        held = reserve
         caps = {
             k: max(0, hand - use.counted[measure])
             for k, use in ids.items()
             if (hand := limit_of(hands[k], measure)) is not None
         }
         weights = {k: use.forecast[measure] for k, use in ids.items()}
-        shares = capped(pool, weights, floor, caps)
-        limits = {k: ids[k].counted[measure] + shares[k] for k in ids}
+        # A reserve for each sharing key, and at least a unit of share: keys a hand-set limit
+        # stops anyway come last, then the smaller forecasts.
+        ranked = sorted(ids, key=lambda k: (caps.get(k) == 0, -weights[k], k))
+        sharing = ranked[: room // (reserve + 1)]
+        shares = capped(room - held * len(sharing), {k: weights[k] for k in sharing}, floor, caps)
+        limits = {k: ids[k].counted[measure] + shares.get(k, 0) for k in ids}
     return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
 
 
