@@ -135,6 +135,19 @@ def test_nested_budgets_give_each_key_the_smallest_limit_worked_out_by_hand():
     assert len(plan.changes) == 3 and not plan.refusals
 
 
+def test_a_room_too_small_for_every_reserve_goes_to_the_busiest_keys_each_with_a_whole_one():
+    # 8,500 − 6,000 counted = 2,500: two reserves of 1,000 and a unit more fit, three do not.
+    # C and B (forecasts 6 and 3) share the 500 left, 250 each; A is stopped at its 1,000.
+    # Each sharing key ends at most a reserve past its limit: 8,500 at most, never more.
+    keys = [key("A"), key("B"), key("C")]
+    plan = make_plan(
+        file(budget("Organization", 8_500)), situation(keys, NESTED_USAGE, NESTED_FORECAST), {}
+    )
+    [share] = plan.shares
+    assert share.reserve == 1_000
+    assert limits(plan) == {"A": 1_000, "B": 3_250, "C": 2_250}
+
+
 def test_a_smaller_hand_set_limit_is_kept_and_given_back_exactly():
     # B's own 3,500 leaves it 500 above its 3,000: what its shares held beyond that goes to
     # the others. Organization: A and C share 91,000 − 500: 2,000 each, 86,500 by 1 : 6 →
