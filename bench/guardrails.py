@@ -16,11 +16,12 @@ hour and given back its value afterwards.
 
 Lines: `guardrail_overrun`, the characters each budget's keys used in a usage period beyond
 the budget, over the budget (worst budget and period; target 0), and `guardrail_stranded`, the
-allowance left unused at a period's end in the budgets where a key was refused, over the
-allowance (worst; target 0.05). `counters_agree` checks, for each closed day, that each key's
-count and the organization's in `/v2/usage` at the day's end are what analytics shows once
-the day has closed. The emulator's database, the budgets and the schedule's figures are kept
-(`--keep`) for the test to check the lines against the emulator's own ledger and key store.
+allowance left unused at a period's end in the budgets whose limits refused a key (a key's own
+hand-set limit is not the budget's), over the allowance (worst; target 0.05).
+`counters_agree` checks, for each closed day, that each key's count and the organization's
+in `/v2/usage` at the day's end are what analytics shows once the day has closed. The
+emulator's database, the budgets and the schedule's figures are kept (`--keep`) for the test
+to check the lines against the emulator's own ledger and key store.
 """
 
 from __future__ import annotations
@@ -199,11 +200,12 @@ reserve_characters = {RESERVE}
 
 @dataclass
 class Tally:
-    """What the replay saw: per (period start, label), characters served and requests
+    """What the replay saw: per (period start, label), characters served; per (period
+    start, label, the budget whose limit refused it: "" its own hand-set one), requests
     refused; and each closed day's counters against analytics."""
 
     served: dict[tuple[dt.date, str], int] = field(default_factory=lambda: defaultdict(int))
-    refused: dict[tuple[dt.date, str], int] = field(default_factory=lambda: defaultdict(int))
+    refused: dict[tuple[dt.date, str, str], int] = field(default_factory=lambda: defaultdict(int))
     requests: int = 0
     largest_request: int = 0
     days_checked: int = 0
@@ -237,6 +239,7 @@ class Replay:
         self.teams: Teams = load_teams(bundle_folder() / "teams.example.toml")
         self.stack = stack
         self.clients: dict[str, ServiceClient] = {}
+        self.setters: dict[str, str] = {}  # label → the budget that set its character limit
         self.tally = Tally()
 
     def client(self, secret: str) -> ServiceClient:
@@ -272,6 +275,7 @@ class Replay:
 
         run = apply.run(self.state, plan, self.admin, self.audit, "timer")
         self.tally.runs += 1
+        self.setters = {k.key.label: k.setters["characters"] for k in run.plan.keys}
         self.tally.changes_sent += run.sent
         return run
 
@@ -287,7 +291,7 @@ class Replay:
             try:
                 client.translate("x" * size, TARGET_LANG)
             except QuotaExceededError:
-                self.tally.refused[period, label] += 1
+                self.tally.refused[period, label, self.setters.get(label, "")] += 1
             else:
                 self.tally.served[period, label] += size
 
@@ -362,7 +366,7 @@ def guardrails(scale: org.Scale) -> list[Result]:
         replay.emulator.store.close()
         keep(SCENARIO, "emulator.sqlite", replay.db)
         keep(SCENARIO, "budgets.toml", budgets_text(*limits.values()).encode())
-    return _lines(replay, frame, bounds, limits, natural, team, seconds)
+    return _lines(replay, frame, bounds, limits, natural, seconds)
 
 
 def _lines(
@@ -371,7 +375,6 @@ def _lines(
     bounds: list[tuple[dt.date, dt.date]],
     limits: dict[str, int],
     natural: dict[str, list[int]],
-    team: set[str],
     seconds: float,
 ) -> list[Result]:
     """The two lines from analytics' usage of the replayed days and the refusals counted."""
@@ -380,23 +383,17 @@ def _lines(
     used: dict[str, list[int]] = {}
     refused: dict[str, list[int]] = {}
     for name in limits:
-        members = None if name == "Organization" else frame_team
-        labels_in = None if name == "Organization" else team
         used[name], refused[name] = [], []
         for first, stop in bounds:
             days = frame[
                 (frame["usage_date"] >= pd.Timestamp(first))
                 & (frame["usage_date"] < pd.Timestamp(stop))
             ]
-            if members is not None:
-                days = days[days["api_key"].isin(members)]
+            if name != "Organization":
+                days = days[days["api_key"].isin(frame_team)]
             used[name].append(int(days["total_characters"].sum()))
             refused[name].append(
-                sum(
-                    n
-                    for (period, label), n in tally.refused.items()
-                    if period == first and (labels_in is None or label in labels_in)
-                )
+                sum(n for (p, _, by), n in tally.refused.items() if (p, by) == (first, name))
             )
     overrun = max(max(0, u - limits[name]) / limits[name] for name in limits for u in used[name])
     stranded = max(
@@ -412,7 +409,8 @@ def _lines(
         "budgets": limits,
         "natural": natural,
         "used": used,
-        "refused": refused,
+        "refused": refused,  # by the budget's limits
+        "refused_by_own_limit": sum(n for (_, _, by), n in tally.refused.items() if not by),
         "periods": [[first.isoformat(), stop.isoformat()] for first, stop in bounds],
         "hours_per_day": replay.hours,
         "requests": tally.requests,
@@ -428,7 +426,7 @@ def _lines(
     checks = {
         "counters_agree": not tally.disagreements and tally.days_checked > 0,
         "requests_within_reserve": tally.largest_request <= RESERVE,
-        "keys_refused": all(any(r) for r in refused.values()),
+        "keys_refused": any(any(r) for r in refused.values()),
     }
     keep(SCENARIO, "figures.json", orjson.dumps(figures))
     return [
