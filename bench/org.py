@@ -71,6 +71,22 @@ class Scale:
         the smoke run (which checks that each session showed every page, not how much)."""
         return 10 if self.factor >= 0.5 else 2
 
+    @property
+    def replay_keys(self) -> int:
+        """The keys of the guardrails' replay organization (the benchmark's seed): 22 at full
+        scale, as many as it keeps active, so that none is deactivated with recent usage (the
+        plan forecasts every listed key with usage in the run rate's window, ~11 ms each);
+        10 in the smoke run."""
+        return 22 if self.factor >= 0.5 else 10
+
+    @property
+    def replay_hours(self) -> int:
+        """The hours the guardrails' replay simulates of each day of its two usage periods,
+        the guardrails applied at each: every hour at full scale (the hourly timer); two in
+        the smoke run, each carrying twelve hours' usage (it checks what the lines claim against
+        the emulator's ledger, in seconds)."""
+        return 24 if self.factor >= 0.5 else 2
+
 
 @cache
 def app(keys: int, days: int = DAYS, tags: int | None = None) -> Any:

@@ -11,12 +11,13 @@ service's units, over the current usage period:
 * **hidden** — what the organization used today that analytics does not show yet: the
   service's near-real-time count (``/v2/usage``) less the closed days. It only ever tightens;
 * **counted** — each member key's use on the closed days of this usage period;
-* **room** = allowance − fixed − hidden − Σ counted. Each key keeps a **reserve** below its
-  limit (never more than half the room, shared by the keys: a small room goes to use, not
-  to reserves), and the rest, the **pool**, is shared out: first the **floor** to each key
-  (less when the pool cannot hold it), then the remainder by each key's run-rate forecast for
-  the rest of the usage period (largest remainders, ties by key id), in whole units. A key's
-  limit is its counted use plus its share;
+* **room** = allowance − fixed − hidden − Σ counted. Each key given a share keeps a whole
+  **reserve** beyond its limit; when the room cannot hold a reserve and more for every key,
+  only the keys it can hold them for share it (the largest forecasts first, ties by key id),
+  the others stopped at their count. The rest, the **pool**, is shared out among the sharing
+  keys: first the **floor** to each (less when the pool cannot hold it), then the remainder by
+  each key's run-rate forecast for the rest of the usage period (largest remainders, ties by
+  key id), in whole units. A key's limit is its counted use plus its share;
 * with no room left, the limits share what the allowance leaves of the fixed and hidden use
   by counted use, at or below each key's count: every key is stopped;
 * on the **last day of a usage period inside the budget's period** (a contract year that goes
@@ -28,9 +29,10 @@ service's units, over the current usage period:
   or below each count (the keys stop until the turn, then have their limits). The first run of
   the new period recomputes every limit.
 
-So Σ limits ≤ allowance − fixed − hidden − keys × reserve ≤ allowance (the invariant), and a
-key's use can pass its limit only by the request that crosses it: requests no larger than the
-reserve never carry the budget past its allowance.
+So Σ limits ≤ allowance − fixed − hidden − sharing keys × reserve ≤ allowance (the
+invariant), and a key's use can pass its limit only by the request that crosses it, which only
+a key below its limit, one with a share, can send: requests no larger than the reserve never
+carry the budget past its allowance.
 
 A key in several enforced budgets gets the smallest limit; a hand-set limit smaller than that is
 kept. The hand-set limit is the one a key had before any guardrail, or one set elsewhere since
@@ -300,22 +302,33 @@ def _share(
     room = allowance - fixed - hidden - counted
     ids = {use.key.key_id: use for use in members}
     by_use = {k: float(use.counted[measure]) for k, use in ids.items()}
-    if room < 0 or (turning and room < counted):  # spent, or spent by the turn: stopped
-        held = min(reserve, max(0, room) // (2 * len(ids))) if turning and ids else 0
-        ceiling = max(0, room if turning else allowance - fixed - hidden)
-        limits = apportion(ceiling - held * len(ids), by_use, 0)
+    if room < 0 and not turning:  # spent: share what is left of the allowance, all stopped
+        held = 0
+        limits = apportion(max(0, allowance - fixed - hidden), by_use, 0)
+    elif turning and room < counted:  # spent by the turn: stopped until it, limits after it
+        # At or below each count, so no key can send a request before the turn; after it, a
+        # reserve for each key given a limit (one that used some), the largest users first.
+        held = reserve
+        ranked = sorted((k for k in ids if by_use[k] > 0), key=lambda k: (-by_use[k], k))
+        sharing = ranked[: max(0, room) // (reserve + 1)]
+        counts = {k: ids[k].counted[measure] for k in sharing}
+        shares = capped(max(0, room) - held * len(sharing), counts, 0, counts)
+        limits = {k: shares.get(k, 0) for k in ids}
     else:
         room = (room - counted) // 2 if turning else room
-        held = min(reserve, room // (2 * len(ids))) if ids else reserve
-        pool = room - held * len(ids)
+        held = reserve
         caps = {
             k: max(0, hand - use.counted[measure])
             for k, use in ids.items()
             if (hand := limit_of(hands[k], measure)) is not None
         }
         weights = {k: use.forecast[measure] for k, use in ids.items()}
-        shares = capped(pool, weights, floor, caps)
-        limits = {k: ids[k].counted[measure] + shares[k] for k in ids}
+        # A reserve for each sharing key, and at least a unit of share: keys a hand-set limit
+        # stops anyway come last, then the smaller forecasts.
+        ranked = sorted(ids, key=lambda k: (caps.get(k) == 0, -weights[k], k))
+        sharing = ranked[: room // (reserve + 1)]
+        shares = capped(room - held * len(sharing), {k: weights[k] for k in sharing}, floor, caps)
+        limits = {k: ids[k].counted[measure] + shares.get(k, 0) for k in ids}
     return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
 
 

@@ -7,21 +7,20 @@ emulator's ledger and the calendar, and the results file against its schema.
 """
 
 import datetime as dt
-import json
 import math
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from support.bench import SCALE, Smoke, by_name, run_smoke
 from support.builders import assert_matches_ledger, ledger_totals
+from support.servers import ROOT
 
 from analytics.dashboard import navigation
-from bench import org
 from bench.__main__ import MISSED, machine
 from bench.decoding import naive_key_day, tidy_key_day
 from bench.scenarios import SCENARIOS
@@ -29,8 +28,6 @@ from emulator import EmulatorConfig, create_app
 from emulator.synthetic import generate
 from emulator.usage_report import build_report
 
-ROOT = Path(__file__).resolve().parents[2]
-SCALE = 0.05
 KEYS = 50  # 1,000 keys at full scale
 HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
 PAGE_TITLES = [page.title for page in navigation.PAGES]
@@ -62,37 +59,11 @@ TARGETS = {
 }
 
 
-@dataclass(frozen=True)
-class Smoke:
-    returncode: int
-    printed: list[dict]
-    report: dict
-    kept: Path
-    began: dt.datetime
-    ended: dt.datetime
-    today: dt.date  # the day the benchmark pins its organizations and its clock to
-
-
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory) -> Smoke:
-    folder = tmp_path_factory.mktemp("bench")
-    output, kept = folder / "results.json", folder / "kept"
-    began = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    command = [sys.executable, "-m", "bench", "--scale", str(SCALE), "--output", str(output)]
-    run = subprocess.run(
-        [*command, "--keep", str(kept)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    ended = dt.datetime.now(dt.UTC)
-    assert run.returncode in (0, MISSED), run.stderr[-3000:]
-    printed = [json.loads(line) for line in run.stdout.splitlines()]
-    report = json.loads(output.read_text())
-    return Smoke(run.returncode, printed, report, kept, began, ended, org.TODAY)
+    """Every scenario but the guardrails' replay, which tests/bench/test_replay.py runs beside
+    it."""
+    return run_smoke(tmp_path_factory.mktemp("bench"), *(n for n in SCENARIOS if n != "guardrails"))
 
 
 @pytest.fixture(scope="module")
@@ -104,10 +75,6 @@ def five_years(smoke):
         smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
     )
     emulator.store.close()
-
-
-def by_name(lines: list[dict]) -> dict[str, dict]:
-    return {line["name"]: line for line in lines}
 
 
 def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
@@ -361,6 +328,7 @@ def test_scenarios_cover_every_target_name():
         "pair_fetch",
         "tag_fetch_10k",
         "tags_scale",
+        "guardrails",
         "browser_pages",
         "session_memory",
         "forecast_quality",

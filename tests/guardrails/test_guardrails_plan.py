@@ -135,6 +135,19 @@ def test_nested_budgets_give_each_key_the_smallest_limit_worked_out_by_hand():
     assert len(plan.changes) == 3 and not plan.refusals
 
 
+def test_a_room_too_small_for_every_reserve_goes_to_the_busiest_keys_each_with_a_whole_one():
+    # 8,500 − 6,000 counted = 2,500: two reserves of 1,000 and a unit more fit, three do not.
+    # C and B (forecasts 6 and 3) share the 500 left, 250 each; A is stopped at its 1,000.
+    # Each sharing key ends at most a reserve past its limit: 8,500 at most, never more.
+    keys = [key("A"), key("B"), key("C")]
+    plan = make_plan(
+        file(budget("Organization", 8_500)), situation(keys, NESTED_USAGE, NESTED_FORECAST), {}
+    )
+    [share] = plan.shares
+    assert share.reserve == 1_000
+    assert limits(plan) == {"A": 1_000, "B": 3_250, "C": 2_250}
+
+
 def test_a_smaller_hand_set_limit_is_kept_and_given_back_exactly():
     # B's own 3,500 leaves it 500 above its 3,000: what its shares held beyond that goes to
     # the others. Organization: A and C share 91,000 − 500: 2,000 each, 86,500 by 1 : 6 →
@@ -263,11 +276,11 @@ def test_on_a_usage_periods_last_day_the_limits_hold_after_the_turn_too():
     plan = make_plan(year, situation([key("A"), key("C")], calm, {}, today=last_day), {})
     assert limits(plan) == {"A": 4_000, "C": 14_000}
     # C used 25,000: the counts take more than half of the 40,000, so the 15,000 left, less
-    # two reserves of 1,000 (15,000 / 4 is more), is shared by use: A 0, C 13,000, below
-    # what C used, so C stops until the turn; at worst 25,000 + 13,000 = 38,000 ≤ 40,000.
+    # C's reserve of 1,000, is shared by use: A (none used) 0, C 14,000, below what C used,
+    # so C stops until the turn; at worst 25,000 + 14,000 + its reserve = 40,000.
     busy = [*june, (date(2025, 7, 5), "C", 25_000)]
     plan = make_plan(year, situation([key("A"), key("C")], busy, {}, today=last_day), {})
-    assert limits(plan) == {"A": 0, "C": 13_000}
+    assert limits(plan) == {"A": 0, "C": 14_000}
     # A usage-period budget has the whole limit again after the turn: nothing held back.
     month = file(budget("Month", 40_000), head=head)
     plan = make_plan(month, situation([key("A"), key("C")], calm, {}, today=last_day), {})
