@@ -269,7 +269,8 @@ def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years
             "Bare": "",
         }, period
         assert all(seen["errors"] == 0 for seen in shown.values()), period
-    assert warm["shown"]["All history"]["Capacity"]["charts"] == 2  # one measure's forecasts
+    # One measure's forecasts (two), each decision metric's past forecasts (two), the curve.
+    assert warm["shown"]["All history"]["Capacity"]["charts"] == 5
     kept = smoke.kept / "browser_pages"
     last_30 = [row for row in five_years if row.usage_date >= smoke.today - dt.timedelta(days=30)]
     for period, rows in (("all-history", five_years), ("last-30-days", last_30)):
