@@ -4,7 +4,7 @@ next term with the curve it was chosen from and the what-ifs it assumed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -20,6 +20,7 @@ from analytics.capacity.outlook import (
 from analytics.capacity.recommend import DEFAULT_RISK, Option, Recommendation, Scenarios, recommend
 from analytics.capacity.whatif import WhatIf
 from analytics.usage.calendar import YearStart, all_history_range
+from analytics.usage.metrics import share_text
 from analytics.usage.reader import UsageReader
 
 DEFAULT_TERM = 12
@@ -72,4 +73,32 @@ def decide(
         recommendation=recommend(options, scenarios, risk),
         what_if=shifted,
         term=term,
+    )
+
+
+def verdict(decision: Decision, money: Callable[[float], str]) -> str:
+    """The recommendation in one sentence, as the command line and the meeting report say it:
+    the option, why (within the risk, or the least likely to run over), its expected cost and
+    chance of overage, and today's plan's expected cost beside it; ``money`` writes an amount
+    in the pricing file's currency (the money layer's, which this layer does not import)."""
+    found = decision.recommendation
+    if found.chosen is None:
+        return "No option of the catalogue fits the term."
+    risk = share_text(found.risk)
+    said = (
+        f"the lowest expected cost within a {risk} chance of overage"
+        if found.within_risk
+        else f"no option stays within a {risk} chance of overage: the least likely to run over"
+    )
+    today_plan = next((c for c in found.options if c.current), None)
+    against = (
+        ""
+        if today_plan is None
+        else f"; today's plan ({today_plan.name}) is expected to cost "
+        f"{money(today_plan.expected_cost)}"
+    )
+    return (
+        f"Recommended for the {decision.term} months from {decision.scenarios.months[0]}: "
+        f"{found.chosen.name} ({said}), expected cost {money(found.chosen.expected_cost)}, "
+        f"chance of overage {share_text(found.chosen.overage_chance)}{against}."
     )

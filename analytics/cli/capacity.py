@@ -5,12 +5,13 @@ the next term (``analytics.capacity.decision``)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Annotated, Any, Literal
 
 import pandas as pd
 import typer
 
-from analytics.capacity.decision import DEFAULT_TERM, Decision, decide, read_outlooks
+from analytics.capacity.decision import DEFAULT_TERM, Decision, decide, read_outlooks, verdict
 from analytics.capacity.outlook import PERIOD_NAMES, Outlook, backtest_table
 from analytics.capacity.recommend import Costed
 from analytics.cli import fetching, organization_files, shared
@@ -25,6 +26,7 @@ from analytics.cli.what_ifs import (
     asked,
 )
 from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import amount_text
 from analytics.usage import calendar
 from analytics.usage.calendar import YearStart
 from analytics.usage.metrics import METRIC_LABELS, format_value, share_text
@@ -127,7 +129,8 @@ def _share(value: float | None) -> str:
 
 
 def _money(value: float, currency: str) -> str:
-    return f"{value:,.{MINOR_UNITS[currency]}f} {currency}"
+    """An amount in the currency, to its minor unit, as the meeting report writes it."""
+    return amount_text(round(value * 10 ** MINOR_UNITS[currency]), currency)
 
 
 def _decision_lines(decision: Decision, currency: str) -> list[str]:
@@ -147,7 +150,7 @@ def _decision_lines(decision: Decision, currency: str) -> list[str]:
         rows.append(_option_row(costed, currency, chosen))
     lines += shared.aligned(rows)
     lines += [f"note: left out: {note}" for note in decision.recommendation.left_out]
-    lines += ["", _verdict(decision, currency)]
+    lines += ["", verdict(decision, partial(_money, currency=currency))]
     return lines
 
 
@@ -185,23 +188,6 @@ def _option_row(costed: Costed, currency: str, chosen: Costed | None) -> list[st
         format_value(costed.unused_minutes, "speech_to_text_minutes"),
         ", ".join(marks),
     ]
-
-
-def _verdict(decision: Decision, currency: str) -> str:
-    found = decision.recommendation
-    if found.chosen is None:
-        return "No option of the catalogue fits the term."
-    risk = share_text(found.risk)
-    said = (
-        f"within the {risk} risk"
-        if found.within_risk
-        else f"no option stays within the {risk} risk: the least likely to run over"
-    )
-    return (
-        f"Recommended: {found.chosen.name}, expected cost "
-        f"{_money(found.chosen.expected_cost, currency)}, chance of overage "
-        f"{share_text(found.chosen.overage_chance)} ({said})."
-    )
 
 
 def _as_json(decision: Decision, currency: str) -> dict[str, object]:

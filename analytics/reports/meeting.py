@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Sequence
+from functools import partial
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,7 +22,7 @@ import plotly.offline
 
 from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.capacity.compare import comparison_text
-from analytics.capacity.decision import Decision
+from analytics.capacity.decision import Decision, verdict
 from analytics.capacity.outlook import PERIOD_NAMES
 from analytics.capacity.recommend import Costed
 from analytics.capacity.review import CapacityReview, accuracy_text
@@ -403,31 +404,6 @@ def _option_rows(options: Sequence[Costed], chosen: Costed | None, currency: str
     )
 
 
-def _recommendation_text(decision: Decision, currency: str) -> str:
-    found = decision.recommendation
-    if found.chosen is None:
-        return "No option of the catalogue fits the term."
-    risk = share_text(found.risk)
-    said = (
-        f"the lowest expected cost within a {risk} chance of overage"
-        if found.within_risk
-        else f"no option stays within a {risk} chance of overage: the least likely to run over"
-    )
-    today_plan = next((c for c in found.options if c.current), None)
-    against = (
-        ""
-        if today_plan is None
-        else f"; today's plan ({today_plan.name}) is expected to cost "
-        f"{_amount(today_plan.expected_cost, currency)}"
-    )
-    return (
-        f"Recommended for the {decision.term} months from {decision.scenarios.months[0]}: "
-        f"{found.chosen.name} ({said}), expected cost "
-        f"{_amount(found.chosen.expected_cost, currency)}, chance of overage "
-        f"{share_text(found.chosen.overage_chance)}{against}."
-    )
-
-
 def _decision_section(decision: Decision, currency: str | None) -> str:
     """The recommendation, its curve and every option (with a catalogue), the forecasts with
     their accuracy and the backtest's record, and the what-ifs used."""
@@ -439,7 +415,8 @@ def _decision_section(decision: Decision, currency: str | None) -> str:
     parts = [f'<p class="note">{html.escape(asked)}</p>']
     if found.options and currency is not None:
         parts += [
-            f"<p><strong>{html.escape(_recommendation_text(decision, currency))}</strong></p>",
+            f"<p><strong>{html.escape(verdict(decision, partial(_amount, currency=currency)))}"
+            "</strong></p>",
             _figure(cost_curve_figure(found.curve(), currency, decision.term)),
             _table(_option_rows(found.options, found.chosen, currency), ["Option"]),
             *(f'<p class="note">Left out: {html.escape(note)}.</p>' for note in found.left_out),

@@ -99,7 +99,7 @@ def test_recommend_prices_the_example_catalogue_and_names_the_recommendation(dem
     result = runner.invoke(app, ["capacity", "recommend", "--demo"])
     assert result.exit_code == 0, result.output
     assert "What-ifs: none" in result.stdout
-    assert "Recommended: Example: " in result.stdout
+    assert "Recommended for the 12 months from " in result.stdout
     assert "today's plan" in result.stdout
 
 
