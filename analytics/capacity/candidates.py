@@ -109,7 +109,10 @@ class History:
 def _run_rate(history: History, origin: int, days: int) -> Floats | None:
     as_of = history.day(origin)
     rate = run_rate(history.series, as_of, history.first)
-    return np.array([rate.expected(as_of + timedelta(days=d)) for d in range(days)])
+    # `RunRate.expected` of each day, all days at once: the level times its weekday's factor.
+    weekdays = (as_of.weekday() + np.arange(days)) % 7
+    expected: Floats = rate.level * np.asarray(rate.weekday_factors)[weekdays]
+    return expected
 
 
 def _seasonal_naive(history: History, origin: int, days: int) -> Floats | None:
