@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from analytics.alerts.budget_events import in_units
 from analytics.capacity.budgets import DEFAULT_WARNING, evaluation_frame
 from analytics.capacity.compare import comparison_text
 from analytics.capacity.current import all_evaluations
@@ -101,7 +102,7 @@ if budgets is not None and review.evaluations is not None:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
     status = evaluation_frame(evaluations, review.currency or "")
     st.dataframe(
-        status.drop(columns=["scope", "metric", "overrun"]).round({"used": 2, "projected": 2}),
+        in_units(status).drop(columns=["scope", "metric", "overrun"]),
         hide_index=True,
         column_order=BUDGET_ORDER,
         column_config=budget_columns(),
@@ -125,7 +126,7 @@ elif not key_limits:
     st.caption("No active key has a limit of its own.")
 else:
     st.dataframe(
-        evaluation_frame(key_limits).drop(columns=["scope", "metric", "overrun", "note"]),
+        in_units(evaluation_frame(key_limits)).drop(columns=["scope", "metric", "overrun", "note"]),
         hide_index=True,
         column_order=BUDGET_ORDER[:-1],  # no note
         column_config=budget_columns(),
@@ -246,7 +247,7 @@ def show_recommendation(decision: Decision, currency: str) -> None:
         ),
         icon=":material/recommend:",
     )
-    today_plan = next((c for c in found.options if c.current), None)
+    today_plan = found.current
     money = f",.{MINOR_UNITS[currency]}f"
     against = None if today_plan is None else chosen.expected_cost - today_plan.expected_cost
     with st.container(horizontal=True):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analytics.alerts.budget_events import in_units
 from analytics.capacity.budgets import evaluation_frame
 from analytics.dashboard import guardrails, keys_and_limits, page
 from analytics.dashboard.column_config import (
@@ -207,7 +208,9 @@ def guardrails_section() -> None:
         st.warning(line, icon=":material/block:")
     currency = guarded.pricing.currency if guarded.pricing else ""
     st.dataframe(
-        evaluation_frame(evaluations, currency).drop(columns=["scope", "metric", "overrun"]),
+        in_units(evaluation_frame(evaluations, currency)).drop(
+            columns=["scope", "metric", "overrun"]
+        ),
         hide_index=True,
         column_order=BUDGET_ORDER,
         column_config=budget_columns(),

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+import pandas as pd
+
 from analytics.alerts.events import Event
 from analytics.capacity.budgets import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
@@ -29,17 +31,32 @@ LINK = "/capacity"  # the dashboard page with budgets and forecasts
 GUARDRAILS_LINK = "/limits?guardrails=true"  # the Keys & limits page, its Guardrails section open
 
 
+def unit_decimals(unit: str) -> int:
+    """The decimals an amount in a budget's unit (``Evaluation.unit``) is shown with:
+    characters whole, minutes to the hundredth, money to its currency's minor unit."""
+    if unit == "characters":
+        return 0
+    if unit == "minutes":
+        return 2
+    return MINOR_UNITS.get(unit, 2)
+
+
 def budget_amount(value: float, unit: str) -> str:
-    """An amount in a budget's unit (``Evaluation.unit``), for alerts and ``check-budgets``
-    alike: characters whole, minutes to the hundredth, money to its currency's minor unit
-    (``1,234.56`` in EUR, ``1,235`` in JPY); "-" for none."""
+    """An amount in a budget's unit, for alerts and ``check-budgets`` alike (``1,234.56`` in
+    EUR, ``1,235`` in JPY); "-" for none."""
     if math.isnan(value):
         return "-"
-    if unit == "characters":
-        return f"{value:,.0f}"
-    if unit == "minutes":
-        return f"{value:,.2f}"
-    return f"{value:,.{MINOR_UNITS[unit]}f}"
+    return f"{value:,.{unit_decimals(unit)}f}"
+
+
+def in_units(frame: pd.DataFrame) -> pd.DataFrame:
+    """An evaluation frame (``evaluation_frame``) with its amounts rounded as ``budget_amount``
+    writes them, each row in its unit: for a table whose columns hold several units."""
+    shown = frame.copy()
+    decimals = shown["unit"].map(unit_decimals)
+    for column in ("used", "projected", "limit"):
+        shown[column] = [round(v, d) for v, d in zip(shown[column], decimals, strict=True)]
+    return shown
 
 
 def _what(metric: str) -> str:

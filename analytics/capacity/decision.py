@@ -90,7 +90,7 @@ def verdict(decision: Decision, money: Callable[[float], str]) -> str:
         if found.within_risk
         else f"no option stays within a {risk} chance of overage: the least likely to run over"
     )
-    today_plan = next((c for c in found.options if c.current), None)
+    today_plan = found.current
     against = (
         ""
         if today_plan is None

@@ -142,6 +142,11 @@ class Recommendation:
     risk: float
     left_out: tuple[str, ...]
 
+    @property
+    def current(self) -> Costed | None:
+        """Today's plan among the options (None when the catalogue does not name it)."""
+        return next((c for c in self.options if c.current), None)
+
     def curve(self) -> pd.DataFrame:
         """Expected cost against committed characters a month, one row per option, in
         committed order: ``option``, ``committed_characters``, ``committed_minutes``,

@@ -23,13 +23,21 @@ from typing import Literal
 import msgspec
 
 from analytics.guardrails.plan import KeyPlan, Plan
-from analytics.guardrails.state import GuardrailState, LastRun, Memory, Outcome, read, write
+from analytics.guardrails.state import (
+    GuardrailState,
+    LastRun,
+    Memory,
+    Outcome,
+    highest,
+    read,
+    write,
+)
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog
 from analytics.keys.preview import limit_preview
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServiceError
-from analytics.service.models import UsageLimits
+from analytics.service.models import NO_LIMITS, UsageLimits
 from analytics.storage.files import locked
 from analytics.usage.calendar import utc_now
 
@@ -86,7 +94,16 @@ def run(
             old = memory.get(k.key.key_id)
             by = k.by or (old.by if old else "")
             pending = (k.lower_step, k.new) if k.changes else ()
-            memory[k.key.key_id] = Memory(hand=k.hand, applied=k.current, pending=pending, by=by)
+            # A key first guarded today may have had any limit before: none, for today.
+            seen = [NO_LIMITS] if old is None else [old.highest_on(plan.today, k.current)]
+            memory[k.key.key_id] = Memory(
+                hand=k.hand,
+                applied=k.current,
+                pending=pending,
+                by=by,
+                day=plan.today,
+                highest=highest([*seen, *pending]),
+            )
         changing = [k for k in chosen if k.changes]
         started = utc_now()
 

@@ -12,12 +12,21 @@ service's units, over the current usage period:
   service's near-real-time count (``/v2/usage``) less the closed days. It only ever tightens;
 * **counted** — each member key's use on the closed days of this usage period;
 * **room** = allowance − fixed − hidden − Σ counted. Each key given a share keeps a whole
-  **reserve** beyond its limit; when the room cannot hold a reserve and more for every key,
-  only the keys it can hold them for share it (the largest forecasts first, ties by key id),
-  the others stopped at their count. The rest, the **pool**, is shared out among the sharing
-  keys: first the **floor** to each (less when the pool cannot hold it), then the remainder by
-  each key's run-rate forecast for the rest of the usage period (largest remainders, ties by
-  key id), in whole units. A key's limit is its counted use plus its share;
+  **reserve** beyond its limit; when the room cannot hold a reserve and as much again for
+  every key, only the keys it can hold them for share it (the largest forecasts first, ties by
+  key id; one key when it holds a reserve and a unit more), the others stopped at their count:
+  what is held back never outgrows what is shared. The rest, the **pool**, is shared out
+  among the sharing keys: first the **floor** to each (less when the pool cannot hold it),
+  then the remainder by each key's run-rate forecast for the rest of the usage period
+  (largest remainders, ties by key id), in whole units. A key's limit is its counted use
+  plus its share;
+* today's use counts twice so far: in the room (hidden) and against each key's own limit. A
+  key's use today is at most its highest limit today (remembered by the runs), crossed by one
+  request, less its count; so the keys can pass their shares and reserves by at most E =
+  min(hidden, Σ max(0, that − share − reserve) + what keys outside the plan can have used
+  today). hidden − E is shared out again the same way (**in limits**); shares that only grow
+  never raise E, so any spread of today's use keeps the invariant. With a key no run
+  remembers today, or use the list cannot bound, E is all of hidden;
 * with no room left, the limits share what the allowance leaves of the fixed and hidden use
   by counted use, at or below each key's count: every key is stopped;
 * on the **last day of a usage period inside the budget's period** (a contract year that goes
@@ -29,10 +38,10 @@ service's units, over the current usage period:
   or below each count (the keys stop until the turn, then have their limits). The first run of
   the new period recomputes every limit.
 
-So Σ limits ≤ allowance − fixed − hidden − sharing keys × reserve ≤ allowance (the
-invariant), and a key's use can pass its limit only by the request that crosses it, which only
-a key below its limit, one with a share, can send: requests no larger than the reserve never
-carry the budget past its allowance.
+So Σ limits ≤ allowance − fixed − (hidden − in limits) − sharing keys × reserve ≤
+allowance (the invariant), and a key's use can pass its limit only by the request that
+crosses it, which only a key below its limit, one with a share, can send: requests no larger
+than the reserve never carry the budget past its allowance, however today's use was spread.
 
 A key in several enforced budgets gets the smallest limit; a hand-set limit smaller than that is
 kept. The hand-set limit is the one a key had before any guardrail, or one set elsewhere since
@@ -42,7 +51,7 @@ any more gets its hand-set limit back.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -72,6 +81,9 @@ from analytics.keys.join import masked
 from analytics.service.models import DeveloperKey, UsageLimits
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.frames import within
+
+# The keys given a share of a budget's room, and each one's share (key id → units).
+Shared = tuple[frozenset[str], dict[str, int]]
 
 
 @dataclass(frozen=True)
@@ -124,6 +136,7 @@ class BudgetShare:
     counted: int
     reserve: int
     limits: Mapping[str, int]  # key id → limit
+    in_limits: int = 0  # of ``hidden``, what the keys' own limits already bound: shared again
 
     @property
     def left(self) -> int:
@@ -262,15 +275,20 @@ def _scope_usage(budget: Budget, situation: Situation) -> pd.DataFrame:
     return usage
 
 
-def _members(budget: Budget, situation: Situation) -> list[KeyUse]:
-    """The active listed keys the budget covers."""
+def _covered(budget: Budget, situation: Situation) -> list[KeyUse]:
+    """The listed keys the budget covers, deactivated ones included."""
 
     def covered(use: KeyUse) -> bool:
         if budget.team is not None:
             return use.team == budget.team
         return budget.key is None or budget.key in use.names
 
-    return [use for use in situation.keys if use.active and covered(use)]
+    return [use for use in situation.keys if covered(use)]
+
+
+def _members(budget: Budget, situation: Situation) -> list[KeyUse]:
+    """The active listed keys the budget covers."""
+    return [use for use in _covered(budget, situation) if use.active]
 
 
 def _used(frame: pd.DataFrame, measure: Measure, first: date, last: date) -> int:
@@ -291,11 +309,15 @@ def _share(
     scope_now: int,
     hidden: int,
     settings: tuple[int, int],
-    hands: Mapping[str, UsageLimits],
+    limits_seen: tuple[Mapping[str, UsageLimits], Mapping[str, UsageLimits]],
     turning: bool,
+    unbounded: int | None,
 ) -> BudgetShare:
-    """One measure of one budget shared out (the module's rules); ``turning``: today is the
-    last day of a usage period the budget's period goes on after."""
+    """One measure of one budget shared out (the module's rules); ``limits_seen``: each key's
+    hand-set limits and the highest it had today; ``turning``: today is the last day of a
+    usage period the budget's period goes on after; ``unbounded``: the most the budget's other
+    use today (keys outside the plan) can be, None when nothing bounds it."""
+    hands, tops = limits_seen
     reserve, floor = settings
     counted = sum(use.counted[measure] for use in members)
     fixed = max(0, scope_now - counted)
@@ -316,20 +338,117 @@ def _share(
         limits = {k: shares.get(k, 0) for k in ids}
     else:
         room = (room - counted) // 2 if turning else room
-        held = reserve
         caps = {
             k: max(0, hand - use.counted[measure])
             for k, use in ids.items()
             if (hand := limit_of(hands[k], measure)) is not None
         }
         weights = {k: use.forecast[measure] for k, use in ids.items()}
-        # A reserve for each sharing key, and at least a unit of share: keys a hand-set limit
+        # A reserve for each sharing key and at least as much again to share (one key, when
+        # the room holds a reserve and a unit more): what is held back never outgrows what
+        # is shared, so little is left unused when the budget runs out. Keys a hand-set limit
         # stops anyway come last, then the smaller forecasts.
         ranked = sorted(ids, key=lambda k: (caps.get(k) == 0, -weights[k], k))
-        sharing = ranked[: room // (reserve + 1)]
-        shares = capped(room - held * len(sharing), {k: weights[k] for k in sharing}, floor, caps)
-        limits = {k: ids[k].counted[measure] + shares.get(k, 0) for k in ids}
+
+        def shared(pool: int) -> Shared:
+            sharing = ranked[: max(pool // (2 * reserve + 1), min(1, pool // (reserve + 1)))]
+            weighed = {k: weights[k] for k in sharing}
+            return frozenset(sharing), capped(pool - reserve * len(sharing), weighed, floor, caps)
+
+        found, gained = shared(room), 0
+        bounds = None if turning else _today_bounds(ids, measure, tops, reserve, unbounded)
+        if bounds is not None:  # today's use the limits already bound, shared out again
+            found, gained = _share_again(hidden, bounds, room, shared, reserve)
+        limits = {k: ids[k].counted[measure] + found[1].get(k, 0) for k in ids}
+        return BudgetShare(
+            budget, measure, allowance, prior, fixed, hidden, counted, reserve, limits, gained
+        )
     return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
+
+
+def _today_bounds(
+    ids: Mapping[str, KeyUse],
+    measure: Measure,
+    tops: Mapping[str, UsageLimits],
+    reserve: int,
+    unbounded: int | None,
+) -> tuple[Mapping[str, int], int] | None:
+    """The most each key can have used today beyond its closed days (its highest limit
+    today, crossed by one request, less its count), and the budget's other use today; None
+    when a key had no limit today, or the other use has no bound."""
+    most = {}
+    for k, use in ids.items():
+        top = limit_of(tops[k], measure)
+        if top is None:
+            return None
+        most[k] = max(0, top + reserve - use.counted[measure])
+    return None if unbounded is None else (most, unbounded)
+
+
+def _share_again(
+    hidden: int,
+    bounds: tuple[Mapping[str, int], int],
+    room: int,
+    shared: Callable[[int], Shared],
+    reserve: int,
+) -> tuple[Shared, int]:
+    """The keys sharing and their shares when what of today's ``hidden`` use the keys' own
+    limits already hold is shared out again (``shared``: the rule, for a room), and how much
+    that is.
+
+    The room took all of ``hidden`` off, though each key's use today also counts against its
+    own limit. A key ends at most at the larger of its share plus its reserve (when it shares)
+    and what it used today, so the keys pass their shares and reserves by at most
+    E = min(hidden, Σ max(0, most today − share − reserve) + the other use). Sharing the room
+    plus x, the worst end is room + x + E: any x with x + E ≤ hidden keeps the invariant
+    whichever way today's use was spread. The largest such x is sought by halving (each x is
+    checked, so the answer holds even where E does not fall as x grows)."""
+    most, other = bounds
+
+    def fits(x: int) -> Shared | None:
+        sharing, shares = found = shared(room + x)
+        over = sum(
+            max(0, most[k] - shares.get(k, 0) - (reserve if k in sharing else 0)) for k in most
+        )
+        return found if x + min(hidden, over + other) <= hidden else None
+
+    best, low, high = shared(room), 0, hidden
+    if (whole := fits(high)) is not None:
+        return whole, high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if (found := fits(middle)) is not None:
+            best, low = found, middle
+        else:
+            high = middle
+    return best, low
+
+
+def _other_use_today(
+    budget: Budget, situation: Situation, tops: Mapping[str, UsageLimits], measure: Measure,
+    reserve: int,
+) -> int | None:  # fmt: skip
+    """The most the budget's keys outside the plan can have used today: a key deactivated
+    today up to its highest limit today, one deactivated before nothing; None when nothing
+    bounds it (a key deactivated today without a known limit, or usage of a key the list does
+    not name in what was read)."""
+    listed = {use.api_key for use in situation.keys}
+    scope = _scope_usage(budget, situation)
+    unnamed = scope[~scope["api_key"].isin(listed)]
+    if float(unnamed[MEASURE_METRICS[measure]].sum()) > 0:
+        return None
+    most = 0
+    for use in _covered(budget, situation):
+        if use.active:
+            continue
+        gone = use.key.deactivated_time
+        if gone is not None and gone.date() < situation.today:
+            continue
+        top = limit_of(tops.get(use.key.key_id, UsageLimits()), measure)
+        if top is None:
+            return None
+        most += max(0, top + reserve - use.counted[measure])
+    return most
 
 
 def _budget_shares(
@@ -337,7 +456,7 @@ def _budget_shares(
     budgets: BudgetFile,
     situation: Situation,
     pricing: Pricing | None,
-    hands: Mapping[str, UsageLimits],
+    limits_seen: tuple[Mapping[str, UsageLimits], Mapping[str, UsageLimits]],
 ) -> list[BudgetShare]:
     """The enforceable ``budget`` shared out, one share per measure it limits."""
     period = situation.period
@@ -381,8 +500,9 @@ def _budget_shares(
             _used(scope, m, period.start, yesterday),
             hidden[m],
             settings[m],
-            hands,
+            limits_seen,
             turning,
+            _other_use_today(budget, situation, limits_seen[1], m, settings[m][0]),
         )
         for m, allowance in allowances.items()
         if allowance is not None
@@ -451,6 +571,13 @@ def make_plan(
     over ``situation``, the keys' ``remembered`` hand-set limits and the prices in force."""
     key_names = frozenset(n for use in situation.keys if use.active for n in use.names)
     hands = {u.key.key_id: _hand(u, remembered.get(u.key.key_id))[0] for u in situation.keys}
+    # The highest limits each key had today; a key no run has guarded had any limit (none).
+    tops = {
+        u.key.key_id: memory.highest_on(situation.today, u.key.usage_limits)
+        if (memory := remembered.get(u.key.key_id)) is not None
+        else UsageLimits()
+        for u in situation.keys
+    }
     refusals, shares = [], []
     for budget in budgets.enforced:
         if budget.title in leave_out:
@@ -461,7 +588,7 @@ def make_plan(
         if refused is not None:
             refusals.append(refused)
             continue
-        shares += _budget_shares(budget, budgets, situation, pricing, hands)
+        shares += _budget_shares(budget, budgets, situation, pricing, (hands, tops))
     keys = [
         planned
         for use in sorted(situation.keys, key=lambda u: u.key.key_id)

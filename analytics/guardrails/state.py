@@ -12,13 +12,14 @@ moved aside and the next run starts afresh, taking every key's limits as hand-se
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import date, datetime
 from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
 
-from analytics.service.models import UsageLimits
+from analytics.service.models import NO_LIMITS, UsageLimits
 from analytics.service.settings import GUARDRAILS_SUFFIX, Settings
 from analytics.storage.files import read_state, write_atomic
 from analytics.usage.history import account_file
@@ -30,16 +31,41 @@ Outcome = Literal["running", "done", "nothing to change", "failed"]
 class Memory(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """One guarded key: ``hand`` its limits before the guardrail (or set elsewhere since),
     ``applied`` those the last run left it at, ``pending`` those a run is sending (the lower
-    step, then the new limits), ``by`` the budget that set them."""
+    step, then the new limits), ``by`` the budget that set them, and ``highest`` the highest
+    limits it had at any moment of ``day`` (UTC) that a run saw or sent."""
 
     hand: UsageLimits
     applied: UsageLimits
     pending: tuple[UsageLimits, ...] = ()
     by: str = ""
+    day: date | None = None
+    highest: UsageLimits = NO_LIMITS
 
     def own(self, limits: UsageLimits) -> bool:
         """Whether ``limits`` are the guardrail's doing: left or being sent by a run."""
         return limits == self.applied or limits in self.pending
+
+    def highest_on(self, today: date, current: UsageLimits) -> UsageLimits:
+        """The highest limits the key has had today, ``current`` its limits now: what its
+        count can have reached on a day analytics does not show yet (each measure's highest;
+        None, no limit, is the highest of all). Since the runs of an earlier day the key had
+        the limits they left or were sending."""
+        seen = [current, self.applied, *self.pending]
+        if self.day == today:
+            seen.append(self.highest)
+        return highest(seen)
+
+
+def highest(limits: Sequence[UsageLimits]) -> UsageLimits:
+    """Each measure's highest of ``limits``: no limit (None) where any has none."""
+
+    def top(values: list[int | None]) -> int | None:
+        return None if None in values else max(v for v in values if v is not None)
+
+    return UsageLimits(
+        characters=top([lim.characters for lim in limits]),
+        speech_to_text_milliseconds=top([lim.speech_to_text_milliseconds for lim in limits]),
+    )
 
 
 class LastRun(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

@@ -12,7 +12,8 @@ from analytics.guardrails.plan import BudgetShare, KeyPlan, Plan
 from analytics.guardrails.rules import MEASURE_NAMES, MEASURES, UNITS_PER, Measure, limit_of
 
 SHARE_COLUMNS: Final = [
-    "budget", "measure", "allowance", "used before", "used now", "left", "reserve", "keys",
+    "budget", "measure", "allowance", "used before", "used now", "left", "in limits", "reserve",
+    "keys",
 ]  # fmt: skip
 KEY_COLUMNS: Final = [
     "label", "characters counted", "character limit", "planned character limit",
@@ -29,7 +30,8 @@ def amount(measure: Measure, value: int | None) -> float | None:
 def share_table(plan: Plan) -> pd.DataFrame:
     """One row per enforced budget and measure: the usage period's allowance, what its keys
     used in earlier usage periods of the budget's period and in this one (closed days, keys no
-    limit caps, today's not yet in analytics), what is left, the reserve per key."""
+    limit caps, today's not yet in analytics), what is left, what of today's use the keys' own
+    limits already bound (shared out again), the reserve per key."""
     return pd.DataFrame(
         [
             [
@@ -39,6 +41,7 @@ def share_table(plan: Plan) -> pd.DataFrame:
                 amount(s.measure, s.prior),
                 amount(s.measure, s.fixed + s.hidden + s.counted),
                 amount(s.measure, s.left),
+                amount(s.measure, s.in_limits),
                 amount(s.measure, s.reserve),
                 len(s.limits),
             ]

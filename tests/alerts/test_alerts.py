@@ -10,6 +10,7 @@ import ssl
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from support.builders import PLAN_ADMIN, PLAN_TODAY, plan_org, price_from, pricing, serve_to_cli
 from support.manual import blocks
@@ -17,7 +18,7 @@ from support.receivers import self_signed, smtp_server, webhook_receiver
 from support.servers import file_app
 from typer.testing import CliRunner
 
-from analytics.alerts.budget_events import budget_amount
+from analytics.alerts.budget_events import budget_amount, in_units
 from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState
@@ -180,6 +181,26 @@ def test_a_budget_amount_is_written_to_its_units_precision(value, unit, text):
     """Alerts and check-budgets alike: money to its currency's minor unit, never two decimals
     of yen."""
     assert budget_amount(value, unit) == text
+
+
+def test_a_table_of_budgets_in_several_units_rounds_each_row_as_it_is_written():
+    """The dashboard's budget tables hold characters, minutes and money in one column: each
+    row rounded as budget_amount writes it, so a page reads what check-budgets prints."""
+    frame = pd.DataFrame(
+        {
+            "unit": ["characters", "minutes", "EUR", "JPY"],
+            "used": [1234567.4, 332.678, 2500.456, 2500.6],
+            "projected": [2881340.76, 1.005, 0.125, 99.5],
+            "limit": [3_000_000.0, 500.0, 3000.0, float("nan")],
+        }
+    )
+    shown = in_units(frame)
+    assert shown["used"].tolist() == [1234567, 332.68, 2500.46, 2501]
+    assert shown["projected"].tolist()[:1] == [2881341]
+    assert shown["limit"].tolist()[:3] == [3_000_000, 500, 3000]
+    for column in ("used", "projected"):
+        for value, unit, rounded in zip(frame[column], frame["unit"], shown[column], strict=True):
+            assert budget_amount(rounded, unit) == budget_amount(value, unit)
 
 
 def test_every_destination_gets_each_alert_once(org, mailbox, hooks):

@@ -22,6 +22,8 @@ from support.servers import ROOT, auth, emulator_server, file_app
 from typer.testing import CliRunner
 
 from analytics.cli import app
+from analytics.guardrails.state import Memory, highest, read
+from analytics.service.models import UsageLimits
 from analytics.usage.calendar import CLOCK_VARIABLE
 
 runner = CliRunner()
@@ -158,6 +160,37 @@ def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limi
     assert restored.exit_code == 0, restored.output
     assert stored(store) == ORIGINAL
     assert len(audit()) == 4
+
+
+def test_the_state_remembers_the_highest_limits_of_the_day(served, tmp_path):
+    # The first run cannot know what limits a key had earlier today: none, for today. A run
+    # the next day starts from the limits the last one left.
+    _, options = served
+    assert guardrails("apply", "--yes", *options).exit_code == 0
+    [path] = (tmp_path / "history").glob("*guardrails.json")
+    memory = read(path).keys
+    web = next(m for m in memory.values() if m.by == "Web team")
+    assert (web.day, web.highest) == (TODAY, UsageLimits())
+    tomorrow = TODAY + dt.timedelta(days=1)
+    assert web.highest_on(tomorrow, web.applied) == web.applied
+    assert web.highest_on(tomorrow, UsageLimits(characters=1)) == web.applied  # lowered since
+    assert web.highest_on(TODAY, web.applied) == UsageLimits()
+
+
+def test_the_highest_limits_of_a_day_take_each_measures_highest_and_no_limit_above_all():
+    seen = [UsageLimits(10, 500), UsageLimits(30, None), UsageLimits(20, 700)]
+    assert highest(seen) == UsageLimits(30, None)
+    memory = Memory(
+        hand=UsageLimits(),
+        applied=UsageLimits(40, 100),
+        pending=(UsageLimits(5, 100), UsageLimits(60, 100)),
+        day=TODAY,
+        highest=UsageLimits(90, 50),
+    )
+    assert memory.highest_on(TODAY, UsageLimits(40, 100)) == UsageLimits(90, 100)
+    assert memory.highest_on(TODAY + dt.timedelta(days=1), UsageLimits(40, 100)) == (
+        UsageLimits(60, 100)
+    )
 
 
 def test_restore_of_one_budget_gives_back_only_the_limits_it_set(served):
