@@ -14,21 +14,25 @@ from support.headless import open_clean_page, open_page
 from test_key_actions import audit_entries, stored
 from test_limits_page import configured, signed_in  # noqa: F401 - a fixture, and its sign-in
 
-ORGANIZATION_LIMIT = 2_000_000
-KEY_LIMIT = 50_000  # below what the writing assistant used this usage period
-BUDGETS = f"""
+ORGANIZATION_ROOM = 2_000_000  # the organization's budget: its use so far and this much more
+
+
+def budgets(organization: int, key: int) -> str:
+    """Two enforced budgets, the organization's and the writing assistant's own, and one
+    refused for enforcement."""
+    return f"""
 [[budget]]
 name = "Organization"
 metric = "total_characters"
 period = "usage"
-limit = {ORGANIZATION_LIMIT}
+limit = {organization}
 enforce = true
 
 [[budget]]
 name = "Writing assistant"
 metric = "total_characters"
 period = "usage"
-limit = {KEY_LIMIT}
+limit = {key}
 key = "Writing assistant"
 enforce = true
 
@@ -41,12 +45,21 @@ enforce = true
 """
 
 
+BUDGETS = budgets(ORGANIZATION_ROOM, 50_000)
+
+
 @pytest.fixture
-def enforced(changed_demo, monkeypatch, tmp_path):
-    """The demo dashboard beside a budgets.toml of its own with two enforced budgets (and one
-    refused for enforcement); the demo's examples give the teams and prices."""
+def enforced(changed_demo, monkeypatch, tmp_path) -> tuple[int, int]:
+    """The demo dashboard beside a budgets.toml of its own, its limits read from what the demo
+    used so far this usage period (the command line's plan), so that on any day the writing
+    assistant's budget stops it and the organization's leaves room; the demo's examples give
+    the teams and prices. The two limits."""
     (tmp_path / "budgets.toml").write_text(BUDGETS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    counted = {k["label"]: k["characters counted"] for k in cli_plan()["keys"]}
+    limits = (round(sum(counted.values())) + ORGANIZATION_ROOM, round(counted["Writing assistant"]))
+    (tmp_path / "budgets.toml").write_text(budgets(*limits), encoding="utf-8")
+    return limits
 
 
 def section(**params: str):
@@ -77,7 +90,8 @@ def cli_plan() -> dict:
 
 
 def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enforced):
-    planned = cli_plan()  # the command line makes the demo's store too
+    organization_limit, key_limit = enforced
+    planned = cli_plan()
     before = stored()
     changes = {c["key_id"]: c for c in planned["changes"]}
     assert changes
@@ -101,9 +115,9 @@ def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enfo
     # writing assistant within its own.
     active = {i: k for i, k in after.items() if not k.deactivated}
     assert all(k.characters is not None for k in active.values())
-    assert sum(k.characters for k in active.values()) <= ORGANIZATION_LIMIT
+    assert sum(k.characters for k in active.values()) <= organization_limit
     [writing] = [k for k in active.values() if k.label == "Writing assistant"]
-    assert writing.characters <= KEY_LIMIT
+    assert writing.characters <= key_limit
     entries = audit_entries()
     assert sorted((e["key_id"], e["who"], e["outcome"]) for e in entries) == sorted(
         (i, f"guardrail: {c['by']}", "done") for i, c in changes.items()
