@@ -376,13 +376,19 @@ def _today_bounds(
     """The most each key can have used today beyond its closed days (its highest limit
     today, crossed by one request, less its count), and the budget's other use today; None
     when a key had no limit today, or the other use has no bound."""
-    most = {}
-    for k, use in ids.items():
-        top = limit_of(tops[k], measure)
-        if top is None:
-            return None
-        most[k] = max(0, top + reserve - use.counted[measure])
-    return None if unbounded is None else (most, unbounded)
+    most = {k: _most_today(use, tops, measure, reserve) for k, use in ids.items()}
+    if unbounded is None or any(m is None for m in most.values()):
+        return None
+    return {k: m for k, m in most.items() if m is not None}, unbounded
+
+
+def _most_today(
+    use: KeyUse, tops: Mapping[str, UsageLimits], measure: Measure, reserve: int
+) -> int | None:
+    """The most a key can have used today beyond its closed days: its highest limit today,
+    crossed by one request of at most the reserve, less its count; None without a limit."""
+    top = limit_of(tops.get(use.key.key_id, UsageLimits()), measure)
+    return None if top is None else max(0, top + reserve - use.counted[measure])
 
 
 def _share_again(
@@ -444,10 +450,9 @@ def _other_use_today(
         gone = use.key.deactivated_time
         if gone is not None and gone.date() < situation.today:
             continue
-        top = limit_of(tops.get(use.key.key_id, UsageLimits()), measure)
-        if top is None:
+        if (used := _most_today(use, tops, measure, reserve)) is None:
             return None
-        most += max(0, top + reserve - use.counted[measure])
+        most += used
     return most
 
 
