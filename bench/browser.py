@@ -30,8 +30,8 @@ from bench.processes import free_port, resident_kb, stop_process, wait_until_hea
 PAGES = {page.address: page.title for page in navigation.PAGES}  # address → its link's title
 BARE = ("bare", "Bare")
 BARE_LINE = "A bare page: one line, no data."
-PERIODS = ("All history", "Last 30 days")  # as the range control writes them in the address
-RANGE_DAYS = {"All history": f"{org.DAYS:,}", "Last 30 days": "30"}  # as the sidebar says
+ALL_HISTORY = "All history"  # the lines' range
+RANGE_DAYS = {ALL_HISTORY: f"{org.DAYS:,}", "Last 30 days": "30"}  # as the sidebar says
 WAIT_MS = 300_000  # a cold page of five years × 1,000 keys on a loaded two-core machine
 STARTUP_SECONDS = 600.0
 VIEWPORT = {"width": 1366, "height": 768}
@@ -217,24 +217,24 @@ SESSION_MEMORY_TARGET = 1.5
 def browser_pages(scale: org.Scale) -> list[Result]:
     """Every page warm (its link clicked in a session that has shown it) and cold (its address
     opened in a new tab, a new session; the server's caches warm), alternated with the bare
-    page, over All history and Last 30 days. The lines are All history's."""
-    repeat = scale.page_visits
+    page, over `Scale.page_ranges`. The lines are All history's."""
+    repeat, periods = scale.page_visits, scale.page_ranges
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         with dashboard(scale.keys, folder) as served, chromium(folder) as context:
-            loads = page_loads(context, served.base_url, list(PERIODS), repeat)
+            loads = page_loads(context, served.base_url, list(periods), repeat)
     for (period, path), seen in loads["warm"].shown.items():
         name = f"{period.lower().replace(' ', '-')}-{path or 'overview'}.txt"
         keep("browser_pages", name, seen["text"].encode())
     checks = {"pages_render_their_data": rendered(loads, scale.keys)}
-    ratios = {kind: _ratios(visits, PERIODS[0]) for kind, visits in loads.items()}
+    ratios = {kind: _ratios(visits, ALL_HISTORY) for kind, visits in loads.items()}
     medians = {
         kind: {
             period: {
                 PAGES.get(path, BARE[1]): round(visits.median(period, path), 4)
                 for path in [*PAGES, BARE[0]]
             }
-            for period in PERIODS
+            for period in periods
         }
         for kind, visits in loads.items()
     }
@@ -243,7 +243,7 @@ def browser_pages(scale: org.Scale) -> list[Result]:
             PAGES.get(path, BARE[1]): _summary(loads["warm"].shown[(period, path)])
             for path in [*PAGES, BARE[0]]
         }
-        for period in PERIODS
+        for period in periods
     }
     warm = ratios["warm"]
     others = [ratio for path, ratio in warm.items() if path != ""]
@@ -289,7 +289,7 @@ def session_memory(scale: org.Scale) -> list[Result]:
         with tempfile.TemporaryDirectory() as scratch:
             folder = Path(scratch)
             with dashboard(scale.keys, folder) as served, chromium(folder) as context:
-                tabs = [visit_all(context, served.base_url, PERIODS[0]) for _ in range(sessions)]
+                tabs = [visit_all(context, served.base_url, ALL_HISTORY) for _ in range(sessions)]
                 everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
                 figures[sessions] = settled_kb(served.pid)
     one, many = figures[1]["VmRSS"], figures[scale.sessions]["VmRSS"]

@@ -60,6 +60,13 @@ class Scale:
         return 3 if self.factor >= 0.5 else 1
 
     @property
+    def page_ranges(self) -> tuple[str, ...]:
+        """The ranges the browser lines open each page over, as the range control writes them
+        in the address: All history (the lines' range) and Last 30 days at full scale; All
+        history alone in the smoke run."""
+        return ("All history", "Last 30 days") if self.factor >= 0.5 else ("All history",)
+
+    @property
     def forecast_keys(self) -> int:
         """The largest keys backtested beside the organization: twenty at full scale, three in
         the smoke run."""
