@@ -9,10 +9,11 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
-from analytics.capacity.budgets import DEFAULT_WARNING, evaluation_frame
+from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.compare import comparison_text
 from analytics.capacity.current import all_evaluations
 from analytics.capacity.decision import DEFAULT_TERM, Decision
+from analytics.capacity.evaluation import evaluation_frame
 from analytics.capacity.outlook import PERIOD_NAMES
 from analytics.capacity.recommend import DEFAULT_RISK
 from analytics.capacity.review import Asked, accuracy_text

@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import data
+from analytics.dashboard import language_cache
 from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -21,9 +21,9 @@ st.caption(
 )
 
 with service_errors(source):
-    lists = data.language_lists(source)
-    resources = data.language_resources(source)
-    v2_sources, v2_targets = data.v2_lists(source)
+    lists = language_cache.language_lists(source)
+    resources = language_cache.language_resources(source)
+    v2_sources, v2_targets = language_cache.v2_lists(source)
 
 resource = (
     st.segmented_control(
@@ -134,6 +134,6 @@ with detection:
         st.info("Paste at least one line of text.")
     elif submitted:
         with service_errors(source):
-            results = data.detect(source, texts)
+            results = language_cache.detect(source, texts)
         detected = languages.detection_table(texts, results, lists)
         st.dataframe(detected, hide_index=True, column_config=language_columns(detected))

@@ -4,7 +4,7 @@
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import data, page, session
+from analytics.dashboard import data, language_cache, page, session
 from analytics.dashboard.column_config import language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -33,7 +33,7 @@ with row:
         "(en takes en-GB and en-US too).",
     )
 with service_errors(source):
-    code = languages.language_code(given, data.language_lists(source))
+    code = languages.language_code(given, language_cache.language_lists(source))
 if code is None:
     st.warning(
         f"No language is called {given.strip()!r}: type a code (DE) or an English name "
@@ -123,8 +123,8 @@ if shown == "keys":
     )
 else:
     with service_errors(source):
-        entries = data.language_lists(source)[RESOURCE]
-        resources = data.language_resources(source)
+        entries = language_cache.language_lists(source)[RESOURCE]
+        resources = language_cache.language_resources(source)
     codes = {entry.lang for entry in entries}
     if pair_source == pair_target or not {pair_source, pair_target} <= codes:
         st.info(f"{pair} is not a translation pair of the text translation list.")

@@ -10,14 +10,9 @@ from typing import Protocol
 
 import pandas as pd
 
-from analytics.capacity.budgets import (
-    BudgetFile,
-    Evaluation,
-    evaluate,
-    evaluate_plan,
-    in_file_order,
-)
+from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.costs import Prices
+from analytics.capacity.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
 from analytics.capacity.forecast import required_start
 from analytics.capacity.plan import PlanSnapshot, billing_period, plan_snapshot, usage_range
 from analytics.service.models import PlanUsage
@@ -46,7 +41,7 @@ def all_evaluations(
     budgets: BudgetFile, evaluated: Iterable[Evaluation], plan: PlanSnapshot | None
 ) -> list[Evaluation]:
     """Every budget of the file evaluated, in its order: the usage and cost budgets
-    ``evaluated`` (``budgets.evaluate``'s), and the plan budgets against ``plan`` (left out
+    ``evaluated`` (``evaluation.evaluate``'s), and the plan budgets against ``plan`` (left out
     when the plan could not be read: None)."""
     if plan is None:
         return list(evaluated)

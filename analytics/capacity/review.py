@@ -12,11 +12,12 @@ from datetime import date, timedelta
 import pandas as pd
 
 from analytics.capacity.accuracy import coverage, wape
-from analytics.capacity.budgets import BudgetFile, Evaluation, evaluate
+from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.current import PlanReader
 from analytics.capacity.decision import DEFAULT_TERM, Decision, decide
+from analytics.capacity.evaluation import Evaluation, evaluate
 from analytics.capacity.forecast import (
     Backtest,
     backtest,

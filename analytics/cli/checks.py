@@ -24,15 +24,9 @@ from analytics.alerts.state import DeliveryState, state_path
 from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
-from analytics.capacity.budgets import (
-    DEFAULT_WARNING,
-    BudgetFile,
-    Evaluation,
-    Status,
-    evaluation_frame,
-    worst,
-)
+from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
 from analytics.capacity.current import budget_status
+from analytics.capacity.evaluation import Evaluation, Status, evaluation_frame, worst
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_BUDGET_EXCEEDED,

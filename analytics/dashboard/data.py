@@ -22,7 +22,6 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
-from analytics import languages
 from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.decision import Decision, read_outlooks
 from analytics.capacity.outlook import Outlook
@@ -41,11 +40,7 @@ from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import (
-    DetectionResult,
-    LanguageEntry,
-    LanguageResource,
     PlanUsage,
-    V2Language,
 )
 from analytics.usage import tables
 from analytics.usage.calendar import YearStart
@@ -55,7 +50,6 @@ from analytics.usage.pipeline import FetchedRange
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
-LANGUAGES_TTL = "1h"
 PLAN_TTL = "5m"
 # The tables pages may ask for by name, so that the cache key is the name, not the function.
 _TABLES: dict[str, Callable[..., Any]] = {
@@ -422,44 +416,6 @@ def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | N
     if pricing is None:
         return None
     return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
-
-
-@st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
-def _language_lists(fingerprint: str, _source: Source) -> dict[str, list[LanguageEntry]]:
-    return {r: client(_source).languages(r, include_beta=True) for r in languages.RESOURCES}
-
-
-def language_lists(src: Source) -> dict[str, list[LanguageEntry]]:
-    """The v3 list of every resource, refreshed at most hourly; beta and early-access entries
-    included, since the page shows (and marks) everything the service offers."""
-    return _language_lists(src.fingerprint, src)
-
-
-@st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)
-def _language_resources(fingerprint: str, _source: Source) -> list[LanguageResource]:
-    return client(_source).language_resources()
-
-
-def language_resources(src: Source) -> list[LanguageResource]:
-    """Each resource's features and the side of a pair that needs them, refreshed at most
-    hourly."""
-    return _language_resources(src.fingerprint, src)
-
-
-@st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)
-def _v2_lists(fingerprint: str, _source: Source) -> tuple[list[V2Language], list[V2Language]]:
-    c = client(_source)
-    return c.languages_v2("source"), c.languages_v2("target")
-
-
-def v2_lists(src: Source) -> tuple[list[V2Language], list[V2Language]]:
-    """The v2 source and target lists, refreshed at most hourly."""
-    return _v2_lists(src.fingerprint, src)
-
-
-def detect(src: Source, texts: list[str]) -> list[DetectionResult]:
-    """Not cached: detection is an explicit request with its own rate limit."""
-    return client(src).detect(texts)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")

@@ -23,8 +23,9 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, parse_budgets
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
 from analytics.capacity.current import budget_status
+from analytics.capacity.evaluation import Evaluation
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams
 from analytics.dashboard import data, keys_and_limits

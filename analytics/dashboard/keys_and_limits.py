@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from analytics.capacity.budgets import Evaluation
+from analytics.capacity.evaluation import Evaluation
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error

@@ -17,8 +17,9 @@ from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, run_rate
 from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
-from analytics.guardrails.plan import KeyUse, Plan, Situation, make_plan
+from analytics.guardrails.plan import Plan, make_plan
 from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
+from analytics.guardrails.situation import KeyUse, Situation
 from analytics.guardrails.state import Memory
 from analytics.keys.join import join, masked
 from analytics.keys.listed import KeyReader

@@ -27,8 +27,9 @@ from typing import Final, Literal
 
 import msgspec
 
-from analytics.capacity.budgets import USAGE_PERIOD, Budget, BudgetFile, budget_period
+from analytics.capacity.budgets import USAGE_PERIOD, Budget, BudgetFile
 from analytics.capacity.costs import COST
+from analytics.capacity.evaluation import budget_period
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import PricePeriod, Pricing
 from analytics.service.models import UsageLimits

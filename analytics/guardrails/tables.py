@@ -8,8 +8,9 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.guardrails.plan import BudgetShare, KeyPlan, Plan
+from analytics.guardrails.plan import KeyPlan, Plan
 from analytics.guardrails.rules import MEASURE_NAMES, MEASURES, UNITS_PER, Measure, limit_of
+from analytics.guardrails.sharing import BudgetShare
 
 SHARE_COLUMNS: Final = [
     "budget", "measure", "allowance", "used before", "used now", "left", "in limits", "reserve",

@@ -18,7 +18,8 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget, Evaluation, status_for
+from analytics.capacity.budgets import Budget
+from analytics.capacity.evaluation import Evaluation, status_for
 from analytics.capacity.forecast import RHYTHM_DAYS
 from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
 from analytics.keys.join import JoinedKey, join

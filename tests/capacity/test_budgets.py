@@ -16,15 +16,13 @@ from support.builders import (
     usage_frame,
 )
 
-from analytics.capacity.budgets import (
+from analytics.capacity.budgets import BudgetFileError, load_budgets, parse_budgets
+from analytics.capacity.evaluation import (
     EVALUATION_COLUMNS,
-    BudgetFileError,
     evaluate,
     evaluate_plan,
     evaluation_frame,
     in_file_order,
-    load_budgets,
-    parse_budgets,
     status_for,
     worst,
 )

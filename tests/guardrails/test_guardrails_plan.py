@@ -15,7 +15,9 @@ from support.builders import key_day_rows, price_from, pricing
 from analytics.capacity.budgets import parse_budgets
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import parse_pricing
-from analytics.guardrails.plan import KeyUse, Situation, apportion, capped, make_plan
+from analytics.guardrails.plan import make_plan
+from analytics.guardrails.sharing import apportion, capped
+from analytics.guardrails.situation import KeyUse, Situation
 from analytics.guardrails.state import Memory
 from analytics.service.models import DeveloperKey, UsageLimits
 

@@ -28,7 +28,7 @@ STEPS: dict[str, tuple[str, ...]] = {
     "analytics.anomalies.listing": ("anomaly_window",),
     # analytics.capacity.current, analytics.keys.listed
     "analytics.capacity.plan": ("plan_snapshot", "usage_range", "period_range", "billing_period"),
-    "analytics.capacity.budgets": ("evaluate", "evaluate_plan", "in_file_order"),
+    "analytics.capacity.evaluation": ("evaluate", "evaluate_plan", "in_file_order"),
     "analytics.capacity.forecast": ("required_start",),
     "analytics.keys.limits": ("limit_evaluations", "view_range", "overview"),
     # analytics.capacity.review.review_of

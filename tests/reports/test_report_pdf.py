@@ -168,7 +168,7 @@ def test_mail_to_without_chromium_attaches_the_html_and_says_so(org, no_chromium
     assert page == output.read_text(encoding="utf-8")  # the report written, byte for byte
 
 
-def test_mail_that_cannot_be_delivered_exits_12_after_writing_the_file(org, no_chromium):
+def test_mail_that_cannot_be_delivered_exits_13_after_writing_the_file(org, no_chromium):
     write_alerts(org, free_port())  # nothing listens there
     output = org / "report.html"
     result = report("--output", str(output), "--mail-to", "boss@example.org")

@@ -1,0 +1,139 @@
+"""The meeting report's Decision section: the recommendation, the curve it was chosen from,
+the forecasts with their accuracy record and the what-ifs used."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from functools import partial
+
+import pandas as pd
+
+from analytics.capacity.decision import Decision, verdict
+from analytics.capacity.outlook import PERIOD_NAMES
+from analytics.capacity.recommend import Costed
+from analytics.capacity.review import accuracy_text
+from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
+from analytics.reports import blocks
+from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
+
+
+def _decision_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+    metrics = table["metric"]
+    return pd.DataFrame(
+        {
+            "Metric": [METRIC_LABELS[m] for m in metrics],
+            "Period": [
+                f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
+                for p, e in zip(table["period"], table["end"], strict=True)
+            ],
+            "Used": blocks.numbers(table["used"], metrics),
+            "Projected": blocks.numbers(table["projected"], metrics),
+            **{
+                f"{level} % interval": [
+                    f"{blocks.number(lo, m)} – {blocks.number(hi, m)}"
+                    for m, lo, hi in zip(
+                        metrics, table[f"low_{level}"], table[f"high_{level}"], strict=True
+                    )
+                ]
+                for level in ("80", "95")
+            },
+            "Model": table["model"],
+        }
+    )
+
+
+def _accuracy_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The backtest's scores; ``*`` marks the candidate each metric's forecasts use."""
+    return pd.DataFrame(
+        {
+            "Metric": [METRIC_LABELS[m] for m in table["metric"]],
+            "Candidate": [
+                f"{c}{' *' if chosen else ''}"
+                for c, chosen in zip(table["candidate"], table["chosen"], strict=True)
+            ],
+            "Horizon": table["horizon"],
+            "Scored": table["scored"],
+            "WAPE": [share_text(_known(v)) for v in table["wape"]],
+            "In 80 %": [share_text(_known(v)) for v in table["coverage_80"]],
+            "In 95 %": [share_text(_known(v)) for v in table["coverage_95"]],
+        }
+    )
+
+
+def _known(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _option_rows(options: Sequence[Costed], chosen: Costed | None, currency: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Option": [c.name for c in options],
+            "Term": [f"{c.term_months} mo" for c in options],
+            "Characters a month": [
+                blocks.number(c.committed_characters, TOTAL_CHARACTERS) for c in options
+            ],
+            "Minutes a month": [blocks.number(c.committed_minutes, MINUTES) for c in options],
+            "Expected cost": [blocks.amount(c.expected_cost, currency) for c in options],
+            "Chance of overage": [share_text(c.overage_chance) for c in options],
+            "Unused characters": [
+                blocks.number(c.unused_characters, TOTAL_CHARACTERS) for c in options
+            ],
+            "Unused minutes": [blocks.number(c.unused_minutes, MINUTES) for c in options],
+            "": [
+                ", ".join(
+                    [
+                        *(["recommended"] if chosen is not None and c.name == chosen.name else []),
+                        *(["today's plan"] if c.current else []),
+                    ]
+                )
+                for c in options
+            ],
+        }
+    )
+
+
+def decision_section(decision: Decision, currency: str | None) -> str:
+    """The recommendation, its curve and every option (with a catalogue), the forecasts with
+    their accuracy and the backtest's record, and the what-ifs used."""
+    found = decision.recommendation
+    asked = (
+        f"What-ifs: {decision.what_if} · risk setting {share_text(found.risk)} · term "
+        f"{decision.term} months"
+    )
+    parts = [f'<p class="note">{html.escape(asked)}</p>']
+    if found.options and currency is not None:
+        said = verdict(decision, partial(blocks.amount, currency=currency))
+        parts += [
+            f"<p><strong>{html.escape(said)}</strong></p>",
+            blocks.figure(cost_curve_figure(found.curve(), currency, decision.term)),
+            blocks.table(_option_rows(found.options, found.chosen, currency), ["Option"]),
+            *(f'<p class="note">Left out: {html.escape(note)}.</p>' for note in found.left_out),
+        ]
+    else:
+        parts.append(
+            '<p class="note">No recommendation: the pricing file lists no options to buy '
+            "([[option]] entries, see pricing.example.toml).</p>"
+        )
+    parts += ["<h3>Forecasts and their accuracy</h3>"]
+    parts += [
+        f'<p class="note">{html.escape(METRIC_LABELS[metric])}: '
+        f"{html.escape(accuracy_text(found_one))}</p>"
+        for metric, found_one in decision.outlooks.items()
+    ]
+    parts.append(
+        blocks.table(_decision_forecast_rows(decision.forecasts), ["Metric", "Period", "Model"])
+    )
+    parts += [
+        blocks.figure(past_forecasts_figure(o.recent, metric, o.chosen))
+        for metric, o in decision.outlooks.items()
+    ]
+    parts += [
+        "<h3>Accuracy record</h3>",
+        '<p class="note">From each month start of the last 24 months, each candidate\'s forecast '
+        "of the month, quarter and 12 months ahead against what happened: WAPE and the share "
+        "of actual totals inside the 80 % and 95 % intervals.</p>",
+        blocks.table(_accuracy_rows(decision.accuracy), ["Metric", "Candidate", "Horizon"]),
+    ]
+    return blocks.section("Decision", *parts)

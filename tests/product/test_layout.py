@@ -1,0 +1,56 @@
+"""The project stays readable as it grows: a short front door, modules that hold one idea each,
+and only Streamlit's public interface (a private import breaks silently on an upgrade)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from support.servers import ROOT
+
+README_LINES = 120
+MODULE_LINES = 450
+# Streamlit's documented modules; anything else under `streamlit.` is its own business.
+PUBLIC_STREAMLIT = {"streamlit", "streamlit.delta_generator", "streamlit.testing.v1"}
+
+
+def python_files(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules.add(node.module)
+    return modules
+
+
+def test_the_readme_is_a_front_door():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines; the rest is the site's"
+
+
+def test_no_module_of_the_library_or_the_emulator_holds_more_than_one_idea():
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in python_files("analytics", "emulator")
+        if (n := len(path.read_text().splitlines())) > MODULE_LINES
+    }
+    assert len(python_files("analytics", "emulator")) > 100
+    assert long == {}, f"over {MODULE_LINES} lines: split by idea"
+
+
+def test_the_product_imports_only_streamlits_public_modules():
+    """The dashboard, its pages and the benchmark. (The tests that speak Streamlit's wire
+    protocol read its message definitions, `streamlit.proto`: an upgrade that changes them
+    fails those tests loudly.)"""
+    private = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in [ROOT / "app.py", *python_files("analytics", "app_pages", "bench")]
+        for module in imported_modules(path)
+        if module.split(".")[0] == "streamlit" and module not in PUBLIC_STREAMLIT
+    }
+    assert private == set()
