@@ -39,6 +39,11 @@ def pin_clock() -> None:
     os.environ[CLOCK_VARIABLE] = f"{TODAY.isoformat()}T12:00:00+00:00"
 
 
+# The ranges the browser lines open pages over, as the range control writes them in the address;
+# the lines use the first.
+PAGE_RANGES = ("All history", "Last 30 days")
+
+
 @dataclass(frozen=True)
 class Scale:
     """Organization size: `factor` 1 is the full 1,000 keys, 0.05 the smoke run."""
@@ -64,7 +69,7 @@ class Scale:
         """The ranges the browser lines open each page over, as the range control writes them
         in the address: All history (the lines' range) and Last 30 days at full scale; All
         history alone in the smoke run."""
-        return ("All history", "Last 30 days") if self.factor >= 0.5 else ("All history",)
+        return PAGE_RANGES if self.factor >= 0.5 else PAGE_RANGES[:1]
 
     @property
     def forecast_keys(self) -> int:
