@@ -24,8 +24,8 @@ run: $(VENV)/.runtime
 emulator: $(VENV)/.runtime
 	$(BIN)/python -m emulator
 
-# The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
-# module-wide servers and organizations are built once.
+# The suite runs on one worker more than the cores (pytest-xdist, see tests/conftest.py); a
+# test file stays on one worker, so its module-wide servers and organizations are built once.
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadfile
 
 test: lint

@@ -60,6 +60,13 @@ DEMO_MODULES = frozenset(
 )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the cores. The browser, server and command tests spend
+    much of their time waiting on processes of their own (chromium, `streamlit run`, a
+    command), during which a third worker on two cores keeps the processor busy."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "demo: reads an organization generated relative to the run's clock"
