@@ -14,7 +14,7 @@ from analytics.anomalies.listing import (
     shown_anomalies,
 )
 from analytics.anomalies.marks import status
-from analytics.dashboard import anomaly_review, page, session
+from analytics.dashboard import anomaly_review, charts, page, session
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
@@ -81,7 +81,7 @@ anomaly = by_id[chosen_id]
 with service_errors(source):
     days = anomaly_review.days_of(source, chosen, anomaly)
 title = f"{anomaly.label or anomaly.api_key} · {METRIC_LABELS[anomaly.metric]}"
-st.plotly_chart(anomaly_figure(days, anomaly.metric, title), key="anomaly_chart")
+st.plotly_chart(charts.figure(anomaly_figure, days, anomaly.metric, title), key="anomaly_chart")
 st.markdown(anomaly.sentence)
 if anomaly.api_key != ORGANIZATION:
     st.page_link(

@@ -5,7 +5,7 @@ import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
-from analytics.dashboard import data, page, session
+from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
@@ -43,7 +43,12 @@ with left:
         st.info(f"No {noun} had any {what} in this range.")
     else:
         st.plotly_chart(
-            figures.top_keys_bar(page.in_currency(top_totals, view), metric, view.currency or None),
+            charts.figure(
+                figures.top_keys_bar,
+                page.in_currency(top_totals, view),
+                metric,
+                view.currency or None,
+            ),
             key="top_keys",
         )
 
@@ -71,8 +76,12 @@ with right:
         st.info(f"This {noun}'s usage in this range costs nothing: {reason}.")
     elif view.cost:
         st.plotly_chart(
-            figures.cost_by_service(page.in_currency(daily, view), granularity, view.currency),
+            charts.figure(
+                figures.cost_by_service, page.in_currency(daily, view), granularity, view.currency
+            ),
             key="key_cost",
         )
     else:
-        st.plotly_chart(figures.key_usage_by_service(daily, granularity), key="key_usage")
+        st.plotly_chart(
+            charts.figure(figures.key_usage_by_service, daily, granularity), key="key_usage"
+        )

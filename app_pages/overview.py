@@ -16,7 +16,7 @@ from analytics.cost.priced import (
     why_free,
 )
 from analytics.cost.prices import parse_pricing
-from analytics.dashboard import anomaly_review, data, page, session
+from analytics.dashboard import anomaly_review, charts, data, page, session
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import file_in_force
@@ -137,15 +137,22 @@ if not any(current_totals.values()):
 
 if view.cost:
     st.subheader("Cost by service")
-    st.plotly_chart(figures.cost_by_service(sparklines, granularity, view.currency), key="cost_mix")
+    st.plotly_chart(
+        charts.figure(figures.cost_by_service, sparklines, granularity, view.currency),
+        key="cost_mix",
+    )
 else:
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.subheader("Characters by service")
-        st.plotly_chart(figures.service_mix(over_time, granularity), key="service_mix")
+        st.plotly_chart(
+            charts.figure(figures.service_mix, over_time, granularity), key="service_mix"
+        )
     with right:
         st.subheader("Speech minutes")
-        st.plotly_chart(figures.minutes_over_time(over_time, granularity), key="minutes")
+        st.plotly_chart(
+            charts.figure(figures.minutes_over_time, over_time, granularity), key="minutes"
+        )
 st.caption(
     f"One point per {granularity} (UTC); weeks start on Monday, and the last period may be partial."
 )

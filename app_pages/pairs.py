@@ -4,7 +4,7 @@
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import data, language_cache, page, session
+from analytics.dashboard import charts, data, language_cache, page, session
 from analytics.dashboard.column_config import language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
@@ -66,7 +66,7 @@ st.caption(
 st.subheader("Source × target")
 with service_errors(source):
     matrix = data.pairs_table(source, chosen, language, tables.pair_matrix, metric)
-st.plotly_chart(figures.pair_heatmap(matrix, metric), key="pairs_heatmap")
+st.plotly_chart(charts.figure(figures.pair_heatmap, matrix, metric), key="pairs_heatmap")
 
 st.subheader("Pairs over time")
 controls = st.container(horizontal=True, vertical_alignment="bottom")
@@ -86,7 +86,7 @@ with service_errors(source):
         granularity,
         "pair",
     )
-st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="pairs_chart")
+st.plotly_chart(charts.figure(figures.keys_over_time, wide, metric, granularity), key="pairs_chart")
 st.caption(
     f"{METRIC_LABELS[metric]} per {granularity} (UTC): the top {top} pairs and Other for the "
     f"rest; each bar is the organization's usage{of_language}."

@@ -5,7 +5,7 @@ import streamlit as st
 
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, page, session
+from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.column_config import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
@@ -58,7 +58,7 @@ with service_errors(source):
     wide = data.tags_table(
         source, chosen, tables.tags_over_time, metric, top, chosen.start, chosen.end, granularity
     )
-st.plotly_chart(figures.keys_over_time(wide, metric, granularity), key="tags_chart")
+st.plotly_chart(charts.figure(figures.keys_over_time, wide, metric, granularity), key="tags_chart")
 st.caption(
     f"{tables.TAG_LABELS[metric]} per {granularity} (UTC; weeks start on Monday, the last one may "
     f"be partial): the top {top} tags, Other for the remaining tags and Untagged for the "
@@ -99,7 +99,7 @@ days = data.tags_table(source, chosen, tables.tag_days, tag)
 left, right = st.columns([3, 2], gap="large")
 with left:
     over_time = tables.usage_over_time(days, chosen.start, chosen.end, granularity, TAG_METRICS)
-    st.plotly_chart(figures.service_mix(over_time, granularity), key="tag_chart")
+    st.plotly_chart(charts.figure(figures.service_mix, over_time, granularity), key="tag_chart")
 with right:
     st.dataframe(
         days.sort_values("usage_date", ascending=False),

@@ -6,7 +6,7 @@ from datetime import date
 import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
-from analytics.dashboard import data, page, session
+from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.column_config import key_table_columns, key_table_order
 from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
@@ -79,7 +79,7 @@ def select_from_chart() -> None:
 
 kind = "line" if rolling or running else "bar"
 st.plotly_chart(
-    figures.keys_over_time(shown, metric, granularity, kind, view.currency or None),
+    charts.figure(figures.keys_over_time, shown, metric, granularity, kind, view.currency or None),
     key="trend_chart",
     on_select=select_from_chart,
     selection_mode="points",
