@@ -21,7 +21,7 @@ from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workl
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, guardrails, keys_and_limits, page, session
+from analytics.dashboard import charts, data, guardrails, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
@@ -226,7 +226,7 @@ def show_forecasts(decision: Decision) -> None:
                 "range_95": "95 % interval",
             },
         )
-        chart.plotly_chart(past_forecasts_figure(found.recent, metric, found.chosen))
+        chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric, found.chosen))
 
 
 def show_recommendation(decision: Decision, currency: str) -> None:
@@ -268,7 +268,7 @@ def show_recommendation(decision: Decision, currency: str) -> None:
             format_value(chosen.unused_minutes, "speech_to_text_minutes"),
         )
     curve = found.curve()
-    st.plotly_chart(cost_curve_figure(curve, currency, decision.term))
+    st.plotly_chart(charts.figure(cost_curve_figure, curve, currency, decision.term))
     st.dataframe(
         curve.assign(overage_chance=100 * curve["overage_chance"]),
         hide_index=True,
