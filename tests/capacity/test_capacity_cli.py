@@ -4,6 +4,7 @@ and the pricing file's catalogue: the example's options, a bad one refused in on
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,10 @@ def test_backtest_prints_every_candidate_and_marks_the_chosen_one(demo_env):
     lines = table.stdout.splitlines()
     assert lines[0].split() == ["metric", "candidate", "horizon", "scored", "WAPE", "in", "80",
                                 "%", "in", "95", "%"]  # fmt: skip
-    assert sum(" * " in f"{line} " for line in lines) == 2  # one chosen per metric
+    # One candidate chosen per metric, marked on each horizon the history could score.
+    marked = [re.split(r"\s{2,}", line) for line in lines if " * " in f"{line} "]
+    chosen = {(metric, candidate) for metric, candidate, *_ in marked}
+    assert sorted(metric for metric, _ in chosen) == ["Speech-to-text minutes", "Total characters"]
     found = json.loads(
         runner.invoke(app, ["capacity", "backtest", "--demo", "--format", "json"]).stdout
     )
