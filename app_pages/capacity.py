@@ -148,7 +148,7 @@ for tab, paths in zip(
     if tab.open:
         with tab, st.container(horizontal=True):
             for path in paths:
-                st.plotly_chart(forecast_figure(path), width="stretch")
+                st.plotly_chart(charts.figure(forecast_figure, path), width="stretch")
 
 if review.cost_forecasts is not None and review.currency is not None:
     st.markdown(f"**Cost this month, quarter and contract year ({review.currency})**")

@@ -1,6 +1,6 @@
-"""A page's figure is built once per table it draws: equal tables and choices share one figure,
-and anything a figure may show (a value, a column's, the index's or a series' name, a choice)
-builds another."""
+"""A page's figure is built once per table (or record holding one) it draws: equal tables and
+choices share one figure, and anything a figure may show (a value, a column's, the index's or a
+series' name, a choice) builds another."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from analytics.capacity.review import ForecastPath, Limit
 from analytics.dashboard import charts
 
 BUILT: list[tuple[pd.DataFrame | pd.Series, str]] = []
@@ -63,6 +64,31 @@ def test_a_series_name_builds_another():
     first = charts.figure(bars, series, "Characters")
     assert charts.figure(bars, series.rename("minutes"), "Characters") is not first
     assert charts.figure(bars, series.copy(), "Characters") is first
+    assert len(BUILT) == 2
+
+
+def drawn_path(path: ForecastPath) -> go.Figure:
+    """A figure of a forecast path's table, counting its calls."""
+    return bars(path.path, path.title)
+
+
+def forecast(values: list[int], column: str = "total", cap: float = 100.0) -> ForecastPath:
+    limits = (Limit("Monthly cap", cap, 0.8),)
+    return ForecastPath("total_characters", "month", "Month", frame(values, column), limits, "x")
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        forecast([3, 1, 5]),  # a value of its table
+        forecast([3, 1, 2], column="minutes"),  # a column's name of its table
+        forecast([3, 1, 2], cap=200.0),  # one of its choices, inside a record it holds
+    ],
+)
+def test_a_record_holding_a_table_shares_a_figure_exactly_when_equal(other):
+    first = charts.figure(drawn_path, forecast([3, 1, 2]))
+    assert charts.figure(drawn_path, forecast([3, 1, 2])) is first
+    assert charts.figure(drawn_path, other) is not first
     assert len(BUILT) == 2
 
 
