@@ -6,11 +6,13 @@ download."""
 import os
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
 from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.compare import comparison_text
+from analytics.capacity.costs import COST
 from analytics.capacity.current import all_evaluations
 from analytics.capacity.decision import DEFAULT_TERM, Decision
 from analytics.capacity.evaluation import evaluation_frame
@@ -47,6 +49,7 @@ from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import METRIC_LABELS, format_value, share_text
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
+PER_KEY = "Per key this month"  # the forecast tab of the keys' total characters
 TERMS = [1, 3, 6, 12, 24, 36]  # months
 
 source = data_source()
@@ -138,29 +141,19 @@ else:
         icon=":material/vpn_key:",
     )
 
-st.subheader("Forecasts")
-st.caption(review.forecast_note)
-# One measure at a time, its tab in the address; only the open tab's charts are drawn.
-charted = review.paths_by_label
-for tab, paths in zip(
-    st.tabs(list(charted), key="forecast", bind="query-params"), charted.values(), strict=True
-):
-    if tab.open:
-        with tab, st.container(horizontal=True):
-            for path in paths:
-                st.plotly_chart(charts.figure(forecast_figure, path), width="stretch")
 
-if review.cost_forecasts is not None and review.currency is not None:
-    st.markdown(f"**Cost this month, quarter and contract year ({review.currency})**")
+def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
+    """The organization's cost this month, quarter and contract year, base fee included."""
+    st.markdown(f"**Cost this month, quarter and contract year ({currency})**")
     st.dataframe(
-        review.cost_forecasts.assign(period=review.cost_forecasts["period"].map(PERIOD_TITLES)),
+        cost.assign(period=cost["period"].map(PERIOD_TITLES)),
         hide_index=True,
         column_config={
             "period": "Period",
             "start": st.column_config.DateColumn("From"),
             "end": st.column_config.DateColumn("To"),
-            "actual": money_column("So far", review.currency),
-            "projected": money_column("Projected", review.currency),
+            "actual": money_column("So far", currency),
+            "projected": money_column("Projected", currency),
         },
     )
     st.caption(
@@ -169,17 +162,34 @@ if review.cost_forecasts is not None and review.currency is not None:
         "period's end."
     )
 
-st.markdown("**Total characters this month, per key**")
-st.dataframe(
-    review.key_forecasts[["api_key_label", "api_key", "actual", "projected", "low", "high"]].round(
-        0
-    ),
-    hide_index=True,
-    column_config={
-        **key_name_columns(),
-        **{c: number(c.capitalize()) for c in ("actual", "projected", "low", "high")},
-    },
-)
+
+st.subheader("Forecasts")
+st.caption(review.forecast_note)
+# One measure at a time, or the keys' month, its tab in the address; only the open tab is
+# drawn (each table and chart costs the browser a draw).
+charted = review.paths_by_label
+*measures, per_key = st.tabs([*charted, PER_KEY], key="forecast", bind="query-params")
+for tab, paths in zip(measures, charted.values(), strict=True):
+    if tab.open:
+        with tab:
+            with st.container(horizontal=True):
+                for path in paths:
+                    st.plotly_chart(charts.figure(forecast_figure, path), width="stretch")
+            if paths[0].metric == COST and review.cost_forecasts is not None and review.currency:
+                show_cost_forecasts(review.cost_forecasts, review.currency)
+if per_key.open:
+    with per_key:
+        st.markdown("**Total characters this month, per key**")
+        st.dataframe(
+            review.key_forecasts[
+                ["api_key_label", "api_key", "actual", "projected", "low", "high"]
+            ].round(0),
+            hide_index=True,
+            column_config={
+                **key_name_columns(),
+                **{c: number(c.capitalize()) for c in ("actual", "projected", "low", "high")},
+            },
+        )
 
 
 def planned_workloads(text: str) -> tuple[Workload, ...]:
@@ -196,37 +206,47 @@ def planned_workloads(text: str) -> tuple[Workload, ...]:
 
 def show_forecasts(decision: Decision) -> None:
     """Each metric's forecasts with the what-ifs, its measured accuracy beside them, and its
-    past month-ahead forecasts against what happened."""
-    for metric, found in decision.outlooks.items():
+    past month-ahead forecasts against what happened: one metric at a time, its tab in the
+    address, only the open tab drawn."""
+    outlooks = decision.outlooks
+    tabs = st.tabs([METRIC_LABELS[m] for m in outlooks], key="outlook", bind="query-params")
+    for tab, (metric, found) in zip(tabs, outlooks.items(), strict=True):
+        if not tab.open:
+            continue
         rows = decision.forecasts[decision.forecasts["metric"] == metric]
-        table, chart = st.columns(2)
-        table.markdown(f"**{METRIC_LABELS[metric]}**")
-        table.caption(accuracy_text(found))
-        table.dataframe(
-            rows.assign(
-                period=[
-                    f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
-                    for p, e in zip(rows["period"], rows["end"], strict=True)
-                ],
-                **{
-                    f"range_{level}": [
-                        f"{format_value(lo, metric)} – {format_value(hi, metric)}"
-                        for lo, hi in zip(rows[f"low_{level}"], rows[f"high_{level}"], strict=True)
-                    ]
-                    for level in ("80", "95")
+        with tab:
+            table, chart = st.columns(2)
+            table.markdown(f"**{METRIC_LABELS[metric]}**")
+            table.caption(accuracy_text(found))
+            table.dataframe(
+                rows.assign(
+                    period=[
+                        f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
+                        for p, e in zip(rows["period"], rows["end"], strict=True)
+                    ],
+                    **{
+                        f"range_{level}": [
+                            f"{format_value(lo, metric)} – {format_value(hi, metric)}"
+                            for lo, hi in zip(
+                                rows[f"low_{level}"], rows[f"high_{level}"], strict=True
+                            )
+                        ]
+                        for level in ("80", "95")
+                    },
+                ),
+                hide_index=True,
+                column_order=["period", "used", "projected", "range_80", "range_95"],
+                column_config={
+                    "period": "Period",
+                    "used": number("Used"),
+                    "projected": number("Projected"),
+                    "range_80": "80 % interval",
+                    "range_95": "95 % interval",
                 },
-            ),
-            hide_index=True,
-            column_order=["period", "used", "projected", "range_80", "range_95"],
-            column_config={
-                "period": "Period",
-                "used": number("Used"),
-                "projected": number("Projected"),
-                "range_80": "80 % interval",
-                "range_95": "95 % interval",
-            },
-        )
-        chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric, found.chosen))
+            )
+            chart.plotly_chart(
+                charts.figure(past_forecasts_figure, found.recent, metric, found.chosen)
+            )
 
 
 def show_recommendation(decision: Decision, currency: str) -> None:
@@ -331,21 +351,27 @@ else:
     )
 
 comparison = review.comparison
-st.subheader("Period comparison")
-st.caption(comparison_text(comparison).capitalize())
 changes = change_columns()
-st.dataframe(
-    with_changes_shown(comparison.services.rename(index=METRIC_LABELS).round(2)),
-    column_config=changes,
+st.subheader("Comparison")
+# One comparison at a time, its tab in the address.
+against, drivers = st.tabs(
+    ["Period comparison", "Growth drivers"], key="compare", bind="query-params"
 )
-
-st.subheader("Growth drivers")
-st.caption("Keys whose total characters changed most against the previous period.")
-st.dataframe(
-    with_changes_shown(review.drivers(10)[["api_key_label", "api_key", *DRIVER_VALUES]]),
-    hide_index=True,
-    column_config={**key_name_columns(), **changes},
-)
+if against.open:
+    with against:
+        st.caption(comparison_text(comparison).capitalize())
+        st.dataframe(
+            with_changes_shown(comparison.services.rename(index=METRIC_LABELS).round(2)),
+            column_config=changes,
+        )
+if drivers.open:
+    with drivers:
+        st.caption("Keys whose total characters changed most against the previous period.")
+        st.dataframe(
+            with_changes_shown(review.drivers(10)[["api_key_label", "api_key", *DRIVER_VALUES]]),
+            hide_index=True,
+            column_config={**key_name_columns(), **changes},
+        )
 
 
 def report_page() -> str:

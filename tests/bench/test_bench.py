@@ -269,8 +269,8 @@ def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years
             "Bare": "",
         }, period
         assert all(seen["errors"] == 0 for seen in shown.values()), period
-    # One measure's forecasts (two), each decision metric's past forecasts (two), the curve.
-    assert warm["shown"]["All history"]["Capacity"]["charts"] == 5
+    # One measure's forecasts (two), one decision metric's past forecasts, the curve.
+    assert warm["shown"]["All history"]["Capacity"]["charts"] == 4
     total = ledger_totals(five_years)["total_characters"]
     shown = (smoke.kept / "browser_pages" / "all-history-overview.txt").read_text()
     assert f"Total characters\n\n{total:,}\n" in shown

@@ -34,11 +34,10 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
         "Keys against their own limits",
         "Forecasts",
         "Decision",
-        "Period comparison",
-        "Growth drivers",
+        "Comparison",
     ]
     # One measure's forecasts at a time: characters, month and contract year, first; then the
-    # decision's record of past forecasts (no prices here: no cost curve).
+    # decision's record of past forecasts, of its first metric (no prices here: no cost curve).
     assert chart_titles(at) == [
         "Total characters — month to date",
         "Total characters — contract year to date",
@@ -58,10 +57,8 @@ def test_capacity_page_without_budgets(demo_env, demo_ledger, monkeypatch, tmp_p
     assert set(services["yoy %"]) == {"N/A"}
 
 
-PAST_FORECASTS = [
-    "Total characters — month-ahead forecasts against actuals",
-    "Speech-to-text minutes — month-ahead forecasts against actuals",
-]
+# The decision's first tab, open by default.
+PAST_FORECASTS = ["Total characters — month-ahead forecasts against actuals"]
 
 
 def chart_titles(at) -> list[str]:
@@ -75,9 +72,9 @@ def test_a_link_opens_the_forecasts_of_its_measure(demo_env):
     at = open_page("capacity", period="Last 30 days", forecast="Cost (EUR)")
     assert not at.exception
     assert [t.label for t in at.tabs] == [
-        "Total characters",
-        "Speech-to-text minutes",
-        "Cost (EUR)",
+        *("Total characters", "Speech-to-text minutes", "Cost (EUR)", "Per key this month"),
+        *("Total characters", "Speech-to-text minutes"),  # the decision's metrics
+        *("Period comparison", "Growth drivers"),
     ]
     assert chart_titles(at) == [
         "Cost (EUR) — month to date",

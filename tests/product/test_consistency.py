@@ -143,8 +143,9 @@ def pages(seen: Seen, period: str) -> None:
     at = open_clean_page("capacity", period=period)
     [note] = [c.value for c in at.caption if c.value.startswith("Run rate:")]
     seen["Forecast accuracy"]["Capacity"] = accuracy(note)
-    errors = [c.value for c in at.caption if c.value.startswith("Month-ahead error")]
-    for metric, said in zip(DECIDED, errors, strict=True):
+    for metric in DECIDED:  # one metric's tab at a time
+        shown = open_clean_page("capacity", period=period, outlook=metric)
+        [said] = [c.value for c in shown.caption if c.value.startswith("Month-ahead error")]
         seen[f"Month-ahead error · {metric}"]["Capacity"] = said
     [success] = [s.value for s in at.success]
     seen["Recommended option"]["Capacity"] = success.split("**")[1]
