@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from support.builders import ledger_totals
-from support.headless import ROOT, TODAY, open_page
+from support.headless import DEMO_DAYS, ROOT, TODAY, open_page
 
 from analytics.storage import bundle
 
@@ -82,6 +82,27 @@ def test_a_link_opens_the_forecasts_of_its_measure(demo_env):
         *PAST_FORECASTS,
         "Expected cost of the next 12 months against committed volume",
     ]
+
+
+def tables_with(at, *columns: str) -> list:
+    """The page's tables holding every one of `columns`."""
+    return [df.value for df in at.dataframe if set(columns) <= set(df.value.columns)]
+
+
+@pytest.mark.parametrize(
+    ("tab", "columns"),
+    [
+        (("forecast", "Per key this month"), ("api_key", "projected", "low", "high")),
+        (("compare", "Growth drivers"), ("api_key", "previous", "change %")),
+    ],
+)
+def test_a_tab_in_the_address_draws_its_table_and_only_then(demo_env, demo_ledger, tab, columns):
+    at = open_page("capacity", period="Last 30 days", **dict([tab]))
+    assert not at.exception and not at.error
+    [table] = tables_with(at, *columns)
+    used = {row.api_key for row in demo_ledger.ledger(TODAY - DEMO_DAYS * timedelta(1), TODAY)}
+    assert len(table) > 0 and set(table["api_key"]) <= used
+    assert tables_with(open_page("capacity", period="Last 30 days"), *columns) == []
 
 
 def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
