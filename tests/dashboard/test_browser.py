@@ -88,7 +88,12 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
 def choose(page, box: str, typed: str, option: str | re.Pattern[str]) -> None:
     """Choose in the choice box labelled `box` the one option `typed` narrows its list to,
     named `option`: Enter is pressed once the narrowed list shows it (pressed before, it
-    would choose nothing)."""
+    would choose nothing). It starts once the app's run has ended and no other follows within
+    a moment: a run that begins while the name is typed draws the box again and loses it."""
+    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    expect(idle).to_have_count(1, timeout=WAIT_MS)
+    page.wait_for_timeout(300)  # a rerun asked for just before has started by now
+    expect(idle).to_have_count(1, timeout=WAIT_MS)
     page.get_by_test_id("stSelectbox").filter(has_text=box).locator("input").click()
     page.keyboard.type(typed)
     listed = page.get_by_role("option")
