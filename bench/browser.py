@@ -123,22 +123,29 @@ def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
             stop_process(server)
 
 
-@contextmanager
-def chromium(folder: Path) -> Iterator[Any]:
-    """Debian's chromium with a fresh profile, as the browser tests start it."""
-    from playwright.sync_api import sync_playwright
-
+def launch(playwright: Any, profile: Path, **options: Any) -> Any:
+    """Debian's chromium driven by `playwright`, headless, with a fresh profile at `profile`
+    (its own cookies, nothing shared); `options` go to Playwright, the viewport 1366×768
+    unless given. The benchmark and the browser tests start it this one way."""
     executable = pdf.find_chromium()
     if executable is None:
         raise RuntimeError(pdf.MISSING)
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=executable,
+        args=list(pdf.CHROMIUM_ARGS),
+        headless=True,
+        **{"viewport": VIEWPORT, **options},
+    )
+
+
+@contextmanager
+def chromium(folder: Path) -> Iterator[Any]:
+    """Chromium for a benchmark run, its profile in `folder`, closed afterwards."""
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(folder / "chromium-profile"),
-            executable_path=executable,
-            args=list(pdf.CHROMIUM_ARGS),
-            headless=True,
-            viewport=VIEWPORT,
-        )
+        context = launch(playwright, folder / "chromium-profile")
         try:
             yield context
         finally:

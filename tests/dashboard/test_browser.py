@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
-from support.browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
+from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
 from support.servers import running_dashboard
 from test_key_actions import stored
 
@@ -47,13 +47,8 @@ def dashboard(server_files):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1366, "height": 768},
-            accept_downloads=True,
+        context = fresh_browser(
+            playwright, tmp_path_factory.mktemp("chromium-profile"), accept_downloads=True
         )
         yield context
         context.close()

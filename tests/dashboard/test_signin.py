@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
-from support.browsers import CHROMIUM, CHROMIUM_ARGS, SHOTS, WAIT_MS, unavailable
+from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.manual import dashboard_options
 from support.servers import base_path, running_dashboard
@@ -126,17 +126,6 @@ def playwright():
         yield driver
 
 
-def launch(playwright, profile: Path) -> BrowserContext:
-    """Debian's chromium with a fresh profile: its own cookies, nothing shared."""
-    return playwright.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=CHROMIUM,
-        args=CHROMIUM_ARGS,
-        headless=True,
-        viewport={"width": 1366, "height": 768},
-    )
-
-
 @pytest.fixture
 def browser(playwright, tmp_path) -> Iterator[Callable[[], BrowserContext]]:
     """Opens browsers, each with a fresh profile; afterwards, no address any of them asked for
@@ -145,7 +134,7 @@ def browser(playwright, tmp_path) -> Iterator[Callable[[], BrowserContext]]:
     urls: list[str] = []
 
     def open_browser() -> BrowserContext:
-        context = launch(playwright, tmp_path / f"profile-{len(opened)}")
+        context = fresh_browser(playwright, tmp_path / f"profile-{len(opened)}")
         context.on("request", lambda request: urls.append(request.url))
         opened.append(context)
         return context
@@ -386,7 +375,7 @@ COOKIES: dict[str, Callable[[str, str], str]] = {
 @pytest.fixture(scope="module")
 def guest_cookie(dashboard, provider, playwright, tmp_path_factory) -> str:
     """A real identity cookie, of an address not on the list."""
-    context = launch(playwright, tmp_path_factory.mktemp("guest-profile"))
+    context = fresh_browser(playwright, tmp_path_factory.mktemp("guest-profile"))
     try:
         page = context.new_page()
         page.goto(f"{dashboard}/")

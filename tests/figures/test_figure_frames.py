@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import pytest
 from playwright.sync_api import sync_playwright
 from plotly.offline import get_plotlyjs
-from support.browsers import CHROMIUM, CHROMIUM_ARGS, unavailable
+from support.browsers import CHROMIUM, fresh_browser, unavailable
 from support.builders import make_key_day, month_projection
 
 from analytics.capacity.review import ForecastPath, Limit
@@ -99,10 +99,10 @@ def test_no_toolbar_or_legend_covers_a_label(tmp_path, width):
     )
     covered = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        browser = fresh_browser(
+            playwright, tmp_path / "profile", viewport={"width": width + 40, "height": 900}
         )
-        tab = browser.new_page(viewport={"width": width + 40, "height": 900})
+        tab = browser.new_page()
         tab.goto(page.as_uri())
         for name in found:
             tab.locator(f"#{name} .main-svg").first.wait_for()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.offline
 import pytest
-from support.browsers import CHROMIUM, unavailable
+from support.browsers import CHROMIUM, fresh_browser, unavailable
 from support.builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
 from typer.testing import CliRunner
 
@@ -165,12 +165,11 @@ def test_report_renders_offline_in_chromium(tmp_path):
     requests: list[str] = []
     errors: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        browser = fresh_browser(
+            playwright, tmp_path / "profile", viewport={"width": 1366, "height": 900}
         )
         try:
-            page = browser.new_page(viewport={"width": 1366, "height": 900})
+            page = browser.new_page()
             page.on("request", lambda request: requests.append(request.url))
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(page_file.as_uri(), wait_until="load")

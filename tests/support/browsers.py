@@ -5,18 +5,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
+from playwright.sync_api import BrowserContext, Playwright
 
 from analytics.reports import pdf
+from bench import browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-# Found and started as the PDF report finds and starts it.
+# Found as the PDF report finds it.
 CHROMIUM = pdf.find_chromium()
-CHROMIUM_ARGS = list(pdf.CHROMIUM_ARGS)
+# How long a page may take to load or show what a test waits for: the suite runs three workers
+# on two cores beside the servers and browsers they start, and a page's first load competes
+# with all of them (Playwright's own default, 30 s, was once passed there).
 WAIT_MS = 60_000
+
+
+def fresh_browser(playwright: Playwright, profile: Path, **options: Any) -> BrowserContext:
+    """Chromium as the benchmark starts it (`bench.browser.launch`: headless, a fresh profile at
+    `profile`, `options` to Playwright), every wait, a page's load among them, allowed WAIT_MS."""
+    context: BrowserContext = browser.launch(playwright, profile, **options)
+    context.set_default_timeout(WAIT_MS)
+    context.set_default_navigation_timeout(WAIT_MS)
+    return context
 
 
 def unavailable(what: str) -> NoReturn:
