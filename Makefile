@@ -42,11 +42,11 @@ test: $(VENV)/.dev
 # last second of a leap-year February; then the tests reading an organization generated relative
 # to the clock (marker `demo`) at an instant drawn at random within the next two years, printed
 # so that a failure can be replayed (USAGE_DASHBOARD_CLOCK, see docs/reliability.md).
-# The benchmark's smoke runs are left out of these two runs: the benchmark pins its own day
-# (bench/org.py), so a pinned clock changes nothing it measures.
+# The benchmark's smoke runs (marker `smoke`) are left out of these two runs: the benchmark pins
+# its own day (bench/org.py), so a pinned clock changes nothing it measures.
 test-clocks: $(VENV)/.dev
-	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(PYTEST) -q --ignore=tests/bench/test_bench.py --ignore=tests/bench/test_replay.py
-	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q --ignore=tests/bench/test_bench.py --ignore=tests/bench/test_replay.py
+	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(PYTEST) -q -m "not smoke"
+	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q -m "not smoke"
 	clock=$$(date -u -d "@$$(( $$(date +%s) + $$(shuf -i 0-63072000 -n 1) ))" +%Y-%m-%dT%H:%M:%SZ); \
 	echo "demo tests at $$clock; replay: USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
 	USAGE_DASHBOARD_CLOCK=$$clock $(PYTEST) -q -m demo

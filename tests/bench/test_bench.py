@@ -7,7 +7,6 @@ emulator's ledger and the calendar, and the results file against its schema.
 """
 
 import datetime as dt
-import math
 import os
 import subprocess
 import sys
@@ -16,21 +15,29 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
-from support.bench import SCALE, Smoke, by_name, run_smoke
-from support.builders import assert_matches_ledger, ledger_totals
+from support.bench import (
+    HISTORY_DAYS,
+    IN_CHROMIUM,
+    KEYS,
+    REPLAY,
+    Smoke,
+    assert_reported,
+    by_name,
+    run_smoke,
+)
+from support.builders import assert_matches_ledger
 from support.servers import ROOT
 
-from analytics.dashboard import navigation
-from bench.__main__ import MISSED, machine
+from bench.__main__ import machine
 from bench.decoding import naive_key_day, tidy_key_day
 from bench.scenarios import SCENARIOS
 from emulator import EmulatorConfig, create_app
 from emulator.synthetic import generate
 from emulator.usage_report import build_report
 
-KEYS = 50  # 1,000 keys at full scale
-HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
-PAGE_TITLES = [page.title for page in navigation.PAGES]
+pytestmark = pytest.mark.smoke
+
+HERE = [name for name in SCENARIOS if name not in (REPLAY, *IN_CHROMIUM)]
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",
@@ -49,10 +56,6 @@ TARGETS = {
     "pair_fetch",
     "tag_fetch_10k",
     "tags_scale",
-    "browser_pages_warm",
-    "browser_pages_cold",
-    "overview_vs_pages",
-    "session_memory",
     "forecast_wape_vs_naive",
     "interval_coverage_80",
     "recommend_time",
@@ -61,45 +64,13 @@ TARGETS = {
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory) -> Smoke:
-    """Every scenario but the guardrails' replay, which tests/bench/test_replay.py runs beside
-    it."""
-    return run_smoke(tmp_path_factory.mktemp("bench"), *(n for n in SCENARIOS if n != "guardrails"))
-
-
-@pytest.fixture(scope="module")
-def five_years(smoke):
-    """The smoke organization's ledger of the five years the scenarios read, rebuilt here."""
-    app = create_app(EmulatorConfig(seed=42, keys=KEYS, days=HISTORY_DAYS, today=smoke.today))
-    emulator = app.state.emulator
-    yield emulator.ledger(
-        smoke.today - dt.timedelta(days=HISTORY_DAYS), smoke.today - dt.timedelta(days=1)
-    )
-    emulator.store.close()
+    """Every scenario but those run in their own files, tests/bench/test_replay.py and
+    tests/bench/test_bench_chromium.py, beside this one."""
+    return run_smoke(tmp_path_factory.mktemp("bench"), *HERE)
 
 
 def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
-    for lines in (smoke.printed, smoke.report["results"]):
-        assert sorted(line["name"] for line in lines) == sorted(TARGETS)
-        for line in lines:
-            assert isinstance(line["ratio"], float | int) and math.isfinite(line["ratio"]), line
-            assert line["ratio"] > 0 and line["target"] > 0, line
-            assert isinstance(line["ok"], bool), line
-
-
-def test_the_exit_status_says_whether_a_target_was_missed(smoke):
-    missed = [line["name"] for line in smoke.report["results"] if not line["ok"]]
-    assert smoke.returncode == (MISSED if missed else 0), missed
-
-
-def test_results_file_names_the_run_and_the_machine(smoke):
-    report = smoke.report
-    assert set(report) == {"date", "scale", "keys", "machine", "results"}
-    when = dt.datetime.fromisoformat(report["date"])
-    assert smoke.began <= when <= smoke.ended
-    assert (report["scale"], report["keys"]) == (SCALE, KEYS)
-    assert report["machine"]["nproc"] == os.cpu_count()
-    assert report["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
-    assert report["machine"]["memory_gib"] > 0 and report["machine"]["cpu"]
+    assert_reported(smoke, TARGETS)
 
 
 def test_csv_export_files_are_byte_identical_and_hold_the_ledger(smoke, five_years):
@@ -252,36 +223,6 @@ def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_ye
     assert line["rows"] == len(five_years)
     assert line["same_usage"] is True and line["teams_add_up"] is True
     assert line["teams"] == 6  # teams.example.toml's five, then Unassigned
-
-
-def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):
-    """Each page was timed warm and cold over All history (the smoke run's one range) and
-    showed its title, the demo organization and the range; Overview's total characters are the
-    ledger's, read off the page as the browser drew it."""
-    lines = by_name(smoke.printed)
-    for name in ("browser_pages_warm", "browser_pages_cold", "overview_vs_pages"):
-        assert lines[name]["pages_render_their_data"] is True, name
-    warm = lines["browser_pages_warm"]
-    assert set(warm["seconds"]) == set(warm["shown"]) == {"All history"}
-    for period, shown in warm["shown"].items():
-        assert {page: seen["heading"] for page, seen in shown.items()} == {
-            **{title: title for title in PAGE_TITLES},
-            "Bare": "",
-        }, period
-        assert all(seen["errors"] == 0 for seen in shown.values()), period
-    # One measure's forecasts (two), one decision metric's past forecasts, the curve.
-    assert warm["shown"]["All history"]["Capacity"]["charts"] == 4
-    total = ledger_totals(five_years)["total_characters"]
-    shown = (smoke.kept / "browser_pages" / "all-history-overview.txt").read_text()
-    assert f"Total characters\n\n{total:,}\n" in shown
-
-
-def test_session_memory_is_read_with_every_session_open(smoke):
-    line = by_name(smoke.printed)["session_memory"]
-    assert line["every_session_shown"] is True
-    assert (line["sessions"], line["keys"]) == (2, KEYS)
-    assert set(line["rss_mb"]) == set(line["peak_rss_mb"]) == {"1", "2"}
-    assert line["ratio"] == pytest.approx(line["rss_mb"]["2"] / line["rss_mb"]["1"], rel=0.01)
 
 
 def test_forecast_lines_score_the_newer_twelve_months_of_each_series(smoke):

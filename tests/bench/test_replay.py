@@ -13,6 +13,8 @@ from support.servers import ROOT
 from analytics.cost.teams import key_teams, load_teams
 from bench import guardrails
 
+pytestmark = pytest.mark.smoke
+
 
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory) -> Smoke:

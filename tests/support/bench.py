@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import subprocess
 import sys
@@ -16,7 +17,12 @@ from bench.__main__ import MISSED
 from support.servers import ROOT
 
 SCALE = 0.05
-REPLAY = "guardrails"  # the guardrails' replay: its own test file, beside the other scenarios
+KEYS = 50  # 1,000 keys at full scale
+HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
+# Scenarios run in a test file of their own, beside the others (each file's smoke on its own
+# worker): the guardrails' replay, and the pages timed in chromium with the sessions' memory.
+REPLAY = "guardrails"
+IN_CHROMIUM = ("browser_pages", "session_memory")
 # Lines whose figure is a share that is nil when all goes well (their target may be 0).
 NIL_WHEN_MET = frozenset({"guardrail_overrun", "guardrail_stranded"})
 
@@ -52,6 +58,27 @@ def run_smoke(folder: Path, *only: str) -> Smoke:
     printed = [json.loads(line) for line in run.stdout.splitlines()]
     report = json.loads(output.read_text())
     return Smoke(run.returncode, printed, report, kept, began, ended, org.TODAY)
+
+
+def assert_reported(smoke: Smoke, targets: set[str]) -> None:
+    """The run printed and wrote each of `targets` once, each with a finite positive ratio and
+    target and a verdict; its exit status says whether one was missed; its results file names
+    the run and the machine."""
+    for lines in (smoke.printed, smoke.report["results"]):
+        assert sorted(line["name"] for line in lines) == sorted(targets)
+        for line in lines:
+            assert isinstance(line["ratio"], float | int) and math.isfinite(line["ratio"]), line
+            assert line["ratio"] > 0 and line["target"] > 0, line
+            assert isinstance(line["ok"], bool), line
+    missed = [line["name"] for line in smoke.report["results"] if not line["ok"]]
+    assert smoke.returncode == (MISSED if missed else 0), missed
+    report = smoke.report
+    assert set(report) == {"date", "scale", "keys", "machine", "results"}
+    assert smoke.began <= dt.datetime.fromisoformat(report["date"]) <= smoke.ended
+    assert (report["scale"], report["keys"]) == (SCALE, KEYS)
+    assert report["machine"]["nproc"] == os.cpu_count()
+    assert report["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert report["machine"]["memory_gib"] > 0 and report["machine"]["cpu"]
 
 
 def by_name(lines: list[dict]) -> dict[str, dict]:
