@@ -80,15 +80,23 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
 
 
+def settled(page) -> None:
+    """Waits until the app's run has ended and nothing an earlier run drew is left: until a
+    rerun ends, the elements of the run before stay on the page, marked stale, beside those
+    the rerun drew (two buttons of one name, one of them the old one)."""
+    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    expect(idle).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
+
+
 def choose(page, box: str, typed: str, option: str | re.Pattern[str]) -> None:
     """Choose in the choice box labelled `box` the one option `typed` narrows its list to,
     named `option`: Enter is pressed once the narrowed list shows it (pressed before, it
     would choose nothing). It starts once the app's run has ended and no other follows within
     a moment: a run that begins while the name is typed draws the box again and loses it."""
-    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    expect(idle).to_have_count(1, timeout=WAIT_MS)
+    settled(page)
     page.wait_for_timeout(300)  # a rerun asked for just before has started by now
-    expect(idle).to_have_count(1, timeout=WAIT_MS)
+    settled(page)
     page.get_by_test_id("stSelectbox").filter(has_text=box).locator("input").click()
     page.keyboard.type(typed)
     listed = page.get_by_role("option")
@@ -347,6 +355,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     preview = "Production website: label 'Production website' → 'Production website (EU)'"
     expect(page.get_by_text(f"Preview: {preview}.")).to_be_visible(timeout=WAIT_MS)
     page.screenshot(path=SHOTS / "limits-preview-rename.png")
+    settled(page)
     page.get_by_role("button", name="Rename").click()
     expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(page).to_have_url(address)
@@ -361,12 +370,14 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     preview = f"Production website (EU): characters {limit} → 2,000,000"
     expect(page.get_by_text(f"Preview: {preview}.", exact=False)).to_be_visible(timeout=WAIT_MS)
     page.screenshot(path=SHOTS / "limits-preview-limits.png")
+    settled(page)
     page.get_by_role("button", name="Save limits").click()
     expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(
         page.get_by_text(re.compile(r"Used this usage period: [\d,]+ of 2,000,000 "))
     ).to_be_visible(timeout=WAIT_MS)
 
+    settled(page)
     page.get_by_role("button", name="Deactivate…").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
