@@ -1,6 +1,7 @@
 """The benchmark's pages timed in chromium and the sessions' memory, at 1/20 scale: a smoke run
-of its own, beside tests/bench/test_bench.py's (the two take longest of all the scenarios).
-As there, timings are not checked; what the pages showed is, against the emulator's ledger."""
+of its own, beside tests/bench/test_bench.py's (the two take about as long as all the other
+scenarios but the guardrails' replay together). As there, timings are not checked; what the
+pages showed is, against the emulator's ledger."""
 
 import pytest
 from support.bench import IN_CHROMIUM, KEYS, Smoke, assert_reported, by_name, run_smoke

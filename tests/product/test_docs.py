@@ -63,13 +63,16 @@ def test_every_link_of_the_readme_resolves():
 
 
 def test_the_readme_and_the_performance_page_show_the_last_full_benchmark_run():
-    """Each line of bench/results.json, with its ratio, target and verdict, in both tables."""
+    """Each line of bench/results.json, with its ratio, target and verdict, in the Performance
+    page's table; the README gives the run's day and how many lines it met."""
     run = json.loads((ROOT / "bench" / "results.json").read_text())
     assert run["scale"] == 1.0 and len(run["results"]) == 21
-    readme = (ROOT / "README.md").read_text()
     performance = (ROOT / "docs" / "performance.md").read_text()
     for line in run["results"]:
         met = "yes" if line["ok"] else "**no**"
         cells = f"| {line['ratio']} | ≤ {line['target']} | {met} |"
-        assert f"| `{line['name']}` {cells}" in readme, line["name"]
         assert re.search(rf"\| `{line['name']}` \| [^|]+ {re.escape(cells)}", performance)
+    met = sum(line["ok"] for line in run["results"])
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"latest full run ({run['date'][:10]}," in readme
+    assert f"meets {met} of its {len(run['results'])} lines" in readme
