@@ -27,8 +27,7 @@ def fresh_browser(playwright: Playwright, profile: Path, **options: Any) -> Brow
     """Chromium as the benchmark starts it (`bench.browser.launch`: headless, a fresh profile at
     `profile`, `options` to Playwright), every wait, a page's load among them, allowed WAIT_MS."""
     context: BrowserContext = browser.launch(playwright, profile, **options)
-    context.set_default_timeout(WAIT_MS)
-    context.set_default_navigation_timeout(WAIT_MS)
+    context.set_default_timeout(WAIT_MS)  # a navigation's too: nothing sets one of its own
     return context
 
 
