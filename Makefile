@@ -26,7 +26,9 @@ emulator: $(VENV)/.runtime
 
 # The suite runs on one worker more than the cores (pytest-xdist, see tests/conftest.py); a
 # test file stays on one worker, so its module-wide servers and organizations are built once.
-PYTEST := $(BIN)/python -m pytest -n auto --dist loadfile
+# Files are handed out in the order tests/conftest.py gives them (long-running files first),
+# not by their number of tests.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # The lint runs beside the suite (on a fresh clone its type check alone takes most of a
 # minute), its output printed after the suite's; either failing fails the run. `make lint`

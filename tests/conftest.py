@@ -60,6 +60,10 @@ DEMO_MODULES = frozenset(
 )
 
 
+# Markers of tests that take many seconds each: processes, browsers and large data sets.
+LONG_RUNNING = frozenset({"smoke", "browser", "oidc", "slow", "load"})
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker more than the cores. The browser, server and command tests spend
     much of their time waiting on processes of their own (chromium, `streamlit run`, a
@@ -74,11 +78,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that read an organization generated relative to the clock `demo`."""
+    """Mark the tests that read an organization generated relative to the clock `demo`, and
+    put the files holding a long-running test first.
+
+    `--dist loadfile` (with `--no-loadscope-reorder`, see the Makefile) hands files to the
+    workers in this order: the long files start at once and the short ones fill in around
+    them, instead of a long file starting last and the run waiting on it alone.
+    """
+    long_files = set()
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if DEMO_FIXTURES.intersection(fixtures) or item.module.__name__ in DEMO_MODULES:
             item.add_marker(pytest.mark.demo)
+        if LONG_RUNNING.intersection(mark.name for mark in item.iter_markers()):
+            long_files.add(item.path)
+    items.sort(key=lambda item: item.path not in long_files)
 
 
 @pytest.fixture(scope="module")
