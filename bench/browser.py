@@ -175,27 +175,40 @@ def shown(tab: Any) -> dict[str, Any]:
     return dict(tab.evaluate(SHOWN))
 
 
-def visit_all(context: Any, base_url: str, period: str) -> Any:
-    """One session that has loaded every page once (the server's caches warm after it)."""
+def opened(scale: org.Scale) -> dict[str, str]:
+    """The pages the lines open at `scale` (`Scale.browser_pages`), address → title, in the
+    navigation's order."""
+    chosen = scale.browser_pages
+    return {
+        page.address: page.title
+        for page in navigation.PAGES
+        if chosen is None or page.url_path in chosen
+    }
+
+
+def visit_all(context: Any, base_url: str, period: str, pages: dict[str, str]) -> Any:
+    """One session that has loaded each of `pages` once (the server's caches warm after it)."""
     _, tab = open_cold(context, base_url, BARE[0], period)
-    for title in [*PAGES.values(), BARE[1]]:
+    for title in [*pages.values(), BARE[1]]:
         open_warm(tab, title)
     return tab
 
 
-def page_loads(context: Any, base_url: str, periods: list[str], repeat: int) -> dict[str, Visits]:
-    """Warm and cold loads of every page and the bare page, alternated: bare, page, bare, …"""
+def page_loads(
+    context: Any, base_url: str, periods: list[str], repeat: int, pages: dict[str, str]
+) -> dict[str, Visits]:
+    """Warm and cold loads of `pages` and the bare page, alternated: bare, page, bare, …"""
     warm, cold = Visits(), Visits()
     for period in periods:
-        tab = visit_all(context, base_url, period)
+        tab = visit_all(context, base_url, period, pages)
         for _ in range(repeat):
-            for path, title in PAGES.items():
+            for path, title in pages.items():
                 for where, name in (BARE, (path, title)):
                     seconds = open_warm(tab, name)
                     warm.add(period, where, seconds, shown(tab))
         tab.close()
         for _ in range(repeat):
-            for path in PAGES:
+            for path in pages:
                 for where in (BARE[0], path):
                     seconds, tab = open_cold(context, base_url, where, period)
                     cold.add(period, where, seconds, shown(tab))
@@ -225,21 +238,21 @@ def browser_pages(scale: org.Scale) -> list[Result]:
     """Every page warm (its link clicked in a session that has shown it) and cold (its address
     opened in a new tab, a new session; the server's caches warm), alternated with the bare
     page, over `Scale.page_ranges`. The lines are All history's."""
-    repeat, periods = scale.page_visits, scale.page_ranges
+    repeat, periods, pages = scale.page_visits, scale.page_ranges, opened(scale)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         with dashboard(scale.keys, folder) as served, chromium(folder) as context:
-            loads = page_loads(context, served.base_url, list(periods), repeat)
+            loads = page_loads(context, served.base_url, list(periods), repeat, pages)
     for (period, path), seen in loads["warm"].shown.items():
         name = f"{period.lower().replace(' ', '-')}-{path or 'overview'}.txt"
         keep("browser_pages", name, seen["text"].encode())
     checks = {"pages_render_their_data": rendered(loads, scale.keys)}
-    ratios = {kind: _ratios(visits, ALL_HISTORY) for kind, visits in loads.items()}
+    ratios = {kind: _ratios(visits, ALL_HISTORY, pages) for kind, visits in loads.items()}
     medians = {
         kind: {
             period: {
-                PAGES.get(path, BARE[1]): round(visits.median(period, path), 4)
-                for path in [*PAGES, BARE[0]]
+                pages.get(path, BARE[1]): round(visits.median(period, path), 4)
+                for path in [*pages, BARE[0]]
             }
             for period in periods
         }
@@ -247,14 +260,14 @@ def browser_pages(scale: org.Scale) -> list[Result]:
     }
     shown_pages = {
         period: {
-            PAGES.get(path, BARE[1]): _summary(loads["warm"].shown[(period, path)])
-            for path in [*PAGES, BARE[0]]
+            pages.get(path, BARE[1]): _summary(loads["warm"].shown[(period, path)])
+            for path in [*pages, BARE[0]]
         }
         for period in periods
     }
     warm = ratios["warm"]
     others = [ratio for path, ratio in warm.items() if path != ""]
-    slowest = {kind: PAGES[max(r, key=r.__getitem__)] for kind, r in ratios.items()}
+    slowest = {kind: pages[max(r, key=r.__getitem__)] for kind, r in ratios.items()}
     return [
         result(
             "browser_pages_warm",
@@ -296,7 +309,10 @@ def session_memory(scale: org.Scale) -> list[Result]:
         with tempfile.TemporaryDirectory() as scratch:
             folder = Path(scratch)
             with dashboard(scale.keys, folder) as served, chromium(folder) as context:
-                tabs = [visit_all(context, served.base_url, ALL_HISTORY) for _ in range(sessions)]
+                tabs = [
+                    visit_all(context, served.base_url, ALL_HISTORY, opened(scale))
+                    for _ in range(sessions)
+                ]
                 everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
                 figures[sessions] = settled_kb(served.pid)
     one, many = figures[1]["VmRSS"], figures[scale.sessions]["VmRSS"]
@@ -331,9 +347,9 @@ def rendered(loads: dict[str, Visits], keys: int) -> bool:
     return True
 
 
-def _ratios(visits: Visits, period: str) -> dict[str, float]:
+def _ratios(visits: Visits, period: str, pages: dict[str, str]) -> dict[str, float]:
     bare = visits.median(period, BARE[0])
-    return {path: visits.median(period, path) / bare for path in PAGES}
+    return {path: visits.median(period, path) / bare for path in pages}
 
 
 def _summary(seen: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,9 @@ def pin_clock() -> None:
     os.environ[CLOCK_VARIABLE] = f"{TODAY.isoformat()}T12:00:00+00:00"
 
 
+# The pages the smoke run opens in chromium: Overview (its total is read against the ledger)
+# and Capacity (the slowest page warm and cold in the full runs).
+SMOKE_BROWSER_PAGES = ("overview", "capacity")
 # The ranges the browser lines open pages over, as the range control writes them in the address;
 # the lines use the first.
 PAGE_RANGES = ("All history", "Last 30 days")
@@ -72,6 +75,14 @@ class Scale:
         in the address: All history (the lines' range) and Last 30 days at full scale; All
         history alone in the smoke run."""
         return PAGE_RANGES if self.factor >= 0.5 else PAGE_RANGES[:1]
+
+    @property
+    def browser_pages(self) -> tuple[str, ...] | None:
+        """The pages (by their `url_path`) the browser lines open: every page at full scale
+        (None); Overview and Capacity in the smoke run, which checks the lines' loading,
+        timing and reading of what each page shows, not each page (the browser tests draw
+        every page in chromium)."""
+        return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES
 
     @property
     def forecast_keys(self) -> int:

@@ -1,17 +1,16 @@
 """The benchmark's pages timed in chromium and the sessions' memory, at 1/20 scale: a smoke run
-of its own, beside tests/bench/test_bench.py's (the two take about as long as all the other
-scenarios but the guardrails' replay together). As there, timings are not checked; what the
-pages showed is, against the emulator's ledger."""
+of its own, beside tests/bench/test_bench.py's, opening Overview and Capacity (the full run
+opens every page; tests/dashboard/test_browser.py draws each in chromium). As there, timings
+are not checked; what the pages showed is, against the emulator's ledger."""
 
 import pytest
-from support.bench import IN_CHROMIUM, KEYS, Smoke, assert_reported, by_name, run_smoke
+from support.bench import IN_CHROMIUM, KEYS, SCALE, Smoke, assert_reported, by_name, run_smoke
 from support.builders import ledger_totals
 
 from analytics.dashboard import navigation
+from bench import browser, org
 
 pytestmark = pytest.mark.smoke
-
-PAGE_TITLES = [page.title for page in navigation.PAGES]
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +24,15 @@ def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
     )
 
 
+def test_the_full_run_opens_every_page_and_the_smoke_run_two():
+    assert browser.opened(org.Scale(1.0)) == {page.address: page.title for page in navigation.PAGES}
+    assert browser.opened(org.Scale(SCALE)) == {"": "Overview", "capacity": "Capacity"}
+
+
 def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):
-    """Each page was timed warm and cold over All history (the smoke run's one range) and
-    showed its title, the demo organization and the range; Overview's total characters are the
-    ledger's, read off the page as the browser drew it."""
+    """Each page opened was timed warm and cold over All history (the smoke run's one range)
+    and showed its title, the demo organization and the range; Overview's total characters are
+    the ledger's, read off the page as the browser drew it."""
     lines = by_name(smoke.printed)
     for name in ("browser_pages_warm", "browser_pages_cold", "overview_vs_pages"):
         assert lines[name]["pages_render_their_data"] is True, name
@@ -36,7 +40,8 @@ def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years
     assert set(warm["seconds"]) == set(warm["shown"]) == {"All history"}
     for period, shown in warm["shown"].items():
         assert {page: seen["heading"] for page, seen in shown.items()} == {
-            **{title: title for title in PAGE_TITLES},
+            "Overview": "Overview",
+            "Capacity": "Capacity",
             "Bare": "",
         }, period
         assert all(seen["errors"] == 0 for seen in shown.values()), period
