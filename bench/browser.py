@@ -301,8 +301,9 @@ def browser_pages(scale: org.Scale) -> list[Result]:
 
 def session_memory(scale: org.Scale) -> list[Result]:
     """The dashboard's resident memory once several sessions (tabs, `Scale.sessions`) have
-    each shown every page over All history and are still open, against a server of its own
-    that served one."""
+    each shown the pages the lines open (`opened`) over All history and are still open,
+    against a server of its own that served one."""
+    pages = opened(scale)
     figures: dict[int, dict[str, int]] = {}
     everything_shown = True
     for sessions in (1, scale.sessions):
@@ -310,8 +311,7 @@ def session_memory(scale: org.Scale) -> list[Result]:
             folder = Path(scratch)
             with dashboard(scale.keys, folder) as served, chromium(folder) as context:
                 tabs = [
-                    visit_all(context, served.base_url, ALL_HISTORY, opened(scale))
-                    for _ in range(sessions)
+                    visit_all(context, served.base_url, ALL_HISTORY, pages) for _ in range(sessions)
                 ]
                 everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
                 figures[sessions] = settled_kb(served.pid)
