@@ -170,6 +170,7 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
                     "check_anomalies": partial(_check, client, start, end, store, marks),
                 },
                 scale.repeat,
+                warmup=scale.warmup,
             )
             exported = run_export(client, start, end, store, output)
             checked, lines = _check(client, start, end, store, marks)

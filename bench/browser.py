@@ -123,19 +123,20 @@ def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
             stop_process(server)
 
 
-def launch(playwright: Any, profile: Path, **options: Any) -> Any:
-    """Debian's chromium driven by `playwright`, headless, with a fresh profile at `profile`
-    (its own cookies, nothing shared); `options` go to Playwright, the viewport 1366×768
-    unless given. The benchmark and the browser tests start it this one way."""
+def launch_options() -> dict[str, Any]:
+    """How Playwright starts Debian's chromium: headless, with the PDF report's arguments."""
     executable = pdf.find_chromium()
     if executable is None:
         raise RuntimeError(pdf.MISSING)
+    return {"executable_path": executable, "args": list(pdf.CHROMIUM_ARGS), "headless": True}
+
+
+def launch(playwright: Any, profile: Path, **options: Any) -> Any:
+    """Debian's chromium driven by `playwright` (`launch_options`), with a fresh profile at
+    `profile` (its own cookies, nothing shared); `options` go to Playwright, the viewport
+    1366×768 unless given. The benchmark and the browser tests start it this one way."""
     return playwright.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=executable,
-        args=list(pdf.CHROMIUM_ARGS),
-        headless=True,
-        **{"viewport": VIEWPORT, **options},
+        str(profile), **launch_options(), **{"viewport": VIEWPORT, **options}
     )
 
 

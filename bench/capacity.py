@@ -24,7 +24,8 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
     runs: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
-        for _ in range(scale.repeat + 1):  # the first round builds the organization: dropped
+        # The warm-up rounds (the first builds the organization) are dropped.
+        for _ in range(scale.warmup + scale.repeat):
             st.cache_data.clear()
             st.cache_resource.clear()
             at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
@@ -36,7 +37,7 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
                 raise RuntimeError(f"capacity failed: {at.exception[0].message}")
             runs["cold"].append(cold)
             runs["warm"].append(warm)
-    times = {name: statistics.median(values[1:]) for name, values in runs.items()}
+    times = {name: statistics.median(values[scale.warmup :]) for name, values in runs.items()}
     return [
         result(
             "capacity_rerun",

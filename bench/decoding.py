@@ -88,6 +88,7 @@ def decoding(scale: org.Scale) -> list[Result]:
             "orjson_loads": lambda: orjson.loads(body),
         },
         scale.repeat,
+        warmup=scale.warmup,
     )
     tolerant, strict = (
         msgspec.json.Decoder(AdminUsageReport[KeyAndDayUsage]),
@@ -96,6 +97,7 @@ def decoding(scale: org.Scale) -> list[Result]:
     typed = medians(
         {"tolerant": lambda: tolerant.decode(body), "strict": lambda: strict.decode(body)},
         scale.repeat,
+        warmup=scale.warmup,
     )
     raw = {"seconds": rounded(times), "body_mb": round(len(body) / 1e6, 1)}
     return [

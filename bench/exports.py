@@ -92,6 +92,7 @@ def csv_export(scale: org.Scale) -> list[Result]:
             "exports": lambda: export_bytes(table, "csv"),
         },
         scale.repeat,
+        warmup=scale.warmup,
     )
     return [
         result(

@@ -53,6 +53,7 @@ def against_key_days(
                 name: lambda: cold(emulator, fetch, client, start, end),
             },
             scale.repeat,
+            warmup=scale.warmup,
         )
         if also is not None:
             began = time.perf_counter()

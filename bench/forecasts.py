@@ -171,6 +171,7 @@ def recommend_time(scale: org.Scale) -> list[Result]:
                 "recommend": command("capacity", "recommend", "--pricing", examples["pricing"]),
             },
             scale.repeat,
+            warmup=scale.warmup,
         )
     return [
         result(

@@ -64,6 +64,12 @@ class Scale:
         return 5 if self.factor >= 0.5 else 1
 
     @property
+    def warmup(self) -> int:
+        """Untimed rounds before the timed ones: one at full scale (the first run of a call
+        builds what later runs find warm); none in the smoke run."""
+        return 1 if self.factor >= 0.5 else 0
+
+    @property
     def page_visits(self) -> int:
         """How many times the browser lines open each page: a median of three at full scale;
         once in the smoke run, which checks what the pages show, not how fast."""

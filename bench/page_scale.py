@@ -43,6 +43,7 @@ def pages(scale: org.Scale) -> list[Result]:
                 "small": render(SMALL_KEYS, sizes["small"]),
             },
             scale.repeat,
+            warmup=scale.warmup,
         )
     largest = max(sizes["big"] + sizes["small"])
     return [

@@ -72,6 +72,7 @@ def chargeback_pricing(scale: org.Scale) -> list[Result]:
             "chargeback": lambda: chargeback(key_day, pricing, teams, start, end),
         },
         3 * scale.repeat,
+        warmup=scale.warmup,
     )
     return [
         result(

@@ -100,7 +100,9 @@ def tags_scale(scale: org.Scale) -> list[Result]:
     with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
         sessions = {name: opened(tags) for name, tags in counts.items()}
         times = medians(
-            {name: rerun(sessions[name], counts[name]) for name in counts}, 2 * scale.repeat
+            {name: rerun(sessions[name], counts[name]) for name in counts},
+            2 * scale.repeat,
+            warmup=scale.warmup,
         )
     for name, at in sessions.items():
         if at.exception:

@@ -19,8 +19,15 @@ from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
 
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
-from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from support.browsers import (
+    CHROMIUM,
+    SHOTS,
+    WAIT_MS,
+    fresh_context,
+    one_chromium,
+    unavailable,
+)
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.manual import dashboard_options
 from support.servers import base_path, running_dashboard
@@ -119,22 +126,24 @@ def dashboard(provider, tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def playwright():
+def chromium() -> Iterator[Browser]:
     if CHROMIUM is None:
         unavailable("chromium is not installed (apt-get install chromium)")
     with sync_playwright() as driver:
-        yield driver
+        started = one_chromium(driver)
+        yield started
+        started.close()
 
 
 @pytest.fixture
-def browser(playwright, tmp_path) -> Iterator[Callable[[], BrowserContext]]:
+def browser(chromium) -> Iterator[Callable[[], BrowserContext]]:
     """Opens browsers, each with a fresh profile; afterwards, no address any of them asked for
     held a secret."""
     opened: list[BrowserContext] = []
     urls: list[str] = []
 
     def open_browser() -> BrowserContext:
-        context = fresh_browser(playwright, tmp_path / f"profile-{len(opened)}")
+        context = fresh_context(chromium)
         context.on("request", lambda request: urls.append(request.url))
         opened.append(context)
         return context
@@ -373,9 +382,9 @@ COOKIES: dict[str, Callable[[str, str], str]] = {
 
 
 @pytest.fixture(scope="module")
-def guest_cookie(dashboard, provider, playwright, tmp_path_factory) -> str:
+def guest_cookie(dashboard, provider, chromium) -> str:
     """A real identity cookie, of an address not on the list."""
-    context = fresh_browser(playwright, tmp_path_factory.mktemp("guest-profile"))
+    context = fresh_context(chromium)
     try:
         page = context.new_page()
         page.goto(f"{dashboard}/")

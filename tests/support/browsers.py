@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from playwright.sync_api import BrowserContext, Playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright
 
 from analytics.reports import pdf
 from bench import browser
@@ -28,6 +28,22 @@ def fresh_browser(playwright: Playwright, profile: Path, **options: Any) -> Brow
     `profile`, `options` to Playwright), every wait, a page's load among them, allowed WAIT_MS."""
     context: BrowserContext = browser.launch(playwright, profile, **options)
     context.set_default_timeout(WAIT_MS)  # a navigation's too: nothing sets one of its own
+    return context
+
+
+def one_chromium(playwright: Playwright) -> Browser:
+    """Chromium started as the benchmark starts it (`bench.browser.launch_options`), for
+    tests that each need a browser of their own: each `fresh_context` of it is one."""
+    return playwright.chromium.launch(**browser.launch_options())
+
+
+def fresh_context(chromium: Browser) -> BrowserContext:
+    """A browser of its own in `chromium`: a fresh profile (no cookie, storage or cache of
+    another context), the viewport the benchmark's, every wait allowed WAIT_MS. Unlike
+    `fresh_browser`, it starts no process: a browser's start costs about two
+    processor-seconds of the two cores."""
+    context = chromium.new_context(viewport=browser.VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
     return context
 
 
