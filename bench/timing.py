@@ -26,9 +26,10 @@ def timed(func: Callable[[], T]) -> tuple[float, T]:
 
 
 def medians(
-    contenders: dict[str, Callable[[], Any]], repeat: int, warmup: int = 1
+    contenders: dict[str, Callable[[], Any]], repeat: int, *, warmup: int
 ) -> dict[str, float]:
-    """Median seconds of each contender; rounds alternate between them."""
+    """Median seconds of each contender over `repeat` rounds, after `warmup` untimed ones
+    (`Scale.warmup`); rounds alternate between them."""
     for _ in range(warmup):
         for func in contenders.values():
             func()

@@ -56,10 +56,10 @@ def browser(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tab(browser):
-    """One tab for the module's tests, each opening its page by address: a new tab costs
-    a renderer process of its own and the app's scripts compiled afresh, about one
-    processor-second more per page than a visit in the same tab. Every visit is still a new
-    session of the dashboard (the page is loaded anew, its websocket too)."""
+    """One tab for the module's tests, each opening its page by address: a page opened in a
+    new tab (a renderer process of its own) took about one processor-second more than in a
+    tab that had shown one. Every visit is still a new session of the dashboard (the page is
+    loaded anew, its websocket too)."""
     opened = browser.new_page()
     yield opened
     opened.close()

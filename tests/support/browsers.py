@@ -40,8 +40,8 @@ def one_chromium(playwright: Playwright) -> Browser:
 def fresh_context(chromium: Browser) -> BrowserContext:
     """A browser of its own in `chromium`: a fresh profile (no cookie, storage or cache of
     another context), the viewport the benchmark's, every wait allowed WAIT_MS. Unlike
-    `fresh_browser`, it starts no process: a browser's start costs about two
-    processor-seconds of the two cores."""
+    `fresh_browser`, it starts no browser: a start cost one to two processor-seconds
+    more than a context."""
     context = chromium.new_context(viewport=browser.VIEWPORT)
     context.set_default_timeout(WAIT_MS)
     return context
