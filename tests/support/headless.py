@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics.dashboard import navigation
 from analytics.usage.calendar import utc_today
+from support.installed import remember_distributions
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -29,6 +30,8 @@ DEMO = {
     "SERVICE_DEMO_DAYS": str(DEMO_DAYS),
     "SERVICE_DEMO_SEED": str(DEMO_SEED),
 }
+# Each AppTest looks through the installed distributions: read once per process.
+remember_distributions()
 
 
 def app_test(timeout: float = 120) -> AppTest:
