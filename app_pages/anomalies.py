@@ -22,7 +22,7 @@ from analytics.dashboard.source import source as data_source
 from analytics.figures.anomalies import anomaly_figure
 from analytics.usage.metrics import METRIC_LABELS
 
-SHOW = {"new": "New", "all": "All"}
+LISTED = {"new": "New", "all": "All"}
 
 source = data_source()
 chosen = session.chosen_range()
@@ -45,9 +45,11 @@ counts = anomaly_counts(table)
 for column, (label, count) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, f"{count:,}", border=True)
 
-show = page.segments(st.container(), "Show", SHOW, "new", "show")
+# Its own parameter, `listed`: `show` is the session's Usage / Cost choice, which every page's
+# address carries.
+listed = page.segments(st.container(), "Show", LISTED, "new", "listed")
 looked_at = st.session_state.get("anomaly", st.query_params.get("anomaly"))
-shown = shown_anomalies(table, show, looked_at)
+shown = shown_anomalies(table, listed, looked_at)
 if shown.empty:
     st.info(
         "No anomalies in this range." if table.empty else "No new anomalies in this range.",

@@ -113,7 +113,7 @@ def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
     assert at.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
     assert not any(button.key == "mark_undo" for button in at.button)
     at.button(key="mark_expected").click().run()
-    every = open_page("anomalies", period="Last 30 days", show="All")
+    every = open_page("anomalies", period="Last 30 days", listed="All")
     every.selectbox(key="anomaly").set_value(anomaly).run()
     table = every.dataframe[0].value.set_index("id")
     assert table.loc[anomaly, "status"] == "expected"

@@ -42,6 +42,8 @@ def test_every_page_runs_in_demo_mode_with_a_banner(demo_env, page, period, show
     at = open_page(page, period=period, **({"show": "Cost"} if shown == "Cost" else {}))
     assert at.selectbox(key="period").value == period.lower().replace(" ", "-")
     assert at.session_state["shown"] == shown.lower()
+    # The choice stays in the page's address, whatever parameters the page adds of its own.
+    assert at.query_params.get("show") == ("Cost" if shown == "Cost" else None)
     assert not at.exception
     assert not at.error
     assert any(info.value.startswith("Demo data — ") for info in at.info)

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -115,10 +115,6 @@ def choose(page, box: str, typed: str, option: str | re.Pattern[str]) -> None:
     page.keyboard.press("Enter")
 
 
-def shot_name(name: str, period: str, shown: str) -> str:
-    return f"{name}-{period.lower().replace(' ', '-')}-{shown.lower()}.png"
-
-
 def test_page_links_are_named_by_their_titles_alone(dashboard, page):
     # An icon's ligature ("trending_up") must not leak into the name a screen reader says.
     open_page(page, dashboard, "", "Overview")
@@ -169,31 +165,30 @@ def test_clicking_a_bar_shows_that_day(dashboard, page):
     expect(period.locator("input")).to_have_value(f"{chosen:%Y-%m-%d (%a)}", timeout=WAIT_MS)
 
 
-# Each page in its default view (the site's screenshots) and with both switches turned (the
-# other two views of each page run through AppTest, tests/dashboard/test_app.py).
-@pytest.mark.parametrize(("period", "shown"), [("Last 30 days", "Usage"), ("All history", "Cost")])
-@pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_renders(dashboard, page, name, period, shown):
-    query = f"period={period.replace(' ', '+')}" + ("&show=Cost" if shown == "Cost" else "")
-    open_page(page, dashboard, f"{PAGES[name].address}?{query}", PAGES[name].title)
-    # The site's screenshots are the default view's; the others are for a look at each.
-    default = (period, shown) == ("Last 30 days", "Usage")
+def assert_drawn(page, name: str, cost: bool) -> None:
+    """The page `name` drew its charts and plan panel, no exception or error, and (`cost`)
+    the Usage / Cost switch on Cost where the page has it."""
     if name in ("overview", "keys", "trends", "tags", "pairs", "capacity", "anomalies"):
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
     if name in ("overview", "capacity"):
         panel = page.locator(".st-key-plan_panel")
         expect(panel).to_contain_text("billing period", timeout=WAIT_MS)
         expect(panel.get_by_test_id("stProgress")).to_have_count(3)
-        if name == "overview" and default:
-            expect(panel).to_be_in_viewport()  # in the screenshot below
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
-    if shown == "Cost" and name in ("overview", "keys", "trends", "tags"):
+    if cost and name in ("overview", "keys", "trends", "tags"):
         expect(page.get_by_role("radio", name="Cost")).to_be_checked()
+
+
+# Each page in its default view, opened by its address: the site's screenshots.
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders(dashboard, page, name):
+    shown = PAGES[name]
+    open_page(page, dashboard, f"{shown.address}?period=Last+30+days", shown.title)
+    assert_drawn(page, name, cost=False)
+    if name == "overview":
+        expect(page.locator(".st-key-plan_panel")).to_be_in_viewport()  # in the screenshot
     SHOTS.mkdir(parents=True, exist_ok=True)
-    if not default:
-        page.screenshot(path=SHOTS / shot_name(name, period, shown))
-        return
     page.wait_for_timeout(1500)  # let the site's charts finish their entry animation
     page.screenshot(path=SHOTS / f"{name}.png")
     # The main area scrolls inside the page: wheel down for the lower half.
@@ -201,6 +196,30 @@ def test_every_page_renders(dashboard, page, name, period, shown):
     page.mouse.wheel(0, 700)
     page.wait_for_timeout(800)
     page.screenshot(path=SHOTS / f"{name}-lower.png")
+
+
+def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
+    """All history in money, asked for in the first page's address, stays chosen on every page
+    reached through the navigation, each page drawn with it (the other two views of each page
+    run through AppTest, tests/dashboard/test_app.py). A link click moves within the session,
+    as a visitor does; the pages' own addresses are opened in `test_every_page_renders`."""
+    first, *others = PAGES
+    asked = "period=All+history&show=Cost"
+    open_page(page, dashboard, f"{PAGES[first].address}?{asked}", PAGES[first].title)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name in [first, *others]:
+        shown = PAGES[name]
+        if name != first:
+            page.get_by_test_id("stSidebarNav").get_by_text(shown.title, exact=True).click()
+            heading = page.get_by_role("heading", name=shown.title, exact=True)
+            expect(heading).to_be_visible(timeout=WAIT_MS)
+            settled(page)
+        query = parse_qs(urlsplit(page.url).query)  # with the page's own choices
+        assert (query["period"], query["show"]) == (["All history"], ["Cost"]), name
+        chosen = page.get_by_test_id("stSidebar").get_by_role("combobox").first
+        expect(chosen).to_have_value("All history")
+        assert_drawn(page, name, cost=True)
+        page.screenshot(path=SHOTS / f"{name}-all-history-cost.png")
 
 
 def test_changing_the_preset_updates_the_url_and_range(dashboard, page):

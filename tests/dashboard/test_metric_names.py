@@ -19,7 +19,7 @@ ANOMALY_ID = re.compile(r"`(?:spike|drop|new|dormant):[^`]+`")
 # chart of minutes.
 VIEWS = [
     *((page, {}) for page in PAGES),
-    ("anomalies", {"show": "All"}),
+    ("anomalies", {"listed": "All"}),
     ("export", {"source": "Custom tags"}),
     ("export", {"source": "Language pairs"}),
     ("trends", {"metric": "Speech-to-text minutes"}),

@@ -26,7 +26,7 @@ def test_a_share_is_written_with_one_decimal(share):
     assert abs(float(text.removesuffix(" %")) - 100 * share) <= 0.05 + 1e-9
 
 
-@pytest.mark.parametrize("page", [*PAGES, "anomalies?show=All"])
+@pytest.mark.parametrize("page", [*PAGES, "anomalies?listed=All"])
 def test_every_percentage_a_page_shows_has_one_decimal(demo_env, page):
     name, _, query = page.partition("?")
     at = open_page(name, **dict([query.split("=")]) if query else {})
