@@ -58,7 +58,7 @@ with service_errors(source):
     wide = data.tags_table(
         source, chosen, tables.tags_over_time, metric, top, chosen.start, chosen.end, granularity
     )
-st.plotly_chart(charts.figure(figures.keys_over_time, wide, metric, granularity), key="tags_chart")
+st.plotly_chart(charts.figure(figures.tags_over_time, wide, metric, granularity), key="tags_chart")
 st.caption(
     f"{tables.TAG_LABELS[metric]} per {granularity} (UTC; weeks start on Monday, the last one may "
     f"be partial): the top {top} tags, Other for the remaining tags and Untagged for the "

@@ -26,7 +26,7 @@ from analytics.usage.metrics import (
     TOTAL_CHARACTERS,
     is_minutes,
 )
-from analytics.usage.tables import OTHER, UNTAGGED
+from analytics.usage.tables import OTHER, TAG_LABELS, UNTAGGED
 
 PALETTE = (
     "#1F5A96",
@@ -203,6 +203,14 @@ def keys_over_time(
             )
     fig.update_layout(barmode="stack", clickmode="event+select")
     return _layout(fig, granularity, value_title(metric, currency), tick_format(metric, currency))
+
+
+def tags_over_time(wide: pd.DataFrame, metric: str, granularity: Granularity) -> go.Figure:
+    """`keys_over_time` of tags (top-N, Other and Untagged), its axis named as the Tags page
+    names the metric: a tag's total is text characters, never "Total characters"."""
+    fig = keys_over_time(wide, metric, granularity)
+    fig.update_yaxes(title_text=TAG_LABELS[metric])
+    return fig
 
 
 def top_keys_bar(totals: pd.Series, metric: str, currency: str | None = None) -> go.Figure:

@@ -57,7 +57,9 @@ def test_tiles_chart_table_and_drilldown_match_the_ledgers(demo_env, demo_ledger
         "Untagged": f"{text - tagged:,}",
         "Tagged share": f"{100 * tagged / text:.1f} %",
     }
-    traces = chart_specs(at)[0]["data"]
+    chart = chart_specs(at)[0]
+    assert chart["layout"]["yaxis"]["title"]["text"] == "Text characters"  # as the tile says
+    traces = chart["data"]
     assert traces[-1]["name"] == "Untagged"
     assert len(traces[-1]["y"]) == 30  # one bar per day
     assert sum(sum(trace["y"]) for trace in traces) == text

@@ -68,6 +68,19 @@ def test_keys_over_time_top_n_plus_other_equals_total(kind):
     assert fig.layout.yaxis.title.text == "Text translation characters"
 
 
+def test_tags_over_time_names_the_tags_total_text_characters():
+    """Only text is tagged: the Tags chart's total, like its tiles and metric box, is text
+    characters; its other metrics keep their names."""
+    kd = make_key_day(15, 60)
+    end = START + timedelta(days=59)
+    wide = tables.top_n_over_time(kd, "total_characters", 4, START, end, "week")
+    fig = figures.tags_over_time(wide, "total_characters", "week")
+    assert fig.layout.yaxis.title.text == "Text characters"
+    assert trace_sum(fig) == kd["total_characters"].sum()
+    improved = figures.tags_over_time(wide, "text_improvement_characters", "week")
+    assert improved.layout.yaxis.title.text == "Text improvement characters"
+
+
 def test_top_keys_bar_totals_equal_full_total():
     kd = make_key_day(30, 10)
     totals = tables.top_n_totals(kd, "total_characters", 10)
