@@ -203,13 +203,11 @@ def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
     reached through the navigation, each page drawn with it (the other two views of each page
     run through AppTest, tests/dashboard/test_app.py). A link click moves within the session,
     as a visitor does; the pages' own addresses are opened in `test_every_page_renders`."""
-    first, *others = PAGES
-    asked = "period=All+history&show=Cost"
-    open_page(page, dashboard, f"{PAGES[first].address}?{asked}", PAGES[first].title)
+    first = next(iter(PAGES.values()))
+    open_page(page, dashboard, f"{first.address}?period=All+history&show=Cost", first.title)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for name in [first, *others]:
-        shown = PAGES[name]
-        if name != first:
+    for name, shown in PAGES.items():
+        if shown != first:
             page.get_by_test_id("stSidebarNav").get_by_text(shown.title, exact=True).click()
             heading = page.get_by_role("heading", name=shown.title, exact=True)
             expect(heading).to_be_visible(timeout=WAIT_MS)
