@@ -40,8 +40,11 @@ def pin_clock() -> None:
 
 
 # The pages the smoke run opens in chromium: Overview (its total is read against the ledger)
-# and Capacity (the slowest page warm and cold in the full runs).
-SMOKE_BROWSER_PAGES = ("overview", "capacity")
+# and Trends (a chart and a table). Not Capacity, the slowest page in the full runs: its
+# forecasts, worked out anew by each of the smoke run's three servers, and its four charts
+# took a quarter of the smoke run's processor time (64.6 processor-seconds with it, 47.6 with
+# Trends), and the smoke run checks the lines, not a page.
+SMOKE_BROWSER_PAGES = ("overview", "trends")
 # The ranges the browser lines open pages over, as the range control writes them in the address;
 # the lines use the first.
 PAGE_RANGES = ("All history", "Last 30 days")
@@ -85,7 +88,7 @@ class Scale:
     @property
     def browser_pages(self) -> tuple[str, ...] | None:
         """The pages (by their `url_path`) the browser lines open: every page at full scale
-        (None); Overview and Capacity in the smoke run, which checks the lines' loading,
+        (None); Overview and Trends in the smoke run, which checks the lines' loading,
         timing and reading of what each page shows, not each page (the browser tests draw
         every page in chromium)."""
         return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES

@@ -1,5 +1,5 @@
 """The benchmark's pages timed in chromium and the sessions' memory, at 1/20 scale: a smoke run
-of its own, beside tests/bench/test_bench.py's, opening Overview and Capacity (the full run
+of its own, beside tests/bench/test_bench.py's, opening Overview and Trends (the full run
 opens every page; tests/dashboard/test_browser.py draws each in chromium). As there, timings
 are not checked; what the pages showed is, against the emulator's ledger."""
 
@@ -26,7 +26,7 @@ def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
 
 def test_the_full_run_opens_every_page_and_the_smoke_run_two():
     assert browser.opened(org.Scale(1.0)) == {page.address: page.title for page in navigation.PAGES}
-    assert browser.opened(org.Scale(SCALE)) == {"": "Overview", "capacity": "Capacity"}
+    assert browser.opened(org.Scale(SCALE)) == {"": "Overview", "trends": "Trends"}
 
 
 def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):
@@ -41,12 +41,12 @@ def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years
     for period, shown in warm["shown"].items():
         assert {page: seen["heading"] for page, seen in shown.items()} == {
             "Overview": "Overview",
-            "Capacity": "Capacity",
+            "Trends": "Trends",
             "Bare": "",
         }, period
         assert all(seen["errors"] == 0 for seen in shown.values()), period
-    # One measure's forecasts (two), one decision metric's past forecasts, the curve.
-    assert warm["shown"]["All history"]["Capacity"]["charts"] == 4
+    trends = warm["shown"]["All history"]["Trends"]  # one chart and one table
+    assert (trends["charts"], trends["tables"]) == (1, 1)
     total = ledger_totals(five_years)["total_characters"]
     shown = (smoke.kept / "browser_pages" / "all-history-overview.txt").read_text()
     assert f"Total characters\n\n{total:,}\n" in shown
