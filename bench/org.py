@@ -42,8 +42,8 @@ def pin_clock() -> None:
 # The pages the smoke run opens in chromium: Overview (its total is read against the ledger)
 # and Trends (a chart and a table). Not Capacity, the slowest page in the full runs: its
 # forecasts, worked out anew by each of the smoke run's three servers, and its four charts
-# took a quarter of the smoke run's processor time (64.6 processor-seconds with it, 47.6 with
-# Trends), and the smoke run checks the lines, not a page.
+# cost the two chromium scenarios a quarter of their processor time (64.6 processor-seconds
+# with it, 47.6 with Trends), and the smoke run checks the lines, not a page.
 SMOKE_BROWSER_PAGES = ("overview", "trends")
 # The ranges the browser lines open pages over, as the range control writes them in the address;
 # the lines use the first.
