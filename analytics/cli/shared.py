@@ -21,10 +21,6 @@ from typing import Annotated, Any
 import stamina
 import typer
 from pydantic import ValidationError
-
-# Typer carries its own copy of click: the errors its parser raises are these classes.
-from typer._click.core import Command, Context, Parameter
-from typer._click.exceptions import ClickException
 from typer.core import TyperGroup, TyperOption
 
 from analytics.alerts.config import AlertsFileError
@@ -79,7 +75,7 @@ class OneLineErrors(TyperGroup):
             sys.stdout.flush()  # a reader that went away is found here, not at exit
         except BrokenPipeError:
             code = _closed_output()
-        except ClickException as exc:
+        except typer.TyperException as exc:  # the public base of the parser's errors
             message = " ".join(exc.format_message().replace("Value error, ", "").split())
             typer.echo(f"error: {message}", err=True)
             sys.exit(exc.exit_code)
@@ -88,7 +84,9 @@ class OneLineErrors(TyperGroup):
             sys.exit(EXIT_UNEXPECTED)
         sys.exit(code if isinstance(code, int) else 0)
 
-    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+    # The context and the command are classes of Typer's own copy of click, which it keeps
+    # private: the two overrides name them Any rather than import them.
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """A command whose flags show no value placeholder in its help (typer would print
         ``<bool>`` after ``--demo``, as if it took a value)."""
         command = super().get_command(ctx, cmd_name)
@@ -96,7 +94,7 @@ class OneLineErrors(TyperGroup):
             _bare_flags([*command.params, command.get_help_option(ctx)])
         return command
 
-    def get_help_option(self, ctx: Context) -> TyperOption | None:
+    def get_help_option(self, ctx: Any) -> TyperOption | None:
         option = super().get_help_option(ctx)
         _bare_flags([option])
         return option
@@ -112,7 +110,7 @@ def _closed_output() -> int:
     return EXIT_CLOSED_PIPE
 
 
-def _bare_flags(params: Sequence[Parameter | None]) -> None:
+def _bare_flags(params: Sequence[object]) -> None:
     """Flags take no value: no placeholder after them in help."""
     for param in params:
         if isinstance(param, TyperOption) and param.is_flag:
