@@ -5,6 +5,7 @@ type check that follows every package the library imports."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 from support.servers import ROOT
@@ -69,8 +70,6 @@ def test_the_product_imports_only_public_modules():
 def test_the_type_check_follows_every_package_the_library_imports():
     """pyproject.toml leaves some packages unfollowed by mypy (only the library's dependencies
     reach them); one the library imports itself would be typed as `Any` without a word."""
-    import tomllib
-
     overrides = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["overrides"]
     unfollowed = {
         pattern.removesuffix(".*")
