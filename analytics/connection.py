@@ -24,9 +24,13 @@ from typing import TYPE_CHECKING, cast
 import httpx
 from pydantic import SecretStr
 
+from analytics.guardrails import state as guardrail_state
+from analytics.keys import audit
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.demo import DEMO_BASE_URL, demo_lock
 from analytics.service.settings import DemoFiles, Settings
+from analytics.storage.store import embedded_store
+from analytics.usage.records import Records
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -81,20 +85,11 @@ def _opened(
         app = cast("FastAPI", create_app(config))
         if not app.state.emulator.loaded:
             return app, 0
-        # The limits the guardrail state remembers as hand-set were the old store's.
-        files.guardrails.unlink(missing_ok=True)
-        return app, _drop_audit_log(files)
-
-
-def _drop_audit_log(files: DemoFiles) -> int:
-    """Remove the demo's audit log (called with the demo's lock held, which its appenders
-    take too); the number of entries it had."""
-    try:
-        content = files.audit_log.read_bytes()
-    except FileNotFoundError:
-        return 0
-    files.audit_log.unlink()
-    return sum(1 for line in content.splitlines() if line.strip())
+        # The demo's records end with its store (its appenders take the same lock): the
+        # limits the guardrail state remembers as hand-set were the old store's.
+        records = Records(embedded_store(files.store.parent), files.account)
+        guardrail_state.forget(records)
+        return app, audit.drop(records)
 
 
 def reset_demo(settings: Settings) -> tuple[DemoFiles, int] | None:

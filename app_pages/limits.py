@@ -17,7 +17,7 @@ from analytics.dashboard.column_config import (
     key_limit_columns,
     number,
 )
-from analytics.dashboard.messages import service_errors
+from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.session import choice_to_address
 from analytics.dashboard.source import source as data_source
@@ -255,10 +255,10 @@ def guardrails_section() -> None:
     st.caption(guardrails.last_run_text(guardrails.last_run(source)))
     if not allowed.allowed:
         return
-    if guardrails.state_path(source) is None:
+    if guardrails.records(source) is None:
         st.caption(
-            "Apply and restore need a history folder (SERVICE_HISTORY_PATH), where the keys' "
-            "own limits are remembered."
+            "Apply and restore need a state store (SERVICE_HISTORY_PATH or SERVICE_STATE_URL), "
+            "where the keys' own limits are remembered."
         )
         return
     apply_col, restore_col = st.columns(2)
@@ -287,7 +287,7 @@ section = st.expander(
     "Guardrails", key=guardrails.SECTION, bind="query-params", icon=":material/shield:"
 )
 if section.open:  # planned only when shown
-    with section:
+    with section, store_errors():
         guardrails_section()
 
 listed = [row for row in rows if row.key is not None]

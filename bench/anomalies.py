@@ -20,11 +20,13 @@ from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.marks import Marks
 from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
+from analytics.storage.store import embedded_store
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.metrics import SERVICE_CHARACTERS, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange, fetch_usage
+from analytics.usage.records import Records
 from bench import org
 from bench.exports import run_export
 from bench.lines import Result, result
@@ -159,7 +161,7 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
     with org.emulator_process(scale.keys) as served, tempfile.TemporaryDirectory() as folder:
         start, end = org.five_years(utc_today())
         store = HistoryStore(Path(folder) / "history.duckdb")
-        marks = Marks(Path(folder) / "marks.json")
+        marks = Marks(Records(embedded_store(Path(folder)), "bench"))
         output = Path(folder) / "usage.csv"
         with ServiceClient(served.base_url, SecretStr(served.admin_key)) as client:
             run_export(client, start, end, store, output)  # the first runs fill the store

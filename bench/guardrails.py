@@ -53,8 +53,10 @@ from analytics.service.client import ServiceClient
 from analytics.service.errors import QuotaExceededError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.storage.bundle import bundle_folder
+from analytics.storage.store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_today
 from analytics.usage.pipeline import FetchedRange, fetch_usage
+from analytics.usage.records import Records
 from bench import org
 from bench.lines import Result, keep, result
 from emulator import Emulator, EmulatorConfig, create_app
@@ -233,9 +235,9 @@ class Replay:
         admin_key = self.emulator.admin_key
         assert admin_key is not None
         self.admin = stack.enter_context(self.client(admin_key))
-        self.audit = AuditLog(folder / "audit.json")
+        self.records = Records(embedded_store(folder), "bench")
+        self.audit = AuditLog(self.records)
         self.reader = Reader(self.admin, self.audit)
-        self.state = folder / "guardrails.json"
         self.teams: Teams = load_teams(bundle_folder() / "teams.example.toml")
         self.stack = stack
         self.clients: dict[str, ServiceClient] = {}
@@ -273,7 +275,7 @@ class Replay:
         def plan(memory: Mapping[str, Memory]) -> Plan:
             return plan_now(self.reader, budgets, (self.teams, None), utc_today(), memory)
 
-        run = apply.run(self.state, plan, self.admin, self.audit, "timer")
+        run = apply.run(self.records, plan, self.admin, self.audit, "timer")
         self.tally.runs += 1
         self.setters = {k.key.label: k.setters["characters"] for k in run.plan.keys}
         self.tally.changes_sent += run.sent

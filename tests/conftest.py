@@ -1,4 +1,5 @@
-"""Shared fixtures: the emulator in-process (ASGI, no port) and as a real loopback process."""
+"""Shared fixtures: the emulator in-process (ASGI, no port) and as a real loopback process, and
+throw-away PostgreSQL servers (`support.postgres`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,6 +18,7 @@ from hypothesis import settings
 from support import clock  # noqa: F401 - pins the run's clock before anything reads it
 from support.faultserver import FaultServer
 from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
+from support.postgres import Cluster, PostgresMissing, claim_shared, shared_cluster, stop_shared
 from support.servers import (
     FIXED_TODAY,
     ROOT,
@@ -28,6 +31,7 @@ from support.servers import (
     small_config,
 )
 
+from analytics.storage.store import Store, embedded_store, postgresql_store
 from analytics.usage import calendar
 from bench.processes import stop_process, wait_until_healthy
 from emulator import EmulatorConfig, create_app
@@ -71,10 +75,30 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+# The folder through which the run's processes share one PostgreSQL cluster, kept by the
+# process that owns the run (see `support.postgres`).
+SHARED_POSTGRES = pytest.StashKey[Path | None]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    """Register the `demo` marker; in the process that owns the run (the xdist controller, or
+    the only process: not a worker, which has `workerinput`), name the folder the run's one
+    PostgreSQL cluster will be shared through, before the workers start and inherit it. The
+    cluster itself is started by the first test that needs it, so a run without one pays
+    nothing."""
     config.addinivalue_line(
         "markers", "demo: reads an organization generated relative to the run's clock"
     )
+    if not hasattr(config, "workerinput"):
+        config.stash[SHARED_POSTGRES] = claim_shared()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """In the process that owns the run, once every worker is done: stop the shared cluster
+    and remove its folder."""
+    shared = config.stash.get(SHARED_POSTGRES, None)
+    if shared is not None:
+        stop_shared(shared)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -221,3 +245,50 @@ def official_client_emulator() -> Iterator[EmulatorProcess]:
         "--auth-scheme", "DeepL-Auth-Key", "--keys", "3", "--days", "30"
     ) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Cluster:
+    """The run's shared PostgreSQL cluster (started by the first test of the run that needs
+    it, in any worker). Never stop it: other workers' tests are using it; see `own_postgres`."""
+    try:
+        return shared_cluster()
+    except PostgresMissing as exc:
+        from support.browsers import unavailable
+
+        unavailable(str(exc))
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: Cluster) -> Iterator[str]:
+    """A fresh empty database of this test's own on the shared cluster, as the store takes it
+    (``postgresql://role:password@127.0.0.1:port/db``, the role neither superuser nor able to
+    make databases); dropped after the test."""
+    name = postgres_cluster.create_database()
+    yield postgres_cluster.url(name)
+    postgres_cluster.drop_database(name)
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of this test's own, which it may stop and start again
+    (`Cluster.stop_server`, `start_server`) without breaking other workers' tests. It costs a
+    cluster's start, about half a second (`initdb` and the first start), so only tests that
+    stop the server take it; make a database with `create_database`."""
+    try:
+        cluster = Cluster.start()
+    except PostgresMissing as exc:
+        from support.browsers import unavailable
+
+        unavailable(str(exc))
+    yield cluster
+    cluster.remove()
+
+
+@pytest.fixture(params=["embedded", "postgresql"])
+def state_store(request, tmp_path) -> Store:
+    """A fresh state store on each backend: the contract every kind of record is tested
+    against, once per backend (the embedded file, a database of the shared cluster)."""
+    if request.param == "embedded":
+        return embedded_store(tmp_path / "state")
+    return postgresql_store(request.getfixturevalue("postgres_url"))

@@ -14,7 +14,7 @@ import logging
 import smtplib
 import ssl
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from email.message import EmailMessage
 from functools import partial
@@ -165,10 +165,15 @@ def deliver(
     events: Sequence[Event], config: AlertsConfig, state: DeliveryState, dry_run: bool = False
 ) -> list[Delivery]:
     """Send each event that is new or escalated for a destination, recording the intent before
-    and the success at once after (see `analytics.alerts.state`); ``dry_run`` shows the
-    messages instead and records nothing."""
+    and the success at once after (see `analytics.alerts.state`), as the one notifier of the
+    store; ``dry_run`` shows the messages instead and records nothing."""
     deliveries = []
-    with _addresses_out_of_logs(config), httpx.Client(timeout=WEBHOOK_TIMEOUT) as client:
+    one_notifier = nullcontext() if dry_run else state.exclusive()
+    with (
+        one_notifier,
+        _addresses_out_of_logs(config),
+        httpx.Client(timeout=WEBHOOK_TIMEOUT) as client,
+    ):
         routes: list[tuple[str, Callable[[Event], Prepared]]] = [
             (hook.name, partial(_by_webhook, config, client, hook)) for hook in config.webhooks
         ]

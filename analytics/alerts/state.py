@@ -1,132 +1,107 @@
-"""What was delivered: per destination, each event id, the highest level sent and when.
+"""What was delivered: per destination, each event id and level sent, and when.
 
-Kept as JSON beside the history store (``SERVICE_HISTORY_PATH``) and changed only through
-`analytics.storage.files.update` (a lock around read-modify-write, an atomic replace), so two
-commands notifying at the same time (budgets and anomalies) never lose each other's records.
+The records are the state store's (`analytics.storage.schema.deliveries`): one row per alert,
+destination and level, which the database keeps unique. Delivery runs take turns under the
+store's ``alert delivery`` lock (`DeliveryState.exclusive`), held by one notifier on any host,
+so two timers on two hosts that find the same alert send it once: the second finds it
+delivered.
 
 Exactly once across crashes: a message's intent is recorded before it is sent and its outcome
-after. A run killed between the two leaves the intent behind; the next run sends that message
-again, marked as possibly repeated, so a message is never lost and at most the one in flight
-is repeated. Records older than `HORIZON` are pruned on every write: an alert that old is no
-longer current, so its record only grows the file. A file that is not a delivery state is moved
-aside with a warning (kept), never overwritten.
+after, each in its own committed transaction. A run killed between the two leaves the intent
+behind; the next run sends that message again, marked as possibly repeated, so a message is
+never lost and at most the one in flight is repeated. A record that cannot be written stops the
+run before its message leaves (`StoreError`): no message goes out without its intent kept.
+Records older than `HORIZON` are pruned on every write: an alert that old is no longer current.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
+
+from sqlalchemy import Connection, delete, select
 
 from analytics.alerts.events import LEVELS, Event, rank
 from analytics.service.settings import Settings, default_history_path
-from analytics.storage.files import read_state, update
+from analytics.storage.schema import deliveries as table
+from analytics.storage.store import Store, embedded_store, upsert
 from analytics.usage.calendar import utc_now
+from analytics.usage.records import store_of
 
-STATE_FILE = "alerts-delivered.json"
 HORIZON = timedelta(days=180)
+LOCK: Final = "alert delivery"
 # delivered: sent and confirmed; sending: sent or about to be, outcome unknown (a crash).
 Stage = Literal["delivered", "sending"]
-STAGES: tuple[Stage, ...] = ("delivered", "sending")
-Record = dict[str, str]  # {"level": …, "at": ISO instant}
-Records = dict[str, dict[str, Record]]  # destination -> event id -> record
-State = dict[Stage, Records]
+STAGES: Final[tuple[Stage, ...]] = ("delivered", "sending")
 
 
-class StateFileError(ValueError):
-    """The state file cannot be read at all; the message names it."""
+def delivery_store(settings: Settings, demo: bool) -> Store:
+    """Where deliveries are recorded: the account's store, or without a history folder the
+    embedded one in the default folder (alerts must never be sent unrecorded)."""
+    return store_of(settings, demo) or embedded_store(default_history_path())
 
 
-def state_path(settings: Settings) -> Path:
-    """The state file beside the history store (its default folder when the store is off)."""
-    return (settings.history_path or default_history_path()) / STATE_FILE
+LEGACY_FILE: Final = "alerts-delivered.json"  # the history folder's delivery records
 
 
-def _record(value: object) -> Record:
-    """A stored record; a bare level is how files written before records had a time read."""
-    if isinstance(value, str):
-        value = {"level": value, "at": utc_now().isoformat()}
-    if not (
-        isinstance(value, dict)
-        and value.get("level") in LEVELS
-        and isinstance(value.get("at"), str)
-    ):
-        raise ValueError(f"not a delivery record: {value!r}")
-    datetime.fromisoformat(value["at"])  # a ValueError for anything but a time
-    return {"level": value["level"], "at": value["at"]}
-
-
-def _decode(content: bytes) -> State:
-    data = json.loads(content.decode("utf-8"))  # JSONDecodeError, UnicodeDecodeError: ValueErrors
+def import_file(state: DeliveryState, content: bytes) -> int:
+    """Bring a delivery file (as kept before the store) into the store, record by record:
+    a record the store lacks is taken, and an intent the store holds gives way to a delivery,
+    as the writers' own rule says. The number taken; ValueError when it is no delivery file."""
+    data = json.loads(content.decode("utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("delivered"), dict):
         raise ValueError("no 'delivered' records")
-    state: State = {stage: {} for stage in STAGES}
-    for stage in STAGES:
+    taken = 0
+    for stage in ("sending", "delivered"):
         for destination, events in data.get(stage, {}).items():
-            if not isinstance(events, dict):
-                raise ValueError(f"not the records of a destination: {events!r}")
-            state[stage][destination] = {str(k): _record(v) for k, v in events.items()}
-    return state
-
-
-def _encode(state: State) -> bytes:
-    return (json.dumps(state, indent=2, sort_keys=True) + "\n").encode()
-
-
-def _pruned(state: State, now: datetime) -> State:
-    oldest = now - HORIZON
-    return {
-        stage: {
-            destination: kept
-            for destination, events in records.items()
-            if (
-                kept := {
-                    event: record
-                    for event, record in events.items()
-                    if datetime.fromisoformat(record["at"]) >= oldest
-                }
-            )
-        }
-        for stage, records in state.items()
-    }
+            for event, record in events.items():
+                # Files written before records had a time hold a bare level.
+                level, at = (
+                    (record, utc_now())
+                    if isinstance(record, str)
+                    else (record["level"], datetime.fromisoformat(record["at"]))
+                )
+                taken += state.take(destination, event, level, stage, at)
+    return taken
 
 
 class DeliveryState:
-    """The delivery records of one state file, as last read or written."""
+    """The delivery records of one store."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.state = self._read(path)
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
-    @staticmethod
-    def _read(path: Path) -> State:
-        try:
-            return read_state(
-                path, _decode, {stage: {} for stage in STAGES}, "The alert delivery state"
-            )
-        except OSError as exc:
-            raise StateFileError(
-                f"{path}: the alert delivery state cannot be read ({exc})"
-            ) from None
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Be the one notifier, on any host, until the block ends."""
+        with self.store.lock(LOCK):
+            yield
 
-    def _level(self, stage: Stage, destination: str, event: Event) -> str | None:
-        record = self.state[stage].get(destination, {}).get(event.id)
-        return None if record is None else record["level"]
+    def _levels(self, stage: Stage, destination: str, event: Event) -> list[str]:
+        query = select(table.c.level).where(
+            table.c.destination == destination, table.c.event == event.id, table.c.stage == stage
+        )
+        return list(self.store.run(lambda connection: connection.execute(query).scalars().all()))
 
     def is_due(self, destination: str, event: Event) -> bool:
         """True when ``destination`` never got ``event``, or got it at a lower level."""
-        sent = self._level("delivered", destination, event)
-        return sent is None or rank(event.level) > rank(sent)
+        return all(
+            rank(event.level) > rank(sent) for sent in self._levels("delivered", destination, event)
+        )
 
     def may_have_been_sent(self, destination: str, event: Event) -> bool:
         """True when an earlier run began sending ``event`` at this level and stopped before
         recording the outcome: the message may already be there."""
-        began = self._level("sending", destination, event)
-        return began is not None and rank(began) >= rank(event.level)
+        return any(
+            rank(began) >= rank(event.level)
+            for began in self._levels("sending", destination, event)
+        )
 
     def begin(self, destination: str, event: Event, now: datetime | None = None) -> None:
-        """Record the intent to send, on disk before the message leaves."""
+        """Record the intent to send, committed before the message leaves."""
         self._change(destination, event, "sending", now)
 
     def record(self, destination: str, event: Event, now: datetime | None = None) -> None:
@@ -137,18 +112,39 @@ class DeliveryState:
         """Forget the intent of a message that certainly did not get through."""
         self._change(destination, event, None, now)
 
+    def take(self, destination: str, event: str, level: str, stage: Stage, at: datetime) -> int:
+        """Keep one record unless the store knows better (a delivery over an intent); 1 when
+        it was kept."""
+        if level not in LEVELS or stage not in STAGES:
+            raise ValueError(f"not a delivery record: {level!r} {stage!r}")
+        key = (table.c.destination == destination, table.c.event == event, table.c.level == level)
+
+        def keep(connection: Connection) -> int:
+            held = connection.execute(select(table.c.stage).where(*key)).scalar()
+            if held == stage or held == "delivered":
+                return 0
+            row = {"destination": destination, "event": event, "level": level}
+            upsert(connection, table, {**row, "stage": stage, "at": at}, 3)
+            return 1
+
+        return self.store.run(keep)
+
     def _change(
         self, destination: str, event: Event, stage: Stage | None, now: datetime | None
     ) -> None:
         moment = now or utc_now()
 
-        def change(state: State) -> State:
-            state["sending"].get(destination, {}).pop(event.id, None)
+        def change(connection: Connection) -> None:
+            connection.execute(
+                delete(table).where(
+                    table.c.destination == destination,
+                    table.c.event == event.id,
+                    table.c.stage == "sending",
+                )
+            )
             if stage is not None:
-                events = state[stage].setdefault(destination, {})
-                known = events.get(event.id)
-                if known is None or rank(event.level) >= rank(known["level"]):
-                    events[event.id] = {"level": event.level, "at": moment.isoformat()}
-            return _pruned(state, moment)
+                values = {"destination": destination, "event": event.id, "level": event.level}
+                upsert(connection, table, {**values, "stage": stage, "at": moment}, 3)
+            connection.execute(delete(table).where(table.c.at < moment - HORIZON))
 
-        self.state = update(self.path, self._read, change, _encode)
+        self.store.run(change)

@@ -2,11 +2,10 @@
 "acknowledged" (seen, being handled). Marked anomalies are still found and shown, as marked;
 only unmarked ones are new.
 
-Marks live in one small JSON file per account beside the history store (the
-`SERVICE_HISTORY_PATH` folder), changed only under its lock and replaced atomically, so the
-dashboard's sessions and the command line share them and concurrent marks are all kept. Unlike
-the history store they cannot be rebuilt from the service: keep the folder. A file that is not
-a marks file is moved aside (kept, with a warning), never overwritten.
+Marks are records of the account in the state store (`analytics.usage.records`): one row per
+marked id, replaced in one transaction, so the dashboard's sessions and the commands of every
+host share them and concurrent marks are all kept. Unlike the history store they cannot be
+rebuilt from the service: back the store up.
 """
 
 from __future__ import annotations
@@ -14,18 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
-from pathlib import Path
+from datetime import UTC, date, datetime
 from typing import Final, Literal
 
 import msgspec
+from sqlalchemy import Connection, delete, select
 
 from analytics.anomalies.model import KINDS, ORGANIZATION
 from analytics.service.settings import Settings
-from analytics.storage.files import read_state, update
+from analytics.storage.schema import marks as table
+from analytics.storage.store import upsert
 from analytics.usage.calendar import utc_now
-from analytics.usage.history import account_file
 from analytics.usage.metrics import METRICS
+from analytics.usage.records import Records, records_of
 
 Mark = Literal["expected", "acknowledged"]
 MARKS: Final[tuple[Mark, ...]] = ("expected", "acknowledged")
@@ -33,19 +33,6 @@ MARKS: Final[tuple[Mark, ...]] = ("expected", "acknowledged")
 Status = Literal["new", "expected", "acknowledged"]
 STATUSES: Final[tuple[Status, ...]] = ("new", "expected", "acknowledged")
 _ID = re.compile(r"(?P<kind>[a-z]+):(?P<key>.+):(?P<metric>[a-z_]+):(?P<day>\d{4}-\d{2}-\d{2})")
-
-
-class MarksFileError(ValueError):
-    """The marks file cannot be read; the message names it."""
-
-
-class _Marked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    mark: Mark
-    marked_at: datetime
-
-
-class _MarksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    marks: dict[str, _Marked] = {}
 
 
 def check_id(text: str) -> str:
@@ -73,51 +60,78 @@ def check_id(text: str) -> str:
 
 @dataclass(frozen=True)
 class Marks:
-    """The marks file at `path` (absent: nothing is marked)."""
+    """The marks of one account (none yet: nothing is marked)."""
 
-    path: Path
+    records: Records
 
     @classmethod
     def for_settings(cls, settings: Settings, demo: bool) -> Marks | None:
-        """The account's marks beside its history store (the demo organization's own for the
-        demo); None when no history folder is configured."""
-        path = account_file(settings, demo, "anomaly-marks.json")
-        return None if path is None else cls(path)
+        """The account's marks (the demo organization's own for the demo); None when no store
+        is configured."""
+        records = records_of(settings, demo)
+        return None if records is None else cls(records)
 
     def read(self) -> dict[str, Mark]:
         """Each marked id's mark."""
-        return {anomaly: marked.mark for anomaly, marked in self._read().marks.items()}
+        return {anomaly: mark for anomaly, (mark, _) in self.read_times().items()}
+
+    def read_times(self) -> dict[str, tuple[Mark, datetime]]:
+        """Each marked id's mark and when it was given (UTC)."""
+        query = select(table.c.anomaly, table.c.mark, table.c.marked_at).where(
+            table.c.account == self.records.account
+        )
+        rows = self.records.store.run(lambda connection: connection.execute(query).all())
+        return {row.anomaly: (row.mark, _utc(row.marked_at)) for row in rows}
 
     def set(self, anomaly: str, mark: Mark | None, now: datetime | None = None) -> None:
-        """Mark an anomaly id (None removes its mark, making it new again)."""
+        """Mark an anomaly id (None removes its mark, making it new again); the last mark
+        given wins."""
         anomaly = check_id(anomaly)
-        marked = None if mark is None else _Marked(mark, now or utc_now())
+        account = self.records.account
 
-        def change(current: _MarksFile) -> _MarksFile:
-            marks = {other: given for other, given in current.marks.items() if other != anomaly}
-            if marked is not None:
-                marks[anomaly] = marked
-            return _MarksFile(dict(sorted(marks.items())))
+        def change(connection: Connection) -> None:
+            if mark is None:
+                connection.execute(
+                    delete(table).where(table.c.account == account, table.c.anomaly == anomaly)
+                )
+                return
+            values = {"account": account, "anomaly": anomaly, "mark": mark}
+            upsert(connection, table, {**values, "marked_at": now or utc_now()}, 2)
 
-        update(self.path, self._read_from, change, _encode)
-
-    def _read(self) -> _MarksFile:
-        return self._read_from(self.path)
-
-    @staticmethod
-    def _read_from(path: Path) -> _MarksFile:
-        try:
-            return read_state(path, _decode, _MarksFile(), "The anomaly marks file")
-        except OSError as exc:
-            raise MarksFileError(f"{path}: cannot be read ({exc})") from None
+        self.records.store.run(change)
 
 
-def _decode(content: bytes) -> _MarksFile:
-    return msgspec.json.decode(content, type=_MarksFile)  # DecodeError is a ValueError
+class _Marked(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    mark: Mark
+    marked_at: datetime
 
 
-def _encode(marks: _MarksFile) -> bytes:
-    return msgspec.json.format(msgspec.json.encode(marks)) + b"\n"
+class _MarksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    marks: dict[str, _Marked] = {}
+
+
+LEGACY_SUFFIX: Final = "anomaly-marks.json"  # `<account>-anomaly-marks.json` of the history folder
+
+
+def import_file(marks: Marks, content: bytes) -> int:
+    """Bring the marks of an account's file (as kept before the store) into the store; a mark
+    the store holds already is kept when it was given later, as the last mark given wins. The
+    number of marks taken; ValueError when the file is not a marks file."""
+    given = msgspec.json.decode(content, type=_MarksFile).marks
+    held = marks.read_times()
+    taken = {
+        anomaly: marked
+        for anomaly, marked in given.items()
+        if anomaly not in held or held[anomaly][1] < _utc(marked.marked_at)
+    }
+    for anomaly, marked in taken.items():
+        marks.set(anomaly, marked.mark, _utc(marked.marked_at))
+    return len(taken)
+
+
+def _utc(moment: datetime) -> datetime:
+    """A time as stored: SQLite gives it back without its zone, which is always UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def status(anomaly_id: str, marks: Mapping[str, Mark]) -> Status:

@@ -6,12 +6,13 @@ them, the manual's Command line page and the Export page show them. Errors go to
 or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, capacity, look-ups, keys, guardrails, serve, the demo's reset.
+checks and marks, capacity, look-ups, keys, guardrails, serve, the demo's reset, the state
+store.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, reports, checks, capacity, lookups, keys, guardrails  # noqa: I001
-from analytics.cli import serve, demo
+from analytics.cli import serve, demo, state
 from analytics.cli.shared import app
 from analytics.storage.allocator import use_system_allocator
 
@@ -27,6 +28,7 @@ __all__ = [
     "main",
     "reports",
     "serve",
+    "state",
 ]
 
 

@@ -20,7 +20,7 @@ from analytics.alerts.budget_events import budget_amount, budget_events, guardra
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
-from analytics.alerts.state import DeliveryState, state_path
+from analytics.alerts.state import DeliveryState, delivery_store
 from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
@@ -48,6 +48,7 @@ from analytics.service.settings import Settings
 from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
 from analytics.usage.frames import labels
+from analytics.usage.records import records_of
 
 BUDGET_EXIT_CODES: dict[Status, int] = {
     "ok": 0,
@@ -89,16 +90,17 @@ class _Outbox:
     dry_run: bool
 
 
-def _outbox(notify: bool, alerts: Path | None, dry_run: bool, settings: Settings) -> _Outbox | None:
+def _outbox(
+    notify: bool, alerts: Path | None, dry_run: bool, settings: Settings, demo: bool
+) -> _Outbox | None:
     """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
     alerts file stops the run at once; None without `--notify`."""
     if (dry_run or alerts) and not notify:
         raise UsageProblem("--alerts and --dry-run go with --notify")
     if not notify:
         return None
-    return _Outbox(
-        organization_files.alerts(alerts, "--notify"), DeliveryState(state_path(settings)), dry_run
-    )
+    config = organization_files.alerts(alerts, "--notify")
+    return _Outbox(config, DeliveryState(delivery_store(settings, demo)), dry_run)
 
 
 @dataclass
@@ -113,12 +115,14 @@ class _Check:
 
 
 @contextmanager
-def _check(notify: bool, alerts: Path | None, dry_run: bool, debug: bool) -> Iterator[_Check]:
+def _check(
+    notify: bool, alerts: Path | None, dry_run: bool, demo: bool, debug: bool
+) -> Iterator[_Check]:
     """Run a check as every command runs, its outbox read first; at its end send its alerts
     (with `--notify`) and exit with its code, EXIT_DELIVERY when an alert did not get through."""
     with shared.reported(debug):
         settings = shared.settings()
-        check = _Check(settings, _outbox(notify, alerts, dry_run, settings))
+        check = _Check(settings, _outbox(notify, alerts, dry_run, settings, demo))
         yield check
         if check.outbox is not None and not _notify(check.events, check.outbox):
             check.code = EXIT_DELIVERY
@@ -169,7 +173,7 @@ def check_budgets(
     """Print the status of each budget and of each key's own limits (warning at the file's
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
     was not delivered)."""
-    with _check(notify, alerts, dry_run, debug) as check:
+    with _check(notify, alerts, dry_run, demo, debug) as check:
         found = organization_file("budgets", budgets, Path.cwd(), demo)
         budget_file = None if found is None else organization_files.budgets(found)
         warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
@@ -212,10 +216,10 @@ def _guardrail_events(
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
     (no history folder) or a usage period."""
-    path = guardrail_state.state_path(settings, demo)
-    if not budgets.enforced or path is None:
+    records = records_of(settings, demo)
+    if not budgets.enforced or records is None:
         return []
-    remembered = guardrail_state.read(path).keys
+    remembered = guardrail_state.read(records).keys
     reader = fetching.Fetches(settings, demo)
     try:
         plan = plan_now(reader, budgets, (costing.teams, costing.pricing), today, remembered)
@@ -279,7 +283,7 @@ def check_anomalies(
 ) -> None:
     """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
     when there is none, 12 when there is (13: an alert was not delivered)."""
-    with _check(notify, alerts, dry_run, debug) as check:
+    with _check(notify, alerts, dry_run, demo, debug) as check:
         marks = _marks(check.settings, demo)
         marked = marks.read() if marks else {}
         today = calendar.utc_today()
@@ -323,16 +327,19 @@ def mark_anomaly(
             raise UsageProblem(str(exc)) from None
         marks = _marks(shared.settings(), demo)
         if marks is None:
-            raise UsageProblem("marks are kept beside the history store: set SERVICE_HISTORY_PATH")
+            raise UsageProblem(
+                "marks are kept in the state store: set SERVICE_HISTORY_PATH (embedded) or "
+                "SERVICE_STATE_URL"
+            )
         chosen: Mark | None = next((m for m in MARKS if m == mark), None)
         marks.set(anomaly_id, chosen)
         # Said once, so a script's log and a person both see what changed and where.
         done = f"marked {mark}" if chosen else "mark cleared (new again)"
-        typer.echo(f"{anomaly_id}: {done} in {marks.path}")
+        typer.echo(f"{anomaly_id}: {done} in {marks.records.store.where}")
 
 
 def _marks(settings: Settings, demo: bool) -> Marks | None:
-    """Where the marks live: beside the history store of the configured account, or of the
-    demo organization; None without a history folder (nothing is marked)."""
+    """The marks of the configured account, or of the demo organization; None without a
+    state store (nothing is marked)."""
     shared.configured(settings, demo)
     return Marks.for_settings(settings, demo)

@@ -44,6 +44,7 @@ from analytics.keys.audit import AuditLog
 from analytics.service.settings import Settings
 from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
+from analytics.usage.records import Records, records_of
 
 guardrails_app = typer.Typer(
     cls=OneLineErrors,
@@ -66,7 +67,7 @@ class _Session:
     demo: bool
     budgets: BudgetFile
     costing: Costing
-    path: Path
+    records: Records
 
     def planner(
         self, leave_out: frozenset[str] = frozenset()
@@ -86,14 +87,16 @@ class _Session:
         return planned
 
     def plan(self, leave_out: frozenset[str] = frozenset()) -> Plan:
-        return self.planner(leave_out)(state.read(self.path).keys)
+        return self.planner(leave_out)(state.read(self.records).keys)
 
     def run(
         self, action: Literal["apply", "restore"], leave_out: frozenset[str], only: str | None
     ) -> apply.Run:
         with shared.client(self.settings, self.demo) as client:
             audit = AuditLog.for_settings(self.settings, self.demo)
-            return apply.run(self.path, self.planner(leave_out), client, audit, who(), action, only)
+            return apply.run(
+                self.records, self.planner(leave_out), client, audit, who(), action, only
+            )
 
 
 @contextmanager
@@ -106,14 +109,14 @@ def _session(
         found = organization_file("budgets", budgets, Path.cwd(), demo)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
-        path = state.state_path(settings, demo)
-        if path is None:
+        records = records_of(settings, demo)
+        if records is None:
             raise UsageProblem(
-                "the guardrails remember the keys' own limits beside the history store: "
-                "set SERVICE_HISTORY_PATH"
+                "the guardrails remember the keys' own limits in the state store: set "
+                "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
         costing = organization_files.costing(pricing, teams, demo)
-        yield _Session(settings, demo, organization_files.budgets(found), costing, path)
+        yield _Session(settings, demo, organization_files.budgets(found), costing, records)
 
 
 def _table(table: pd.DataFrame) -> None:
@@ -218,12 +221,12 @@ def restore_command(
     with _session(budgets, pricing, teams, demo, debug) as session:
         titles = frozenset(b.title for b in session.budgets.enforced)
         if budget is not None:
-            remembered = {m.by for m in state.read(session.path).keys.values()}
+            remembered = {m.by for m in state.read(session.records).keys.values()}
             if budget not in remembered | titles:
                 raise UsageProblem(f"no enforced budget is named {budget!r}; nothing was changed")
         leave_out = titles if budget is None else frozenset({budget})
         planned = session.plan(leave_out)
-        memory = state.read(session.path).keys
+        memory = state.read(session.records).keys
         chosen = [k for k in apply.chosen_keys(planned, memory, budget) if k.changes]
         for k in chosen:
             typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}")

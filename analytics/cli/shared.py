@@ -24,8 +24,6 @@ from pydantic import ValidationError
 from typer.core import TyperGroup, TyperOption
 
 from analytics.alerts.config import AlertsFileError
-from analytics.alerts.state import StateFileError
-from analytics.anomalies.marks import MarksFileError
 from analytics.connection import service_client
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
@@ -38,14 +36,15 @@ from analytics.exports.commands import (
     FORBIDDEN,
     NEW_ANOMALIES,
     SERVICE,
+    STORE,
     UNEXPECTED,
     USAGE,
     exit_codes_text,
 )
-from analytics.keys.audit import AuditFileError
 from analytics.service.client import ServiceClient
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.service.settings import Settings, setting_problems
+from analytics.storage.store import StoreError, StoreUnavailable
 from analytics.usage.calendar import Preset, resolve
 
 # The exit codes by the names the commands give them; what each one says is the one table,
@@ -54,6 +53,7 @@ EXIT_UNEXPECTED = UNEXPECTED.code
 EXIT_USAGE = USAGE.code
 EXIT_FORBIDDEN = FORBIDDEN.code
 EXIT_SERVICE = SERVICE.code
+EXIT_STORE = STORE.code
 EXIT_BUDGET_WARNING = BUDGET_WARNING.code
 EXIT_BUDGET_EXCEEDED = BUDGET_EXCEEDED.code
 EXIT_NEW_ANOMALIES = NEW_ANOMALIES.code
@@ -194,10 +194,15 @@ def reported(debug: bool) -> Iterator[None]:
         PricingFileError,
         TeamFileError,
         AlertsFileError,
-        StateFileError,
-        MarksFileError,
-        AuditFileError,
     ) as exc:
+        fail(EXIT_USAGE, str(exc))
+    except StoreUnavailable as exc:
+        if debug:
+            raise
+        fail(EXIT_STORE, str(exc))
+    except StoreError as exc:  # configured wrongly: a password, a database, a newer schema
+        if debug:
+            raise
         fail(EXIT_USAGE, str(exc))
     except AuthorizationError as exc:
         if debug:

@@ -10,10 +10,12 @@ import streamlit as st
 
 from analytics.anomalies.detect import Anomaly
 from analytics.anomalies.lookback import anomalies_in, anomaly_days
-from analytics.anomalies.marks import Mark, Marks, MarksFileError
+from analytics.anomalies.marks import Mark, Marks
 from analytics.dashboard.data import USAGE_TTL, Cached
+from analytics.dashboard.messages import show_store_error, store_errors
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
+from analytics.storage.store import StoreError
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
@@ -40,19 +42,19 @@ def days_of(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataFrame:
 
 
 def marks_of(src: Source) -> Marks | None:
-    """The source's marks file; None without a history folder (nothing can be marked)."""
+    """The source's marks; None without a state store (nothing can be marked)."""
     return Marks.for_settings(src.settings, src.demo)
 
 
 def given_marks(src: Source) -> dict[str, Mark]:
-    """The marks given so far; a file that cannot be read is a warning, and nothing marked."""
+    """The marks given so far; a store that cannot be read is a warning, and nothing marked."""
     marks = marks_of(src)
     if marks is None:
         return {}
     try:
         return marks.read()
-    except MarksFileError as exc:
-        st.warning(f"Marks cannot be shown: {exc}", icon=":material/warning:")
+    except StoreError as exc:
+        show_store_error(exc)
         return {}
 
 
@@ -65,8 +67,10 @@ def mark(src: Source, anomaly_id: str, given: Mark | None) -> None:
     it had so the session can undo it."""
     marks = marks_of(src)
     if marks is not None:
-        st.session_state[UNDO] = (anomaly_id, marks.read().get(anomaly_id))
-        marks.set(anomaly_id, given)
+        with store_errors():
+            previous = marks.read().get(anomaly_id)
+            marks.set(anomaly_id, given)
+            st.session_state[UNDO] = (anomaly_id, previous)
 
 
 def undoable(anomaly_id: str) -> bool:
@@ -77,7 +81,9 @@ def undoable(anomaly_id: str) -> bool:
 
 def undo(src: Source) -> None:
     """The undo button's action: give the last marked anomaly back the mark it had."""
-    anomaly_id, previous = st.session_state.pop(UNDO)
+    anomaly_id, previous = st.session_state[UNDO]
     marks = marks_of(src)
     if marks is not None:
-        marks.set(anomaly_id, previous)
+        with store_errors():
+            marks.set(anomaly_id, previous)
+            del st.session_state[UNDO]

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -42,6 +41,7 @@ from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.usage.frames import labels
+from analytics.usage.records import Records, records_of
 
 # The section's expander key, and the address's parameter that opens it (``?guardrails=true``,
 # the Capacity page's link and the alerts' link).
@@ -100,20 +100,20 @@ def read_files(files: Files) -> tuple[Guarded | None, str | None]:
         return None, str(exc)
 
 
-def state_path(src: Source) -> Path | None:
-    """The guardrail state of the source's account; None without a history folder."""
-    return state.state_path(src.settings, src.demo)
+def records(src: Source) -> Records | None:
+    """The records of the source's account; None without a state store."""
+    return records_of(src.settings, src.demo)
 
 
 def remembered(src: Source) -> dict[str, Memory]:
     """The keys' remembered limits, read on every run (a run elsewhere changes them)."""
-    path = state_path(src)
-    return {} if path is None else state.read(path).keys
+    kept = records(src)
+    return {} if kept is None else state.read(kept).keys
 
 
 def last_run(src: Source) -> LastRun | None:
-    path = state_path(src)
-    return None if path is None else apply.last_run(path)
+    kept = records(src)
+    return None if kept is None else apply.last_run(kept)
 
 
 @st.cache_data(ttl=keys_and_limits.KEYS_TTL, show_spinner="Planning the guardrails…")
@@ -262,9 +262,9 @@ def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action:
     """Apply the plan, or (``restore``) give every guarded key its own limits back, through
     ``apply.run`` as the command line does; False when refused or stopped (said on the page).
     """
-    path = state_path(src)
+    kept = records(src)
     budgets = guarded.budgets
-    if not allowed.allowed or path is None or budgets is None:
+    if not allowed.allowed or kept is None or budgets is None:
         return False
     leave_out = frozenset(b.title for b in budgets.enforced) if action == "restore" else frozenset()
 
@@ -274,7 +274,7 @@ def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action:
 
     audit = keys_and_limits.audit_log(src)
     try:
-        done = apply.run(path, planned, data.client(src), audit, allowed.who, action)
+        done = apply.run(kept, planned, data.client(src), audit, allowed.who, action)
     except ServiceError as exc:
         st.error(
             f"The guardrails {action} stopped: {exc}. What was sent is in the audit log; the "

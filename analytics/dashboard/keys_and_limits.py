@@ -20,16 +20,17 @@ import streamlit as st
 from analytics.capacity.evaluation import Evaluation
 from analytics.dashboard import data
 from analytics.dashboard.access import key_change_refusal
-from analytics.dashboard.messages import show_error
+from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
 from analytics.keys import changes, listed
-from analytics.keys.audit import AuditEntry, AuditFileError, AuditLog, recorded_masks
+from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
+from analytics.storage.store import StoreError
 
 T = TypeVar("T")
 KEYS_TTL = "1m"
@@ -57,15 +58,15 @@ def audit_log(src: Source) -> AuditLog | None:
 
 
 def audit_entries(src: Source) -> list[AuditEntry]:
-    """The audit log, read on every run (another session may have changed a key); a log that
-    cannot be read is a warning, and no entries."""
+    """The audit log, read on every run (another session may have changed a key); a store
+    that cannot be read is a warning, and no entries."""
     log = audit_log(src)
     if log is None:
         return []
     try:
         return log.read()
-    except AuditFileError as exc:
-        st.warning(f"The audit log cannot be shown: {exc}", icon=":material/warning:")
+    except StoreError as exc:
+        show_store_error(exc)
         return []
 
 
@@ -243,6 +244,12 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
         return None
     except ServiceError as exc:
         _refused(exc, src)
+        return None
+    except changes.AuditNotKept as exc:  # made, so the list is read again; said as it is
+        changed(f"{str(exc).capitalize()}.")
+        return None
+    except StoreError as exc:
+        st.error(f"Nothing was changed: {exc}.", icon=":material/database:")
         return None
     changed(message)
     return result

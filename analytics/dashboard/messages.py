@@ -1,4 +1,4 @@
-"""Service failures as messages on the page instead of tracebacks."""
+"""Service and state-store failures as messages on the page instead of tracebacks."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from analytics.service.errors import (
     RateLimitError,
     ServiceError,
 )
+from analytics.storage.store import StoreError
 
 
 @contextmanager
@@ -54,3 +55,23 @@ def show_error(exc: ServiceError, src: Source) -> None:
         )
     else:
         st.error(f"The service could not answer: {exc}", icon=":material/error:")
+
+
+def show_store_error(exc: StoreError) -> None:
+    """The state store failed: what is kept there (marks, the audit log, the guardrails'
+    memory, deliveries) cannot be read or written now; usage, from the service, still shows."""
+    st.warning(
+        f"{exc}. Marks, the key audit log and the guardrails' memory cannot be read or kept "
+        "until it answers; usage comes from the service and is shown as usual.",
+        icon=":material/database:",
+    )
+
+
+@contextmanager
+def store_errors() -> Iterator[None]:
+    """Around a part of a page that reads or writes the state store: a failure ends that part
+    with `show_store_error`, and the rest of the page goes on."""
+    try:
+        yield
+    except StoreError as exc:
+        show_store_error(exc)

@@ -13,7 +13,9 @@ from pydantic import ValidationError
 
 from analytics.service.settings import Settings, setting_problems
 
-SETTING_NAMES = ("auth_key", "base_url", "auth_scheme", "history_path", "allow_key_changes")
+SETTING_NAMES = (
+    "auth_key", "base_url", "auth_scheme", "history_path", "state_url", "allow_key_changes",
+)  # fmt: skip
 DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed", "demo_tags")
 
 

@@ -66,6 +66,14 @@ SERVICE = ExitCode(
     "the service or the network failed after retries, or answered with an invalid body",
     "all that ask the service",
 )
+STORE = ExitCode(
+    5,
+    "state store unavailable",
+    "the state store (SERVICE_STATE_URL, or the embedded file in the history folder) could not "
+    "be reached or failed after retries: what was being recorded was not recorded, and nothing "
+    "was sent or changed without its record",
+    "all that keep or read marks, alert deliveries, the key audit log or the guardrails' state",
+)
 BUDGET_WARNING = ExitCode(
     10,
     "a budget's warning (check-budgets)",
@@ -113,6 +121,7 @@ EXIT_CODES: Final = (
     USAGE,
     FORBIDDEN,
     SERVICE,
+    STORE,
     BUDGET_WARNING,
     CHANGES_PENDING,
     BUDGET_EXCEEDED,

@@ -1,23 +1,22 @@
 """Applying a plan, and restoring the limits keys had before the guardrails.
 
-One run at a time: a run holds the lock of the guardrail state (``storage.files.locked``) from
-reading it to its last write, so a second run (the hourly timer, a person's ``apply``) waits,
-then plans afresh from what the first one left. Only the differences are sent, each through the
-key-change path (``keys.changes.limit``: audited with the actor ``guardrail: <budget>`` and
-the service's trace id), and every limit lowered is lowered before any is raised, so the
-invariant holds between any two calls. Before the first call the state remembers each key's
-hand-set limits and the limits about to be sent; after each answer, what the key now has. A
-run killed half-way so leaves a state the next run completes: a key with the limits last left
-or about to be sent is the guardrail's, anything else was set elsewhere (drift). A call that
-fails stops the run (nothing is retried here beyond the client's own retries of this
-idempotent request); the next run plans again from the service's answer.
+One run at a time, on any host: a run holds the store's guardrails lock of the account
+(``Store.lock``) from reading the state to its last write, so a second run (the hourly timer on
+another host, a person's ``apply``) waits, then plans afresh from what the first one left. Only
+the differences are sent, each through the key-change path (``keys.changes.limit``: audited with
+the actor ``guardrail: <budget>`` and the service's trace id), and every limit lowered is
+lowered before any is raised, so the invariant holds between any two calls. Before the first
+call the state remembers each key's hand-set limits and the limits about to be sent; after each
+answer, what the key now has. A run killed half-way so leaves a state the next run completes: a
+key with the limits last left or about to be sent is the guardrail's, anything else was set
+elsewhere (drift). A call that fails stops the run (nothing is retried here beyond the client's
+own retries of this idempotent request); the next run plans again from the service's answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -29,6 +28,7 @@ from analytics.guardrails.state import (
     Memory,
     Outcome,
     highest,
+    lock_name,
     read,
     write,
 )
@@ -38,8 +38,8 @@ from analytics.keys.preview import limit_preview
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServiceError
 from analytics.service.models import NO_LIMITS, UsageLimits
-from analytics.storage.files import locked
 from analytics.usage.calendar import utc_now
+from analytics.usage.records import Records
 
 ACTOR = "guardrail: "
 
@@ -74,7 +74,7 @@ def chosen_keys(plan: Plan, memory: Mapping[str, Memory], only: str | None) -> t
 
 
 def run(
-    path: Path,
+    records: Records,
     planned: Callable[[Mapping[str, Memory]], Plan],
     client: ServiceClient,
     audit: AuditLog | None,
@@ -84,8 +84,8 @@ def run(
 ) -> Run:
     """Plan from the remembered state (``planned``) and send the plan's changes, under the
     state's lock; ``only``: the keys a budget of that title set last (restore one budget)."""
-    with locked(path):
-        state = read(path)
+    with records.store.lock(lock_name(records)):
+        state = read(records)
         plan = planned(state.keys)
         listed = {k.key.key_id for k in plan.keys}
         memory = {kid: m for kid, m in state.keys.items() if kid in listed}
@@ -116,7 +116,7 @@ def run(
                 changes=sent,
                 message=message,
             )
-            write(path, GuardrailState(keys=dict(memory), last_run=last))
+            write(records, GuardrailState(keys=dict(memory), last_run=last))
 
         record("running", 0)
         sent = 0
@@ -143,6 +143,6 @@ def run(
     return Run(plan, chosen, sent)
 
 
-def last_run(path: Path) -> LastRun | None:
+def last_run(records: Records) -> LastRun | None:
     """The last run recorded in the state (None: never run)."""
-    return read(path).last_run
+    return read(records).last_run

@@ -1,30 +1,35 @@
-"""What the guardrails remember between runs, in one file beside the history store
-(``<account>-guardrails.json``): each guarded key's hand-set limits (what it had before a
-guardrail, or was given elsewhere since: restoring gives them back exactly), the limits a run
+"""What the guardrails remember between runs, one record of the account in the state store
+(`analytics.storage.schema.guardrails`): each guarded key's hand-set limits (what it had before
+a guardrail, or was given elsewhere since: restoring gives them back exactly), the limits a run
 last left it at and those it was about to send, and the last run (when, by whom, its outcome).
 
-The file is written before each change is sent and after it is answered (``write_atomic``:
-never half a file), so a run killed between two calls leaves a state the next run completes:
-a key whose limits are the ones last left or about to be sent is the guardrail's doing, any
-other limit was set elsewhere (drift). The file cannot be fetched again: a damaged one is
-moved aside and the next run starts afresh, taking every key's limits as hand-set.
+The record is written before each change is sent and after it is answered, each a committed
+transaction, so a run killed between two calls leaves a state the next run completes: a key
+whose limits are the ones last left or about to be sent is the guardrail's doing, any other
+limit was set elsewhere (drift). Every host reads the same record, so `restore` on one host
+gives back what an `apply` on another remembered. The record cannot be fetched again: one that
+no longer reads is logged, and the next run starts afresh, taking every key's limits as
+hand-set.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import date, datetime
-from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
+from sqlalchemy import Connection, delete, select
 
 from analytics.service.models import NO_LIMITS, UsageLimits
-from analytics.service.settings import GUARDRAILS_SUFFIX, Settings
-from analytics.storage.files import read_state, write_atomic
-from analytics.usage.history import account_file
+from analytics.storage.schema import guardrails as table
+from analytics.storage.store import upsert
+from analytics.usage.records import Records
 
-SUFFIX: Final = GUARDRAILS_SUFFIX
+log = logging.getLogger(__name__)
+
+LOCK: Final = "guardrails"  # one applier at a time, per account, on any host
 Outcome = Literal["running", "done", "nothing to change", "failed"]
 
 
@@ -86,17 +91,52 @@ _decoder = msgspec.json.Decoder(GuardrailState)
 _encoder = msgspec.json.Encoder()
 
 
-def state_path(settings: Settings, demo: bool) -> Path | None:
-    """The account's guardrail state beside its history store; None without a history folder
-    (the guardrails then cannot remember hand-set limits, and refuse to apply)."""
-    return account_file(settings, demo, SUFFIX)
+def lock_name(records: Records) -> str:
+    """The store-wide lock one applier of the account holds."""
+    return f"{LOCK} {records.account}"
 
 
-def read(path: Path) -> GuardrailState:
-    """The state at ``path``: empty when there is none yet (or it was damaged, moved aside)."""
-    return read_state(path, _decoder.decode, GuardrailState(), "The guardrail state")
+def read(records: Records) -> GuardrailState:
+    """The account's state: empty when there is none yet (or it no longer reads)."""
+    query = select(table.c.state).where(table.c.account == records.account)
+    found = records.store.run(lambda connection: connection.execute(query).scalar())
+    if found is None:
+        return GuardrailState()
+    try:
+        return _decoder.decode(found)
+    except msgspec.DecodeError as exc:
+        log.warning(
+            "The guardrail state of %s did not read (%s); starting afresh", records.account, exc
+        )
+        return GuardrailState()
 
 
-def write(path: Path, state: GuardrailState) -> None:
-    """Replace the state atomically; the caller holds its lock (``storage.files.locked``)."""
-    write_atomic(_encoder.encode(state), path)
+LEGACY_SUFFIX: Final = "guardrails.json"  # `<account>-guardrails.json` of the history folder
+
+
+def import_file(records: Records, content: bytes) -> int:
+    """Take an account's state file (as kept before the store) when the store holds none for
+    the account (one there is newer: written since the switch); 1 when taken, else 0.
+    ValueError when the file is not a guardrail state."""
+    state = _decoder.decode(content)
+    query = select(table.c.account).where(table.c.account == records.account)
+    if records.store.run(lambda connection: connection.execute(query).first()) is not None:
+        return 0
+    write(records, state)
+    return 1
+
+
+def forget(records: Records) -> None:
+    """Drop the account's state (the demo's, when its store is made again)."""
+    mine = table.c.account == records.account
+    records.store.run(lambda connection: connection.execute(delete(table).where(mine)))
+
+
+def write(records: Records, state: GuardrailState) -> None:
+    """Replace the account's state in one transaction; the caller holds the lock."""
+    encoded = _encoder.encode(state).decode()
+
+    def replace(connection: Connection) -> None:
+        upsert(connection, table, {"account": records.account, "state": encoded}, 1)
+
+    records.store.run(replace)

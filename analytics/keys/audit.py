@@ -1,11 +1,12 @@
 """The key audit log: every attempted change to a developer key — who, when (UTC), which key,
-before and after, the outcome and the service's trace id — one JSON object per line.
+before and after, the outcome and the service's trace id.
 
-It lives beside the history store (``<account>-key-audit.jsonl``) and, like anomaly marks,
-cannot be fetched again: it changes only through ``analytics.storage.files.update`` (under the
-file's lock, replaced atomically), so the dashboard's sessions and the command line append
-without losing each other's entries. A file that is not an audit log is moved aside (kept,
-with a warning), never overwritten.
+Entries are records of the account in the state store (`analytics.storage.schema.audit`),
+each appended in its own transaction and never rewritten, so every host's changes are in one
+log. Like anomaly marks, the log cannot be fetched again. A change is audited in turn: the
+attempt is sent only once the store is reachable, and an entry that cannot be written after the
+service's answer is reported as not kept (`StoreError`), with the change it describes (see
+`analytics.keys.changes`).
 
 An entry never holds a secret: a created key is recorded by its masked secret, a changed key
 by the analytics mask it was joined by, and the latest of these joins the key to its usage
@@ -18,18 +19,18 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
 import pandas as pd
+from sqlalchemy import Connection, delete, insert, select
 
 from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
-from analytics.service.settings import KEY_AUDIT_SUFFIX, DemoFiles, Settings
-from analytics.storage.files import read_state, update
+from analytics.service.settings import DemoFiles, Settings
+from analytics.storage.schema import audit as table
 from analytics.usage.calendar import utc_now
-from analytics.usage.history import account_file
+from analytics.usage.records import Records, records_of
 
 Action = Literal["create", "rename", "limit", "deactivate"]
 ACTIONS: Final[tuple[Action, ...]] = ("create", "rename", "limit", "deactivate")
@@ -37,11 +38,6 @@ ACTIONS: Final[tuple[Action, ...]] = ("create", "rename", "limit", "deactivate")
 # could not be asked (network, server errors after retries); unknown: the request may have
 # reached the service but its answer was lost, so whether the change happened is not known.
 Outcome = Literal["done", "refused", "failed", "unknown"]
-SUFFIX = KEY_AUDIT_SUFFIX
-
-
-class AuditFileError(ValueError):
-    """The audit log cannot be read; the message names it."""
 
 
 class KeyState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -75,47 +71,72 @@ class AuditEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
 
 
 _decoder = msgspec.json.Decoder(AuditEntry)
-_encoder = msgspec.json.Encoder()
+encode = msgspec.json.Encoder().encode  # an entry as the store keeps it (and a log line shows it)
 
 
 @dataclass(frozen=True)
 class AuditLog:
-    """The audit log at `path` (absent: nothing was changed yet).
+    """The audit log of one account (empty: nothing was changed yet).
 
     The demo organization's log (`demo`: its files) lives exactly as long as the demo's store:
     it is dropped whenever the store is loaded afresh (`analytics.connection`), and appended
     to under the same lock, so it never lists a change the store no longer holds, and a drop
     never races an append."""
 
-    path: Path
+    records: Records
     demo: DemoFiles | None = None
 
     @classmethod
     def for_settings(cls, settings: Settings, demo: bool) -> AuditLog | None:
-        """The account's log beside its history store; None without a history folder."""
-        if demo:
-            files = settings.demo_files
-            return None if files is None else cls(files.audit_log, files)
-        path = account_file(settings, demo, SUFFIX)
-        return None if path is None else cls(path)
+        """The account's log; None without a state store."""
+        records = records_of(settings, demo)
+        if records is None:
+            return None
+        return cls(records, settings.demo_files if demo else None)
 
     def append(self, entry: AuditEntry) -> None:
+        row = {
+            "account": self.records.account,
+            "time": entry.time,
+            "entry": encode(entry).decode(),
+        }
         with demo_lock(self.demo) if self.demo else nullcontext():
-            update(self.path, self._read_from, lambda entries: [*entries, entry], _encode)
+            self.records.store.run(lambda connection: connection.execute(insert(table), [row]))
 
     def read(self) -> list[AuditEntry]:
         """Every entry, oldest first."""
-        return self._read_from(self.path)
+        mine = table.c.account == self.records.account
+        query = select(table.c.entry).where(mine).order_by(table.c.id)
+        rows = self.records.store.run(lambda connection: connection.execute(query).scalars().all())
+        return [_decoder.decode(row) for row in rows]
 
     def recorded_masks(self) -> dict[str, str]:
         return recorded_masks(self.read())
 
-    @staticmethod
-    def _read_from(path: Path) -> list[AuditEntry]:
-        try:
-            return read_state(path, _decode, [], "The key audit log")
-        except OSError as exc:
-            raise AuditFileError(f"{path}: cannot be read ({exc})") from None
+
+LEGACY_SUFFIX: Final = "key-audit.jsonl"  # `<account>-key-audit.jsonl` of the history folder
+
+
+def import_file(log: AuditLog, content: bytes) -> int:
+    """Append the entries of an account's log file (as kept before the store) that the log
+    does not hold yet, in their order: entries are never rewritten, and one taken before is
+    not taken again. The number taken; ValueError when a line is not an entry."""
+    held = {encode(e) for e in log.read()}
+    taken = [e for line in content.splitlines() if line.strip() and (e := _decoder.decode(line))]
+    new = [e for e in taken if encode(e) not in held]
+    for e in new:
+        log.append(e)
+    return len(new)
+
+
+def drop(records: Records) -> int:
+    """Remove the account's whole log (the demo's, when its store is made again); the number
+    of entries it had."""
+
+    def dropped(connection: Connection) -> int:
+        return connection.execute(delete(table).where(table.c.account == records.account)).rowcount
+
+    return records.store.run(dropped)
 
 
 def recorded_masks(entries: Sequence[AuditEntry]) -> dict[str, str]:
@@ -154,14 +175,6 @@ def entry(
         message=message,
         trace_id=trace_id,
     )
-
-
-def _decode(content: bytes) -> list[AuditEntry]:
-    return [_decoder.decode(line) for line in content.splitlines() if line.strip()]
-
-
-def _encode(entries: Sequence[AuditEntry]) -> bytes:
-    return b"".join(_encoder.encode(e) + b"\n" for e in entries)
 
 
 AUDIT_COLUMNS: Final = [

@@ -4,22 +4,35 @@ The dashboard and the command line change keys only through these functions, so 
 change, refused and failed ones included, leaves one entry. A create is never sent twice
 (``ServiceClient.create_developer_key`` is not retried once it may have reached the service):
 when its answer is lost the outcome is *unknown* and the person is told to look at the list.
+
+The audit log comes first: a change is sent only once the state store answered, and when its
+entry still cannot be written afterwards, `AuditNotKept` says that the change was made and
+that its entry is missing, and the entry is written to the log output instead (no secret in
+it), so that it can be added by hand; a change is never made silently unaudited.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from analytics.keys.audit import Action, AuditLog, Outcome, entry
+from analytics.keys.audit import Action, AuditLog, Outcome, encode, entry
 from analytics.keys.join import masked
 from analytics.keys.preview import Preview, label_problem
 from analytics.service.client import KeyChange, ServiceClient
 from analytics.service.errors import ConnectionFailedError, ServiceError
 from analytics.service.models import CreatedKey, DeveloperKey
+from analytics.storage.store import StoreError
+
+log = logging.getLogger(__name__)
 
 K = TypeVar("K", DeveloperKey, CreatedKey)
+
+
+class AuditNotKept(StoreError):
+    """The service made a change, but its audit entry could not be written."""
 
 
 class UnknownOutcome(ServiceError):
@@ -57,20 +70,28 @@ def _changed(
     ) -> None:
         if actor.audit is None:
             return
-        actor.audit.append(
-            entry(
-                action,
-                actor.who,
-                key,
-                outcome,
-                after=after,
-                label=label,
-                masked_key=masked_key,
-                message=message,
-                trace_id=trace_id,
-            )
+        attempt = entry(
+            action,
+            actor.who,
+            key,
+            outcome,
+            after=after,
+            label=label,
+            masked_key=masked_key,
+            message=message,
+            trace_id=trace_id,
         )
+        try:
+            actor.audit.append(attempt)
+        except StoreError as exc:
+            log.error("key audit entry not kept: %s", encode(attempt).decode())
+            raise AuditNotKept(
+                f"the {action} was {outcome} at the service, but its audit entry was not kept "
+                f"(written to the log instead): {exc}"
+            ) from None
 
+    if actor.audit is not None:
+        actor.audit.records.store.ping()  # unreachable: StoreUnavailable, and nothing is sent
     try:
         change = call()
     except ConnectionFailedError as exc:

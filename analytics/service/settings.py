@@ -13,23 +13,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
-# The key audit log's name after its account's (`analytics.keys.audit`); named here because the
-# demo organization's log lives and ends with the demo's store.
-KEY_AUDIT_SUFFIX = "key-audit.jsonl"
-# The guardrail state's (`analytics.guardrails.state`), for the same reason: the hand-set limits
-# it remembers are the demo store's, and a store made again has its own.
-GUARDRAILS_SUFFIX = "guardrails.json"
-
-
 @dataclass(frozen=True)
 class DemoFiles:
     """Where the demo organization's state lives, in the history folder: shared by the
     dashboard and every `--demo` command, made again as one (`analytics.connection`)."""
 
     store: Path  # the emulator's database: the organization, with every change made to it
-    audit_log: Path  # the demo's key audit log: it lives exactly as long as the store
-    guardrails: Path  # the demo's guardrail state: it too lives exactly as long as the store
-    lock: Path  # held while the store is loaded or reset, and while the log is appended to
+    account: str  # the organization's name in the state store, whose records end with it
+    lock: Path  # held while the store is loaded or reset, and while its audit log grows
 
 
 def default_history_path() -> Path:
@@ -49,8 +40,11 @@ class Settings(BaseSettings):
     auth_key: SecretStr | None = None
     base_url: str | None = None
     auth_scheme: str = "Service-Auth-Key"
-    # None turns the history store off.
+    # None turns the history store off (and the embedded state store with it).
     history_path: Path | None = Field(default_factory=default_history_path)
+    # The state store shared by several hosts (postgresql://user:password@host:5432/db); None:
+    # the embedded one in the history folder. A secret: it may hold the password.
+    state_url: SecretStr | None = None
     demo_keys: int = Field(default=25, ge=1)
     demo_days: int = Field(default=1095, ge=1)
     demo_seed: int = 42
@@ -92,12 +86,7 @@ class Settings(BaseSettings):
         if self.history_path is None:
             return None
         store = self.history_path / f"{self.demo_name}-emulator.sqlite"
-        return DemoFiles(
-            store=store,
-            audit_log=self.history_path / f"{self.demo_name}-{KEY_AUDIT_SUFFIX}",
-            guardrails=self.history_path / f"{self.demo_name}-{GUARDRAILS_SUFFIX}",
-            lock=store.with_name(f".{store.name}.lock"),
-        )
+        return DemoFiles(store, self.demo_name, store.with_name(f".{store.name}.lock"))
 
     @property
     def is_configured(self) -> bool:

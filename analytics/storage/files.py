@@ -1,12 +1,10 @@
-"""Files this program keeps on disk, and the one way they change.
+"""Files this program writes on disk, and what becomes of a damaged one.
 
-Exports and reports are written atomically: a failed write never leaves half a file, and an
-earlier file stays as it was. Local state that cannot be fetched again (anomaly marks, the
-record of delivered alerts) changes only through `update`: a file lock around the whole
-read-modify-write, so concurrent writers (commands, dashboard sessions) lose nothing, and an
-atomic replace with the file and its folder flushed to disk, so readers never see half a file
-and a crash keeps either the old or the new content. A file that is not what its reader expects
-is never silently replaced: `move_aside` keeps it, named with the time, for a person to look at.
+Exports and reports are written atomically: a temporary file flushed to disk, then renamed,
+with its folder flushed too, so a failed write never leaves half a file, an earlier file stays
+as it was, and a crash keeps either the old or the new content. A file that is not what its
+reader expects (a history cache, the embedded state store) is never silently replaced:
+`move_aside` keeps it, named with the time, for a person to look at.
 """
 
 from __future__ import annotations
@@ -15,17 +13,12 @@ import contextlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
-
-from filelock import FileLock
 
 log = logging.getLogger(__name__)
 
-State = TypeVar("State")
 DAMAGED_KEPT = 3  # moved-aside copies kept per file: enough to look at, never a growing pile
 _DAMAGED = ".damaged-"
 
@@ -60,50 +53,6 @@ def write_atomic(content: bytes | Iterable[bytes | memoryview], path: Path) -> P
         raise
     _fsync_folder(path.parent)
     return path
-
-
-@contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold the lock of `path` (a hidden `.lock` file beside it) for a read-modify-write.
-
-    The lock is an advisory file lock, so it holds between processes and between threads of
-    one process (each `FileLock` opens its own file description)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(path.with_name(f".{path.name}.lock"), thread_local=False):
-        yield
-
-
-def update(
-    path: Path,
-    read: Callable[[Path], State],
-    change: Callable[[State], State],
-    encode: Callable[[State], bytes],
-) -> State:
-    """Read the state at `path`, change it and write it back, all under the file's lock; the
-    changed state is returned. `read` sees the file as the last writer left it."""
-    with locked(path):
-        changed = change(read(path))
-        write_atomic(encode(changed), path)
-    return changed
-
-
-def read_state(path: Path, decode: Callable[[bytes], State], empty: State, what: str) -> State:
-    """The state in `path`: `empty` when there is no file yet; when `decode` refuses it (raises
-    ValueError, or RecursionError for JSON nested past the interpreter's recursion limit), the
-    file is moved aside with one warning naming both places, and `empty`.
-
-    A file that cannot be read at all (permissions, a folder) raises OSError: moving it would
-    not help, and the caller says so."""
-    try:
-        content = path.read_bytes()
-    except FileNotFoundError:
-        return empty
-    try:
-        return decode(content)
-    except (ValueError, RecursionError) as exc:
-        kept = move_aside(path)
-        log.warning("%s %s was not valid (%s); kept as %s, starting afresh", what, path, exc, kept)
-        return empty
 
 
 def move_aside(path: Path, now: datetime | None = None) -> Path:

@@ -115,22 +115,6 @@ def account_name(base_url: str, auth_key: SecretStr) -> str:
     return f"{_digest(base_url, 12)}-{_digest(auth_key.get_secret_value(), 16)}"
 
 
-def account_file(settings: Settings, demo: bool, suffix: str) -> Path | None:
-    """A local file of one account beside its history store, `<account>-<suffix>` (the demo
-    organization's own for the demo), for state that cannot be fetched again: anomaly marks,
-    the key audit log. None when no history folder is configured or there is no account."""
-    folder = settings.history_path
-    if folder is None:
-        return None
-    if demo:
-        name = settings.demo_name
-    elif settings.is_configured and settings.auth_key and settings.base_url:
-        name = account_name(settings.base_url, settings.auth_key)
-    else:
-        return None
-    return folder / f"{name}-{suffix}"
-
-
 class HistoryStore:
     """Rows of closed days and the set of days already covered (zero-usage days included)."""
 

@@ -21,8 +21,9 @@ from typer.testing import CliRunner
 from analytics.alerts.budget_events import budget_amount, in_units
 from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
-from analytics.alerts.state import DeliveryState
+from analytics.alerts.state import DeliveryState, import_file
 from analytics.cli import app
+from analytics.storage.store import embedded_store
 from bench.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -347,7 +348,7 @@ def test_dry_run_prints_the_messages_and_sends_and_records_nothing(org, mailbox,
     assert "POST to the teams webhook TEST_TEAMS_URL" in out  # named by its variable
     assert f'"id": "{IDS[2]}"' in out and f'"link": "{LINK}"' in out
     assert mailbox.messages == [] and hooks.posts == []
-    assert not (org / "history" / "alerts-delivered.json").exists()
+    assert DeliveryState(embedded_store(org / "history")).store.counts()["alert deliveries"] == 0
 
     sent = run(org)
     assert mailbox.subjects == SUBJECTS and len(hooks.posts) == 12, sent.output
@@ -500,44 +501,50 @@ def test_events_refuse_unknown_levels_and_multi_line_subjects():
         Event("a", "info", "subject", "text", "https://elsewhere.example.org/")
 
 
-def test_two_writers_of_the_state_keep_each_others_records(tmp_path):
+def test_two_writers_of_the_state_keep_each_others_records(state_store):
     """A budgets run and an anomaly run delivering at the same time both keep their records."""
-    path = tmp_path / "state" / "alerts-delivered.json"
-    budgets, anomalies = DeliveryState(path), DeliveryState(path)
+    budgets, anomalies = DeliveryState(state_store), DeliveryState(state_store)
     warning = Event("budget:b:2025-03-01", "warning", "s", "t", "/capacity")
     spike = Event("anomaly:spike:k:m:2025-03-02", "info", "s", "t", "/keys")
+    budgets.begin("email", warning, now=datetime(2025, 3, 2, 5, 59, tzinfo=UTC))
+    assert budgets.may_have_been_sent("email", warning) and budgets.is_due("email", warning)
     budgets.record("email", warning, now=datetime(2025, 3, 2, 6, 0, tzinfo=UTC))
     anomalies.record("email", spike, now=datetime(2025, 3, 3, 6, 0, tzinfo=UTC))
-    assert json.loads(path.read_text()) == {
-        "delivered": {
-            "email": {
-                warning.id: {"level": "warning", "at": "2025-03-02T06:00:00+00:00"},
-                spike.id: {"level": "info", "at": "2025-03-03T06:00:00+00:00"},
-            }
-        },
-        "sending": {},
-    }
-    fresh = DeliveryState(path)
+    fresh = DeliveryState(state_store)
     assert not fresh.is_due("email", warning) and not fresh.is_due("email", spike)
+    assert not fresh.may_have_been_sent("email", warning)  # its intent is done
     assert fresh.is_due("email", Event(warning.id, "exceeded", "s", "t", "/capacity"))
     assert fresh.is_due("chat", warning)
+    assert state_store.counts()["alert deliveries"] == 2
 
 
-def test_a_state_written_before_records_had_a_time_still_counts(tmp_path):
-    path = tmp_path / "alerts-delivered.json"
-    path.write_text('{"delivered": {"email": {"budget:b:2025-03-01": "warning"}}}')
-    state = DeliveryState(path)
-    assert not state.is_due("email", Event("budget:b:2025-03-01", "warning", "s", "t", "/"))
+def test_a_delivery_file_from_before_the_store_is_taken_once(state_store):
+    """Bare levels (files written before records had a time), records and an intent; run
+    twice, nothing is doubled, and a delivery the store holds is not turned back into an
+    intent."""
+    state = DeliveryState(state_store)
+    sent = Event("budget:b:2025-03-01", "warning", "s", "t", "/")
+    began = Event("anomaly:spike:k:m:2025-03-02", "info", "s", "t", "/")
+    state.record("chat", began)
+    content = json.dumps(
+        {
+            "delivered": {"email": {sent.id: "warning"}},
+            "sending": {"chat": {began.id: {"level": "info", "at": "2025-03-02T06:00:00+00:00"}}},
+        }
+    ).encode()
+    assert import_file(state, content) == 1
+    assert import_file(state, content) == 0
+    assert not state.is_due("email", sent) and not state.may_have_been_sent("chat", began)
+    with pytest.raises(ValueError, match="delivered"):
+        import_file(state, b"{}")
 
 
-def test_records_older_than_the_horizon_are_pruned(tmp_path):
-    path = tmp_path / "alerts-delivered.json"
-    state = DeliveryState(path)
+def test_records_older_than_the_horizon_are_pruned(state_store):
+    state = DeliveryState(state_store)
     old = Event("budget:b:2024-01-01", "info", "s", "t", "/capacity")
     new = Event("budget:b:2024-07-01", "info", "s", "t", "/capacity")
     state.record("email", old, now=datetime(2024, 1, 1, tzinfo=UTC))
     state.record("email", new, now=datetime(2024, 6, 28, 0, 1, tzinfo=UTC))  # 179 days later
-    assert not DeliveryState(path).is_due("email", old)
+    assert not state.is_due("email", old)
     state.record("chat", new, now=datetime(2024, 6, 30, 0, 1, tzinfo=UTC))  # 181 days later
-    fresh = DeliveryState(path)
-    assert fresh.is_due("email", old) and not fresh.is_due("email", new)
+    assert state.is_due("email", old) and not state.is_due("email", new)

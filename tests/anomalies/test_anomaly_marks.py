@@ -1,9 +1,8 @@
-"""Marks on anomalies (a JSON file beside the history store) and the tables the page and the
-command line show."""
+"""Marks on anomalies (records of the state store, on either backend) and the tables the page
+and the command line show."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
@@ -19,8 +18,10 @@ from analytics.anomalies.listing import (
     anomaly_window,
     new_anomalies,
 )
-from analytics.anomalies.marks import Marks, MarksFileError, check_id
+from analytics.anomalies.marks import Marks, check_id, import_file
 from analytics.service.settings import Settings
+from analytics.storage.store import embedded_store
+from analytics.usage.records import Records
 
 SPIKE = "spike:k001****z001:total_characters:2025-03-05"
 DROP = "drop:2416****2:fx:text_translation_characters:2025-02-27"  # a masked key with :fx
@@ -41,41 +42,46 @@ def anomaly(kind="spike", api_key="k001****z001", first=date(2025, 3, 5), **valu
     return Anomaly(kind=kind, api_key=api_key, first=first, **fields)
 
 
-def test_marks_are_written_read_and_removed(tmp_path):
-    marks = Marks(tmp_path / "history" / "marks.json")
+def test_marks_are_written_read_and_removed(state_store):
+    marks = Marks(Records(state_store, "acct"))
+    other = Marks(Records(state_store, "another"))
     assert marks.read() == {}
     marks.set(SPIKE, "expected", now=AT)
     marks.set(DROP, "acknowledged", now=AT)
-    assert marks.read() == {SPIKE: "expected", DROP: "acknowledged"}
-    assert json.loads(marks.path.read_text()) == {
-        "marks": {
-            DROP: {"mark": "acknowledged", "marked_at": "2025-03-06T08:30:00Z"},
-            SPIKE: {"mark": "expected", "marked_at": "2025-03-06T08:30:00Z"},
-        }
+    marks.set(SPIKE, "acknowledged", now=AT + timedelta(hours=1))  # the last mark given wins
+    assert marks.read_times() == {
+        SPIKE: ("acknowledged", AT + timedelta(hours=1)),
+        DROP: ("acknowledged", AT),
     }
+    assert other.read() == {}  # an account's marks are its own
     marks.set(SPIKE, None)
     assert marks.read() == {DROP: "acknowledged"}
-    assert not list(tmp_path.glob("*.tmp"))  # no temporaries left behind
 
 
-def test_a_marks_path_that_cannot_be_read_is_named(tmp_path):
-    path = tmp_path / "marks.json"
-    path.mkdir()
-    with pytest.raises(MarksFileError, match=r"marks\.json: cannot be read"):
-        Marks(path).read()
+def test_a_marks_file_from_before_the_store_is_taken_once_and_later_marks_win(state_store):
+    marks = Marks(Records(state_store, "acct"))
+    marks.set(DROP, "expected", now=AT + timedelta(days=1))  # given after the file's
+    content = (
+        f'{{"marks": {{"{SPIKE}": {{"mark": "expected", "marked_at": "2025-03-06T08:30:00Z"}},'
+        f' "{DROP}": {{"mark": "acknowledged", "marked_at": "2025-03-06T08:30:00Z"}}}}}}'
+    ).encode()
+    assert import_file(marks, content) == 1
+    assert import_file(marks, content) == 0
+    assert marks.read() == {SPIKE: "expected", DROP: "expected"}
+    with pytest.raises(ValueError):
+        import_file(marks, b'{"marks": 3}')
 
 
 def test_where_marks_live(tmp_path):
     demo = Settings(history_path=tmp_path, demo_keys=8, demo_days=120, demo_seed=7)
     assert Marks.for_settings(demo, demo=True) == Marks(
-        tmp_path / "demo-7-8-120-anomaly-marks.json"
+        Records(embedded_store(tmp_path), "demo-7-8-120")
     )
     key = SecretStr("a-secret-admin-key-0001")
     account = Settings(history_path=tmp_path, auth_key=key, base_url="https://api.example")
     marks = Marks.for_settings(account, demo=False)
-    assert marks is not None and marks.path.parent == tmp_path
-    assert marks.path.name.endswith("-anomaly-marks.json")
-    assert key.get_secret_value() not in str(marks.path)
+    assert marks is not None and marks.records.store.path == tmp_path / "state.sqlite"
+    assert len(marks.records.account) == 29 and key.get_secret_value() not in marks.records.account
     assert Marks.for_settings(Settings(history_path=tmp_path), demo=False) is None
     assert Marks.for_settings(Settings(history_path=None), demo=True) is None
 

@@ -4,12 +4,12 @@ silence them, and the exit codes are those of check-budgets (12 for new anomalie
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import subprocess
 import sys
 
 import pytest
+from support import kept
 from support.builders import invoke, serve_to_cli
 from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
 from support.servers import ROOT, small_config
@@ -80,21 +80,22 @@ def test_the_injected_anomalies_are_reported_until_marked(tmp_path):
     assert list(printed(back)) == [again]
 
 
-def test_marks_are_a_small_json_file_beside_the_history_store(tmp_path):
+def test_marks_are_records_of_the_demo_in_the_history_folders_store(tmp_path):
     events = injected_demo_events()
     planned = f"spike:{events['new'].api_key}:total_characters:2030-01-01"
     marked = invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO)
     assert marked.exit_code == 0
-    [marks] = (tmp_path / "history").glob("*.json")
-    assert marked.stdout == f"{planned}: marked expected in {marks}\n"
+    store = tmp_path / "history" / "state.sqlite"
+    assert marked.stdout == f"{planned}: marked expected in {store}\n"
     cleared = invoke("mark-anomaly", planned, "new", "--demo", env=DEMO)
-    assert cleared.stdout == f"{planned}: mark cleared (new again) in {marks}\n"
+    assert cleared.stdout == f"{planned}: mark cleared (new again) in {store}\n"
+    assert kept.marks(tmp_path / "history") == {}
     assert invoke("mark-anomaly", planned, "expected", "--demo", env=DEMO).exit_code == 0
-    assert marks.name == "demo-42-8-120-anomaly-marks.json"
-    content = json.loads(marks.read_text())
-    assert list(content["marks"]) == [planned]
-    assert content["marks"][planned]["mark"] == "expected"
-    assert dt.datetime.fromisoformat(content["marks"][planned]["marked_at"]).tzinfo is not None
+    [(account, mark, at)] = kept.rows(
+        tmp_path / "history", "SELECT account, mark, marked_at FROM anomaly_marks"
+    )
+    assert (account, mark) == ("demo-42-8-120", "expected")
+    assert abs(dt.datetime.fromisoformat(at) - dt.datetime.now()) < dt.timedelta(minutes=5)
 
 
 @pytest.mark.parametrize(
@@ -141,12 +142,14 @@ def test_without_configuration_both_commands_exit_2():
     assert invoke("check-anomalies", "--days", "0", "--demo", env=DEMO).exit_code == 2
 
 
-def test_a_marks_file_that_cannot_be_read_exits_2(tmp_path):
-    folder = tmp_path / "history"
-    (folder / "demo-42-8-120-anomaly-marks.json").mkdir(parents=True)
+def test_a_store_that_cannot_be_opened_exits_5_in_one_line(tmp_path):
+    store = tmp_path / "history" / "state.sqlite"
+    store.mkdir(parents=True)  # not a file a database can be opened in
     result = invoke("check-anomalies", "--demo", env=DEMO)
-    assert result.exit_code == 2
-    assert "demo-42-8-120-anomaly-marks.json: cannot be read" in result.stderr
+    assert (result.exit_code, result.stdout) == (5, "")
+    assert result.stderr == (
+        f"error: The state store ({store}) failed: unable to open database file\n"
+    )
 
 
 def test_a_configured_service_with_history(monkeypatch, tmp_path):
@@ -162,12 +165,10 @@ def test_a_configured_service_with_history(monkeypatch, tmp_path):
     assert anomaly in printed(first)
     assert invoke("mark-anomaly", anomaly, "expected").exit_code == 0
     files = sorted(p.name for p in (tmp_path / "history").iterdir())
-    assert [name for name in files if name.endswith("-anomaly-marks.json")] == [
-        name.replace("-v2.duckdb", "-anomaly-marks.json")
-        for name in files
-        if name.endswith(".duckdb")
-    ]
-    assert not any(admin in name for name in files)
+    accounts = [name.removesuffix("-v2.duckdb") for name in files if name.endswith(".duckdb")]
+    marked = kept.rows(tmp_path / "history", "SELECT account, anomaly FROM anomaly_marks")
+    assert marked == [(accounts[0], anomaly)]  # named as the account's history store is
+    assert not any(admin in name for name in [*files, *accounts])
     second = invoke("check-anomalies", "--days", "30", "--all")
     assert printed(second, columns=4)[anomaly][1] == "expected"
     assert admin not in first.stdout + second.stdout

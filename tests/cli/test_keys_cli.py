@@ -12,6 +12,7 @@ from pathlib import Path
 
 import deepl
 import pytest
+from support import kept
 from support.builders import serve_to_cli
 from support.faultserver import FaultServer, Reply
 from support.orgfiles import KEYS_ADMIN, KEYS_ORG, KEYS_SPEECH, KEYS_TODAY, KEYS_WEB
@@ -205,12 +206,7 @@ def test_the_official_client_is_refused_once_the_command_line_caps_its_key(tmp_p
         finally:
             translator.close()
         assert KEYS_ADMIN not in capped.stdout + capped.stderr
-    entries = [
-        json.loads(line)
-        for line in next(Path(tmp_path / "history").glob("*-key-audit.jsonl"))
-        .read_text()
-        .splitlines()
-    ]
+    entries = kept.audit_entries(tmp_path / "history")
     assert [(e["action"], e["outcome"], e["after"]["characters"]) for e in entries] == [
         ("limit", "done", 0),
         ("limit", "done", None),

@@ -4,12 +4,12 @@ counts the new ones."""
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+from support import kept
 from support.builders import asgi_client
 from support.headless import (
     DEMO_DAYS,
@@ -104,12 +104,12 @@ def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
     assert len(table) == before and table.loc[anomaly, "status"] == "expected"
     assert (table.drop(anomaly)["status"] == "new").all()
     assert any(f"Status: **expected** · id `{anomaly}`" in c.value for c in at.caption)
-    [marks] = Path(os.environ["SERVICE_HISTORY_PATH"]).glob("*-anomaly-marks.json")
-    assert json.loads(marks.read_text())["marks"][anomaly]["mark"] == "expected"
+    history = Path(os.environ["SERVICE_HISTORY_PATH"])
+    assert kept.marks(history) == {anomaly: "expected"}
     # Undo gives back the mark it had (none): new again, still selected.
     at.button(key="mark_undo").click().run()
     assert at.selectbox(key="anomaly").value == anomaly
-    assert json.loads(marks.read_text())["marks"] == {}
+    assert kept.marks(history) == {}
     assert at.dataframe[0].value.set_index("id").loc[anomaly, "status"] == "new"
     assert not any(button.key == "mark_undo" for button in at.button)
     at.button(key="mark_expected").click().run()

@@ -3,7 +3,6 @@
 Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
 """
 
-import json
 import re
 from dataclasses import replace
 from datetime import timedelta
@@ -12,6 +11,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
+from support import kept
 from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
 from support.servers import running_dashboard
 from test_key_actions import stored
@@ -423,8 +423,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     assert secret not in log.read_text()
     for path in history.rglob("*"):
         assert not path.is_file() or secret.encode() not in path.read_bytes(), path
-    audit = next(history.glob("*-key-audit.jsonl")).read_text().splitlines()
-    assert [json.loads(line)["action"] for line in audit] == [
+    assert [entry["action"] for entry in kept.audit_entries(history)] == [
         "create",
         "rename",
         "limit",

@@ -5,7 +5,6 @@ log exactly the changes made; a form never shows, or saves, another key's values
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import tempfile
@@ -24,6 +23,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from streamlit.testing.v1 import AppTest
+from support import kept
 from support.headless import open_page
 from support.servers import forget_demo
 
@@ -59,12 +59,8 @@ def stored(history: Path | None = None) -> dict[str, Key]:
 
 
 def audit_entries() -> list[dict]:
-    """The audit log as written, oldest first."""
-    logs = list(Path(os.environ["SERVICE_HISTORY_PATH"]).glob("*-key-audit.jsonl"))
-    if not logs:
-        return []
-    [log] = logs
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    """The audit log as kept, oldest first."""
+    return kept.audit_entries(Path(os.environ["SERVICE_HISTORY_PATH"]))
 
 
 def audited() -> list[tuple[str, str | None, str]]:

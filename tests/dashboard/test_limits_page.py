@@ -8,6 +8,7 @@ import json
 from urllib.parse import parse_qs
 
 import pytest
+from support import kept
 from support.builders import invoke
 from support.headless import TODAY, app_test, open_clean_page, open_page
 from test_access import AUTH
@@ -32,8 +33,7 @@ def ident(at, label: str) -> str:
 
 
 def audit(tmp_path) -> list[dict]:
-    [log] = (tmp_path / "history").glob("*-key-audit.jsonl")
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return kept.audit_entries(tmp_path / "history")
 
 
 def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
@@ -115,7 +115,7 @@ def test_a_link_chooses_a_key_by_its_mask_and_changes_nothing(demo_env, tmp_path
     mask, key_id = shown.loc["Marketing launch", ["api_key", "key_id"]]
     at = open_clean_page("limits", key=mask)  # as the Anomalies page links a key
     assert at.selectbox(key="key").value == key_id
-    assert not list((tmp_path / "history").glob("*-key-audit.jsonl"))
+    assert kept.audit_entries(tmp_path / "history") == []
 
 
 @pytest.mark.parametrize(

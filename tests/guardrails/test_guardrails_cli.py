@@ -15,14 +15,16 @@ import sys
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
+from support import kept
 from support.builders import serve_to_cli
 from support.orgfiles import org_key, org_usage, organization
 from support.servers import ROOT, auth, emulator_server, file_app
 from typer.testing import CliRunner
 
 from analytics.cli import app
-from analytics.guardrails.state import Memory, highest, read
+from analytics.guardrails.state import GuardrailState, Memory, highest
 from analytics.service.models import UsageLimits
 from analytics.usage.calendar import CLOCK_VARIABLE
 
@@ -167,8 +169,8 @@ def test_the_state_remembers_the_highest_limits_of_the_day(served, tmp_path):
     # the next day starts from the limits the last one left.
     _, options = served
     assert guardrails("apply", "--yes", *options).exit_code == 0
-    [path] = (tmp_path / "history").glob("*guardrails.json")
-    memory = read(path).keys
+    [state] = kept.guardrail_states(tmp_path / "history")
+    memory = msgspec.convert(state, GuardrailState).keys
     web = next(m for m in memory.values() if m.by == "Web team")
     assert (web.day, web.highest) == (TODAY, UsageLimits())
     tomorrow = TODAY + dt.timedelta(days=1)

@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from pydantic import SecretStr
+from sqlalchemy import create_engine, select, text
 from support.builders import asgi_client
 from support.faultserver import FaultServer, Reply
 from support.orgfiles import KEYS_ADMIN as ADMIN
@@ -20,15 +21,19 @@ from support.servers import file_app
 
 from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.keys import changes
-from analytics.keys.audit import AuditLog, entry
+from analytics.keys.audit import AuditLog, entry, import_file
 from analytics.keys.join import JoinedKey, join, masked
 from analytics.keys.limits import key_rows, key_view_table, limit_evaluations, usage_start
 from analytics.keys.preview import limit_preview, rename_preview
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
 from analytics.service.models import DeveloperKey
+from analytics.storage.schema import audit as audit_table
+from analytics.storage.store import Store, StoreUnavailable, embedded_store
 from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage
+from analytics.usage.records import Records
+from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
 
 # --- the join ------------------------------------------------------------------------------
@@ -104,16 +109,21 @@ def test_a_key_without_usage_and_usage_without_a_listed_key():
 NOW = dt.datetime(2025, 7, 10, 8, 30, tzinfo=dt.UTC)
 
 
-def test_the_audit_log_appends_and_reads_back(tmp_path):
-    log = AuditLog(tmp_path / "audit.jsonl")
+def kept_entries(store) -> list[str]:
+    """The audit rows as the store holds them, read past the code that writes them."""
+    return store.run(lambda c: c.execute(select(audit_table.c.entry)).scalars().all())
+
+
+def test_the_audit_log_appends_and_reads_back(state_store):
+    log = AuditLog(Records(state_store, "acct"))
     assert log.read() == []
     before = listed("guid-a:guid-a", "Old")
     after = DeveloperKey(key_id="guid-a:guid-a", label="New")
     log.append(entry("rename", "ana@example.org", before, "done", after=after, now=NOW))
     log.append(entry("create", "cli:ops", None, "refused", label="X", message="403", now=NOW))
-    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
-    assert len(lines) == 2
-    first = json.loads(lines[0])
+    rows = kept_entries(state_store)
+    assert len(rows) == 2
+    first = json.loads(rows[0])
     assert (first["who"], first["action"], first["outcome"]) == (
         "ana@example.org",
         "rename",
@@ -122,10 +132,11 @@ def test_the_audit_log_appends_and_reads_back(tmp_path):
     assert (first["before"]["label"], first["after"]["label"]) == ("Old", "New")
     assert first["time"] == "2025-07-10T08:30:00Z"
     assert [e.outcome for e in log.read()] == ["done", "refused"]
+    assert AuditLog(Records(state_store, "another")).read() == []
 
 
-def test_concurrent_appends_are_all_kept(tmp_path):
-    log = AuditLog(tmp_path / "audit.jsonl")
+def test_concurrent_appends_are_all_kept(state_store):
+    log = AuditLog(Records(state_store, "acct"))
 
     def append(n: int) -> None:
         log.append(entry("create", f"writer-{n}", None, "failed", label=str(n), now=NOW))
@@ -138,13 +149,20 @@ def test_concurrent_appends_are_all_kept(tmp_path):
     assert sorted(e.who for e in log.read()) == sorted(f"writer-{n}" for n in range(12))
 
 
-def test_a_damaged_audit_log_is_kept_aside(tmp_path, caplog):
-    path = tmp_path / "audit.jsonl"
-    path.write_text("not json\n")
-    log = AuditLog(path)
-    assert log.read() == []
-    assert [p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")] == [path.name]
-    assert "audit log" in caplog.text
+def test_a_log_file_from_before_the_store_is_taken_once(state_store):
+    log = AuditLog(Records(state_store, "acct"))
+    log.append(entry("create", "cli:ops", None, "failed", label="Kept", now=NOW))
+    lines = [
+        '{"time":"2025-07-09T08:30:00Z","who":"ana","action":"rename","key_id":"k1",'
+        '"label":"L","outcome":"done"}',
+        kept_entries(state_store)[0],  # already in the store
+    ]
+    content = "\n".join(lines).encode()
+    assert import_file(log, content) == 1
+    assert import_file(log, content) == 0
+    assert [e.label for e in log.read()] == ["Kept", "L"]
+    with pytest.raises(ValueError):
+        import_file(log, b"not json\n")
 
 
 # --- changes, audited ----------------------------------------------------------------------
@@ -156,7 +174,8 @@ def app(tmp_path):
 
 
 def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_path):
-    log = AuditLog(tmp_path / "audit.jsonl")
+    store = embedded_store(tmp_path)
+    log = AuditLog(Records(store, "acct"))
     client, _ = asgi_client(app, ADMIN)
     with client:
         actor = changes.Actor(client, "ana@example.org", log)
@@ -184,12 +203,12 @@ def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_
     assert (entries[2].before.characters, entries[2].after.characters) == (None, 5000)
     assert all(e.trace_id for e in entries)
     assert entries[3].label == "Ghost" and "404" in entries[3].message
-    assert made.key not in (tmp_path / "audit.jsonl").read_text()
+    assert not [row for row in kept_entries(store) if made.key in row]
     assert log.recorded_masks() == {made.key_id: masked(made.key)}
 
 
 def test_a_refusal_for_a_non_admin_key_is_audited(app, tmp_path):
-    log = AuditLog(tmp_path / "audit.jsonl")
+    log = AuditLog(Records(embedded_store(tmp_path), "acct"))
     client, _ = asgi_client(app, WEB)
     with client, pytest.raises(AuthorizationError):
         changes.create(changes.Actor(client, "cli:ops", log), "Nope")
@@ -198,7 +217,7 @@ def test_a_refusal_for_a_non_admin_key_is_audited(app, tmp_path):
 
 
 def test_a_create_whose_answer_is_lost_is_audited_as_unknown(app, tmp_path):
-    log = AuditLog(tmp_path / "audit.jsonl")
+    log = AuditLog(Records(embedded_store(tmp_path), "acct"))
     with FaultServer(app, [Reply(action="reset"), Reply()]) as server:
         policy = Policy(max_attempts=3, backoff=(0.001, 0.002))
         with ServiceClient(server.base_url, SecretStr(ADMIN), policy=policy) as client:
@@ -207,6 +226,33 @@ def test_a_create_whose_answer_is_lost_is_audited_as_unknown(app, tmp_path):
             assert len(server.seen) == 1
     [unknown] = log.read()
     assert (unknown.outcome, unknown.label) == ("unknown", "Lost")
+
+
+def test_no_change_is_sent_while_the_store_cannot_be_reached(app):
+    """The audit entry could not be kept, so the change is not made at all."""
+    nowhere = f"postgresql+psycopg://usage:pw-9c1e@127.0.0.1:{free_port()}/state"
+    log = AuditLog(Records(Store(create_engine(nowhere), "PostgreSQL at nowhere"), "acct"))
+    client, _ = asgi_client(app, ADMIN)
+    with client:
+        before = client.developer_keys()
+        with pytest.raises(StoreUnavailable, match="nowhere") as refused:
+            changes.rename(changes.Actor(client, "ana", log), rename_preview(before[0], "Moved"))
+        assert client.developer_keys() == before
+    assert "pw-9c1e" not in str(refused.value)
+
+
+def test_a_change_whose_entry_cannot_be_written_says_so_and_logs_the_entry(app, tmp_path, caplog):
+    store = embedded_store(tmp_path)
+    store.run(lambda c: c.execute(text("DROP TABLE key_audit")))  # answers, but cannot append
+    client, _ = asgi_client(app, ADMIN)
+    with client:
+        key = client.developer_keys()[0]
+        actor = changes.Actor(client, "ana", AuditLog(Records(store, "acct")))
+        with pytest.raises(changes.AuditNotKept, match="rename was done at the service"):
+            changes.rename(actor, rename_preview(key, "Renamed"))
+        assert [k.label for k in client.developer_keys() if k.key_id == key.key_id] == ["Renamed"]
+    [logged] = [r.getMessage() for r in caplog.records if "not kept" in r.getMessage()]
+    assert '"action":"rename"' in logged and '"label":"Renamed"' in logged
 
 
 # --- keys against their limits --------------------------------------------------------------

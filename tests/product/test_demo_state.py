@@ -17,14 +17,18 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from support import kept
 from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from support.servers import ROOT, emulator_of, run_cli
 
 from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data
 from analytics.dashboard.source import Source
+from analytics.keys.audit import AuditLog, entry
 from analytics.service.settings import Settings
+from analytics.storage.store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
+from analytics.usage.records import Records
 from emulator import EmulatorConfig
 from emulator.store import Store
 
@@ -76,12 +80,10 @@ def listed(env: dict[str, str], *args: str) -> dict[str, str]:
 
 
 def audited(history: Path) -> list[dict]:
-    """The demo's key audit log, read as the file it is (absent: empty)."""
-    files = settings_of(history).demo_files
-    assert files is not None
-    if not files.audit_log.exists():
-        return []
-    return [json.loads(line) for line in files.audit_log.read_text().splitlines()]
+    """The demo's key audit log, as the state store holds it (none yet: empty)."""
+    account = settings_of(history).demo_name
+    query = f"SELECT entry FROM key_audit WHERE account = '{account}' ORDER BY id"
+    return [json.loads(entry) for (entry,) in kept.rows(history, query)]
 
 
 def rename_first(env: dict[str, str], original: dict[str, str]) -> str:
@@ -139,9 +141,9 @@ def test_a_reset_brings_the_generated_keys_back_and_empties_the_demo_audit_log(
     assert created.returncode == 0, created.stderr
     assert stored(history)[key_id] == RENAMED and len(stored(history)) == len(original) + 1
     assert len(audited(history)) == 2
-    # A real organization's audit log in the same folder is no business of the demo's.
-    real = history / "org-0123456789abcdef-key-audit.jsonl"
-    real.write_bytes(b'{"kept": "as it was"}\n')
+    # A real organization's audit log in the same store is no business of the demo's.
+    real = AuditLog(Records(embedded_store(history), "0123456789ab-0123456789abcdef"))
+    real.append(entry("create", "cli:ops", None, "failed", label="Real"))
 
     reset = run_cli("reset-demo", env=env)
     assert reset.returncode == 0, reset.stderr
@@ -151,7 +153,7 @@ def test_a_reset_brings_the_generated_keys_back_and_empties_the_demo_audit_log(
     assert listed(env) == original
     shown = run_cli("keys", "audit", "--format", "csv", "--demo", env=env)
     assert shown.stdout.splitlines()[1:] == []
-    assert real.read_bytes() == b'{"kept": "as it was"}\n'
+    assert [e.label for e in real.read()] == ["Real"]
 
 
 def test_a_new_utc_day_makes_the_demo_afresh_and_drops_its_audit_log(env, history, original):
@@ -185,7 +187,7 @@ def test_two_commands_starting_on_an_empty_folder_share_one_organization(env, hi
     assert outputs[0] == outputs[1] and outputs[0][1] == ""
     files = settings_of(history).demo_files
     assert files is not None
-    assert sorted(history.iterdir()) == [files.lock, files.store]
+    assert sorted(history.iterdir()) == [files.lock, files.store, history / "state.sqlite"]
     assert stored(history) == original
 
 

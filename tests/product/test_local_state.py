@@ -2,7 +2,7 @@
 file is moved aside (kept, with a warning), never silently replaced.
 
 The writers are real processes (`mark-anomaly` commands) and threads of this process (as the
-dashboard's sessions are), all at once on one file."""
+dashboard's sessions are), all at once on the embedded state store."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support import kept
 from support.builders import invoke, serve_to_cli
 from support.receivers import (
     Mailbox,
@@ -27,6 +28,7 @@ from support.servers import FIXED_TODAY, ROOT, small_config
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
+from analytics.service.settings import Settings
 from analytics.storage.files import DAMAGED_KEPT, move_aside
 from emulator import create_app
 
@@ -55,8 +57,9 @@ def mark_command(history: Path, anomaly_id: str) -> subprocess.Popen[str]:
 
 
 def demo_marks(history: Path) -> Marks:
-    [path] = history.glob("*-anomaly-marks.json")
-    return Marks(path)
+    marks = Marks.for_settings(Settings(history_path=history), demo=True)
+    assert marks is not None
+    return marks
 
 
 def test_concurrent_commands_and_sessions_keep_every_mark(tmp_path):
@@ -79,24 +82,26 @@ def test_concurrent_commands_and_sessions_keep_every_mark(tmp_path):
     for command in commands[1:]:
         _, stderr = command.communicate(timeout=120)
         assert command.returncode == 0, stderr
-    given = marks.read()
+    given = kept.marks(tmp_path)
     assert len(given) == COMMANDS + SESSIONS
     assert {given[anomaly(i)] for i in range(COMMANDS)} == {"expected"}
     assert {given[anomaly(COMMANDS + i)] for i in range(SESSIONS)} == {"acknowledged"}
 
 
-def test_a_damaged_marks_file_is_moved_aside_with_a_warning(tmp_path):
-    path = tmp_path / "demo-42-25-1095-anomaly-marks.json"
-    path.write_bytes(GARBAGE)
+def test_a_damaged_store_is_moved_aside_with_a_warning(tmp_path):
+    path = tmp_path / "state.sqlite"
+    path.write_bytes(GARBAGE * 1000)
     command = mark_command(tmp_path, anomaly(1))
     _, stderr = command.communicate(timeout=120)
     assert command.returncode == 0, stderr
-    [kept] = tmp_path.glob(f"{path.name}.damaged-*")
-    assert kept.read_bytes() == GARBAGE
+    [moved] = tmp_path.glob(f"{path.name}.damaged-*")
+    assert moved.read_bytes() == GARBAGE * 1000
     [line] = stderr.splitlines()
-    assert line.startswith(f"WARNING: The anomaly marks file {path} was not valid (")
-    assert line.endswith(f"kept as {kept}, starting afresh")
-    assert Marks(path).read() == {anomaly(1): "expected"}
+    assert (
+        line
+        == f"WARNING: The state store {path} was not a database; kept as {moved}, starting afresh"
+    )
+    assert kept.marks(tmp_path) == {anomaly(1): "expected"}
     again = mark_command(tmp_path, anomaly(2))
     assert again.communicate(timeout=120)[1] == ""  # the next run is quiet
 
@@ -219,27 +224,21 @@ def test_a_delivery_killed_between_sending_and_recording_repeats_one_message(tmp
         assert sent(mailbox, hooks) == (mails, posts)  # nothing sent a third time
 
 
-# JSON nested deeper than the interpreter's recursion limit.
-TOO_DEEP = b'{"delivered": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"
-
-
-@pytest.mark.parametrize("damage", [GARBAGE, TOO_DEEP], ids=["garbage", "too deep"])
-def test_a_damaged_alert_record_is_moved_aside_and_every_alert_sent(tmp_path, damage):
+def test_a_damaged_store_sends_every_alert_again(tmp_path):
     """Without a valid record nothing says what was sent: every current alert goes out again,
-    and the damaged record is kept for a person to look at."""
-    state = tmp_path / "history" / "alerts-delivered.json"
-    state.parent.mkdir()
-    state.write_bytes(damage)
+    and the damaged store is kept for a person to look at."""
+    store = tmp_path / "history" / "state.sqlite"
+    store.parent.mkdir()
+    store.write_bytes(GARBAGE * 1000)
     with smtp_server() as mailbox, webhook_receiver() as hooks:
         mail_and_webhook_alerts(tmp_path, mailbox, "TEST_HOOK_URL")
         command = notify_command(tmp_path, hooks.url("/hook"))
         _, stderr = command.communicate(timeout=120)
         assert command.returncode == 12, stderr
-        [kept] = state.parent.glob("alerts-delivered.json.damaged-*")
-        assert kept.read_bytes() == damage
+        [moved] = store.parent.glob("state.sqlite.damaged-*")
+        assert moved.read_bytes() == GARBAGE * 1000
         [line] = stderr.splitlines()
-        assert line.startswith(f"WARNING: The alert delivery state {state} was not valid (")
-        assert line.endswith(f"kept as {kept}, starting afresh")
+        assert line.startswith(f"WARNING: The state store {store} was not a database")
         mails, posts = sent(mailbox, hooks)
         assert mails == posts and len(set(mails)) == len(mails) > 1
         again = notify_command(tmp_path, hooks.url("/hook"))

@@ -1,0 +1,75 @@
+"""The tables of the state store: what the product knows that the service cannot give back.
+
+Every record names its account (the digests `usage.history.account_name` makes, or the demo
+organization's name), so one database serves every account a deployment reads. The tables are
+made and changed only by the migrations beside this module (`migrations/versions`), one
+revision per change; `HEAD` is the newest, and a test keeps it the migrations' own head.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+HEAD: Final = "0002"
+
+metadata = MetaData()
+
+# One row per marked anomaly: a mark is replaced, never two for one id.
+marks = Table(
+    "anomaly_marks",
+    metadata,
+    Column("account", String(80), primary_key=True),
+    Column("anomaly", String(300), primary_key=True),
+    Column("mark", String(20), nullable=False),
+    Column("marked_at", DateTime(timezone=True), nullable=False),
+)
+
+# One row per alert, destination and level: the database refuses a second, so two notifiers
+# can never both hold the intent to send the same message. `stage` is `sending` from before the
+# message leaves until its outcome is known, then `delivered`.
+deliveries = Table(
+    "alert_deliveries",
+    metadata,
+    Column("destination", String(200), primary_key=True),
+    Column("event", String(400), primary_key=True),
+    Column("level", String(20), primary_key=True),
+    Column("stage", String(20), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+
+# The key audit log: appended to, never rewritten; `entry` is the entry as JSON.
+audit = Table(
+    "key_audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account", String(80), nullable=False, index=True),
+    Column("time", DateTime(timezone=True), nullable=False),
+    Column("entry", Text, nullable=False),
+)
+
+# The guardrails' memory of one account, one JSON document replaced whole by the one applier
+# that holds the guardrails' lock.
+guardrails = Table(
+    "guardrail_state",
+    metadata,
+    Column("account", String(80), primary_key=True),
+    Column("state", Text, nullable=False),
+)
+
+# What `state check` counts, by the names people read.
+RECORDS: Final = {
+    "anomaly marks": marks,
+    "alert deliveries": deliveries,
+    "key audit entries": audit,
+    "guardrail states": guardrails,
+}
