@@ -410,7 +410,7 @@ if entries:
     )
     st.caption(
         "Every attempted change, newest first; also `python -m analytics keys audit`. "
-        "Kept beside the history store: keep the folder."
+        "Kept in the state store, which cannot be fetched again: back it up."
     )
 else:
     st.caption("No key has been changed from here or the command line yet.")

@@ -17,10 +17,10 @@ Records older than `HORIZON` are pruned on every write: an alert that old is no 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from sqlalchemy import Connection, delete, select
 
@@ -47,15 +47,24 @@ def delivery_store(settings: Settings, demo: bool) -> Store:
 LEGACY_FILE: Final = "alerts-delivered.json"  # the history folder's delivery records
 
 
-def import_file(state: DeliveryState, content: bytes) -> int:
-    """Bring a delivery file (as kept before the store) into the store, record by record:
-    a record the store lacks is taken, and an intent the store holds gives way to a delivery,
-    as the writers' own rule says. The number taken; ValueError when it is no delivery file."""
+class Record(NamedTuple):
+    """One delivery record: an alert's level for a destination, at a stage since `at`."""
+
+    destination: str
+    event: str
+    level: str
+    stage: Stage
+    at: datetime
+
+
+def read_file(content: bytes) -> list[Record]:
+    """The records of a delivery file (as kept before the store); ValueError when it is no
+    delivery file."""
     data = json.loads(content.decode("utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("delivered"), dict):
         raise ValueError("no 'delivered' records")
-    taken = 0
-    for stage in ("sending", "delivered"):
+    found = []
+    for stage in STAGES:
         for destination, events in data.get(stage, {}).items():
             for event, record in events.items():
                 # Files written before records had a time hold a bare level.
@@ -64,8 +73,15 @@ def import_file(state: DeliveryState, content: bytes) -> int:
                     if isinstance(record, str)
                     else (record["level"], datetime.fromisoformat(record["at"]))
                 )
-                taken += state.take(destination, event, level, stage, at)
-    return taken
+                found.append(Record(destination, event, level, stage, at))
+    return found
+
+
+def take(state: DeliveryState, records: Sequence[Record]) -> int:
+    """Bring records from elsewhere (a file, another store) into `state`, one by one: a
+    record the store lacks is taken, and an intent the store holds gives way to a delivery,
+    as the writers' own rule says. The number taken."""
+    return sum(state.take(*record) for record in records)
 
 
 class DeliveryState:
@@ -112,7 +128,13 @@ class DeliveryState:
         """Forget the intent of a message that certainly did not get through."""
         self._change(destination, event, None, now)
 
-    def take(self, destination: str, event: str, level: str, stage: Stage, at: datetime) -> int:
+    def records(self) -> list[Record]:
+        """Every record the store holds."""
+        query = select(table.c.destination, table.c.event, table.c.level, table.c.stage, table.c.at)
+        rows = self.store.run(lambda connection: connection.execute(query).all())
+        return [Record(*row) for row in rows]
+
+    def take(self, destination: str, event: str, level: str, stage: str, at: datetime) -> int:
         """Keep one record unless the store knows better (a delivery over an intent); 1 when
         it was kept."""
         if level not in LEVELS or stage not in STAGES:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Final, Literal
 
 import msgspec
@@ -81,7 +81,7 @@ class Marks:
             table.c.account == self.records.account
         )
         rows = self.records.store.run(lambda connection: connection.execute(query).all())
-        return {row.anomaly: (row.mark, _utc(row.marked_at)) for row in rows}
+        return {row.anomaly: (row.mark, row.marked_at) for row in rows}
 
     def set(self, anomaly: str, mark: Mark | None, now: datetime | None = None) -> None:
         """Mark an anomaly id (None removes its mark, making it new again); the last mark
@@ -113,25 +113,21 @@ class _MarksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 LEGACY_SUFFIX: Final = "anomaly-marks.json"  # `<account>-anomaly-marks.json` of the history folder
 
 
-def import_file(marks: Marks, content: bytes) -> int:
-    """Bring the marks of an account's file (as kept before the store) into the store; a mark
-    the store holds already is kept when it was given later, as the last mark given wins. The
-    number of marks taken; ValueError when the file is not a marks file."""
+def read_file(content: bytes) -> dict[str, tuple[Mark, datetime]]:
+    """The marks of an account's file (as kept before the store); ValueError when it is not a
+    marks file."""
     given = msgspec.json.decode(content, type=_MarksFile).marks
+    return {anomaly: (marked.mark, marked.marked_at) for anomaly, marked in given.items()}
+
+
+def take(marks: Marks, given: Mapping[str, tuple[Mark, datetime]]) -> int:
+    """Bring marks from elsewhere (a file, another store) into `marks`: a mark held already
+    is kept when it was given later, as the last mark given wins. The number taken."""
     held = marks.read_times()
-    taken = {
-        anomaly: marked
-        for anomaly, marked in given.items()
-        if anomaly not in held or held[anomaly][1] < _utc(marked.marked_at)
-    }
-    for anomaly, marked in taken.items():
-        marks.set(anomaly, marked.mark, _utc(marked.marked_at))
+    taken = {a: m for a, m in given.items() if a not in held or held[a][1] < m[1]}
+    for anomaly, (mark, at) in taken.items():
+        marks.set(anomaly, mark, at)
     return len(taken)
-
-
-def _utc(moment: datetime) -> datetime:
-    """A time as stored: SQLite gives it back without its zone, which is always UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def status(anomaly_id: str, marks: Mapping[str, Mark]) -> Status:

@@ -215,7 +215,7 @@ def _guardrail_events(
 ) -> list[Event]:
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
-    (no history folder) or a usage period."""
+    (no state store) or a usage period."""
     records = records_of(settings, demo)
     if not budgets.enforced or records is None:
         return []

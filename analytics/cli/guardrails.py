@@ -4,7 +4,7 @@ command), `restore` gives the keys the limits they had before. Needs an admin ke
 
 The budgets, pricing and teams files are found as `check-budgets` finds them. Every change is
 written to the key audit log as made by `guardrail: <budget>`; the run (when, who, outcome)
-is kept in the guardrail state beside the history store.
+is kept in the guardrail state, in the state store.
 """
 
 from __future__ import annotations

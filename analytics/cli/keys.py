@@ -3,7 +3,7 @@ limit or deactivate one; `keys audit` prints what was changed. Needs an admin ke
 
 KEY is a key id, a masked key or a unique label; a KEY that names no key or several exits 2
 and lists the candidates. Every change attempt, whatever its outcome, is written to the audit
-log beside the history store. The secret of `keys create` is the only line on stdout, so
+log in the state store. The secret of `keys create` is the only line on stdout, so
 `$(…)` captures it; everything else goes to stderr.
 """
 

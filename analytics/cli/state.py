@@ -1,11 +1,13 @@
 """`state check` and `state import`: where the state store is and what it holds, and the
-records of a history folder from before the store brought into it."""
+records of a history folder brought into it — its files from before the store, and its
+embedded store when a deployment moves to PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,49 +17,62 @@ from analytics.cli import shared
 from analytics.cli.shared import EXIT_USAGE, DebugOption, OneLineErrors, UsageProblem, app
 from analytics.guardrails import state as guardrails
 from analytics.keys import audit
-from analytics.service.settings import Settings
-from analytics.storage.store import Store, check_text
+from analytics.storage.store import EMBEDDED_FILE, Store, check_text, embedded_store
 from analytics.usage.records import Records, store_of
 
 state_app = typer.Typer(
     cls=OneLineErrors,
-    help="The state store: where it is and what it holds, and a history folder's files "
+    help="The state store: where it is and what it holds, and a history folder's records "
     "brought into it.",
     no_args_is_help=True,
 )
 app.add_typer(state_app, name="state")
 
-# What a history folder held before the store: each kind's file name ending, and how one
-# account's file is taken into the store (the number of records taken).
-Importer = Callable[[Store, str, bytes], int]
-KINDS: dict[str, tuple[str, Importer]] = {
-    "anomaly marks": (
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of record: the name of its files from before the store (`<account>-<ending>`,
+    or the ending alone for the folder's own), how a file and a store give its records, and
+    how they are taken into a store by its writers' rule (the number taken)."""
+
+    ending: str
+    read_file: Callable[[bytes], Any]
+    read_store: Callable[[Store, str], Any]
+    take: Callable[[Store, str, Any], int]
+    per_account: bool = True
+
+
+KINDS: dict[str, Kind] = {
+    "anomaly marks": Kind(
         marks.LEGACY_SUFFIX,
-        lambda store, account, content: marks.import_file(
-            marks.Marks(Records(store, account)), content
-        ),
+        marks.read_file,
+        lambda store, account: marks.Marks(Records(store, account)).read_times(),
+        lambda store, account, given: marks.take(marks.Marks(Records(store, account)), given),
     ),
-    "key audit entries": (
+    "key audit entries": Kind(
         audit.LEGACY_SUFFIX,
-        lambda store, account, content: audit.import_file(
-            audit.AuditLog(Records(store, account)), content
-        ),
+        audit.read_file,
+        lambda store, account: audit.AuditLog(Records(store, account)).read(),
+        lambda store, account, given: audit.take(audit.AuditLog(Records(store, account)), given),
     ),
-    "guardrail states": (
+    "guardrail states": Kind(
         guardrails.LEGACY_SUFFIX,
-        lambda store, account, content: guardrails.import_file(Records(store, account), content),
+        guardrails.read_file,
+        lambda store, account: guardrails.read(Records(store, account)),
+        lambda store, account, given: guardrails.take(Records(store, account), given),
     ),
-    "alert deliveries": (
+    "alert deliveries": Kind(
         deliveries.LEGACY_FILE,
-        lambda store, _account, content: deliveries.import_file(
-            deliveries.DeliveryState(store), content
-        ),
+        deliveries.read_file,
+        lambda store, _account: deliveries.DeliveryState(store).records(),
+        lambda store, _account, given: deliveries.take(deliveries.DeliveryState(store), given),
+        per_account=False,
     ),
 }
 
 
-def _store(settings: Settings) -> Store:
-    store = store_of(settings, demo=False)
+def _store() -> Store:
+    store = store_of(shared.settings(), demo=False)
     if store is None:
         raise UsageProblem(
             "no state store: set SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
@@ -65,12 +80,14 @@ def _store(settings: Settings) -> Store:
     return store
 
 
-def _files(folder: Path, ending: str) -> list[tuple[Path, str]]:
-    """The folder's files of one kind and the account each belongs to (none for deliveries,
-    which are the folder's own)."""
-    found = [folder / ending] if (folder / ending).is_file() else []
-    found += sorted(p for p in folder.glob(f"*-{ending}") if p.is_file())
-    return [(p, p.name.removesuffix(ending).removesuffix("-")) for p in found]
+def _files(folder: Path, kind: Kind) -> list[tuple[Path, str]]:
+    """The folder's files of one kind from before the store, and the account each belongs to
+    (none for the folder's own)."""
+    if not kind.per_account:
+        path = folder / kind.ending
+        return [(path, "")] if path.is_file() else []
+    found = sorted(p for p in folder.glob(f"*-{kind.ending}") if p.is_file())
+    return [(p, p.name.removesuffix(f"-{kind.ending}")) for p in found]
 
 
 @state_app.command()
@@ -78,45 +95,52 @@ def check(debug: DebugOption = False) -> None:
     """Print where the state store is (never its password), its schema version and how many
     records of each kind it holds."""
     with shared.reported(debug):
-        settings = shared.settings()
-        typer.echo(check_text(_store(settings)))
-        folder = settings.history_path
-        left = folder and sum(len(_files(folder, ending)) for ending, _ in KINDS.values())
+        typer.echo(check_text(_store()))
+        folder = shared.settings().history_path
+        left = folder and sum(len(_files(folder, kind)) for kind in KINDS.values())
         if left:
             typer.echo(f"Files from before the store in {folder}: {left} (see: state import)")
 
 
 @state_app.command("import")
-def import_files(
+def import_records(
     folder: Annotated[
         Path | None,
         typer.Option("--from", help="The history folder to read (default: SERVICE_HISTORY_PATH)."),
     ] = None,
     debug: DebugOption = False,
 ) -> None:
-    """Bring a history folder's anomaly marks, alert deliveries, key audit logs and guardrail
-    states (the files kept before the store) into the configured store. Run it again and
-    nothing is doubled: what the store holds already is kept by the writers' own rules. The
-    files are left as they are."""
+    """Bring a history folder's records into the configured store: anomaly marks, alert
+    deliveries, key audit logs and guardrail states, from the files kept before the store and
+    from the folder's embedded store (moving to PostgreSQL). Run it again and nothing is
+    doubled: what the store holds already is kept by the writers' own rules. The folder is
+    left as it is."""
+    problems = 0
     with shared.reported(debug):
-        settings = shared.settings()
-        store = _store(settings)
-        source = folder or settings.history_path
+        target = _store()
+        source = folder or shared.settings().history_path
         if source is None or not source.is_dir():
             raise UsageProblem(
                 f"no history folder to read: {source or 'SERVICE_HISTORY_PATH is off'}"
             )
-        problems = 0
-        for kind, (ending, take) in KINDS.items():
-            files = _files(source, ending)
-            taken = 0
+        embedded = (source / EMBEDDED_FILE).is_file() and target.path != source / EMBEDDED_FILE
+        origin = embedded_store(source) if embedded else None
+        for name, kind in KINDS.items():
+            taken, files = 0, _files(source, kind)
             for path, account in files:
                 try:
-                    taken += take(store, account, path.read_bytes())
+                    given = kind.read_file(path.read_bytes())
                 except (ValueError, KeyError, TypeError) as exc:
                     problems += 1
-                    typer.echo(f"{path}: not taken, it does not read as {kind} ({exc})", err=True)
-            typer.echo(f"{kind}: {taken:,} taken from {len(files)} file(s)")
-        typer.echo(f"into {store.where}")
+                    typer.echo(f"{path}: not taken, it does not read as {name} ({exc})", err=True)
+                    continue
+                taken += kind.take(target, account, given)
+            if origin is not None:
+                accounts: Sequence[str] = origin.accounts() if kind.per_account else [""]
+                for account in accounts:
+                    taken += kind.take(target, account, kind.read_store(origin, account))
+            from_store = f" and {origin.where}" if origin is not None else ""
+            typer.echo(f"{name}: {taken:,} taken from {len(files)} file(s){from_store}")
+        typer.echo(f"into {target.where}")
     if problems:
         raise typer.Exit(EXIT_USAGE)

@@ -114,11 +114,16 @@ def read(records: Records) -> GuardrailState:
 LEGACY_SUFFIX: Final = "guardrails.json"  # `<account>-guardrails.json` of the history folder
 
 
-def import_file(records: Records, content: bytes) -> int:
-    """Take an account's state file (as kept before the store) when the store holds none for
-    the account (one there is newer: written since the switch); 1 when taken, else 0.
-    ValueError when the file is not a guardrail state."""
-    state = _decoder.decode(content)
+def read_file(content: bytes) -> GuardrailState:
+    """An account's state file (as kept before the store); ValueError when it is not one."""
+    return _decoder.decode(content)
+
+
+def take(records: Records, state: GuardrailState) -> int:
+    """Take an account's state from elsewhere (a file, another store) when the store holds
+    none for the account (one there is newer: written since the switch); 1 when taken."""
+    if state == GuardrailState():
+        return 0  # nothing remembered: nothing to take
     query = select(table.c.account).where(table.c.account == records.account)
     if records.store.run(lambda connection: connection.execute(query).first()) is not None:
         return 0

@@ -117,13 +117,18 @@ class AuditLog:
 LEGACY_SUFFIX: Final = "key-audit.jsonl"  # `<account>-key-audit.jsonl` of the history folder
 
 
-def import_file(log: AuditLog, content: bytes) -> int:
-    """Append the entries of an account's log file (as kept before the store) that the log
-    does not hold yet, in their order: entries are never rewritten, and one taken before is
-    not taken again. The number taken; ValueError when a line is not an entry."""
+def read_file(content: bytes) -> list[AuditEntry]:
+    """The entries of an account's log file (as kept before the store, one JSON object a
+    line); ValueError when a line is not an entry."""
+    return [_decoder.decode(line) for line in content.splitlines() if line.strip()]
+
+
+def take(log: AuditLog, entries: Sequence[AuditEntry]) -> int:
+    """Append the entries from elsewhere (a file, another store) that the log does not hold
+    yet, in their order: entries are never rewritten, and one taken before is not taken
+    again. The number taken."""
     held = {encode(e) for e in log.read()}
-    taken = [e for line in content.splitlines() if line.strip() and (e := _decoder.decode(line))]
-    new = [e for e in taken if encode(e) not in held]
+    new = [e for e in entries if encode(e) not in held]
     for e in new:
         log.append(e)
     return len(new)

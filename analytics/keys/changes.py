@@ -24,14 +24,14 @@ from analytics.keys.preview import Preview, label_problem
 from analytics.service.client import KeyChange, ServiceClient
 from analytics.service.errors import ConnectionFailedError, ServiceError
 from analytics.service.models import CreatedKey, DeveloperKey
-from analytics.storage.store import StoreError
+from analytics.storage.store import StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 K = TypeVar("K", DeveloperKey, CreatedKey)
 
 
-class AuditNotKept(StoreError):
+class AuditNotKept(StoreUnavailable):
     """The service made a change, but its audit entry could not be written."""
 
 

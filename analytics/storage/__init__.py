@@ -1,5 +1,6 @@
-"""What the programs keep on and read from the local disk: files written atomically and the
-state files changed under a lock (`files`), the organization's TOML files read into typed
+"""What the programs keep on and read from the local disk and the state store: the state store
+over the embedded SQLite file or PostgreSQL (`store`) and its tables (`schema`), files written
+atomically and a damaged one moved aside (`files`), the organization's TOML files read into typed
 structures (`tomlfiles`), where the files shipped beside the library are (`bundle`), and where a
 program's Arrow buffers come from (`allocator`).
 

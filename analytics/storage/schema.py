@@ -8,19 +8,39 @@ revision per change; `HEAD` is the newest, and a test keeps it the migrations' o
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Final
 
 from sqlalchemy import (
     Column,
     DateTime,
+    Dialect,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    TypeDecorator,
 )
 
 HEAD: Final = "0002"
+
+
+class Moment(TypeDecorator[datetime]):
+    """An instant, kept in UTC and read back with its zone on either dialect (SQLite keeps
+    no zone: what it gives back would otherwise be naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
 
 metadata = MetaData()
 
@@ -31,7 +51,7 @@ marks = Table(
     Column("account", String(80), primary_key=True),
     Column("anomaly", String(300), primary_key=True),
     Column("mark", String(20), nullable=False),
-    Column("marked_at", DateTime(timezone=True), nullable=False),
+    Column("marked_at", Moment(), nullable=False),
 )
 
 # One row per alert, destination and level: the database refuses a second, so two notifiers
@@ -44,7 +64,7 @@ deliveries = Table(
     Column("event", String(400), primary_key=True),
     Column("level", String(20), primary_key=True),
     Column("stage", String(20), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
+    Column("at", Moment(), nullable=False),
 )
 
 # The key audit log: appended to, never rewritten; `entry` is the entry as JSON.
@@ -53,7 +73,7 @@ audit = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("account", String(80), nullable=False, index=True),
-    Column("time", DateTime(timezone=True), nullable=False),
+    Column("time", Moment(), nullable=False),
     Column("entry", Text, nullable=False),
 )
 

@@ -43,6 +43,7 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    union,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
@@ -174,6 +175,16 @@ class Store:
     def version(self) -> str | None:
         """The schema's revision as stored (None: an empty database)."""
         return self.run(_revision)
+
+    def accounts(self) -> list[str]:
+        """Every account the store holds records of."""
+
+        def found(connection: Connection) -> list[str]:
+            tables = [t for t in RECORDS.values() if "account" in t.c]
+            names = union(*(select(t.c.account) for t in tables))
+            return sorted(connection.execute(names).scalars())
+
+        return self.run(found)
 
     def counts(self) -> dict[str, int]:
         """How many records of each kind the store holds."""

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from analytics.alerts.budget_events import budget_amount, in_units
 from analytics.alerts.config import load_alerts, parse_alerts
 from analytics.alerts.events import Event
-from analytics.alerts.state import DeliveryState, import_file
+from analytics.alerts.state import DeliveryState, read_file, take
 from analytics.cli import app
 from analytics.storage.store import embedded_store
 from bench.processes import free_port
@@ -532,11 +532,11 @@ def test_a_delivery_file_from_before_the_store_is_taken_once(state_store):
             "sending": {"chat": {began.id: {"level": "info", "at": "2025-03-02T06:00:00+00:00"}}},
         }
     ).encode()
-    assert import_file(state, content) == 1
-    assert import_file(state, content) == 0
+    assert take(state, read_file(content)) == 1
+    assert take(state, read_file(content)) == 0
     assert not state.is_due("email", sent) and not state.may_have_been_sent("chat", began)
     with pytest.raises(ValueError, match="delivered"):
-        import_file(state, b"{}")
+        read_file(b"{}")
 
 
 def test_records_older_than_the_horizon_are_pruned(state_store):

@@ -18,7 +18,7 @@ from analytics.anomalies.listing import (
     anomaly_window,
     new_anomalies,
 )
-from analytics.anomalies.marks import Marks, check_id, import_file
+from analytics.anomalies.marks import Marks, check_id, read_file, take
 from analytics.service.settings import Settings
 from analytics.storage.store import embedded_store
 from analytics.usage.records import Records
@@ -65,11 +65,11 @@ def test_a_marks_file_from_before_the_store_is_taken_once_and_later_marks_win(st
         f'{{"marks": {{"{SPIKE}": {{"mark": "expected", "marked_at": "2025-03-06T08:30:00Z"}},'
         f' "{DROP}": {{"mark": "acknowledged", "marked_at": "2025-03-06T08:30:00Z"}}}}}}'
     ).encode()
-    assert import_file(marks, content) == 1
-    assert import_file(marks, content) == 0
+    assert take(marks, read_file(content)) == 1
+    assert take(marks, read_file(content)) == 0
     assert marks.read() == {SPIKE: "expected", DROP: "expected"}
     with pytest.raises(ValueError):
-        import_file(marks, b'{"marks": 3}')
+        read_file(b'{"marks": 3}')
 
 
 def test_where_marks_live(tmp_path):

@@ -16,6 +16,7 @@ from support.servers import ROOT, small_config
 
 from analytics.anomalies.marks import check_id
 from analytics.connection import demo_app
+from analytics.usage.calendar import utc_now
 from bench.processes import free_port
 from emulator import create_app
 
@@ -95,7 +96,8 @@ def test_marks_are_records_of_the_demo_in_the_history_folders_store(tmp_path):
         tmp_path / "history", "SELECT account, mark, marked_at FROM anomaly_marks"
     )
     assert (account, mark) == ("demo-42-8-120", "expected")
-    assert abs(dt.datetime.fromisoformat(at) - dt.datetime.now()) < dt.timedelta(minutes=5)
+    # Kept in UTC, at the run's one clock (pinned for the whole run, see support.clock).
+    assert dt.datetime.fromisoformat(at).replace(tzinfo=dt.UTC) == utc_now()
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,8 @@ counts the new ones."""
 from __future__ import annotations
 
 import os
+import sqlite3
+from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -167,3 +169,16 @@ def test_the_address_names_the_chosen_anomaly_by_its_id(demo_env, demo_ledger):
     by_name = open_clean_page("anomalies", period="Last 30 days", anomaly=name)
     assert by_name.selectbox(key="anomaly").value == wanted
     assert by_name.query_params["anomaly"] == wanted
+
+
+def test_a_failing_state_store_is_a_warning_and_the_anomalies_still_show(demo_env, tmp_path):
+    """The marks cannot be read (the store answers, but its marks table is gone): the page
+    says so, in one warning, and still lists the range's anomalies as the service gives them."""
+    listed = open_clean_page("anomalies", period="Last 30 days").dataframe[0].value
+    with closing(sqlite3.connect(tmp_path / "history" / kept.FILE)) as store:
+        store.execute("DROP TABLE anomaly_marks")
+    at = open_page("anomalies", period="Last 30 days")
+    assert not at.exception and not at.error
+    [warning] = [w.value for w in at.warning if "state store" in w.value]
+    assert "usage comes from the service and is shown as usual" in warning
+    assert at.dataframe[0].value["id"].tolist() == listed["id"].tolist()

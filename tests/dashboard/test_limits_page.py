@@ -5,6 +5,8 @@ rename, limits, deactivate with the typed label), the audit log, and who may act
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from urllib.parse import parse_qs
 
 import pytest
@@ -212,3 +214,15 @@ def test_capacity_lists_every_limited_key_against_its_limits(demo_env, demo_ledg
         assert near["status"] == "warning" and 90 < near["used %"] < 100
     else:  # a usage period that begins today has no closed day of use yet
         assert near["used"] == 0 and near["used %"] == 0
+
+
+def test_a_failing_state_store_is_a_warning_and_the_keys_still_show(demo_env, tmp_path):
+    """The audit log cannot be read (the store answers, but its table is gone): one warning
+    says so, and the keys are listed as the service gives them."""
+    keys = list(table(open_clean_page("limits")).index)
+    with closing(sqlite3.connect(tmp_path / "history" / kept.FILE)) as store:
+        store.execute("DROP TABLE key_audit")
+    at = open_page("limits")
+    assert not at.exception and not at.error
+    assert any("state store" in w.value for w in at.warning)
+    assert list(table(at).index) == keys

@@ -21,7 +21,7 @@ from support.servers import file_app
 
 from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.keys import changes
-from analytics.keys.audit import AuditLog, entry, import_file
+from analytics.keys.audit import AuditLog, entry, read_file, take
 from analytics.keys.join import JoinedKey, join, masked
 from analytics.keys.limits import key_rows, key_view_table, limit_evaluations, usage_start
 from analytics.keys.preview import limit_preview, rename_preview
@@ -158,11 +158,11 @@ def test_a_log_file_from_before_the_store_is_taken_once(state_store):
         kept_entries(state_store)[0],  # already in the store
     ]
     content = "\n".join(lines).encode()
-    assert import_file(log, content) == 1
-    assert import_file(log, content) == 0
+    assert take(log, read_file(content)) == 1
+    assert take(log, read_file(content)) == 0
     assert [e.label for e in log.read()] == ["Kept", "L"]
     with pytest.raises(ValueError):
-        import_file(log, b"not json\n")
+        read_file(b"not json\n")
 
 
 # --- changes, audited ----------------------------------------------------------------------
