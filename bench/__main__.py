@@ -3,7 +3,7 @@ scenarios, print one JSON line per target and write them, with the machine they 
 bench/results.json; `--keep` leaves the outputs each scenario compares in FOLDER.
 
 Exits 0 when every target is met and 3 when one is missed; 2 at once, before any scenario,
-when a tool the chosen scenarios need is missing."""
+when a tool the chosen scenarios need is missing (chromium, PostgreSQL's server)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 from analytics.reports import pdf
 from analytics.storage.allocator import use_system_allocator
 from analytics.storage.files import write_atomic
-from bench import lines
+from bench import lines, postgres
 from bench.org import Scale, pin_clock
 from bench.scenarios import SCENARIOS
 
@@ -29,6 +29,8 @@ MISSING_TOOL = 2  # exit status when a tool a chosen scenario needs is missing
 # The scenarios that time the dashboard in Debian's chromium, driven by Playwright: they run
 # last, so a missing browser would otherwise be found after every other line, minutes in.
 BROWSER_SCENARIOS = ("browser_pages", "session_memory")
+# The scenarios that start a PostgreSQL cluster of their own, from Debian's server packages.
+STATE_SCENARIOS = ("state_marks", "state_pages")
 
 
 def machine() -> dict[str, object]:
@@ -57,19 +59,28 @@ def _lines(path: str) -> list[str]:
         return []
 
 
-def missing_tool(names: list[str]) -> str | None:
-    """What the scenarios `names` need and this machine lacks, in one line; None: nothing.
-    Chromium is found as the browser lines find it (`pdf.find_chromium`)."""
+def missing_tools(names: list[str]) -> list[str]:
+    """What the scenarios `names` need and this machine lacks, one line per tool; empty:
+    nothing. Chromium is found as the browser lines find it (`pdf.find_chromium`), PostgreSQL
+    as the state lines start it (`bench.postgres`)."""
+    problems = []
     browser = ", ".join(name for name in names if name in BROWSER_SCENARIOS)
-    if not browser:
-        return None
-    if importlib.util.find_spec("playwright") is None:
+    need = None
+    if browser and importlib.util.find_spec("playwright") is None:
         need = "Playwright (pip install -r requirements-dev.txt)"
-    elif pdf.find_chromium() is None:
+    elif browser and pdf.find_chromium() is None:
         need = f"{pdf.CHROMIUM} on PATH (apt-get install chromium)"
-    else:
-        return None
-    return f"the browser lines ({browser}) need {need}; install it or leave them out with --only"
+    if need:
+        problems.append(
+            f"the browser lines ({browser}) need {need}; install it or leave them out with --only"
+        )
+    state = ", ".join(name for name in names if name in STATE_SCENARIOS)
+    if state and (why := postgres.missing()):
+        problems.append(
+            f"the state store lines ({state}) need PostgreSQL's server ({why}); install it or "
+            "leave them out with --only"
+        )
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="folder for the outputs scenarios compare")
     args = parser.parse_args(argv)
     names = args.only or list(SCENARIOS)
-    if problem := missing_tool(names):
-        print(f"error: {problem}", file=sys.stderr)
+    if problems := missing_tools(names):
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
         return MISSING_TOOL
     use_system_allocator()  # as the programs measured do
     pin_clock()

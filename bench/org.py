@@ -106,6 +106,12 @@ class Scale:
         return 10 if self.factor >= 0.5 else 2
 
     @property
+    def state_marks(self) -> int:
+        """The anomaly marks `state_marks` has its eight processes write into each store: 1,000
+        at full scale; 200 in the smoke run (it checks that every one is kept, in seconds)."""
+        return 1000 if self.factor >= 0.5 else 200
+
+    @property
     def replay_keys(self) -> int:
         """The keys of the guardrails' replay organization (the benchmark's seed): 22 at full
         scale, as many as it keeps active, so that none is deactivated with recent usage (the

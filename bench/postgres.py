@@ -5,11 +5,11 @@ transactional DDL, a refused password, a write's commit) is a real server's beha
 
 PostgreSQL refuses to run as root, and CI runs as root: then the server's programs run as the
 unprivileged ``postgres`` user Debian's package makes, in a folder handed over to it. A
-cluster for the tests is tuned for speed, not for keeping data (`FAST`: nothing is flushed to
-disk, the folder is in memory), so it starts in under a second and a database is made in tens
-of milliseconds; one for the benchmark (`Cluster.start(durable=True)`) keeps PostgreSQL's own
-durability (every commit flushed, as a deployment keeps it) on the disk, beside the embedded
-store it is measured against.
+cluster for the tests is tuned for speed, not for keeping data (`SETTINGS`: nothing is flushed
+to disk, the folder is in memory), so it starts in under a second and a database is made in
+tens of milliseconds; one for the benchmark (`Cluster.start(durable=True)`, `DURABLE`) keeps
+PostgreSQL's own durability (every commit flushed, as a deployment keeps it) on the disk,
+beside the embedded store it is measured against.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from bench import (
     page_scale,
     pairs,
     pricing,
+    state,
     tags,
     windows,
 )
@@ -38,6 +39,8 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "tag_fetch": tags.tag_fetch,
     "anomaly_detection": anomalies.anomaly_detection,
     "check_anomalies": anomalies.check_anomalies,
+    "state_marks": state.state_marks,
+    "state_pages": state.state_pages,
     "chargeback_pricing": pricing.chargeback_pricing,
     "pair_fetch": pairs.pair_fetch,
     "tag_fetch_10k": tags.tag_fetch_10k,

@@ -28,7 +28,7 @@ from support.bench import (
 from support.builders import assert_matches_ledger
 from support.servers import ROOT
 
-from bench.__main__ import machine
+from bench.__main__ import STATE_SCENARIOS, machine
 from bench.decoding import naive_key_day, tidy_key_day
 from bench.scenarios import SCENARIOS
 from emulator import EmulatorConfig, create_app
@@ -37,7 +37,7 @@ from emulator.usage_report import build_report
 
 pytestmark = pytest.mark.smoke
 
-HERE = [name for name in SCENARIOS if name not in (REPLAY, *IN_CHROMIUM)]
+HERE = [name for name in SCENARIOS if name not in (REPLAY, *IN_CHROMIUM, *STATE_SCENARIOS)]
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",
@@ -64,8 +64,8 @@ TARGETS = {
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory) -> Smoke:
-    """Every scenario but those run in their own files, tests/bench/test_replay.py and
-    tests/bench/test_bench_chromium.py, beside this one."""
+    """Every scenario but those run in their own files, tests/bench/test_replay.py,
+    tests/bench/test_bench_chromium.py and tests/bench/test_bench_state.py, beside this one."""
     return run_smoke(tmp_path_factory.mktemp("bench"), *HERE)
 
 
@@ -264,6 +264,8 @@ def test_scenarios_cover_every_target_name():
         "tag_fetch",
         "anomaly_detection",
         "check_anomalies",
+        "state_marks",
+        "state_pages",
         "chargeback_pricing",
         "pair_fetch",
         "tag_fetch_10k",
