@@ -7,8 +7,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -183,19 +183,10 @@ def emulator_process(keys: int, latency_ms: int = 0) -> Iterator[Served]:
 
 
 @contextmanager
-def demo_environment(folder: str) -> Iterator[None]:
-    """Demo mode over the benchmark organization with a private history folder for the pages;
-    the environment restored after."""
-    values = {
-        "SERVICE_DEMO_DAYS": str(DAYS),
-        "SERVICE_DEMO_SEED": str(SEED),
-        "SERVICE_HISTORY_PATH": folder,
-        "SERVICE_AUTH_KEY": "",
-        "SERVICE_BASE_URL": "",
-    }
-    saved = {
-        name: os.environ.get(name) for name in [*values, "SERVICE_DEMO_KEYS", "SERVICE_DEMO_TAGS"]
-    }
+def environment(values: dict[str, str], restored: Sequence[str] = ()) -> Iterator[None]:
+    """`values` set in the environment for the block; they and the `restored` names (which the
+    block may set) are as they were after it."""
+    saved = {name: os.environ.get(name) for name in [*values, *restored]}
     os.environ.update(values)
     try:
         yield
@@ -205,3 +196,16 @@ def demo_environment(folder: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def demo_environment(folder: str) -> AbstractContextManager[None]:
+    """Demo mode over the benchmark organization with a private history folder for the pages;
+    the environment restored after."""
+    values = {
+        "SERVICE_DEMO_DAYS": str(DAYS),
+        "SERVICE_DEMO_SEED": str(SEED),
+        "SERVICE_HISTORY_PATH": folder,
+        "SERVICE_AUTH_KEY": "",
+        "SERVICE_BASE_URL": "",
+    }
+    return environment(values, ["SERVICE_DEMO_KEYS", "SERVICE_DEMO_TAGS"])

@@ -16,8 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -187,22 +186,6 @@ def _round(
 # --- state_pages -------------------------------------------------------------------------
 
 
-@contextmanager
-def _configured(values: dict[str, str]) -> Iterator[None]:
-    """The dashboard configured for a service by `values` (SERVICE_ names); the environment
-    restored after, SERVICE_STATE_URL included."""
-    saved = {name: os.environ.get(name) for name in [*values, "SERVICE_STATE_URL"]}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _use_store(address: str | None) -> None:
     """The dashboard's next run reads its marks from PostgreSQL at `address` (None: from the
     embedded store in the history folder): it reads its settings on every run."""
@@ -241,7 +224,9 @@ def state_pages(scale: org.Scale) -> list[Result]:
         served = stack.enter_context(org.emulator_process(scale.keys))
         folder = stack.enter_context(tempfile.TemporaryDirectory())
         service = {"SERVICE_BASE_URL": served.base_url, "SERVICE_AUTH_KEY": served.admin_key}
-        stack.enter_context(_configured({**service, "SERVICE_HISTORY_PATH": folder}))
+        stack.enter_context(
+            org.environment({**service, "SERVICE_HISTORY_PATH": folder}, ["SERVICE_STATE_URL"])
+        )
         addresses = {"postgresql": cluster.url(cluster.create_database()), "embedded": None}
         # The first run fetches the range (and the weeks before it) and finds its anomalies,
         # in caches both stores' runs share; nothing is marked yet, so the page lists them all.

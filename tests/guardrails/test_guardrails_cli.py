@@ -19,7 +19,7 @@ import msgspec
 import pytest
 from support import kept
 from support.builders import serve_to_cli
-from support.orgfiles import org_key, org_usage, organization
+from support.orgfiles import GUARDED_BUDGETS, org_key, org_usage, organization
 from support.servers import ROOT, auth, emulator_server, file_app
 from typer.testing import CliRunner
 
@@ -57,27 +57,10 @@ labels = ["Web", "Shop"]
 name = "Data"
 labels = ["Batch"]
 """
-# Small reserves and floors for a small organization: 100 and 200 characters.
-BUDGETS = """
-[guardrails]
-reserve_characters = 100
-floor_characters = 200
-
-[[budget]]
-name = "Organization"
-metric = "total_characters"
-period = "usage"
-limit = 50_000
-enforce = true
-
-[[budget]]
-name = "Web team"
-metric = "total_characters"
-period = "usage"
-limit = 5_000
-team = "Web"
-enforce = true
-
+# The two guarded budgets and a monthly one.
+BUDGETS = (
+    GUARDED_BUDGETS
+    + """
 [[budget]]
 name = "Monthly"
 metric = "total_characters"
@@ -85,6 +68,7 @@ period = "month"
 limit = 9_000
 enforce = true
 """
+)
 ORIGINAL = {"Web": None, "Shop": 500, "Batch": None}
 
 

@@ -29,7 +29,7 @@ import httpx
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
-from support.orgfiles import org_key, org_usage, organization
+from support.orgfiles import GUARDED_BUDGETS, org_key, org_usage, organization
 from support.postgres import Cluster
 from support.receivers import (
     Mailbox,
@@ -88,26 +88,6 @@ FOUND = {
 }
 SUBJECTS = {i: f"Usage anomaly (high): {what}, total characters" for i, what in FOUND.items()}
 TEAMS = '[[team]]\nname = "Web"\nlabels = ["Web", "Shop"]\n'
-BUDGETS = """
-[guardrails]
-reserve_characters = 100
-floor_characters = 200
-
-[[budget]]
-name = "Organization"
-metric = "total_characters"
-period = "usage"
-limit = 50_000
-enforce = true
-
-[[budget]]
-name = "Web team"
-metric = "total_characters"
-period = "usage"
-limit = 5_000
-team = "Web"
-enforce = true
-"""
 # The keys' limits as the organization file sets them (by hand), which restore gives back.
 HAND_SET = {"Shop": 500, "Fresh C": 30_000}
 # The keys the guardrails change: every key without a limit, and Fresh C's 30,000 lowered to
@@ -210,7 +190,7 @@ def limits(service: str) -> dict[str, int | None]:
 
 
 def assert_budgets_hold(by_label: dict[str, int | None]) -> None:
-    """The guardrails' invariant for BUDGETS: every key capped, the Web team's keys within
+    """The guardrails' invariant for GUARDED_BUDGETS: every key capped, the Web team's keys within
     5,000 together and all within 50,000 (the file's usage is all closed days, so nothing the
     limits count is hidden from the plan)."""
     assert all(limit is not None for limit in by_label.values()), by_label
@@ -273,8 +253,8 @@ def receivers(tmp_path: Path) -> Iterator[tuple[Mailbox, WebhookReceiver, Path]]
 
 
 def budget_options(folder: Path) -> list[str]:
-    """BUDGETS and TEAMS written to `folder`, as the guardrails commands' options."""
-    (folder / "budgets.toml").write_text(BUDGETS)
+    """GUARDED_BUDGETS and TEAMS written to `folder`, as the guardrails commands' options."""
+    (folder / "budgets.toml").write_text(GUARDED_BUDGETS)
     (folder / "teams.toml").write_text(TEAMS)
     return ["--budgets", str(folder / "budgets.toml"), "--teams", str(folder / "teams.toml")]
 

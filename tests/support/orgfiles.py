@@ -92,3 +92,27 @@ KEYS_ORG = organization(
     org_usage(KEYS_SPEECH, "2025-07-02", stt=2.5),
     org_usage(KEYS_ADMIN, "2025-07-03", text=7),
 )
+
+
+# Two enforced budgets over a small organization (small reserves and floors: 100 and 200
+# characters): the organization within 50,000 characters and the Web team within 5,000.
+GUARDED_BUDGETS = """
+[guardrails]
+reserve_characters = 100
+floor_characters = 200
+
+[[budget]]
+name = "Organization"
+metric = "total_characters"
+period = "usage"
+limit = 50_000
+enforce = true
+
+[[budget]]
+name = "Web team"
+metric = "total_characters"
+period = "usage"
+limit = 5_000
+team = "Web"
+enforce = true
+"""
