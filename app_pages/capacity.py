@@ -3,7 +3,9 @@ with prices), budget status, the decision (backtested forecasts, what-ifs kept i
 the option to buy next), period comparison, growth drivers, and the meeting report to
 download."""
 
+import math
 import os
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -14,16 +16,17 @@ from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.compare import comparison_text
 from analytics.capacity.costs import COST
 from analytics.capacity.current import all_evaluations
-from analytics.capacity.decision import DEFAULT_TERM, Decision
+from analytics.capacity.decision import DEFAULT_TERM, Decision, plain_verdict, plan_sentence
 from analytics.capacity.evaluation import evaluation_frame
 from analytics.capacity.outlook import PERIOD_NAMES
 from analytics.capacity.recommend import DEFAULT_RISK
 from analytics.capacity.review import Asked, accuracy_text
 from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workload
 from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import estimate_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import charts, data, guardrails, keys_and_limits, page, session
+from analytics.dashboard import charts, data, deciding, guardrails, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
@@ -31,8 +34,8 @@ from analytics.dashboard.column_config import (
     budget_columns,
     change_columns,
     key_name_columns,
+    metric_number,
     money_column,
-    number,
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
@@ -46,7 +49,16 @@ from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_settings
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
-from analytics.usage.metrics import METRIC_LABELS, format_value, share_text
+from analytics.usage.metrics import (
+    METRIC_LABELS,
+    MINUTES,
+    TOTAL_CHARACTERS,
+    format_value,
+    is_minutes,
+    rounded,
+    share_text,
+    unit_of,
+)
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
 PER_KEY = "Per key this month"  # the forecast tab of the keys' total characters
@@ -187,7 +199,10 @@ if per_key.open:
             hide_index=True,
             column_config={
                 **key_name_columns(),
-                **{c: number(c.capitalize()) for c in ("actual", "projected", "low", "high")},
+                **{
+                    c: metric_number(f"{c.capitalize()} (characters)", TOTAL_CHARACTERS)
+                    for c in ("actual", "projected", "low", "high")
+                },
             },
         )
 
@@ -205,15 +220,19 @@ def planned_workloads(text: str) -> tuple[Workload, ...]:
 
 
 def show_forecasts(decision: Decision) -> None:
-    """Each metric's forecasts with the what-ifs, its measured accuracy beside them, and its
-    past month-ahead forecasts against what happened: one metric at a time, its tab in the
-    address, only the open tab drawn."""
+    """Each metric's forecasts with the what-ifs (and, with any, the projection without them
+    beside), its measured accuracy beside them, and its past month-ahead forecasts against
+    what happened: one metric at a time, its tab in the address, only the open tab drawn.
+    Figures hold the digits they are shown with, each column naming its unit."""
     outlooks = decision.outlooks
+    forecasts = decision.forecasts_beside_plain
+    plain = ["plain_projected"] if decision.plain is not None else []
     tabs = st.tabs([METRIC_LABELS[m] for m in outlooks], key="outlook", bind="query-params")
     for tab, (metric, found) in zip(tabs, outlooks.items(), strict=True):
         if not tab.open:
             continue
-        rows = decision.forecasts[decision.forecasts["metric"] == metric]
+        rows = forecasts[forecasts["metric"] == metric]
+        unit = unit_of(metric)
         with tab:
             table, chart = st.columns(2)
             table.markdown(f"**{METRIC_LABELS[metric]}**")
@@ -225,6 +244,10 @@ def show_forecasts(decision: Decision) -> None:
                         for p, e in zip(rows["period"], rows["end"], strict=True)
                     ],
                     **{
+                        column: [rounded(v, metric) for v in rows[column]]
+                        for column in ("used", "projected", "plain_projected")
+                    },
+                    **{
                         f"range_{level}": [
                             f"{format_value(lo, metric)} – {format_value(hi, metric)}"
                             for lo, hi in zip(
@@ -235,13 +258,14 @@ def show_forecasts(decision: Decision) -> None:
                     },
                 ),
                 hide_index=True,
-                column_order=["period", "used", "projected", "range_80", "range_95"],
+                column_order=["period", "used", "projected", *plain, "range_80", "range_95"],
                 column_config={
                     "period": "Period",
-                    "used": number("Used"),
-                    "projected": number("Projected"),
-                    "range_80": "80 % interval",
-                    "range_95": "95 % interval",
+                    "used": metric_number(f"Used ({unit})", metric),
+                    "projected": metric_number(f"Projected ({unit})", metric),
+                    "plain_projected": metric_number(f"Without what-ifs ({unit})", metric),
+                    "range_80": f"80 % interval ({unit})",
+                    "range_95": f"95 % interval ({unit})",
                 },
             )
             chart.plotly_chart(
@@ -250,7 +274,8 @@ def show_forecasts(decision: Decision) -> None:
 
 
 def show_recommendation(decision: Decision, currency: str) -> None:
-    """The option recommended against today's plan, the curve and every option."""
+    """The option recommended against today's plan (the service's, as the Plan card shows
+    it), the curve and every option: each tile and column names its unit."""
     found = decision.recommendation
     chosen = found.chosen
     if chosen is None:
@@ -268,35 +293,52 @@ def show_recommendation(decision: Decision, currency: str) -> None:
         ),
         icon=":material/recommend:",
     )
+    money = partial(estimate_text, currency=currency)
+    if (without := plain_verdict(decision, money)) is not None:
+        st.caption(without)
     today_plan = found.current
-    money = f",.{MINOR_UNITS[currency]}f"
-    against = None if today_plan is None else chosen.expected_cost - today_plan.expected_cost
+    against = (
+        None
+        if today_plan is None or today_plan is chosen
+        else chosen.expected_cost - today_plan.expected_cost
+    )
+    decimals = MINOR_UNITS[currency]
     with st.container(horizontal=True):
         st.metric(
             f"Expected cost ({currency})",
-            f"{chosen.expected_cost:{money}}",
-            delta=None if against is None else f"{against:+{money}} against today's plan",
+            f"{chosen.expected_cost:,.{decimals}f}",
+            delta=None
+            if against is None
+            else f"{against:+,.{decimals}f} {currency} against today's plan",
             delta_color="inverse",
         )
         st.metric("Chance of overage", share_text(chosen.overage_chance))
-        st.metric(
-            "Expected unused commitment",
-            f"{format_value(chosen.unused_characters, 'total_characters')} characters",
-        )
-        st.metric(
-            "Expected unused minutes",
-            format_value(chosen.unused_minutes, "speech_to_text_minutes"),
-        )
+        for value, metric in (
+            (chosen.unused_characters, TOTAL_CHARACTERS),
+            (chosen.unused_minutes, MINUTES),
+        ):
+            unused = f"Expected unused {METRIC_LABELS[metric].lower()}"
+            st.metric(
+                unused if is_minutes(metric) else f"Expected unused {unit_of(metric)}",
+                "no limit" if math.isnan(value) else format_value(value, metric),
+            )
+    if decision.plan is not None:
+        st.caption(plan_sentence(decision.plan, money))
     curve = found.curve()
     st.plotly_chart(charts.figure(cost_curve_figure, curve, currency, decision.term))
     st.dataframe(
-        curve.assign(overage_chance=100 * curve["overage_chance"]),
+        curve.assign(
+            committed_characters=[rounded(v, TOTAL_CHARACTERS) for v in curve.committed_characters],
+            committed_minutes=[rounded(v, MINUTES) for v in curve["committed_minutes"]],
+            expected_cost=curve["expected_cost"].round(MINOR_UNITS[currency]),
+            overage_chance=100 * curve["overage_chance"],
+        ),
         hide_index=True,
         column_config={
             "option": "Option",
-            "committed_characters": number("Characters a month"),
-            "committed_minutes": number("Minutes a month"),
-            "expected_cost": money_column("Expected cost", currency),
+            "committed_characters": metric_number("Characters a month", TOTAL_CHARACTERS),
+            "committed_minutes": metric_number("Speech-to-text minutes a month", MINUTES),
+            "expected_cost": money_column(f"Expected cost ({currency})", currency),
             "overage_chance": st.column_config.NumberColumn(
                 "Chance of overage", format=PERCENT_FORMAT
             ),
@@ -337,8 +379,11 @@ planned = st.text_area(
 )
 asked = Asked(WhatIf(growth / 100, planned_workloads(planned)), risk / 100, term)
 with service_errors(source):
-    decision = data.decision(source, today, money, asked, review.year_start)
+    limits = None if plan is None else plan.limits  # today's plan: the Plan card's
+    decision = deciding.decision(source, today, money, asked, review.year_start, limits)
 st.caption(f"What-ifs: {decision.what_if}.")
+for warning in decision.warnings:
+    st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
 show_forecasts(decision)
 if decision.recommendation.options and money.currency:
     show_recommendation(decision, money.currency)

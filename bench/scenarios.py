@@ -49,5 +49,6 @@ SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
     "browser_pages": browser.browser_pages,
     "session_memory": browser.session_memory,
     "forecast_quality": forecasts.forecast_quality,
+    "forecast_quality_hard": forecasts.forecast_quality_hard,
     "recommend_time": forecasts.recommend_time,
 }

@@ -144,6 +144,17 @@ class Injected:
     factor: float = 1.0
 
 
+@dataclass(frozen=True)
+class Regime:
+    """A regime change put into a synthetic organization's key on purpose (`synthetic.regimes`):
+    the key's index, the kind (`crash`, `step`, `launch` or `stop`) and the day's index in the
+    history, so that a benchmark can read the keys it put them into."""
+
+    key: int
+    kind: str
+    day: int
+
+
 @dataclass
 class Organization:
     """Keys, non-zero key-days and the plan; `usage` rows carry the key's label as of that day;
@@ -153,6 +164,7 @@ class Organization:
     usage: list[UsageTuple]
     plan: Plan = field(default_factory=Plan)
     injected: list[Injected] = field(default_factory=list)
+    regimes: list[Regime] = field(default_factory=list)
 
     @property
     def admin_key(self) -> str | None:

@@ -1,5 +1,5 @@
-"""The backtest: how wrong each candidate has been on this series' own past, and which one to
-trust.
+"""The backtest: how wrong each candidate has been on this series' own past, which one to
+trust at each horizon, and the forecast's one accuracy figure.
 
 **Rolling origin.** From the first day of each of the last ``ORIGINS`` months (as far as the
 history reaches: a candidate needs four weeks before an origin), every candidate forecasts
@@ -7,24 +7,36 @@ from the days before that origin only; each origin is fitted once and its one fo
 every horizon: the month, the quarter (three months) and the 12 months from the origin. A
 horizon is scored once it has ended inside the history.
 
-**Scores.** WAPE, the weighted absolute percentage error: the sum of the absolute errors of a
-horizon's totals over the sum of their actuals (months of little usage weigh little). The
-candidate chosen for a series is the one with the lowest month-ahead WAPE over the last 12
-origins, among the candidates that scored each of them (the yearly model needs two years
-before an origin); the run rate while fewer than ``MIN_SCORED`` months were scored.
+**Everything as known then.** What the product would have served at an origin is worked out
+from the rows whose horizon had ended before it, of the ``ORIGINS`` origins before it (the
+window the product itself reads), so every figure below is out of sample:
 
-**Intervals** come from the backtest's errors, not from a model's assumptions: the ratios
-actual ÷ forecast of a candidate's past totals at the same horizon (``ratio_quantiles``).
-The interval of a forecast is the forecast times their 10th and 90th percentiles (80 %) and
-2.5th and 97.5th (95 %), taken at rank p·(n+1) of the n ratios, the rank at which an
-interval from n past errors covers a new one with probability p when errors repeat. A ratio
-is never negative, so an interval never goes below zero. An interval in the backtest uses
-only the errors of horizons that had ended before its origin (what was known then), at least
-``MIN_ERRORS`` of them; with fewer, the month-ahead ratios stand in for a longer horizon
-(an error in the level persists over it); with fewer still, the origin has no interval and
-does not count in the coverage, the share of scored totals inside their interval. Ranks
-beyond the ratios known are clamped to the extreme ones: the 95 % interval needs 39 errors to
-be read unclamped, so with fewer it covers less than 95 %, which its measured coverage says.
+* **Intervals** come from the errors, not from a model's assumptions: the ratios actual ÷
+  forecast of a candidate's past totals at the same horizon (``ratio_quantiles``). The
+  interval of a forecast is the forecast times their 10th and 90th percentiles (80 %) and
+  2.5th and 97.5th (95 %), taken at rank p·(n+1) of the n ratios, the rank at which an
+  interval from n past errors covers a new one with probability p when errors repeat. A
+  ratio is never negative, so an interval never goes below zero. An interval needs at least
+  ``MIN_ERRORS`` errors of its own horizon; with fewer, the month-ahead ones stand in for a
+  longer horizon (an error in the level persists over it); with fewer still, there is no
+  interval and it does not count in the coverage. Ranks beyond the ratios known are clamped
+  to the extreme ones: the 95 % interval needs 39 errors to be read unclamped, so with fewer
+  it covers less than 95 %, which its measured coverage says.
+* **The point forecast** is the centre of that range: the forecast times the median of the
+  same ratios (``CENTRE``), so a candidate that has run 10 % low is raised by 10 %, and the
+  point always lies inside its own 80 % interval. Without an interval it is the forecast.
+  The rows' ``raw`` is the candidate's own forecast, ``forecast`` the point.
+* **The choice, per horizon**: the month, the quarter and the 12 months each use the
+  candidate with the lowest WAPE of its points at that horizon over the last ``RECENT``
+  origins scored, among the candidates that scored each of them (the yearly model needs two
+  years before an origin); the run rate while fewer than ``MIN_SCORED`` were scored.
+* **The served forecast** (``Backtest.served``): at each origin and horizon, the point and
+  interval of the candidate chosen then. Its month-ahead WAPE over the last ``RECENT`` months
+  is the forecast's one accuracy figure (``accuracy``), and the share of its totals inside
+  their 80 % and 95 % intervals, per horizon, is their measured coverage.
+
+**Scores.** WAPE, the weighted absolute percentage error: the sum of the absolute errors of a
+horizon's totals over the sum of their actuals (months of little usage weigh little).
 """
 
 from __future__ import annotations
@@ -40,14 +52,20 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.candidates import CANDIDATES, RUN_RATE, Floats, History, predict
+from analytics.capacity.candidates import CANDIDATES, RUN_RATE, Floats, History, predict_all
+from analytics.usage.metrics import share_text
 
 ORIGINS: Final = 24
 HORIZONS: Final[dict[str, int]] = {"month": 1, "quarter": 3, "12 months": 12}  # months ahead
 MIN_SCORED: Final = 6
-RECENT: Final = 12  # the month-ahead error a forecast states: over the last 12 months
+RECENT: Final = 12  # the window the choice and the accuracy figure read: the last 12 origins
 MIN_ERRORS: Final = 9  # the fewest whose 10th and 90th percentiles need no clamping
 LEVELS: Final[dict[str, tuple[float, float]]] = {"80": (0.10, 0.90), "95": (0.025, 0.975)}
+CENTRE: Final = 0.5  # the point forecast: the median of the ratios
+MIN_FORECAST: Final = 0.01  # a total forecast below this has no ratio: it is zero
+SERVED: Final = "forecast"  # the served forecast's rows in ``Backtest.table``
+ROW_COLUMNS: Final = ["candidate", "horizon", "origin", "end", "raw", "actual"]
+INTERVAL_COLUMNS: Final = [f"{side}_{level}" for level in LEVELS for side in ("low", "high")]
 
 
 def months_later(day: date, months: int) -> date:
@@ -75,14 +93,61 @@ def ratio_quantiles(ratios: Sequence[float], shares: Iterable[float]) -> Floats:
     return found
 
 
+def _window_start(before: date) -> date:
+    """The oldest origin the product reads at ``before``: ``ORIGINS`` months back."""
+    return months_later(before.replace(day=1), -ORIGINS)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The rows as arrays, for the many selections the intervals and the choices make."""
+
+    candidate: npt.NDArray[np.object_]
+    horizon: npt.NDArray[np.object_]
+    origin: npt.NDArray[np.int64]  # proleptic ordinals
+    end: npt.NDArray[np.int64]
+    ratio: Floats  # actual ÷ raw forecast (see ``of``)
+    forecast: Floats
+    actual: Floats
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame) -> _Columns:
+        raw = rows["raw"].to_numpy(dtype=float)
+        actual = rows["actual"].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # A total forecast at zero has no ratio: no multiple of it can say how far off
+            # it was, so a series only ever forecast at zero (a key not used yet) has no
+            # interval. Below the least any metric counts (a hundredth of a minute) a
+            # forecast is zero.
+            ratio = np.where(raw >= MIN_FORECAST, actual / raw, np.nan)
+        return cls(
+            rows["candidate"].to_numpy(dtype=object),
+            rows["horizon"].to_numpy(dtype=object),
+            np.array([d.toordinal() for d in rows["origin"]], dtype=np.int64),
+            np.array([d.toordinal() for d in rows["end"]], dtype=np.int64),
+            ratio,
+            rows["forecast"].to_numpy(dtype=float) if "forecast" in rows else raw,
+            actual,
+        )
+
+    def known(self, horizon: str, before: date | None) -> npt.NDArray[np.bool_]:
+        """The rows of ``horizon`` known at ``before`` (ended before it, within the window)."""
+        chosen: npt.NDArray[np.bool_] = np.asarray(self.horizon == horizon, dtype=bool)
+        if before is not None:
+            chosen &= self.end < before.toordinal()
+            chosen &= self.origin >= _window_start(before).toordinal()
+        return chosen
+
+
 @dataclass(frozen=True)
 class Backtest:
     """Every candidate's backtested forecasts of one series, and the scores drawn from them.
 
     ``rows``: one per candidate, horizon and origin scored: ``candidate``, ``horizon``,
-    ``origin``, ``end`` (the horizon's last day), ``forecast``, ``actual``, and the interval
-    known at the origin (``low_80``, ``high_80``, ``low_95``, ``high_95``; NaN when too few
-    errors were known then).
+    ``origin``, ``end`` (the horizon's last day), ``raw`` (the candidate's forecast),
+    ``actual``, and from the errors known at the origin the point ``forecast`` and the
+    interval (``low_80``, ``high_80``, ``low_95``, ``high_95``; NaN when too few errors were
+    known then).
     """
 
     rows: pd.DataFrame
@@ -92,27 +157,15 @@ class Backtest:
         return rows[(rows["candidate"] == candidate) & (rows["horizon"] == horizon)]
 
     @cached_property
-    def _columns(self) -> tuple[npt.NDArray[np.object_], ...]:
-        """The rows' candidate, horizon and end, and their ratio actual ÷ forecast (NaN where
-        nothing was forecast): the intervals of every row read them."""
-        rows = self.rows
-        forecast = rows["forecast"].to_numpy(dtype=float)
-        ratio = rows["actual"].to_numpy(dtype=float) / np.where(forecast > 0, forecast, np.nan)
-        return (
-            rows["candidate"].to_numpy(dtype=object),
-            rows["horizon"].to_numpy(dtype=object),
-            rows["end"].to_numpy(dtype=object),
-            ratio.astype(object),
-        )
+    def _columns(self) -> _Columns:
+        return _Columns.of(self.rows)
 
     def ratios(self, candidate: str, horizon: str, before: date | None = None) -> list[float]:
-        """The candidate's ratios actual ÷ forecast at ``horizon`` (of horizons ended before
-        ``before``, when given); of totals forecast above zero."""
-        candidates, horizons, ends, ratios = self._columns
-        chosen = (candidates == candidate) & (horizons == horizon)
-        if before is not None:
-            chosen &= ends < before
-        return [float(r) for r in ratios[chosen] if not math.isnan(r)]
+        """The candidate's ratios actual ÷ forecast at ``horizon`` (known at ``before``, when
+        given); of totals forecast above zero."""
+        columns = self._columns
+        chosen = columns.known(horizon, before) & (columns.candidate == candidate)
+        return [float(r) for r in columns.ratio[chosen] if not math.isnan(r)]
 
     def interval_ratios(
         self, candidate: str, horizon: str, before: date | None = None
@@ -125,43 +178,102 @@ class Backtest:
         month = self.ratios(candidate, "month", before)
         return month if len(month) >= MIN_ERRORS else []
 
-    def table(self) -> pd.DataFrame:
-        """Per candidate and horizon: ``scored`` (totals), ``wape`` and the ``coverage_80`` and
-        ``coverage_95`` of the totals that had an interval (NaN when none had)."""
-        out = []
-        for (candidate, horizon), rows in self.rows.groupby(["candidate", "horizon"], sort=False):
-            out.append(
-                {
-                    "candidate": candidate,
-                    "horizon": horizon,
-                    "scored": len(rows),
-                    "wape": wape(rows),
-                    **{f"coverage_{level}": coverage(rows, level) for level in LEVELS},
-                }
-            )
-        columns = ["candidate", "horizon", "scored", "wape", "coverage_80", "coverage_95"]
-        return pd.DataFrame(out, columns=columns)
+    def chosen_for(self, horizon: str, before: date | None = None) -> str:
+        """The candidate serving ``horizon``, chosen from the rows known at ``before`` (all
+        rows when None): the lowest WAPE of its points over the last ``RECENT`` origins
+        scored, among those that scored each of them; the run rate when fewer than
+        ``MIN_SCORED`` origins were scored."""
+        columns = self._columns
+        known = columns.known(horizon, before)
+        scored = np.unique(columns.origin[known])
+        if len(scored) < MIN_SCORED:
+            return RUN_RATE
+        recent = known & np.isin(columns.origin, scored[-RECENT:])
+        wanted = min(RECENT, len(scored))
+        scores: dict[str, float] = {}
+        for candidate in CANDIDATES:
+            rows = recent & (columns.candidate == candidate)
+            if len(np.unique(columns.origin[rows])) != wanted:
+                continue
+            actual = float(columns.actual[rows].sum())
+            error = float(np.abs(columns.actual[rows] - columns.forecast[rows]).sum())
+            scores[candidate] = error / actual if actual > 0 else math.inf
+        if not scores:
+            return RUN_RATE
+        return min(scores, key=lambda c: (scores[c], CANDIDATES.index(c)))
+
+    @cached_property
+    def models(self) -> dict[str, str]:
+        """The candidate serving each horizon now (from every row)."""
+        return {horizon: self.chosen_for(horizon) for horizon in HORIZONS}
 
     @property
     def chosen(self) -> str:
-        """The candidate with the best month-ahead WAPE over the last ``RECENT`` origins,
-        among those that scored each of them; the run rate when fewer than ``MIN_SCORED``
-        origins were scored."""
-        month = self.rows[self.rows["horizon"] == "month"]
-        scored = sorted(set(month["origin"]))
-        if len(scored) < MIN_SCORED:
-            return RUN_RATE
-        recent = month[month["origin"].isin(scored[-RECENT:])]
-        counts = recent.groupby("candidate", sort=False)["origin"].nunique()
-        eligible = [c for c in CANDIDATES if counts.get(c, 0) == min(RECENT, len(scored))]
-        scores = {c: wape(recent[recent["candidate"] == c]) for c in eligible}
-        return min(eligible, key=lambda c: (scores[c], CANDIDATES.index(c)))
+        """The candidate serving the month ahead."""
+        return self.models["month"]
+
+    @cached_property
+    def served(self) -> pd.DataFrame:
+        """What the product would have served at each origin and horizon: the row of the
+        candidate chosen then (``chosen_for`` at the origin), the run rate's when that one did
+        not forecast there. The rows' columns, ``candidate`` naming the model used."""
+        rows = self.rows
+        if rows.empty:
+            return rows.copy()
+        index = {
+            (c, h, o): i
+            for i, (c, h, o) in enumerate(
+                zip(rows["candidate"], rows["horizon"], rows["origin"], strict=True)
+            )
+        }
+        picked = []
+        for origin in sorted(set(rows["origin"])):
+            for horizon in HORIZONS:
+                model = self.chosen_for(horizon, origin)
+                found = index.get((model, horizon, origin), index.get((RUN_RATE, horizon, origin)))
+                if found is not None:
+                    picked.append(found)
+        return rows.iloc[picked].reset_index(drop=True)
+
+    def recent(self, horizon: str = "month") -> pd.DataFrame:
+        """The served forecast's rows of the last ``RECENT`` origins scored at ``horizon``:
+        the window the accuracy figure and the measured coverage read."""
+        served = self.served
+        return served[served["horizon"] == horizon].tail(RECENT)
+
+    def table(self) -> pd.DataFrame:
+        """Per candidate and horizon, and for the served forecast (``SERVED``), over the last
+        ``RECENT`` origins scored at that horizon (the window the choice reads): ``scored``
+        (totals), ``wape`` of the points, and the ``coverage_80`` and ``coverage_95`` of the
+        totals that had an interval (NaN when none had)."""
+        out = []
+        rows = self.rows
+        for horizon in HORIZONS:
+            at = rows[rows["horizon"] == horizon]
+            window = sorted(set(at["origin"]))[-RECENT:]
+            groups = [(c, at[(at["candidate"] == c) & at["origin"].isin(window)]) for c in
+                      CANDIDATES]  # fmt: skip
+            groups.append((SERVED, self.recent(horizon)))
+            for candidate, part in groups:
+                if part.empty:
+                    continue
+                out.append(
+                    {
+                        "candidate": candidate,
+                        "horizon": horizon,
+                        "scored": len(part),
+                        "wape": wape(part),
+                        **{f"coverage_{level}": coverage(part, level) for level in LEVELS},
+                    }
+                )
+        columns = ["candidate", "horizon", "scored", "wape", "coverage_80", "coverage_95"]
+        return pd.DataFrame(out, columns=columns)
 
 
-def wape(rows: pd.DataFrame) -> float:
-    """Σ|actual − forecast| ÷ Σ actual (NaN without usage)."""
+def wape(rows: pd.DataFrame, column: str = "forecast") -> float:
+    """Σ|actual − forecast| ÷ Σ actual (NaN without usage); ``column`` names the forecast."""
     actual = float(rows["actual"].sum())
-    error = float((rows["actual"] - rows["forecast"]).abs().sum())
+    error = float((rows["actual"] - rows[column]).abs().sum())
     return error / actual if actual > 0 else float("nan")
 
 
@@ -175,11 +287,72 @@ def coverage(rows: pd.DataFrame, level: str) -> float:
     return float(inside.mean())
 
 
+@dataclass(frozen=True)
+class Accuracy:
+    """The forecast's one accuracy figure: the served forecast's month-ahead WAPE over the
+    last ``RECENT`` months scored (``months``, oldest first), and the measured coverage of
+    its 80 % and 95 % intervals at each horizon over the same window of that horizon."""
+
+    wape: float  # NaN when no month was scored
+    months: tuple[date, ...]  # the origins: each month forecast on its first day
+    coverage: dict[str, tuple[float, float]]  # horizon → (80 %, 95 %), NaN when not measured
+
+    @property
+    def text(self) -> str:
+        """The figure as every surface states it, with its window: "Month-ahead error (WAPE)
+        over the 12 months 2025-03 to 2026-02, each forecast on its first day: 5.9 %"."""
+        if not self.months:
+            return "Month-ahead error: no month has been forecast and closed yet"
+        span = (
+            f"{self.months[0]:%Y-%m}"
+            if len(self.months) == 1
+            else f"{self.months[0]:%Y-%m} to {self.months[-1]:%Y-%m}"
+        )
+        count = "month" if len(self.months) == 1 else f"{len(self.months)} months"
+        return (
+            f"Month-ahead error (WAPE) over the {count} {span}, each forecast on its first "
+            f"day: {share_text(self.wape)}"
+        )
+
+    @property
+    def coverage_text(self) -> str:
+        """How often the 80 % intervals held, per horizon measured."""
+        held = [
+            f"{share_text(c80)} of the {_plural(horizon)}"
+            for horizon, (c80, _) in self.coverage.items()
+            if not math.isnan(c80)
+        ]
+        if not held:
+            return "its intervals are not measured yet (too few past errors)"
+        listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
+        return f"its 80 % intervals held {listed}"
+
+
+def _plural(horizon: str) -> str:
+    return {"month": "months", "quarter": "quarters"}.get(horizon, "12-month periods")
+
+
+def accuracy(tested: Backtest) -> Accuracy:
+    """The one accuracy figure of a series' forecast (``Accuracy``)."""
+    month = tested.recent("month")
+    measured = {}
+    for horizon in HORIZONS:
+        rows = tested.recent(horizon)
+        measured[horizon] = (
+            (coverage(rows, "80"), coverage(rows, "95")) if len(rows) else (math.nan, math.nan)
+        )
+    return Accuracy(
+        wape=wape(month) if len(month) else math.nan,
+        months=tuple(month["origin"]),
+        coverage=measured,
+    )
+
+
 def backtest(
     history: History, count: int = ORIGINS, candidates: Sequence[str] = CANDIDATES
 ) -> Backtest:
     """The ``candidates`` from each origin (``origins``), each horizon scored once it has
-    ended."""
+    ended; the intervals and points from the errors known at each origin."""
     rows = []
     for origin in origins(history, count):
         start = history.index(origin)
@@ -187,10 +360,8 @@ def backtest(
         scored = {h: end for h, end in ends.items() if end <= len(history.values)}
         if not scored:
             continue
-        for candidate in candidates:
-            daily = predict(candidate, history, start, max(scored.values()) - start)
-            if daily is None:
-                continue
+        days = max(scored.values()) - start
+        for candidate, daily in predict_all(history, start, days, candidates).items():
             for horizon, end in scored.items():
                 rows.append(
                     {
@@ -198,26 +369,25 @@ def backtest(
                         "horizon": horizon,
                         "origin": origin,
                         "end": history.day(end - 1),
-                        "forecast": float(daily[: end - start].sum()),
+                        "raw": float(daily[: end - start].sum()),
                         "actual": float(history.values[start:end].sum()),
                     }
                 )
-    columns = ["candidate", "horizon", "origin", "end", "forecast", "actual"]
-    frame = pd.DataFrame(rows, columns=columns)
-    return Backtest(_with_intervals(frame))
+    return Backtest(_with_intervals(pd.DataFrame(rows, columns=ROW_COLUMNS)))
 
 
 def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each row's intervals from the errors known at its origin."""
+    """Each row's point and intervals from the errors known at its origin."""
     partial = Backtest(frame)
-    bounds: dict[str, list[float]] = {
-        f"{side}_{level}": [] for level in LEVELS for side in ("low", "high")
-    }
-    columns = (frame["candidate"], frame["horizon"], frame["origin"], frame["forecast"])
-    for candidate, horizon, origin, forecast in zip(*columns, strict=True):
+    shares = [CENTRE, *(share for pair in LEVELS.values() for share in pair)]
+    found: list[list[float]] = []
+    columns = (frame["candidate"], frame["horizon"], frame["origin"], frame["raw"])
+    for candidate, horizon, origin, raw in zip(*columns, strict=True):
         ratios = partial.interval_ratios(candidate, horizon, origin)
-        for level, shares in LEVELS.items():
-            low, high = ratio_quantiles(ratios, shares) * forecast if ratios else (np.nan, np.nan)
-            bounds[f"low_{level}"].append(float(low))
-            bounds[f"high_{level}"].append(float(high))
-    return frame.assign(**bounds)
+        if ratios:
+            found.append([float(q) * raw for q in ratio_quantiles(ratios, shares)])
+        else:
+            found.append([raw] + [math.nan] * len(INTERVAL_COLUMNS))
+    values = np.asarray(found, dtype=float).reshape(len(frame), 1 + len(INTERVAL_COLUMNS))
+    bounds = {name: values[:, 1 + i] for i, name in enumerate(INTERVAL_COLUMNS)}
+    return frame.assign(forecast=values[:, 0], **bounds)

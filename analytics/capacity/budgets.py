@@ -225,6 +225,14 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         return tuple(b for b in self.budgets if b.enforce)
 
 
+def contract_year(budgets: BudgetFile | None) -> YearStart:
+    """The contract year every surface reads: the budgets file's ``contract_year_start``, the
+    calendar year without a file. The page, the report, ``check-budgets`` and ``capacity
+    recommend`` ask this one function of the same file in force, so none of them can end the
+    contract year on another day."""
+    return YearStart() if budgets is None else budgets.year_start
+
+
 def parse_budgets(text: str, source: str = "budgets.toml") -> BudgetFile:
     """Parse TOML text; every problem becomes a ``BudgetFileError`` naming ``source``."""
     return parse_toml(text, source, BudgetFile, BudgetFileError)

@@ -10,6 +10,7 @@ price usage.
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import Protocol
 
 import numpy as np
@@ -21,6 +22,39 @@ from analytics.usage.metrics import CHARACTER_METRICS, METRICS
 COST = "cost"  # the metric of a cost budget or forecast, in the pricing currency
 # Masked keys of the forecast rows a projected cost prices.
 PROJECTED_KEY, PROJECTED_REST = "proj****keys", "proj****rest"
+
+
+class UnitPriceList(Protocol):
+    """A price period's unit prices (``analytics.cost.prices.UnitPrices``)."""
+
+    def of(self, metric: str) -> Decimal:
+        """Per million characters of a character service, per minute of a speech service."""
+        ...
+
+
+class IncludedVolume(Protocol):
+    """A price period's volume included each month (``analytics.cost.prices.IncludedPerMonth``)."""
+
+    def units(self, metric: str) -> int:
+        """The included volume of a priced metric in counted units: characters, or
+        micro-minutes."""
+        ...
+
+
+class PriceList(Protocol):
+    """One price period as the capacity decision prices today's plan with it
+    (``analytics.cost.prices.PricePeriod``)."""
+
+    @property
+    def start(self) -> date: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def monthly_fee(self) -> Decimal: ...
+    @property
+    def unit_prices(self) -> UnitPriceList: ...
+    @property
+    def included_per_month(self) -> IncludedVolume: ...
 
 
 class Prices(Protocol):
@@ -46,6 +80,9 @@ class Prices(Protocol):
         """The range's spend per team in minor units, exactly (``cost.chargeback.team_spend``):
         each priced metric's cost, the base fee and their sum, a row per team, then ``Total``;
         of the days with a price."""
+
+    def price_list(self, day: date) -> PriceList | None:
+        """The price period in force on ``day``; None when the day has no price."""
 
 
 def cost_path(

@@ -81,16 +81,23 @@ def run_rate(series: pd.Series, as_of: date, covered_from: date) -> RunRate:
     ``covered_from`` is the first day the data covers: missing days after it are zero usage,
     days before it are unknown and are left out rather than counted as zero.
     """
-    last = as_of - timedelta(days=1)
-    level_from = max(covered_from, as_of - timedelta(days=LEVEL_DAYS))
-    level_values = _days(series, level_from, last)
+    first = max(covered_from, as_of - timedelta(days=RHYTHM_DAYS))
+    return run_rate_of(_days(series, first, as_of - timedelta(days=1)), first, as_of)
+
+
+def run_rate_of(values: np.ndarray, first: date, as_of: date) -> RunRate:
+    """``run_rate`` of a series given as the usage of each day from ``first``, the first day
+    covered (``values[i]`` is the day ``first + i``; days from ``as_of`` on are not read): the
+    backtest's candidates read their history this way, without a pandas lookup per origin."""
+    end = max(0, (as_of - first).days)
+    level_values = values[max(0, end - LEVEL_DAYS) : end]
     level = float(level_values.mean()) if level_values.size else 0.0
 
-    rhythm_from = max(covered_from, as_of - timedelta(days=RHYTHM_DAYS))
-    rhythm_values = _days(series, rhythm_from, last)
+    start = max(0, end - RHYTHM_DAYS)
+    rhythm_values = values[start:end]
     factors = np.ones(7)
     if rhythm_values.size >= 7 and rhythm_values.mean() > 0:
-        weekdays = (np.arange(rhythm_values.size) + rhythm_from.weekday()) % 7
+        weekdays = (np.arange(rhythm_values.size) + (first + timedelta(days=start)).weekday()) % 7
         per_weekday = np.array([rhythm_values[weekdays == w].mean() for w in range(7)])
         factors = per_weekday / per_weekday.mean()
 

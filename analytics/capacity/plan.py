@@ -187,6 +187,16 @@ class PlanSnapshot:
         return self.allowances[0]
 
     @property
+    def limits(self) -> PlanLimits:
+        """The limits the panel shows (``plan_limits`` of the same answer)."""
+        shown = {a.measure: a.limit for a in self.allowances}
+        return PlanLimits(
+            shown.get("characters"),
+            shown.get("speech_to_text_minutes"),
+            shown.get("speech_to_speech_minutes"),
+        )
+
+    @property
     def period_text(self) -> str:
         if self.period is None:
             return "not reported by the service (free plan): no projection"
@@ -291,6 +301,45 @@ def _spend(
     return PlanSpend(prices.currency, used, float(path["expected"].iloc[-1]))
 
 
+@dataclass(frozen=True)
+class PlanLimits:
+    """The plan's limits a billing period as the service reports them (``plan_limits``), in
+    the Plan card's order; None where there is no limit (a paid plan's "no limit", or a speech
+    service a free plan does not report). The Plan card and the capacity decision's today's
+    plan both read them from here, so they name the same plan with the same figures."""
+
+    characters: float | None
+    speech_to_text_minutes: float | None = None
+    speech_to_speech_minutes: float | None = None
+
+    def of(self, measure: Measure) -> float | None:
+        limit: float | None = getattr(self, measure)
+        return limit
+
+    @property
+    def text(self) -> str:
+        """``5,000,000 characters, 5,000 speech-to-text minutes and 200 speech-to-speech
+        minutes``, each written as the Plan card writes its limit (``count_text``)."""
+        parts = [
+            f"no {MEASURE_LABELS[m].lower().removesuffix('s')} limit"
+            if self.of(m) is None
+            else f"{count_text(self.of(m) or 0)} {MEASURE_LABELS[m].lower()}"
+            for m in MEASURE_LABELS
+        ]
+        return f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def plan_limits(answer: PlanUsage) -> PlanLimits:
+    """The limits of the service's answer: a character limit of ``UNLIMITED_CHARACTERS`` or
+    more is none (a paid plan without a cost-control limit)."""
+    characters = answer.character_limit
+    if characters is not None and characters >= UNLIMITED_CHARACTERS:
+        characters = None
+    return PlanLimits(
+        characters, answer.speech_to_text_minutes_limit, answer.speech_to_speech_minutes_limit
+    )
+
+
 def plan_snapshot(
     answer: PlanUsage,
     key_day: pd.DataFrame,
@@ -301,27 +350,21 @@ def plan_snapshot(
     """The snapshot of the service's answer; `key_day` covers `usage_range(answer, today)` from
     `covered_from` on. With `prices`, the billing period's spend too."""
     period = billing_period(answer)
-    characters_limit = answer.character_limit
-    if characters_limit is not None and characters_limit >= UNLIMITED_CHARACTERS:
-        characters_limit = None
+    limits = plan_limits(answer)
     a = answer
     # Characters are always reported; a speech service only on a paid plan.
-    reported: list[tuple[Measure, int | None, int | None]] = [
-        ("characters", a.character_count, characters_limit),
-        ("speech_to_text_minutes", a.speech_to_text_minutes_count, a.speech_to_text_minutes_limit),
-        (
-            "speech_to_speech_minutes",
-            a.speech_to_speech_minutes_count,
-            a.speech_to_speech_minutes_limit,
-        ),
+    reported: list[tuple[Measure, int | None]] = [
+        ("characters", a.character_count),
+        ("speech_to_text_minutes", a.speech_to_text_minutes_count),
+        ("speech_to_speech_minutes", a.speech_to_speech_minutes_count),
     ]
     return PlanSnapshot(
         today=today,
         period=period,
         allowances=tuple(
-            allowance(measure, used or 0, limit, period, key_day, today, covered_from)
-            for measure, used, limit in reported
-            if measure == "characters" or used is not None or limit is not None
+            allowance(measure, used or 0, limits.of(measure), period, key_day, today, covered_from)
+            for measure, used in reported
+            if measure == "characters" or used is not None or limits.of(measure) is not None
         ),
         spend=_spend(period, key_day, today, covered_from, prices),
     )

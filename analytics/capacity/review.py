@@ -4,15 +4,13 @@ Capacity page and the meeting report."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import pandas as pd
 
-from analytics.capacity.accuracy import coverage, wape
-from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.budgets import BudgetFile, contract_year
 from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.current import PlanReader
@@ -30,8 +28,9 @@ from analytics.capacity.forecast import (
     run_rate,
 )
 from analytics.capacity.outlook import Outlook
+from analytics.capacity.outlook import accuracy_text as outlook_accuracy_text
 from analytics.capacity.plan import billing_period
-from analytics.capacity.recommend import DEFAULT_RISK, Option
+from analytics.capacity.recommend import DEFAULT_RISK, Option, TodaysPlan
 from analytics.capacity.whatif import WhatIf
 from analytics.usage.calendar import (
     PERIOD_KINDS,
@@ -41,7 +40,7 @@ from analytics.usage.calendar import (
     period_bounds,
 )
 from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
+from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
@@ -279,7 +278,7 @@ def build_review(
     ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it;
     with the ``usage_period`` the service reports, usage-period budgets."""
     key_day, covered_from = usage.frame, usage.start
-    year_start = budgets.year_start if budgets else YearStart()
+    year_start = contract_year(budgets)
     comparison = compare(key_day, start, end, covered_from=covered_from)
     paths = _paths(key_day, today, covered_from, year_start, budgets)
     cost_paths: tuple[ForecastPath, ...] = ()
@@ -323,7 +322,7 @@ def review_of(
     """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
     days ``review_range`` names, so the page and the report read the same days, and for the
     plan's billing period when a budget runs over the usage period."""
-    year_start = budgets.year_start if budgets else YearStart()
+    year_start = contract_year(budgets)
     read = reader.usage(*review_range(start, end, today, year_start))
     period = None
     if budgets is not None and budgets.usage_period_budgets:
@@ -343,11 +342,17 @@ class Asked:
 
 
 def decision_of(
-    found: dict[str, Outlook], options: Sequence[Option], asked: Asked, year_start: YearStart
+    found: dict[str, Outlook],
+    options: Sequence[Option],
+    asked: Asked,
+    year_start: YearStart,
+    plan: TodaysPlan | str | None = None,
 ) -> Decision:
-    """The decision the Capacity page shows and the meeting report renders, whichever makes
-    it: the outlooks' forecasts to the review's contract year and the recommendation among
-    ``options`` (none without a catalogue), under ``asked``."""
+    """The decision the Capacity page shows, the meeting report renders and `capacity
+    recommend` prints, whichever makes it: the outlooks' forecasts to the contract year of the
+    budgets file in force (``budgets.contract_year``) and the recommendation among today's
+    ``plan`` (``decision.plan_for_term``) and ``options`` (none without a catalogue), under
+    ``asked``."""
     return decide(
         found,
         options,
@@ -355,23 +360,12 @@ def decision_of(
         what_if=asked.what_if,
         risk=asked.risk,
         year_start=year_start,
+        plan=plan,
     )
 
 
 def accuracy_text(found: Outlook) -> str:
-    """What a forecast states beside it: the month-ahead error (WAPE) over the last 12 months
-    of the candidate its backtest chose, which candidate, and how often its 80 % and 95 %
-    intervals held the month's actual total (``Outlook.recent``)."""
-    recent = found.recent
-    if recent.empty:
-        return f"No month has been forecast and closed yet ({found.chosen})."
-    months = "month" if len(recent) == 1 else f"{len(recent)} months"
-    error = f"Month-ahead error over the last {months}: {share_text(wape(recent))}"
-    held = coverage(recent, "80"), coverage(recent, "95")
-    intervals = (
-        "its intervals are not measured yet (too few past errors)"
-        if math.isnan(held[0])
-        else f"its 80 % interval held {share_text(held[0])} of the months, its 95 % "
-        f"interval {share_text(held[1])}"
-    )
-    return f"{error} ({found.chosen}); {intervals}."
+    """What a forecast states beside it, on the page and in the report: the one accuracy
+    figure, the model serving each horizon and how often the intervals held
+    (``outlook.accuracy_text``)."""
+    return outlook_accuracy_text(found)

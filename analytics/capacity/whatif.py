@@ -9,11 +9,20 @@ alike: a plan is not uncertain the way the history is. It is written as the meet
 ``2026-06:2000000 characters``, ``speech pilot 500 minutes a month``, ``2026-09: new team
 1,500,000 characters``. Characters count as total characters, minutes as speech-to-text
 minutes; each day of a month carries its share of the month's volume.
+
+**Plausible what-ifs.** A what-if is taken as asked, whatever it is: a meeting may well ask
+"and if we lose 95 %?". One outside a plausible range, a growth below −90 % or above
++1,000 %, or a workload larger than ten times today's usage of its metric (the last 30 closed
+days), is more often a slip of the keyboard (−99 for −9, a missing decimal point) than a plan,
+and it can turn the recommendation over on its own. ``warnings`` names each such what-if in a
+sentence every front end shows, and the front ends show the plain forecast and recommendation
+beside the what-ifs' (``decision.Decision.plain``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final
@@ -21,7 +30,7 @@ from typing import Final
 import numpy as np
 
 from analytics.capacity.candidates import Floats
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
+from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, with_unit
 
 UNITS: Final[dict[str, str]] = {
     "characters": TOTAL_CHARACTERS,
@@ -33,6 +42,11 @@ _WORKLOAD = re.compile(
     re.IGNORECASE,
 )
 _GROWTH = re.compile(r"(?P<value>[+-]?\d+(?:\.\d+)?)\s*%?")
+# The plausible range of a growth (fractions, both ends plausible), and how many times today's
+# monthly usage a workload may add before it is named (see the module).
+PLAUSIBLE_GROWTH: Final = (-0.9, 10.0)
+PLAUSIBLE_WORKLOAD_TIMES: Final = 10
+TODAY_DAYS: Final = 30  # the closed days that say what a month's usage is today
 
 
 class WhatIfError(ValueError):
@@ -78,8 +92,31 @@ class WhatIf:
         return shifted
 
     def __str__(self) -> str:
-        parts = [f"growth {self.growth:+.0%}"] if self.growth else []
+        parts = [f"growth {self.growth:+,.0%}"] if self.growth else []
         return "; ".join(parts + [str(w) for w in self.workloads]) or "none"
+
+
+def warnings(what_if: WhatIf, monthly: Mapping[str, float]) -> tuple[str, ...]:
+    """A sentence for each what-if outside the plausible range (see the module), in the
+    what-ifs' order; ``monthly`` is each metric's usage of the last ``TODAY_DAYS`` closed days
+    (a metric missing from it is not checked)."""
+    said = []
+    low, high = PLAUSIBLE_GROWTH
+    if not low <= what_if.growth <= high:
+        said.append(
+            f"growth {what_if.growth:+,.0%} is outside the plausible range ({low:+.0%} to "
+            f"{high:+,.0%}): it is taken as asked; check it is the growth you meant"
+        )
+    for workload in what_if.workloads:
+        today = monthly.get(workload.metric)
+        if today is None or workload.per_month <= PLAUSIBLE_WORKLOAD_TIMES * today:
+            continue
+        said.append(
+            f"the workload '{workload}' is more than {PLAUSIBLE_WORKLOAD_TIMES} times today's "
+            f"usage ({with_unit(today, workload.metric)} in the last {TODAY_DAYS} days): it is "
+            "taken as asked; check it is the volume you meant"
+        )
+    return tuple(said)
 
 
 def _days_in_month(day: date) -> int:

@@ -1,19 +1,34 @@
 """`capacity backtest` and `capacity recommend`: the capacity decision on the command line,
 the forecasts' measured accuracy on the organization's own history and the option to buy for
-the next term (``analytics.capacity.decision``)."""
+the next term (``analytics.capacity.decision``). `recommend` reads the contract year from the
+budgets file in force and today's plan from the service, as the Capacity page and the meeting
+report do, so all three name the same year and the same plan."""
 
 from __future__ import annotations
 
 import math
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pandas as pd
 import typer
 
-from analytics.capacity.decision import DEFAULT_TERM, Decision, decide, read_outlooks, verdict
+from analytics.capacity.budgets import contract_year
+from analytics.capacity.decision import (
+    DEFAULT_TERM,
+    Decision,
+    plain_verdict,
+    plan_for_term,
+    plan_sentence,
+    read_history,
+    read_outlooks,
+    service_limits,
+    verdict,
+)
 from analytics.capacity.outlook import PERIOD_NAMES, Outlook, backtest_table
 from analytics.capacity.recommend import Costed
+from analytics.capacity.review import decision_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, PricingOption, UsageProblem, app
@@ -26,10 +41,18 @@ from analytics.cli.what_ifs import (
     asked,
 )
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import amount_text
+from analytics.cost.money import estimate_text
+from analytics.cost.priced import PricesInForce
+from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
-from analytics.usage.calendar import YearStart
-from analytics.usage.metrics import METRIC_LABELS, format_value, share_text
+from analytics.usage.metrics import (
+    METRIC_LABELS,
+    MINUTES,
+    TOTAL_CHARACTERS,
+    format_value,
+    rounded,
+    share_text,
+)
 
 Format = Literal["table", "json"]
 FormatOption = Annotated[Format, typer.Option("--format", help="table or json.")]
@@ -47,6 +70,20 @@ def _outlooks(demo: bool) -> dict[str, Outlook]:
     settings = shared.settings()
     reader = fetching.Fetches(settings, demo)
     return read_outlooks(reader, calendar.utc_today(), settings.demo_days if demo else None)
+
+
+BudgetsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--budgets",
+        help="The budgets TOML file whose contract_year_start starts the contract year "
+        "(default: budgets.toml here when present; the example with --demo; else 1 January), "
+        "as the Capacity page and the report read it.",
+    ),
+]
+# The contract year was once an option of its own, and so could differ from the page's and
+# the report's; it is read from the budgets file alone now, and the old option says so.
+YearStartOption = Annotated[str | None, typer.Option("--year-start", hidden=True)]
 
 
 @capacity_app.command("backtest")
@@ -85,23 +122,28 @@ def recommend(
     growth: GrowthOption = None,
     add: AddOption = None,
     risk: RiskOption = DEFAULT_RISK_TEXT,
-    year_start: Annotated[
-        str, typer.Option("--year-start", help="The contract year's first day, MM-DD.")
-    ] = "01-01",
+    budgets: BudgetsOption = None,
+    year_start: YearStartOption = None,
     pricing: PricingOption = None,
     fmt: FormatOption = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Forecast the term's usage across its backtested range and price every option of the
-    pricing file's catalogue on it: the expected cost, the chance of overage, the expected
-    unused commitment; recommend the cheapest within the risk setting (10 % by default)."""
+    """Forecast the term's usage across its backtested range and price today's plan (the
+    service's, at the prices in force) and every option of the pricing file's catalogue on
+    it: the expected cost, the chance of overage, the expected unused volume; recommend the
+    cheapest within the risk setting (10 % by default). A what-if outside the plausible range
+    is named on stderr, and the answer without the what-ifs is shown beside theirs."""
     with shared.reported(debug):
         given = asked(term, growth, add, risk)
-        try:
-            starts = YearStart.parse(year_start)
-        except ValueError as exc:
-            raise UsageProblem(str(exc)) from None
+        if year_start is not None:
+            raise UsageProblem(
+                "--year-start is no longer read: the contract year is the budgets file's "
+                "contract_year_start, as on the Capacity page and in the report (give --budgets "
+                "FILE)"
+            )
+        found_budgets = organization_file("budgets", budgets, Path.cwd(), demo)
+        budget_file = organization_files.budgets(found_budgets) if found_budgets else None
         prices = organization_files.costing(pricing, None, demo).pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"
@@ -109,14 +151,14 @@ def recommend(
                 f"recommend weighs the pricing file's catalogue, and {where}: give --pricing "
                 "FILE with [[option]] entries (see pricing.example.toml)"
             )
-        decision = decide(
-            _outlooks(demo),
-            prices.catalogue,
-            term=given.term,
-            what_if=given.what_if,
-            risk=given.risk,
-            year_start=starts,
-        )
+        settings = shared.settings()
+        reader = fetching.Fetches(settings, demo)
+        demo_days = settings.demo_days if demo else None
+        found, mix = read_history(reader, calendar.utc_today(), demo_days)
+        plan = plan_for_term(found, service_limits(reader), PricesInForce(prices), mix)
+        decision = decision_of(found, prices.catalogue, given, contract_year(budget_file), plan)
+        for warning in decision.warnings:
+            typer.echo(f"warning: {warning}", err=True)
         if fmt == "json":
             typer.echo(json_text(_as_json(decision, prices.currency)))
         else:
@@ -130,31 +172,41 @@ def _share(value: float | None) -> str:
 
 def _money(value: float, currency: str) -> str:
     """An amount in the currency, to its minor unit, as the meeting report writes it."""
-    return amount_text(round(value * 10 ** MINOR_UNITS[currency]), currency)
+    return estimate_text(value, currency)
 
 
 def _decision_lines(decision: Decision, currency: str) -> list[str]:
-    """The forecasts, the options and the recommendation as people read them."""
+    """The forecasts, the options and the recommendation as people read them: whole
+    characters, minutes to the hundredth, amounts in the currency; with what-ifs, the
+    projection and the recommendation without them beside."""
+    money = partial(_money, currency=currency)
     lines = [f"What-ifs: {decision.what_if}", ""]
-    rows = [["metric", "period", "used", "projected", "80 % range", "95 % range", "model",
-             "month-ahead error"]]  # fmt: skip
-    for row in _records(decision.forecasts):
-        rows.append(_forecast_row(row))
+    plain = decision.plain is not None
+    rows = [["metric", "period", "used", "projected", *(["without what-ifs"] if plain else []),
+             "80 % range", "95 % range", "model", "month-ahead error"]]  # fmt: skip
+    for row in _records(decision.forecasts_beside_plain):
+        rows.append(_forecast_row(row, plain))
     lines += shared.aligned(rows)
     chosen = decision.recommendation.chosen
     first = decision.scenarios.months[0]
-    lines += ["", f"Options for the {decision.term} months from {first} ({currency}):"]
-    rows = [["option", "term", "characters/month", "minutes/month", "expected cost",
-             "chance of overage", "unused characters", "unused minutes", ""]]  # fmt: skip
+    lines += [""]
+    if decision.plan is not None:
+        lines += [f"{plan_sentence(decision.plan, money)}", ""]
+    lines += [f"Options for the {decision.term} months from {first} ({currency}):"]
+    rows = [["option", "term", "characters/month", "speech-to-text minutes/month",
+             f"expected cost ({currency})", "chance of overage", "unused characters",
+             "unused speech-to-text minutes", ""]]  # fmt: skip
     for costed in decision.recommendation.options:
         rows.append(_option_row(costed, currency, chosen))
     lines += shared.aligned(rows)
     lines += [f"note: left out: {note}" for note in decision.recommendation.left_out]
-    lines += ["", verdict(decision, partial(_money, currency=currency))]
+    lines += ["", verdict(decision, money)]
+    if (without := plain_verdict(decision, money)) is not None:
+        lines.append(without)
     return lines
 
 
-def _forecast_row(row: dict[str, Any]) -> list[str]:
+def _forecast_row(row: dict[str, Any], plain: bool) -> list[str]:
     metric = str(row["metric"])
 
     def value(name: str) -> str:
@@ -165,6 +217,7 @@ def _forecast_row(row: dict[str, Any]) -> list[str]:
         f"{PERIOD_NAMES[row['period']]} to {row['end']}",
         value("used"),
         value("projected"),
+        *([value("plain_projected")] if plain else []),
         f"{value('low_80')} – {value('high_80')}",
         f"{value('low_95')} – {value('high_95')}",
         str(row["model"]),
@@ -172,39 +225,120 @@ def _forecast_row(row: dict[str, Any]) -> list[str]:
     ]
 
 
+def _volume(value: float, metric: str) -> str:
+    """An option's volume a month, or "no limit" for today's plan without one."""
+    return "no limit" if math.isnan(value) else format_value(value, metric)
+
+
 def _option_row(costed: Costed, currency: str, chosen: Costed | None) -> list[str]:
     marks = [
         *(["recommended"] if chosen is not None and costed.name == chosen.name else []),
-        *(["today's plan"] if costed.current else []),
+        *(["the service's plan, its limits"] if costed.current else []),
     ]
     return [
         costed.name,
         f"{costed.term_months} mo",
-        format_value(costed.committed_characters, "total_characters"),
-        format_value(costed.committed_minutes, "speech_to_text_minutes"),
+        _volume(costed.committed_characters, TOTAL_CHARACTERS),
+        _volume(costed.committed_minutes, MINUTES),
         _money(costed.expected_cost, currency),
         share_text(costed.overage_chance),
-        format_value(costed.unused_characters, "total_characters"),
-        format_value(costed.unused_minutes, "speech_to_text_minutes"),
+        _volume(costed.unused_characters, TOTAL_CHARACTERS),
+        _volume(costed.unused_minutes, MINUTES),
         ", ".join(marks),
     ]
 
 
 def _as_json(decision: Decision, currency: str) -> dict[str, object]:
     found = decision.recommendation
+    plain = decision.plain
     return {
         "currency": currency,
         "term_months": decision.term,
         "term_start": decision.scenarios.months[0],
         "what_ifs": str(decision.what_if),
+        "warnings": list(decision.warnings),
         "risk": found.risk,
-        "forecasts": _records(decision.forecasts),
-        "options": list(found.options),
-        "curve": _records(found.curve()),
+        "todays_plan": None if decision.plan is None else _plan_json(decision),
+        "forecasts": [_shown(row) for row in _records(decision.forecasts_beside_plain)],
+        "options": [_option_json(costed, currency) for costed in found.options],
+        "curve": [_curve_json(row, currency) for row in _records(found.curve())],
         "recommended": None if found.chosen is None else found.chosen.name,
         "within_risk": found.within_risk,
         "left_out": list(found.left_out),
+        "without_what_ifs": None
+        if plain is None or plain.recommendation.chosen is None
+        else {
+            "recommended": plain.recommendation.chosen.name,
+            "expected_cost": _in_minor(plain.recommendation.chosen.expected_cost, currency),
+            "overage_chance": plain.recommendation.chosen.overage_chance,
+        },
         "accuracy": _records(decision.accuracy),
+    }
+
+
+FIGURES = ("used", "projected", "plain_projected", "low_80", "high_80", "low_95", "high_95")
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    """A forecast row with its figures to the digits the table shows (``metrics.rounded``):
+    scripts read the same whole characters and hundredths of minutes people do."""
+    metric = str(row["metric"])
+    return {
+        name: rounded(value, metric) if name in FIGURES and value is not None else value
+        for name, value in row.items()
+    }
+
+
+def _in_minor(value: float, currency: str) -> float:
+    """An estimate in the currency, to its minor unit."""
+    return round(value, MINOR_UNITS[currency])
+
+
+def _option_json(costed: Costed, currency: str) -> dict[str, object]:
+    """One option's figures to the digits shown: characters whole, minutes to the hundredth,
+    the cost to the minor unit; a volume today's plan has no limit of is null."""
+
+    def volume(value: float, metric: str) -> float | None:
+        return None if math.isnan(value) else rounded(value, metric)
+
+    return {
+        "name": costed.name,
+        "term_months": costed.term_months,
+        "committed_characters": volume(costed.committed_characters, TOTAL_CHARACTERS),
+        "committed_minutes": volume(costed.committed_minutes, MINUTES),
+        "expected_cost": _in_minor(costed.expected_cost, currency),
+        "overage_chance": costed.overage_chance,
+        "unused_characters": volume(costed.unused_characters, TOTAL_CHARACTERS),
+        "unused_minutes": volume(costed.unused_minutes, MINUTES),
+        "current": costed.current,
+    }
+
+
+def _curve_json(row: dict[str, Any], currency: str) -> dict[str, Any]:
+    """A point of the curve, its figures to the digits shown (a volume without a limit is
+    null)."""
+    volumes = {"committed_characters": TOTAL_CHARACTERS, "committed_minutes": MINUTES}
+    return {
+        **row,
+        **{c: None if row[c] is None else rounded(row[c], m) for c, m in volumes.items()},
+        "expected_cost": _in_minor(row["expected_cost"], currency),
+    }
+
+
+def _plan_json(decision: Decision) -> dict[str, object]:
+    """Today's plan: the service's limits, and the prices in force that price it."""
+    assert decision.plan is not None
+    plan, terms = decision.plan, decision.plan.terms
+    return {
+        "name": plan.name,
+        "limits": plan.limits,
+        "prices_from": terms.prices_from,
+        "prices_name": terms.prices_name,
+        "base_fee": float(terms.base_fee),
+        "included_characters": terms.included_characters,
+        "included_minutes": float(terms.included_minutes),
+        "price_per_million_characters": round(float(terms.price_per_million_characters), 4),
+        "price_per_minute": float(terms.price_per_minute),
     }
 
 

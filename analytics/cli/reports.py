@@ -16,7 +16,12 @@ from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING
-from analytics.capacity.decision import DEFAULT_TERM, read_outlooks
+from analytics.capacity.decision import (
+    DEFAULT_TERM,
+    plan_for_term,
+    read_history,
+    service_limits,
+)
 from analytics.capacity.review import decision_of, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
@@ -132,9 +137,13 @@ def report(
         cost = organization_files.capacity_prices(costing, budget_file)
         reader = fetching.Fetches(shared.settings(), demo)
         review, usage = review_of(reader, budget_file, today, first, last, cost)
-        found = read_outlooks(reader, today, shared.settings().demo_days if demo else None)
+        demo_days = shared.settings().demo_days if demo else None
+        found, mix = read_history(reader, today, demo_days)
         options = costing.pricing.catalogue if costing.pricing else ()
-        decision = decision_of(found, options, given, review.year_start)
+        plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
+        decision = decision_of(found, options, given, review.year_start, plan)
+        for warning in decision.warnings:
+            typer.echo(f"warning: {warning}", err=True)
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
         limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
         page = render(

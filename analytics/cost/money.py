@@ -47,6 +47,15 @@ def amount_text(minor: int, currency: str) -> str:
     return f"{as_decimal(minor, currency):,} {currency}"
 
 
+def estimate_text(value: float, currency: str) -> str:
+    """An estimate in currency units (a forecast's or a recommendation's, a float) as
+    ``amount_text`` writes an amount: rounded to the minor unit, the currency named; "N/A"
+    for none. The page, the report and the command line write estimates with it alike."""
+    if value != value:  # NaN
+        return "N/A"
+    return amount_text(round(value * 10 ** MINOR_UNITS[currency]), currency)
+
+
 def _products(left: Ints, right: Ints) -> npt.NDArray[np.int64] | npt.NDArray[np.object_]:
     """``left * right`` element-wise (both ≥ 0), exact: int64 when it fits, else Python ints."""
     bound = max(int(left.max(initial=0)), 1) * max(int(right.max(initial=0)), 1)

@@ -26,7 +26,7 @@ import pandas as pd
 
 from analytics.cost.chargeback import team_spend
 from analytics.cost.money import amount_text
-from analytics.cost.prices import PRICED_METRICS, Pricing
+from analytics.cost.prices import PRICED_METRICS, PricePeriod, Pricing
 from analytics.cost.spend import daily_cost, price_usage
 from analytics.cost.teams import Teams
 from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
@@ -187,3 +187,8 @@ class PricesInForce:
 
     def spend(self, key_day: pd.DataFrame, start: date, end: date) -> pd.DataFrame:
         return team_spend(key_day, self.pricing, self.teams, start, end)
+
+    def price_list(self, day: date) -> PricePeriod | None:
+        if day < self.pricing.first_day:
+            return None
+        return self.pricing.periods[self.pricing.period_index(day)]

@@ -16,7 +16,8 @@ An optional **catalogue** (``[[option]]`` entries) lists what the organization c
 plans and commitments, each with a base fee a month, an included volume of characters and
 speech-to-text minutes (per month or per commitment term), prices beyond it, a commitment term
 and a discount. It prices no usage: capacity's recommendation (``analytics.capacity.recommend``)
-weighs its options against the forecast.
+weighs its options against the forecast, as alternatives to today's plan (the plan the service
+reports, priced at the ``[[price]]`` period in force).
 """
 
 from __future__ import annotations
@@ -163,7 +164,10 @@ class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     included_minutes: Decimal = Decimal(0)
     term_months: int = 1
     discount: Decimal = Decimal(0)  # a fraction of the whole amount, 0.1 for 10 %
-    current: bool = False  # today's plan
+    # Read so that files written when the catalogue marked today's plan still load; it marks
+    # nothing now: today's plan is the plan the service reports, priced at the [[price]] in
+    # force (analytics.capacity.recommend.TodaysPlan), and every option is an alternative to it.
+    current: bool = False
 
     def __post_init__(self) -> None:
         problem = self._problem()
@@ -223,12 +227,6 @@ class PricingFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise ValueError(f"[[option]] #{index + 1} (name): {name!r} is listed twice")
-        current = [i + 1 for i, option in enumerate(self.catalogue) if option.current]
-        if len(current) > 1:
-            raise ValueError(
-                f"[[option]] #{current[1]} (current): only one option is today's plan "
-                f"(#{current[0]} is already)"
-            )
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from analytics.usage.metrics import (
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
+    column_format,
     percent_text,
 )
 from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS_LABEL
@@ -36,6 +37,13 @@ NAME_WIDTH, FIGURE_WIDTH, WORD_WIDTH = 220, 120, 80
 
 def number(label: str, width: int | None = None) -> Any:
     return st.column_config.NumberColumn(label, format="localized", width=width)
+
+
+def metric_number(label: str, metric: str, width: int | None = None) -> Any:
+    """A column of one metric's figures with the digits every page, report and command shows
+    (``metrics.column_format``: whole characters, minutes to the hundredth), never the
+    browser's three decimals."""
+    return st.column_config.NumberColumn(label, format=column_format(metric), width=width)
 
 
 def key_name_columns() -> dict[str, Any]:
@@ -52,13 +60,13 @@ def _characters(total: str = METRIC_LABELS[TOTAL_CHARACTERS]) -> dict[str, Any]:
     labels = {TOTAL_CHARACTERS: total} | {
         metric: SERVICE_LABELS[metric] for metric in SERVICE_CHARACTERS
     }
-    return {m: st.column_config.NumberColumn(label, format="%,d") for m, label in labels.items()}
+    return {m: metric_number(label, m) for m, label in labels.items()}
 
 
 def _usage() -> dict[str, Any]:
     """Every metric: characters as whole numbers, minutes to the hundredth."""
     minutes: dict[str, Any] = {
-        metric: st.column_config.NumberColumn(f"{SERVICE_LABELS[metric]} minutes", format="%,.2f")
+        metric: metric_number(f"{SERVICE_LABELS[metric]} minutes", metric)
         for metric in MINUTE_METRICS
     }
     return {**_characters(), **minutes}

@@ -3,8 +3,8 @@
 The client and fetched key-day frames are shared resources (never copied per rerun, never
 mutated); derived tables are cached small data keyed by the source's fingerprint, the range
 and the table's arguments, so a widget that does not change the range recomputes nothing that
-is already known. The capacity review is a shared resource keyed by range, day and budgets.
-The capacity decision's backtest runs once per source and day, whatever the what-ifs.
+is already known. The capacity review is a shared resource keyed by range, day and budgets
+(the capacity decision's, in `deciding`).
 The plan is asked at most every five minutes: the service's counts move during the day.
 `Cached` reads usage and the plan from these caches for the questions the library answers
 (anomalies, the plan snapshot, key limits), which their own modules cache in turn.
@@ -23,9 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.decision import Decision, read_outlooks
-from analytics.capacity.outlook import Outlook
-from analytics.capacity.review import Asked, CapacityReview, decision_of, review_of
+from analytics.capacity.review import CapacityReview, review_of
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback, chargeback_rows
 from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
@@ -43,7 +41,6 @@ from analytics.service.models import (
     PlanUsage,
 )
 from analytics.usage import tables
-from analytics.usage.calendar import YearStart
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange
@@ -365,50 +362,6 @@ def review(
     return _review(
         src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
     )
-
-
-@st.cache_resource(ttl=USAGE_TTL, max_entries=4, show_spinner="Backtesting the forecasts…")
-def _outlooks(fingerprint: str, today: date, _source: Source) -> dict[str, Outlook]:
-    demo_days = _source.settings.demo_days if _source.demo else None
-    return read_outlooks(Cached(_source), today, demo_days)
-
-
-def outlooks(src: Source, today: date) -> dict[str, Outlook]:
-    """The decision metrics' outlooks from the organization's whole history, backtested once
-    per source and day (seconds), shared between sessions, never to be modified."""
-    return _outlooks(src.fingerprint, today, src)
-
-
-@st.cache_resource(
-    ttl=USAGE_TTL,
-    max_entries=32,
-    show_spinner="Pricing the options…",
-    # The what-ifs and the contract year are plain values: their texts name them.
-    hash_funcs={Asked: repr, YearStart: str},
-)
-def _decision(
-    fingerprint: str,
-    today: date,
-    pricing: str | None,
-    asked: Asked,
-    year_start: YearStart,
-    _source: Source,
-) -> Decision:
-    options = parse_pricing(pricing).catalogue if pricing is not None else ()
-    return decision_of(_outlooks(fingerprint, today, _source), options, asked, year_start)
-
-
-def decision(
-    src: Source,
-    today: date,
-    money: View,
-    asked: Asked,
-    year_start: YearStart,
-) -> Decision:
-    """The capacity decision under ``asked`` (what-ifs, risk, term) among the options of
-    ``money``'s pricing file (none without one): the cached outlooks priced again only when
-    a what-if, the file or the day changes."""
-    return _decision(src.fingerprint, today, money.pricing, asked, year_start, src)
 
 
 def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | None:

@@ -24,6 +24,7 @@ from analytics.usage.metrics import (
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
+    decimals,
     is_minutes,
 )
 from analytics.usage.tables import OTHER, TAG_LABELS, UNTAGGED
@@ -46,8 +47,8 @@ PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Mont
 
 
 def number_format(metric: str) -> str:
-    """Hover numbers: whole characters, minutes to the hundredth."""
-    return ",.2f" if is_minutes(metric) else ",.0f"
+    """Hover numbers: whole characters, minutes to the hundredth (``metrics.decimals``)."""
+    return f",.{decimals(metric)}f"
 
 
 def value_title(metric: str, currency: str | None = None) -> str:

@@ -4,14 +4,12 @@ the currency, escaped tables, figures without their own plotly.js, sections."""
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Iterable
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import amount_text
+from analytics.cost.money import estimate_text
 from analytics.usage.metrics import format_value
 
 
@@ -54,9 +52,7 @@ def section(title: str, *parts: str) -> str:
 
 def amount(value: float, currency: str) -> str:
     """A forecast or budget amount (currency units) as money, to the minor unit."""
-    if math.isnan(value):
-        return "N/A"
-    return amount_text(round(value * 10 ** MINOR_UNITS[currency]), currency)
+    return estimate_text(value, currency)
 
 
 def in_unit(values: Iterable[float], metrics: Iterable[str], currency: str | None) -> list[str]:

@@ -1,5 +1,7 @@
 """The meeting report's Decision section: the recommendation, the curve it was chosen from,
-the forecasts with their accuracy record and the what-ifs used."""
+today's plan as the service reports it, the forecasts with their accuracy record, and the
+what-ifs used, named when implausible, with the projection and the recommendation without
+them beside."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from functools import partial
 
 import pandas as pd
 
-from analytics.capacity.decision import Decision, verdict
+from analytics.capacity.decision import Decision, plain_verdict, plan_sentence, verdict
 from analytics.capacity.outlook import PERIOD_NAMES
 from analytics.capacity.recommend import Costed
 from analytics.capacity.review import accuracy_text
@@ -19,8 +21,11 @@ from analytics.reports import blocks
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
 
 
-def _decision_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
+def _decision_forecast_rows(table: pd.DataFrame, plain: bool) -> pd.DataFrame:
+    """Each metric's forecasts (``Decision.forecasts_beside_plain``), in the unit its row's
+    metric names; with what-ifs (``plain``), the projection without them beside."""
     metrics = table["metric"]
+    without = {"Without what-ifs": blocks.numbers(table["plain_projected"], metrics)}
     return pd.DataFrame(
         {
             "Metric": [METRIC_LABELS[m] for m in metrics],
@@ -30,6 +35,7 @@ def _decision_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             ],
             "Used": blocks.numbers(table["used"], metrics),
             "Projected": blocks.numbers(table["projected"], metrics),
+            **(without if plain else {}),
             **{
                 f"{level} % interval": [
                     f"{blocks.number(lo, m)} – {blocks.number(hi, m)}"
@@ -66,26 +72,33 @@ def _known(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+def _volume(value: float, metric: str) -> str:
+    """An option's volume, or "no limit" where today's plan has none."""
+    return "no limit" if math.isnan(value) else blocks.number(value, metric)
+
+
 def _option_rows(options: Sequence[Costed], chosen: Costed | None, currency: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Option": [c.name for c in options],
             "Term": [f"{c.term_months} mo" for c in options],
             "Characters a month": [
-                blocks.number(c.committed_characters, TOTAL_CHARACTERS) for c in options
+                _volume(c.committed_characters, TOTAL_CHARACTERS) for c in options
             ],
-            "Minutes a month": [blocks.number(c.committed_minutes, MINUTES) for c in options],
-            "Expected cost": [blocks.amount(c.expected_cost, currency) for c in options],
+            "Speech-to-text minutes a month": [
+                _volume(c.committed_minutes, MINUTES) for c in options
+            ],
+            f"Expected cost ({currency})": [
+                blocks.amount(c.expected_cost, currency) for c in options
+            ],
             "Chance of overage": [share_text(c.overage_chance) for c in options],
-            "Unused characters": [
-                blocks.number(c.unused_characters, TOTAL_CHARACTERS) for c in options
-            ],
-            "Unused minutes": [blocks.number(c.unused_minutes, MINUTES) for c in options],
+            "Unused characters": [_volume(c.unused_characters, TOTAL_CHARACTERS) for c in options],
+            "Unused speech-to-text minutes": [_volume(c.unused_minutes, MINUTES) for c in options],
             "": [
                 ", ".join(
                     [
                         *(["recommended"] if chosen is not None and c.name == chosen.name else []),
-                        *(["today's plan"] if c.current else []),
+                        *(["the service's plan, its limits"] if c.current else []),
                     ]
                 )
                 for c in options
@@ -103,10 +116,21 @@ def decision_section(decision: Decision, currency: str | None) -> str:
         f"{decision.term} months"
     )
     parts = [f'<p class="note">{html.escape(asked)}</p>']
+    parts += [
+        f'<p class="warning">Warning: {html.escape(warning)}.</p>' for warning in decision.warnings
+    ]
     if found.options and currency is not None:
-        said = verdict(decision, partial(blocks.amount, currency=currency))
+        money = partial(blocks.amount, currency=currency)
+        said = verdict(decision, money)
+        without = plain_verdict(decision, money)
         parts += [
             f"<p><strong>{html.escape(said)}</strong></p>",
+            *([] if without is None else [f"<p>{html.escape(without)}</p>"]),
+            *(
+                []
+                if decision.plan is None
+                else [f'<p class="note">{html.escape(plan_sentence(decision.plan, money))}</p>']
+            ),
             blocks.figure(cost_curve_figure(found.curve(), currency, decision.term)),
             blocks.table(_option_rows(found.options, found.chosen, currency), ["Option"]),
             *(f'<p class="note">Left out: {html.escape(note)}.</p>' for note in found.left_out),
@@ -123,7 +147,10 @@ def decision_section(decision: Decision, currency: str | None) -> str:
         for metric, found_one in decision.outlooks.items()
     ]
     parts.append(
-        blocks.table(_decision_forecast_rows(decision.forecasts), ["Metric", "Period", "Model"])
+        blocks.table(
+            _decision_forecast_rows(decision.forecasts_beside_plain, decision.plain is not None),
+            ["Metric", "Period", "Model"],
+        )
     )
     parts += [
         blocks.figure(past_forecasts_figure(o.recent, metric, o.chosen))

@@ -45,6 +45,7 @@ h1 { font-size: 1.7rem; margin: 0 0 4px; color: #0F2B46; }
 h2 { font-size: 1.25rem; margin: 32px 0 8px; padding-bottom: 4px; color: #0F2B46;
      border-bottom: 2px solid #0F2B46; }
 .meta, .note { color: #4a5a6a; font-size: 0.9rem; }
+.warning { color: #9a5a00; font-weight: 600; }
 .kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 10px; }
 .kpi { border: 1px solid #c9d3dd; border-radius: 6px; padding: 10px 12px; }
 .kpi .label { font-size: 0.82rem; color: #4a5a6a; }

@@ -66,11 +66,51 @@ def is_minutes(metric: str) -> bool:
     return metric in MINUTE_METRICS
 
 
+# What a metric counts, as a column, a tile or a sentence names it beside a bare figure.
+CHARACTERS_UNIT: Final = "characters"
+MINUTES_UNIT: Final = "minutes"
+# Characters are counted whole; minutes are shown to the hundredth (a second is 0.017 minute, so
+# a third decimal reads as precision the usage does not have).
+MINUTE_DECIMALS: Final = 2
+
+
+def unit_of(metric: str) -> str:
+    """What ``metric`` counts, ``characters`` or ``minutes``: every figure shown without its
+    metric's label names it, so a tile of minutes never sits unnamed beside one of characters."""
+    return MINUTES_UNIT if is_minutes(metric) else CHARACTERS_UNIT
+
+
+def decimals(metric: str) -> int:
+    """The decimals a figure of ``metric`` is shown with, wherever it is shown: whole
+    characters, minutes to the hundredth."""
+    return MINUTE_DECIMALS if is_minutes(metric) else 0
+
+
+def rounded(value: float, metric: str) -> float:
+    """A figure rounded as it is shown (``decimals``), for a table that holds numbers, so a
+    cell never carries more digits than its column shows."""
+    return round(float(value), decimals(metric))
+
+
+def column_format(metric: str) -> str:
+    """The printf format a table column of ``metric`` is shown with (the dashboard's number
+    columns): thousands separators and ``decimals``, the same digits ``format_value`` writes."""
+    places = decimals(metric)
+    return f"%,.{places}f" if places else "%,d"
+
+
 def format_value(value: float | None, metric: str) -> str:
-    """Thousands separators; minutes with two decimals."""
+    """Thousands separators; whole characters, minutes with two decimals (``decimals``)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "N/A"
-    return f"{value:,.2f}" if is_minutes(metric) else f"{round(value):,}"
+    places = decimals(metric)
+    return f"{value:,.{places}f}" if places else f"{round(value):,}"
+
+
+def with_unit(value: float | None, metric: str) -> str:
+    """A figure and what it counts, ``1,234 characters`` or ``12.50 minutes``: for a tile or a
+    sentence whose label does not name the unit."""
+    return f"{format_value(value, metric)} {unit_of(metric)}"
 
 
 # Percentages, shares of a total and changes alike, carry this many decimals wherever they are

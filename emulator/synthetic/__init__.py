@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from emulator.ledger import USAGE_RECORD, UsageRows
-from emulator.org import Injected, Organization
+from emulator.org import Injected, Organization, Regime
 from emulator.synthetic.custom_tags import draw_many_tags, draw_tags
 from emulator.synthetic.injection import INJECT_DAYS, MIN_INJECT_DAYS, Drawn, inject
 from emulator.synthetic.key_specs import (
@@ -31,6 +31,7 @@ from emulator.synthetic.key_specs import (
     lifecycle,
 )
 from emulator.synthetic.language_pairs import draw_pairs
+from emulator.synthetic.regimes import draw_regimes, key_profile
 from emulator.synthetic.seasons import ONBOARDING_SCALE, day_factors, onboarding
 from emulator.synthetic.series import (
     CHARACTERS_PER_MINUTE,
@@ -53,11 +54,13 @@ def generate(
     anomalies: bool = True,
     n_tags: int | None = None,
     seasons: bool = False,
+    regimes: bool = False,
 ) -> Organization:
     """`n_keys` keys with `n_days` of history ending yesterday (relative to `today`), with
     injected anomalies (`Organization.injected`) unless `anomalies` is False: the clean
     organization. `n_tags` distinct custom tags with a long tail (`draw_many_tags`) in place of
-    the dozen shared ones; the usage is the same either way."""
+    the dozen shared ones; the usage is the same either way. `seasons` puts the year's calendar
+    into the usage (`synthetic.seasons`), `regimes` regime changes (`synthetic.regimes`)."""
     if n_keys < 3 or n_days < 1:
         raise ValueError("a synthetic organization needs at least 3 keys and 1 day")
     rng = np.random.default_rng(seed)
@@ -83,12 +86,24 @@ def generate(
     p_active = rng.uniform(0.4, 0.85, n_keys)
 
     factors = np.ones(n_days)
+    team_from = n_keys  # the onboarding team's first key, when there is one
     if seasons:
         factors = day_factors(first_day, n_days)
         if (step := onboarding(n_keys, n_days)) is not None:
             team, onboarded = step
             start[team] = onboarded
             scale[team] *= ONBOARDING_SCALE
+            team_from = int(team[0])
+    changes: list[Regime] = []
+    if regimes:
+        changes = draw_regimes(
+            np.random.default_rng([seed, 6]), scale, first_day, n_days, team_from
+        )
+        for change in changes:
+            # A key with a regime is used from the history's start (a launch from its day) to
+            # its end (a stopped key to its day).
+            start[change.key] = change.day if change.kind == "launch" else 0
+            stop[change.key] = change.day if change.kind == "stop" else n_days
 
     # Key-days within the key's span, drawn at the key's odds (lower on weekends); the
     # keys × days matrices are the bulk of the memory generating takes, so none is kept that
@@ -99,6 +114,8 @@ def generate(
     )
     # The usual level of each key-day, then the day-to-day noise around it.
     usual = scale[:, None] * np.exp(growth[:, None] * t) * np.where(weekend, 0.4, 1.0) * factors
+    for change in changes:
+        usual[change.key] *= key_profile(change, first_day, n_days)
     level = usual * rng.lognormal(0.0, 0.35, (n_keys, n_days))
     if "launch" in shapes:
         k = shapes.index("launch")
@@ -155,4 +172,4 @@ def generate(
     ]
     keys = lifecycle(np.random.default_rng([seed, 5]), keys, rows, plan, today)
     keys = keep_places_free(keys, n_keys, injected, today)
-    return Organization(keys=keys, usage=rows, plan=plan, injected=injected)
+    return Organization(keys=keys, usage=rows, plan=plan, injected=injected, regimes=changes)

@@ -56,8 +56,12 @@ TARGETS = {
     "pair_fetch",
     "tag_fetch_10k",
     "tags_scale",
-    "forecast_wape_vs_naive",
-    "interval_coverage_80",
+    *(
+        f"{line}_{hard}{horizon}"
+        for line in ("forecast_wape_vs_naive", "interval_coverage_80")
+        for hard in ("", "hard_")
+        for horizon in ("month", "quarter", "12_months")
+    ),
     "recommend_time",
 }
 
@@ -225,22 +229,39 @@ def test_chargeback_pricing_bills_every_key_day_of_the_five_years(smoke, five_ye
     assert line["teams"] == 6  # teams.example.toml's five, then Unassigned
 
 
-def test_forecast_lines_score_the_newer_twelve_months_of_each_series(smoke):
-    """The organization and its three largest keys, each scored month-ahead on twelve months;
-    each line's ratio is what its figures say."""
+# Origins scored per series at each horizon: every month start from the 25th of the five
+# years (2024-02) whose horizon had ended by the history's end (2026-11-24).
+SCORED = {"month": 33, "quarter": 31, "12_months": 22}
+
+
+@pytest.mark.parametrize("hard", ["", "hard_"])
+def test_forecast_lines_score_each_horizon_of_each_series_as_the_product_serves_it(smoke, hard):
+    """The smooth organization and its three largest keys; the hard one and its five keys with
+    a regime change (one of each kind): each scored at every horizon from the same origins as
+    the seasonal naive, every point inside its own 80 % interval, each line's ratio what its
+    figures say."""
     lines = by_name(smoke.printed)
-    quality, covered = lines["forecast_wape_vs_naive"], lines["interval_coverage_80"]
-    for line in (quality, covered):
-        assert (line["series"], line["months_scored"]) == (4, 48)
-        assert sum(line["chosen"].values()) == 4
-    assert quality["every_series_scored"] is True
-    assert 0.9 * 48 <= covered["months_with_interval"] <= 48
-    wape = quality["wape"]
-    assert quality["ratio"] == pytest.approx(wape["chosen"] / wape["seasonal_naive"], rel=1e-3)
-    assert covered["ratio"] == pytest.approx(abs(covered["coverage_80"] - 0.8), abs=1e-4)
-    inside = covered["coverage_80"] * covered["months_with_interval"]
-    assert inside == pytest.approx(round(inside), abs=0.01)
-    timing = lines["recommend_time"]
+    series = 6 if hard else 4
+    for horizon, origins in SCORED.items():
+        quality = lines[f"forecast_wape_vs_naive_{hard}{horizon}"]
+        covered = lines[f"interval_coverage_80_{hard}{horizon}"]
+        for line in (quality, covered):
+            assert (line["series"], line["scored"]) == (series, series * origins)
+            assert sum(line["models"].values()) == line["scored"]
+            assert line["organization"] == ("hard" if hard else "smooth")
+        assert quality["naive_at_every_origin"] is True
+        assert quality["points_inside_their_80"] is True
+        wape = quality["wape"]
+        assert quality["ratio"] == pytest.approx(wape["served"] / wape["seasonal_naive"], rel=1e-3)
+        assert quality["target"] == (0.85 if hard and horizon == "month" else 1.0 if hard else 0.8)
+        assert covered["ratio"] == pytest.approx(abs(covered["coverage_80"] - 0.8), abs=1e-4)
+        assert 0.9 * covered["forecast_above_zero"] <= covered["with_interval"]
+        inside = covered["coverage_80"] * covered["with_interval"]
+        assert inside == pytest.approx(round(inside), abs=0.01)
+
+
+def test_recommend_time_is_what_its_seconds_say(smoke):
+    timing = by_name(smoke.printed)["recommend_time"]
     assert timing["keys"] == KEYS
     seconds = timing["seconds"]
     assert timing["ratio"] == pytest.approx(
@@ -274,6 +295,7 @@ def test_scenarios_cover_every_target_name():
         "browser_pages",
         "session_memory",
         "forecast_quality",
+        "forecast_quality_hard",
         "recommend_time",
     }
 

@@ -1,6 +1,6 @@
 """The rolling-origin backtest on hand-made series whose errors are worked out by hand: a flat
 series, a linear trend, a weekly rhythm, a step change, a spike, and a series too short for a
-yearly season."""
+yearly season; the choice per horizon, and the forecast as it would have been served."""
 
 from __future__ import annotations
 
@@ -10,14 +10,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics.capacity.accuracy import Backtest, backtest, origins, wape
+from analytics.capacity.accuracy import Backtest, accuracy, backtest, origins, wape
 from analytics.capacity.candidates import (
+    COMBINATION,
+    ETS_AUTO,
     ETS_WEEKLY,
     ETS_YEARLY,
     RUN_RATE,
     SEASONAL_NAIVE,
     History,
 )
+from analytics.capacity.outlook import accuracy_text, forecast_rows, outlook
+from analytics.capacity.whatif import WhatIf
+from analytics.usage.metrics import TOTAL_CHARACTERS
 
 FIRST = date(2024, 1, 1)  # a Monday
 CHEAP = (RUN_RATE, SEASONAL_NAIVE)
@@ -73,11 +78,31 @@ def test_seasonal_naive_on_a_linear_trend_misses_by_the_slope_times_its_lag():
         # With a year behind it, each day is read 52 weeks back: 364 days of growth short.
         # Before, each day is read from the last week: j days ahead lag 7·(j // 7 + 1) days.
         lags = [364] * days if start >= 364 else [7 * (j // 7 + 1) for j in range(days)]
-        assert row.actual - row.forecast == pytest.approx(slope * sum(lags))
+        assert row.actual - row.raw == pytest.approx(slope * sum(lags))
         actual = sum(1000.0 + slope * (start + j) for j in range(days))
         assert row.actual == pytest.approx(actual)
-    expected_wape = (month["actual"] - month["forecast"]).sum() / month["actual"].sum()
-    assert wape(month) == pytest.approx(expected_wape)
+    expected_wape = (month["actual"] - month["raw"]).sum() / month["actual"].sum()
+    assert wape(month, "raw") == pytest.approx(expected_wape)
+
+
+def test_the_point_is_the_forecast_times_the_median_ratio_known_at_its_origin():
+    """On the linear trend the seasonal naive runs low by a share that shrinks as the series
+    grows: each point is its forecast times the median of the ratios of the months that had
+    ended before its origin, within the 24 origins before it (none before nine are known)."""
+    values = 1000.0 + 10.0 * np.arange(800)
+    month = backtest(history(values), candidates=(SEASONAL_NAIVE,)).of(SEASONAL_NAIVE, "month")
+    ratios = (month["actual"] / month["raw"]).tolist()
+    for i, row in enumerate(month.itertuples()):
+        known = ratios[:i]  # every earlier month had ended before this origin
+        if len(known) < 9:
+            assert row.forecast == row.raw and np.isnan(row.low_80)
+            continue
+        centre = np.quantile(known, 0.5, method="weibull")
+        assert row.forecast == pytest.approx(row.raw * centre)
+        assert row.low_80 <= row.forecast <= row.high_80
+    corrected = month.dropna(subset=["low_80"])
+    # The forecast always runs low: the point takes part of the shortfall back.
+    assert wape(corrected) < 0.8 * wape(corrected, "raw")
 
 
 def test_a_weekly_rhythm_is_forecast_exactly_by_both_baselines():
@@ -121,23 +146,31 @@ def test_a_one_off_spike_is_not_projected_over_the_next_month():
 def test_a_series_too_short_for_a_yearly_season_has_no_yearly_model():
     short = backtest(history([100.0 + d % 30 for d in range(400)]))
     assert ETS_YEARLY not in set(short.rows["candidate"])
-    assert set(short.rows["candidate"]) == {RUN_RATE, SEASONAL_NAIVE, ETS_WEEKLY}
+    assert set(short.rows["candidate"]) == {
+        RUN_RATE,
+        SEASONAL_NAIVE,
+        ETS_WEEKLY,
+        ETS_AUTO,
+        COMBINATION,
+    }
     # With 26 whole months known, the yearly model runs from the origins with 24 behind them.
     longer = backtest(history([100.0 + d % 30 for d in range(800)]))
     yearly = longer.of(ETS_YEARLY, "month")
     assert yearly["origin"].min() == date(2026, 1, 1)
 
 
-def rows(scores: dict[str, list[float]], actual: float = 100.0) -> pd.DataFrame:
-    """Month-ahead rows: each candidate's forecast per origin (NaN: not scored there)."""
+def rows(
+    scores: dict[str, list[float]], actual: float = 100.0, horizon: str = "month"
+) -> pd.DataFrame:
+    """Rows of one horizon: each candidate's point per origin (NaN: not scored there)."""
     starts = [date(2024, m, 1) for m in range(1, 13)] + [date(2025, m, 1) for m in range(1, 13)]
     found = []
     for candidate, forecasts in scores.items():
         for origin, forecast in zip(starts[-len(forecasts) :], forecasts, strict=True):
             if not np.isnan(forecast):
                 found.append(
-                    {"candidate": candidate, "horizon": "month", "origin": origin,
-                     "end": origin, "forecast": forecast, "actual": actual}
+                    {"candidate": candidate, "horizon": horizon, "origin": origin,
+                     "end": origin, "raw": forecast, "forecast": forecast, "actual": actual}
                 )  # fmt: skip
     return pd.DataFrame(found)
 
@@ -161,3 +194,87 @@ def test_a_candidate_missing_a_recent_origin_is_not_chosen_and_short_backtests_k
     assert found.chosen == RUN_RATE
     few = Backtest(rows({RUN_RATE: [50.0] * 5, ETS_WEEKLY: [100.0] * 5}))
     assert few.chosen == RUN_RATE
+
+
+def test_each_horizon_is_served_by_the_candidate_best_at_it():
+    """The run rate has the best month-ahead record, the seasonal naive the best 12-month
+    one: each horizon takes its own, and the forecast says so."""
+    month = rows({RUN_RATE: [95.0] * 12, SEASONAL_NAIVE: [80.0] * 12})
+    year = rows({RUN_RATE: [70.0] * 12, SEASONAL_NAIVE: [110.0] * 12}, horizon="12 months")
+    found = Backtest(pd.concat([month, year], ignore_index=True))
+    assert found.models == {"month": RUN_RATE, "quarter": RUN_RATE, "12 months": SEASONAL_NAIVE}
+    assert found.chosen == RUN_RATE
+
+
+def test_on_a_season_with_a_recent_step_the_month_and_the_year_take_different_candidates():
+    """A 10 % yearly season and a step up by half 100 days before the end: a month ahead, the
+    run rate has followed the step within four weeks while the same days a year earlier miss
+    it; over 12 months the time of year weighs more than the step, and last year's days carry
+    it. Each horizon's choice is the lowest WAPE of its last 12 origins."""
+    day = np.arange(1000)
+    weekdays = np.where((FIRST.weekday() + day) % 7 >= 5, 0.3, 1.0)
+    season = 1 + 0.1 * np.sin(2 * np.pi * day / 364)
+    values = 1000.0 * weekdays * season * np.where(day >= 900, 1.5, 1.0)
+    found = backtest(history(values), candidates=CHEAP)
+    assert found.models["month"] == RUN_RATE
+    assert found.models["12 months"] == SEASONAL_NAIVE
+    for horizon, chosen in found.models.items():
+        scores = {c: wape(found.of(c, horizon).tail(12)) for c in CHEAP}
+        assert chosen == min(scores, key=scores.__getitem__), horizon
+
+
+def test_the_served_forecast_is_what_was_chosen_from_the_errors_known_at_each_origin():
+    """The run rate is exact for a year, then 50 off; the seasonal naive 30 off, then exact.
+    Under six months known the run rate serves; the naive takes over once the run rate's new
+    misses (50 each) outweigh the naive's old ones (30 each) among the last 12 months known:
+    after five of them, at the origin of June 2025."""
+    found = Backtest(
+        rows({RUN_RATE: [100.0] * 12 + [50.0] * 12, SEASONAL_NAIVE: [70.0] * 12 + [100.0] * 12})
+    )
+    served = found.served.set_index("origin")["candidate"]
+    switch = date(2025, 6, 1)
+    assert (served[served.index < switch] == RUN_RATE).all()
+    assert (served[served.index >= switch] == SEASONAL_NAIVE).all()
+    assert found.chosen == SEASONAL_NAIVE
+
+
+def test_the_one_accuracy_figure_is_the_served_month_ahead_wape_over_the_last_12_months():
+    values = 1000.0 + 10.0 * np.arange(800)  # through 2026-03-09
+    found = backtest(history(values), candidates=CHEAP)
+    figure = accuracy(found)
+    last = found.served[found.served["horizon"] == "month"].tail(12)
+    assert figure.months == tuple(last["origin"])
+    assert (figure.months[0], figure.months[-1]) == (date(2025, 3, 1), date(2026, 2, 1))
+    assert figure.wape == pytest.approx(wape(last))
+    assert figure.text == (
+        "Month-ahead error (WAPE) over the 12 months 2025-03 to 2026-02, each forecast on its "
+        f"first day: {100 * figure.wape:.1f} %"
+    )
+    table = found.table().set_index(["candidate", "horizon"])
+    assert table.loc[("forecast", "month"), "wape"] == pytest.approx(figure.wape)
+    assert table.loc[("forecast", "month"), "scored"] == 12
+
+
+def test_each_period_names_the_model_serving_it_and_the_forecast_states_them_in_one_sentence():
+    """On the season with a recent step: the month to its end is the run rate's, the next 12
+    months the seasonal naive's; the sentence beside the forecast says so, with the one
+    accuracy figure and the intervals' measured coverage."""
+    day = np.arange(1000)
+    weekdays = np.where((FIRST.weekday() + day) % 7 >= 5, 0.3, 1.0)
+    season = 1 + 0.1 * np.sin(2 * np.pi * day / 364)
+    values = 1000.0 * weekdays * season * np.where(day >= 900, 1.5, 1.0)
+    series = pd.Series(values, index=pd.date_range(FIRST, periods=1000, freq="D"))
+    found = outlook(series, TOTAL_CHARACTERS, FIRST, FIRST + timedelta(days=1000), CHEAP)
+    rows = forecast_rows({TOTAL_CHARACTERS: found}, WhatIf()).set_index("period")
+    assert rows.loc["month", "model"] == RUN_RATE
+    assert rows.loc["next 12 months", "model"] == SEASONAL_NAIVE
+    assert found.models == {
+        "month": RUN_RATE,
+        "quarter": SEASONAL_NAIVE,
+        "12 months": SEASONAL_NAIVE,
+    }
+    said = accuracy_text(found)
+    models = "run rate serves the month, seasonal naive the quarter and the 12 months"
+    assert said.startswith(f"{found.accuracy.text}; {models}; its 80 % intervals held ")
+    assert said.endswith(" of the 12-month periods.") and ". " not in said
+    assert (rows["month_wape"] == found.accuracy.wape).all()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from support.headless import TODAY
 from typer.testing import CliRunner
 
 from analytics.cli import app
@@ -28,11 +31,13 @@ speech_to_text_minutes = 0.02
 """
 
 
-def test_the_example_catalogue_is_labelled_as_examples_with_todays_plan_marked():
+def test_the_example_catalogue_is_labelled_as_examples_and_lists_alternatives_only():
     catalogue = load_pricing(ROOT / "pricing.example.toml").catalogue
     assert len(catalogue) >= 3
     assert all(option.name.startswith("Example: ") for option in catalogue)
-    assert [option.name for option in catalogue if option.current] == ["Example: today's plan"]
+    # Today's plan is the service's, never a catalogue entry standing in for it.
+    assert not [option.name for option in catalogue if option.current]
+    assert not [option.name for option in catalogue if "today" in option.name.lower()]
 
 
 @pytest.mark.parametrize(
@@ -104,7 +109,7 @@ def test_recommend_prices_the_example_catalogue_and_names_the_recommendation(dem
     assert result.exit_code == 0, result.output
     assert "What-ifs: none" in result.stdout
     assert "Recommended for the 12 months from " in result.stdout
-    assert "today's plan" in result.stdout
+    assert "Today's plan, as the service reports it: " in result.stdout
 
 
 def test_recommend_json_carries_the_what_ifs_the_curve_and_the_accuracy(demo_env):
@@ -117,7 +122,7 @@ def test_recommend_json_carries_the_what_ifs_the_curve_and_the_accuracy(demo_env
     )
     assert plain["term_months"] == 6 and plain["what_ifs"] == "none"
     assert shifted["what_ifs"] == "growth +10%; speech pilot 500 minutes a month"
-    assert {row["option"] for row in plain["curve"]} >= {"Example: today's plan"}
+    assert {row["option"] for row in plain["curve"]} >= {"Today's plan"}
     assert [row["recommended"] for row in plain["curve"]].count(True) == 1
     assert plain["recommended"] in {row["option"] for row in plain["curve"]}
     # The 12-month commitments do not fit a 6-month term.
@@ -142,7 +147,8 @@ def test_recommend_json_carries_the_what_ifs_the_curve_and_the_accuracy(demo_env
         (["--growth", "lots"], "growth must be a percentage"),
         (["--add", "500 pages"], "a planned workload reads like"),
         (["--risk", "150%"], "--risk must be a percentage from 0% to 100%"),
-        (["--year-start", "13-01"], "contract year start"),
+        (["--year-start", "04-01"], "--year-start is no longer read: the contract year is the"),
+        (["--budgets", "missing.toml"], "missing.toml"),
         (["--term", "0"], "--term"),
     ],
 )
@@ -158,3 +164,141 @@ def test_recommend_without_a_catalogue_says_where_to_write_one(tmp_path, demo_en
     result = runner.invoke(app, ["capacity", "recommend", "--pricing", str(bare), "--demo"])
     assert result.exit_code == EXIT_USAGE
     assert f"{bare} has no [[option]] entries" in result.stderr
+
+
+def contract_year_end(today: date) -> date:
+    """The last day of the contract year holding ``today``, from budgets.example.toml's
+    contract_year_start (the file in force with --demo), worked out by hand."""
+    start = tomllib.loads((ROOT / "budgets.example.toml").read_text())["contract_year_start"]
+    month, day = (int(part) for part in start.split("-"))
+    first = date(today.year, month, day)
+    if first > today:
+        first = date(today.year - 1, month, day)
+    return date(first.year + 1, month, day) - timedelta(days=1)
+
+
+def cells(line: str) -> list[str]:
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_recommend_reads_the_contract_year_of_the_budgets_file_in_force(demo_env, tmp_path):
+    result = runner.invoke(app, ["capacity", "recommend", "--demo"])
+    assert result.exit_code == 0, result.output
+    end = contract_year_end(TODAY)
+    years = [cells(line)[1] for line in result.stdout.splitlines() if "Contract year" in line]
+    assert years == [f"Contract year to {end}"] * 2  # characters and minutes
+    # Another budgets file, another year: the file is the one place that holds it.
+    other = tmp_path / "budgets.toml"
+    other.write_text(
+        'contract_year_start = "01-01"\n[[budget]]\nmetric = "total_characters"\n'
+        'period = "month"\nlimit = 1\n'
+    )
+    answer = runner.invoke(
+        app, ["capacity", "recommend", "--demo", "--budgets", str(other), "--format", "json"]
+    )
+    rows = json.loads(answer.stdout)["forecasts"]
+    assert {row["end"] for row in rows if row["period"] == "year"} == {f"{TODAY.year}-12-31"}
+
+
+def test_todays_plan_is_the_services_with_its_limits(demo_env, demo_ledger):
+    plan = demo_ledger.plan  # the emulator's plan: what GET /v2/usage answers
+    found = json.loads(
+        runner.invoke(app, ["capacity", "recommend", "--demo", "--format", "json"]).stdout
+    )
+    [today_plan] = [o for o in found["options"] if o["current"]]
+    assert today_plan["name"] == "Today's plan"
+    assert today_plan["committed_characters"] == plan.effective_character_limit
+    assert today_plan["committed_minutes"] == plan.speech_to_text_minutes_limit
+    assert found["todays_plan"]["limits"] == {
+        "characters": plan.effective_character_limit,
+        "speech_to_text_minutes": plan.speech_to_text_minutes_limit,
+        "speech_to_speech_minutes": plan.speech_to_speech_minutes_limit,
+    }
+    # Priced at the example's price period in force on the term's first day.
+    example = tomllib.loads((ROOT / "pricing.example.toml").read_text())["price"]
+    first = date.fromisoformat(found["term_start"])
+    in_force = max(
+        (p for p in example if date.fromisoformat(p["from"]) <= first), key=lambda p: p["from"]
+    )
+    assert found["todays_plan"]["base_fee"] == in_force["monthly_fee"]
+    assert (
+        found["todays_plan"]["price_per_minute"]
+        == in_force["unit_prices"]["speech_to_text_minutes"]
+    )
+    text = runner.invoke(app, ["capacity", "recommend", "--demo"]).stdout
+    limits = (
+        f"{plan.effective_character_limit:,} characters, {plan.speech_to_text_minutes_limit:,} "
+        f"speech-to-text minutes and {plan.speech_to_speech_minutes_limit:,} speech-to-speech "
+        "minutes a billing period"
+    )
+    assert f"Today's plan, as the service reports it: {limits}" in text
+
+
+def test_recommend_writes_whole_characters_and_minutes_to_the_hundredth(demo_env):
+    result = runner.invoke(app, ["capacity", "recommend", "--demo", "--growth", "7%"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("metric ")))
+    forecasts = [cells(line) for line in lines[header + 1 :] if line.strip()][:8]
+    for row in forecasts:
+        figures = re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(row[2:6]))
+        decimals = {len(f.partition(".")[2]) for f in figures}
+        assert decimals == ({0} if row[0] == "Total characters" else {2}), row
+    start = lines.index(next(line for line in lines if line.startswith("option ")))
+    head = cells(lines[start])
+    assert head[2:8] == ["characters/month", "speech-to-text minutes/month",
+                         "expected cost (EUR)", "chance of overage", "unused characters",
+                         "unused speech-to-text minutes"]  # fmt: skip
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        row = cells(line)
+        assert "." not in row[2] and "." not in row[6], row
+        assert re.fullmatch(r"[\d,]+\.\d\d|no limit", row[3]) and re.fullmatch(
+            r"[\d,]+\.\d\d|no limit", row[7]
+        ), row
+        assert re.fullmatch(r"[\d,]+\.\d\d EUR", row[4]), row
+    found = json.loads(
+        runner.invoke(app, ["capacity", "recommend", "--demo", "--format", "json"]).stdout
+    )
+    for row in found["forecasts"]:
+        places = 0 if row["metric"] == "total_characters" else 2
+        for name in ("used", "projected", "low_80", "high_80", "plain_projected"):
+            value = row[name]  # null: an interval not measured yet
+            assert value is None or round(value, places) == value, (row["metric"], name)
+    assert all(isinstance(o["committed_characters"], int) for o in found["options"])
+
+
+@pytest.mark.parametrize(
+    ("what_ifs", "warned"),
+    [
+        (["--growth", "-99%"], "growth -99% is outside the plausible range (-90% to +1,000%)"),
+        (["--growth", "1200%"], "growth +1,200% is outside the plausible range"),
+        (
+            ["--add", "100000000 characters a month"],
+            "the workload '100,000,000 characters a month' is more than 10 times",
+        ),
+        (["--growth", "-90%"], None),
+        (["--growth", "1000%", "--add", "1000 characters a month"], None),
+    ],
+)
+def test_an_implausible_what_if_is_taken_with_a_warning_beside_the_plain_answer(
+    what_ifs, warned, demo_env
+):
+    result = runner.invoke(app, ["capacity", "recommend", "--demo", *what_ifs])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    if warned is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warnings[0].startswith(f"warning: {warned}")
+    # Taken as asked, and shown beside the plain forecast and recommendation.
+    assert "without what-ifs" in result.stdout.splitlines()[2]
+    assert "\nWithout the what-ifs (" in result.stdout
+    found = json.loads(
+        runner.invoke(
+            app, ["capacity", "recommend", "--demo", "--format", "json", *what_ifs]
+        ).stdout
+    )
+    assert len(found["warnings"]) == (0 if warned is None else 1)
+    assert found["without_what_ifs"]["recommended"]

@@ -3,6 +3,7 @@ a commitment whose discount just pays off, a risk setting that changes the choic
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from decimal import Decimal
 
@@ -11,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.capacity.recommend import Scenarios, cost_option, recommend
+from analytics.capacity.plan import PlanLimits
+from analytics.capacity.recommend import PlanTerms, Scenarios, TodaysPlan, cost_option, recommend
 from analytics.cost.prices import CatalogueOption
 
 MONTHS = tuple(date(2027, m, 1) for m in range(1, 13))
@@ -103,15 +105,83 @@ def test_without_an_option_within_the_risk_the_least_likely_to_run_over_is_named
 
 def test_an_option_whose_term_does_not_fit_is_left_out_and_the_curve_marks_the_choice():
     three_years = option("three years", term_months=36, included_characters=5)
-    today = option("today", included_characters=2_000_000, current=True, base_fee=Decimal(50))
+    # `current` in a catalogue marks nothing: the catalogue holds alternatives only.
+    marked = option("marked", included_characters=2_000_000, current=True, base_fee=Decimal(50))
     payg = option("pay as you go")
-    found = recommend([three_years, today, payg], scenarios(1_000_000))
+    found = recommend([three_years, marked, payg], scenarios(1_000_000))
     assert found.left_out == ("three years: its 36-month term does not fit a 12-month term",)
     curve = found.curve()
-    assert curve["option"].tolist() == ["pay as you go", "today"]  # by committed volume
+    assert curve["option"].tolist() == ["pay as you go", "marked"]  # by committed volume
     assert curve["expected_cost"].tolist() == pytest.approx([12 * 40, 12 * 50])
     assert curve["recommended"].tolist() == [True, False]
-    assert curve["current"].tolist() == [False, True]
+    assert curve["current"].tolist() == [False, False]
+    assert found.current is None
+
+
+def todays(limits: PlanLimits) -> TodaysPlan:
+    """Today's plan at hand-written prices: 300 a month with 1,000,000 characters and 50
+    minutes included, 20 a million characters and 0.05 a minute beyond."""
+    terms = PlanTerms(
+        base_fee=Decimal(300),
+        included_characters=1_000_000,
+        included_minutes=Decimal(50),
+        price_per_million_characters=Decimal(20),
+        price_per_minute=Decimal("0.05"),
+        prices_from=date(2026, 1, 1),
+    )
+    return TodaysPlan(limits, terms, "EUR")
+
+
+def test_todays_plan_is_priced_at_its_terms_and_runs_over_at_its_limits():
+    # Two equally likely years of 1,500,000 or 2,500,000 characters and 80 minutes a month,
+    # against limits of 2,000,000 characters and 100 minutes.
+    plan = todays(PlanLimits(2_000_000, 100, 20))
+    found = recommend([], scenarios(1_500_000, 2_500_000, minutes=80), plan=plan)
+    [costed] = found.options
+    minutes = 12 * 30 * 0.05  # 30 minutes a month beyond the 50 included
+    quiet = 12 * 300 + 12 * 500_000 * 20 / 1e6 + minutes  # 3,738
+    busy = 12 * 300 + 12 * 1_500_000 * 20 / 1e6 + minutes  # 3,978
+    assert costed.name == "Today's plan" and costed.current
+    assert costed.expected_cost == pytest.approx((quiet + busy) / 2)
+    # Its volume is its limits, the Plan card's figures: the busy year reaches the limit.
+    assert (costed.committed_characters, costed.committed_minutes) == (2_000_000, 100)
+    assert costed.overage_chance == 0.5
+    assert costed.unused_characters == pytest.approx((12 * 500_000 + 0) / 2)
+    assert costed.unused_minutes == pytest.approx(12 * 20)
+    assert found.current is costed
+    assert found.curve()["current"].tolist() == [True]
+
+
+def test_todays_plan_without_a_limit_never_reaches_one():
+    plan = todays(PlanLimits(None, None, None))
+    [costed] = recommend([], scenarios(9_000_000, minutes=5_000), plan=plan).options
+    assert costed.overage_chance == 0
+    assert math.isnan(costed.committed_characters) and math.isnan(costed.unused_characters)
+    assert costed.expected_cost == pytest.approx(
+        12 * 300 + 12 * 8_000_000 * 20 / 1e6 + 12 * 4_950 * 0.05
+    )
+
+
+def test_a_limit_of_zero_is_reached_by_any_use():
+    plan = todays(PlanLimits(2_000_000, 0, None))
+    assert recommend([], scenarios(1_000, minutes=0.01), plan=plan).options[0].overage_chance == 1
+    assert recommend([], scenarios(1_000, minutes=0), plan=plan).options[0].overage_chance == 0
+
+
+def test_todays_plan_is_weighed_first_and_kept_on_a_tie():
+    plan = todays(PlanLimits(2_000_000, 100, 20))
+    same = option(
+        "same terms",
+        base_fee=Decimal(300),
+        included_characters=1_000_000,
+        included_minutes=Decimal(50),
+        price_per_million_characters=Decimal(20),
+        price_per_minute=Decimal("0.05"),
+    )
+    found = recommend([same], scenarios(1_000_000), plan=plan, left_out=("nothing",))
+    assert [c.name for c in found.options] == ["Today's plan", "same terms"]
+    assert found.chosen is found.current
+    assert found.left_out == ("nothing",)
 
 
 amounts = st.integers(0, 500)

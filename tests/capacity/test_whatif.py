@@ -9,10 +9,19 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from analytics.capacity.decision import decide
+from analytics.capacity.decision import decide, plain_verdict
 from analytics.capacity.outlook import Outlook, outlook, term_scenarios
-from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_growth, parse_workload
+from analytics.capacity.whatif import (
+    WhatIf,
+    WhatIfError,
+    Workload,
+    parse_growth,
+    parse_workload,
+    warnings,
+)
 from analytics.cost.prices import CatalogueOption
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
 
@@ -116,3 +125,80 @@ def test_what_ifs_shift_the_term_and_the_recommendation(flat):
     after = decide(flat, [small, large], what_if=pilot).recommendation.chosen
     assert before is not None and before.name == "small"
     assert after is not None and after.name == "large"
+
+
+@settings(max_examples=200)
+@given(st.floats(min_value=-0.99, max_value=50, allow_nan=False))
+def test_a_growth_outside_minus_90_to_plus_1000_percent_is_named(growth):
+    said = warnings(WhatIf(growth), {})
+    implausible = growth < -0.9 or growth > 10
+    assert bool(said) == implausible
+    if implausible:
+        [sentence] = said
+        assert sentence.startswith(f"growth {growth:+,.0%} is outside the plausible range")
+        assert "(-90% to +1,000%)" in sentence and "taken as asked" in sentence
+
+
+@pytest.mark.parametrize(("growth", "named"), [(-0.9, False), (10.0, False), (-0.91, True)])
+def test_the_plausible_range_holds_its_ends(growth, named):
+    assert bool(warnings(WhatIf(growth), {})) == named
+
+
+@settings(max_examples=200)
+@given(
+    st.floats(min_value=0, max_value=1e7, allow_nan=False),
+    st.floats(min_value=0, max_value=1e9, allow_nan=False),
+)
+def test_a_workload_over_ten_times_todays_usage_is_named(today, per_month):
+    workload = Workload(TOTAL_CHARACTERS, per_month, None, "pilot")
+    said = warnings(WhatIf(0.0, (workload,)), {TOTAL_CHARACTERS: today})
+    assert bool(said) == (per_month > 10 * today)
+    if said:
+        assert said[0].startswith(f"the workload '{workload}' is more than 10 times today's")
+
+
+def test_todays_usage_is_the_last_30_closed_days_of_the_history(flat):
+    # 1,000 characters a day: 30,000 in the last 30 days; 300,000 a month is ten times that.
+    at_ten = WhatIf(0.0, (Workload(TOTAL_CHARACTERS, 300_000),))
+    over_ten = WhatIf(0.0, (Workload(TOTAL_CHARACTERS, 300_001), Workload(MINUTES, 3_001)))
+    assert decide(flat, [], what_if=at_ten).warnings == ()
+    said = decide(flat, [], what_if=over_ten).warnings
+    assert [s.split(" is more")[0] for s in said] == [
+        "the workload '300,001 characters a month'",
+        "the workload '3,001 minutes a month'",
+    ]
+    assert "(30,000 characters in the last 30 days)" in said[0]
+    assert "(300.00 minutes in the last 30 days)" in said[1]
+
+
+def test_a_decision_with_what_ifs_carries_the_plain_one_beside_it(flat):
+    # 31,000 characters a month cost 297.60 a year as they go, 120 with the small plan; at
+    # 310 a month, 2.98 as they go.
+    small = CatalogueOption(
+        name="small",
+        base_fee=Decimal(10),
+        included_characters=40_000,
+        price_per_million_characters=Decimal(40),
+    )
+    payg = CatalogueOption(name="pay as you go", price_per_million_characters=Decimal(800))
+    plain = decide(flat, [small, payg])
+    assert plain.plain is None and plain.warnings == ()
+    # −99 % is taken as asked: the recommendation turns over, and the plain one stays beside.
+    shrunk = decide(flat, [small, payg], what_if=WhatIf(-0.99))
+    assert shrunk.warnings and shrunk.warnings[0].startswith("growth -99% is outside")
+    assert shrunk.plain is not None
+    assert shrunk.plain.recommendation.chosen == plain.recommendation.chosen
+    assert plain.recommendation.chosen is not None and plain.recommendation.chosen.name == "small"
+    assert shrunk.recommendation.chosen is not None
+    assert shrunk.recommendation.chosen.name == "pay as you go"
+    beside = shrunk.forecasts_beside_plain
+    assert beside["plain_projected"].tolist() == pytest.approx(plain.forecasts["projected"])
+    # The next 12 months: 365 days at 10 characters against 1,000 without the what-if.
+    year = beside[(beside["metric"] == TOTAL_CHARACTERS) & (beside["period"] == "next 12 months")]
+    assert year["projected"].iloc[0] == pytest.approx(3_650)
+    assert year["plain_projected"].iloc[0] == pytest.approx(365_000)
+    said = plain_verdict(shrunk, lambda v: f"{v:.2f} EUR")
+    assert said == (
+        "Without the what-ifs (growth -99%) the recommendation is small: expected cost "
+        f"{plain.recommendation.chosen.expected_cost:.2f} EUR, chance of overage 0.0 %."
+    )

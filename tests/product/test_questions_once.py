@@ -33,6 +33,8 @@ STEPS: dict[str, tuple[str, ...]] = {
     "analytics.keys.limits": ("limit_evaluations", "view_range", "overview"),
     # analytics.capacity.review.review_of
     "analytics.capacity.review": ("review_range", "build_review"),
+    # analytics.capacity.decision.plan_for_term (today's plan, the Plan card's limits priced)
+    "analytics.capacity.decision": ("todays_plan", "service_mix", "plan_terms"),
     # analytics.connection.service_client
     "analytics.connection": ("demo_client", "demo_app"),
 }

@@ -3,6 +3,9 @@
 The expected names are the frame contract's, written out in `builders`.
 """
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.builders import METRICS as CONTRACT_METRICS
 from support.builders import MINUTE_METRICS
 
@@ -13,9 +16,13 @@ from analytics.usage.metrics import (
     MINUTES,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
+    column_format,
     format_change,
     format_value,
     is_minutes,
+    rounded,
+    unit_of,
+    with_unit,
 )
 
 
@@ -44,3 +51,25 @@ def test_format_change_as_a_signed_percentage():
     assert format_change(-0.5) == "-50.0%"
     assert format_change(0.0) == "+0.0%"
     assert format_change(None) is None
+
+
+@settings(max_examples=200)
+@given(
+    st.floats(min_value=0, max_value=1e12, allow_nan=False),
+    st.sampled_from(list(METRICS)),
+)
+def test_every_figure_reads_whole_characters_or_minutes_to_the_hundredth(value, metric):
+    shown = format_value(value, metric)
+    fraction = shown.partition(".")[2]
+    assert len(fraction) == (2 if is_minutes(metric) else 0), shown
+    assert float(shown.replace(",", "")) == pytest.approx(rounded(value, metric), abs=0.006)
+    assert with_unit(value, metric) == f"{shown} {unit_of(metric)}"
+    # A table column shows the same digits (printf, as the dashboard's number columns).
+    assert column_format(metric) == ("%,.2f" if is_minutes(metric) else "%,d")
+
+
+def test_units_name_what_a_figure_counts():
+    assert unit_of("total_characters") == "characters"
+    assert unit_of("speech_to_speech_minutes") == "minutes"
+    assert rounded(30_345_184.759, "total_characters") == 30_345_185
+    assert rounded(1_666.6667, MINUTES) == 1_666.67
