@@ -14,6 +14,7 @@ from analytics.anomalies.listing import (
     shown_anomalies,
 )
 from analytics.anomalies.marks import status
+from analytics.anomalies.measured import method_caption
 from analytics.dashboard import anomaly_review, charts, page, session
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.column_config import anomaly_columns
@@ -28,13 +29,7 @@ source = data_source()
 chosen = session.chosen_range()
 
 page.header("Anomalies", chosen)
-st.caption(
-    "Each day is compared with the same weekday of the eight weeks before it, for every key "
-    "and metric and for the organization: a **spike** is far above the usual day, a **drop** "
-    "a run of unused days the key's habit makes unlikely, a **new key** one first used with "
-    "material usage, a **dormant key** one used again after 30 days or more. Marks given here "
-    "hold for `python -m analytics check-anomalies` too."
-)
+st.caption(method_caption())
 
 with service_errors(source):
     found = anomaly_review.found(source, chosen)

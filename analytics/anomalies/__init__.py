@@ -1,8 +1,9 @@
-"""Anomalies in daily usage: what one is (`model`), each day's baseline (`baseline`), their
-detection against each key's own weekday habit (`detect`), the marks people give them
-(`marks`), and their tables (`tables`)."""
+"""Anomalies in daily usage: what one is (`model`), the days each day is judged from
+(`baseline`), a spike's usual day and bound (`usual`), their detection against each key's own
+habit (`detect`), the marks people give them (`marks`), their tables (`listing`), and how well
+spikes are found (`measured`)."""
 
-from analytics.anomalies.baseline import LOOKBACK_DAYS, baseline
+from analytics.anomalies.baseline import LOOKBACK_DAYS
 from analytics.anomalies.detect import find_anomalies
 from analytics.anomalies.listing import (
     anomaly_counts,
@@ -22,6 +23,7 @@ from analytics.anomalies.marks import (
     status,
 )
 from analytics.anomalies.model import KIND_TITLES, KINDS, ORGANIZATION, Anomaly, Kind, Severity
+from analytics.anomalies.usual import baseline
 
 __all__ = [
     "KINDS",

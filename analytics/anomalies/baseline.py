@@ -1,32 +1,23 @@
-"""Each day's baseline: what a key's (or the organization's) usage of a metric on a day is
-compared with, and the spike bound it gives.
-
-Every day is compared with the **same weekday** of the eight weeks before it (BASELINE_WEEKS),
-for each key and metric and for the organization as a whole: a quiet Sunday is compared with
-Sundays, and a key only with itself. Where fewer than MIN_ACTIVE of those eight weekdays saw
-usage (keys used on some days only), the days of the same kind (working days, or Saturdays and
-Sundays) of the same eight weeks stand in for them.
-
-The **spike bound** is ``median + SPIKE_K × spread`` of the used days of the baseline. The
-spread is the median absolute deviation scaled to a standard deviation (× 1.4826), at least
-MIN_SPREAD of the median, and grows by √(1 + π / 2n) when the median rests on n days, so a
-baseline of few days asks for more; the bound is at least MIN_EXCESS above the median (1,000
-characters; a minute of speech, about as much), so tiny keys do not fire on noise. On eight
-steady weekdays the bound is about three times the median. Medians and deviations are not
-moved by the outliers they are to find.
+"""The days each day is judged from, on one grid: a key's (or the organization's) usage of a
+metric day by day (`Grid`), and each day's **median** of the same weekday of the eight weeks
+before it (BASELINE_WEEKS), or where fewer than MIN_ACTIVE of those eight weekdays saw usage
+(keys used on some days only), of the days of the same kind (working days, or Saturdays and
+Sundays) of those weeks (`medians`). Drops are judged against that median, and counting the
+weekdays that reach a day's usage (`reaching`) settles most days as no spike at once; a spike's
+usual day and bound read the half year before (`usual`). Only days before the judged one are
+read: the grid carries LOOKBACK_DAYS before its first day.
 
 The organization's series of a metric is judged like a key's once at least ORG_MIN_KEYS keys
 use the metric: made up of fewer keys it only repeats theirs, noisily (a quiet weekend turns
 on whether its one big user happens to work). A service metric equal to a key's total
 characters on every day (a key that uses one service) is judged once, as total characters.
 
-Everything is computed on a (key, metric) × days grid with numpy (`Grid`), each day's baseline
-one sorted row. `baseline` gives one series with its baseline, for a chart.
+Everything is computed on a (key, metric) × days grid with numpy, each day's baseline one
+sorted row.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cached_property
@@ -38,21 +29,21 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from analytics.anomalies.model import ORGANIZATION, ORGANIZATION_LABEL, KeySeries
 from analytics.usage.frames import labels, within
-from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS, is_minutes
+from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
 BASELINE_WEEKS: Final = 8  # a power of two (see over_weeks)
-# The days before a checked range that its baselines read.
-LOOKBACK_DAYS: Final = 7 * BASELINE_WEEKS
+BASELINE_DAYS: Final = 7 * BASELINE_WEEKS
+SPREAD_WEEKS: Final = 26
+# The days before a checked range that its baselines read: the half year a spike's usual day
+# and spread read (`usual`).
+LOOKBACK_DAYS: Final = 7 * SPREAD_WEEKS
 MIN_ACTIVE: Final = 3
-SPIKE_K: Final = 3.0
-MAD_TO_SD: Final = 1.4826
-MIN_SPREAD: Final = 0.6
 MIN_EXCESS: Final[dict[bool, float]] = {False: 1_000.0, True: 1.0}  # characters, minutes
 ORG_MIN_KEYS: Final = 20
 
-# The least ratio of a spike bound to its median, on a weekday with all eight weeks used.
-LOWEST_BOUND: Final = 1 + SPIKE_K * MIN_SPREAD * math.sqrt(1 + math.pi / (2 * BASELINE_WEEKS))
 WEEKLY_LAGS: Final = 7 * np.arange(1, BASELINE_WEEKS + 1)
+# Days of each kind (False: working days, True: weekend days) in a week.
+KIND_DAYS: Final[dict[bool, int]] = {False: 5, True: 2}
 
 
 # --- the grid --------------------------------------------------------------------------------
@@ -101,6 +92,24 @@ class Grid:
             kind: (columns, np.compress(columns, self.padded, axis=1))
             for kind, columns in ((False, ~weekend), (True, weekend))
         }
+
+    @cached_property
+    def logs(self) -> np.ndarray:
+        """The logarithms of the padded rows' used days, NaN elsewhere, in single precision:
+        ample for levels and spreads, and numpy's logarithm and sort run several times faster
+        on it than on doubles. Taken once for the grid, as the half years read overlap."""
+        values = self.padded.astype(np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # Unused days 0 / 0 = NaN: much faster than a masked assignment.
+            np.divide(values, self.used_days, out=values)
+            logs: np.ndarray = np.log(values, out=values)
+        return logs
+
+    @cached_property
+    def used_days(self) -> np.ndarray:
+        """Whether each padded cell saw usage, as 0 or 1."""
+        used: np.ndarray = (self.padded > 0).view(np.int8)
+        return used
 
     def known(self, rows: np.ndarray, days: np.ndarray) -> np.ndarray:
         """How many of the BASELINE_WEEKS same weekdays before each cell its row has values
@@ -172,12 +181,12 @@ def _rows(series: np.ndarray, some: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _trailing_mean(series: np.ndarray) -> np.ndarray:
-    """Each day's mean of the LOOKBACK_DAYS days before it (fewer at the grid's start; NaN on
+    """Each day's mean of the BASELINE_DAYS days before it (fewer at the grid's start; NaN on
     its first day)."""
     days = series.shape[1]
     total = np.concatenate([np.zeros((len(series), 1)), series.cumsum(axis=1)], axis=1)
     index = np.arange(days)
-    since = np.maximum(index - LOOKBACK_DAYS, 0)
+    since = np.maximum(index - BASELINE_DAYS, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean: np.ndarray = (total[:, index] - total[:, since]) / (index - since)
     return mean
@@ -201,10 +210,11 @@ def over_weeks(daily: np.ndarray, combine: np.ufunc) -> np.ndarray:
     into one twice as long (BASELINE_WEEKS is a power of two): three passes over the rows
     rather than eight."""
     weeks = 1
+    daily = daily[:, LOOKBACK_DAYS - BASELINE_DAYS :]  # the padding the eight weeks need
     while weeks < BASELINE_WEEKS:
         daily = combine(daily[:, 7 * weeks :], daily[:, : -7 * weeks])
         weeks *= 2
-    # Column i now spans the padded days i … i + 7 × (BASELINE_WEEKS - 1), the weeks before day i.
+    # Column i now spans the days i - BASELINE_DAYS … i - 7 of the grid: the weeks before day i.
     return daily[:, :-7]
 
 
@@ -215,14 +225,17 @@ def _windows(grid: Grid, rows: np.ndarray, days: np.ndarray, lags: np.ndarray) -
     return windows
 
 
-def _same_kind(grid: Grid, rows: np.ndarray, days: np.ndarray, weekend: bool) -> np.ndarray:
-    """The days of the same kind as each cell's, all working days or all weekend days, among
-    the LOOKBACK_DAYS before it: the last of the grid's days of that kind before the cell, one
-    slice of those days alone."""
+def _kind_days(
+    grid: Grid, rows: np.ndarray, days: np.ndarray, weekend: bool, weeks: int
+) -> np.ndarray:
+    """The days of one kind (all working days, or all weekend days) of the `weeks` weeks before
+    each cell, the cell left out: one slice of the grid's days of that kind alone, ending at
+    the last of them before the cell."""
     columns, kind = grid.kinds[weekend]
-    width = int(columns[:LOOKBACK_DAYS].sum())
-    at = np.cumsum(columns)[LOOKBACK_DAYS + days] - 1
-    windows: np.ndarray = sliding_window_view(kind, width, axis=1)[rows, at - width]
+    width = weeks * KIND_DAYS[weekend]
+    at = LOOKBACK_DAYS + days
+    last = np.cumsum(columns)[at] - 1 - columns[at]  # the cell's own column is not before it
+    windows: np.ndarray = sliding_window_view(kind, width, axis=1)[rows, last - width + 1]
     return windows
 
 
@@ -238,11 +251,11 @@ def _baselines(
     weekend = grid.weekday(days) >= 5
     for kind in (False, True):
         cells = np.nonzero(sparse & (weekend == kind))[0]
-        groups.append((cells, _same_kind(grid, rows[cells], days[cells], kind)))
+        groups.append((cells, _kind_days(grid, rows[cells], days[cells], kind, BASELINE_WEEKS)))
     return groups
 
 
-def _middle(ordered: np.ndarray, count: np.ndarray) -> np.ndarray:
+def middle(ordered: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The median of the first `count` values of each sorted row (NaN when `count` is 0)."""
     width = ordered.shape[1]
     at = np.arange(len(ordered)) * width
@@ -269,67 +282,5 @@ def medians(grid: Grid, rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray,
     median = np.full(len(rows), np.nan)
     for cells, windows in _baselines(grid, rows, days):
         ordered, count[cells] = _used_sorted(windows)
-        median[cells] = _middle(ordered, count[cells])
+        median[cells] = middle(ordered, count[cells])
     return count, median
-
-
-def bounds(
-    grid: Grid, rows: np.ndarray, days: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """How many used days each cell's baseline has, their median and the spike bound."""
-    count = np.zeros(len(rows), np.int64)
-    median, spread = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
-    for cells, windows in _baselines(grid, rows, days):
-        ordered, count[cells] = _used_sorted(windows)
-        median[cells] = _middle(ordered, count[cells])
-        deviation = np.abs(np.subtract(ordered, median[cells, None], out=ordered), out=ordered)
-        deviation.sort(axis=1)
-        spread[cells] = MAD_TO_SD * _middle(deviation, count[cells])
-    return count, median, spike_bound(grid, rows, median, spread, count)
-
-
-def spike_bound(
-    grid: Grid, rows: np.ndarray, median: np.ndarray, spread: np.ndarray, count: np.ndarray
-) -> np.ndarray:
-    """``median + SPIKE_K × spread`` for a day judged on `count` used days (the spread at
-    least MIN_SPREAD of the median, grown by √(1 + π / 2n)), at least MIN_EXCESS above the
-    median."""
-    minutes = np.array([is_minutes(m) for m in METRICS])[grid.row_metric[rows]]
-    excess = np.where(minutes, MIN_EXCESS[True], MIN_EXCESS[False])
-    unsure = np.sqrt(1 + np.pi / (2 * np.maximum(count, 1)))
-    bound: np.ndarray = median + np.maximum(
-        SPIKE_K * np.fmax(spread, MIN_SPREAD * median) * unsure, excess
-    )
-    return bound
-
-
-# --- one series with its baseline, for a chart -------------------------------------------------
-
-
-def baseline(
-    key_day: pd.DataFrame, covered_from: date, end: date, api_key: str, metric: str
-) -> pd.DataFrame:
-    """One key's (or the organization's) daily `metric` over ``covered_from``–``end`` with
-    what each day was judged against: columns ``usage_date``, ``observed``, ``expected`` (the
-    baseline's median) and ``bound`` (the spike bound); NaN where a day had too few used days
-    before it to be judged."""
-    frame = key_day if api_key == ORGANIZATION else key_day[key_day["api_key"] == api_key]
-    grid = key_grid(frame, covered_from, end)
-    key = -1 if api_key == ORGANIZATION else grid.keys.index(api_key)
-    rows = np.nonzero(grid.row_key == key)[0]
-    # A service a key uses alone is judged as its total characters.
-    judged_as = [METRICS.index(metric), METRICS.index(TOTAL_CHARACTERS)]
-    row = next((r for m in judged_as for r in rows if grid.row_metric[r] == m), None)
-    if row is None:
-        raise ValueError(f"{api_key} has no {metric} in {covered_from}–{end}")
-    days = np.arange(grid.values.shape[1])
-    count, median, bound = bounds(grid, np.full(len(days), row), days)
-    judged = count >= MIN_ACTIVE
-    return pd.DataFrame(
-        {
-            "usage_date": pd.date_range(covered_from, end, freq="D").astype("datetime64[us]"),
-            "observed": np.nan_to_num(grid.values[row]),
-            "expected": np.where(judged, median, np.nan),
-            "bound": np.where(judged, bound, np.nan),
-        }
-    )

@@ -1,10 +1,11 @@
 """Anomalies in each key's daily usage, and in the organization's, against its own habit:
-each day against its baseline (`baseline`), four kinds found on one grid.
+each day against its baseline (`baseline`, `usual`), four kinds found on one grid.
 
-* **spike** — usage above the day's spike bound (`baseline`). Consecutive spike days are one
-  anomaly, told at its peak; severity by the peak's ratio to the median (RATIO_SEVERITY).
-* **drop** — usage at (near) zero (at most NEAR_ZERO of the median) on consecutive days that
-  were hard to miss by chance: the product over the days of each weekday's share of unused
+* **spike** — usage above the day's spike bound (`usual`). Consecutive spike days are one
+  anomaly, told at its peak; severity by the peak's ratio to its usual day (RATIO_SEVERITY).
+* **drop** — usage at (near) zero (at most NEAR_ZERO of the median of the same weekdays of
+  the eight weeks before, `baseline.medians`) on consecutive days that were hard to miss by
+  chance: the product over the days of each weekday's share of unused
   days in the baseline weeks (smoothed, ``(unused + ½) / (known + 1)``, so a weekday used in
   all eight weeks still counts 1/18) is at most DROP_CHANCE. A key used on each of the past
   eight Mondays, Tuesdays and Wednesdays drops when it goes unused on all three (at least
@@ -20,11 +21,10 @@ Drops, new keys and dormant keys are ranked by their share of the organization's
 one anomaly, on the metric furthest from usual (for drops, the first metric).
 
 The constants were chosen on the emulator's synthetic organizations, whose keys vary by about
-35 % from day to day and are used on 40-85 % of working days: spikes of three to twelve times a
-key's usual level are found more than nine times in ten, with well under one false alarm per
-key and year (bench/anomalies.py measures both). A lower bound finds more three-fold spikes
-but fires on ordinary busy days; a spread floor well above the keys' own spread with SPIKE_K 3
-rather than 4 leaves the bound less at the mercy of the deviation of a handful of days.
+35 % from day to day and are used on 40-85 % of working days (bench/anomalies.py measures the
+benchmark's): a spike of three times the usual day stands just above the bound of such a key,
+so what decides whether it is found is how precisely the usual day and the spread are known
+(`usual`).
 
 Only the anomalies found become Python objects (`model`), which also tells them.
 """
@@ -43,18 +43,16 @@ import pandas as pd
 from analytics.anomalies import model
 from analytics.anomalies.baseline import (
     LOOKBACK_DAYS,
-    LOWEST_BOUND,
     MIN_ACTIVE,
     MIN_EXCESS,
     Grid,
-    bounds,
     key_grid,
     medians,
     over_weeks,
     reaching,
-    spike_bound,
 )
 from analytics.anomalies.model import Anomaly, KeySeries, Severity
+from analytics.anomalies.usual import WEEKDAY_RATIO, spike_bounds
 from analytics.usage.metrics import METRICS, is_minutes
 
 # The engine's interface: `find_anomalies`, what it finds, the days it reads before a checked
@@ -145,30 +143,32 @@ def _fold(keys: np.ndarray, firsts: np.ndarray, rank: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class _Judged:
     """The used cells that could be a spike or (near) zero, with their baseline: how many
-    used days it has, their median and, where the day could be above it, the spike bound (NaN
-    elsewhere)."""
+    used days it has, their median and, where the day could be above it, the usual day and
+    the spike bound (NaN elsewhere)."""
 
     rows: np.ndarray
     days: np.ndarray
     observed: np.ndarray
     count: np.ndarray
     median: np.ndarray
+    usual: np.ndarray
     bound: np.ndarray
 
     @classmethod
     def of(cls, grid: Grid) -> _Judged:
         """The used cells counting cannot settle (`_unsettled`), in row-major order, with
-        their baselines' medians. The bound grows with the spread, so only the few days above
-        the least bound their median allows (that of no spread) can be spikes: only theirs
-        have the deviations sorted for their bound."""
+        their baselines' medians. A spike is at least WEEKDAY_RATIO times that median, so
+        only the few days above it can be spikes: only theirs have their usual day and bound
+        worked out (`spike_bounds`)."""
         rows, days = _cells(_unsettled(grid))
         observed = grid.values[rows, days]
         count, median = medians(grid, rows, days)
-        least = spike_bound(grid, rows, median, np.zeros(len(rows)), count)
-        above = np.nonzero((count >= MIN_ACTIVE) & (observed > least))[0]
-        bound = np.full(len(rows), np.nan)
-        bound[above] = bounds(grid, rows[above], days[above])[2]
-        return cls(rows, days, observed, count, median, bound)
+        above = np.nonzero((count >= MIN_ACTIVE) & (observed > WEEKDAY_RATIO * median))[0]
+        usual, bound = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+        usual[above], bound[above] = spike_bounds(
+            grid, rows[above], days[above], median[above], observed[above]
+        )
+        return cls(rows, days, observed, count, median, usual, bound)
 
     @property
     def spikes(self) -> np.ndarray:
@@ -183,10 +183,10 @@ class _Judged:
 
 def _unsettled(grid: Grid) -> np.ndarray:
     """Which used cells counting cannot settle: a day is no spike when enough of its weekdays
-    reach its usage divided by LOWEST_BOUND (so does their median), and not near zero when
-    none reaches its usage divided by NEAR_ZERO. Taken ROW_BLOCK rows at a time, whose arrays
-    stay in the processor's cache through the dozen passes over them (the whole grid's do not,
-    and take twice as long)."""
+    reach its usage divided by WEEKDAY_RATIO (so does their median, and a spike is at least
+    WEEKDAY_RATIO times it), and not near zero when none reaches its usage divided by
+    NEAR_ZERO. Taken ROW_BLOCK rows at a time, whose arrays stay in the processor's cache
+    through the dozen passes over them (the whole grid's do not, and take twice as long)."""
     blocks = range(0, len(grid.padded), ROW_BLOCK)
     return np.concatenate(
         [
@@ -201,7 +201,7 @@ def _unsettled_rows(padded: np.ndarray, active: np.ndarray) -> np.ndarray:
     values = padded[:, LOOKBACK_DAYS:]
     need = active - (active - 1) // 2  # this many at least x put the median at least x
     unsettled = active < MIN_ACTIVE
-    unsettled |= reaching(padded, values / LOWEST_BOUND) < need
+    unsettled |= reaching(padded, values / WEEKDAY_RATIO) < need
     unsettled |= over_weeks(padded, np.fmax) >= values / NEAR_ZERO
     cells: np.ndarray = (values > 0) & unsettled
     return cells
@@ -210,9 +210,9 @@ def _unsettled_rows(padded: np.ndarray, active: np.ndarray) -> np.ndarray:
 def _spikes(grid: Grid, judged: _Judged, checked: int) -> list[Anomaly]:
     spike = judged.spikes
     rows, days = judged.rows[spike], judged.days[spike]
-    observed, median, bound = judged.observed[spike], judged.median[spike], judged.bound[spike]
+    observed, usual, bound = judged.observed[spike], judged.usual[spike], judged.bound[spike]
     run, firsts, lasts = _runs(rows, days)
-    ratio = observed / median
+    ratio = observed / usual
     peaks = np.nonzero(ratio == np.maximum.reduceat(ratio, firsts)[run])[0]
     peaks = peaks[np.diff(run[peaks], prepend=-1) > 0]  # the first of a run's equal peaks
     current = days[lasts] >= checked
@@ -227,7 +227,7 @@ def _spikes(grid: Grid, judged: _Judged, checked: int) -> list[Anomaly]:
             days[lasts].tolist(),
             days[peaks].tolist(),
             observed[peaks].tolist(),
-            median[peaks].tolist(),
+            usual[peaks].tolist(),
             bound[peaks].tolist(),
             strict=True,
         )
@@ -239,13 +239,13 @@ def _spike(
     row: int,
     days: tuple[int, int, int],
     observed: float,
-    median: float,
+    usual: float,
     bound: float,
 ) -> Anomaly:
     """A run of spike days from its first to its last day, told at its `peak` day."""
     first, last, day = (grid.day(d) for d in days)
-    severity = _severity(observed / median, RATIO_SEVERITY)
-    return model.spike(grid.who(row), (first, last, day), observed, median, bound, severity)
+    severity = _severity(observed / usual, RATIO_SEVERITY)
+    return model.spike(grid.who(row), (first, last, day), observed, usual, bound, severity)
 
 
 def _drops(grid: Grid, judged_cells: _Judged, checked: int) -> list[Anomaly]:

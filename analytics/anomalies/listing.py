@@ -9,9 +9,9 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.anomalies.baseline import baseline
 from analytics.anomalies.marks import Mark, status
 from analytics.anomalies.model import KIND_TITLES, Anomaly
+from analytics.anomalies.usual import baseline
 from analytics.usage.metrics import METRIC_LABELS, is_minutes
 from analytics.usage.tables import key_display
 

@@ -41,11 +41,10 @@ class Anomaly:
     """One anomaly: what happened to which key's metric on which days, against what was usual.
 
     ``observed`` is the peak day of a spike, the total of a drop's days, the biggest first-week
-    day of a new key (its last day) or the first day back of a dormant key; ``expected`` the
-    usual day (the baseline's median; a drop: the usual total of its days; new and dormant
-    keys: 0);
-    ``bound`` the spike's upper bound, the level a drop stayed under, or the materiality a new
-    key passed (a dormant key: 0).
+    day of a new key (its last day) or the first day back of a dormant key; ``expected`` what
+    was usual (a spike: its usual day, see `baseline`; a drop: the usual total of its days; new
+    and dormant keys: 0); ``bound`` the spike's upper bound, the level a drop stayed under, or
+    the materiality a new key passed (a dormant key: 0).
     """
 
     kind: Kind

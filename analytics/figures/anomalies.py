@@ -12,8 +12,8 @@ from analytics.usage.metrics import METRIC_LABELS
 
 
 def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
-    """Daily usage as bars, the anomaly's days in red, over the band from the usual day (the
-    baseline's median, dashed) to the spike bound; no band on days without enough history.
+    """Daily usage as bars, the anomaly's days in red, over the band from the usual day
+    (dashed) to the spike bound; no band on days without enough history.
 
     `window` is `analytics.anomalies.listing.anomaly_window`'s frame."""
     x = [f"{day:%Y-%m-%d}" for day in window["usage_date"]]
@@ -51,7 +51,7 @@ def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:
         )
     )
     dashed = {"color": PALETTE[1], "dash": "dash"}
-    usual = "Usual day (same weekday)"
+    usual = "Usual day"
     fig.add_trace(line(x, window["expected"], usual, "usual", fmt, line=dashed))
     hidden = {"line": {"width": 0}, "showlegend": False}
     fig.add_trace(line(x, window["bound"], "Spike bound", "spike bound", fmt, **hidden))

@@ -7,7 +7,6 @@ A big steady key keeps the organization's own series quiet unless a test says ot
 
 from __future__ import annotations
 
-import math
 from datetime import date, timedelta
 
 import numpy as np
@@ -23,8 +22,10 @@ LAST = FIRST + timedelta(days=DAYS - 1)
 SPIKE_DAY = FIRST + timedelta(days=63)
 A, B, C = "k001****z001", "k002****z002", "k003****z003"
 BIG = [200_000] * DAYS  # the organization's ballast: a key 20 times the others
-# The bound over a steady median m judged on eight weekdays: m + 3 × 0.6 m × √(1 + π / 16).
-STEADY_BOUND = 2.9687997644128092
+# The bound over a steady usual day m: 2.5 m, the least a spike stands above its usual day
+# (SPIKE_RATIO; a steady key has no spread). The old detector's floor, m + 3 × 0.6 m ×
+# √(1 + π / 16) = 2.97 m, let a steady key treble unremarked.
+STEADY_BOUND = 2.5
 
 
 def steady(value: float = 10_000, **days: float) -> list[float]:
@@ -50,7 +51,7 @@ def test_a_spike_is_told_against_the_keys_usual_weekday():
     assert spike.severity == "medium"  # 9 times the usual day: from 5 times, below 10
     assert spike.sentence == (
         "Finance reporting used 90,000 characters on Wed 2025-03-05, about 9× its usual "
-        "Wednesday (expected up to 29,688)."
+        "Wednesday (expected up to 25,000)."
     )
 
 
@@ -71,10 +72,10 @@ def test_days_within_the_bound_and_tiny_keys_are_no_spikes():
         {A: noisy.tolist(), B: BIG, C: steady(100, d63=900)}  # C: 9×, but 800 characters
     )
     assert found(frame) == []
-    just_below = usage_frame({A: steady(d63=29_600), B: BIG})
-    just_above = usage_frame({A: steady(d63=29_700), B: BIG})
+    just_below = usage_frame({A: steady(d63=25_000), B: BIG})
+    just_above = usage_frame({A: steady(d63=25_100), B: BIG})
     assert found(just_below) == []
-    assert [a.observed for a in found(just_above)] == [29_700]
+    assert [a.observed for a in found(just_above)] == [25_100]
 
 
 def test_each_weekday_has_its_own_usual_level():
@@ -111,7 +112,7 @@ def test_consecutive_spike_days_are_one_anomaly_told_at_its_peak():
     )
     assert spike.sentence == (
         "Label k001 used 90,000 characters on Thu 2025-03-06, about 9× its usual Thursday "
-        "(expected up to 29,688). Above its usual level for 2 days, Wed 2025-03-05 to "
+        "(expected up to 25,000). Above its usual level for 2 days, Wed 2025-03-05 to "
         "Thu 2025-03-06."
     )
 
@@ -135,7 +136,7 @@ def test_minutes_are_told_in_minutes():
     assert spike.metric == "speech_to_text_minutes"
     assert spike.sentence == (
         "Label k001 used 100.00 speech-to-text minutes on Wed 2025-03-05, about 8× its usual "
-        "Wednesday (expected up to 37.11)."
+        "Wednesday (expected up to 31.25)."
     )
 
 
@@ -148,7 +149,7 @@ def test_the_organization_is_judged_too():
     assert (whole.label, whole.observed, whole.expected) == ("Organization", 800_000, 200_000)
     assert whole.sentence == (
         "The organization used 800,000 characters on Wed 2025-03-05, about 4× its usual "
-        "Wednesday (expected up to 593,760)."
+        "Wednesday (expected up to 500,000)."
     )
     # Made up of fewer than twenty keys, the organization repeats them: it is not judged.
     few = {key: values for key, values in list(team.items())[:19]}
@@ -243,9 +244,9 @@ def test_baseline_of_a_series_for_its_chart():
     unjudged = days.index[days["expected"].isna()].tolist()
     assert unjudged == [0, 1, 2, 3, 4, 10]
     assert days["expected"].dropna().eq(10_000).all()
-    for day in (5, 21):
-        three_days = 10_000 * (1 + 1.8 * math.sqrt(1 + math.pi / 6))
-        assert days["bound"].iloc[day] == pytest.approx(three_days)
+    # A steady key has no spread: its bound is the least ratio on every judged day, however
+    # few days are behind it (the widening for few days widens a spread).
+    assert days["bound"].dropna().eq(10_000 * STEADY_BOUND).all()
     assert days["bound"].iloc[63] == pytest.approx(10_000 * STEADY_BOUND)
     team = usage_frame({f"k{i:03d}****z{i:03d}": steady(d63=90_000) for i in range(20)})
     whole = baseline(team, FIRST, LAST, ORGANIZATION, "total_characters")

@@ -25,6 +25,7 @@ from support.headless import (
 
 from analytics.alerts.anomaly_events import anomaly_events
 from analytics.anomalies.detect import NEW_KEY, find_anomalies
+from analytics.anomalies.measured import MEASURED
 from analytics.usage.pipeline import fetch_usage
 from emulator import EmulatorConfig, create_app
 
@@ -48,6 +49,8 @@ def test_the_injected_anomalies_are_listed(demo_env, demo_ledger):
     assert (table["last"] >= TODAY - 30 * DAY).all() and (table["last"] < TODAY).all()
     tiles = {metric.label: metric.value for metric in at.metric}
     assert tiles["New"] == str(len(table)) and tiles["Expected"] == "0"
+    # The page says how well spikes are found, as the benchmark measured it.
+    assert any(MEASURED.sentence() in caption.value for caption in at.caption)
 
 
 def first_week(demo_ledger, new) -> dict[str, int]:
