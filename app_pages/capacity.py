@@ -297,12 +297,13 @@ def show_recommendation(decision: Decision, currency: str) -> None:
     if (without := plain_verdict(decision, money)) is not None:
         st.caption(without)
     today_plan = found.current
+    decimals = MINOR_UNITS[currency]
+    # The difference of the two costs as the table shows them, each in whole minor units.
     against = (
         None
         if today_plan is None or today_plan is chosen
-        else chosen.expected_cost - today_plan.expected_cost
+        else round(chosen.expected_cost, decimals) - round(today_plan.expected_cost, decimals)
     )
-    decimals = MINOR_UNITS[currency]
     with st.container(horizontal=True):
         st.metric(
             f"Expected cost ({currency})",
