@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 import pytest
 from support.headless import TODAY
+from support.orgfiles import contract_year_end
 from typer.testing import CliRunner
 
 from analytics.cli import app
@@ -164,17 +165,6 @@ def test_recommend_without_a_catalogue_says_where_to_write_one(tmp_path, demo_en
     result = runner.invoke(app, ["capacity", "recommend", "--pricing", str(bare), "--demo"])
     assert result.exit_code == EXIT_USAGE
     assert f"{bare} has no [[option]] entries" in result.stderr
-
-
-def contract_year_end(today: date) -> date:
-    """The last day of the contract year holding ``today``, from budgets.example.toml's
-    contract_year_start (the file in force with --demo), worked out by hand."""
-    start = tomllib.loads((ROOT / "budgets.example.toml").read_text())["contract_year_start"]
-    month, day = (int(part) for part in start.split("-"))
-    first = date(today.year, month, day)
-    if first > today:
-        first = date(today.year - 1, month, day)
-    return date(first.year + 1, month, day) - timedelta(days=1)
 
 
 def cells(line: str) -> list[str]:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import tomllib
-from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from support.headless import TODAY
+from support.orgfiles import contract_year_end
 from typer.testing import CliRunner
 
 from analytics.cli import app
@@ -69,17 +68,6 @@ def test_a_bad_what_if_stops_the_report_as_it_stops_recommend(extra, said, demo_
         done = runner.invoke(app, [*command, *extra, "--demo"])
         assert done.exit_code == EXIT_USAGE
         assert said in done.output
-
-
-def contract_year_end(today: date) -> date:
-    """The last day of the contract year holding ``today``, from budgets.example.toml's
-    contract_year_start (the file in force with --demo), worked out by hand."""
-    start = tomllib.loads((ROOT / "budgets.example.toml").read_text())["contract_year_start"]
-    month, day = (int(part) for part in start.split("-"))
-    first = date(today.year, month, day)
-    if first > today:
-        first = date(today.year - 1, month, day)
-    return date(first.year + 1, month, day) - timedelta(days=1)
 
 
 def decision_of_report(tmp_path: Path, *args: str) -> tuple[str, str]:

@@ -8,6 +8,7 @@ test, worked out by hand from that file.
 from __future__ import annotations
 
 import datetime as dt
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,16 @@ limit = 5_000
 team = "Web"
 enforce = true
 """
+
+
+def contract_year_end(today: dt.date) -> dt.date:
+    """The last day of the contract year holding ``today``, from budgets.example.toml's
+    contract_year_start (the file in force with --demo), worked out by hand."""
+    start = tomllib.loads(
+        (Path(__file__).resolve().parents[2] / "budgets.example.toml").read_text()
+    )["contract_year_start"]
+    month, day = (int(part) for part in start.split("-"))
+    first = dt.date(today.year, month, day)
+    if first > today:
+        first = dt.date(today.year - 1, month, day)
+    return dt.date(first.year + 1, month, day) - dt.timedelta(days=1)
