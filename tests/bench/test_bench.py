@@ -109,9 +109,11 @@ def test_memory_export_wrote_every_key_day(smoke, five_years):
 
 
 def test_peak_memory_is_the_commands_own_not_that_of_the_process_starting_it(tmp_path):
-    """This process holds 400 MB; a command it starts reports its own peak, far below that,
-    and its exit status."""
-    held = bytearray(b"\x01") * (400 * 1024**2)  # every page written, so resident
+    """This process holds 600 MB; a command it starts reports its own peak, below that, and its
+    exit status. Had the peak counted the address space the command was forked from, it would
+    be 600 MB or more; the command's own (about 170 MB for one that imports the whole product,
+    more where the kernel backs memory with huge pages) stays well under 400 MB."""
+    held = bytearray(b"\x01") * (600 * 1024**2)  # every page written, so resident
     peaks = {}
     for name, command in {"zen": ["this"], "refused": ["analytics", "export", "--no-such"]}.items():
         peak_file = tmp_path / f"{name}-kb"
@@ -121,9 +123,9 @@ def test_peak_memory_is_the_commands_own_not_that_of_the_process_starting_it(tmp
             capture_output=True,
         )
         peaks[name] = (done.returncode, int(peak_file.read_text()))
-    assert len(held) == 400 * 1024**2
+    assert len(held) == 600 * 1024**2
     assert peaks["zen"][0] == 0 and peaks["refused"][0] == 2
-    assert all(0 < kb < 200 * 1024 for _, kb in peaks.values())
+    assert all(0 < kb < 400 * 1024 for _, kb in peaks.values())
 
 
 def test_concurrent_windows_fetch_five_years_in_five_windows(smoke):
