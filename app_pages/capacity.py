@@ -123,7 +123,7 @@ if budgets is not None and review.evaluations is not None:
         column_order=BUDGET_ORDER,
         column_config=budget_columns(),
     )
-    st.caption("Limit reached: the day used, or usage at the current run rate, reaches the limit.")
+    st.caption("Limit reached: the day used, or usage as forecast, reaches the limit.")
     st.page_link(
         Path(__file__).with_name("limits.py"),
         label="Guardrails: the enforced budgets held by the keys' own limits, on Keys & limits",
@@ -170,7 +170,7 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
     )
     st.caption(
         "The organization's cost, base fee included: the closed days at the prices of "
-        f"{file_in_force('pricing', source.demo)}, then each service's run rate priced to the "
+        f"{file_in_force('pricing', source.demo)}, then each service's forecast priced to the "
         "period's end."
     )
 

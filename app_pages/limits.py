@@ -124,8 +124,9 @@ if keys_and_limits.dialog() == ("create", None):
 st.caption(
     "Every developer key of the organization, used or not, with this usage period's use "
     "(the billing period, through yesterday) against its own limits and the day each limit "
-    "is reached at the key's run rate. A key is joined to its usage by the mask recorded when "
-    "it was created or changed here, else its key id's mask, else a label no other key has; "
+    "is reached at the key's share of the forecast. A key is joined to its usage by the mask "
+    "recorded when it was created or changed here, else its key id's mask, else a label no "
+    "other key has; "
     "a key that cannot be told apart from another is shown as not matched, never merged."
 )
 if allowed.refusal:

@@ -88,7 +88,7 @@ def _text(evaluation: Evaluation, labels: Mapping[str, str], currency: str | Non
         f"{budget.title}: {amount(evaluation.used)} of {amount(limit)} {_what(metric)} used "
         f"({share_text(evaluation.used_share)}) in {evaluation.period_text}, and "
         f"{amount(evaluation.projected)} ({share_text(evaluation.projected_share)}) projected by "
-        "its end at the current run rate."
+        "its end as forecast."
     ]
     if evaluation.overrun is not None:
         reached = "was reached" if evaluation.status == "exceeded" else "is reached"

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.forecast import daily_series, run_rate
+from analytics.capacity.paths import expected_days
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS
 
 COST = "cost"  # the metric of a cost budget or forecast, in the pricing currency
@@ -92,22 +92,24 @@ def cost_path(
     prices: Prices,
 ) -> pd.DataFrame:
     """Cumulative cost over the period ``window = (start, end, as_of, covered_from)``
-    (``forecast.projection_path``'s columns, no band): the closed days' usage before
-    ``as_of``, then each metric's run-rate forecast, priced together; of the masked ``keys``,
-    or of the organization, base fee included, when none are given."""
+    (``paths.projection_path``'s columns, no band): the closed days' usage before ``as_of``,
+    then each metric's forecast (``paths.expected_days``: the keys' share of the
+    organization's, and the rest's), priced together; of the masked ``keys``, or of the
+    organization, base fee included, when none are given."""
     start, end, as_of, covered_from = window
     days = pd.date_range(pd.Timestamp(start), pd.Timestamp(end), freq="D")
     in_period = key_day["usage_date"].between(pd.Timestamp(start), pd.Timestamp(as_of), "left")
     future = [d.date() for d in days if d.date() >= as_of]
     mine = key_day["api_key"].isin(list(keys)) if keys else key_day["api_key"].notna()
+    rest = tuple(str(k) for k in key_day.loc[~mine, "api_key"].unique())
     parts = [key_day.loc[in_period].astype({"api_key": str, "api_key_label": str})]
     for name, rows in ((PROJECTED_KEY, mine), (PROJECTED_REST, ~mine)):
         if future and rows.any():
             projected = {"usage_date": pd.DatetimeIndex(future), "api_key": name}
+            share = (keys or None) if name == PROJECTED_KEY else rest
             for metric in METRICS:
-                series = daily_series(key_day.loc[rows], metric)
-                rate = run_rate(series, as_of, covered_from)
-                projected[metric] = [rate.expected(day) for day in future]
+                expected = expected_days(key_day, metric, (as_of, end, covered_from), share)
+                projected[metric] = expected[len(expected) - len(future) :]
             parts.append(pd.DataFrame(projected).assign(api_key_label=name))
     frame = pd.concat(parts, ignore_index=True)[list(key_day.columns)]
     for metric in CHARACTER_METRICS:  # forecasts in whole characters

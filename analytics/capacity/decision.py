@@ -21,14 +21,7 @@ import pandas as pd
 
 from analytics.capacity.costs import PriceList, Prices
 from analytics.capacity.current import PlanReader
-from analytics.capacity.outlook import (
-    Outlook,
-    backtest_table,
-    forecast_rows,
-    outlooks,
-    term_scenarios,
-    term_start,
-)
+from analytics.capacity.outlook import Outlook, backtest_table, forecast_rows, outlooks
 from analytics.capacity.plan import PlanLimits, plan_limits
 from analytics.capacity.recommend import (
     DEFAULT_RISK,
@@ -39,6 +32,7 @@ from analytics.capacity.recommend import (
     TodaysPlan,
     recommend,
 )
+from analytics.capacity.scenarios import term_scenarios, term_start
 from analytics.capacity.whatif import TODAY_DAYS, WhatIf, warnings
 from analytics.service.errors import ServiceError
 from analytics.usage.calendar import YearStart, all_history_range

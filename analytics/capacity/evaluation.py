@@ -1,8 +1,9 @@
 """Budgets measured against usage: what is used, the projection, the day the limit is reached and
 a status, per budget of ``budgets.toml`` (``analytics.capacity.budgets``).
 
-Evaluating a budget gives what is used, the run-rate projection to the period's end
-(``analytics.capacity.forecast``), the day the projection crosses the limit and a status:
+Evaluating a budget gives what is used, the projection to the period's end (the one forecast,
+``paths.projection_path``: a key's or a team's budget takes its keys' share of the
+organization's), the day the projection crosses the limit and a status:
 
 * ``exceeded`` — the limit is used up (used ≥ limit; with a zero limit, any use);
 * ``warning`` — used or projected usage reaches the warning threshold (default 80 %);
@@ -18,9 +19,9 @@ lives in the money layer, which capacity does not import): without them it is no
 This package does not price: the caller passes the ``Prices`` in
 force (``analytics.capacity.costs``). Used is the cost of the period's closed days; the
 projection (``costs.cost_path``) prices, at the prices in force each day, the closed days'
-usage followed by the run-rate forecast of every metric's usage for the remaining days (of
-the budget's keys and of the rest of the organization, which shares the included volume); it
-has no band. Without prices a cost budget is not evaluated (status ok, with a note); days
+usage followed by the forecast of every metric's usage for the remaining days (of the
+budget's keys and of the rest of the organization, which shares the included volume); it has
+no band. Without prices a cost budget is not evaluated (status ok, with a note); days
 without a price cost nothing, and the note names them.
 
 """
@@ -37,7 +38,7 @@ import pandas as pd
 
 from analytics.capacity.budgets import Budget, BudgetFile
 from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.forecast import daily_series, projection_path, run_rate
+from analytics.capacity.paths import projection_path
 from analytics.capacity.plan import PlanSnapshot, reaches
 from analytics.usage.calendar import YearStart, period_bounds, range_text
 from analytics.usage.metrics import is_minutes
@@ -85,7 +86,7 @@ class Evaluation:
 
     @property
     def reach_text(self) -> str:
-        """The day the limit is reached, so far or at the current run rate, or that it is not
+        """The day the limit is reached, so far or as forecast, or that it is not
         reached within the period; "-" for a budget without a limit or not evaluated."""
         if self.limit is None or self.status == "unknown key" or math.isnan(self.projected):
             return "-"
@@ -222,9 +223,8 @@ def evaluate(
             note = f"{unpriced}: cost of the priced days only" if unpriced else ""
         else:
             note = ""
-            series = daily_series(key_day, budget.metric, keys or None)
             path = projection_path(
-                series, start, end, run_rate(series, as_of, covered_from), covered_from
+                key_day, budget.metric, (start, end), as_of, covered_from, keys or None
             )
         closed = path["actual"].dropna()
         used = float(closed.iloc[-1]) if len(closed) else 0.0

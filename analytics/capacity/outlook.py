@@ -1,7 +1,7 @@
-"""The forecasts a capacity decision reads: for each metric, the candidate its backtest chose
-for each horizon, its forecast to the end of the month, quarter, contract year and over the
-next 12 months with 80 % and 95 % intervals, and the next term's usage as equally likely
-scenarios.
+"""The one forecast: for each series, the candidate its backtest chose for each horizon, and
+from it every projection the product makes — the month, quarter, contract year and next 12
+months with 80 % and 95 % intervals, the budgets', the plan's and the spend's projections to
+their periods' ends, the day a limit is reached, and the keys' shares the guardrails plan with.
 
 A period is served by the horizon nearest its remaining days (a month for up to 31 days, a
 quarter up to 92, else 12 months): that horizon's chosen candidate forecasts the remaining
@@ -9,14 +9,18 @@ days, and the backtest's ratios actual ÷ forecast of that candidate at that hor
 (``accuracy.Backtest.interval_ratios``) give its range. The period's total is what was used of
 it before today plus the remaining days' forecast times the median ratio (the centre of its
 own range, so the projection always lies inside its 80 % interval); its intervals are the used
-part plus the forecast times the ratios' 10th and 90th (2.5th and 97.5th) percentiles. The
-what-ifs scale the forecast (growth) or add to every bound alike (a planned workload).
+part plus the forecast times the ratios' 10th and 90th (2.5th and 97.5th) percentiles. Day by
+day (``paths.projection_path``) the same model and ratios scale the cumulative forecast, so a
+period's path ends on its row's figures. The what-ifs scale the forecast (growth) or add to
+every bound alike (a planned workload).
 
-The next term's **scenarios** are the term's horizon's candidate's monthly totals times the
-percentiles 1 … 99 of its ratios, one scenario per percentile: a scenario is "the term comes
-in 12 % above the forecast", and the middle one is the projection. Characters and minutes
-take the same percentile in a scenario, so both run high together, the cautious reading.
-Without enough errors to measure (a short history) there is one scenario, the forecast.
+**Which history.** A forecast as of a day reads the series' closed days from
+``forecast.forecast_start`` (five years back) or its first day covered, whichever is later,
+leaving out the days before its first use (an organization or a key that had not started is
+not a level of zero): every surface that reads from ``forecast_start`` forecasts from the same
+days, and so states the same figures. The outlook of a series is computed once per process and
+history (``outlook`` is cached on the days' values).
+Day by day, and for a part of the organization, see ``paths``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Final
 
 import numpy as np
@@ -49,8 +53,7 @@ from analytics.capacity.candidates import (
     History,
     predict_all,
 )
-from analytics.capacity.forecast import daily_series
-from analytics.capacity.recommend import Scenarios
+from analytics.capacity.forecast import daily_series, forecast_start
 from analytics.capacity.whatif import WhatIf
 from analytics.usage.calendar import ONE_DAY, PERIOD_TITLES, YearStart, period_bounds, shift_years
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
@@ -60,9 +63,9 @@ NEXT_12_MONTHS: Final = "next 12 months"
 PERIODS: Final = ("month", "quarter", "year", NEXT_12_MONTHS)
 PERIOD_NAMES: Final = {**PERIOD_TITLES, NEXT_12_MONTHS: "Next 12 months"}
 MAX_TERM_MONTHS: Final = 36
-SCENARIO_SHARES: Final = np.arange(1, 100) / 100
 # The shares a period's row reads of its ratios: the centre, then each level's two bounds.
 ROW_SHARES: Final = (CENTRE, *(share for pair in LEVELS.values() for share in pair))
+NO_INTERVAL: Final = (1.0, *[np.nan] * (len(ROW_SHARES) - 1))  # the model's own forecast
 
 
 def horizon_for(days: int) -> str:
@@ -126,6 +129,27 @@ class Outlook:
         """The forecast's one accuracy figure (``accuracy.accuracy``)."""
         return accuracy(self.backtest)
 
+    def cumulative(self, days: int, serving: int | None = None) -> Floats:
+        """The cumulative forecast of each of the ``days`` days from ``as_of`` by the model
+        serving ``serving`` days ahead (default: ``days``), times its ratios' ``ROW_SHARES``:
+        one row for the centre (the point), then each level's low and high bound (NaN without
+        measured errors, where the point is the model's own forecast)."""
+        ahead = days if serving is None else serving
+        cumulative = np.cumsum(self.paths[self.model_for(ahead)][: max(0, days)])
+        ratios = self.ratios(ahead)
+        shares = ratio_quantiles(ratios, ROW_SHARES) if ratios else NO_INTERVAL
+        scaled: Floats = np.asarray(shares)[:, None] * cumulative[None, :]
+        return scaled
+
+    def used(self, start: date, end: date) -> float:
+        """What was used of ``start``–``end`` on the closed days the history holds."""
+        first = max(start, self.history.first)
+        last = min(end, self.history.last)
+        if last < first:
+            return 0.0
+        values = self.history.values
+        return float(values[self.history.index(first) : self.history.index(last) + 1].sum())
+
     def period(
         self, kind: str, what_if: WhatIf, year_start: YearStart | None = None
     ) -> dict[str, object]:
@@ -134,29 +158,24 @@ class Outlook:
             start, end = self.as_of, shift_years(self.as_of, 1) - ONE_DAY
         else:
             start, end = period_bounds(kind, self.as_of, year_start)  # type: ignore[arg-type]
-        first = max(start, self.history.first)
-        used = float(self.history.values[self.history.index(first) :].sum())
+        used = self.used(start, end)
         remaining = (end - self.as_of).days + 1
-        model = self.model_for(remaining)
-        base = self.paths[model][:remaining] * (1 + what_if.growth)
+        totals = self.cumulative(remaining)[:, -1] * (1 + what_if.growth)
         added = float(what_if.added(self.metric, self.as_of, remaining).sum())
-        ahead = float(base.sum())
-        ratios = self.ratios(remaining)
-        shares = ratio_quantiles(ratios, ROW_SHARES) if ratios else [1.0] + [np.nan] * 4
         row: dict[str, object] = {
             "metric": self.metric,
             "period": kind,
             "start": start,
             "end": end,
             "used": used,
-            "projected": used + ahead * shares[0] + added,
+            "projected": used + totals[0] + added,
         }
         for i, level in enumerate(LEVELS):
-            row[f"low_{level}"] = used + ahead * shares[1 + 2 * i] + added
-            row[f"high_{level}"] = used + ahead * shares[2 + 2 * i] + added
+            row[f"low_{level}"] = used + totals[1 + 2 * i] + added
+            row[f"high_{level}"] = used + totals[2 + 2 * i] + added
         held = self.accuracy.coverage[horizon_for(remaining)]
         row |= {
-            "model": model,
+            "model": self.model_for(remaining),
             "month_wape": self.accuracy.wape,
             "coverage_80": held[0],
             "coverage_95": held[1],
@@ -177,10 +196,26 @@ def outlook(
     as_of: date,
     candidates: Sequence[str] = CANDIDATES,
 ) -> Outlook:
-    """Backtest the daily ``series`` (closed days ``covered_from`` up to ``as_of``) and forecast
-    from ``as_of`` with the candidate chosen for each horizon among ``candidates`` (the run
-    rate as long as under four weeks are known, too few for any other)."""
-    history = History.of(series, covered_from, as_of - ONE_DAY)
+    """Backtest the daily ``series`` (its closed days up to ``as_of``, from ``covered_from``
+    and the history's start, see the module) and forecast from ``as_of`` with the candidate
+    chosen for each horizon among ``candidates`` (the run rate as long as under four weeks are
+    known, too few for any other)."""
+    first = max(covered_from, forecast_start(as_of))
+    history = History.of(series, first, as_of - ONE_DAY)
+    began = np.flatnonzero(history.values)
+    if began.size and began[0] > 0:
+        first = history.day(int(began[0]))
+        history = History(first, history.values[began[0] :])
+    return _outlook(metric, first, history.values.tobytes(), as_of, tuple(candidates))
+
+
+@lru_cache(maxsize=256)
+def _outlook(
+    metric: str, first: date, values: bytes, as_of: date, candidates: tuple[str, ...]
+) -> Outlook:
+    """``outlook`` of the history ``values`` from ``first``: computed once per process for
+    each history, however many surfaces ask (a backtest costs a fraction of a second)."""
+    history = History(first, np.frombuffer(values, dtype=float))
     tested = backtest(history, candidates=candidates)
     days = (months_later(as_of.replace(day=1), MAX_TERM_MONTHS + 1) - as_of).days
     origin = len(history.values)
@@ -210,39 +245,6 @@ def forecast_rows(
     """Every metric's forecast of each period (``PERIODS``), with intervals and accuracy."""
     rows = [o.period(kind, what_if, year_start) for o in found.values() for kind in PERIODS]
     return pd.DataFrame(rows, columns=FORECAST_COLUMNS)
-
-
-def term_start(as_of: date) -> date:
-    """The next term starts on the first day of the next month."""
-    return months_later(as_of.replace(day=1), 1)
-
-
-def term_scenarios(found: dict[str, Outlook], term: int, what_if: WhatIf) -> Scenarios:
-    """The next ``term`` months' usage as scenarios (see the module)."""
-    if not 1 <= term <= MAX_TERM_MONTHS:
-        raise ValueError(f"the term is 1 to {MAX_TERM_MONTHS} months, not {term}")
-    characters, minutes = found[TOTAL_CHARACTERS], found[MINUTES]
-    first = term_start(characters.as_of)
-    months = tuple(months_later(first, m) for m in range(term))
-    paths = [_scenarios(o, first, months, what_if) for o in (characters, minutes)]
-    count = max(p.shape[0] for p in paths)  # a metric without measured errors: one path
-    paths = [np.broadcast_to(p, (count, term)) for p in paths]
-    return Scenarios(months, paths[0], paths[1])
-
-
-def _scenarios(found: Outlook, first: date, months: tuple[date, ...], what_if: WhatIf) -> Floats:
-    """Scenarios × months of one metric."""
-    offset = (first - found.as_of).days
-    end = months_later(months[-1], 1)
-    path = found.paths[found.model_for((end - first).days)]
-    daily = path[offset : (end - found.as_of).days] * (1 + what_if.growth)
-    starts = [(m - found.as_of).days - offset for m in months]
-    base = np.add.reduceat(daily, starts) if len(daily) else np.zeros(len(months))
-    added = np.add.reduceat(what_if.added(found.metric, first, len(daily)), starts)
-    ratios = found.ratios((end - first).days)
-    scale = ratio_quantiles(ratios, SCENARIO_SHARES) if ratios else np.ones(1)
-    scenarios: Floats = scale[:, None] * base[None, :] + added[None, :]
-    return scenarios
 
 
 def backtest_table(found: dict[str, Outlook]) -> pd.DataFrame:

@@ -1,20 +1,20 @@
 """The plan snapshot: how much of each limit of the current billing period is used, and when
-the limit is reached at the current run rate.
+the limit is reached, as the one forecast projects it (``outlook``).
 
 The service counts usage up to now, today's open usage included (`GET /v2/usage`); the key-day
 frame holds closed days only. The two are combined so that neither is lost:
 
 * **used** is the service's count, as reported;
 * the **projection** is cumulative usage from the billing period's first day to its last
-  (``forecast.projection_path``): the frame's closed days, then the run rate learnt from them
-  (``forecast.run_rate``) from today on. From today on the path is lifted to the service's count
+  (``paths.projection_path``): the frame's closed days, then the forecast from today on (the
+  point, the centre of its 80 % interval). From today on the path is lifted to the service's count
   where that is higher, so the end of today is the larger of the service's count and the closed
   days plus today's expected usage; each later day adds its expected usage;
 * the limit is **reached** on the first day of that path at or above the limit.
 
 With prices, the snapshot also holds the billing period's **spend**: the exact cost of its
 closed days so far (usage and the base fee of those days), and the cost projected to its last
-day (``costs.cost_path``: the closed days, then each service's run rate, priced). Today's open
+day (``costs.cost_path``: the closed days, then each service's forecast, priced). Today's open
 usage is not priced: the service counts it only as a total.
 
 A snapshot describes one moment: it is never stored as history, and the dashboard keeps it for
@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, projection_path, run_rate
+from analytics.capacity.forecast import forecast_start
+from analytics.capacity.paths import projection_path
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
 from analytics.usage.frames import within
@@ -165,7 +166,7 @@ class Allowance:
 @dataclass(frozen=True)
 class PlanSpend:
     """What the billing period costs the organization, base fee included: its closed days so
-    far (exact, minor units) and projected to its last day at the current run rate."""
+    far (exact, minor units) and projected to its last day as forecast."""
 
     currency: str
     used_minor: int
@@ -226,9 +227,9 @@ class PlanSnapshot:
 
 
 def period_range(period: BillingPeriod | None, today: date) -> tuple[date, date]:
-    """The closed days a projection over `period` reads: the period's so far and the run
-    rate's."""
-    first = today - timedelta(days=RHYTHM_DAYS)
+    """The closed days a projection over `period` reads: the period's so far and the
+    forecast's history (``forecast.forecast_start``)."""
+    first = forecast_start(today)
     if period is not None:
         first = min(first, period.start)
     return first, today - ONE_DAY
@@ -268,9 +269,9 @@ def allowance(
     metric = MEASURE_SERIES.get(measure)
     if period is None or metric is None:
         return Allowance(measure, used, limit, None, None)
-    series = daily_series(key_day, metric, api_keys)
-    rate = run_rate(series, today, covered_from)
-    path = projection_path(series, period.start, period.end, rate, covered_from)
+    path = projection_path(
+        key_day, metric, (period.start, period.end), today, covered_from, api_keys
+    )
     cumulative = _anchored(path, used, today)
     reached = None
     if limit is not None:

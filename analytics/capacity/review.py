@@ -16,19 +16,15 @@ from analytics.capacity.costs import COST, Prices, cost_path
 from analytics.capacity.current import PlanReader
 from analytics.capacity.decision import DEFAULT_TERM, Decision, decide
 from analytics.capacity.evaluation import Evaluation, evaluate
-from analytics.capacity.forecast import (
-    Backtest,
-    backtest,
-    backtest_start,
-    daily_series,
-    forecast_table,
-    key_forecasts,
-    projection_path,
-    required_start,
-    run_rate,
-)
+from analytics.capacity.forecast import required_start
 from analytics.capacity.outlook import Outlook
 from analytics.capacity.outlook import accuracy_text as outlook_accuracy_text
+from analytics.capacity.paths import (
+    forecast_table,
+    key_forecasts,
+    organization_outlook,
+    projection_path,
+)
 from analytics.capacity.plan import billing_period
 from analytics.capacity.recommend import DEFAULT_RISK, Option, TodaysPlan
 from analytics.capacity.whatif import WhatIf
@@ -65,7 +61,7 @@ class Limit:
 @dataclass(frozen=True)
 class ForecastPath:
     """Cumulative usage of one metric (or cost) over one period with its forecast (see
-    ``forecast.projection_path`` for the columns) and the org-wide budgets on it."""
+    ``paths.projection_path`` for the columns) and the org-wide budgets on it."""
 
     metric: str  # a metric, or COST
     kind: PeriodKind
@@ -90,7 +86,7 @@ class CapacityReview:
     comparison: Comparison
     forecasts: pd.DataFrame  # the organization, every metric and period
     key_forecasts: pd.DataFrame  # total characters this month, per key, largest first
-    backtest: Backtest
+    outlook: Outlook  # the organization's characters: the forecast's accuracy and models
     paths: tuple[ForecastPath, ...]
     evaluations: tuple[Evaluation, ...] | None  # None without a budgets file
     mismatches: tuple[str, ...]
@@ -129,31 +125,21 @@ class CapacityReview:
 
     @property
     def forecast_note(self) -> str:
-        """How the forecasts are made and how well they did: one backtest as of today, over
-        the whole months before it (the same whatever the range), with its window."""
-        months = self.backtest.months
-        accuracy = (
-            f" Forecast accuracy ({len(months)} months, {months['month'].iloc[0]:%Y-%m} to "
-            f"{months['month'].iloc[-1]:%Y-%m}): forecasts made on each month's first day "
-            f"missed the month's total characters by {100 * self.backtest.mape:.1f} % on average."
-            if len(months)
-            else ""
-        )
+        """How the forecasts are made and how well they did, as the decision states it: the
+        one accuracy figure, the model serving each horizon and how often the intervals held
+        (``outlook.accuracy_text``), of the organization's characters as of today."""
         return (
-            "Run rate: the mean day of the last 28 days, shaped by each weekday's "
-            "share of the last 12 weeks. The band is ± one standard deviation of weekly totals "
-            f"per week still ahead.{accuracy}"
+            "Each projection is the one forecast: the candidate the backtest chose for the "
+            "horizon, centred on its past errors, with the 80 % interval they give. Characters: "
+            f"{outlook_accuracy_text(self.outlook)}"
         )
 
 
 def review_range(start: date, end: date, today: date, year_start: YearStart) -> tuple[date, date]:
-    """The days a review of ``start``–``end`` reads: comparisons, forecasts and their
+    """The days a review of ``start``–``end`` reads: comparisons, and forecasts with their
     backtest (the same days whatever the range)."""
     closed = today - timedelta(days=1)
-    first = min(
-        comparison_start(start, end), required_start(today, year_start), backtest_start(closed)
-    )
-    return first, max(end, closed)
+    return min(comparison_start(start, end), required_start(today, year_start)), max(end, closed)
 
 
 def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, ...]:
@@ -174,14 +160,12 @@ def _paths(
 ) -> tuple[ForecastPath, ...]:
     paths = []
     for metric in CHARTED_METRICS:
-        series = daily_series(key_day, metric)
-        rate = run_rate(series, today, covered_from)
         for kind in (k for k in PERIOD_KINDS if k in CHARTED_PERIODS):
-            first, last = period_bounds(kind, today, year_start)
+            span = period_bounds(kind, today, year_start)
             limits = () if budgets is None else _limits(budgets, metric, kind)
             label = METRIC_LABELS[metric]
             title = f"{label} — {PERIOD_TITLES[kind].lower()} to date"
-            path = projection_path(series, first, last, rate, covered_from)
+            path = projection_path(key_day, metric, span, today, covered_from)
             paths.append(ForecastPath(metric, kind, title, path, limits, label))
     return tuple(paths)
 
@@ -198,7 +182,7 @@ def _cost_paths(
     prices: Prices,
 ) -> tuple[ForecastPath, ...]:
     """The organization's cost (base fee included) of each period holding today: used so far
-    and at the run rate to the period's end (its days without a price cost nothing)."""
+    and as forecast to the period's end (its days without a price cost nothing)."""
     paths = []
     label = f"Cost ({prices.currency})"
     for kind in PERIOD_KINDS:
@@ -256,15 +240,6 @@ def _unpriced(
     return prices.unpriced(min(starts), max(ends))
 
 
-def _backtest(key_day: pd.DataFrame, today: date, covered_from: date) -> Backtest:
-    """The backtest as of ``today``: the twelve whole months before it, read from the same
-    days (``backtest_start``) whichever range the review covers."""
-    closed = today - timedelta(days=1)
-    return backtest(
-        key_day, covered_from=max(covered_from, backtest_start(closed)), covered_to=closed
-    )
-
-
 def build_review(
     usage: FetchedRange,
     budgets: BudgetFile | None,
@@ -293,7 +268,7 @@ def build_review(
         comparison=comparison,
         forecasts=forecast_table(key_day, today, covered_from, year_start=year_start),
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
-        backtest=_backtest(key_day, today, covered_from),
+        outlook=organization_outlook(key_day, TOTAL_CHARACTERS, covered_from, today),
         paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
         evaluations=None
         if budgets is None

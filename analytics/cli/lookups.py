@@ -54,8 +54,8 @@ def plan(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Usage and limits of the current billing period, and the day each limit is reached at
-    the current run rate."""
+    """Usage and limits of the current billing period, and the day each limit is reached as
+    forecast."""
     with shared.reported(debug):
         reader = fetching.Fetches(shared.settings(), demo)
         snapshot = current_plan(reader, calendar.utc_today())

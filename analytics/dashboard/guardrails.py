@@ -173,7 +173,7 @@ def _status(
 
 def status(src: Source, files: Files, today: date) -> list[Evaluation]:
     """The enforced budgets evaluated as ``check-budgets`` evaluates them: used on the closed
-    days, and projected at the run rate as if no limit stopped a key."""
+    days, and projected by the forecast as if no limit stopped a key."""
     return _status(src.fingerprint, today, files.texts, src)
 
 

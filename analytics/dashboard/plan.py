@@ -1,6 +1,6 @@
 """The plan snapshot, kept five minutes, and the Plan panel of the Overview and Capacity pages
 that shows it: the billing period's usage against the plan's limits, when each limit is
-reached at the current run rate, and with prices what the period costs so far and projected."""
+reached as forecast, and with prices what the period costs so far and projected."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from analytics.service.errors import ServiceError
 
 NOTE = (
     "Used as the service counts it, today so far included; the day a limit is reached is "
-    "projected from the run rate of the closed days. Refreshed every five minutes."
+    "projected by the forecast of the closed days. Refreshed every five minutes."
 )
 
 
@@ -75,7 +75,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
             )
             st.caption(
                 f"At the prices of {file_in_force('pricing', src.demo)}, base fee included: the "
-                "closed days so far, and the run rate of each service priced to the period's "
+                "closed days so far, and the forecast of each service priced to the period's "
                 "last day."
             )
         st.caption(NOTE)

@@ -17,9 +17,9 @@ service's units, over the current usage period:
   key id; one key when it holds a reserve and a unit more), the others stopped at their count:
   what is held back never outgrows what is shared. The rest, the **pool**, is shared out
   among the sharing keys: first the **floor** to each (less when the pool cannot hold it),
-  then the remainder by each key's run-rate forecast for the rest of the usage period
-  (largest remainders, ties by key id), in whole units. A key's limit is its counted use
-  plus its share;
+  then the remainder by each key's forecast (its share of the organization's) for the rest of
+  the usage period (largest remainders, ties by key id), in whole units. A key's limit is its
+  counted use plus its share;
 * today's use counts twice so far: in the room (hidden) and against each key's own limit. A
   key's use today is at most its highest limit today (remembered by the runs), crossed by one
   request, less its count; so the keys can pass their shares and reserves by at most E =

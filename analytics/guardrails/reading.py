@@ -1,19 +1,21 @@
 """What the plan reads, asked through a ``KeyReader`` (the command line's or the dashboard's):
 the usage period and the organization's count now (``/v2/usage``), the key list joined to
-usage, and the closed days from the earliest enforced budget's start (and the run rate's
-window) through yesterday. Each key's forecast for the rest of the usage period is the plan
-view's run rate (``capacity.forecast.run_rate``, as ``capacity.plan.allowance`` uses it).
+usage, and the closed days from the earliest enforced budget's start (and the forecast's
+history, ``capacity.forecast.forecast_start``) through yesterday. Each key's forecast for the
+rest of the usage period is its share of the organization's one forecast
+(``capacity.paths.expected_days``, as ``capacity.plan.allowance`` projects).
 ``plan_now`` is the one answer the front ends ask for: the plan as of a day."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from datetime import date, timedelta
+from datetime import date
 
 import pandas as pd
 
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.forecast import RHYTHM_DAYS, daily_series, run_rate
+from analytics.capacity.forecast import forecast_start
+from analytics.capacity.paths import expected_days
 from analytics.capacity.plan import BillingPeriod, billing_period
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
@@ -41,11 +43,9 @@ def _forecast(
     period: BillingPeriod,
 ) -> float:
     """The key's expected use from today to the usage period's end, in service units."""
-    series = daily_series(usage, MEASURE_METRICS[measure], (api_key,))
-    rate = run_rate(series, today, covered_from)
-    days = (period.end - today).days + 1
-    expected = sum(rate.expected(today + timedelta(days=n)) for n in range(max(0, days)))
-    return expected * units(measure, 1)
+    window = (today, period.end, covered_from)
+    expected = expected_days(usage, MEASURE_METRICS[measure], window, (api_key,))
+    return float(expected.sum()) * units(measure, 1)
 
 
 def read_situation(
@@ -59,7 +59,7 @@ def read_situation(
             "the service reports no usage period (a free plan): key limits cannot hold a budget"
         )
     firsts = [span_of(b, budgets, period)[0] for b in budgets.enforced if not b.is_plan]
-    first = min(period.start, today - timedelta(days=RHYTHM_DAYS), *firsts)
+    first = min(period.start, forecast_start(today), *firsts)
     listed = reader.developer_keys()
     read = reader.usage(first, today - ONE_DAY)
     usage = read.frame
@@ -74,7 +74,7 @@ def read_situation(
     def counted(api_key: str | None, measure: Measure) -> int:
         return units(measure, used[measure].get(api_key or "", 0.0), up=True)
 
-    # A run rate only for the keys a plan shares among (active ones) and for the measures
+    # A forecast only for the keys a plan shares among (active ones) and for the measures
     # they used in what was read: the others forecast nothing, and a plan with a thousand
     # listed keys, most of them deactivated or never used, reads in a moment.
     read_totals = usage.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()

@@ -115,7 +115,7 @@ def spend_section(review: CapacityReview, currency: str) -> str:
         parts += [
             "<h3>Spend forecast</h3>",
             '<p class="note">The organization\'s cost, base fee included: the closed days, '
-            "then each service's run rate priced to the period's end.</p>",
+            "then each service's forecast priced to the period's end.</p>",
             blocks.table(_cost_forecast_rows(review.cost_forecasts, currency), ["Period"]),
         ]
     return blocks.section(f"Spend ({currency})", *parts)

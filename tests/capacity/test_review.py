@@ -40,19 +40,19 @@ def usage() -> FetchedRange:
 
 
 def test_review_range_covers_comparisons_forecasts_and_the_backtest():
-    # The backtest of April 2024 – March 2025 reads from 84 days before 1 April 2024 (the
-    # rhythm window), before last year's March, the earliest comparison.
-    backtest_first = date(2024, 1, 8)
-    assert review_range(*MARCH, TODAY, YearStart(4, 1)) == (backtest_first, date(2025, 4, 19))
-    assert review_range(*MARCH, TODAY, YearStart()) == (backtest_first, date(2025, 4, 19))
+    # The forecast and its backtest read the five years before today, before last year's
+    # March, the earliest comparison.
+    history_first = date(2020, 4, 20)
+    assert review_range(*MARCH, TODAY, YearStart(4, 1)) == (history_first, date(2025, 4, 19))
+    assert review_range(*MARCH, TODAY, YearStart()) == (history_first, date(2025, 4, 19))
     # A range reaching past yesterday is read to its end.
     assert review_range(date(2025, 4, 1), date(2025, 4, 30), TODAY, YearStart()) == (
-        backtest_first,
+        history_first,
         date(2025, 4, 30),
     )
-    # A range longer than a year reaches further back through its previous period.
-    assert review_range(date(2023, 1, 1), date(2025, 4, 19), TODAY, YearStart(2, 1)) == (
-        date(2020, 9, 13),
+    # A range longer than two years reaches further back through its previous period.
+    assert review_range(date(2020, 1, 1), date(2025, 4, 19), TODAY, YearStart(2, 1)) == (
+        date(2014, 9, 13),
         date(2025, 4, 19),
     )
 
@@ -102,7 +102,12 @@ def test_key_forecasts_rank_this_months_projections(usage):
     review = build_review(usage, None, TODAY, *MARCH)
     table = review.key_forecasts
     assert table["api_key_label"].tolist() == ["Website", "R&D"]
-    assert table["projected"].iloc[0] == pytest.approx(30 * 1000)  # a steady key, no rhythm
+    # Website used 1,000 of the organization's 1,500 a day over the last four weeks: two
+    # thirds of what the organization is projected to use in the rest of April.
+    org = review.forecasts.set_index(["metric", "period"]).loc[("total_characters", "month")]
+    assert org["actual"] == 19 * 1500
+    rest = org["projected"] - org["actual"]
+    assert table["projected"].iloc[0] == pytest.approx(19 * 1000 + rest * 2 / 3)
     assert set(review.forecasts["period"]) == {"month", "quarter", "year"}
 
 
@@ -139,17 +144,17 @@ def test_org_wide_budgets_become_lines_on_their_own_forecast(usage):
 
 def test_forecast_note_says_how_well_past_forecasts_did(usage):
     review = build_review(usage, None, TODAY, *MARCH)
-    # February was forecast exactly from January; March, from 1,200 a day, missed 46,500 by
-    # 9,300 (20 %): 10 % on average over the two months with history before them.
-    assert review.backtest.months["month"].tolist() == [date(2025, 2, 1), date(2025, 3, 1)]
-    assert review.forecast_note.endswith(
-        "Forecast accuracy (2 months, 2025-02 to 2025-03): forecasts made on each month's first "
-        "day missed the month's total characters by 10.0 % on average."
-    )
+    # February (33,600) was forecast exactly from January's 1,200 a day; March (46,500) from
+    # 1,200 a day missed by 9,300: 9,300 of 80,100, 11.6 %. Two months are too few to choose
+    # a model by, so the run rate serves.
+    assert review.outlook.accuracy.months == (date(2025, 2, 1), date(2025, 3, 1))
+    assert (
+        "Characters: Month-ahead error (WAPE) over the 2 months 2025-02 to 2025-03, each "
+        "forecast on its first day: 11.6 %; run rate serves every horizon;"
+    ) in review.forecast_note
     young = FetchedRange(usage.frame, date(2025, 4, 1), usage.end)
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
-    assert note.startswith("Run rate: the mean day of the last 28 days")
-    assert "Forecast accuracy" not in note  # no whole month of history to test a forecast on
+    assert "no month has been forecast and closed yet" in note
 
 
 @pytest.mark.parametrize("days", [1, 7, 30, 90])
@@ -171,7 +176,7 @@ def test_the_stated_accuracy_is_the_same_for_every_range(days):
 
     yesterday = TODAY - timedelta(days=1)
     short = note(yesterday - timedelta(days=days - 1), yesterday)
-    assert "Forecast accuracy (12 months, 2024-04 to 2025-03)" in short
+    assert "over the 12 months 2024-04 to 2025-03, each forecast on its first day" in short
     assert short == note(date(2023, 1, 1), yesterday)  # over two years
 
 

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.capacity.decision import decide, plain_verdict
-from analytics.capacity.outlook import Outlook, outlook, term_scenarios
+from analytics.capacity.outlook import Outlook, outlook
+from analytics.capacity.scenarios import term_scenarios
 from analytics.capacity.whatif import (
     WhatIf,
     WhatIfError,

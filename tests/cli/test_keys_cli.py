@@ -227,7 +227,11 @@ def test_check_budgets_checks_every_keys_own_limits(served, tmp_path, monkeypatc
     web = lines["Web shop (ab12****ef56) · key limit · characters"]
     assert "900" in web and "1,000" in web and web.endswith("warning")
     speech = lines["Speech (spee****cccc) · key limit · speech-to-text minutes"]
-    assert "2.50" in speech and "10.00" in speech and speech.endswith("ok")
+    # 2.5 minutes on Wednesday 2 July, the first use, and none since: a Wednesday's rhythm,
+    # 2.5 over the 8 days used so far, 0.3125 a day times 7 on each of the period's three
+    # Wednesdays left, 6.5625; with the 2.5 used, 9.06 of 10.
+    assert "2.50" in speech and "10.00" in speech and "9.06" in speech
+    assert speech.endswith("warning")
     assert keys("limit", "Web shop", "--characters", "900").exit_code == 0
     exceeded = check_budgets()
     assert exceeded.exit_code == 11

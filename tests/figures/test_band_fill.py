@@ -39,7 +39,7 @@ def contrast_on(fill: str, page: tuple[int, int, int]) -> float:
 
 
 def band_fills() -> dict[str, set[str]]:
-    key_day = make_key_day(3, 60)
+    key_day = make_key_day(3, 450)
     path = month_projection(key_day, START)
     forecast = forecast_figure(
         ForecastPath("total_characters", "month", "Month", path, (), "Total characters")

@@ -37,7 +37,7 @@ def shown_figures() -> dict[str, go.Figure]:
         {name: [float(1000 * (n + 1) + day) for day in range(30)] for n, name in enumerate(NAMES)},
         index=pd.date_range(START, periods=30),
     )
-    path = month_projection(key_day, START)
+    path = month_projection(make_key_day(5, 450), START)
     limits = (Limit("All characters, monthly", 2_000_000.0, 0.8),)
     pairs = pd.DataFrame([[5.0, 3.0], [2.0, 0.0]], index=["EN", "DE"], columns=["DE", "FR"])
     return {

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from support.builders import SERVICE_CHARACTERS, make_key_day
 
-from analytics.capacity.forecast import daily_series, projection_path, run_rate
+from analytics.capacity.paths import projection_path
 from analytics.capacity.review import ForecastPath, Limit
 from analytics.cost.prices import PRICED_METRICS
 from analytics.figures import usage as figures
@@ -135,16 +135,9 @@ def test_figure_json_stays_small_for_a_large_organization():
 
 @pytest.mark.parametrize(("metric", "ticks"), [("total_characters", ",~s"), (MINUTES, ",~f")])
 def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric, ticks):
-    kd = make_key_day(5, 60)
-    as_of = START + timedelta(days=45)
-    series = daily_series(kd, metric)
-    path = projection_path(
-        series,
-        START + timedelta(days=31),
-        START + timedelta(days=58),
-        run_rate(series, as_of, START),
-        START,
-    )
+    kd = make_key_day(5, 450)
+    span = (START + timedelta(days=424), START + timedelta(days=449))
+    path = projection_path(kd, metric, span, START + timedelta(days=440), START)
     fig = forecast_figure(ForecastPath(metric, "month", "title", path, (), METRIC_LABELS[metric]))
     assert fig.layout.yaxis.tickformat == ticks
     assert {trace.name for trace in fig.data} == {"Band", "Band high", "Forecast", "Used"}
@@ -154,11 +147,8 @@ def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric
 
 def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
     kd = make_key_day(2, 60)
-    series = daily_series(kd, "total_characters")
     first, last = START + timedelta(days=31), START + timedelta(days=58)
-    path = projection_path(
-        series, first, last, run_rate(series, START + timedelta(days=45), START), START
-    )
+    path = projection_path(kd, "total_characters", (first, last), START + timedelta(days=45), START)
     limits = (Limit("Monthly cap", 2_000_000.0, 0.8), Limit("Hard stop", 3_000_000.0, 0.5))
     fig = forecast_figure(
         ForecastPath("total_characters", "month", "Month", path, limits, "Total characters")

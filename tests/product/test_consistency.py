@@ -53,10 +53,11 @@ def number(text: str) -> Decimal:
 
 
 def accuracy(text: str) -> str:
-    """The forecasts' stated accuracy, with its window."""
-    found = re.search(r"Forecast accuracy \(.*?\): .*? by ([\d.]+ %)", text)
+    """The Forecasts section's stated accuracy of the characters' forecast, with its window,
+    its models and its intervals' coverage: the decision's one sentence of it."""
+    found = re.search(r"Characters: (Month-ahead error .*?\.)(?= |$)", text)
     assert found, f"no forecast accuracy in {text[:200]!r}…"
-    return found.group()
+    return found[1]
 
 
 def compared_value(value: object) -> Decimal | str:
@@ -141,8 +142,8 @@ def pages(seen: Seen, period: str) -> None:
     seen["Anomalies"]["Anomalies"] = Decimal(len(at.dataframe[0].value)).quantize(CENT)
 
     at = open_clean_page("capacity", period=period)
-    [note] = [c.value for c in at.caption if c.value.startswith("Run rate:")]
-    seen["Forecast accuracy"]["Capacity"] = accuracy(note)
+    [note] = [c.value for c in at.caption if c.value.startswith("Each projection is")]
+    seen["Month-ahead error · total_characters"]["Capacity · Forecasts"] = accuracy(note)
     for metric in DECIDED:  # one metric's tab at a time
         shown = open_clean_page("capacity", period=period, outlook=metric)
         [said] = [c.value for c in shown.caption if c.value.startswith("Month-ahead error")]
@@ -214,7 +215,7 @@ def report(seen: Seen, page: str, surface: str) -> None:
     parsed.feed(page)
     text = " ".join(parsed.text)
     seen["Contract year"][surface] = re.search(r"contract year starts (\d\d-\d\d)", text)[1]
-    seen["Forecast accuracy"][surface] = accuracy(text)
+    seen["Month-ahead error · total_characters"][f"{surface} · Forecasts"] = accuracy(text)
     for metric in DECIDED:
         said = re.search(rf"{metric}: (Month-ahead error .*?\.)(?= |$)", text)
         assert said, f"no month-ahead error of {metric}"

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from typer.testing import CliRunner, Result
 
-from analytics.capacity.forecast import daily_series, projection_path, run_rate
+from analytics.capacity.paths import projection_path
 from analytics.cli import app as cli_app
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.service.errors import InvalidResponseError
@@ -563,10 +563,10 @@ def csv_file(lines: Iterable[str]) -> bytes:
 
 
 def month_projection(key_day: pd.DataFrame, start: date) -> pd.DataFrame:
-    """The total characters of `key_day` (from `start`) projected over days 31 to 58 at the
-    run rate of day 45, as the Capacity page's forecast chart draws one."""
-    series = daily_series(key_day, "total_characters")
-    rate = run_rate(series, start + timedelta(days=45), start)
-    return projection_path(
-        series, start + timedelta(days=31), start + timedelta(days=58), rate, start
-    )
+    """The total characters of `key_day` (from `start`, at least 14 months of it, so the
+    backtest measures the errors a band is drawn from) projected over the month holding its
+    last day, from that day on, as the Capacity page's forecast chart draws one."""
+    as_of = key_day["usage_date"].max().date()
+    month = (as_of.replace(day=1), (as_of.replace(day=28) + timedelta(days=4)).replace(day=1))
+    span = (month[0], month[1] - timedelta(days=1))
+    return projection_path(key_day, "total_characters", span, as_of, start)

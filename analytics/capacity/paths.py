@@ -1,0 +1,175 @@
+"""Projections of the organization, or of a part of it, day by day over a period: the one
+forecast (``outlook``) behind the budgets, the plan's limits, the spend, the guardrails and
+the Capacity page's and the report's forecast tables.
+
+A part of the organization (its keys, a team's keys) is not forecast on its own: it takes its
+share of the organization's forecast of the metric, the share of the metric it used over the
+last four weeks (``forecast.LEVEL_DAYS``). The parts add up to the organization's forecast,
+and a key with a few weeks of history, too short to backtest, is projected by the model the
+organization's backtest chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from analytics.capacity.candidates import Floats
+from analytics.capacity.forecast import LEVEL_DAYS, ORGANIZATION, daily_series
+from analytics.capacity.outlook import ROW_SHARES, Outlook, outlook
+from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
+from analytics.usage.frames import labels
+from analytics.usage.metrics import METRICS, TOTAL_CHARACTERS
+
+
+def organization_outlook(
+    key_day: pd.DataFrame, metric: str, covered_from: date, as_of: date
+) -> Outlook:
+    """The organization's outlook of ``metric``: the one forecast its parts share."""
+    return outlook(daily_series(key_day, metric), metric, covered_from, as_of)
+
+
+def recent_share(
+    key_day: pd.DataFrame, metric: str, api_keys: Sequence[str] | None, as_of: date
+) -> float:
+    """The share of the organization's ``metric`` the masked ``api_keys`` used over the last
+    ``LEVEL_DAYS`` closed days before ``as_of`` (1 for the whole organization, None; 0 when
+    the organization used none)."""
+    if api_keys is None:
+        return 1.0
+    recent = key_day.loc[
+        key_day["usage_date"].between(
+            pd.Timestamp(as_of) - pd.Timedelta(days=LEVEL_DAYS), pd.Timestamp(as_of), "left"
+        )
+    ]
+    total = float(recent[metric].sum())
+    if total <= 0:
+        return 0.0
+    return float(recent.loc[recent["api_key"].isin(list(api_keys)), metric].sum()) / total
+
+
+def expected_days(
+    key_day: pd.DataFrame,
+    metric: str,
+    window: tuple[date, date, date],
+    api_keys: Sequence[str] | None = None,
+) -> Floats:
+    """The expected daily usage of the organization (or its ``api_keys``' share) over each
+    day of ``window = (as_of, last, covered_from)`` from ``as_of`` to ``last``, as the period
+    ending ``last`` is projected."""
+    as_of, last, covered_from = window
+    days = (last - as_of).days + 1
+    if days <= 0:
+        return np.zeros(0)
+    found = organization_outlook(key_day, metric, covered_from, as_of)
+    share = recent_share(key_day, metric, api_keys, as_of)
+    daily: Floats = np.diff(found.cumulative(days)[0], prepend=0.0) * share
+    return daily
+
+
+def projection_path(
+    key_day: pd.DataFrame,
+    metric: str,
+    span: tuple[date, date],
+    as_of: date,
+    covered_from: date,
+    api_keys: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Cumulative usage of the organization (or of its ``api_keys``) over ``span``: the closed
+    days before ``as_of``, then the forecast (see the module), with its 80 % interval.
+
+    Columns: ``day`` (datetime64), ``actual`` (cumulative, NaN from ``as_of`` on),
+    ``expected``, ``low``, ``high`` (cumulative; equal to ``actual`` on closed days, and to
+    ``expected`` without measured errors).
+    """
+    start, end = span
+    days = pd.date_range(pd.Timestamp(start), pd.Timestamp(end), freq="D")
+    closed = int(np.searchsorted(days.to_numpy(), np.datetime64(as_of)))
+    series = daily_series(key_day, metric, api_keys)
+    actual = series.reindex(days[:closed], fill_value=0.0).to_numpy(dtype=float).cumsum()
+    used = float(actual[-1]) if closed else 0.0
+    bounds = np.full((len(ROW_SHARES), len(days)), used)
+    bounds[:, :closed] = actual
+    if closed < len(days):
+        offset = (days[closed].date() - as_of).days  # a period that starts after ``as_of``
+        found = organization_outlook(key_day, metric, covered_from, as_of)
+        ahead = found.cumulative(offset + len(days) - closed)
+        ahead = ahead - (ahead[:, offset - 1 : offset] if offset else 0.0)
+        ahead = ahead[:, offset:] * recent_share(key_day, metric, api_keys, as_of)
+        ahead = np.where(np.isnan(ahead), ahead[0], ahead)
+        bounds[:, closed:] += ahead
+    return pd.DataFrame(
+        {
+            "day": days,
+            "actual": np.where(np.arange(len(days)) < closed, bounds[0], np.nan),
+            "expected": bounds[0],
+            "low": bounds[1],
+            "high": bounds[2],
+        }
+    )
+
+
+FORECAST_TABLE_COLUMNS = [
+    "api_key", "api_key_label", "metric", "period", "start", "end", "actual", "projected",
+    "low", "high",
+]  # fmt: skip
+
+
+def forecast_table(
+    key_day: pd.DataFrame,
+    as_of: date,
+    covered_from: date,
+    *,
+    year_start: YearStart | None = None,
+    metrics: Sequence[str] = METRICS,
+    by_key: bool = False,
+) -> pd.DataFrame:
+    """Each metric's projection to the end of each period holding ``as_of``, with its 80 %
+    interval, of the organization (and each key when ``by_key``): ``FORECAST_TABLE_COLUMNS``,
+    ``api_key`` and ``api_key_label`` reading ``Organization`` for the organization's rows."""
+    scopes: list[tuple[str, str, tuple[str, ...] | None]] = [(ORGANIZATION, ORGANIZATION, None)]
+    if by_key:
+        scopes += [(key, label, (key,)) for key, label in labels(key_day).items()]
+    rows = []
+    for api_key, label, keys in scopes:
+        for metric in metrics:
+            for kind in PERIOD_KINDS:
+                start, end = period_bounds(kind, as_of, year_start)
+                path = projection_path(key_day, metric, (start, end), as_of, covered_from, keys)
+                closed = path["actual"].dropna()
+                last = path.iloc[-1]
+                rows.append(
+                    {
+                        "api_key": api_key,
+                        "api_key_label": label,
+                        "metric": metric,
+                        "period": kind,
+                        "start": start,
+                        "end": end,
+                        "actual": float(closed.iloc[-1]) if len(closed) else 0.0,
+                        "projected": float(last["expected"]),
+                        "low": float(last["low"]),
+                        "high": float(last["high"]),
+                    }
+                )
+    return pd.DataFrame(rows, columns=FORECAST_TABLE_COLUMNS)
+
+
+def key_forecasts(
+    key_day: pd.DataFrame,
+    as_of: date,
+    covered_from: date,
+    *,
+    year_start: YearStart | None = None,
+    metric: str = TOTAL_CHARACTERS,
+    kind: PeriodKind = "month",
+) -> pd.DataFrame:
+    """One metric's projection for one period per key, largest first."""
+    table = forecast_table(
+        key_day, as_of, covered_from, year_start=year_start, metrics=[metric], by_key=True
+    )
+    table = table[(table["period"] == kind) & (table["api_key"] != ORGANIZATION)]
+    return table.sort_values(["projected", "api_key"], ascending=[False, True], ignore_index=True)
