@@ -68,6 +68,23 @@ def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
 
 
+def test_last_month_is_compared_with_the_calendar_month_before(demo_env, demo_ledger):
+    at = open_page("overview", period="Last month")
+    end = TODAY.replace(day=1) - DAY
+    start = end.replace(day=1)
+    before_end = start - DAY
+    before_start = before_end.replace(day=1)
+    assert (
+        f"{start} – {end} (UTC), compared with the previous period {before_start} – {before_end}."
+    ) in at.caption[0].value
+    current = ledger_totals(demo_ledger.ledger(start, end))
+    before = ledger_totals(demo_ledger.ledger(before_start, before_end))
+    change = current["total_characters"] / before["total_characters"] - 1
+    tile = next(metric for metric in at.metric if metric.label == "Total characters")
+    assert tile.delta == f"{change:+.1%}"
+    assert tile.help.endswith(f"previous period: {before['total_characters']:,}")
+
+
 def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
     at = open_page("overview")
     assert not at.exception
