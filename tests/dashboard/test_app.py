@@ -415,17 +415,22 @@ def test_languages_page_shows_the_service_lists(demo_env):
     assert any("may still change" in caption.value for caption in at.caption)
     shown = by_resource.set_index("lang")
     assert list(shown.loc[["de", "ca", "ms"], "status"]) == ["stable", "beta", "early access"]
+    # Every feature by its name, never the service's key.
     assert shown.loc["de", "features"] == (
-        "auto_detection, formality, glossary, style_rules (beta), tag_handling"
+        "Auto-detection, Formality, Glossary, Style rules (beta), Tag handling"
     )
+    assert "The Glossary feature is present on both languages of document translation." in [
+        caption.value for caption in at.caption
+    ]
+    assert not by_resource["features"].str.contains("_").any()
     assert list(matrix.columns) == [
         "lang",
         "name",
-        "auto_detection",
-        "formality",
-        "glossary",
-        "style_rules (beta)",
-        "tag_handling",
+        "Auto-detection",
+        "Formality",
+        "Glossary",
+        "Style rules (beta)",
+        "Tag handling",
     ]
     assert list(matrix.set_index("lang").loc[["ca", "ms"], "name"]) == [
         "Catalan (beta)",
@@ -436,11 +441,11 @@ def test_languages_page_shows_the_service_lists(demo_env):
     assert roles.loc["ms", "translate_text"] == "Source + target (early access)"
     # Pair check: English (American) has no formality; style rules are beta.
     assert pair.values.tolist() == [
-        ["auto_detection", "source", True, "", "stable"],
-        ["formality", "target", False, "target lacks it", "stable"],
-        ["glossary", "source and target", True, "", "stable"],
-        ["style_rules", "target", True, "", "beta"],
-        ["tag_handling", "source and target", True, "", "stable"],
+        ["Auto-detection", "source", True, "", "stable"],
+        ["Formality", "target", False, "target lacks it", "stable"],
+        ["Glossary", "source and target", True, "", "stable"],
+        ["Style rules", "target", True, "", "beta"],
+        ["Tag handling", "source and target", True, "", "stable"],
     ]
     assert (
         "4 of 5 features of text translation available for German → English (American). A "
@@ -449,7 +454,7 @@ def test_languages_page_shows_the_service_lists(demo_env):
     )
     # Hebrew has no glossaries.
     at.selectbox(key="source").set_value("he").run()
-    assert at.dataframe[2].value.set_index("feature").loc["glossary"].tolist() == [
+    assert at.dataframe[2].value.set_index("feature").loc["Glossary"].tolist() == [
         "source and target",
         False,
         "source lacks it",
