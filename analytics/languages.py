@@ -30,6 +30,18 @@ RESOURCE_LABELS = {
     "voice": "Voice",
     "write": "Write",
 }
+# Each feature key of the language lists by the name people know it by, on the page and in the
+# `languages` command's table; a key the service adds later reads as its words until named here.
+FEATURE_LABELS = {
+    "auto_detection": "Auto-detection",
+    "formality": "Formality",
+    "glossary": "Glossary",
+    "style_rules": "Style rules",
+    "tag_handling": "Tag handling",
+    "tone": "Tone",
+    "transcription": "Transcription",
+    "writing_style": "Writing style",
+}
 NOT_AVAILABLE = "—"
 STABLE = "stable"
 
@@ -65,6 +77,18 @@ def marked(text: str, status: str | None) -> str:
     return text if label == STABLE else f"{text} ({label})"
 
 
+def feature_label(feature: str) -> str:
+    """A feature key by its name (`tag_handling` -> `Tag handling`)."""
+    return FEATURE_LABELS.get(feature) or feature.replace("_", " ").capitalize()
+
+
+def feature_names(entry: LanguageEntry) -> str:
+    """An entry's features by name, in alphabetical order, each marked with its status unless
+    it is stable: one cell of a language table."""
+    named = sorted((feature_label(key), feature_status(entry, key)) for key in entry.features)
+    return ", ".join(marked(name, status) for name, status in named)
+
+
 def feature_status(entry: LanguageEntry, feature: str) -> str | None:
     """The status an entry gives one of its feature keys (the key's `status`), if stated."""
     value = entry.features.get(feature)
@@ -94,20 +118,19 @@ def language_table(entries: Sequence[LanguageEntry]) -> pd.DataFrame:
             "source": [e.usable_as_source for e in entries],
             "target": [e.usable_as_target for e in entries],
             "status": [status_label(e.status) for e in entries],
-            "features": [
-                ", ".join(marked(f, feature_status(e, f)) for f in sorted(e.features))
-                for e in entries
-            ],
+            "features": [feature_names(e) for e in entries],
         }
     )
 
 
 def feature_matrix(entries: Sequence[LanguageEntry]) -> pd.DataFrame:
-    """Languages × features of one resource; True where the feature key is present. Names and
-    feature columns that are not stable carry their status."""
-    features = sorted({name for e in entries for name in e.features})
+    """Languages × features of one resource, a column per feature by name in alphabetical
+    order; True where the feature key is present. Names and feature columns that are not
+    stable carry their status."""
+    features = sorted({name for e in entries for name in e.features}, key=feature_label)
     headers = [
-        marked(name, _least_stable([feature_status(e, name) for e in entries])) for name in features
+        marked(feature_label(name), _least_stable([feature_status(e, name) for e in entries]))
+        for name in features
     ]
     matrix = pd.DataFrame(
         [[name in e.features for name in features] for e in entries],
@@ -162,7 +185,7 @@ def pair_features(
     target: str,
 ) -> pd.DataFrame:
     """Which features of `resource` the pair `source` → `target` (codes of its list `entries`)
-    can use, one row per feature of `/v3/languages/resources`.
+    can use, one row per feature of `/v3/languages/resources`, by name.
 
     A feature is available when every side that needs it carries its key; `why_not` names the
     sides that lack it. `status` is the least stable status either language gives the feature
@@ -180,7 +203,7 @@ def pair_features(
         ]
         rows.append(
             {
-                "feature": feature.name,
+                "feature": feature_label(feature.name),
                 "needs": " and ".join(needs) or "neither",
                 "available": not lacking,
                 "why_not": f"{' and '.join(lacking)} lack{'s' if len(lacking) == 1 else ''} it"

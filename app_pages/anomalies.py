@@ -115,6 +115,6 @@ with st.container(horizontal=True, vertical_alignment="center"):
     if undoable(anomaly.id):
         st.button("Undo", on_click=undo, args=(source,), icon=":material/undo:", key="mark_undo")
 st.caption(
-    f"Status: **{now}** · id `{anomaly.id}`"
+    f"Status: **{now}** · from the command line: `mark-anomaly '{anomaly.id}' acknowledged`"
     + ("" if writable else " · set SERVICE_HISTORY_PATH to keep marks")
 )

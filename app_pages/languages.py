@@ -111,7 +111,10 @@ with glossary:
         st.dataframe(pairs, hide_index=True, column_config=language_columns(pairs))
     with right:
         st.subheader(f"Glossaries in document translation ({len(document_pairs):,})")
-        st.caption("The `glossary` feature is present on both languages of translate_document.")
+        st.caption(
+            f"The {languages.feature_label('glossary')} feature is present on both languages "
+            f"of {languages.RESOURCE_LABELS['translate_document'].lower()}."
+        )
         st.dataframe(
             document_pairs, hide_index=True, column_config=language_columns(document_pairs)
         )

@@ -35,7 +35,7 @@ granularity = calendar.auto_granularity(chosen.start, chosen.end)
 title = page.title_row("Overview")
 st.caption(
     f"{calendar.range_text(chosen.start, chosen.end)} (UTC), compared with the previous "
-    f"{chosen.days:,} days ({calendar.range_text(previous.start, previous.end)}). "
+    f"period {calendar.range_text(previous.start, previous.end)}. "
     f"Data through {calendar.data_through(calendar.utc_today()):%Y-%m-%d} (UTC)."
 )
 view = page.view_select(title, source, chosen)

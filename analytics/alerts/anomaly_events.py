@@ -11,32 +11,23 @@ from collections.abc import Iterable
 from urllib.parse import urlencode
 
 from analytics.alerts.events import Event
-from analytics.anomalies import KIND_TITLES, ORGANIZATION, Anomaly
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.anomalies import Anomaly, anomaly_name
 
 LINK = "/anomalies"  # the dashboard page with the table, the chart and the marks
 SEVERITY_LEVELS = {"low": "info", "medium": "warning", "high": "exceeded"}
 
 
-def _who(anomaly: Anomaly) -> str:
-    if anomaly.api_key == ORGANIZATION:
-        return "the whole organization"
-    return f"{anomaly.label} ({anomaly.api_key})" if anomaly.label else anomaly.api_key
-
-
 def anomaly_events(anomalies: Iterable[Anomaly]) -> list[Event]:
-    """Events of the anomalies (the new ones: marked ones are not news)."""
+    """Events of the anomalies (the new ones: marked ones are not news): each named in words,
+    as the page names it; its id in the event's id, its link and the mark command only."""
     return [
         Event(
             id=f"anomaly:{anomaly.id}",
             level=SEVERITY_LEVELS[anomaly.severity],
-            subject=(
-                f"Usage anomaly ({anomaly.severity}): {KIND_TITLES[anomaly.kind].lower()}, "
-                f"{_who(anomaly)}, {METRIC_LABELS[anomaly.metric].lower()}"
-            ),
+            subject=f"Usage anomaly ({anomaly.severity}): {anomaly_name(anomaly)}",
             text=(
-                f"{anomaly.sentence} Key: {_who(anomaly)}. Mark it expected or acknowledged "
-                "on the Anomalies page, or with mark-anomaly, once it is understood."
+                f"{anomaly.sentence} Mark it expected or acknowledged on the Anomalies page, "
+                f"or with mark-anomaly '{anomaly.id}' acknowledged, once it is understood."
             ),
             link=f"{LINK}?{urlencode({'anomaly': anomaly.id})}",
         )

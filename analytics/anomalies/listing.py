@@ -10,7 +10,7 @@ from typing import Final
 import pandas as pd
 
 from analytics.anomalies.marks import Mark, status
-from analytics.anomalies.model import KIND_TITLES, Anomaly
+from analytics.anomalies.model import KIND_TITLES, ORGANIZATION, Anomaly, day_text, units
 from analytics.anomalies.usual import baseline
 from analytics.usage.metrics import METRIC_LABELS, is_minutes
 from analytics.usage.tables import key_display
@@ -25,11 +25,21 @@ DAYS_AFTER: Final = 14
 
 
 def anomaly_name(anomaly: Anomaly) -> str:
-    """How an anomaly is named where one is picked (its address and an alert's link name it
-    by its id, which no rename changes; the page still reads this name from older links)."""
-    who = key_display(anomaly.api_key, anomaly.label)
-    what = METRIC_LABELS[anomaly.metric]
-    return f"{anomaly.severity} · {anomaly.kind} · {who} · {what} · {anomaly.first:%Y-%m-%d}"
+    """An anomaly in words wherever a person reads one, on the page, in an alert and in the
+    commands' tables: its kind, key, metric and days ("New key · Email assistant
+    (3909****a:fx) · characters · from Sun 2026-11-08 to Fri 2026-11-13"). Links, marks and
+    scripts name it by its id (`Anomaly.id`) instead, which no rename of the key changes."""
+    who = (
+        anomaly.label
+        if anomaly.api_key == ORGANIZATION
+        else key_display(anomaly.api_key, anomaly.label)
+    )
+    days = (
+        f"on {day_text(anomaly.first)}"
+        if anomaly.first == anomaly.last
+        else f"from {day_text(anomaly.first)} to {day_text(anomaly.last)}"
+    )
+    return f"{KIND_TITLES[anomaly.kind]} · {who} · {units(anomaly.metric)} · {days}"
 
 
 def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""Period comparison for capacity reviews: this period against the previous one of equal
-length and against the same days last year, per service and per key, and the keys that drove
-the change.
+"""Period comparison for capacity reviews: this period against its previous period
+(``calendar.previous_range``) and against the same days last year, per service and per key,
+and the keys that drove the change.
 
 Relative changes are NaN where the earlier value is zero (a percentage of nothing says
 nothing), and a whole column is NaN when the data does not reach back to that period — unknown

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pandas as pd
 import typer
@@ -21,13 +21,16 @@ from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
 from analytics.alerts.state import DeliveryState, delivery_store
-from analytics.anomalies.listing import new_anomalies
+from analytics.anomalies.listing import anomaly_name, new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
+from analytics.anomalies.marks import Status as AnomalyStatus
+from analytics.anomalies.model import Anomaly
 from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
 from analytics.capacity.current import budget_status
 from analytics.capacity.evaluation import Evaluation, Status, evaluation_frame, worst
 from analytics.cli import fetching, organization_files, shared
+from analytics.cli.json_output import json_text
 from analytics.cli.shared import (
     EXIT_BUDGET_EXCEEDED,
     EXIT_BUDGET_WARNING,
@@ -278,11 +281,19 @@ def check_anomalies(
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,
     show_all: Annotated[bool, typer.Option("--all", help="Also print marked anomalies.")] = False,
+    fmt: Annotated[
+        Literal["table", "json"],
+        typer.Option(
+            "--format",
+            help="table (each anomaly in words) or json (with each one's id, for mark-anomaly "
+            "and scripts).",
+        ),
+    ] = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Print one line per anomaly nobody has marked yet (severity, id, what happened); exit 0
-    when there is none, 12 when there is (13: an alert was not delivered)."""
+    """Print one line per anomaly nobody has marked yet (severity, the anomaly in words, what
+    happened); exit 0 when there is none, 12 when there is (13: an alert was not delivered)."""
     with _check(notify, alerts, dry_run, demo, debug) as check:
         marks = _marks(check.settings, demo)
         marked = marks.read() if marks else {}
@@ -293,15 +304,43 @@ def check_anomalies(
         found = anomalies_in(fetching.Fetches(check.settings, demo), start, end)
         new = new_anomalies(found, marked)
         shown = found if show_all else new
-        if shown:
+        if fmt == "json":
+            typer.echo(json_text([_anomaly_record(a, status(a.id, marked)) for a in shown]))
+        elif shown:
             rows = [
-                [a.severity, *([status(a.id, marked)] if show_all else []), a.id, a.sentence]
+                [
+                    a.severity,
+                    *([status(a.id, marked)] if show_all else []),
+                    anomaly_name(a),
+                    a.sentence,
+                ]
                 for a in shown
             ]
             for line in shared.aligned(rows):
                 typer.echo(line)
         check.code = EXIT_NEW_ANOMALIES if new else 0
         check.events = anomaly_events(new)
+
+
+def _anomaly_record(anomaly: Anomaly, given: AnomalyStatus) -> dict[str, object]:
+    """One anomaly for a script: its id (what mark-anomaly and the page's link take), its name
+    in words, its status and its figures, the kind and metric by the names ids use."""
+    return {
+        "id": anomaly.id,
+        "name": anomaly_name(anomaly),
+        "severity": anomaly.severity,
+        "status": given,
+        "kind": anomaly.kind,
+        "api_key": anomaly.api_key,
+        "api_key_label": anomaly.label,
+        "metric": anomaly.metric,
+        "first": anomaly.first,
+        "last": anomaly.last,
+        "observed": anomaly.observed,
+        "expected": anomaly.expected,
+        "bound": anomaly.bound,
+        "sentence": anomaly.sentence,
+    }
 
 
 @app.command("mark-anomaly")

@@ -23,7 +23,13 @@ PlanFormat = Literal["table", "json"]
 @app.command()
 def languages(
     resource: Annotated[Resource, typer.Option(help="The resource whose languages to list.")],
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table or csv.")] = "table",
+    fmt: Annotated[
+        ListFormat,
+        typer.Option(
+            "--format",
+            help="table (features by name) or csv (feature keys as the service sends them).",
+        ),
+    ] = "table",
     beta: Annotated[
         bool,
         typer.Option("--beta", help="Include beta and early-access languages and features."),
@@ -36,11 +42,12 @@ def languages(
     with shared.reported(debug), shared.client(shared.settings(), demo) as client:
         entries = client.languages(resource, include_beta=beta)
         table = language_table(entries).drop(columns="status")
-        # Space-separated, as scripts split them (the page's table separates with commas).
-        table["features"] = [" ".join(sorted(e.features)) for e in entries]
         for flag in ("source", "target"):
             table[flag] = table[flag].map({True: "yes", False: "no"})
         if fmt == "csv":
+            # A script's: the service's feature keys, space-separated, as scripts split them;
+            # a person's table names them as the page does.
+            table["features"] = [" ".join(sorted(e.features)) for e in entries]
             table.to_csv(sys.stdout, index=False, lineterminator="\n")
         else:
             rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]

@@ -76,8 +76,11 @@ class ExportRequest:
         return unpriced_warning(costing.pricing, start, end, grouping)
 
     def file_name(self, start: date, end: date, fmt: str) -> str:
-        """``<source>_<grouping>_<first day>_<last day>.<format>``."""
-        return f"{self.source}_{self.group_by}_{start:%Y-%m-%d}_{end:%Y-%m-%d}.{fmt}"
+        """``<source>_<grouping>_<first day>_<last day>.<format>``, the grouping by its name in
+        file names (``usage_total_…``, never the command line's ``none``): a file is read
+        by people who never chose its grouping."""
+        grouping = GROUPINGS[offered(self.source, self.group_by)].in_file_names
+        return f"{self.source}_{grouping}_{start:%Y-%m-%d}_{end:%Y-%m-%d}.{fmt}"
 
 
 G = TypeVar("G", GroupBy, TagGroupBy, PairGroupBy)

@@ -52,11 +52,13 @@ class SourceChoice:
 
 @dataclass(frozen=True)
 class GroupingChoice:
-    """One grouping: its label ("one row per …"), the report its rows come from, whether it
-    has a row per day (whose cost cells stay empty on a day without a price) and whether it
-    needs a teams file."""
+    """One grouping: its label ("one row per …"), its name in file names (the label's words,
+    never the command line's ``none``), the report its rows come from, whether it has a row
+    per day (whose cost cells stay empty on a day without a price) and whether it needs a
+    teams file."""
 
     label: str
+    in_file_names: str
     report: Report
     per_day: bool = False
     needs_teams: bool = False
@@ -76,18 +78,22 @@ SOURCES: Final[dict[ExportSource, SourceChoice]] = {
     "language-pairs": SourceChoice("Language pairs", PAIR_GROUPINGS, priced=False),
 }
 GROUPINGS: Final[dict[Grouping, GroupingChoice]] = {
-    "key_and_day": GroupingChoice("Key and day", "usage", per_day=True),
-    "key": GroupingChoice("Key", "usage"),
-    "team": GroupingChoice("Team", "usage", needs_teams=True),
-    "team_and_day": GroupingChoice("Team and day", "usage", per_day=True, needs_teams=True),
-    "none": GroupingChoice("Range total", "usage"),
-    "tag_and_day": GroupingChoice("Tag and day", "tags", per_day=True),
-    "tag": GroupingChoice("Tag", "tags"),
-    "pair": GroupingChoice("Pair", "pairs"),
-    "pair_and_day": GroupingChoice("Pair and day", "pairs", per_day=True),
+    "key_and_day": GroupingChoice("Key and day", "key_and_day", "usage", per_day=True),
+    "key": GroupingChoice("Key", "key", "usage"),
+    "team": GroupingChoice("Team", "team", "usage", needs_teams=True),
+    "team_and_day": GroupingChoice(
+        "Team and day", "team_and_day", "usage", per_day=True, needs_teams=True
+    ),
+    "none": GroupingChoice("Range total", "total", "usage"),
+    "tag_and_day": GroupingChoice("Tag and day", "tag_and_day", "tags", per_day=True),
+    "tag": GroupingChoice("Tag", "tag", "tags"),
+    "pair": GroupingChoice("Pair", "pair", "pairs"),
+    "pair_and_day": GroupingChoice("Pair and day", "pair_and_day", "pairs", per_day=True),
     # Only pairs by key read the pair-key-day report, several times the pair-day report's rows.
-    "pair_and_key": GroupingChoice("Pair and key", "pair_keys"),
-    "pair_key_and_day": GroupingChoice("Pair, key and day", "pair_keys", per_day=True),
+    "pair_and_key": GroupingChoice("Pair and key", "pair_and_key", "pair_keys"),
+    "pair_key_and_day": GroupingChoice(
+        "Pair, key and day", "pair_key_and_day", "pair_keys", per_day=True
+    ),
 }
 REPORTS: Final[dict[Report, ReportFetch]] = {
     "usage": ReportFetch(fetch_usage, "usage"),

@@ -163,10 +163,24 @@ def all_history_range(today: date, demo_days: int | None) -> tuple[date, date]:
     return shift_years(end, -ALL_HISTORY_YEARS) + ONE_DAY, end
 
 
+def _whole_months(start: date, end: date) -> int | None:
+    """How many calendar months ``start``–``end`` covers when it covers whole ones (a month, a
+    quarter, a year or any run of months from a first to a last day); None for any other
+    (rolling) range."""
+    if start.day != 1 or (end + ONE_DAY).day != 1:
+        return None
+    return (end.year - start.year) * 12 + end.month - start.month + 1
+
+
 def previous_range(start: date, end: date) -> tuple[date, date]:
-    """The range of equal length that ends the day before `start`."""
-    length = end - start + ONE_DAY
-    return start - length, start - ONE_DAY
+    """What a range is compared with, ending the day before `start`: of whole calendar months
+    the same number of calendar months (October's is September, not the 31 days to 30
+    September), of any other range the same number of days."""
+    months = _whole_months(start, end)
+    if months is None:
+        return start - (end - start + ONE_DAY), start - ONE_DAY
+    index = start.year * 12 + start.month - 1 - months
+    return date(index // 12, index % 12 + 1, 1), start - ONE_DAY
 
 
 def range_last_year(start: date, end: date) -> tuple[date, date] | None:

@@ -14,6 +14,7 @@ from analytics.anomalies import Anomaly
 from analytics.anomalies.listing import (
     TABLE_COLUMNS,
     anomaly_counts,
+    anomaly_name,
     anomaly_table,
     anomaly_window,
     new_anomalies,
@@ -103,6 +104,32 @@ def test_the_table_shows_each_anomalys_status_and_new_ones_are_the_unmarked():
     ]
     assert new_anomalies([drop, spike], {SPIKE: "acknowledged"}) == [drop]
     assert list(anomaly_table([], {}).columns) == TABLE_COLUMNS
+
+
+@pytest.mark.parametrize(
+    ("found", "name"),
+    [
+        (
+            anomaly("new", "3909****a:fx", date(2026, 11, 8), last=date(2026, 11, 11), label="Bot"),
+            "New key · Bot (3909****a:fx) · characters · from Sun 2026-11-08 to Wed 2026-11-11",
+        ),
+        (anomaly(), "Spike · Finance reporting (k001****z001) · characters · on Wed 2025-03-05"),
+        (
+            anomaly("drop", "2416****2:fx", metric="document_translation_characters", label=""),
+            "Drop · 2416****2:fx · document translation characters · on Wed 2025-03-05",
+        ),
+        (
+            anomaly(
+                "dormant", "organization", metric="speech_to_text_minutes", label="Organization"
+            ),
+            "Dormant key used · Organization · speech-to-text minutes · on Wed 2025-03-05",
+        ),
+    ],
+)
+def test_an_anomaly_is_named_in_words_and_found_by_its_id(found, name):
+    assert anomaly_name(found) == name
+    assert check_id(found.id) == found.id  # the id stays what links and marks take
+    assert found.id not in name
 
 
 def test_an_anomalys_window_for_its_chart():

@@ -75,13 +75,14 @@ def test_review_without_budgets(usage):
 def test_comparison_and_growth_drivers(usage):
     review = build_review(usage, None, TODAY, *MARCH)
     comparison = review.comparison
-    assert comparison.previous == (date(2025, 1, 29), date(2025, 2, 28))
+    assert comparison.previous == (date(2025, 2, 1), date(2025, 2, 28))  # March's: February
     assert comparison.last_year == (date(2024, 3, 1), date(2024, 3, 31))
     total = comparison.services.loc["total_characters"]
-    assert (total["current"], total["previous"]) == (31 * 1500, 31 * 1200)
-    drivers = review.drivers(5)  # Website did not change: R&D alone drove the growth
+    assert (total["current"], total["previous"]) == (31 * 1500, 28 * 1200)
+    drivers = review.drivers(5)  # R&D grew; Website by March's three days more than February
     assert drivers[["api_key_label", "previous", "current", "change"]].to_numpy().tolist() == [
-        ["R&D", 31 * 200, 31 * 500, 31 * 300]
+        ["R&D", 28 * 200, 31 * 500, 9_900],
+        ["Website", 28 * 1000, 31 * 1000, 3_000],
     ]
 
 
@@ -203,8 +204,8 @@ def test_with_prices_the_review_holds_spend_per_team_and_cost_forecasts(usage):
     }
     assert spend["base_fee_minor"].tolist() == [2067, 1033, 3100]
     assert spend.loc["Total", "amount_minor"] == 49_600
-    # 29 January – 28 February: 31 days of 1,200, 3/31 of January's fee and all February's.
-    assert review.previous_spend.set_index("team").loc["Total", "amount_minor"] == 37_200 + 3_400
+    # February, March's previous month: 28 days of 1,200 and February's fee.
+    assert review.previous_spend.set_index("team").loc["Total", "amount_minor"] == 33_600 + 3_100
     month = review.cost_forecasts.set_index("period").loc["month"]
     assert (month["start"], month["end"]) == (date(2025, 4, 1), date(2025, 4, 30))
     assert month["actual"] == pytest.approx(19 * 15.00 + 31 * 19 / 30)

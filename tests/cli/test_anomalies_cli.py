@@ -4,9 +4,11 @@ silence them, and the exit codes are those of check-budgets (12 for new anomalie
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import subprocess
 import sys
+from urllib.parse import urlencode
 
 import pytest
 from support import kept
@@ -21,6 +23,7 @@ from bench.processes import free_port
 from emulator import create_app
 
 RECOGNIZABLE_KEY = "sk-RECOGNIZABLE-KEY-0123456789-do-not-print"
+JSON = ("--format", "json")
 DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120", "SERVICE_DEMO_SEED": "42"}
 
 
@@ -28,8 +31,8 @@ pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 def printed(result, columns: int = 3) -> dict[str, list[str]]:
-    """Each printed line by its id: its other columns (severity, [status,] sentence); columns
-    are two spaces apart or more."""
+    """Each printed line by the anomaly's name in words: its other columns (severity,
+    [status,] sentence); columns are two spaces apart or more."""
     lines = {}
     for line in result.stdout.splitlines():
         if line.startswith("notified "):  # what --notify sent
@@ -38,6 +41,11 @@ def printed(result, columns: int = 3) -> dict[str, list[str]]:
         anomaly = parts.pop(columns - 2)
         lines[anomaly] = parts
     return lines
+
+
+def listed(result) -> dict[str, dict]:
+    """Each anomaly of a `--format json` run by its id."""
+    return {record["id"]: record for record in json.loads(result.stdout)}
 
 
 def injected_demo_events():
@@ -54,16 +62,40 @@ def test_the_injected_anomalies_are_reported_until_marked(tmp_path):
     events = injected_demo_events()
     assert set(events) == {"drop", "new", "dormant"}
     new, dormant, drop = events["new"], events["dormant"], events["drop"]
-    assert f"new:{new.api_key}:total_characters:{new.first}" in lines
-    assert f"dormant:{dormant.api_key}:total_characters:{dormant.first}" in lines
-    assert any(anomaly.startswith(f"drop:{drop.api_key}:") for anomaly in lines)
-    assert {severity for severity, _ in lines.values()} <= {"high", "medium", "low"}
     labels = {key.masked: key.label for key in demo_app(42, 8, 120).state.emulator.keys}
-    assert lines[f"new:{new.api_key}:total_characters:{new.first}"][1].startswith(
+    # Each anomaly in words: kind, key, metric and days, never its id.
+    [new_name] = [
+        name
+        for name in lines
+        if name.startswith(
+            f"New key · {labels[new.api_key]} ({new.api_key}) · characters · "
+            f"from {new.first:%a %Y-%m-%d} to "
+        )
+    ]
+    dormant_name = (
+        f"Dormant key used · {labels[dormant.api_key]} ({dormant.api_key}) · characters · "
+        f"on {dormant.first:%a %Y-%m-%d}"
+    )
+    assert dormant_name in lines
+    assert any(
+        name.startswith(f"Drop · {labels[drop.api_key]} ({drop.api_key}) · ") for name in lines
+    )
+    assert {severity for severity, _ in lines.values()} <= {"high", "medium", "low"}
+    assert lines[new_name][1].startswith(
         f"{labels[new.api_key]} is a new key, first used on {new.first:%a %Y-%m-%d}: "
     )
+    # The same anomalies for a script, each by its id, which the mark command takes.
+    as_json = invoke("check-anomalies", "--demo", "--days", "30", *JSON, env=DEMO)
+    assert as_json.exit_code == 12, as_json.stderr
+    found = listed(as_json)
+    assert {record["name"] for record in found.values()} == set(lines)
+    assert found[f"new:{new.api_key}:total_characters:{new.first}"]["name"] == new_name
+    assert found[f"dormant:{dormant.api_key}:total_characters:{dormant.first}"]["name"] == (
+        dormant_name
+    )
+    assert not any(anomaly in result.stdout for anomaly in found)
 
-    for anomaly in lines:
+    for anomaly in found:
         marked = invoke("mark-anomaly", anomaly, "acknowledged", "--demo", env=DEMO)
         assert marked.exit_code == 0, marked.stderr
     quiet = invoke("check-anomalies", "--demo", "--days", "30", env=DEMO)
@@ -78,7 +110,7 @@ def test_the_injected_anomalies_are_reported_until_marked(tmp_path):
     assert invoke("mark-anomaly", again, "new", "--demo", env=DEMO).exit_code == 0
     back = invoke("check-anomalies", "--demo", "--days", "30", env=DEMO)
     assert back.exit_code == 12
-    assert list(printed(back)) == [again]
+    assert list(printed(back)) == [new_name]
 
 
 def test_marks_are_records_of_the_demo_in_the_history_folders_store(tmp_path):
@@ -160,19 +192,25 @@ def test_a_configured_service_with_history(monkeypatch, tmp_path):
     truth = {i.kind: i for i in served.state.emulator.injected if i.kind != "spike"}
     admin = served.state.emulator.admin_key
     serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
-    first = invoke("check-anomalies", "--days", "30")
+    first = invoke("check-anomalies", "--days", "30", *JSON)
     assert first.exit_code == 12, first.stderr
     new = truth["new"]
     anomaly = f"new:{new.api_key}:total_characters:{new.first}"
-    assert anomaly in printed(first)
+    assert listed(first)[anomaly]["status"] == "new"
     assert invoke("mark-anomaly", anomaly, "expected").exit_code == 0
     files = sorted(p.name for p in (tmp_path / "history").iterdir())
     accounts = [name.removesuffix("-v2.duckdb") for name in files if name.endswith(".duckdb")]
     marked = kept.rows(tmp_path / "history", "SELECT account, anomaly FROM anomaly_marks")
     assert marked == [(accounts[0], anomaly)]  # named as the account's history store is
     assert not any(admin in name for name in [*files, *accounts])
-    second = invoke("check-anomalies", "--days", "30", "--all")
-    assert printed(second, columns=4)[anomaly][1] == "expected"
+    second = invoke("check-anomalies", "--days", "30", "--all", *JSON)
+    assert listed(second)[anomaly]["status"] == "expected"
+    [(_, status, _)] = [
+        columns
+        for name, columns in printed(invoke("check-anomalies", "--days", "30", "--all"), 4).items()
+        if name.startswith("New key · ")
+    ]
+    assert status == "expected"
     assert admin not in first.stdout + second.stdout
     served.state.emulator.store.close()
 
@@ -191,7 +229,7 @@ def test_refused_key_exits_3_and_unreachable_service_4(emulator_process):
 def test_exit_code_from_a_real_process(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **DEMO}
     done = subprocess.run(
-        [sys.executable, "-m", "analytics", "check-anomalies", "--demo", "--days", "30"],
+        [sys.executable, "-m", "analytics", "check-anomalies", "--demo", "--days", "30", *JSON],
         cwd=ROOT,
         env={**env, "SERVICE_HISTORY_PATH": str(tmp_path / "history")},
         capture_output=True,
@@ -200,7 +238,7 @@ def test_exit_code_from_a_real_process(tmp_path):
     )
     assert done.returncode == 12, done.stderr
     assert done.stderr == ""
-    ids = [line.split()[1] for line in done.stdout.splitlines()]
+    ids = [record["id"] for record in json.loads(done.stdout)]
     assert len(ids) >= 3 and all(check_id(anomaly) == anomaly for anomaly in ids)
 
 
@@ -218,25 +256,27 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
         assert first.exit_code == 12, first.stderr
         found = printed(first)
         posted = hooks.at("/hooks/json-token-5e6f")
-        # One alert per new anomaly, at both destinations.
-        assert sorted(body["id"] for body in posted) == sorted(f"anomaly:{a}" for a in found)
+        # One alert per new anomaly, at both destinations, named in words as the table names
+        # it; its id only in the alert's id, its link and the mark command.
+        assert sorted(body["subject"] for body in posted) == sorted(
+            f"Usage anomaly ({severity}): {name}" for name, (severity, _) in found.items()
+        )
         assert len(mailbox.messages) == len(found)
         truth = {i.kind: i for i in emulator.injected if i.kind != "spike"}
         new = truth["new"]
-        alert = next(
-            b
-            for b in posted
-            if b["id"] == f"anomaly:new:{new.api_key}:total_characters:{new.first}"
-        )
-        assert (
-            alert["level"]
-            == {"high": "exceeded", "medium": "warning", "low": "info"}[
-                found[alert["id"].removeprefix("anomaly:")][0]
-            ]
-        )
+        anomaly = f"new:{new.api_key}:total_characters:{new.first}"
+        alert = next(b for b in posted if b["id"] == f"anomaly:{anomaly}")
+        name = alert["subject"].partition("): ")[2]
+        levels = {"high": "exceeded", "medium": "warning", "low": "info"}
+        assert alert["level"] == levels[found[name][0]]
         label = next(k.label for k in emulator.keys if k.masked == new.api_key)
-        assert f"Key: {label} ({new.api_key})." in alert["text"]
-        assert alert["link"].startswith("https://dash.example.org/usage/anomalies?anomaly=")
+        assert name.startswith(
+            f"New key · {label} ({new.api_key}) · characters · from {new.first:%a %Y-%m-%d} to "
+        )
+        assert f"or with mark-anomaly '{anomaly}' acknowledged, once" in alert["text"]
+        assert alert["link"] == (
+            f"https://dash.example.org/usage/anomalies?{urlencode({'anomaly': anomaly})}"
+        )
         # Neither the administrator key nor any key in full is in a message.
         secrets = [admin, *(k.key for k in emulator.keys)]
         for text in [*mailbox.raw, *(post.body for post in hooks.posts)]:

@@ -185,16 +185,17 @@ def test_languages_and_detect_commands():
 
 
 def test_languages_lines_as_scripts_read_them():
-    """Left-aligned columns two spaces apart, yes/no flags, features sorted and space-separated:
-    the lines scripts and people read (the emulator's document languages). Only stable
-    languages unless --beta, and the lines keep their shape either way."""
+    """Left-aligned columns two spaces apart, yes/no flags, features by name in a person's
+    table, sorted and space-separated feature keys in a script's CSV (the emulator's document
+    languages). Only stable languages unless --beta, and the lines keep their shape either
+    way."""
     table = invoke("languages", "--resource", "translate_document", "--demo", env=SMALL_DEMO)
     lines = table.stdout.splitlines()
     assert lines[0] == "lang     name                      source  target  features"
     assert {
-        "de       German                    yes     yes     auto_detection formality glossary",
-        "en       English                   yes     yes     auto_detection glossary",
-        "pt-BR    Portuguese (Brazilian)    no      yes     formality glossary",
+        "de       German                    yes     yes     Auto-detection, Formality, Glossary",
+        "en       English                   yes     yes     Auto-detection, Glossary",
+        "pt-BR    Portuguese (Brazilian)    no      yes     Formality, Glossary",
     } <= set(lines)
     assert not [line for line in lines if line.split()[0] in ("ca", "hr", "ms")]
     with_beta = invoke(

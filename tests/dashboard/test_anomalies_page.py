@@ -108,7 +108,17 @@ def test_marks_are_given_with_a_button_and_shown(demo_env, demo_ledger):
     table = at.dataframe[0].value.set_index("id")
     assert len(table) == before and table.loc[anomaly, "status"] == "expected"
     assert (table.drop(anomaly)["status"] == "new").all()
-    assert any(f"Status: **expected** · id `{anomaly}`" in c.value for c in at.caption)
+    # Named in words where a person picks it; its id only in the command that marks it.
+    label = next(key.label for key in demo_ledger.keys if key.masked == dormant.api_key)
+    assert at.selectbox(key="anomaly").format_func(anomaly) == (
+        f"Dormant key used · {label} ({dormant.api_key}) · characters · "
+        f"on {dormant.first:%a %Y-%m-%d}"
+    )
+    assert any(
+        f"Status: **expected** · from the command line: `mark-anomaly '{anomaly}' acknowledged`"
+        in c.value
+        for c in at.caption
+    )
     history = Path(os.environ["SERVICE_HISTORY_PATH"])
     assert kept.marks(history) == {anomaly: "expected"}
     # Undo gives back the mark it had (none): new again, still selected.

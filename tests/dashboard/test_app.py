@@ -68,6 +68,23 @@ def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
 
 
+def test_last_month_is_compared_with_the_calendar_month_before(demo_env, demo_ledger):
+    at = open_page("overview", period="Last month")
+    end = TODAY.replace(day=1) - DAY
+    start = end.replace(day=1)
+    before_end = start - DAY
+    before_start = before_end.replace(day=1)
+    assert (
+        f"{start} – {end} (UTC), compared with the previous period {before_start} – {before_end}."
+    ) in at.caption[0].value
+    current = ledger_totals(demo_ledger.ledger(start, end))
+    before = ledger_totals(demo_ledger.ledger(before_start, before_end))
+    change = current["total_characters"] / before["total_characters"] - 1
+    tile = next(metric for metric in at.metric if metric.label == "Total characters")
+    assert tile.delta == f"{change:+.1%}"
+    assert tile.help.endswith(f"previous period: {before['total_characters']:,}")
+
+
 def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
     at = open_page("overview")
     assert not at.exception
@@ -398,17 +415,22 @@ def test_languages_page_shows_the_service_lists(demo_env):
     assert any("may still change" in caption.value for caption in at.caption)
     shown = by_resource.set_index("lang")
     assert list(shown.loc[["de", "ca", "ms"], "status"]) == ["stable", "beta", "early access"]
+    # Every feature by its name, never the service's key.
     assert shown.loc["de", "features"] == (
-        "auto_detection, formality, glossary, style_rules (beta), tag_handling"
+        "Auto-detection, Formality, Glossary, Style rules (beta), Tag handling"
     )
+    assert "The Glossary feature is present on both languages of document translation." in [
+        caption.value for caption in at.caption
+    ]
+    assert not by_resource["features"].str.contains("_").any()
     assert list(matrix.columns) == [
         "lang",
         "name",
-        "auto_detection",
-        "formality",
-        "glossary",
-        "style_rules (beta)",
-        "tag_handling",
+        "Auto-detection",
+        "Formality",
+        "Glossary",
+        "Style rules (beta)",
+        "Tag handling",
     ]
     assert list(matrix.set_index("lang").loc[["ca", "ms"], "name"]) == [
         "Catalan (beta)",
@@ -419,11 +441,11 @@ def test_languages_page_shows_the_service_lists(demo_env):
     assert roles.loc["ms", "translate_text"] == "Source + target (early access)"
     # Pair check: English (American) has no formality; style rules are beta.
     assert pair.values.tolist() == [
-        ["auto_detection", "source", True, "", "stable"],
-        ["formality", "target", False, "target lacks it", "stable"],
-        ["glossary", "source and target", True, "", "stable"],
-        ["style_rules", "target", True, "", "beta"],
-        ["tag_handling", "source and target", True, "", "stable"],
+        ["Auto-detection", "source", True, "", "stable"],
+        ["Formality", "target", False, "target lacks it", "stable"],
+        ["Glossary", "source and target", True, "", "stable"],
+        ["Style rules", "target", True, "", "beta"],
+        ["Tag handling", "source and target", True, "", "stable"],
     ]
     assert (
         "4 of 5 features of text translation available for German → English (American). A "
@@ -432,7 +454,7 @@ def test_languages_page_shows_the_service_lists(demo_env):
     )
     # Hebrew has no glossaries.
     at.selectbox(key="source").set_value("he").run()
-    assert at.dataframe[2].value.set_index("feature").loc["glossary"].tolist() == [
+    assert at.dataframe[2].value.set_index("feature").loc["Glossary"].tolist() == [
         "source and target",
         False,
         "source lacks it",

@@ -93,6 +93,13 @@ def test_a_pair_shows_its_features_until_its_keys_are_asked_for(demo_env):
     assert at.selectbox(key="pair").value == biggest
     features = at.dataframe[1].value
     assert "available" in features.columns and "api_key" not in features.columns
+    assert list(features["feature"]) == [  # by name, in the service's order
+        "Auto-detection",
+        "Formality",
+        "Glossary",
+        "Style rules",
+        "Tag handling",
+    ]
     at.segmented_control(key="pair_view").set_value("keys").run()
     assert not at.exception and not at.error
     assert "api_key" in at.dataframe[1].value.columns

@@ -32,7 +32,7 @@ from analytics.exports.commands import (
 from analytics.exports.formats import export_bytes, format_for, write_export
 from analytics.exports.requests import ExportRequest
 from analytics.exports.shaping import Costing, shape_export
-from analytics.exports.vocabulary import ExportProblem
+from analytics.exports.vocabulary import SOURCES, ExportProblem
 from analytics.usage.frames import key_day_frame
 
 KEY_COLUMNS = KEY_DAY_COLUMNS[1:]
@@ -223,11 +223,41 @@ def test_the_installed_command_is_named_as_installed(installed):
     assert crontab.endswith(f"venv/bin/{command}")
 
 
+# Every grouping's file of October 2026, named by the grouping's name in words.
+FILE_NAMES = {
+    ("usage", "key_and_day"): "usage_key_and_day_2026-10-01_2026-10-31.csv",
+    ("usage", "key"): "usage_key_2026-10-01_2026-10-31.csv",
+    ("usage", "team"): "usage_team_2026-10-01_2026-10-31.csv",
+    ("usage", "team_and_day"): "usage_team_and_day_2026-10-01_2026-10-31.csv",
+    ("usage", "none"): "usage_total_2026-10-01_2026-10-31.csv",
+    ("tags", "tag_and_day"): "tags_tag_and_day_2026-10-01_2026-10-31.csv",
+    ("tags", "tag"): "tags_tag_2026-10-01_2026-10-31.csv",
+    ("language-pairs", "pair"): "language-pairs_pair_2026-10-01_2026-10-31.csv",
+    ("language-pairs", "pair_and_day"): "language-pairs_pair_and_day_2026-10-01_2026-10-31.csv",
+    ("language-pairs", "pair_and_key"): "language-pairs_pair_and_key_2026-10-01_2026-10-31.csv",
+    ("language-pairs", "pair_key_and_day"): (
+        "language-pairs_pair_key_and_day_2026-10-01_2026-10-31.csv"
+    ),
+}
+
+
+def test_every_grouping_names_its_file_in_words():
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    named = {
+        (source, grouping): ExportRequest(source, grouping).file_name(start, end, "csv")
+        for source, choice in SOURCES.items()
+        for grouping in choice.groupings
+    }
+    assert named == FILE_NAMES
+
+
 @pytest.mark.usefixtures("checkout")
 def test_export_file_name_and_cli_command():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
-    by_key = ExportRequest("usage", "key")
-    assert by_key.file_name(start, end, "csv") == "usage_key_2026-10-01_2026-10-31.csv"
+    assert export_command(ExportRequest("usage", "none"), start, end, "csv") == (
+        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        "--group-by none --output usage_total_2026-10-01_2026-10-31.csv"
+    )
     assert export_command(ExportRequest("usage", "key_and_day"), start, end, "csv") == (
         "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
         "--group-by key_and_day --output usage_key_and_day_2026-10-01_2026-10-31.csv"

@@ -10,6 +10,7 @@ from analytics.service.models import (
     ResourceFeature,
     V2Language,
 )
+from emulator.languages_data import RESOURCE_FEATURES
 
 STABLE = {"status": "stable"}
 BETA = {"status": "beta"}
@@ -46,8 +47,31 @@ def test_language_table_flags_status_and_features():
     table = languages.language_table(DOCUMENT)
     de = table.set_index("lang").loc["de"]
     assert (de["source"], de["target"], de["status"]) == (True, True, "stable")
-    assert de["features"] == "formality, glossary"
+    assert de["features"] == "Formality, Glossary"
     assert table.set_index("lang").loc["ca", "status"] == "beta"
+
+
+@pytest.mark.parametrize(
+    ("key", "name"),
+    [
+        ("auto_detection", "Auto-detection"),
+        ("formality", "Formality"),
+        ("glossary", "Glossary"),
+        ("style_rules", "Style rules"),
+        ("tag_handling", "Tag handling"),
+        ("tone", "Tone"),
+        ("transcription", "Transcription"),
+        ("writing_style", "Writing style"),
+        ("speaker_labels", "Speaker labels"),  # a key the service adds later: its words
+    ],
+)
+def test_every_feature_is_shown_by_its_name(key, name):
+    assert languages.feature_label(key) == name
+
+
+def test_every_feature_the_emulator_lists_has_a_name():
+    keys = {feature.name for features in RESOURCE_FEATURES.values() for feature in features}
+    assert keys <= set(languages.FEATURE_LABELS)
 
 
 def test_language_table_marks_what_is_not_stable():
@@ -59,9 +83,9 @@ def test_language_table_marks_what_is_not_stable():
         ]
     )
     assert table[["lang", "status", "features"]].values.tolist() == [
-        ["de", "stable", "glossary, style_rules (beta)"],
+        ["de", "stable", "Glossary, Style rules (beta)"],
         ["ms", "early access", ""],
-        ["xx", "stable", "glossary"],
+        ["xx", "stable", "Glossary"],
     ]
 
 
@@ -72,16 +96,16 @@ def test_feature_matrix_marks_beta_languages_and_features():
             entry("ca", "Catalan", True, True, "style_rules", status="beta"),
         ]
     )
-    assert list(matrix.columns) == ["lang", "name", "glossary", "style_rules (beta)"]
+    assert list(matrix.columns) == ["lang", "name", "Glossary", "Style rules (beta)"]
     assert list(matrix["name"]) == ["German", "Catalan (beta)"]
-    assert matrix["style_rules (beta)"].tolist() == [True, True]
+    assert matrix["Style rules (beta)"].tolist() == [True, True]
 
 
 def test_feature_matrix():
     matrix = languages.feature_matrix(DOCUMENT).set_index("lang")
-    assert list(matrix.columns) == ["name", "formality", "glossary"]
-    assert matrix.loc["de", "formality"]
-    assert not matrix.loc["he", "glossary"]
+    assert list(matrix.columns) == ["name", "Formality", "Glossary"]
+    assert matrix.loc["de", "Formality"]
+    assert not matrix.loc["he", "Glossary"]
 
 
 def test_availability_side_by_side():
@@ -121,11 +145,11 @@ PAIR_COLUMNS = ["feature", "needs", "available", "why_not", "status"]
 def test_pair_features_of_german_to_american_english():
     table = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "de", "en-US")
     assert table.values.tolist() == [
-        ["auto_detection", "source", True, "", "stable"],
-        ["formality", "target", False, "target lacks it", "stable"],
-        ["glossary", "source and target", True, "", "stable"],
-        ["style_rules", "target", True, "", "beta"],
-        ["echo", "neither", True, "", languages.NOT_AVAILABLE],
+        ["Auto-detection", "source", True, "", "stable"],
+        ["Formality", "target", False, "target lacks it", "stable"],
+        ["Glossary", "source and target", True, "", "stable"],
+        ["Style rules", "target", True, "", "beta"],
+        ["Echo", "neither", True, "", languages.NOT_AVAILABLE],  # a feature not named yet
     ]
     assert list(table.columns) == PAIR_COLUMNS
 
@@ -134,9 +158,9 @@ def test_pair_features_name_the_side_that_lacks_a_feature():
     hebrew_to_german = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "he", "de")
     hebrew_to_thai = languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "he", "th")
     rows = {
-        "he→de": hebrew_to_german.set_index("feature").loc["glossary"].tolist(),
-        "he→th": hebrew_to_thai.set_index("feature").loc["glossary"].tolist(),
-        "he→th style": hebrew_to_thai.set_index("feature").loc["style_rules"].tolist(),
+        "he→de": hebrew_to_german.set_index("feature").loc["Glossary"].tolist(),
+        "he→th": hebrew_to_thai.set_index("feature").loc["Glossary"].tolist(),
+        "he→th style": hebrew_to_thai.set_index("feature").loc["Style rules"].tolist(),
     }
     assert rows == {
         "he→de": ["source and target", False, "source lacks it", "stable"],

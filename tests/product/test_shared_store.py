@@ -77,16 +77,29 @@ ORG = organization(
     *(org_usage(SLEEPER, f"2025-04-{day:02}", text=300) for day in range(1, 20)),
     org_usage(SLEEPER, "2025-07-06", text=800),
 )
-# What `check-anomalies --days 30` finds in ORG: each anomaly's id, and who its alert names.
+# What `check-anomalies --days 30` finds in ORG: each anomaly's id, and its name in words, as
+# its alert names it.
 FOUND = {
-    "new:newc****cccc:total_characters:2025-07-08": "new key, Fresh C (newc****cccc)",
-    "dormant:dorm****dddd:total_characters:2025-07-06": "dormant key used, Sleeper (dorm****dddd)",
-    "drop:dorm****dddd:total_characters:2025-04-20": "drop, Sleeper (dorm****dddd)",
-    "new:newb****bbbb:total_characters:2025-07-05": "new key, Fresh B (newb****bbbb)",
-    "new:batc****bbbb:total_characters:2025-07-03": "new key, Batch (batc****bbbb)",
-    "new:newa****aaaa:total_characters:2025-07-02": "new key, Fresh A (newa****aaaa)",
+    "new:newc****cccc:total_characters:2025-07-08": (
+        "New key · Fresh C (newc****cccc) · characters · on Tue 2025-07-08"
+    ),
+    "dormant:dorm****dddd:total_characters:2025-07-06": (
+        "Dormant key used · Sleeper (dorm****dddd) · characters · on Sun 2025-07-06"
+    ),
+    "drop:dorm****dddd:total_characters:2025-04-20": (
+        "Drop · Sleeper (dorm****dddd) · characters · from Sun 2025-04-20 to Sat 2025-07-05"
+    ),
+    "new:newb****bbbb:total_characters:2025-07-05": (
+        "New key · Fresh B (newb****bbbb) · characters · on Sat 2025-07-05"
+    ),
+    "new:batc****bbbb:total_characters:2025-07-03": (
+        "New key · Batch (batc****bbbb) · characters · on Thu 2025-07-03"
+    ),
+    "new:newa****aaaa:total_characters:2025-07-02": (
+        "New key · Fresh A (newa****aaaa) · characters · on Wed 2025-07-02"
+    ),
 }
-SUBJECTS = {i: f"Usage anomaly (high): {what}, total characters" for i, what in FOUND.items()}
+SUBJECTS = {i: f"Usage anomaly (high): {name}" for i, name in FOUND.items()}
 TEAMS = '[[team]]\nname = "Web"\nlabels = ["Web", "Shop"]\n'
 # The keys' limits as the organization file sets them (by hand), which restore gives back.
 HAND_SET = {"Shop": 500, "Fresh C": 30_000}

@@ -21,6 +21,7 @@ from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
 from analytics.reports.meeting import render
+from analytics.usage.calendar import CLOCK_VARIABLE
 from analytics.usage.pipeline import FetchedRange
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,13 +63,14 @@ def test_sections_are_present(report):
 
 
 def test_numbers_match_the_frames(report, key_day):
-    # March: 31 × 1,000 + 31 × 500; previous period 29 January – 28 February: 31 × 1,200.
+    # March: 31 × 1,000 + 31 × 500; its previous period, February: 28 × 1,200, 12,900 less.
     summary = report[report.index("<h2>Summary") : report.index("<h2>Usage by service")]
-    assert "46,500" in summary and "37,200" in summary and "+25.0 %" in summary
+    assert "46,500" in summary and "33,600" in summary and "+38.4 %" in summary
     assert "77.50" in summary  # 31 × 2.5 speech minutes
     assert "N/A vs last year" in summary  # the data starts in 2025: unknown, not zero
     drivers = report[report.index("<h2>Growth drivers") : report.index("<h2>Forecasts")]
-    assert "R&amp;D &lt;tools&gt;" in drivers and "9,300" in drivers and "+150.0 %" in drivers
+    # R&D: 31 × 500 against 28 × 200, 9,900 more, +176.8 %.
+    assert "R&amp;D &lt;tools&gt;" in drivers and "9,900" in drivers and "+176.8 %" in drivers
     forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
     # April: 19 closed days of 1,500 used. The 11 days ahead (20–30 April: ten Sunday–Friday
     # days, one Saturday) run at 1,500 a day shaped by the weekday rhythm of 26 January –
@@ -114,7 +116,8 @@ def test_report_without_budgets_has_no_budget_section():
 runner = CliRunner()
 
 
-def test_cli_writes_the_report(tmp_path):
+def test_cli_writes_the_report(tmp_path, monkeypatch):
+    monkeypatch.setenv(CLOCK_VARIABLE, "2026-11-15T12:00:00Z")
     folder = tmp_path / "reports"
     folder.mkdir()
     output = folder / "report.html"
@@ -123,6 +126,11 @@ def test_cli_writes_the_report(tmp_path):
     assert result.exit_code == 0, result.output
     html = output.read_text(encoding="utf-8")
     assert "<h2>Budget status</h2>" in html and html.count(PLOTLY_JS) == 1
+    # Last month, October, against September: the calendar month before, not its 31 days.
+    assert (
+        "Period 2026-10-01 – 2026-10-31 (UTC days) · compared with the previous period "
+        "2026-09-01 – 2026-09-30 · last year 2025-10-01 – 2025-10-31"
+    ) in html
     assert [p.name for p in folder.iterdir()] == ["report.html"]  # no temporary left behind
 
 
@@ -215,10 +223,10 @@ def test_the_spend_section_by_service_team_and_period(priced_report):
         priced_report.index("<h2>Spend (EUR)") : priced_report.index("<h2>Budget status")
     ]
     # March: 46,500 characters (465.00), 77.5 minutes (7.75) and the fee (31.00); the
-    # previous period, 29 January – 28 February: 372.00, 7.75 and 3.00 + 31.00.
-    row = '<td class="text">Total cost</td><td>503.75 EUR</td><td>413.75 EUR</td><td>+21.8 %</td>'
+    # previous period, February: 33,600 characters (336.00), 70 minutes (7.00) and its fee.
+    row = '<td class="text">Total cost</td><td>503.75 EUR</td><td>374.00 EUR</td><td>+34.7 %</td>'
     assert row in spend
-    assert '<td class="text">Speech-to-text cost</td><td>7.75 EUR</td><td>7.75 EUR</td>' in spend
+    assert '<td class="text">Speech-to-text cost</td><td>7.75 EUR</td><td>7.00 EUR</td>' in spend
     # The fee shared pro rata to list prices, 317.75 : 155.00, the odd cent to Web's remainder.
     assert (
         '<td class="text">Web</td><td>317.75 EUR</td><td>20.84 EUR</td><td>338.59 EUR</td>' in spend

@@ -66,9 +66,56 @@ def test_every_preset_ends_yesterday_at_the_latest(today):
         assert end == today - dt.timedelta(days=1) or name == "last-month"
 
 
-def test_previous_range_has_equal_length_and_ends_the_day_before():
-    assert previous_range(D(2024, 3, 1), D(2024, 3, 31)) == (D(2024, 1, 30), D(2024, 2, 29))
-    assert previous_range(D(2025, 1, 1), D(2025, 1, 1)) == (D(2024, 12, 31), D(2024, 12, 31))
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        # a calendar month: the calendar month before, whatever either's length
+        (D(2026, 10, 1), D(2026, 10, 31), (D(2026, 9, 1), D(2026, 9, 30))),
+        (D(2026, 3, 1), D(2026, 3, 31), (D(2026, 2, 1), D(2026, 2, 28))),
+        (D(2024, 3, 1), D(2024, 3, 31), (D(2024, 2, 1), D(2024, 2, 29))),
+        (D(2025, 2, 1), D(2025, 2, 28), (D(2025, 1, 1), D(2025, 1, 31))),
+        (D(2026, 1, 1), D(2026, 1, 31), (D(2025, 12, 1), D(2025, 12, 31))),
+        # a calendar quarter, a calendar year, a contract year (from 1 April), two months
+        (D(2026, 10, 1), D(2026, 12, 31), (D(2026, 7, 1), D(2026, 9, 30))),
+        (D(2025, 1, 1), D(2025, 3, 31), (D(2024, 10, 1), D(2024, 12, 31))),
+        (D(2025, 1, 1), D(2025, 12, 31), (D(2024, 1, 1), D(2024, 12, 31))),
+        (D(2025, 4, 1), D(2026, 3, 31), (D(2024, 4, 1), D(2025, 3, 31))),
+        (D(2026, 9, 1), D(2026, 10, 31), (D(2026, 7, 1), D(2026, 8, 31))),
+        # rolling ranges: the same number of days
+        (D(2026, 10, 2), D(2026, 10, 31), (D(2026, 9, 2), D(2026, 10, 1))),
+        (D(2026, 10, 1), D(2026, 10, 30), (D(2026, 9, 1), D(2026, 9, 30))),
+        (D(2026, 10, 1), D(2026, 10, 15), (D(2026, 9, 16), D(2026, 9, 30))),
+        (D(2024, 2, 1), D(2024, 2, 28), (D(2024, 1, 4), D(2024, 1, 31))),
+        (D(2025, 1, 1), D(2025, 1, 1), (D(2024, 12, 31), D(2024, 12, 31))),
+        (D(2025, 5, 2), D(2025, 5, 31), (D(2025, 4, 2), D(2025, 5, 1))),
+    ],
+)
+def test_the_previous_range_of_each_kind(start, end, expected):
+    assert previous_range(start, end) == expected
+
+
+@given(st.dates(min_value=D(1901, 1, 1), max_value=D(2099, 1, 1)), st.integers(1, 36))
+def test_the_previous_range_of_whole_months_is_as_many_whole_months_just_before(day, months):
+    one_day = dt.timedelta(days=1)
+    first, end = period_bounds("month", day)
+    for _ in range(months - 1):  # the range: `months` calendar months from `day`'s
+        end = period_bounds("month", end + one_day)[1]
+    before = first
+    for _ in range(months):  # the oracle: as many calendar months, walked back one by one
+        before = period_bounds("month", before - one_day)[0]
+    assert previous_range(first, end) == (before, first - one_day)
+    if months == 1:  # a calendar month's is a whole calendar month ending the day before it
+        assert previous_range(first, end) == period_bounds("month", first - one_day)
+
+
+@given(
+    st.dates(min_value=D(1901, 1, 1), max_value=D(2099, 1, 1)).filter(lambda day: day.day != 1),
+    st.integers(1, 800),
+)
+def test_the_previous_range_of_a_rolling_range_has_as_many_days_just_before(start, days):
+    end = start + dt.timedelta(days=days - 1)
+    first, last = previous_range(start, end)
+    assert last == start - dt.timedelta(days=1) and (last - first).days + 1 == days
 
 
 def test_range_last_year_is_leap_safe():

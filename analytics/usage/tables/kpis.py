@@ -1,4 +1,4 @@
-"""One tile per metric: the range's total against the previous range of equal length."""
+"""One tile per metric: the range's total against its previous range (``previous_range``)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def relative_change(value: float, before: float | None) -> float | None:
 
 
 def kpis(current: Mapping[str, float], previous: Mapping[str, float] | None) -> list[Kpi]:
-    """One tile per metric with its change against the previous range of equal length.
+    """One tile per metric with its change against the previous range.
 
     The change is N/A when there is no previous range or the metric was zero then: a
     percentage of nothing tells an admin nothing. A previous range without usage shows its
