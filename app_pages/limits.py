@@ -14,15 +14,25 @@ from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     audit_columns,
     budget_columns,
+    guardrail_columns,
     key_limit_columns,
-    number,
 )
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.session import choice_to_address
 from analytics.dashboard.source import source as data_source
+from analytics.guardrails.plan import Plan
 from analytics.guardrails.reading import NoUsagePeriod
-from analytics.guardrails.tables import share_table
+from analytics.guardrails.tables import (
+    Moment,
+    beside_plan,
+    blocked_table,
+    changes_table,
+    headroom_table,
+    share_table,
+    shown,
+    warnings,
+)
 from analytics.keys.audit import audit_table
 from analytics.keys.limits import (
     KeyRow,
@@ -159,7 +169,7 @@ def restore_dialog(guarded: guardrails.Guarded, restored: pd.DataFrame) -> None:
         "timer) enforces them again: set enforce = false in the budgets file to end one.",
         icon=":material/warning:",
     )
-    st.dataframe(restored, hide_index=True, key="restore_preview")
+    table("restore_preview", restored)
     confirm_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="restore_cancel", on_click=keys_and_limits.close_dialog)
     if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
@@ -169,13 +179,49 @@ def restore_dialog(guarded: guardrails.Guarded, restored: pd.DataFrame) -> None:
         st.rerun()
 
 
-def guardrail_columns(table: pd.DataFrame) -> dict[str, object]:
-    """A guardrails table's columns named as sentences name them, counts with separators."""
-    counts = set(table.select_dtypes("number").columns)
-    return {
-        c: number(c.capitalize()) if c in counts else c.replace("_", " ").capitalize()
-        for c in table.columns
-    }
+@st.dialog("Apply the guardrails' plan", width="large", on_dismiss=keys_and_limits.close_dialog)
+def apply_dialog(guarded: guardrails.Guarded, planned: Plan) -> None:
+    pending = planned.changes
+    st.caption(
+        f"{len(pending)} limit change(s), the largest reductions first. Sent as `guardrails "
+        "apply` sends them: planned again from the key list of the moment, lowered before "
+        "raised, each audited as the guardrail's."
+    )
+    if flagged := warnings(pending):
+        st.warning(
+            "Look before sending:\n" + "\n".join(f"- {line}" for line in flagged),
+            icon=":material/warning:",
+        )
+    table("apply_preview", changes_table(pending))
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="apply_cancel", on_click=keys_and_limits.close_dialog)
+    if confirm_col.button(
+        f"Apply {len(pending)} change(s)", type="primary", key="apply_confirm"
+    ) and guardrails.run(source, allowed, guarded, today, "apply"):
+        keys_and_limits.close_dialog()
+        st.rerun()
+
+
+def table(key: str, frame: pd.DataFrame) -> None:
+    """A guardrails table, its limits written out and each column explained in its header."""
+    st.dataframe(shown(frame), hide_index=True, column_config=guardrail_columns(frame), key=key)
+
+
+BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
+    "now": ("Blocked now, by the limits in force", "No key is blocked by the limits in force now."),
+    "planned": ("Would be blocked after Apply now", "No key would be blocked after Apply now."),
+}
+
+
+def blocked_keys(planned: Plan, moment: Moment) -> None:
+    """The keys a limit stops at one moment, the count named by the moment."""
+    stopped = blocked_table(planned, moment)
+    heading, none = BLOCKED_SAID[moment]
+    if stopped.empty:
+        st.caption(none)
+        return
+    st.markdown(f"**{heading}: {len(stopped)}**")
+    table(f"guardrail_blocked_{moment}", stopped)
 
 
 def guardrails_section() -> None:
@@ -217,42 +263,18 @@ def guardrails_section() -> None:
         column_config=budget_columns(),
         key="guardrail_budgets",
     )
-    shares = share_table(planned)
-    st.dataframe(
-        shares,
-        hide_index=True,
-        column_config=guardrail_columns(shares),
-        key="guardrail_shares",
-    )
+    for line in beside_plan(planned):
+        st.caption(line)
+    table("guardrail_shares", share_table(planned))
     st.markdown("**Keys under a guardrail**")
-    keyed = guardrails.guarded_keys(planned)
-    st.dataframe(
-        keyed,
-        hide_index=True,
-        column_config=guardrail_columns(keyed),
-        key="guardrail_keys",
-    )
-    stopped = guardrails.blocked_table(planned)
-    if stopped.empty:
-        st.caption("No key is stopped by a guardrail.")
-    else:
-        st.markdown(f"**Blocked by a guardrail: {len(stopped)}**")
-        st.dataframe(
-            stopped,
-            hide_index=True,
-            column_config=guardrail_columns(stopped),
-            key="guardrail_blocked",
-        )
+    table("guardrail_keys", headroom_table(planned))
     pending = planned.changes
-    st.markdown(f"**Pending changes: {len(pending)}**")
+    blocked_keys(planned, "now")
     if pending:
-        changing = guardrails.changes_table(pending)
-        st.dataframe(
-            changing,
-            hide_index=True,
-            column_config=guardrail_columns(changing),
-            key="guardrail_changes",
-        )
+        blocked_keys(planned, "planned")
+    st.markdown(f"**Pending changes, sent by Apply now: {len(pending)}**")
+    if pending:
+        table("guardrail_changes", changes_table(pending))
     st.caption(guardrails.last_run_text(guardrails.last_run(source)))
     if not allowed.allowed:
         return
@@ -263,14 +285,15 @@ def guardrails_section() -> None:
         )
         return
     apply_col, restore_col = st.columns(2)
-    if apply_col.button(
-        f"Apply now ({len(pending)} change(s))",
+    apply_col.button(
+        f"Apply now ({len(pending)} change(s))…",
         key="guardrails_apply",
         type="primary",
         icon=":material/shield:",
         disabled=not pending,
-    ) and guardrails.run(source, allowed, guarded, today, "apply"):
-        st.rerun()
+        on_click=keys_and_limits.open_dialog,
+        args=("apply",),
+    )
     restore_col.button(
         "Restore…",
         key="guardrails_restore",
@@ -278,10 +301,12 @@ def guardrails_section() -> None:
         on_click=keys_and_limits.open_dialog,
         args=("restore",),
     )
+    if keys_and_limits.dialog() == ("apply", None) and pending:
+        apply_dialog(guarded, planned)
     if keys_and_limits.dialog() == ("restore", None):
         titles = frozenset(b.title for b in guarded.budgets.enforced)
         restored = guardrails.restored_keys(source, files, today, titles)
-        restore_dialog(guarded, guardrails.changes_table(restored))
+        restore_dialog(guarded, changes_table(restored))
 
 
 section = st.expander(

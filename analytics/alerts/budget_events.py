@@ -165,18 +165,20 @@ def guardrail_events(plan: Plan) -> list[Event]:
         for share in exhausted(plan)
     ]
     for stop in blocked(plan):
+        if not stop.by:
+            continue  # the key's own limit stops it, not a guardrail
         key, measure = stop.key.key, stop.measure
         used = stop.key.use.counted[measure]
         events.append(
             Event(
-                id=f"guardrail:{stop.budget}:{period.start}:{measure}:key:{key.key_id}",
+                id=f"guardrail:{stop.by}:{period.start}:{measure}:key:{key.key_id}",
                 level="warning",
-                subject=f"Key blocked by its guardrail: {key.label} ({stop.budget})",
+                subject=f"Key blocked by its guardrail: {key.label} ({stop.by})",
                 text=(
                     f"{key.label} (key id {key.key_id}) has used {limit_text(measure, used)} "
                     f"{MEASURE_NAMES[measure]} this usage period ({period.text}), reaching "
                     f"the limit of {limit_text(measure, limit_of(stop.key.new, measure))} that "
-                    f"the enforced budget {stop.budget} gives it: the service refuses its "
+                    f"the enforced budget {stop.by} gives it: the service refuses its "
                     "requests until the guardrail raises the limit (as other keys leave "
                     f"allowance unused) or the usage period ends on {period.end}."
                 ),

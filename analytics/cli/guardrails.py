@@ -1,5 +1,6 @@
 """`guardrails`: hold the budgets marked `enforce = true` with the keys' own limits. `plan`
-prints what would change (exit 10 when something would), `apply` sends it (the hourly timer's
+prints what would change and ends with a line saying what its status means (exit 10 when
+something would change, `commands.PLAN_ENDINGS`), `apply` sends it (the hourly timer's
 command), `restore` gives the keys the limits they had before. Needs an admin key.
 
 The budgets, pricing and teams files are found as `check-budgets` finds them. Every change is
@@ -33,13 +34,21 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.commands import CHANGES_PENDING
+from analytics.exports.commands import plan_ending
 from analytics.exports.shaping import Costing
 from analytics.guardrails import apply, state
 from analytics.guardrails.plan import Plan
 from analytics.guardrails.reading import NoUsagePeriod, plan_now
 from analytics.guardrails.state import Memory
-from analytics.guardrails.tables import key_table, plan_record, share_table
+from analytics.guardrails.tables import (
+    beside_plan,
+    key_table,
+    largest_cuts_first,
+    plan_record,
+    share_table,
+    shown,
+    warnings,
+)
 from analytics.keys.audit import AuditLog
 from analytics.service.settings import Settings
 from analytics.storage.bundle import organization_file
@@ -128,22 +137,26 @@ def _table(table: pd.DataFrame) -> None:
 
 
 def _show(plan: Plan) -> None:
-    """The plan as a person reads it: the refused budgets, the budgets, the keys, the
-    changes."""
+    """The plan as a person reads it: the refused budgets, the budgets beside the plan's own
+    limits, the keys, the changes (the largest reductions first) and those to look at."""
     for line in plan.refusals:
         typer.echo(line)
     typer.echo(f"Usage period {plan.period.text}")
     if plan.shares:
+        for line in beside_plan(plan):
+            typer.echo(line)
         _table(share_table(plan))
         typer.echo("")
-        _table(key_table(plan).drop(columns=["why"]))
+        _table(shown(key_table(plan).drop(columns=["why"])))
     for k in plan.keys:
         for note in k.notes:
             typer.echo(f"{k.key.label}: {note}")
     changes = plan.changes
     typer.echo(f"{len(changes)} limit change(s) to send" if changes else "nothing to change")
-    for k in changes:
+    for k in largest_cuts_first(changes):
         typer.echo(f"  {k.key.label} ({k.key.key_id}): {k.change_text}")
+    for line in warnings(changes):
+        typer.echo(f"Look before sending: {line}")
 
 
 def _confirmed(count: int, yes: bool, what: str) -> bool:
@@ -173,15 +186,19 @@ def plan_command(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Print each enforced budget's allowance and each key's planned limit, with why, and the
-    budgets refused for enforcement; exit 0 nothing to change, 10 changes pending."""
+    """Print each enforced budget's allowance beside the plan's own limit, each key's planned
+    limit, with why, the changes (the largest reductions first), and the budgets refused for
+    enforcement; the table ends with what the status means: exit 0 nothing to change, 10
+    changes pending."""
     with _session(budgets, pricing, teams, demo, debug) as session:
         planned = session.plan()
+        code, ending = plan_ending(len(planned.changes))
         if fmt == "json":
             typer.echo(json_text(plan_record(planned)))
         else:
             _show(planned)
-    raise typer.Exit(CHANGES_PENDING.code if planned.changes else 0)
+            typer.echo(ending)
+    raise typer.Exit(code.code)
 
 
 @guardrails_app.command("apply")

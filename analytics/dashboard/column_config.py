@@ -17,6 +17,7 @@ import streamlit as st
 
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
+from analytics.guardrails.tables import COLUMN_HELP, LIMIT_COLUMNS
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -330,3 +331,21 @@ def audit_columns() -> dict[str, Any]:
         "key_id": st.column_config.TextColumn("Key id"),
         "trace_id": st.column_config.TextColumn("Trace id"),
     }
+
+
+def guardrail_columns(table: pd.DataFrame) -> dict[str, Any]:
+    """A guardrails table's columns named as sentences name them, each with what it means
+    (``guardrails.tables.COLUMN_HELP``) as its header's help; counts with separators, limits
+    as text right-aligned ("no limit" where there is none), the label pinned."""
+    counts = set(table.select_dtypes("number").columns)
+
+    def column(name: str) -> Any:
+        label, help_text = name.replace("_", " ").capitalize(), COLUMN_HELP.get(name)
+        if name in counts:
+            return st.column_config.NumberColumn(label, format="localized", help=help_text)
+        pinned = name in ("label", "budget")
+        if name in LIMIT_COLUMNS:
+            return st.column_config.TextColumn(label, help=help_text, alignment="right")
+        return st.column_config.TextColumn(label, help=help_text, pinned=pinned)
+
+    return {str(name): column(str(name)) for name in table.columns}

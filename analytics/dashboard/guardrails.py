@@ -1,7 +1,8 @@
 """The Guardrails section of Keys & limits: each enforced budget of the budgets file in force,
-its status, how it is shared out this usage period, each key's limit and headroom, the keys a
-guardrail stops, the changes pending and the last run; and the two actions, **Apply now** and
-**Restore**, made through ``guardrails.apply.run`` exactly as ``guardrails apply`` and
+its status beside the plan's own limit, how it is shared out this usage period, each key's
+limit and headroom, the keys blocked now and those the plan would block, the changes pending
+and the last run; and the two actions, **Apply now** and **Restore**, each sent only from its
+confirmation and made through ``guardrails.apply.run`` exactly as ``guardrails apply`` and
 ``guardrails restore`` make them: one run at a time under the guardrail state's lock, every
 change audited with the actor ``guardrail: <budget>``, the run recorded with who made it.
 
@@ -19,7 +20,6 @@ from datetime import date
 from typing import Literal
 
 import msgspec
-import pandas as pd
 import streamlit as st
 
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
@@ -34,9 +34,7 @@ from analytics.dashboard.source import Source
 from analytics.guardrails import apply, state
 from analytics.guardrails.plan import KeyPlan, Plan
 from analytics.guardrails.reading import plan_now
-from analytics.guardrails.rules import MEASURE_NAMES, limit_of
 from analytics.guardrails.state import LastRun, Memory
-from analytics.guardrails.tables import amount, blocked, key_table
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
@@ -175,53 +173,6 @@ def status(src: Source, files: Files, today: date) -> list[Evaluation]:
     """The enforced budgets evaluated as ``check-budgets`` evaluates them: used on the closed
     days, and projected by the forecast as if no limit stopped a key."""
     return _status(src.fingerprint, today, files.texts, src)
-
-
-def guarded_keys(planned: Plan) -> pd.DataFrame:
-    """The plan's key table (``tables.key_table``) with each key's headroom under its planned
-    limits: what it may still use this usage period (NaN: no limit)."""
-    table = key_table(planned)
-    for counted, planned_limit, headroom in (
-        ("characters counted", "planned character limit", "character headroom"),
-        ("minutes counted", "planned minute limit", "minute headroom"),
-    ):
-        after = list(table.columns).index(planned_limit) + 1
-        table.insert(after, headroom, table[planned_limit] - table[counted])
-    return table
-
-
-def blocked_table(planned: Plan) -> pd.DataFrame:
-    """The keys a guardrail stops: which budget, which measure, used and limit."""
-    return pd.DataFrame(
-        [
-            {
-                "label": b.key.key.label,
-                "budget": b.budget,
-                "measure": MEASURE_NAMES[b.measure],
-                "used": amount(b.measure, b.key.use.counted[b.measure]),
-                "limit": amount(b.measure, limit_of(b.key.new, b.measure)),
-                "key_id": b.key.key.key_id,
-            }
-            for b in blocked(planned)
-        ],
-        columns=["label", "budget", "measure", "used", "limit", "key_id"],
-    )
-
-
-def changes_table(keys: tuple[KeyPlan, ...]) -> pd.DataFrame:
-    """Limit changes as a preview: each key, the budget it is changed for, before → after."""
-    return pd.DataFrame(
-        [
-            {
-                "label": k.key.label,
-                "set by": k.by or "hand-set",
-                "change": k.change_text,
-                "key_id": k.key.key_id,
-            }
-            for k in keys
-        ],
-        columns=["label", "set by", "change", "key_id"],
-    )
 
 
 def restored_keys(

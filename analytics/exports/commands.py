@@ -131,6 +131,20 @@ EXIT_CODES: Final = (
 )
 # The statuses of a scheduled export, which writes a file and sends nothing.
 EXPORT_EXIT_CODES: Final = (DONE, UNEXPECTED, USAGE, FORBIDDEN, SERVICE)
+# The line `guardrails plan` ends with, for each status it ends with after planning: what the
+# status says and what to do next ({changes}: "1 limit change", "22 limit changes"). Its
+# other statuses end with the one-line error, which says what stopped it.
+PLAN_ENDINGS: Final = {
+    DONE: "Nothing to change (exit 0): the keys' limits in force hold the enforced budgets.",
+    CHANGES_PENDING: "{changes} pending (exit 10): `guardrails apply --yes` sends them.",
+}
+
+
+def plan_ending(changes: int) -> tuple[ExitCode, str]:
+    """The status `guardrails plan` ends with for ``changes`` pending, and its last line."""
+    code = CHANGES_PENDING if changes else DONE
+    counted = f"{changes:,} limit change{'' if changes == 1 else 's'}"
+    return code, PLAN_ENDINGS[code].format(changes=counted)
 
 
 def exit_codes_text(codes: Iterable[ExitCode]) -> str:

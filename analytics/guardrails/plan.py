@@ -95,6 +95,7 @@ class KeyPlan:
     setters: Mapping[Measure, str]  # the budget whose share sets the measure ("": hand-set)
     notes: tuple[str, ...] = ()
     forget: bool = False  # no enforced budget covers it: given back, no longer remembered
+    applied_by: str = ""  # the budget whose guardrail set the limits in force ("": its own)
 
     @property
     def key(self) -> DeveloperKey:
@@ -118,13 +119,20 @@ class KeyPlan:
                 limits = with_limit(limits, m, planned)
         return limits
 
+    def stopped(self, limits: UsageLimits) -> tuple[Measure, ...]:
+        """The measures whose limit in ``limits`` (in force now, or planned) its closed days'
+        use has reached: with those limits the service refuses it."""
+        return tuple(
+            m
+            for m in MEASURES
+            if (limit := limit_of(limits, m)) is not None and self.use.counted[m] >= limit
+        )
+
     @property
     def at_limit(self) -> bool:
-        """Whether its closed days' use has reached a planned limit: the service refuses it."""
-        return any(
-            (limit := limit_of(self.new, m)) is not None and self.use.counted[m] >= limit
-            for m in MEASURES
-        )
+        """Whether its closed days' use has reached a planned limit: once the plan is
+        applied, the service refuses it."""
+        return bool(self.stopped(self.new))
 
     @property
     def by(self) -> str:
@@ -145,21 +153,21 @@ class KeyPlan:
 
 @dataclass(frozen=True)
 class Plan:
-    """The budgets shared out, each key's limits, and the budgets refused for enforcement."""
+    """The budgets shared out, each key's limits, the budgets refused for enforcement, and the
+    plan's own limits (service units; None: none), which the budgets are named beside."""
 
     today: date
     period: BillingPeriod
     shares: tuple[BudgetShare, ...]
     keys: tuple[KeyPlan, ...]
     refusals: tuple[str, ...] = field(default=())
+    plan_limits: Mapping[Measure, int | None] = field(
+        default_factory=lambda: dict.fromkeys(MEASURES)
+    )
 
     @property
     def changes(self) -> tuple[KeyPlan, ...]:
         return tuple(k for k in self.keys if k.changes)
-
-    @property
-    def blocked(self) -> tuple[KeyPlan, ...]:
-        return tuple(k for k in self.keys if k.at_limit)
 
 
 def _scope_usage(budget: Budget, situation: Situation) -> pd.DataFrame:
@@ -309,9 +317,11 @@ def _key_plan(
         return None
     hand, drift = _hand(use, memory)
     notes = [drift] if drift else []
+    applied_by = "" if memory is None or drift else memory.by
     if not mine:
         notes.append("no enforced budget covers it: its hand-set limits are given back")
-        return KeyPlan(use, hand, hand, {m: "" for m in MEASURES}, tuple(notes), forget=True)
+        setters = {m: "" for m in MEASURES}
+        return KeyPlan(use, hand, hand, setters, tuple(notes), True, applied_by)
     if memory is None and guarded_before and use.key.usage_limits == UsageLimits():
         notes.append("a key without a limit, new since the last run: capped by this run")
     new, setters = hand, {}
@@ -330,7 +340,7 @@ def _key_plan(
             notes.append(f"{MEASURE_NAMES[m]}: its smaller hand-set limit is kept")
         new = with_limit(new, m, _smaller(limit, limit_of(hand, m)))
         setters[m] = setter
-    return KeyPlan(use, hand, new, setters, tuple(notes))
+    return KeyPlan(use, hand, new, setters, tuple(notes), applied_by=applied_by)
 
 
 def make_plan(
@@ -368,4 +378,11 @@ def make_plan(
         if (planned := _key_plan(use, remembered.get(use.key.key_id), shares, bool(remembered)))
         is not None
     ]
-    return Plan(situation.today, situation.period, tuple(shares), tuple(keys), tuple(refusals))
+    return Plan(
+        situation.today,
+        situation.period,
+        tuple(shares),
+        tuple(keys),
+        tuple(refusals),
+        situation.plan_limits,
+    )

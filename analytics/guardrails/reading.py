@@ -16,7 +16,7 @@ import pandas as pd
 from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.forecast import forecast_start
 from analytics.capacity.paths import expected_days
-from analytics.capacity.plan import BillingPeriod, billing_period
+from analytics.capacity.plan import BillingPeriod, billing_period, plan_limits
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
 from analytics.guardrails.plan import Plan, make_plan
@@ -108,6 +108,7 @@ def read_situation(
         "characters": answer.character_count,
         "speech": units("speech", answer.speech_to_text_minutes_count or 0),
     }
+    limits = plan_limits(answer)
     return Situation(
         today=today,
         period=period,
@@ -116,6 +117,14 @@ def read_situation(
         frame_teams={} if teams is None else key_teams(teams, labels(usage)),
         live=live,
         team_names=None if teams is None else tuple(t.name for t in teams.teams),
+        plan_limits={
+            "characters": None
+            if limits.characters is None
+            else units("characters", limits.characters),
+            "speech": None
+            if limits.speech_to_text_minutes is None
+            else units("speech", limits.speech_to_text_minutes),
+        },
     )
 
 

@@ -32,6 +32,7 @@ from analytics.capacity.costs import COST
 from analytics.capacity.evaluation import budget_period
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import PricePeriod, Pricing
+from analytics.keys.preview import NO_LIMIT
 from analytics.service.models import UsageLimits
 from analytics.usage.calendar import YearStart
 from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, TOTAL_CHARACTERS
@@ -67,9 +68,10 @@ def with_limit(limits: UsageLimits, measure: Measure, value: int | None) -> Usag
 
 
 def limit_text(measure: Measure, value: int | None) -> str:
-    """A limit as the plan shows it: the count it allows, in characters or minutes."""
+    """A limit as the plan shows it: the count it allows, in characters or minutes, or "no
+    limit" as every table writes it (``keys.preview.NO_LIMIT``)."""
     if value is None:
-        return "no limit"
+        return NO_LIMIT
     if measure == "characters":
         return f"{value:,}"
     return f"{value / UNITS_PER['speech']:,.2f} min"

@@ -4,13 +4,13 @@ as of one day of one usage period."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import pandas as pd
 
 from analytics.capacity.plan import BillingPeriod
-from analytics.guardrails.rules import Measure
+from analytics.guardrails.rules import MEASURES, Measure
 from analytics.keys.join import masked
 from analytics.service.models import DeveloperKey
 
@@ -41,7 +41,9 @@ class KeyUse:
 class Situation:
     """Everything the plan reads, as of ``today`` in the usage period ``period``: the listed
     keys, the closed days' usage (``usage``, from the earliest enforced budget's start),
-    each of its masked keys' team, the organization's count now, and the teams of the file."""
+    each of its masked keys' team, the organization's count now, the teams of the file, and the
+    plan's own limits of each measure (None: the plan has none), the service's cap on the whole
+    organization, which an enforced budget is shown beside."""
 
     today: date
     period: BillingPeriod
@@ -50,3 +52,6 @@ class Situation:
     frame_teams: Mapping[str, str]
     live: Mapping[Measure, int]
     team_names: Collection[str] | None
+    plan_limits: Mapping[Measure, int | None] = field(
+        default_factory=lambda: dict.fromkeys(MEASURES)
+    )

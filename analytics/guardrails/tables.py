@@ -1,16 +1,36 @@
 """The plan as tables and as a record: what ``guardrails plan`` prints and a page shows, per
-enforced budget and per key, counts in the budget's own units (characters, minutes)."""
+enforced budget and per key, counts in the budget's own units (characters, minutes); what
+each column means (``COLUMN_HELP``, the one explanation both front ends give); the keys a
+limit stops, now or once the plan is applied; the changes in the order a person confirms
+them; and each budget beside the plan's own limit.
+
+Two moments are kept apart everywhere: the limits **in force now** (what the service enforces
+this minute) and the **planned** ones (what ``guardrails apply``, or Apply now, would send). A
+key "is blocked" only by the first; the second is what it "would be" after the apply.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 import pandas as pd
 
+from analytics.cost.teams import UNASSIGNED
 from analytics.guardrails.plan import KeyPlan, Plan
-from analytics.guardrails.rules import MEASURE_NAMES, MEASURES, UNITS_PER, Measure, limit_of
+from analytics.guardrails.rules import (
+    MEASURE_NAMES,
+    MEASURES,
+    UNITS_PER,
+    Measure,
+    limit_of,
+    limit_text,
+)
 from analytics.guardrails.sharing import BudgetShare
+from analytics.keys.limits import shown_limits
+
+Moment = Literal["now", "planned"]  # the limits in force now, or the plan's
 
 SHARE_COLUMNS: Final = [
     "budget", "measure", "allowance", "used before", "used now", "left", "in limits", "reserve",
@@ -18,14 +38,72 @@ SHARE_COLUMNS: Final = [
 ]  # fmt: skip
 KEY_COLUMNS: Final = [
     "label", "characters counted", "character limit", "planned character limit",
-    "minutes counted", "minute limit", "planned minute limit", "set by", "at limit", "why",
-    "key_id",
+    "minutes counted", "minute limit", "planned minute limit", "set by", "blocked as planned",
+    "why", "key_id",
 ]  # fmt: skip
+BLOCKED_COLUMNS: Final = ["label", "team", "measure", "used", "limit", "set by", "key_id"]
+CHANGE_COLUMNS: Final = ["label", "team", "set by", "change", "note", "key_id"]
+# The columns that hold a limit, or the room a limit leaves: empty where there is no limit,
+# which every table writes as "no limit" (``keys.limits.shown_limits``), never a blank.
+LIMIT_COLUMNS: Final = (
+    "character limit", "planned character limit", "character headroom", "minute limit",
+    "planned minute limit", "minute headroom", "limit",
+)  # fmt: skip
+HAND_SET: Final = "hand-set"
+# What each column of the guardrails' tables says, shown where the column is (the page's
+# column help, docs/guardrails.md).
+COLUMN_HELP: Final[dict[str, str]] = {
+    "budget": "The enforced budget, as the budgets file names it.",
+    "measure": "What the limits count: characters (text, documents and improvement together) "
+    "or speech-to-text minutes; a cost budget is held in both.",
+    "allowance": "What the budget allows this usage period: its limit, less what its keys used "
+    "in the earlier usage periods of its period (a contract year's; none over the usage period).",
+    "used before": "What the budget's keys used in the earlier usage periods of the budget's "
+    "period (a contract year); 0 for a budget over the usage period.",
+    "used now": "Used this usage period: the keys' closed days, keys no planned limit caps "
+    "(deactivated ones), and today's use the service counts but analytics shows tomorrow.",
+    "left": "The allowance less what is used now: the room the planned limits share out.",
+    "in limits": "Of today's use not yet in analytics, what the keys' own limits already bound: "
+    "shared out again instead of being held back twice.",
+    "reserve": "Held back below each sharing key's limit: a request no larger than this never "
+    "carries the budget past its allowance.",
+    "keys": "The active keys the budget covers.",
+    "label": "The key's label.",
+    "team": "The team of teams.toml that claims the key: who owns it.",
+    "characters counted": "The key's characters on the closed days of this usage period.",
+    "character limit": "The key's character limit in force now.",
+    "planned character limit": "The character limit the plan gives it: what Apply now "
+    "(guardrails apply) sends.",
+    "character headroom": "What the planned character limit leaves it this usage period.",
+    "minutes counted": "The key's speech-to-text minutes on the closed days of this usage period.",
+    "minute limit": "The key's speech-to-text minute limit in force now.",
+    "planned minute limit": "The minute limit the plan gives it: what Apply now "
+    "(guardrails apply) sends.",
+    "minute headroom": "What the planned minute limit leaves it this usage period.",
+    "set by": "The enforced budget whose share sets the limit (a key in several gets the "
+    "smallest); hand-set: the key's own limit, smaller, is kept.",
+    "blocked as planned": "yes: its use has reached its planned limit, so once the plan is "
+    "applied the service refuses it.",
+    "why": "How each planned limit is worked out: counted use + share, drift, hand-set limits.",
+    "used": "The key's use on the closed days of this usage period.",
+    "limit": "The limit that stops it (for the keys blocked now, the one in force; for those "
+    "that would be, the planned one).",
+    "change": "Each limit, in force now → planned.",
+    "note": "A change to look at before confirming: a limit of 0, or one at or below what the "
+    "key used so far, refuses the key once sent.",
+    "key_id": "The key's id in the service's key list (not its secret).",
+}
 
 
 def amount(measure: Measure, value: int | None) -> float | None:
     """Service units as the budget counts them: characters, or minutes."""
     return None if value is None else value / UNITS_PER[measure]
+
+
+def shown(table: pd.DataFrame) -> pd.DataFrame:
+    """A table as people read it: its limit columns as each limit is written everywhere, the
+    count it allows or "no limit" (a blank would read as unknown, a zero as nothing allowed)."""
+    return shown_limits(table, [c for c in LIMIT_COLUMNS if c in table.columns])
 
 
 def share_table(plan: Plan) -> pd.DataFrame:
@@ -109,24 +187,168 @@ def plan_record(plan: Plan) -> dict[str, object]:
 
 @dataclass(frozen=True)
 class Blocked:
-    """A key an enforced budget stops: its counted use has reached the limit the budget sets
-    for ``measure`` (a smaller hand-set limit that stops it is the key's own, not this)."""
+    """A key a limit stops: its counted use has reached ``limit``, its limit of ``measure`` in
+    force now or planned; ``by`` the budget that sets that limit ("": the key's own)."""
 
     key: KeyPlan
     measure: Measure
-    budget: str  # the title of the budget that sets the limit
+    limit: int
+    by: str
 
 
-def blocked(plan: Plan) -> list[Blocked]:
-    """The keys stopped by a guardrail, per measure, in the plan's key order."""
+def _setter(k: KeyPlan, m: Measure, moment: Moment) -> str:
+    """Who set the key's limit of ``m``: the budget, or "" (its own)."""
+    if moment == "planned":
+        return k.setters.get(m, "")
+    own = limit_of(k.current, m) == limit_of(k.hand, m)
+    return "" if own else k.applied_by
+
+
+def blocked(plan: Plan, moment: Moment = "planned") -> list[Blocked]:
+    """The keys stopped by their limits in force ``now``, or by the ``planned`` ones once
+    applied, per measure, in the plan's key order."""
+    found = []
+    for k in plan.keys:
+        limits = k.current if moment == "now" else k.new
+        for m in k.stopped(limits):
+            limit = limit_of(limits, m)
+            assert limit is not None
+            found.append(Blocked(k, m, limit, _setter(k, m, moment)))
+    return found
+
+
+def blocked_table(plan: Plan, moment: Moment) -> pd.DataFrame:
+    """The keys a limit stops (``blocked``): which key and team, which measure, used, the
+    limit and who set it."""
+    return pd.DataFrame(
+        [
+            [
+                b.key.key.label,
+                b.key.use.team,
+                MEASURE_NAMES[b.measure],
+                amount(b.measure, b.key.use.counted[b.measure]),
+                amount(b.measure, b.limit),
+                b.by or HAND_SET,
+                b.key.key.key_id,
+            ]
+            for b in blocked(plan, moment)
+        ],
+        columns=BLOCKED_COLUMNS,
+    )
+
+
+def headroom_table(plan: Plan) -> pd.DataFrame:
+    """``key_table`` with each key's headroom under its planned limits: what it may still use
+    this usage period (NaN: no limit)."""
+    table = key_table(plan)
+    for counted, planned_limit, headroom in (
+        ("characters counted", "planned character limit", "character headroom"),
+        ("minutes counted", "planned minute limit", "minute headroom"),
+    ):
+        after = list(table.columns).index(planned_limit) + 1
+        table.insert(after, headroom, table[planned_limit] - table[counted])
+    return table
+
+
+# --- the changes, as a person confirms them --------------------------------------------------
+
+
+def _cut(k: KeyPlan, m: Measure) -> tuple[int, float]:
+    """How much the change takes off the key's limit of ``m``, comparable within a measure:
+    a limit where there was none is the largest cut (the smaller the new limit, the larger),
+    then a smaller limit by what it takes off; a raise is negative, to no limit the least."""
+    now, new = limit_of(k.current, m), limit_of(k.new, m)
+    if now is None:
+        return (1, -new) if new is not None else (0, 0)
+    if new is None:
+        return (-1, 0)
+    return (0, now - new)
+
+
+def largest_cuts_first(keys: Sequence[KeyPlan]) -> list[KeyPlan]:
+    """The changes in the order to read them before sending: the largest reductions first,
+    characters compared before minutes (each measure in its own units), ties by label."""
+
+    def order(k: KeyPlan) -> tuple[list[tuple[int, float]], str]:
+        return [(-rank, -size) for rank, size in (_cut(k, m) for m in MEASURES)], k.key.label
+
+    return sorted(keys, key=order)
+
+
+def warning_of(k: KeyPlan) -> str:
+    """What the change would do that a person must see before sending it: a limit of 0 (every
+    request refused), or one at or below the key's use so far (refused at once); "" else."""
+    said = []
+    for m in MEASURES:
+        new = limit_of(k.new, m)
+        if new is None or new == limit_of(k.current, m):
+            continue
+        if new == 0:
+            said.append(f"{MEASURE_NAMES[m]} limit 0: every request refused")
+        elif k.use.counted[m] >= new:
+            said.append(
+                f"{MEASURE_NAMES[m]} limit {limit_text(m, new)}, at or below its use so far "
+                f"({limit_text(m, k.use.counted[m])}): refused at once"
+            )
+    return "; ".join(said)
+
+
+def warnings(keys: Sequence[KeyPlan]) -> list[str]:
+    """Each change ``warning_of`` names, as one line naming the key and its team (its owner,
+    where teams.toml claims it), in the order of ``largest_cuts_first``."""
+
+    def owner(k: KeyPlan) -> str:
+        return "" if k.use.team in (None, UNASSIGNED) else f" (team {k.use.team})"
+
     return [
-        Blocked(k, m, k.setters[m])
-        for k in plan.keys
-        for m in MEASURES
-        if k.setters.get(m)
-        and (limit := limit_of(k.new, m)) is not None
-        and k.use.counted[m] >= limit
+        f"{k.key.label}{owner(k)}: {said}"
+        for k in largest_cuts_first(keys)
+        if (said := warning_of(k))
     ]
+
+
+def changes_table(keys: Sequence[KeyPlan]) -> pd.DataFrame:
+    """Limit changes as a person confirms them (``largest_cuts_first``): each key, its team,
+    the budget it is changed for, before → after, and what to look at."""
+    return pd.DataFrame(
+        [
+            [k.key.label, k.use.team, k.by or HAND_SET, k.change_text, warning_of(k), k.key.key_id]
+            for k in largest_cuts_first(keys)
+        ],
+        columns=CHANGE_COLUMNS,
+    )
+
+
+# --- the budgets beside the plan's own limits --------------------------------------------------
+
+
+def beside_plan(plan: Plan) -> list[str]:
+    """Each enforced budget's allowance this usage period named beside the plan's own limit of
+    the measure, with why the two differ: the guardrails share out the budget, while the
+    service caps the whole organization at the plan's limit by itself."""
+    lines = []
+    for s in plan.shares:
+        m = s.measure
+        allowed = f"{s.title}: {limit_text(m, s.allowance)} this usage period"
+        plan_limit = plan.plan_limits.get(m)
+        if plan_limit is None:
+            lines.append(
+                f"{allowed}; the plan has no {MEASURE_NAMES[m]} limit: the budget is the only "
+                "cap, and the guardrails share it out as the keys' limits."
+            )
+        elif s.allowance <= plan_limit:
+            lines.append(
+                f"{allowed}, the plan's limit {limit_text(m, plan_limit)}: the budget is the "
+                "tighter of the two and is what the guardrails share out as the keys' limits; "
+                "the plan's limit is the service's own cap on the whole organization."
+            )
+        else:
+            lines.append(
+                f"{allowed}, the plan's limit {limit_text(m, plan_limit)}: the plan's limit is "
+                "the tighter, and the service stops the whole organization there whatever the "
+                "keys' limits allow; the guardrails share out the budget."
+            )
+    return lines
 
 
 def exhausted(plan: Plan) -> list[BudgetShare]:

@@ -219,12 +219,13 @@ def key_view_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
 LIMIT_COLUMNS: Final = ("character limit", "speech minute limit")
 
 
-def shown_limits(table: pd.DataFrame) -> pd.DataFrame:
-    """`key_view_table` as the page shows it: a limit as the count it allows, or "no limit" (a
-    blank would read as unknown, a zero as nothing allowed)."""
+def shown_limits(table: pd.DataFrame, columns: Sequence[str] = LIMIT_COLUMNS) -> pd.DataFrame:
+    """A table as the pages and commands show it (`key_view_table`'s limits by default): each
+    limit in ``columns`` as the count it allows, or "no limit" (a blank would read as unknown,
+    a zero as nothing allowed)."""
     shown = table.copy()
-    for column in LIMIT_COLUMNS:
-        shown[column] = [limit_text(None if math.isnan(v) else v) for v in table[column]]
+    for column in columns:
+        shown[column] = [limit_text(None if pd.isna(v) else v) for v in table[column]]
     return shown
 
 

@@ -52,7 +52,7 @@ def flat():
 def test_example_file_parses():
     parsed = load_budgets(ROOT / "budgets.example.toml")
     assert parsed.year_start == YearStart(4, 1)
-    assert len(parsed.budgets) == 8
+    assert len(parsed.budgets) == 9
     assert {b.period for b in parsed.budgets[:6]} == {"month", "quarter", "year"}
     website = parsed.budgets[3]
     assert (website.key, website.limit, parsed.threshold(website)) == (
@@ -63,9 +63,12 @@ def test_example_file_parses():
     assert parsed.threshold(parsed.budgets[4]) == 0.75
     assert parsed.cost_budgets == (parsed.budgets[5],)
     assert parsed.budgets[5].limit == 2_500
-    assert parsed.enforced == parsed.usage_period_budgets == (parsed.budgets[6],)
-    assert parsed.plan_budgets == (parsed.budgets[7],)
-    assert parsed.threshold(parsed.budgets[7]) == 0.9
+    organization, notebook = parsed.budgets[6:8]
+    assert parsed.enforced == parsed.usage_period_budgets == (organization, notebook)
+    assert (organization.key, organization.limit) == (None, 4_000_000)
+    assert (notebook.key, notebook.limit) == ("Data team notebook", 200_000)
+    assert parsed.plan_budgets == (parsed.budgets[8],)
+    assert parsed.threshold(parsed.budgets[8]) == 0.9
 
 
 @pytest.mark.parametrize(

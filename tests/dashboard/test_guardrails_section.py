@@ -101,8 +101,22 @@ def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enfo
     shown = frame(at, "change")
     assert set(shown["key_id"]) == set(changes)
     assert any("No guardrails run yet" in c.value for c in at.caption)
+    # Before any run nothing is blocked by the limits in force (the demo's keys have none that
+    # their use reaches); the writing assistant would be, once applied.
+    assert any(c.value == "No key is blocked by the limits in force now." for c in at.caption)
+    assert not any("Blocked now" in m.value for m in at.markdown)
+    assert "**Would be blocked after Apply now: 1**" in [m.value for m in at.markdown]
 
     button(at, "guardrails_apply").click().run()
+    assert not at.exception and not at.error
+    assert stored() == before  # the confirmation opens; nothing is sent yet
+    # The section's pending changes and the confirmation's list: the same changes.
+    listed = [df.value for df in at.dataframe if {"change", "note"} <= set(df.value.columns)]
+    assert len(listed) == 2
+    assert all(set(table["key_id"]) == set(changes) for table in listed)
+    [flagged] = [w.value for w in at.warning if "Look before sending" in w.value]
+    assert "Writing assistant" in flagged
+    button(at, "apply_confirm").click().run()
     assert not at.exception and not at.error
     after = stored()
     for key_id, key in after.items():
@@ -128,7 +142,10 @@ def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enfo
         f"apply by demo dashboard: done, {len(changes)} change(s) sent" in c.value
         for c in at.caption
     )
+    # Applied, the writing assistant is blocked by the limit in force, and nothing more would be.
     assert frame(at, "measure", "key_id")["label"].tolist() == ["Writing assistant"]
+    assert "**Blocked now, by the limits in force: 1**" in [m.value for m in at.markdown]
+    assert not any("Would be blocked" in m.value for m in at.markdown)
     assert button(at, "guardrails_apply").disabled  # nothing left to change
 
     button(at, "guardrails_restore").click().run()
@@ -149,10 +166,28 @@ def test_a_viewer_sees_the_section_without_a_button(monkeypatch, tmp_path):
     viewer = opened(signed_in("viewer@example.org"))
     assert not viewer.exception
     assert frame(viewer, "character headroom") is not None
+    explained_in_place(viewer)
     keys = {b.key for b in viewer.button}
     assert not keys & {"guardrails_apply", "guardrails_restore", "restore_confirm"}
     admin = opened(signed_in("ops@example.org"))
     assert {"guardrails_apply", "guardrails_restore"} <= {b.key for b in admin.button}
+
+
+def explained_in_place(at) -> None:
+    """Every column of the section's own tables carries its explanation as its header's help,
+    and a limit that is not there reads "no limit", never "None" or a blank."""
+    marks = ({"in limits"}, {"character headroom"}, {"measure", "key_id"}, {"change", "note"})
+    guardrail_tables = [
+        df for df in at.dataframe if any(mark <= set(df.value.columns) for mark in marks)
+    ]
+    assert len(guardrail_tables) >= 3  # budgets shared out, keys, changes
+    for df in guardrail_tables:
+        config = json.loads(df.proto.columns or "{}")
+        assert all(config[str(c)].get("help") for c in df.value.columns), config
+    keys = frame(at, "character headroom")
+    limits = keys[["character limit", "minute limit", "planned minute limit"]]
+    assert limits.notna().all().all()
+    assert "no limit" in set(limits.to_numpy().ravel())
 
 
 def test_without_an_enforced_budget_one_caption_says_how(demo_env, monkeypatch, tmp_path):

@@ -120,6 +120,12 @@ def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limi
         "on a billing day (day 1)"
     )
     assert "2 limit change(s) to send" in planned.stdout  # Shop keeps its 500
+    assert planned.stdout.splitlines()[-1] == (
+        "2 limit changes pending (exit 10): `guardrails apply --yes` sends them."
+    )
+    web = next(line for line in planned.stdout.splitlines() if line.startswith("Web  "))
+    cells = [cell.strip() for cell in web.split("  ") if cell.strip()]
+    assert cells[1:3] == ["900", "no limit"]  # counted, and its limit now: none
     record = json.loads(guardrails("plan", "--format", "json", *options).stdout)
     planned_limits = {k["label"]: k["planned character limit"] for k in record["keys"]}
     assert stored(store) == ORIGINAL
@@ -140,7 +146,11 @@ def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limi
         ("Web", "guardrail: Web team", "done"),
     ]
     assert all(e["trace_id"] for e in entries)
-    assert guardrails("plan", *options).exit_code == 0  # nothing left to change
+    settled = guardrails("plan", *options)
+    assert settled.exit_code == 0  # nothing left to change
+    assert settled.stdout.splitlines()[-1] == (
+        "Nothing to change (exit 0): the keys' limits in force hold the enforced budgets."
+    )
 
     restored = guardrails("restore", "--yes", *options)
     assert restored.exit_code == 0, restored.output
