@@ -40,7 +40,7 @@ from analytics.usage.calendar import (
     period_bounds,
 )
 from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
+from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
 from analytics.usage.pipeline import FetchedRange
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
@@ -135,7 +135,7 @@ class CapacityReview:
         accuracy = (
             f" Forecast accuracy ({len(months)} months, {months['month'].iloc[0]:%Y-%m} to "
             f"{months['month'].iloc[-1]:%Y-%m}): forecasts made on each month's first day "
-            f"missed the month's total characters by {100 * self.backtest.mape:.1f} % on average."
+            f"missed the month's total characters by {share_text(self.backtest.mape)} on average."
             if len(months)
             else ""
         )

@@ -117,7 +117,7 @@ class CostTile:
 
     @property
     def change_text(self) -> str:
-        return self.free or format_change(self.change) or "N/A"
+        return self.free or format_change(self.change)
 
 
 def cost_tiles(
