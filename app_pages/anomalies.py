@@ -21,7 +21,7 @@ from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import source as data_source
 from analytics.figures.anomalies import anomaly_figure
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage.metrics import METRIC_LABELS, count_text
 
 LISTED = {"new": "New", "all": "All"}
 
@@ -38,7 +38,7 @@ table = anomaly_table(found, marks)
 
 counts = anomaly_counts(table)
 for column, (label, count) in zip(st.columns(len(counts)), counts.items(), strict=True):
-    column.metric(label, f"{count:,}", border=True)
+    column.metric(label, count_text(count), border=True)
 
 # Its own parameter, `listed`: `show` is the session's Usage / Cost choice, which every page's
 # address carries.

@@ -16,7 +16,7 @@ from analytics.exports.commands import (
     export_crontab,
 )
 from analytics.exports.requests import ExportRequest
-from analytics.exports.vocabulary import GROUPINGS, SOURCES, ExportSource
+from analytics.exports.vocabulary import COST_COLUMNS_TEXT, GROUPINGS, SOURCES, ExportSource
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
 # Each source's grouping control keeps its own URL parameter (`group` is usage's, as before).
@@ -54,8 +54,7 @@ with_cost = controls.toggle(
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
     key="with_cost",
     disabled=not priceable,
-    help=f"Cost columns at the prices of {file_in_force('pricing', source.demo)} (tags at list "
-    "prices, with their team)."
+    help=f"{COST_COLUMNS_TEXT} Prices of {file_in_force('pricing', source.demo)}."
     if priceable
     else f"{offered.label} carry no cost."
     if not offered.priced

@@ -51,6 +51,7 @@ from analytics.keys.preview import (
     rename_preview,
 )
 from analytics.usage import calendar
+from analytics.usage.metrics import count_text
 
 source = data_source()
 today = calendar.utc_today()
@@ -148,7 +149,7 @@ with service_errors(source):
     rows = keys_and_limits.key_view(source, today)
 counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
-    column.metric(label, f"{value:,}", border=True)
+    column.metric(label, count_text(value), border=True)
 st.dataframe(
     shown_limits(key_view_table(rows)),
     hide_index=True,

@@ -13,7 +13,7 @@ from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
-from analytics.usage.metrics import TAG_METRICS, format_value, share_text
+from analytics.usage.metrics import TAG_METRICS, count_text, format_value, share_text
 
 source = data_source()
 chosen = session.chosen_range()
@@ -30,11 +30,11 @@ for column, (label, value, help_text) in zip(
     [
         (
             tables.TEXT_CHARACTERS_LABEL,
-            f"{summary.text_characters:,}",
+            count_text(summary.text_characters),
             "Text translation + improvement",
         ),
-        ("Tagged", f"{summary.tagged:,}", "Characters that carry a custom tag"),
-        ("Untagged", f"{summary.untagged:,}", "Text characters without a custom tag"),
+        ("Tagged", count_text(summary.tagged), "Characters that carry a custom tag"),
+        ("Untagged", count_text(summary.untagged), "Text characters without a custom tag"),
         ("Tagged share", share_text(share), "Of the text characters"),
     ],
     strict=True,

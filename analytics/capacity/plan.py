@@ -41,6 +41,8 @@ from analytics.usage.metrics import (
     SPEECH_TO_SPEECH,
     TOTAL_CHARACTERS,
     Metric,
+    count_text,
+    format_value,
     share_text,
 )
 
@@ -127,7 +129,8 @@ class Allowance:
 
     @property
     def used_text(self) -> str:
-        return count_text(self.used)
+        """The use as every tile writes its metric: minutes to the hundredth."""
+        return format_value(self.used, MEASURE_SERIES[self.measure])
 
     @property
     def limit_text(self) -> str:
@@ -247,11 +250,6 @@ def _anchored(path: pd.DataFrame, used: float, today: date) -> np.ndarray:
     anchor = min(first_open, len(cumulative) - 1)
     cumulative[anchor:] += max(0.0, used - cumulative[anchor])
     return cumulative
-
-
-def count_text(value: float) -> str:
-    """A count as tables show it: whole numbers whole, others (minutes) to the hundredth."""
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
 def allowance(

@@ -27,6 +27,7 @@ from analytics.cli.shared import (
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
 from analytics.exports.vocabulary import (
+    COST_COLUMNS_TEXT,
     REPORTS,
     CostNotOffered,
     ExportProblem,
@@ -112,7 +113,7 @@ def export(
         bool,
         typer.Option(
             "--with-cost",
-            help="Add cost columns (needs a pricing file); tags at list prices, with their team.",
+            help=COST_COLUMNS_TEXT,
         ),
     ] = False,
     pricing: PricingOption = None,

@@ -20,7 +20,6 @@ import pandas as pd
 import typer
 
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.plan import count_text
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.checks import BudgetsOption
 from analytics.cli.json_output import json_text
@@ -53,6 +52,7 @@ from analytics.keys.audit import AuditLog
 from analytics.service.settings import Settings
 from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
+from analytics.usage.metrics import count_text
 from analytics.usage.records import Records, records_of
 
 guardrails_app = typer.Typer(

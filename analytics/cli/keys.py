@@ -20,7 +20,6 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
-from analytics.capacity.plan import count_text
 from analytics.cli import fetching, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
@@ -33,6 +32,7 @@ from analytics.service.client import KEEP, Keep, Limit
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
 from analytics.usage import calendar
+from analytics.usage.metrics import count_text
 
 keys_app = typer.Typer(
     cls=OneLineErrors,

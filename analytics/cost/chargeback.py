@@ -14,10 +14,17 @@ base fee, and their sum. The rules that make the teams' amounts add up to the or
 
 A team's amounts come from the organization's lines directly, not from its keys' rounded
 items, so each is within a minor unit of its exact share per line.
+
+Where the base fee goes below a team (``base_fee_shares``): each team's share of a month is
+shared between the rows of a finer spend that are its own (its keys' months, or its or its
+keys' days), pro rata to their usage at list prices, by largest remainder, a key's month
+before its days; so an export by key or by day adds up to each team's Chargeback, and to the
+organization's, to the cent.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -26,10 +33,11 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from analytics.cost.money import apportion, as_decimal, as_decimals
+from analytics.cost.money import Ints, apportion, as_decimal, as_decimals
 from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, assign_keys
+from analytics.usage.calendar import ONE_DAY
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
 AMOUNT_COLUMNS: Final = ["usage_amount_minor", "base_fee_minor", "amount_minor"]
@@ -38,6 +46,8 @@ TOTAL_COLUMNS: Final = ["month", *METRICS, *AMOUNT_COLUMNS]
 # Spend per team over a range: each priced metric's cost, the base fee share, their sum.
 SPEND_COLUMNS: Final = ["team", *PRICED_METRICS, "base_fee_minor", "amount_minor"]
 TOTAL = "Total"
+# A finer spend's rows with their base fee share: ``usage_date`` after ``month`` per day.
+FEE_SHARE_COLUMNS: Final = ["month", "group", "team", "base_fee_minor"]
 
 
 @dataclass(frozen=True)
@@ -154,3 +164,53 @@ def team_spend(
     table.loc[TOTAL] = pd.Series(total)
     table["amount_minor"] = table[[*PRICED_METRICS, "base_fee_minor"]].sum(axis=1)
     return table.rename_axis("team").reset_index()[SPEND_COLUMNS]
+
+
+def base_fee_shares(bill: Chargeback, spend: Spend, team_of: Mapping[str, str]) -> pd.DataFrame:
+    """Each team's base fee share of each month in ``bill`` shared between the rows of
+    ``spend`` (the same range priced per ``spend.by`` group, per month or per day) whose
+    ``group`` ``team_of`` gives to the team: a group's month its part pro rata to its usage at
+    list prices, then, per day, each day its part of the group's month the same way (evenly
+    where none of the rows has a list price). One row per month (and ``usage_date``) and group
+    with usage (``FEE_SHARE_COLUMNS``); a team's share that no row of its can carry (the fee of
+    a month without usage, Unassigned's) is a row of its own, ``group`` None, on the month's
+    first priced day. The rows add up to each team's share to the cent."""
+    per_day = "usage_date" in spend.items.columns
+    slots = ["month", "usage_date"] if per_day else ["month"]
+    items = spend.items.astype({spend.by: str}).rename(columns={spend.by: "group"})
+    rows = items.groupby([*slots, "group"])["list_amount_minor"].sum().reset_index()
+    rows["team"] = rows["group"].map(team_of)
+    if rows["team"].isna().any():
+        raise ValueError(f"a {spend.by} without a team: team_of must name every group's team")
+    shares = bill.table.astype({"team": str})
+    team_months = pd.MultiIndex.from_frame(shares[["month", "team"]])
+    months = rows.groupby(["month", "group", "team"])["list_amount_minor"].sum().reset_index()
+    of_team = team_months.get_indexer(pd.MultiIndex.from_frame(months[["month", "team"]]))
+    wholes = shares["base_fee_minor"].tolist()
+    fee = apportion(wholes, of_team, _weights(of_team, months["list_amount_minor"]))
+    if per_day:
+        of_month = pd.MultiIndex.from_frame(months[["month", "group"]]).get_indexer(
+            pd.MultiIndex.from_frame(rows[["month", "group"]])
+        )
+        fee = apportion(fee.tolist(), of_month, _weights(of_month, rows["list_amount_minor"]))
+    columns = [*slots, *FEE_SHARE_COLUMNS[1:]]
+    placed = rows.assign(base_fee_minor=fee)[columns]
+    carried = np.zeros(len(shares), dtype=bool)
+    carried[of_team] = True
+    unplaced = shares[~carried & (shares["base_fee_minor"] != 0)].assign(group=None)
+    if per_day:
+        first = pd.Timestamp(
+            spend.start if spend.unpriced is None else spend.unpriced.last + ONE_DAY
+        )
+        month = unplaced["month"]
+        unplaced = unplaced.assign(usage_date=month.where(month > first, first))
+    return pd.concat([placed, unplaced[columns]], ignore_index=True)
+
+
+def _weights(of: Ints, weights: pd.Series) -> Ints:
+    """The rows' weights for sharing each of their wholes, every row 1 where all of a whole's
+    rows weigh 0 (a team's share on days whose usage at list price rounds to nothing)."""
+    weight = weights.to_numpy(np.int64)
+    total = np.zeros(int(of.max(initial=-1)) + 1, dtype=np.int64)
+    np.add.at(total, of, weight)
+    return np.where(total[of] == 0, 1, weight)

@@ -10,8 +10,9 @@ the key table with its shares and trends, one bucket's breakdown) so shows money
 
 The rows add up to the organization's lines exactly. A key's (or team's) amount over a range
 is the sum of its day items, which add up to its per-month items exactly (``spend``), so it is
-the amount an export or the Chargeback page shows. The base fee belongs to no key and no day
-(``spend.base_fees``).
+the amount an export or the Chargeback page shows. The pages show the base fee under no key
+and no day (``spend.base_fees``); Chargeback and the exports share it
+(``chargeback.base_fee_shares``).
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class CostTile:
 
     @property
     def change_text(self) -> str:
-        return self.free or format_change(self.change) or "N/A"
+        return self.free or format_change(self.change)
 
 
 def cost_tiles(

@@ -96,7 +96,7 @@ CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METR
 
 
 # A column of percentages (0–100) as the texts write them.
-PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f%%"
+PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f %%"
 
 
 def _share(label: str) -> Any:

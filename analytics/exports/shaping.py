@@ -1,11 +1,16 @@
 """The rows of an export, from the key-day, tag-day or pair-day frame: one grouping, one table.
 
-With a pricing file, any grouping can carry its cost (``Costing``): ``usage_cost_<currency>``,
-the row's share of the organization's usage lines, and for the groupings that can carry the
-base fee (per team, over the range, and the one row of range totals) ``base_fee_<currency>``
-and ``cost_<currency>``, their sum. The base fee is shared between teams, never between keys
-or days, so the key and day groupings carry usage cost only. Amounts are exact decimals from
-the money layer's minor units; each cost column adds up to the organization's.
+With a pricing file, every usage grouping can carry its cost (``Costing``), in three columns
+named as the glossary names the figures: ``usage_cost_<currency>``, the row's share of the
+organization's usage lines; ``base_fee_share_<currency>`` (``base_fee_<currency>`` in the one
+row of range totals, the whole fee), its share of the plan's base fee as Chargeback shares it
+(``cost.chargeback.base_fee_shares``: each team's share of a month, then within the team pro
+rata to usage at list prices, a key's month before its days; every key is Unassigned without
+a teams file); and ``total_cost_<currency>``, their sum. So a file by key, team or day adds up
+to Chargeback's teams and to the organization's cost to the cent. The fee of a month without
+usage, which no key or day of usage can carry, is a row of its own without usage: Unassigned's,
+on the month's first priced day, under the key ``-`` in the groupings by key. Amounts are
+exact decimals from the money layer's minor units.
 
 Days without a price are not priced (``Spend.unpriced``): a row of such a day has empty cost
 cells, a row over the range has the cost of its priced days (empty when no day has a price),
@@ -22,11 +27,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.cost.chargeback import chargeback
+from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
 from analytics.cost.money import as_decimals
+from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, TOTAL_COST, USAGE_COST
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import Spend, price_usage
-from analytics.cost.teams import Teams, assign_keys, tag_teams, team_day
+from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams, team_day
 from analytics.exports.vocabulary import (
     GROUPINGS,
     SOURCES,
@@ -39,7 +45,14 @@ from analytics.exports.vocabulary import (
     TagGroupBy,
     offered,
 )
-from analytics.usage.frames import key_frame, pair_frame, tag_frame, totals
+from analytics.usage.frames import (
+    UNATTRIBUTED_KEY,
+    key_frame,
+    labels,
+    pair_frame,
+    tag_frame,
+    totals,
+)
 from analytics.usage.metrics import METRICS
 
 
@@ -105,6 +118,12 @@ def _dated(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def cost_column(figure: str, currency: str) -> str:
+    """A cost column's name: the glossary's name of the figure it holds and the currency
+    (``Base fee share`` in EUR: ``base_fee_share_eur``)."""
+    return f"{figure.lower().replace(' ', '_')}_{currency.lower()}"
+
+
 def _with_cost(
     table: pd.DataFrame,
     key_day: pd.DataFrame,
@@ -115,44 +134,83 @@ def _with_cost(
 ) -> pd.DataFrame:
     pricing = costing.pricing
     assert pricing is not None
-    currency = pricing.currency
     if group_by == "none":
         spend = price_usage(key_day, pricing, start, end)
         usage = int(spend.organization["amount_minor"].sum())
         fee = int(spend.fees["amount_minor"].sum())
-        return _money(table, [usage], [fee], currency, _unpriced_rows(table, spend, False))
+        empty = _unpriced_rows(table, spend, False)
+        return _money(table, [usage], [fee], BASE_FEE, spend.currency, empty)
+    teams = costing.teams or NO_TEAMS
+    bill = chargeback(key_day, pricing, teams, start, end)
     if group_by == "team":
-        assert costing.teams is not None
-        bill = chargeback(key_day, pricing, costing.teams, start, end)
         per_team = bill.table.groupby("team", observed=False)
         sums = per_team[["usage_amount_minor", "base_fee_minor"]].sum().reindex(table["team"])
         return _money(
             table,
             sums["usage_amount_minor"].tolist(),
             sums["base_fee_minor"].tolist(),
-            currency,
+            BASE_FEE_SHARE,
+            bill.currency,
             _unpriced_rows(table, bill.spend, False),
         )
     per_day = GROUPINGS[group_by].per_day
     by: str | pd.Series = "api_key"
+    team_of = {team: team for team in teams.names}
     if group_by == "team_and_day":
-        assert costing.teams is not None
-        by = assign_keys(costing.teams, key_day)
+        by = assign_keys(teams, key_day)
+    else:
+        team_of = key_teams(teams, labels(key_day))
     spend = price_usage(key_day, pricing, start, end, by, per="day" if per_day else "month")
-    return _usage_cost(table, spend, per_day)
+    return _with_fee_share(table, spend, bill, team_of, per_day)
+
+
+def _with_fee_share(
+    table: pd.DataFrame,
+    spend: Spend,
+    bill: Chargeback,
+    team_of: dict[str, str],
+    per_day: bool,
+) -> pd.DataFrame:
+    """The cost columns of the groupings by key or by day: each row's line items and its base
+    fee share; the fee no row of usage carries gets a row of its own (see the module)."""
+    by = spend.by
+    fees = base_fee_shares(bill, spend, team_of)
+    by_key = by == "api_key"
+    no_group = fees["group"].isna()
+    fees.loc[no_group, "group"] = UNATTRIBUTED_KEY if by_key else fees.loc[no_group, "team"]
+    fees = fees.rename(columns={"team": "owner", "group": by})
+    keys = ["usage_date", by] if per_day else [by]
+    extra = fees[no_group].drop_duplicates(keys)
+    if len(extra):
+        added = extra[keys].assign(api_key_label=extra["owner"]) if by_key else extra[keys]
+        zeros = {m: pd.Series(0, index=added.index, dtype=table[m].dtype) for m in METRICS}
+        table = pd.concat([table, added.assign(**zeros)[table.columns]], ignore_index=True)
+        if per_day:
+            table = table.sort_values("usage_date", kind="stable", ignore_index=True)
+    usage = _by_row(table, spend.items, keys, "amount_minor")
+    fee = _by_row(table, fees, keys, "base_fee_minor")
+    empty = _unpriced_rows(table, spend, per_day)
+    return _money(table, usage, fee, BASE_FEE_SHARE, spend.currency, empty)
 
 
 def _usage_cost(table: pd.DataFrame, spend: Spend, per_day: bool) -> pd.DataFrame:
-    """``usage_cost_<currency>``: each row's line items, found by the spend's group (the
-    table's column of that name) and, ``per_day``, its ``usage_date``."""
+    """``usage_cost_<currency>`` alone (the tag groupings, at list prices)."""
     keys = ["usage_date", spend.by] if per_day else [spend.by]
-    amounts = spend.items.astype({spend.by: str}).groupby(keys)["amount_minor"].sum()
-    rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
-    index = pd.MultiIndex.from_arrays(rows) if per_day else pd.Index(rows[0])
-    minor = amounts.reindex(index, fill_value=0).astype("int64").tolist()
+    minor = _by_row(table, spend.items, keys, "amount_minor")
     empty = _unpriced_rows(table, spend, per_day)
-    table[f"usage_cost_{spend.currency.lower()}"] = _amounts(minor, spend.currency, empty)
+    table[cost_column(USAGE_COST, spend.currency)] = _amounts(minor, spend.currency, empty)
     return table
+
+
+def _by_row(table: pd.DataFrame, amounts: pd.DataFrame, keys: list[str], column: str) -> list[int]:
+    """``column`` of ``amounts`` summed for each row of ``table``, found by ``keys``: the
+    group (last, compared as text) and, per day, ``usage_date`` first."""
+    group = keys[-1]
+    rows = [table[k] if k == "usage_date" else table[k].astype(str) for k in keys]
+    index = pd.MultiIndex.from_arrays(rows) if len(keys) > 1 else pd.Index(rows[0])
+    sums = amounts.astype({group: str}).groupby(keys)[column].sum()
+    minor: list[int] = sums.reindex(index, fill_value=0).astype("int64").tolist()
+    return minor
 
 
 def _unpriced_rows(table: pd.DataFrame, spend: Spend, per_day: bool) -> npt.NDArray[np.bool_]:
@@ -178,15 +236,16 @@ def _money(
     table: pd.DataFrame,
     usage: Sequence[int],
     fee: Sequence[int],
+    fee_figure: str,
     currency: str,
     empty: npt.NDArray[np.bool_],
 ) -> pd.DataFrame:
-    """The three cost columns of the groupings that carry the base fee."""
-    suffix = currency.lower()
-    table[f"usage_cost_{suffix}"] = _amounts(usage, currency, empty)
-    table[f"base_fee_{suffix}"] = _amounts(fee, currency, empty)
+    """The three cost columns of the usage groupings: usage cost, the base fee (``fee_figure``:
+    the whole fee, or a row's share of it) and the total cost."""
+    table[cost_column(USAGE_COST, currency)] = _amounts(usage, currency, empty)
+    table[cost_column(fee_figure, currency)] = _amounts(fee, currency, empty)
     total = [u + f for u, f in zip(usage, fee, strict=True)]
-    table[f"cost_{suffix}"] = _amounts(total, currency, empty)
+    table[cost_column(TOTAL_COST, currency)] = _amounts(total, currency, empty)
     return table
 
 

@@ -103,6 +103,15 @@ REPORTS: Final[dict[Report, ReportFetch]] = {
 }
 
 
+# What an export's cost columns hold, as the command line's --with-cost and the Export page's
+# With cost say it (`shaping` makes them).
+COST_COLUMNS_TEXT: Final = (
+    "Add cost columns (needs a pricing file): usage cost, base fee share (the plan's base fee "
+    "shared as Chargeback shares it, so a file by team or key adds up to Chargeback) and total "
+    "cost; tags at list prices, with their team."
+)
+
+
 class ExportProblem(ValueError):
     """A choice that cannot make a file: ``field`` names it, the message says why in this
     table's words."""

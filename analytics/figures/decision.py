@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from analytics.figures.layout import BAND_FILL, HEIGHT, framed
 from analytics.figures.usage import PALETTE, line, number_format, tick_format, value_format
-from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS
+from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS, share_text
 
 RECOMMENDED_COLOR = "#3A9A6B"
 CURRENT_COLOR = "#E3872D"
@@ -84,7 +84,7 @@ def cost_curve_figure(curve: pd.DataFrame, currency: str, term: int) -> go.Figur
             x=rows["committed_characters"].tolist(),
             y=rows["expected_cost"].round(2).tolist(),
             customdata=[
-                [option, f"{chance:.0%}"]
+                [option, share_text(chance)]
                 for option, chance in zip(rows["option"], rows["overage_chance"], strict=True)
             ],
             name=name,

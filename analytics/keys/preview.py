@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from analytics.capacity.plan import count_text
 from analytics.service.client import KEEP, Limit
 from analytics.service.models import DeveloperKey
+from analytics.usage.metrics import count_text
 
 MS_PER_MINUTE: Final = 60_000
 # The service states no length for a label; longer ones would not fit a table's column or a

@@ -1,13 +1,22 @@
-"""The one vocabulary of usage metrics: the names the service uses, their labels and units.
+"""The one vocabulary of usage metrics: the names the service uses, their labels and units,
+and the one way every page, report and command writes a figure.
 
 Characters and minutes are different units: minutes are never added to characters, charted on
 their own axis and shown with two decimals. Speech-to-text and speech-to-speech minutes are two
 services: they are never added to each other either.
+
+Figures are written by the functions below, wherever they are shown: counts and minutes
+(``format_value``, ``count_text``) and percentages, changes and shares alike (``percent_text``,
+``format_change``, ``share_text``: one decimal and a space before the sign, ``+26.0 %``).
+Each rounds half away from zero on the decimal a person would write for the float (a change of
+0.2595 and one of 25.95 % both read ``+26.0 %``), so a figure reached by two computations
+reads the same on every surface. Money is ``analytics.cost.money``'s.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Final, Literal
 
 Metric = Literal[
@@ -99,12 +108,38 @@ def column_format(metric: str) -> str:
     return f"%,.{places}f" if places else "%,d"
 
 
+# Digits a float is read to before it is rounded for display: below the noise of binary
+# arithmetic (100 * 0.2595 is 25.949999999999996), far above any figure's shown precision.
+_READ_DIGITS: Final = 9
+
+
+def _half_up(value: float, places: int) -> Decimal:
+    """``value`` rounded half away from zero to ``places`` decimals, as written by hand: the
+    float is first read to ``_READ_DIGITS`` decimals, so binary noise never tips a half; a
+    value that rounds to zero is 0, never -0."""
+    with localcontext() as context:
+        context.prec = 400  # enough digits for any float to its last shown decimal
+        read = Decimal(repr(round(float(value), _READ_DIGITS)))
+        return read.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP) + 0
+
+
+def _missing(value: float | None) -> bool:
+    """Nothing to show: no value, or one that is not a number (NaN, infinite)."""
+    return value is None or not math.isfinite(value)
+
+
 def format_value(value: float | None, metric: str) -> str:
     """Thousands separators; whole characters, minutes with two decimals (``decimals``)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if _missing(value):
         return "N/A"
-    places = decimals(metric)
-    return f"{value:,.{places}f}" if places else f"{round(value):,}"
+    assert value is not None
+    return f"{_half_up(value, decimals(metric)):,}"
+
+
+def count_text(value: float) -> str:
+    """A count whose metric the context gives (a limit, a cell of a mixed table, a number of
+    keys): whole numbers whole, others (minutes) to the hundredth, as ``format_value``."""
+    return f"{_half_up(value, 0 if float(value).is_integer() else MINUTE_DECIMALS):,}"
 
 
 def with_unit(value: float | None, metric: str) -> str:
@@ -119,11 +154,15 @@ PERCENT_DECIMALS: Final = 1
 
 
 def percent_text(value: float | None, signed: bool = True) -> str:
-    """A percentage (in percent) for a table cell, the report's and the pages'; N/A where
-    there was nothing to compare against (never a blank, a NaN or "None")."""
-    if value is None or math.isnan(value) or math.isinf(value):
+    """A percentage (in percent) for a table cell or a text, the report's, the pages' and the
+    commands': one decimal, a space before ``%``, signed unless ``signed`` is False (a share);
+    N/A where there was nothing to compare against (never a blank, a NaN or "None")."""
+    if _missing(value):
         return "N/A"
-    return f"{value:{'+' if signed else ''}.{PERCENT_DECIMALS}f} %"
+    assert value is not None
+    shown = _half_up(value, PERCENT_DECIMALS)
+    sign = "+" if signed and shown >= 0 else ""
+    return f"{sign}{shown:,} %"
 
 
 def share_text(share: float | None) -> str:
@@ -131,6 +170,7 @@ def share_text(share: float | None) -> str:
     return percent_text(None if share is None else 100 * share, signed=False)
 
 
-def format_change(change: float | None) -> str | None:
-    """A relative change as `+12.3%`; None when there is nothing to compare against."""
-    return None if change is None else f"{change:+.{PERCENT_DECIMALS}%}"
+def format_change(change: float | None) -> str:
+    """A relative change, given as a fraction (0.123), as `+12.3 %`; N/A when there is
+    nothing to compare against."""
+    return percent_text(None if change is None else 100 * change)

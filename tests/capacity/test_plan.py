@@ -35,7 +35,9 @@ from analytics.cost.prices import parse_pricing
 from analytics.service.client import Policy
 from analytics.service.errors import InvalidResponseError, ServerError
 from analytics.service.models import PlanUsage, ProductUsage
+from analytics.usage.metrics import MINUTES, share_text
 from analytics.usage.pipeline import fetch_usage
+from analytics.usage.tables import Kpi
 from emulator import create_app
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -374,3 +376,11 @@ def test_no_spend_for_a_period_that_starts_before_the_first_price(tmp_path):
     later = PricesInForce(parse_pricing(PLAN_PRICES.replace("2025-01-01", "2025-03-14")))
     app = file_app(tmp_path, plan_org(), today=PLAN_TODAY)
     assert snapshot_of(app, PLAN_TODAY, PLAN_ADMIN, later).spend is None
+
+
+@pytest.mark.parametrize(("minutes", "shown"), [(1260.625, "1,260.63"), (1261.0, "1,261.00")])
+def test_the_plan_card_writes_minutes_as_the_overview_tile_does(minutes, shown):
+    tile = Kpi(MINUTES, "Speech-to-text", minutes, None, None)
+    card = Allowance("speech_to_text_minutes", minutes, 5_000, None, None)
+    assert tile.value_text == card.used_text == shown
+    assert card.usage_text == f"{shown} of 5,000 ({share_text(minutes / 5_000)})"

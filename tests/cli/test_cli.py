@@ -451,8 +451,8 @@ def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
         "Billing period: 2025-03-13 – 2025-04-12 (UTC)",
         "metric                    used  limit  used %  limit reached",
         "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
-        "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
-        "Speech-to-speech minutes  1     600    0.2 %   not within this billing period",
+        "Speech-to-text minutes    4.00  600    0.7 %   not within this billing period",
+        "Speech-to-speech minutes  1.00  600    0.2 %   not within this billing period",
     ]
     answer = json.loads(plan_output("--format", "json"))
     assert (answer["as_of"], answer["billing_period"]) == (
@@ -509,13 +509,13 @@ def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
 # -- money: pricing and teams files --------------------------------------------------------------
 
 
-def cost_column(path: Path, column: str = "cost_eur") -> list[Decimal]:
+def cost_column(path: Path, column: str = "total_cost_eur") -> list[Decimal]:
     return [Decimal(v) for v in pd.read_csv(path, dtype=str)[column]]
 
 
 def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
     args = ["--period", "last-30-days", "--demo", "--with-cost"]
-    for group_by in ("team", "none"):
+    for group_by in ("team", "none", "team_and_day", "key_and_day"):
         out = str(tmp_path / f"{group_by}.csv")
         result = invoke("export", *args, "--group-by", group_by, "-o", out, env=SMALL_DEMO)
         assert result.exit_code == 0, result.stderr
@@ -530,7 +530,13 @@ def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
     ]
     [organization] = cost_column(tmp_path / "none.csv")
     assert organization > 0 and sum(cost_column(tmp_path / "team.csv")) == organization
-    assert all(len(v.split(".")[1]) == 2 for v in teams["cost_eur"])  # cents, exactly
+    # By day, each team's rows add up to its row, the base fee share included.
+    days = pd.read_csv(tmp_path / "team_and_day.csv", dtype=str)
+    by_day = days.groupby("team")["total_cost_eur"].agg(lambda c: sum(map(Decimal, c)))
+    per_team = zip(teams["team"], map(Decimal, teams["total_cost_eur"]), strict=True)
+    assert by_day.to_dict() == {team: cost for team, cost in per_team if cost}
+    assert sum(cost_column(tmp_path / "key_and_day.csv")) == organization
+    assert all(len(v.split(".")[1]) == 2 for v in teams["total_cost_eur"])  # cents, exactly
 
 
 def test_an_export_over_days_without_a_price_leaves_their_cost_empty_and_says_so(tmp_path):

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from support.builders import ledger_totals
 from support.headless import PAGES, ROOT, TODAY, chart_specs, open_page
+from support.shown import change_as_written
 
 from analytics.dashboard.navigation import page_at
 from analytics.service.client import ServiceClient
@@ -61,8 +62,8 @@ def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     assert tiles["Text translation"].value == f"{current['text_translation_characters']:,}"
     assert tiles["Documents"].value == f"{current['document_translation_characters']:,}"
     assert tiles["Speech-to-text"].value == f"{current['speech_to_text_minutes']:,.2f}"
-    change = current["total_characters"] / before["total_characters"] - 1
-    assert tiles["Total characters"].delta == f"{change:+.1%}"
+    change = change_as_written(current["total_characters"], before["total_characters"])
+    assert tiles["Total characters"].delta == change
     mix = chart_specs(at)[0]["data"]
     assert [trace["name"] for trace in mix] == ["Text translation", "Documents", "Text improvement"]
     assert sum(sum(trace["y"]) for trace in mix) == current["total_characters"]
@@ -97,14 +98,21 @@ def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
     assert f"**Plan** · billing period {start} – {stop - DAY} (UTC)" in [
         m.value for m in at.markdown
     ]
+    # The service counts whole minutes, rounded up; the card writes minutes to the hundredth,
+    # as every tile does.
     expected = [
-        ("Characters", characters, plan.character_limit),
-        ("Speech-to-text minutes", to_text, plan.speech_to_text_minutes_limit),
-        ("Speech-to-speech minutes", to_speech, plan.speech_to_speech_minutes_limit),
+        ("Characters", f"{characters:,}", characters, plan.character_limit),
+        ("Speech-to-text minutes", f"{to_text:,}.00", to_text, plan.speech_to_text_minutes_limit),
+        (
+            "Speech-to-speech minutes",
+            f"{to_speech:,}.00",
+            to_speech,
+            plan.speech_to_speech_minutes_limit,
+        ),
     ]
     assert [bar.proto.text for bar in at.get("progress")] == [
-        f"**{label}** — {used:,} of {limit:,} ({100 * used / limit:.1f} %)"
-        for label, used, limit in expected
+        f"**{label}** — {shown} of {limit:,} ({100 * used / limit:.1f} %)"
+        for label, shown, used, limit in expected
     ]
     reach = [c.value for c in at.caption if c.value.startswith("Limit reached: ")]
     assert len(reach) == 3  # characters and both kinds of speech minutes are projected

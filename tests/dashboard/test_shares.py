@@ -5,25 +5,28 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.headless import PAGES, open_page
-from support.shown import shown_texts
+from support.builders import invoke, ledger_totals
+from support.headless import PAGES, TODAY, open_page
+from support.shown import change_as_written, shown_texts
 
 from analytics.usage.metrics import share_text
 
 PERCENTAGE = re.compile(r"\d[\d,]*(?:\.(\d+))?\s?%")
 # An interval's level is its name ("the 80 % interval", its "80 % low" bound), not a share.
 INTERVAL_LEVEL = re.compile(r"\b(?:80|95) % (?:interval|low|high)\b")
+DAY = timedelta(days=1)
 
 
 @given(st.floats(0, 10, allow_nan=False))
 def test_a_share_is_written_with_one_decimal(share):
     text = share_text(share)
-    assert re.fullmatch(r"\d+\.\d %", text)
-    assert abs(float(text.removesuffix(" %")) - 100 * share) <= 0.05 + 1e-9
+    assert re.fullmatch(r"\d{1,3}(?:,\d{3})*\.\d %", text)
+    assert abs(float(text.removesuffix(" %").replace(",", "")) - 100 * share) <= 0.05 + 1e-9
 
 
 @pytest.mark.parametrize("page", [*PAGES, "anomalies?listed=All"])
@@ -45,4 +48,25 @@ def test_every_percentage_a_page_shows_has_one_decimal(demo_env, page):
             if shape.get("format") == "percent":  # a fraction: the step's decimals less two
                 assert shape.get("step") == pytest.approx(0.001), column
             elif "%%" in str(shape.get("format", "")):  # a percentage as printf writes it
-                assert shape["format"] == "%.1f%%", column
+                assert shape["format"] == "%.1f %%", column  # "12.3 %", as the texts
+
+
+def test_one_change_reads_the_same_on_overview_capacity_and_the_report(
+    demo_env, demo_ledger, tmp_path
+):
+    # The last 30 days' total characters against the 30 days before, from the ledger.
+    start, end = TODAY - 30 * DAY, TODAY - DAY
+    now = ledger_totals(demo_ledger.ledger(start, end))["total_characters"]
+    before = ledger_totals(demo_ledger.ledger(start - 30 * DAY, start - DAY))["total_characters"]
+    change = change_as_written(now, before)
+
+    overview = open_page("overview", period="Last 30 days")
+    assert {m.label: m.delta for m in overview.metric}["Total characters"] == change
+    capacity = open_page("capacity", period="Last 30 days")
+    [services] = [df.value for df in capacity.dataframe if "Total characters" in df.value.index]
+    assert services.loc["Total characters", "change %"] == change
+    written = tmp_path / "report.html"
+    result = invoke("report", "--period", "last-30-days", "--demo", "-o", str(written))
+    assert result.exit_code == 0, result.stderr
+    summary = written.read_text(encoding="utf-8")
+    assert f'<div class="delta">{change} vs previous period' in summary.split("Total characters")[1]

@@ -313,41 +313,62 @@ USAGE = "total_characters,text_translation_characters,document_translation_chara
 USAGE += "text_improvement_characters,speech_to_text_minutes,speech_to_speech_minutes"
 
 
-def test_cost_per_key_and_day_and_per_key_in_cents(money):
+COST = "usage_cost_eur,base_fee_share_eur,total_cost_eur"
+
+
+def test_cost_per_key_and_day_and_per_key_in_cents_with_the_base_fee_shared(money):
+    # January's fee of 16.13 goes 10.08 to Web, 6.05 to Unassigned (support.builders); the
+    # other key's two days used as much, so its 6.05 goes 3.03 / 3.02, the odd cent to the
+    # earlier day; February's 8.93 is all the web key's.
     assert money_csv(money, "key_and_day") == (
-        f"usage_date,api_key,api_key_label,{USAGE},usage_cost_eur\n"
-        "2025-01-30,aaaa****0001,web-shop,1000000,1000000,0,0,0.0,0.0,19.19\n"
-        "2025-01-30,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76\n"
-        "2025-01-31,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76\n"
-        "2025-02-01,aaaa****0001,web-shop,500000,500000,0,0,0.0,0.0,9.29\n"
+        f"usage_date,api_key,api_key_label,{USAGE},{COST}\n"
+        "2025-01-30,aaaa****0001,web-shop,1000000,1000000,0,0,0.0,0.0,19.19,10.08,29.27\n"
+        "2025-01-30,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76,3.03,8.79\n"
+        "2025-01-31,bbbb****0002,'=other,300000,300000,0,0,0.0,0.0,5.76,3.02,8.78\n"
+        "2025-02-01,aaaa****0001,web-shop,500000,500000,0,0,0.0,0.0,9.29,8.93,18.22\n"
     )
     assert money_csv(money, "key") == (
-        f"api_key,api_key_label,{USAGE},usage_cost_eur\n"
-        "aaaa****0001,web-shop,1500000,1500000,0,0,0.0,0.0,28.48\n"
-        "bbbb****0002,'=other,600000,600000,0,0,0.0,0.0,11.52\n"
+        f"api_key,api_key_label,{USAGE},{COST}\n"
+        "aaaa****0001,web-shop,1500000,1500000,0,0,0.0,0.0,28.48,19.01,47.49\n"
+        "bbbb****0002,'=other,600000,600000,0,0,0.0,0.0,11.52,6.05,17.57\n"
     )
 
 
 def test_team_groupings_and_their_cost(money):
     assert money_csv(money, "team") == (
-        f"team,{USAGE},usage_cost_eur,base_fee_eur,cost_eur\n"
+        f"team,{USAGE},{COST}\n"
         "Web,1500000,1500000,0,0,0.0,0.0,28.48,19.01,47.49\n"
         "Unassigned,600000,600000,0,0,0.0,0.0,11.52,6.05,17.57\n"
     )
     assert money_csv(money, "team_and_day") == (
-        f"usage_date,team,{USAGE},usage_cost_eur\n"
-        "2025-01-30,Web,1000000,1000000,0,0,0.0,0.0,19.19\n"
-        "2025-01-30,Unassigned,300000,300000,0,0,0.0,0.0,5.76\n"
-        "2025-01-31,Unassigned,300000,300000,0,0,0.0,0.0,5.76\n"
-        "2025-02-01,Web,500000,500000,0,0,0.0,0.0,9.29\n"
+        f"usage_date,team,{USAGE},{COST}\n"
+        "2025-01-30,Web,1000000,1000000,0,0,0.0,0.0,19.19,10.08,29.27\n"
+        "2025-01-30,Unassigned,300000,300000,0,0,0.0,0.0,5.76,3.03,8.79\n"
+        "2025-01-31,Unassigned,300000,300000,0,0,0.0,0.0,5.76,3.02,8.78\n"
+        "2025-02-01,Web,500000,500000,0,0,0.0,0.0,9.29,8.93,18.22\n"
     )
 
 
 def test_the_teams_add_up_to_the_organization(money):
     assert money_csv(money, "none") == (
-        f"start_date,end_date,{USAGE},usage_cost_eur,base_fee_eur,cost_eur\n"
+        f"start_date,end_date,{USAGE},usage_cost_eur,base_fee_eur,total_cost_eur\n"
         "2025-01-30,2025-02-01,2100000,2100000,0,0,0.0,0.0,40.00,25.06,65.06\n"
     )  # 47.49 + 17.57, the two teams' costs
+
+
+def test_the_fee_of_a_month_without_usage_is_a_row_of_its_own(money):
+    frame, costing = money
+    january = frame[frame["usage_date"] < pd.Timestamp(2025, 2, 1)]
+    end = dt.date(2025, 2, 2)  # two days of February, no usage: 250.00 × 2/28 = 17.86
+
+    def csv(group_by: str) -> list[str]:
+        table = shape_export(january, MONEY_START, end, group_by, costing, with_cost=True)
+        return export_bytes(table, "csv").decode().splitlines()
+
+    assert csv("team_and_day")[-1] == "2025-02-01,Unassigned,0,0,0,0,0.0,0.0,0.00,17.86,17.86"
+    assert csv("key_and_day")[-1] == "2025-02-01,-,Unassigned,0,0,0,0,0.0,0.0,0.00,17.86,17.86"
+    assert csv("key")[-1] == "-,Unassigned,0,0,0,0,0.0,0.0,0.00,17.86,17.86"
+    assert csv("team")[-1] == "Unassigned,600000,600000,0,0,0.0,0.0,11.52,23.91,35.43"
 
 
 def test_cost_columns_keep_exact_decimals_in_parquet_and_excel(money, tmp_path):
@@ -355,7 +376,7 @@ def test_cost_columns_keep_exact_decimals_in_parquet_and_excel(money, tmp_path):
     table = shape_export(frame, MONEY_START, MONEY_END, "team", costing, with_cost=True)
     write_export(table, tmp_path / "t.parquet")
     parquet = pd.read_parquet(tmp_path / "t.parquet")
-    assert parquet["cost_eur"].tolist() == [Decimal("47.49"), Decimal("17.57")]
+    assert parquet["total_cost_eur"].tolist() == [Decimal("47.49"), Decimal("17.57")]
     write_export(table, tmp_path / "t.xlsx")
     sheet = openpyxl.load_workbook(tmp_path / "t.xlsx").active
     assert [row[-1] for row in sheet.iter_rows(min_row=2, values_only=True)] == [47.49, 17.57]

@@ -296,7 +296,7 @@ def commands(seen: Seen, preset: str, folder: Path) -> None:
     seen["Text characters"]["export"] = Decimal(
         int(usage["text_translation_characters"] + usage["text_improvement_characters"])
     ).quantize(CENT)
-    seen["Total cost"]["export"] = cell(usage["cost_eur"])
+    seen["Total cost"]["export"] = cell(usage["total_cost_eur"])
     seen["Usage cost"]["export"] = cell(usage["usage_cost_eur"])
     seen["Base fee"]["export"] = cell(usage["base_fee_eur"])
     teams = pd.read_csv(
@@ -304,7 +304,7 @@ def commands(seen: Seen, preset: str, folder: Path) -> None:
     ).set_index("team")
     for team in TEAMS:
         seen[f"Usage cost · {team}"]["export"] = cell(teams.loc[team, "usage_cost_eur"])
-        seen[f"Base fee share · {team}"]["export"] = cell(teams.loc[team, "base_fee_eur"])
+        seen[f"Base fee share · {team}"]["export"] = cell(teams.loc[team, "base_fee_share_eur"])
     keys = pd.read_csv(io.StringIO(run("export", *days, "--group-by", "key", "-o", "-")))
     used = keys.drop(columns=["api_key", "api_key_label"]).gt(0).any(axis=1)
     seen["Keys used in range"]["export"] = Decimal(int(used.sum())).quantize(CENT)

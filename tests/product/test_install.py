@@ -153,7 +153,7 @@ def test_an_installed_demo_export_matches_the_checkouts(installed, tmp_path):
     )
     written = (away / "usage.csv").read_bytes()
     assert written.splitlines()[0].startswith(b"usage_date,api_key,")
-    assert written.splitlines()[0].endswith(b",usage_cost_eur")
+    assert written.splitlines()[0].endswith(b",usage_cost_eur,base_fee_share_eur,total_cost_eur")
     assert len(written.splitlines()) > 10
     assert written == here.read_bytes()
 

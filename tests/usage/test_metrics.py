@@ -17,10 +17,13 @@ from analytics.usage.metrics import (
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     column_format,
+    count_text,
     format_change,
     format_value,
     is_minutes,
+    percent_text,
     rounded,
+    share_text,
     unit_of,
     with_unit,
 )
@@ -44,13 +47,69 @@ def test_format_value_people_readable():
     assert format_value(1234.5, MINUTES) == "1,234.50"
     assert format_value(None, MINUTES) == "N/A"
     assert format_value(float("nan"), "total_characters") == "N/A"
+    assert format_value(float("inf"), MINUTES) == "N/A"
 
 
-def test_format_change_as_a_signed_percentage():
-    assert format_change(0.123) == "+12.3%"
-    assert format_change(-0.5) == "-50.0%"
-    assert format_change(0.0) == "+0.0%"
-    assert format_change(None) is None
+@pytest.mark.parametrize(
+    ("value", "metric", "shown"),
+    [
+        (2.5, "total_characters", "3"),  # half away from zero, never to the even 2
+        (-2.5, "total_characters", "-3"),
+        (0.4999, "total_characters", "0"),
+        (-0.4, "total_characters", "0"),  # never -0
+        (0, MINUTES, "0.00"),
+        (2.675, MINUTES, "2.68"),  # the float is 2.67499999…: read as written
+        (1260.625, MINUTES, "1,260.63"),
+        (-1.005, MINUTES, "-1.01"),
+        (12_345_678_901_234_567, "total_characters", "12,345,678,901,234,568"),
+        (1e20, MINUTES, "100,000,000,000,000,000,000.00"),
+    ],
+)
+def test_figures_round_half_away_from_zero_as_written(value, metric, shown):
+    assert format_value(value, metric) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0, "0"), (5_000, "5,000"), (5_000.0, "5,000"), (1260.625, "1,260.63"), (0.005, "0.01")],
+)
+def test_a_count_is_whole_when_whole_else_to_the_hundredth(value, shown):
+    assert count_text(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("change", "shown"),
+    [
+        (0.123, "+12.3 %"),
+        (-0.5, "-50.0 %"),
+        (0.0, "+0.0 %"),
+        (-0.0004, "+0.0 %"),  # rounds to zero: no sign of a fall
+        (0.2595, "+26.0 %"),  # 25.95 %: half away from zero
+        (-0.2595, "-26.0 %"),
+        (0.00049, "+0.0 %"),
+        (0.0005, "+0.1 %"),
+        (123.456, "+12,345.6 %"),
+        (None, "N/A"),
+        (float("inf"), "N/A"),
+    ],
+)
+def test_format_change_as_a_signed_percentage_with_one_decimal(change, shown):
+    assert format_change(change) == shown
+
+
+def test_a_change_reads_the_same_as_a_fraction_and_in_percent():
+    # 2,000 → 2,519: the fraction 0.2595, and in percent 100 × 0.2595 = 25.949999999999996.
+    fraction = (2_519 - 2_000) / 2_000
+    assert format_change(fraction) == percent_text(100 * fraction) == "+26.0 %"
+    assert percent_text(25.95) == "+26.0 %"
+
+
+@pytest.mark.parametrize(
+    ("share", "shown"),
+    [(0.1234, "12.3 %"), (0.00049, "0.0 %"), (0.12345, "12.3 %"), (1, "100.0 %"), (None, "N/A")],
+)
+def test_a_share_is_unsigned(share, shown):
+    assert share_text(share) == shown
 
 
 @settings(max_examples=200)

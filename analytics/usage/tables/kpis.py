@@ -22,7 +22,7 @@ class Kpi:
 
     @property
     def change_text(self) -> str:
-        return format_change(self.change) or "N/A"
+        return format_change(self.change)
 
 
 def relative_change(value: float, before: float | None) -> float | None:
