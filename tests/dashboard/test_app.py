@@ -82,7 +82,7 @@ def test_last_month_is_compared_with_the_calendar_month_before(demo_env, demo_le
     before = ledger_totals(demo_ledger.ledger(before_start, before_end))
     change = current["total_characters"] / before["total_characters"] - 1
     tile = next(metric for metric in at.metric if metric.label == "Total characters")
-    assert tile.delta == f"{change:+.1%}"
+    assert tile.delta == f"{100 * change:+.1f} %"
     assert tile.help.endswith(f"previous period: {before['total_characters']:,}")
 
 

@@ -446,6 +446,11 @@ def test_the_guardrails_section_applies_the_example_budget(dashboard, page, serv
     page.screenshot(path=SHOTS / "limits-guardrails.png")
     before = stored(history)
     page.get_by_role("button", name=re.compile(r"^Apply now \(")).click()
+    # The confirmation lists the changes; nothing is sent until it is confirmed.
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible(timeout=WAIT_MS)
+    assert stored(history) == before
+    dialog.get_by_role("button", name=re.compile(r"^Apply \d+ change")).click()
     expect(page.get_by_text("Applied the guardrails")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text(re.compile("apply by demo dashboard: done"))).to_be_visible()
     assert stored(history) != before

@@ -112,7 +112,7 @@ def test_capacity_page_with_budgets(demo_env, demo_ledger, example_budgets):
     assert not at.error
     assert at.subheader[0].value == "Budget status"
     status = at.dataframe[0].value
-    assert len(status) == 8
+    assert len(status) == 9
     spend = status.set_index("budget").loc["Spend, monthly"]  # at the example's prices (demo)
     assert spend["unit"] == "EUR" and spend["note"] == "" and spend["projected"] > 0
     assert set(status["status"]) <= {"ok", "warning", "exceeded", "unknown key"}

@@ -136,7 +136,7 @@ def test_overview_tiles_show_the_cost_of_each_service_and_the_total(priced, demo
         "Speech-to-speech cost",
     ]
     assert tiles["Total cost"].value == f"{euros(total):,} EUR"
-    assert tiles["Total cost"].delta == f"{total / previous - 1:+.1%}"
+    assert tiles["Total cost"].delta == f"{100 * (total / previous - 1):+.1f} %"
     assert tiles["Documents cost"].value == (
         f"{euros(now['document_translation_characters']):,} EUR"
     )

@@ -14,7 +14,7 @@ from analytics.usage.metrics import METRICS
 
 FIELD_NAME = re.compile("|".join(METRICS))
 # An anomaly's id is what `mark-anomaly` is given, typed as shown: a key, not a name.
-ANOMALY_ID = re.compile(r"`(?:spike|drop|new|dormant):[^`]+`")
+ANOMALY_ID = re.compile(r"(?:spike|drop|new|dormant):[^`'\s]+")
 # Views that show more than a page's first run: every anomaly, every source of an export, a
 # chart of minutes.
 VIEWS = [
