@@ -2,9 +2,10 @@
 forecast (``outlook``) behind the budgets, the plan's limits, the spend, the guardrails and
 the Capacity page's and the report's forecast tables.
 
-A part of the organization (its keys, a team's keys) is not forecast on its own: it takes its
-share of the organization's forecast of the metric, the share of the metric it used over the
-last four weeks (``forecast.LEVEL_DAYS``). The parts add up to the organization's forecast,
+A part of the organization (its keys, a team's keys, one service's characters) is not forecast
+on its own: it takes its share of the organization's forecast of the whole (of the metric, or
+of total characters for a service's characters), the share of it that it used over the last
+four weeks (``forecast.LEVEL_DAYS``). The parts add up to the organization's forecast,
 and a key with a few weeks of history, too short to backtest, is projected by the model the
 organization's backtest chose.
 """
@@ -22,7 +23,7 @@ from analytics.capacity.forecast import LEVEL_DAYS, ORGANIZATION, daily_series
 from analytics.capacity.outlook import ROW_SHARES, Outlook, outlook
 from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
 from analytics.usage.frames import labels
-from analytics.usage.metrics import METRICS, TOTAL_CHARACTERS
+from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
 
 def organization_outlook(
@@ -32,23 +33,31 @@ def organization_outlook(
     return outlook(daily_series(key_day, metric), metric, covered_from, as_of)
 
 
+def whole_of(metric: str) -> str:
+    """The series whose forecast ``metric`` takes its share of: total characters for a
+    service's characters, else the metric itself."""
+    return TOTAL_CHARACTERS if metric in SERVICE_CHARACTERS else metric
+
+
 def recent_share(
     key_day: pd.DataFrame, metric: str, api_keys: Sequence[str] | None, as_of: date
 ) -> float:
-    """The share of the organization's ``metric`` the masked ``api_keys`` used over the last
-    ``LEVEL_DAYS`` closed days before ``as_of`` (1 for the whole organization, None; 0 when
-    the organization used none)."""
-    if api_keys is None:
+    """The share of the organization's whole (``whole_of``) that ``metric`` of the masked
+    ``api_keys`` (of every key: None) was over the last ``LEVEL_DAYS`` closed days before
+    ``as_of``: 1 for the whole itself, 0 when the organization used none."""
+    whole = whole_of(metric)
+    if api_keys is None and whole == metric:
         return 1.0
     recent = key_day.loc[
         key_day["usage_date"].between(
             pd.Timestamp(as_of) - pd.Timedelta(days=LEVEL_DAYS), pd.Timestamp(as_of), "left"
         )
     ]
-    total = float(recent[metric].sum())
+    total = float(recent[whole].sum())
     if total <= 0:
         return 0.0
-    return float(recent.loc[recent["api_key"].isin(list(api_keys)), metric].sum()) / total
+    part = recent if api_keys is None else recent.loc[recent["api_key"].isin(list(api_keys))]
+    return float(part[metric].sum()) / total
 
 
 def expected_days(
@@ -64,7 +73,7 @@ def expected_days(
     days = (last - as_of).days + 1
     if days <= 0:
         return np.zeros(0)
-    found = organization_outlook(key_day, metric, covered_from, as_of)
+    found = organization_outlook(key_day, whole_of(metric), covered_from, as_of)
     share = recent_share(key_day, metric, api_keys, as_of)
     daily: Floats = np.diff(found.cumulative(days)[0], prepend=0.0) * share
     return daily
@@ -95,7 +104,7 @@ def projection_path(
     bounds[:, :closed] = actual
     if closed < len(days):
         offset = (days[closed].date() - as_of).days  # a period that starts after ``as_of``
-        found = organization_outlook(key_day, metric, covered_from, as_of)
+        found = organization_outlook(key_day, whole_of(metric), covered_from, as_of)
         ahead = found.cumulative(offset + len(days) - closed)
         ahead = ahead - (ahead[:, offset - 1 : offset] if offset else 0.0)
         ahead = ahead[:, offset:] * recent_share(key_day, metric, api_keys, as_of)

@@ -121,3 +121,14 @@ def test_a_path_rises_day_by_day_with_its_point_inside_its_band(days, seed, grow
     assert expected[9] == pytest.approx(sum(round(v) for v in values[-10:]))
     assert (path["low"] <= path["expected"] + 1e-6).all()
     assert (path["expected"] <= path["high"] + 1e-6).all()
+
+
+def test_a_services_characters_take_their_share_of_the_total_characters_forecast():
+    """Documents were 100 of the 400 characters a day of the last four weeks: a quarter of
+    every projected day of total characters."""
+    kd = usage_frame({"aaaa****0001": [300.0] * 90}, documents={"aaaa****0001": [100] * 90})
+    as_of = FIRST + timedelta(days=90)
+    april = (as_of, date(2025, 4, 30))
+    total = projection_path(kd, TOTAL, april, as_of, FIRST)["expected"].to_numpy()
+    documents = projection_path(kd, "document_translation_characters", april, as_of, FIRST)
+    assert documents["expected"].to_numpy() == pytest.approx(total / 4)
