@@ -13,21 +13,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.builders import key_day_rows, price_from, pricing
+from support.builders import DOCS, MINUTES, TEAMS, TEXT, key_day_rows, price_from, pricing
 
 from analytics.cost.chargeback import CHARGEBACK_COLUMNS, chargeback
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import UNASSIGNED, TeamFileError, parse_teams
 
-TEXT, DOCS, MINUTES = (
-    "text_translation_characters",
-    "document_translation_characters",
-    "speech_to_text_minutes",
-)
-TEAMS = parse_teams(
-    '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
-    '[[team]]\nname = "Apps"\nlabels = ["ios"]\n'
-)
 PRICES = parse_pricing(
     pricing(
         price_from(

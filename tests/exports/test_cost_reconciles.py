@@ -11,24 +11,24 @@ from decimal import Decimal
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.builders import demo_usage, key_day_rows, price_from, pricing
+from support.builders import (
+    DOCS,
+    MINUTES,
+    TEAMS,
+    TEXT,
+    demo_usage,
+    key_day_rows,
+    price_from,
+    pricing,
+)
 from support.servers import ROOT
 
 from analytics.cost.chargeback import chargeback
 from analytics.cost.prices import Pricing, load_pricing, parse_pricing
-from analytics.cost.teams import Teams, key_teams, load_teams, parse_teams
+from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.exports.shaping import Costing, shape_export
 from analytics.usage.frames import labels, within
 
-TEXT, DOCS, MINUTES = (
-    "text_translation_characters",
-    "document_translation_characters",
-    "speech_to_text_minutes",
-)
-TEAMS = parse_teams(
-    '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
-    '[[team]]\nname = "Apps"\nlabels = ["ios"]\n'
-)
 TEAM_OF_LABEL = {"web-shop": "Web", "web-blog": "Web", "ios": "Apps"}  # the rest: Unassigned
 AMOUNTS = {"usage_cost_eur": "usage_amount_minor", "base_fee_share_eur": "base_fee_minor"}
 

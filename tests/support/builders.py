@@ -27,6 +27,7 @@ from typer.testing import CliRunner, Result
 
 from analytics.capacity.paths import projection_path
 from analytics.cli import app as cli_app
+from analytics.cost.teams import parse_teams
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient
 from analytics.service.errors import InvalidResponseError
 from analytics.usage import calendar
@@ -54,6 +55,17 @@ PAIR_KEY_DAY_COLUMNS = [*PAIR_DAY_COLUMNS[:3], "api_key", "api_key_label", *METR
 # --- hand-made key-day frames ----------------------------------------------------------------
 
 FIRST = date(2025, 1, 1)  # a Wednesday
+TEXT, DOCS, MINUTES = (
+    "text_translation_characters",
+    "document_translation_characters",
+    "speech_to_text_minutes",
+)
+# Two teams over the keys' labels (web-* and ios; the rest Unassigned), as the chargeback and
+# the exports' reconciliation with it read them.
+TEAMS = parse_teams(
+    '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
+    '[[team]]\nname = "Apps"\nlabels = ["ios"]\n'
+)
 
 
 def usage_frame(
