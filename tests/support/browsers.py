@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, expect
 
 from analytics.reports import pdf
 from bench import browser
@@ -21,6 +21,9 @@ CHROMIUM = pdf.find_chromium()
 # on two cores beside the servers and browsers they start, and a page's first load competes
 # with all of them (Playwright's own default, 30 s, was once passed there).
 WAIT_MS = 60_000
+# An assertion waits as long: Playwright's five seconds for `expect` ran out under a rerun
+# that took longer on a busy machine (the guardrails section's last-run line after Apply now).
+expect.set_options(timeout=WAIT_MS)
 
 
 def fresh_browser(playwright: Playwright, profile: Path, **options: Any) -> BrowserContext:
