@@ -108,13 +108,15 @@ def _outbox(
 
 @dataclass
 class _Check:
-    """A check command's run: its settings, its outbox (None without `--notify`), and the exit
-    code and alerts it ends with."""
+    """A check command's run: its settings, its outbox (None without `--notify`), the exit
+    code and alerts it ends with, and whether its standard output is one document for a
+    script (`--format json`), which what `--notify` did must not break."""
 
     settings: Settings
     outbox: _Outbox | None
     code: int = 0
     events: Sequence[Event] = ()
+    data_out: bool = False
 
 
 @contextmanager
@@ -127,20 +129,21 @@ def _check(
         settings = shared.settings()
         check = _Check(settings, _outbox(notify, alerts, dry_run, settings, demo))
         yield check
-        if check.outbox is not None and not _notify(check.events, check.outbox):
+        if check.outbox is not None and not _notify(check.events, check.outbox, check.data_out):
             check.code = EXIT_DELIVERY
     raise typer.Exit(check.code)
 
 
-def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
-    """Deliver new and escalated events; say what was sent (stdout), shown (dry run, stdout)
-    or not delivered (stderr). False when a message did not get through."""
+def _notify(events: Sequence[Event], outbox: _Outbox, data_out: bool) -> bool:
+    """Deliver new and escalated events; say what was sent or shown (dry run) on stdout, or
+    on stderr where stdout holds a script's document (`data_out`), and what was not delivered
+    on stderr. False when a message did not get through."""
     config, state, dry_run = outbox.config, outbox.state, outbox.dry_run
     deliveries = deliver(events, config, state, dry_run)
     for delivery in deliveries:
         subject, destination = delivery.event.subject, delivery.destination
         if delivery.preview:
-            typer.echo(f"--- dry run: {destination} ---\n{delivery.preview.rstrip()}")
+            typer.echo(f"--- dry run: {destination} ---\n{delivery.preview.rstrip()}", err=data_out)
         elif delivery.error:
             typer.echo(
                 f"error: not delivered to {destination}: {subject}: {delivery.error} "
@@ -148,9 +151,11 @@ def _notify(events: Sequence[Event], outbox: _Outbox) -> bool:
                 err=True,
             )
         else:
-            typer.echo(f"notified {destination}: {subject}")
+            typer.echo(f"notified {destination}: {subject}", err=data_out)
     if dry_run and not deliveries:
-        typer.echo("--- dry run: nothing to send (every alert was delivered already) ---")
+        typer.echo(
+            "--- dry run: nothing to send (every alert was delivered already) ---", err=data_out
+        )
     return not any(delivery.error for delivery in deliveries)
 
 
@@ -305,6 +310,7 @@ def check_anomalies(
         new = new_anomalies(found, marked)
         shown = found if show_all else new
         if fmt == "json":
+            check.data_out = True
             typer.echo(json_text([_anomaly_record(a, status(a.id, marked)) for a in shown]))
         elif shown:
             rows = [

@@ -252,9 +252,14 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
         monkeypatch.setenv("TEST_JSON_URL", hooks.url("/hooks/json-token-5e6f"))
         alerts = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
         args = ["check-anomalies", "--days", "30", "--notify", "--alerts", str(alerts)]
-        first = invoke(*args)
+        # Run for a script, its standard output stays one JSON document: what was sent is
+        # said on stderr.
+        first = invoke(*args, *JSON)
         assert first.exit_code == 12, first.stderr
-        found = printed(first)
+        found = {r["name"]: (r["severity"], r["sentence"]) for r in json.loads(first.stdout)}
+        notified = first.stderr.splitlines()
+        assert len(notified) == 2 * len(found)
+        assert all(line.startswith("notified ") for line in notified)
         posted = hooks.at("/hooks/json-token-5e6f")
         # One alert per new anomaly, at both destinations, named in words as the table names
         # it; its id only in the alert's id, its link and the mark command.
@@ -286,5 +291,6 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
         again = invoke(*args)
         assert again.exit_code == 12, again.stderr
         assert "notified" not in again.stdout
+        assert printed(again) == {name: list(line) for name, line in found.items()}
         assert len(hooks.posts) == len(found) and len(mailbox.messages) == len(found)
     emulator.store.close()
