@@ -268,9 +268,7 @@ def show_forecasts(decision: Decision) -> None:
                     "range_95": f"95 % interval ({unit})",
                 },
             )
-            chart.plotly_chart(
-                charts.figure(past_forecasts_figure, found.recent, metric, found.chosen)
-            )
+            chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric))
 
 
 def show_recommendation(decision: Decision, currency: str) -> None:

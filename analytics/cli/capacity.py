@@ -26,7 +26,7 @@ from analytics.capacity.decision import (
     service_limits,
     verdict,
 )
-from analytics.capacity.outlook import PERIOD_NAMES, Outlook, backtest_table
+from analytics.capacity.outlook import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
 from analytics.capacity.recommend import Costed
 from analytics.capacity.review import decision_of
 from analytics.cli import fetching, organization_files, shared
@@ -90,12 +90,17 @@ YearStartOption = Annotated[str | None, typer.Option("--year-start", hidden=True
 def backtest(
     fmt: FormatOption = "table", demo: DemoOption = False, debug: DebugOption = False
 ) -> None:
-    """Print how wrong each forecasting candidate has been on the organization's own history:
-    from each month start of the last 24 months, the month, quarter and 12 months ahead (WAPE,
-    and the share of actual totals inside the 80 % and 95 % intervals); `*` marks the
-    candidate each metric's forecasts use."""
+    """Print how wrong the forecast and each candidate behind it have been on the
+    organization's own history, from each month start of the last 24 months, per horizon
+    (the month, quarter and 12 months ahead): WAPE, and the share of actual totals inside the
+    80 % and 95 % intervals. `*` marks the candidate serving each horizon now; the `forecast`
+    rows are the one forecast every projection uses, as it was served then (the candidate
+    chosen for that horizon from the errors known at each month start). Its month-ahead WAPE
+    is the forecast's one accuracy figure, which the table ends with, per metric, in the
+    sentence the Capacity page and the report state."""
     with shared.reported(debug):
-        table = backtest_table(_outlooks(demo))
+        found = _outlooks(demo)
+        table = backtest_table(found)
         if fmt == "json":
             typer.echo(table_json(table))
             return
@@ -114,6 +119,9 @@ def backtest(
             )
         for line in shared.aligned(rows):
             typer.echo(line)
+        typer.echo("")
+        for metric, outlook in found.items():
+            typer.echo(f"{METRIC_LABELS[metric]}: {accuracy_text(outlook)}")
 
 
 @capacity_app.command("recommend")

@@ -1,5 +1,6 @@
-"""Plotly figures of the capacity decision: the forecast's record (past month-ahead forecasts,
-with the 80 % interval known when each was made, against what happened) and the curve of
+"""Plotly figures of the capacity decision: the forecast's record (past month-ahead forecasts
+as they were served, each by the model chosen then, with the 80 % interval known when each
+was made, against what happened) and the curve of
 expected cost against committed volume with the recommendation and today's plan marked."""
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ RECOMMENDED_COLOR = "#3A9A6B"
 CURRENT_COLOR = "#E3872D"
 
 
-def past_forecasts_figure(rows: pd.DataFrame, metric: str, model: str) -> go.Figure:
-    """Each month's forecast made on its first day (``rows``: a backtest's month-ahead rows,
-    ``origin``, ``forecast``, ``actual``, ``low_80``, ``high_80``) and its actual total; the
-    band is the 80 % interval of the months that had one."""
+def past_forecasts_figure(rows: pd.DataFrame, metric: str) -> go.Figure:
+    """Each month's forecast as it was served on the month's first day (``rows``: a
+    backtest's served month-ahead rows, ``origin``, ``candidate``, ``forecast``, ``actual``,
+    ``low_80``, ``high_80``) and its actual total; the band is the 80 % interval of the months
+    that had one. The model is the one chosen then, which may differ from month to month and
+    from today's: the line names it when it never changed, and each point's hover names it."""
     fmt = number_format(metric)
     x = [f"{origin:%Y-%m}" for origin in rows["origin"]]
     fig = go.Figure()
@@ -38,16 +41,21 @@ def past_forecasts_figure(rows: pd.DataFrame, metric: str, model: str) -> go.Fig
                 showlegend=side == "low_80",
             )
         )
-    fig.add_trace(
-        line(
-            x,
-            rows["forecast"],
-            f"Forecast ({model})",
-            "forecast",
-            fmt,
-            line={"color": PALETTE[0], "dash": "dash"},
-        ).update(mode="lines+markers")
+    models = list(dict.fromkeys(rows["candidate"]))
+    served = line(
+        x,
+        rows["forecast"],
+        f"Forecast as served ({models[0]})" if len(models) == 1 else "Forecast as served",
+        "forecast",
+        fmt,
+        line={"color": PALETTE[0], "dash": "dash"},
     )
+    served.update(
+        mode="lines+markers",
+        customdata=[[model] for model in rows["candidate"]],
+        hovertemplate=f"forecast (%{{customdata[0]}}): %{{y:{fmt}}}<extra></extra>",
+    )
+    fig.add_trace(served)
     fig.add_trace(
         line(
             x,

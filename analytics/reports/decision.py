@@ -153,7 +153,7 @@ def decision_section(decision: Decision, currency: str | None) -> str:
         )
     )
     parts += [
-        blocks.figure(past_forecasts_figure(o.recent, metric, o.chosen))
+        blocks.figure(past_forecasts_figure(o.recent, metric))
         for metric, o in decision.outlooks.items()
     ]
     parts += [

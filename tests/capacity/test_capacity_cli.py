@@ -96,6 +96,18 @@ def test_backtest_prints_every_candidate_and_marks_the_chosen_one(demo_env):
     marked = [re.split(r"\s{2,}", line) for line in lines if " * " in f"{line} "]
     chosen = {(metric, candidate) for metric, candidate, *_ in marked}
     assert sorted(metric for metric, _ in chosen) == ["Speech-to-text minutes", "Total characters"]
+    # The table ends with each metric's one accuracy figure: its served forecast's month.
+    assert lines[-3] == ""
+    for metric, said in zip(
+        ("Total characters", "Speech-to-text minutes"), lines[-2:], strict=True
+    ):
+        [served] = [
+            re.split(r"\s{2,}", line)[4]
+            for line in lines
+            if re.split(r"\s{2,}", line)[:3] == [metric, "forecast", "month"]
+        ]
+        assert said.startswith(f"{metric}: Month-ahead error (WAPE) over the ")
+        assert f"each forecast on its first day: {served};" in said
     found = json.loads(
         runner.invoke(app, ["capacity", "backtest", "--demo", "--format", "json"]).stdout
     )

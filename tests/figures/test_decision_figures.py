@@ -14,22 +14,42 @@ def test_past_forecasts_draw_each_month_and_the_intervals_that_were_known():
     rows = pd.DataFrame(
         {
             "origin": [date(2026, 1, 1), date(2026, 2, 1), date(2026, 3, 1)],
+            "candidate": ["run rate", "ETS weekly", "ETS weekly"],
             "forecast": [100.0, 110.0, 120.0],
             "actual": [90.0, 130.0, 118.0],
             "low_80": [float("nan"), 95.0, 100.0],
             "high_80": [float("nan"), 125.0, 140.0],
         }
     )
-    fig = past_forecasts_figure(rows, "total_characters", "ETS weekly")
+    fig = past_forecasts_figure(rows, "total_characters")
     traces = {trace.name: trace for trace in fig.data}
     assert list(traces["80 % interval high"].x) == ["2026-02", "2026-03"]
     assert list(traces["80 % interval high"].y) == [125.0, 140.0]
     assert list(traces["80 % interval"].y) == [95.0, 100.0]
     assert traces["80 % interval"].fill == "tonexty"
-    assert list(traces["Forecast (ETS weekly)"].x) == ["2026-01", "2026-02", "2026-03"]
-    assert list(traces["Forecast (ETS weekly)"].y) == [100.0, 110.0, 120.0]
+    # Each month's point by the model chosen on its first day, named where it is drawn.
+    served = traces["Forecast as served"]
+    assert list(served.x) == ["2026-01", "2026-02", "2026-03"]
+    assert list(served.y) == [100.0, 110.0, 120.0]
+    assert [list(c) for c in served.customdata] == [["run rate"], ["ETS weekly"], ["ETS weekly"]]
+    assert "forecast (%{customdata[0]})" in served.hovertemplate
     assert list(traces["What happened"].y) == [90.0, 130.0, 118.0]
     assert fig.layout.title.text == "Total characters — month-ahead forecasts against actuals"
+
+
+def test_past_forecasts_by_one_model_name_it_on_the_line():
+    rows = pd.DataFrame(
+        {
+            "origin": [date(2026, 1, 1), date(2026, 2, 1)],
+            "candidate": ["ETS weekly", "ETS weekly"],
+            "forecast": [100.0, 110.0],
+            "actual": [90.0, 130.0],
+            "low_80": [80.0, 95.0],
+            "high_80": [120.0, 125.0],
+        }
+    )
+    names = [trace.name for trace in past_forecasts_figure(rows, "total_characters").data]
+    assert "Forecast as served (ETS weekly)" in names
 
 
 def curve(current: list[bool]) -> pd.DataFrame:

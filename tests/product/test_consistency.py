@@ -1,8 +1,14 @@
 """One name, one number: every figure docs/glossary.md names, read where people read it (the
 pages' tiles, captions and table cells in the headless dashboard, the meeting report
-downloaded from the Capacity page and written by `report`, the output of `check-budgets` and
-`check-anomalies`, and the files of `export`) has the same value, to the cent, for the same
-range on every surface that shows it.
+downloaded from the Capacity page and written by `report`, the output of `check-budgets`,
+`check-anomalies`, `capacity backtest`, `capacity recommend` and `guardrails plan`, and the
+files of `export`) has the same value, to the cent, for the same range on every surface that
+shows it.
+
+The one forecast of total characters is read on each of them too: this month's and the
+contract year's projected total and 80 % interval, the month-ahead error (the one accuracy
+figure), the contract year and today's plan, with the emulator's plan and the budgets file's
+`contract_year_start` as the oracles of the plan's billing period and limit and of the year.
 
 The figures are collected per range as name → surface → value and compared at the end, so a
 failure lists every surface of the figure that disagrees. In demo mode the pages, the commands
@@ -12,6 +18,7 @@ and the served dashboard all read the shipped example pricing, teams and budgets
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import io
 import json
 import re
@@ -19,6 +26,7 @@ from collections import defaultdict
 from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
+from tomllib import loads
 
 import httpx
 import pandas as pd
@@ -27,7 +35,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackendOperationRequest, BackMsg, DeferredFileRequestPayload
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.testing.v1 import AppTest
-from support.headless import DEMO, DEMO_DAYS, one_run, open_clean_page
+from support.headless import DEMO, DEMO_DAYS, TODAY, one_run, open_clean_page
 from support.servers import running_dashboard
 from typer.testing import CliRunner
 
@@ -39,6 +47,9 @@ CENT = Decimal("0.01")
 # What a range is compared with (docs/glossary.md), as the comparison tables' columns.
 COMPARED = ("Previous period", "Same period last year")
 DECIDED = ("Total characters", "Speech-to-text minutes")  # the decision's metrics, in order
+# The forecast's periods read on every surface, as the tables name them ("Month to 2026-11-30").
+FORECAST_PERIODS = {"month": "Month", "contract year": "Contract year"}
+ROOT = Path(__file__).parents[2]
 runner = CliRunner()
 
 Seen = dict[str, dict[str, object]]
@@ -63,6 +74,39 @@ def accuracy(text: str) -> str:
 def compared_value(value: object) -> Decimal | str:
     """A comparison cell: a number, or N/A where there is nothing to compare with."""
     return "N/A" if pd.isna(value) else cell(value)
+
+
+def month_ahead_error(sentence: str) -> str:
+    """The figure of a "Month-ahead error (WAPE) over … : 5.5 %" sentence, as "5.5 %"."""
+    found = re.search(r"Month-ahead error \(WAPE\) over [^:]*: ([\d.]+ %)", sentence)
+    assert found, f"no month-ahead error in {sentence!r}"
+    return found[1]
+
+
+def share(value: float) -> str:
+    """A share from a JSON answer, written as the sentences write it ("5.5 %")."""
+    return f"{value * 100:.1f} %"
+
+
+def bounds(low: object, high: object) -> tuple[Decimal, Decimal] | str:
+    """An 80 % interval as two numbers, or N/A where too few past errors give none (the
+    demo's short history: JSON's null, the tables' "N/A")."""
+    if low in (None, "N/A") or high in (None, "N/A"):
+        return "N/A"
+    return number(str(low)), number(str(high))
+
+
+def forecast_table(seen: Seen, rows: list[dict[str, str]], surface: str) -> None:
+    """The total characters' forecast of each period of ``FORECAST_PERIODS`` from a table
+    as the page and the report show it: "Period" ("Month to 2026-11-30"), "Projected" and
+    "80 % interval" ("2,865,212 – 2,916,112")."""
+    for period, title in FORECAST_PERIODS.items():
+        [row] = [r for r in rows if r["Period"].startswith(f"{title} to ")]
+        seen[f"Projected · {period} · Total characters"][surface] = number(row["Projected"])
+        low, high = row["80 % interval"].split(" – ")
+        seen[f"80 % interval · {period} · Total characters"][surface] = bounds(low, high)
+        if period == "contract year":
+            seen["Contract year · end"][surface] = row["Period"].removeprefix(f"{title} to ")
 
 
 def cell(value: object) -> Decimal:
@@ -148,6 +192,22 @@ def pages(seen: Seen, period: str) -> None:
         shown = open_clean_page("capacity", period=period, outlook=metric)
         [said] = [c.value for c in shown.caption if c.value.startswith("Month-ahead error")]
         seen[f"Month-ahead error · {metric}"]["Capacity"] = said
+        if metric == "Total characters":
+            seen["Month-ahead error · WAPE"]["Capacity"] = month_ahead_error(said)
+            [table] = [
+                shown_table(shown, i)
+                for i in range(len(shown.dataframe))
+                if "80 % interval (characters)" in shown_table(shown, i).columns
+            ]
+            rows = table.rename(
+                columns={
+                    "Projected (characters)": "Projected",
+                    "80 % interval (characters)": "80 % interval",
+                }
+            )
+            forecast_table(seen, rows.astype(str).to_dict("records"), "Capacity")
+    [plan] = [c.value for c in at.caption if c.value.startswith("Today's plan")]
+    seen["Today's plan · characters"]["Capacity"] = plan_characters(plan)
     [success] = [s.value for s in at.success]
     seen["Recommended option"]["Capacity"] = success.split("**")[1]
     [chosen] = [m.value for m in at.metric if m.label == "Expected cost (EUR)"]
@@ -216,6 +276,11 @@ def report(seen: Seen, page: str, surface: str) -> None:
     text = " ".join(parsed.text)
     seen["Contract year"][surface] = re.search(r"contract year starts (\d\d-\d\d)", text)[1]
     seen["Month-ahead error · total_characters"][f"{surface} · Forecasts"] = accuracy(text)
+    seen["Month-ahead error · WAPE"][surface] = month_ahead_error(accuracy(text))
+    seen["Today's plan · characters"][surface] = plan_characters(text)
+    header, *forecasts = parsed.tables["Forecasts and their accuracy"]
+    rows = [dict(zip(header, row, strict=True)) for row in forecasts]
+    forecast_table(seen, [r for r in rows if r["Metric"] == "Total characters"], surface)
     for metric in DECIDED:
         said = re.search(rf"{metric}: (Month-ahead error .*?\.)(?= |$)", text)
         assert said, f"no month-ahead error of {metric}"
@@ -245,6 +310,14 @@ def report(seen: Seen, page: str, surface: str) -> None:
         for row in budgets:
             budget = dict(zip(header, row, strict=True))
             seen[f"Used · {budget['Budget']}"][surface] = number(budget["Used"])
+
+
+def plan_characters(text: str) -> Decimal:
+    """Today's plan's character limit in the sentence that names it on the page and in the
+    report: "Today's plan, as the service reports it: 5,000,000 characters, …"."""
+    found = re.search(r"Today's plan, as the service reports it: ([\d,]+) characters", text)
+    assert found, "no plan in the text"
+    return number(found[1])
 
 
 def downloaded_report(base: str, period: str) -> str:
@@ -314,8 +387,54 @@ def commands(seen: Seen, preset: str, folder: Path) -> None:
     report(seen, written.read_text(encoding="utf-8"), "report command")
 
     for line in run("check-budgets").splitlines()[1:]:
-        budget, _, used, *_ = re.split(r"\s{2,}", line)
+        budget, period, used, limit, _, _, projected, *_ = re.split(r"\s{2,}", line)
         seen[f"Used · {budget}"]["check-budgets"] = number(used)
+        # The example budgets' characters of the month and of the contract year, and the
+        # plan's own limit over its billing period.
+        if budget == "All characters, monthly":
+            seen["Projected · month · Total characters"]["check-budgets"] = number(projected)
+        elif budget == "All characters, contract year":
+            seen["Projected · contract year · Total characters"]["check-budgets"] = number(
+                projected
+            )
+            seen["Contract year · end"]["check-budgets"] = period.split(" – ")[1]
+        elif budget == "Plan characters":
+            seen["Today's plan · characters"]["check-budgets"] = number(limit)
+            seen["Today's plan · billing period"]["check-budgets"] = period
+
+    said = run("capacity", "backtest").splitlines()[-2]
+    seen["Month-ahead error · Total characters"]["capacity backtest"] = said.removeprefix(
+        "Total characters: "
+    )
+    tested = json.loads(run("capacity", "backtest", "--format", "json"))
+    [served] = [
+        row["wape"]
+        for row in tested
+        if (row["metric"], row["candidate"], row["horizon"])
+        == ("total_characters", "forecast", "month")
+    ]
+    seen["Month-ahead error · WAPE"]["capacity backtest"] = share(served)
+
+    decided = json.loads(run("capacity", "recommend", "--format", "json"))
+    for row in decided["forecasts"]:
+        period = {"month": "month", "year": "contract year"}.get(row["period"])
+        if row["metric"] != "total_characters" or period is None:
+            continue
+        named = f"{period} · Total characters"
+        seen[f"Projected · {named}"]["capacity recommend"] = number(str(row["projected"]))
+        seen[f"80 % interval · {named}"]["capacity recommend"] = bounds(
+            row["low_80"], row["high_80"]
+        )
+        seen["Month-ahead error · WAPE"]["capacity recommend"] = share(row["month_wape"])
+        if period == "contract year":
+            seen["Contract year · end"]["capacity recommend"] = row["end"]
+    limit = decided["todays_plan"]["limits"]["characters"]
+    seen["Today's plan · characters"]["capacity recommend"] = number(str(limit))
+
+    planned = json.loads(run("guardrails", "plan", "--format", "json"))["usage_period"]
+    seen["Today's plan · billing period"]["guardrails plan"] = (
+        f"{planned['start']} – {planned['end']}"
+    )
 
     # The Anomalies page's range: the dashboard's default (Last 30 days) without an option.
     window = [] if preset == "last-30-days" else ["--days", str(DEMO_DAYS)]
@@ -323,6 +442,20 @@ def commands(seen: Seen, preset: str, folder: Path) -> None:
     seen["New anomalies"]["check-anomalies"] = Decimal(len(anomalies)).quantize(CENT)
     every = run("check-anomalies", *window, "--all").splitlines()
     seen["Anomalies"]["check-anomalies --all"] = Decimal(len(every)).quantize(CENT)
+
+
+def oracles(seen: Seen, emulator) -> None:
+    """What the figures must be where an independent source says it: the plan the demo's
+    emulator serves, and the contract year the example budgets file starts."""
+    plan = emulator.plan
+    start, stop = plan.period(TODAY)
+    seen["Today's plan · characters"]["emulator"] = number(f"{plan.effective_character_limit}")
+    seen["Today's plan · billing period"]["emulator"] = f"{start} – {stop - dt.timedelta(days=1)}"
+    budgets = loads((ROOT / "budgets.example.toml").read_text(encoding="utf-8"))
+    month, day = map(int, budgets["contract_year_start"].split("-"))
+    starts = dt.date(TODAY.year, month, day)
+    ends = dt.date(starts.year + (starts <= TODAY), month, day) - dt.timedelta(days=1)
+    seen["Contract year · end"]["budgets.example.toml"] = f"{ends}"
 
 
 # --- the test ----------------------------------------------------------------------------------
@@ -338,16 +471,17 @@ def served(tmp_path_factory):
 
 @pytest.mark.parametrize("period", list(RANGES))
 def test_every_named_figure_has_one_value_on_every_surface(
-    demo_env, served, monkeypatch, tmp_path, period
+    demo_env, demo_ledger, served, monkeypatch, tmp_path, period
 ):
     monkeypatch.chdir(tmp_path)  # no money or budgets files here: the demo's examples
     seen: Seen = defaultdict(dict)
     pages(seen, period)
     report(seen, downloaded_report(served, period), "report download")
     commands(seen, RANGES[period], tmp_path)
+    oracles(seen, demo_ledger)
 
     # Every name the glossary gives these figures is on at least two surfaces.
-    glossary = (Path(__file__).parents[2] / "docs" / "glossary.md").read_text()
+    glossary = (ROOT / "docs" / "glossary.md").read_text()
     for name in seen:
         assert f"**{name.split(' · ')[0]}**" in glossary, f"{name} is not in the glossary"
     differing = {name: values for name, values in seen.items() if len(set(values.values())) > 1}
