@@ -77,9 +77,12 @@ cli-reference: $(VENV)/.runtime
 
 # The site's screenshots, from the browser test's run of every page in chromium.
 SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity capacity-decision chargeback export
+# Every page in the dark scheme too (<name>-dark.png), the same pass as the light one.
+DARK_SCREENSHOTS := overview keys limits trends tags pairs languages anomalies capacity chargeback export
 screenshots: $(VENV)/.dev
 	$(BIN)/python -m pytest -q tests/dashboard/test_browser.py
 	for name in $(SCREENSHOTS); do cp test-artifacts/screenshots/$$name.png docs/screenshots/; done
+	for name in $(DARK_SCREENSHOTS); do cp test-artifacts/screenshots/$$name-dark.png docs/screenshots/; done
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format .

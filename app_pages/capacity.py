@@ -30,12 +30,13 @@ from analytics.dashboard import charts, data, deciding, guardrails, keys_and_lim
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
-    PERCENT_FORMAT,
     budget_columns,
     change_columns,
     key_name_columns,
     metric_number,
     money_column,
+    option_columns,
+    outlook_columns,
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
@@ -232,7 +233,6 @@ def show_forecasts(decision: Decision) -> None:
         if not tab.open:
             continue
         rows = forecasts[forecasts["metric"] == metric]
-        unit = unit_of(metric)
         with tab:
             table, chart = st.columns(2)
             table.markdown(f"**{METRIC_LABELS[metric]}**")
@@ -259,14 +259,7 @@ def show_forecasts(decision: Decision) -> None:
                 ),
                 hide_index=True,
                 column_order=["period", "used", "projected", *plain, "range_80", "range_95"],
-                column_config={
-                    "period": "Period",
-                    "used": metric_number(f"Used ({unit})", metric),
-                    "projected": metric_number(f"Projected ({unit})", metric),
-                    "plain_projected": metric_number(f"Without what-ifs ({unit})", metric),
-                    "range_80": f"80 % interval ({unit})",
-                    "range_95": f"95 % interval ({unit})",
-                },
+                column_config=outlook_columns(metric),
             )
             chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric))
 
@@ -333,17 +326,7 @@ def show_recommendation(decision: Decision, currency: str) -> None:
             overage_chance=100 * curve["overage_chance"],
         ),
         hide_index=True,
-        column_config={
-            "option": "Option",
-            "committed_characters": metric_number("Characters a month", TOTAL_CHARACTERS),
-            "committed_minutes": metric_number("Speech-to-text minutes a month", MINUTES),
-            "expected_cost": money_column(f"Expected cost ({currency})", currency),
-            "overage_chance": st.column_config.NumberColumn(
-                "Chance of overage", format=PERCENT_FORMAT
-            ),
-            "recommended": "Recommended",
-            "current": "Today's plan",
-        },
+        column_config=option_columns(currency),
     )
     for note in found.left_out:
         st.caption(f"Left out: {note}.")

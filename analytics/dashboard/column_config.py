@@ -23,12 +23,14 @@ from analytics.usage.metrics import (
     METRIC_LABELS,
     METRICS,
     MINUTE_METRICS,
+    MINUTES,
     PERCENT_DECIMALS,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
     column_format,
     percent_text,
+    unit_of,
 )
 from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS_LABEL
 
@@ -99,12 +101,19 @@ CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METR
 PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f %%"
 
 
-def _share(label: str) -> Any:
+def _share(label: str, of: str | None = None) -> Any:
     """A share (a fraction of 1) as a bar and its percentage, with the decimals every
     percentage has: the step's decimals, less the two the percentage takes, are what
-    Streamlit's percent format shows."""
+    Streamlit's percent format shows. Headed `label`; where `of` says what the share is of,
+    that is the heading's help, and the column keeps the width of a figure."""
     return st.column_config.ProgressColumn(
-        label, format="percent", min_value=0.0, max_value=1.0, step=10.0 ** -(PERCENT_DECIMALS + 2)
+        label,
+        help=of,
+        width=None if of is None else FIGURE_WIDTH,
+        format="percent",
+        min_value=0.0,
+        max_value=1.0,
+        step=10.0 ** -(PERCENT_DECIMALS + 2),
     )
 
 
@@ -154,8 +163,10 @@ def tag_table_columns(currency: str = "") -> dict[str, Any]:
         "custom_tag": st.column_config.TextColumn("Tag", pinned=True),
         "team": st.column_config.TextColumn("Team"),
         **money,
-        "usage_date": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
-        "share": _share("Share of text characters"),
+        "usage_date": st.column_config.DateColumn(
+            "Day (UTC)", format="YYYY-MM-DD", pinned=True, width=WORD_WIDTH + 10
+        ),
+        "share": _share("Share", of="The tag's share of the text characters"),
         "trend": st.column_config.LineChartColumn("Characters over time", y_min=0),
         **_characters(TEXT_CHARACTERS_LABEL),
     }
@@ -221,6 +232,39 @@ def anomaly_columns() -> dict[str, Any]:
         "expected": number("Usual"),
         "bound": number("Bound"),
         "sentence": st.column_config.TextColumn("What happened", width="large"),
+    }
+
+
+def outlook_columns(metric: str) -> dict[str, Any]:
+    """A metric's forecasts of the Capacity page, in half its width (the past forecasts'
+    chart beside): each period, its use and projection in view, then the intervals; each
+    figure names its unit."""
+    unit = unit_of(metric)
+    return {
+        "period": st.column_config.TextColumn("Period", pinned=True, width=150),
+        "used": metric_number(f"Used ({unit})", metric, FIGURE_WIDTH),
+        "projected": metric_number(f"Projected ({unit})", metric, FIGURE_WIDTH + 20),
+        "plain_projected": metric_number(f"Without what-ifs ({unit})", metric),
+        "range_80": st.column_config.TextColumn(f"80 % interval ({unit})"),
+        "range_95": st.column_config.TextColumn(f"95 % interval ({unit})"),
+    }
+
+
+def option_columns(currency: str) -> dict[str, Any]:
+    """The capacity decision's options: each option, what it commits to, its expected cost and
+    its chance of overage, all in view."""
+    return {
+        "option": st.column_config.TextColumn("Option", pinned=True, width=NAME_WIDTH),
+        "committed_characters": metric_number(
+            "Characters a month", TOTAL_CHARACTERS, FIGURE_WIDTH + 20
+        ),
+        "committed_minutes": metric_number("Speech-to-text minutes a month", MINUTES, 200),
+        "expected_cost": money_column(f"Expected cost ({currency})", currency, 150),
+        "overage_chance": st.column_config.NumberColumn(
+            "Chance of overage", format=PERCENT_FORMAT, width=FIGURE_WIDTH + 20
+        ),
+        "recommended": st.column_config.CheckboxColumn("Recommended"),
+        "current": st.column_config.CheckboxColumn("Today's plan"),
     }
 
 
@@ -349,3 +393,22 @@ def guardrail_columns(table: pd.DataFrame) -> dict[str, Any]:
         return st.column_config.TextColumn(label, help=help_text, pinned=pinned)
 
     return {str(name): column(str(name)) for name in table.columns}
+
+
+# The columns people act on, by heading: the row's name, its status and its main figures. In
+# a 1366 × 768 window each table shows every one of these it has without scrolling sideways
+# (tests/dashboard/test_browser.py measures the drawn grids). A heading is decisive as written
+# here or followed by its unit in brackets ("Total cost (EUR)", "Used (characters)").
+DECISIVE_HEADINGS = frozenset(
+    {
+        "Key", "Label", "Team", "Tag", "Pair", "Budget", "Month", "Day (UTC)", "Period", "Option",
+        "Severity", "Status", "State", "Share", "Used %", "Projected %", "Used", "Projected",
+        "Total characters", "Text characters", "Characters", "Character limit", "Total cost",
+        "Usage cost", "Expected cost", "Chance of overage", "This period", "Change %",
+    }
+)  # fmt: skip
+
+
+def is_decisive(heading: str) -> bool:
+    """Whether a table's column `heading` is one people act on (`DECISIVE_HEADINGS`)."""
+    return heading.split(" (", 1)[0] in DECISIVE_HEADINGS or heading in DECISIVE_HEADINGS

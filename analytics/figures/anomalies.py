@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.figures.capacity import LIMIT_COLOR
-from analytics.figures.layout import BAND_FILL, HEIGHT, framed
-from analytics.figures.usage import PALETTE, line, number_format, tick_format
+from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.theme import BAND_FILL, LIMIT_COLOR, PALETTE
+from analytics.figures.usage import line, number_format, tick_format
 from analytics.usage.metrics import METRIC_LABELS
 
 

@@ -7,17 +7,14 @@ import plotly.graph_objects as go
 
 from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
-from analytics.figures.layout import BAND_FILL, HEIGHT, framed
+from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.theme import BAND_FILL, LIMIT_COLOR, PALETTE, WARNING_COLOR
 from analytics.figures.usage import (
-    PALETTE,
     line,
     number_format,
     tick_format,
     value_format,
 )
-
-LIMIT_COLOR = "#C8463D"
-WARNING_COLOR = "#E3872D"
 
 
 def forecast_figure(forecast: ForecastPath) -> go.Figure:

@@ -8,12 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.figures.layout import BAND_FILL, HEIGHT, framed
-from analytics.figures.usage import PALETTE, line, number_format, tick_format, value_format
+from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.theme import BAND_FILL, CURRENT_COLOR, PALETTE, RECOMMENDED_COLOR
+from analytics.figures.usage import line, number_format, tick_format, value_format
 from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS, share_text
-
-RECOMMENDED_COLOR = "#3A9A6B"
-CURRENT_COLOR = "#E3872D"
 
 
 def past_forecasts_figure(rows: pd.DataFrame, metric: str) -> go.Figure:

@@ -1,5 +1,5 @@
-"""The one frame every figure takes: where its title, legend and plotly's toolbar go, and the
-fill of a band (a forecast's, an anomaly's usual range) that reads on a light and a dark page.
+"""The one frame every figure takes: where its title, legend and plotly's toolbar go (its
+colours are `theme`'s).
 
 Plotly shows its toolbar at the top right of a figure while the pointer is over it (the
 dashboard's fullscreen button sits beside it). The top of every figure is therefore a row kept
@@ -16,11 +16,6 @@ HEIGHT = 380
 TOOLBAR_ROW = 32  # px at the top of a figure that only the toolbar uses
 TITLE_ROW = 26  # px below it for a title (or the titles of stacked charts)
 SIDE_MARGIN = 10
-# A band's fill: figures have no background of their own, and the dashboard follows the
-# viewer's light or dark preference, so the band lies on white or on near-black. A mid blue,
-# a third opaque, stands out from both by about the same measure (contrast 1.5 on white, 1.7
-# on Streamlit's dark background) and leaves the lines drawn over it readable.
-BAND_FILL = "rgba(91, 141, 214, 0.35)"
 
 
 def framed(fig: go.Figure, *, title: str | None = None, titled: bool = False) -> go.Figure:

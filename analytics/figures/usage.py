@@ -17,6 +17,7 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS
 from analytics.figures.layout import HEIGHT, framed
+from analytics.figures.theme import OTHER_COLOR, PALETTE, UNTAGGED_COLOR
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -29,20 +30,6 @@ from analytics.usage.metrics import (
 )
 from analytics.usage.tables import OTHER, TAG_LABELS, UNTAGGED
 
-PALETTE = (
-    "#1F5A96",
-    "#E3872D",
-    "#3A9A6B",
-    "#C8463D",
-    "#7A5BA6",
-    "#2FA3B5",
-    "#B7892B",
-    "#D46FA8",
-    "#5C7A29",
-    "#8C6D5A",
-)
-OTHER_COLOR = "#A7ADB5"
-UNTAGGED_COLOR = "#D9DDE2"
 PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Month (UTC)"}
 
 
@@ -110,7 +97,13 @@ def service_mix(over_time: pd.DataFrame, granularity: Granularity) -> go.Figure:
     x = _dates(over_time.index)
     for trace, color in _per_service(over_time):
         fig.add_trace(
-            go.Scatter(x=x, stackgroup="characters", line={"width": 0.5, "color": color}, **trace)
+            go.Scatter(
+                x=x,
+                stackgroup="characters",
+                line={"width": 0.5, "color": color},
+                fillcolor=color,  # opaque: plotly's own half-transparent fill fades on both pages
+                **trace,
+            )
         )
     return _layout(fig, granularity, "Characters", tick_format(TOTAL_CHARACTERS))
 

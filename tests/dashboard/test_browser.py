@@ -17,6 +17,15 @@ from support.servers import running_dashboard
 from test_key_actions import stored
 
 from analytics.dashboard import navigation
+from analytics.dashboard.column_config import is_decisive
+from analytics.figures.theme import (
+    MINIMUM_CONTRAST,
+    RGBA,
+    contrast_ratio,
+    over,
+    relative_luminance,
+    rgba,
+)
 from analytics.usage.calendar import resolve, utc_today
 from analytics.usage.frames import KEY_DAY_COLUMNS
 
@@ -123,15 +132,6 @@ def test_page_links_are_named_by_their_titles_alone(dashboard, page):
         expect(links.get_by_role("link", name=listed.title, exact=True)).to_be_visible()
 
 
-def test_the_viewers_dark_preference_is_honoured(dashboard, page):
-    page.emulate_media(color_scheme="dark")
-    open_page(page, dashboard, "", "Overview")
-    background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
-    red, green, blue = (int(v) for v in background[4:-1].split(","))
-    assert red + green + blue < 3 * 64, background  # a dark page, not the light theme
-    page.screenshot(path=SHOTS / "overview-dark.png")
-
-
 def settled_boxes(page, bars) -> list:
     """The bars' boxes once two reads 0.2 s apart agree: clicks land after any animation."""
     previous = None
@@ -180,22 +180,113 @@ def assert_drawn(page, name: str, cost: bool) -> None:
         expect(page.get_by_role("radio", name="Cost")).to_be_checked()
 
 
-# Each page in its default view, opened by its address: the site's screenshots.
+# A grid's scroller, measured, and the headings its accessible table lists as drawn.
+GRID_JS = """(grid, left) => {
+  const scroller = grid.querySelector('.dvn-scroller');
+  if (!scroller) return null;
+  if (left !== null) scroller.scrollLeft = left;
+  return {scroll: scroller.scrollWidth, client: scroller.clientWidth,
+          shown: [...grid.querySelectorAll('[role=columnheader]')].map(h => h.textContent)};
+}"""
+# The cells of the page's HTML tables whose text is wider than their box.
+CELLS_JS = """() => [...document.querySelectorAll('.stMain table td, .stMain table th')]
+  .filter(cell => cell.scrollWidth > cell.clientWidth).map(cell => cell.textContent)"""
+# Every painted mark of every chart: each trace's lines, fills, bars and markers, and the
+# shapes (limit lines), with its opacity down from the figure, and the figure's backgrounds.
+MARKS_JS = """() => {
+  const paints = [];
+  const opacity = node => {
+    let product = 1;
+    for (; node && node.tagName !== 'svg'; node = node.parentNode)
+      product *= parseFloat(getComputedStyle(node).opacity);
+    return product;
+  };
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const bg = plot.querySelector('.bglayer rect.bg');
+    const back = {paper: plot.querySelector('svg.main-svg').style.background || 'rgba(0, 0, 0, 0)',
+                  plot: bg ? getComputedStyle(bg).fill : 'rgba(0, 0, 0, 0)',
+                  plotOpacity: bg ? parseFloat(getComputedStyle(bg).fillOpacity) : 0};
+    const painted = '.cartesianlayer .plot g.trace path, .shapelayer path';
+    for (const mark of plot.querySelectorAll(painted)) {
+      const style = getComputedStyle(mark);
+      const box = mark.getBBox();
+      if (style.display === 'none' || style.visibility === 'hidden') continue;
+      if (box.width === 0 && box.height === 0) continue;
+      const data = mark.closest('g.trace')?.__data__?.[0];
+      const name = data?.trace ? data.trace.name : 'a shape';
+      const seen = opacity(mark);
+      if (style.fill !== 'none' && box.width > 0 && box.height > 0)
+        paints.push({name, paint: 'fill', colour: style.fill,
+                     opacity: parseFloat(style.fillOpacity) * seen, ...back});
+      if (style.stroke !== 'none' && parseFloat(style.strokeWidth) > 0)
+        paints.push({name, paint: 'stroke', colour: style.stroke,
+                     opacity: parseFloat(style.strokeOpacity) * seen, ...back});
+    }
+  }
+  return paints;
+}"""
+
+
+def cut_columns(page) -> list[str]:
+    """What of the page's tables is cut at the window's width. An HTML table's cell is cut
+    where its content is wider than its box (scrollWidth > clientWidth). A dataframe is drawn
+    on a canvas, so its grid is measured: a grid that needs no sideways scrolling (its
+    scroller's scrollWidth no more than its clientWidth) cuts nothing; one that does must draw
+    every decisive column it has (`column_config.is_decisive`; those out of view are read
+    with the grid scrolled to its right end) among the columns its accessible table lists as
+    drawn at the start, and not as the last of them, which may be cut at the right edge."""
+    found = [f"cell {text!r}" for text in page.evaluate(CELLS_JS)]
+    for grid in page.get_by_test_id("stDataFrame").all():
+        start = grid.evaluate(GRID_JS, None)
+        if start is None or start["scroll"] <= start["client"]:
+            continue
+        grid.evaluate(GRID_JS, start["scroll"])
+        page.wait_for_timeout(100)  # the grid draws the columns scrolled to on its next frame
+        end = grid.evaluate(GRID_JS, 0)
+        whole = start["shown"][:-1]
+        found += [
+            f"{start['shown'][0]!r} table: {heading!r} needs sideways scrolling"
+            for heading in dict.fromkeys(start["shown"] + end["shown"])
+            if is_decisive(heading) and heading not in whole
+        ]
+    return found
+
+
+def faint_marks(page, background: RGBA) -> list[str]:
+    """Every chart mark that differs from what lies behind it, the figure's backgrounds over
+    the page's `background`, by a contrast ratio under 3:1."""
+    found = []
+    for mark in page.evaluate(MARKS_JS):
+        behind = over(
+            rgba(mark["plot"]), over(rgba(mark["paper"]), background), mark["plotOpacity"]
+        )
+        ratio = contrast_ratio(over(rgba(mark["colour"]), behind, mark["opacity"]), behind)
+        if ratio < MINIMUM_CONTRAST:
+            found.append(f"{mark['name']!r} {mark['paint']} {mark['colour']}: {ratio:.2f}")
+    return sorted(set(found))
+
+
+# Each page in its default view, opened by its address, in each scheme: the site's screenshots.
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_renders(dashboard, page, name):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_page_in_each_scheme_at_1366(dashboard, page, name, scheme):
+    """Every page at 1366 × 768 in the viewer's light and dark preference: drawn, with no
+    decisive column of a table cut (`cut_columns`) and every chart's marks readable on the
+    page (`faint_marks`); its screenshot `<name>.png`, or `<name>-dark.png`."""
+    page.emulate_media(color_scheme=scheme)
     shown = PAGES[name]
     open_page(page, dashboard, f"{shown.address}?period=Last+30+days", shown.title)
     assert_drawn(page, name, cost=False)
     if name == "overview":
         expect(page.locator(".st-key-plan_panel")).to_be_in_viewport()  # in the screenshot
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    background = rgba(
+        page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+    )
+    assert (relative_luminance(background) < 0.05) == (scheme == "dark"), background
     page.wait_for_timeout(1500)  # let the site's charts finish their entry animation
-    page.screenshot(path=SHOTS / f"{name}.png")
-    # The main area scrolls inside the page: wheel down for the lower half.
-    page.mouse.move(800, 500)
-    page.mouse.wheel(0, 700)
-    page.wait_for_timeout(800)
-    page.screenshot(path=SHOTS / f"{name}-lower.png")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / (f"{name}.png" if scheme == "light" else f"{name}-dark.png"))
+    assert (cut_columns(page), faint_marks(page, background)) == ([], [])
 
 
 def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
