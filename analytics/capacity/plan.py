@@ -23,7 +23,7 @@ a few minutes only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Final, Literal
 
@@ -107,6 +107,9 @@ class Allowance:
     limit: float | None  # None: no limit
     projected: float | None  # expected use by the period's last day; None: not projected
     reached: date | None  # first day the use reaches the limit, so far or projected
+    # `used` is the service's own counter of the billing period, which bills speech in whole
+    # minutes, the period's total rounded up: a little more than the tiles' exact minutes.
+    billed: bool = False
 
     @property
     def label(self) -> str:
@@ -129,7 +132,11 @@ class Allowance:
 
     @property
     def used_text(self) -> str:
-        """The use as every tile writes its metric: minutes to the hundredth."""
+        """The use as every tile writes its metric (minutes to the hundredth), but the
+        service's billed counter in the whole minutes it holds: "1,073", never "1,073.00",
+        which would claim a precision the tiles' 1,072.44 of the same days contradicts."""
+        if self.billed:
+            return count_text(self.used)
         return format_value(self.used, MEASURE_SERIES[self.measure])
 
     @property
@@ -361,7 +368,12 @@ def plan_snapshot(
         today=today,
         period=period,
         allowances=tuple(
-            allowance(measure, used or 0, limits.of(measure), period, key_day, today, covered_from)
+            replace(
+                allowance(
+                    measure, used or 0, limits.of(measure), period, key_day, today, covered_from
+                ),
+                billed=True,
+            )
             for measure, used in reported
             if measure == "characters" or used is not None or limits.of(measure) is not None
         ),

@@ -20,8 +20,10 @@ from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
 
 NOTE = (
-    "Used as the service counts it, today so far included; the day a limit is reached is "
-    "projected by the forecast of the closed days. Refreshed every five minutes."
+    "Used as the service counts it, today so far included, and minutes as it bills them: the "
+    "period's total rounded up to a whole minute, so a little more than the exact minutes the "
+    "tiles add up. The day a limit is reached is projected by the forecast of the closed days. "
+    "Refreshed every five minutes."
 )
 
 

@@ -285,6 +285,11 @@ def test_the_snapshot_matches_the_emulators_plan_and_ledger():
         ("speech_to_speech_minutes", speech_to_speech, plan.speech_to_speech_minutes_limit),
     ]
     assert characters > 0
+    # The billed counters read in the whole minutes they hold.
+    assert [a.used_text for a in snapshot.allowances[1:]] == [
+        f"{speech_to_text:,}",
+        f"{speech_to_speech:,}",
+    ]
     emulator.store.close()
 
 
@@ -379,8 +384,16 @@ def test_no_spend_for_a_period_that_starts_before_the_first_price(tmp_path):
 
 
 @pytest.mark.parametrize(("minutes", "shown"), [(1260.625, "1,260.63"), (1261.0, "1,261.00")])
-def test_the_plan_card_writes_minutes_as_the_overview_tile_does(minutes, shown):
+def test_a_keys_minutes_read_as_the_overview_tile_writes_them(minutes, shown):
     tile = Kpi(MINUTES, "Speech-to-text", minutes, None, None)
     card = Allowance("speech_to_text_minutes", minutes, 5_000, None, None)
     assert tile.value_text == card.used_text == shown
     assert card.usage_text == f"{shown} of 5,000 ({share_text(minutes / 5_000)})"
+
+
+def test_the_plans_billed_minutes_read_whole_beside_the_tiles_exact_ones():
+    """The service bills the period's 1,260.63 minutes as 1,261: the card says 1,261, not the
+    1,261.00 that would claim the precision of the tile's 1,260.63."""
+    tile = Kpi(MINUTES, "Speech-to-text", 1260.625, None, None)
+    card = Allowance("speech_to_text_minutes", 1261, 5_000, None, None, billed=True)
+    assert (tile.value_text, card.usage_text) == ("1,260.63", "1,261 of 5,000 (25.2 %)")

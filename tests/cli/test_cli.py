@@ -446,13 +446,14 @@ def serve_plan_org(monkeypatch, tmp_path, org: str) -> None:
 
 def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
     serve_plan_org(monkeypatch, tmp_path, plan_org())
-    # 700 characters on closed days and 50 today; 800 by tonight, then 100 a day.
+    # 700 characters on closed days and 50 today; 800 by tonight, then 100 a day. Minutes
+    # in the whole minutes the service bills.
     assert plan_output().splitlines() == [
         "Billing period: 2025-03-13 – 2025-04-12 (UTC)",
         "metric                    used  limit  used %  limit reached",
         "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
-        "Speech-to-text minutes    4.00  600    0.7 %   not within this billing period",
-        "Speech-to-speech minutes  1.00  600    0.2 %   not within this billing period",
+        "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
+        "Speech-to-speech minutes  1     600    0.2 %   not within this billing period",
     ]
     answer = json.loads(plan_output("--format", "json"))
     assert (answer["as_of"], answer["billing_period"]) == (
