@@ -132,8 +132,8 @@ def report(
             )
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_file = organization_files.budgets(settings.budgets) if settings.budgets else None
-        costing = organization_files.costing(settings.pricing, settings.teams, demo)
+        budget_file = organization_files.budgets(budgets, demo)
+        costing = organization_files.costing(pricing, teams, demo)
         cost = organization_files.capacity_prices(costing, budget_file)
         reader = fetching.Fetches(shared.settings(), demo)
         review, usage = review_of(reader, budget_file, today, first, last, cost)
