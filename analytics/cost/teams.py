@@ -1,17 +1,18 @@
 """Teams from ``teams.toml``: who pays for which key and which custom tag.
 
-A **team** is a cost centre, with an ``owner`` (an e-mail address) who answers for it. Keys map to teams by masked key, exact label or label pattern;
-custom tags by tag or tag pattern. Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``,
-``[abc]``, case-sensitive); masked keys are compared exactly, so their ``*`` is no wildcard.
+A **team** is a cost centre, with an ``owner`` (an e-mail address) who answers for it. Keys map
+to teams by masked key, exact label or label pattern; custom tags by tag or tag pattern.
+Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``, ``[abc]``, case-sensitive); masked
+keys are compared exactly, so their ``*`` is no wildcard.
 
 Each key (and tag) belongs to at most one team: one that rules of two teams match is a
-``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules
-of one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never
-silently dropped from a chargeback.
+``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules of
+one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never silently
+dropped from a chargeback.
 
 ``[[key]]`` entries give a key (by label or masked key) its **owner** and **purpose**: who to
 ask about a key and what it is for belong with who pays for it, so they live in this file
-rather than a fifth one, and the pages and exports that name a key's team name these too.
+rather than a fifth one: the four files stay the four documents of the settings.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from analytics.settings.parts import PARTS, Part, SettingsProblem, file_name
+from analytics.settings.parts import PARTS, Part, SettingsProblem
 from analytics.settings.versions import import_once, latest
 from analytics.storage.bundle import organization_file
 from analytics.storage.tomlfiles import read_text
@@ -42,6 +42,11 @@ class Document:
     where: str
     version: int | None = None  # the store's version; None when read from a file
     path: Path | None = None  # the file it was read from
+
+    @property
+    def name(self) -> str:
+        """How a page names it: the file's name, or its version of the store."""
+        return self.where if self.path is None else self.path.name
 
 
 @dataclass(frozen=True)
@@ -91,5 +96,7 @@ def document(part: Part, place: Place, given: Path | None = None) -> Document | 
     held = latest(place.records, part)
     if held is None:
         return None
-    where = f"{file_name(part).removesuffix('.toml')}, version {held.number} of the settings store"
+    where = f"{part}, version {held.number} of the settings store"
+    if held.file is not None:
+        where += f" (imported from {held.file})"
     return Document(part, held.text, where, held.number)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, Row, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from analytics.settings.parts import Part, check
@@ -53,9 +53,8 @@ class SavedMeanwhile(Exception):
         )
 
 
-def _version(row: object) -> Version:
-    part, number, text, author, at, file = row  # type: ignore[misc]
-    return Version(part, number, text, author, at, file)
+def _version(row: Row[Part, int, str, str, datetime, str | None]) -> Version:
+    return Version(*row)
 
 
 _COLUMNS = (table.c.part, table.c.version, table.c.text, table.c.author, table.c.saved_at)

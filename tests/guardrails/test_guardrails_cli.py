@@ -1,8 +1,9 @@
 """`guardrails plan`, `apply` and `restore` against an emulated organization, the emulator's own
-key store the oracle: exit codes, an enforced budget no key limit can hold refused (exit 2), limits that hold each enforced
-budget, every change audited as the guardrail's, hand-set limits kept and given back, drift,
-a key created elsewhere capped by the next run, a run killed between two calls (a real
-process, SIGKILL) completed by the next one, and two runs at once."""
+key store the oracle: exit codes, an enforced budget no key limit can hold refused (exit 2),
+limits that hold each enforced budget, every change audited as the guardrail's, hand-set
+limits kept and given back, drift, a key created elsewhere capped by the next run, a run
+killed between two calls (a real process, SIGKILL) completed by the next one, and two runs at
+once."""
 
 from __future__ import annotations
 
