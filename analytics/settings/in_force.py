@@ -4,11 +4,11 @@ different settings.
 
 Where they come from is one setting, ``SETTINGS_SOURCE``:
 
-- ``store`` (the default): the latest version in the state store of the account's records. On
-  first start, with no settings of the account in the store, the files found as before
-  (``bundle.organization_file``: beside the program, else in demo mode the examples) are
-  imported once, each recorded as imported from its file; after that the files are only an
-  import and export format.
+- ``store`` (the default): the latest version in the state store of the account's records. A
+  file found as before (``bundle.organization_file``: beside the program, else in demo mode the
+  example) whose part the store holds no version of is imported once, recorded as imported
+  from its file (on first start, all of them); after that the file is only an import and
+  export format.
 - ``files``: the files as found are the truth, and nothing writes settings.
 
 A file named on a command line (``--pricing FILE``) is read as given, whatever the source: it
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from analytics.settings.parts import PARTS, Part, SettingsProblem
-from analytics.settings.versions import import_once, latest
+from analytics.settings.parts import PARTS, Part, SettingsProblem, check
+from analytics.settings.versions import held, import_once, latest
 from analytics.storage.bundle import organization_file
 from analytics.storage.tomlfiles import read_text
 from analytics.usage.calendar import utc_now
@@ -69,18 +69,22 @@ def _from_file(part: Part, path: Path) -> Document:
     return Document(part, read_text(path, SettingsProblem), str(path), None, path)
 
 
-def first_start(place: Place) -> bool:
-    """Import the files found into an empty store, once (see `versions.import_once`); whether
-    this call imported them."""
+def first_start(place: Place) -> list[Part]:
+    """Import each file found whose part the store holds no version of, once (see
+    `versions.import_once`); the parts this call imported."""
     if not place.in_store:
-        return False
+        return []
     assert place.records is not None
+    kept = held(place.records)
+    missing = [part for part in PARTS if part not in kept]
     found = {
         part: path
-        for part in PARTS
+        for part in missing
         if (path := organization_file(part, None, place.folder, place.demo)) is not None
     }
     texts = {part: (read_text(path, SettingsProblem), path.name) for part, path in found.items()}
+    for part, (text, _) in texts.items():
+        check(part, text, str(found[part]))  # a bad file is named, and nothing is imported
     return import_once(place.records, texts, utc_now())
 
 

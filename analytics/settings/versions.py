@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, Row, func, insert, select
+from sqlalchemy import Connection, Row, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from analytics.settings.parts import Part, check
@@ -141,37 +141,33 @@ def save(
 
 
 def held(records: Records) -> set[Part]:
-    """The parts the store holds any version of, for this account."""
+    """The parts the store holds a version of, for this account."""
 
     def read(connection: Connection) -> set[Part]:
-        rows = connection.execute(
-            select(table.c.part, func.count())
-            .where(table.c.account == records.account)
-            .group_by(table.c.part)
-        )
-        return {row[0] for row in rows}
+        found = select(table.c.part).where(table.c.account == records.account).distinct()
+        return set(connection.execute(found).scalars())
 
     return records.store.run(read)
 
 
-def import_once(records: Records, texts: dict[Part, tuple[str, str]], at: datetime) -> bool:
-    """On first start, the files found as today (``texts``: each part's text and file name)
-    saved as version 1, recorded as imported from their files; only when the store holds no
-    settings of the account, and once on any host (the primary key refuses a second). Whether
-    they were imported here."""
+def import_once(records: Records, texts: dict[Part, tuple[str, str]], at: datetime) -> list[Part]:
+    """The files found as before (``texts``: each part's text and file name) saved as version
+    1 of each part the store holds no version of, recorded as imported from their files: once
+    on any host (the primary key refuses a second version 1). A part the store holds is never
+    read from a file again. The parts imported here."""
 
-    def write(connection: Connection) -> bool:
-        if connection.execute(
-            select(func.count()).where(table.c.account == records.account)
-        ).scalar_one():
-            return False
-        try:
-            with connection.begin_nested():
-                for part, (text, file) in texts.items():
+    def write(connection: Connection) -> list[Part]:
+        imported: list[Part] = []
+        for part, (text, file) in texts.items():
+            if _latest(connection, records.account, part) is not None:
+                continue
+            try:
+                with connection.begin_nested():
                     saved = Version(part, NONE_YET + 1, text, "first start", at, file)
                     _insert(connection, records.account, saved)
-        except IntegrityError:
-            return False
-        return True
+            except IntegrityError:  # another host imported it meanwhile
+                continue
+            imported.append(part)
+        return imported
 
-    return bool(texts) and records.store.run(write)
+    return records.store.run(write) if texts else []
