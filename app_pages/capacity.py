@@ -48,7 +48,7 @@ from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.reports.settings import ReportSettingsError, report_settings
+from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -78,21 +78,21 @@ st.caption(
 # The report's settings, found as the `report` command finds them: the same contract year,
 # budgets and paper whichever makes the report.
 try:
-    settings = report_settings(os.environ, Path.cwd(), source.demo)
+    paper = report_page_size(os.environ)
 except ReportSettingsError as exc:
     st.error(f"{exc}. The report is laid out on A4.", icon=":material/error:")
-    settings = report_settings(os.environ, Path.cwd(), source.demo, size="A4")
+    paper = report_page_size(os.environ, "A4")
 
 with st.expander("Budgets", icon=":material/savings:"):
     uploaded = st.file_uploader("Budgets file (TOML)", type="toml", key="budgets_file")
-    budgets, problem = chosen_budgets(uploaded, settings.budgets)
+    budgets, problem = chosen_budgets(uploaded, source)
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
-        f"Budgets from {file_in_force('budgets', source.demo, uploaded)}; choose another file "
+        f"Budgets from {file_in_force('budgets', source, uploaded)}; choose another file "
         "here, formatted as budgets.example.toml. Cost budgets and cost forecasts use the prices "
-        f"of {file_in_force('pricing', source.demo)} (and the teams of "
-        f"{file_in_force('teams', source.demo)} for the report's spend by team)."
+        f"of {file_in_force('pricing', source)} (and the teams of "
+        f"{file_in_force('teams', source)} for the report's spend by team)."
     )
 
 # The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
@@ -171,7 +171,7 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
     )
     st.caption(
         "The organization's cost, base fee included: the closed days at the prices of "
-        f"{file_in_force('pricing', source.demo)}, then each service's forecast priced to the "
+        f"{file_in_force('pricing', source)}, then each service's forecast priced to the "
         "period's end."
     )
 
@@ -371,7 +371,7 @@ if decision.recommendation.options and money.currency:
     show_recommendation(decision, money.currency)
 else:
     st.caption(
-        f"No options to weigh: {file_in_force('pricing', source.demo)} lists none. Add "
+        f"No options to weigh: {file_in_force('pricing', source)} lists none. Add "
         "`[[option]]` entries (base fee, included volume, prices beyond, term, discount) to the "
         "pricing file for a recommendation: see *The catalogue* on the manual's Capacity review "
         "page (docs/capacity.md) and pricing.example.toml."
@@ -407,7 +407,7 @@ def report_page() -> str:
         read.frame,
         review,
         key_limits=key_limits or (),
-        page_size=settings.page_size,
+        page_size=paper,
         decision=decision,
     )
 
@@ -427,7 +427,7 @@ with st.container(horizontal=True):
     )
     if chromium is not None:
         st.download_button(
-            f"Download the meeting report (PDF, {settings.page_size})",
+            f"Download the meeting report (PDF, {paper})",
             data=lambda: html_to_pdf(report_page(), chromium),
             file_name=f"{report_name}.pdf",
             mime="application/pdf",

@@ -21,13 +21,13 @@ with st.expander("Prices and teams", icon=":material/payments:"):
     pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
     teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
     st.caption(
-        f"Prices from {file_in_force('pricing', source.demo, pricing_upload)} and teams from "
-        f"{file_in_force('teams', source.demo, teams_upload)}; choose other files here, "
+        f"Prices from {file_in_force('pricing', source, pricing_upload)} and teams from "
+        f"{file_in_force('teams', source, teams_upload)}; choose other files here, "
         "formatted as pricing.example.toml and teams.example.toml."
     )
 
-pricing = money_text("pricing", pricing_upload, source.demo)
-teams = money_text("teams", teams_upload, source.demo)
+pricing = money_text("pricing", pricing_upload, source)
+teams = money_text("teams", teams_upload, source)
 if pricing is None:
     st.info(f"{NEEDS_PRICING} Or choose the files above.", icon=":material/payments:")
     st.stop()

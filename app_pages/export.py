@@ -54,7 +54,7 @@ with_cost = controls.toggle(
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
     key="with_cost",
     disabled=not priceable,
-    help=f"{COST_COLUMNS_TEXT} Prices of {file_in_force('pricing', source.demo)}."
+    help=f"{COST_COLUMNS_TEXT} Prices of {file_in_force('pricing', source)}."
     if priceable
     else f"{offered.label} carry no cost."
     if not offered.priced

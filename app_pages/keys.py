@@ -25,7 +25,7 @@ table = page.key_table_or_stop(
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
-        f"Usage cost per {noun} at the prices of {file_in_force('pricing', source.demo)}: its "
+        f"Usage cost per {noun} at the prices of {file_in_force('pricing', source)}: its "
         "share of the organization's lines, the same amount exports and the Chargeback page "
         "show. The base fee is no key's: the Chargeback page shares it between teams (base fee "
         "share)."

@@ -115,7 +115,7 @@ if view.cost and view.pricing is not None:
         f"{TOTAL_COST} {amount_text(spent[TOTAL_CHARACTERS] + fee, view.currency)} = "
         f"{USAGE_COST.lower()} {amount_text(spent[TOTAL_CHARACTERS], view.currency)} + "
         f"{BASE_FEE.lower()} {amount_text(fee, view.currency)}, at the prices of "
-        f"{file_in_force('pricing', source.demo)}. "
+        f"{file_in_force('pricing', source)}. "
         "Compared with the previous period at its prices (N/A when it has none)."
     )
 

@@ -160,9 +160,10 @@ async def emulator_client(emulator_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
 @pytest.fixture(autouse=True)
 def fresh_environment(monkeypatch, tmp_path) -> None:
     """Every test runs as a fresh shell would: no SERVICE_ setting from the developer's
-    environment (a key, an address, demo settings), and a history folder of its own."""
+    environment (a key, an address, demo settings, where the settings are), and a history
+    folder of its own."""
     for name in list(os.environ):
-        if name.startswith("SERVICE_"):
+        if name.startswith("SERVICE_") or name == "SETTINGS_SOURCE":
             monkeypatch.delenv(name)
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
 

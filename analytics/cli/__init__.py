@@ -12,7 +12,7 @@ store.
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, reports, checks, capacity, lookups, keys, guardrails  # noqa: I001
-from analytics.cli import serve, demo, state
+from analytics.cli import serve, demo, state, settings
 from analytics.cli.shared import app
 from analytics.storage.allocator import use_system_allocator
 
@@ -28,6 +28,7 @@ __all__ = [
     "main",
     "reports",
     "serve",
+    "settings",
     "state",
 ]
 

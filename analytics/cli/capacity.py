@@ -43,7 +43,6 @@ from analytics.cli.what_ifs import (
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.cost.priced import PricesInForce
-from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -150,8 +149,7 @@ def recommend(
                 "contract_year_start, as on the Capacity page and in the report (give --budgets "
                 "FILE)"
             )
-        found_budgets = organization_file("budgets", budgets, Path.cwd(), demo)
-        budget_file = organization_files.budgets(found_budgets) if found_budgets else None
+        budget_file = organization_files.budgets(budgets, demo)
         prices = organization_files.costing(pricing, None, demo).pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"

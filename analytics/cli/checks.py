@@ -48,7 +48,6 @@ from analytics.exports.shaping import Costing
 from analytics.guardrails import state as guardrail_state
 from analytics.guardrails.reading import NoUsagePeriod, plan_now
 from analytics.service.settings import Settings
-from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
 from analytics.usage.frames import labels
 from analytics.usage.records import records_of
@@ -182,8 +181,7 @@ def check_budgets(
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
     was not delivered)."""
     with _check(notify, alerts, dry_run, demo, debug) as check:
-        found = organization_file("budgets", budgets, Path.cwd(), demo)
-        budget_file = None if found is None else organization_files.budgets(found)
+        budget_file = organization_files.budgets(budgets, demo)
         warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         today = calendar.utc_today()
         limits = (

@@ -50,7 +50,6 @@ from analytics.guardrails.tables import (
 )
 from analytics.keys.audit import AuditLog
 from analytics.service.settings import Settings
-from analytics.storage.bundle import organization_file
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 from analytics.usage.records import Records, records_of
@@ -115,7 +114,7 @@ def _session(
     with shared.reported(debug):
         settings = shared.settings()
         shared.configured(settings, demo)
-        found = organization_file("budgets", budgets, Path.cwd(), demo)
+        found = organization_files.budgets(budgets, demo)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
         records = records_of(settings, demo)
@@ -125,7 +124,7 @@ def _session(
                 "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
         costing = organization_files.costing(pricing, teams, demo)
-        yield _Session(settings, demo, organization_files.budgets(found), costing, records)
+        yield _Session(settings, demo, found, costing, records)
 
 
 def _table(table: pd.DataFrame) -> None:

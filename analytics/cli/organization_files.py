@@ -1,6 +1,8 @@
-"""The configuration files a command reads: prices and teams (the costing), budgets and
-alerts. Each is found the same way (given, else in the working folder, else the example in
-demo mode) and a bad one is one error line (exit 2)."""
+"""The organization's settings a command reads: prices and teams (the costing), budgets and
+alerts, each through the one reader of the settings in force (`settings.in_force`: a file
+given, else the state store, or the files found with ``SETTINGS_SOURCE=files``), so a command
+reads what every page reads. A bad document is one error line (exit 2), an enforced budget no
+key limit can hold included."""
 
 from __future__ import annotations
 
@@ -10,25 +12,43 @@ from pathlib import Path
 
 import pandas as pd
 
-from analytics.alerts.config import AlertsConfig, load_alerts
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, load_budgets
+from analytics.alerts.config import AlertsConfig, parse_alerts
+from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.costs import Prices
-from analytics.cli.shared import UsageProblem
+from analytics.cli.shared import UsageProblem, settings
 from analytics.cost.priced import PricesInForce
-from analytics.cost.prices import Pricing, load_pricing
-from analytics.cost.teams import Teams, key_teams, load_teams
+from analytics.cost.prices import Pricing, parse_pricing
+from analytics.cost.teams import Teams, key_teams, parse_teams
 from analytics.exports.shaping import Costing
-from analytics.storage.bundle import organization_file
+from analytics.settings.in_force import Document, Place, document
+from analytics.settings.parts import Part, checked_budgets
 from analytics.usage.frames import labels
+from analytics.usage.records import records_of
+
+
+def place(demo: bool) -> Place:
+    """Where this command's settings are: the source set, the account's records, the working
+    folder."""
+    given = settings()
+    return Place(given.settings_source, records_of(given, demo), Path.cwd(), demo)
+
+
+def in_force(part: Part, given: Path | None, demo: bool) -> Document | None:
+    """``part`` as this command reads it: ``given``, else the settings in force."""
+    return document(part, place(demo), given)
 
 
 def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
-    """The money files in force: given, else found in the working folder, else (demo) the
-    examples; none found means usage only. A bad file is one error line (exit 2)."""
-    pricing_file = organization_file("pricing", pricing, Path.cwd(), demo)
-    teams_file = organization_file("teams", teams, Path.cwd(), demo)
-    prices: Pricing | None = load_pricing(pricing_file) if pricing_file else None
-    cost_centres: Teams | None = load_teams(teams_file) if teams_file else None
+    """The prices and teams in force; none means usage only. A bad one is one error line
+    (exit 2)."""
+    prices_text = in_force("pricing", pricing, demo)
+    teams_text = in_force("teams", teams, demo)
+    prices: Pricing | None = (
+        parse_pricing(prices_text.text, prices_text.where) if prices_text else None
+    )
+    cost_centres: Teams | None = (
+        parse_teams(teams_text.text, teams_text.where) if teams_text else None
+    )
     return Costing(prices, cost_centres)
 
 
@@ -51,20 +71,24 @@ def team_mapping(given: Costing) -> Callable[[pd.DataFrame], dict[str, str]] | N
     return lambda frame: key_teams(teams, labels(frame))
 
 
-def budgets(path: Path) -> BudgetFile:
+def budgets(given: Path | None, demo: bool) -> BudgetFile | None:
+    """The budgets in force, None without any. A budget marked ``enforce = true`` that no key
+    limit can hold stops the command (exit 2) naming it, so a timer notices."""
+    found = in_force("budgets", given, demo)
+    if found is None:
+        return None
     try:
-        return load_budgets(path)
+        return checked_budgets(found.text, found.where)
     except BudgetFileError as exc:
         raise UsageProblem(str(exc)) from None
 
 
 def alerts(given: Path | None, option: str) -> AlertsConfig:
-    """The alerts file in force: given, else alerts.toml in the working folder; its secrets
-    come from the environment."""
-    path = organization_file("alerts", given, Path.cwd(), demo=False)
-    if path is None:
+    """The alert routes in force; their secrets come from the environment."""
+    found = in_force("alerts", given, demo=False)
+    if found is None:
         raise UsageProblem(
             f"{option} needs an alerts file: alerts.toml in the working folder or --alerts FILE "
             "(see alerts.example.toml)"
         )
-    return load_alerts(path, os.environ)
+    return parse_alerts(found.text, found.where, os.environ)

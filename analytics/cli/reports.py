@@ -43,7 +43,7 @@ from analytics.cli.what_ifs import (
 from analytics.reports.meeting import render
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.reports.settings import ReportSettingsError, report_settings
+from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.storage.files import write_atomic
 from analytics.usage import calendar
 from analytics.usage.calendar import range_text
@@ -121,19 +121,11 @@ def report(
             raise UsageProblem(CHROMIUM_MISSING)
         mail_server = _report_mail(alerts, mail_to or [])
         try:
-            settings = report_settings(
-                os.environ,
-                Path.cwd(),
-                demo,
-                budgets=budgets,
-                pricing=pricing,
-                teams=teams,
-                size=size,
-            )
+            paper = report_page_size(os.environ, size)
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_file = organization_files.budgets(settings.budgets) if settings.budgets else None
-        costing = organization_files.costing(settings.pricing, settings.teams, demo)
+        budget_file = organization_files.budgets(budgets, demo)
+        costing = organization_files.costing(pricing, teams, demo)
         cost = organization_files.capacity_prices(costing, budget_file)
         reader = fetching.Fetches(shared.settings(), demo)
         review, usage = review_of(reader, budget_file, today, first, last, cost)
@@ -150,7 +142,7 @@ def report(
             usage.frame,
             review,
             key_limits=limits[0] if limits else (),
-            page_size=settings.page_size,
+            page_size=paper,
             decision=decision,
         )
         pdf = (

@@ -44,6 +44,7 @@ from analytics.exports.commands import (
 from analytics.service.client import ServiceClient
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.service.settings import Settings, setting_problems
+from analytics.settings.parts import SettingsProblem
 from analytics.storage.store import StoreError, StoreUnavailable
 from analytics.usage.calendar import Preset, resolve
 
@@ -194,6 +195,7 @@ def reported(debug: bool) -> Iterator[None]:
         PricingFileError,
         TeamFileError,
         AlertsFileError,
+        SettingsProblem,
     ) as exc:
         fail(EXIT_USAGE, str(exc))
     except StoreUnavailable as exc:

@@ -1,13 +1,18 @@
 """Teams from ``teams.toml``: who pays for which key and which custom tag.
 
-A **team** is a cost centre. Keys map to teams by masked key, exact label or label pattern;
-custom tags by tag or tag pattern. Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``,
-``[abc]``, case-sensitive); masked keys are compared exactly, so their ``*`` is no wildcard.
+A **team** is a cost centre, with an ``owner`` (an e-mail address) who answers for it. Keys map
+to teams by masked key, exact label or label pattern; custom tags by tag or tag pattern.
+Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``, ``[abc]``, case-sensitive); masked
+keys are compared exactly, so their ``*`` is no wildcard.
 
 Each key (and tag) belongs to at most one team: one that rules of two teams match is a
-``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules
-of one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never
-silently dropped from a chargeback.
+``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules of
+one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never silently
+dropped from a chargeback.
+
+``[[key]]`` entries give a key (by label or masked key) its **owner** and **purpose**: who to
+ask about a key and what it is for belong with who pays for it, so they live in this file
+rather than a fifth one: the four files stay the four documents of the settings.
 """
 
 from __future__ import annotations
@@ -36,10 +41,19 @@ class TeamFileError(ValueError):
     """The teams file cannot be read, breaks a rule, or claims a key for two teams."""
 
 
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def _check_owner(owner: str) -> None:
+    if owner and not _EMAIL.fullmatch(owner):
+        raise ValueError(f"owner must be an e-mail address such as web@example.org, not {owner!r}")
+
+
 class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """One ``[[team]]`` entry: its name and the keys and tags it claims."""
+    """One ``[[team]]`` entry: its name, its owner and the keys and tags it claims."""
 
     name: str
+    owner: str = ""
     keys: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     label_patterns: tuple[str, ...] = ()
@@ -49,6 +63,7 @@ class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise ValueError("name must not be empty")
+        _check_owner(self.owner)
         if self.name.strip().casefold() == UNASSIGNED.casefold():
             raise ValueError(f"name {self.name!r} is kept for the keys and tags no team claims")
         if not any(self.values(field) for field in (*KEY_FIELDS, *TAG_FIELDS)):
@@ -71,10 +86,26 @@ class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True
         return values
 
 
+class KeyOwner(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[key]]`` entry: a key, by its label or masked key, its owner and its purpose."""
+
+    key: str
+    owner: str = ""
+    purpose: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key.strip():
+            raise ValueError("key must name a key label or a masked key")
+        _check_owner(self.owner)
+        if not (self.owner or self.purpose.strip()):
+            raise ValueError(f"key {self.key!r} says nothing: give it an owner or a purpose")
+
+
 class TeamFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The whole file: the ``[[team]]`` entries."""
+    """The whole file: the ``[[team]]`` entries and the ``[[key]]`` owners."""
 
     teams: tuple[Team, ...] = msgspec.field(default=(), name="team")
+    owners: tuple[KeyOwner, ...] = msgspec.field(default=(), name="key")
 
     def __post_init__(self) -> None:
         if not self.teams:
@@ -88,6 +119,11 @@ class TeamFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 if other != index:
                     verb = "are both named" if field == "name" else f"({field}) both claim"
                     raise ValueError(f"[[team]] #{other + 1} and #{index + 1} {verb} {value!r}")
+        first_key: dict[str, int] = {}
+        for index, owned in enumerate(self.owners):
+            other = first_key.setdefault(owned.key, index)
+            if other != index:
+                raise ValueError(f"[[key]] #{other + 1} and #{index + 1} both name {owned.key!r}")
 
 
 @dataclass(frozen=True)
@@ -109,6 +145,7 @@ class Teams:
 
     teams: tuple[Team, ...]
     source: str
+    owners: tuple[KeyOwner, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -207,7 +244,8 @@ def team_day(key_day: pd.DataFrame, teams: Teams) -> pd.DataFrame:
 
 def parse_teams(text: str, source: str = "teams.toml") -> Teams:
     """Parse TOML text; every problem becomes a ``TeamFileError`` naming ``source``."""
-    return Teams(parse_toml(text, source, TeamFile, TeamFileError).teams, source)
+    parsed = parse_toml(text, source, TeamFile, TeamFileError)
+    return Teams(parsed.teams, source, parsed.owners)
 
 
 def load_teams(path: Path | str) -> Teams:

@@ -22,7 +22,7 @@ from typing import Literal
 import msgspec
 import streamlit as st
 
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
+from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.current import budget_status
 from analytics.capacity.evaluation import Evaluation
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
@@ -38,6 +38,7 @@ from analytics.guardrails.state import LastRun, Memory
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.settings.parts import checked_budgets
 from analytics.usage.frames import labels
 from analytics.usage.records import Records, records_of
 
@@ -72,19 +73,19 @@ class Guarded:
 
 
 def files_in_force(src: Source) -> Files:
-    """The budgets, teams and pricing files as ``guardrails apply`` run beside the dashboard
-    finds them (``bundle.organization_file``)."""
+    """The budgets, teams and prices in force, as ``guardrails apply`` reads them
+    (``settings.in_force``)."""
     return Files(
-        money_text("budgets", None, src.demo),
-        money_text("teams", None, src.demo),
-        money_text("pricing", None, src.demo),
-        file_in_force("budgets", src.demo),
+        money_text("budgets", None, src),
+        money_text("teams", None, src),
+        money_text("pricing", None, src),
+        file_in_force("budgets", src),
     )
 
 
 def parsed(files: Files) -> Guarded:
     """The files read; a file that cannot be read raises its own error, naming it."""
-    budgets = None if files.budgets is None else parse_budgets(files.budgets, files.name)
+    budgets = None if files.budgets is None else checked_budgets(files.budgets, files.name)
     teams = None if files.teams is None else parse_teams(files.teams)
     pricing = None if files.pricing is None else parse_pricing(files.pricing)
     return Guarded(budgets, teams, pricing)

@@ -1,6 +1,8 @@
-"""The money files the dashboard uses: uploads, or `pricing.toml` / `teams.toml` beside the
-dashboard, or (demo) the examples. Kept as text: the cache keys of the money views. And the
-note every money view shows when some of its days have no price."""
+"""The settings documents the dashboard uses: an upload, else the settings in force
+(`settings.in_force`, the reader every command uses too: the state store, or with
+``SETTINGS_SOURCE=files`` the files beside the dashboard, in the demo the examples). Kept as
+text: the cache keys of the money views. And the note every money view shows when some of its
+days have no price."""
 
 from __future__ import annotations
 
@@ -10,27 +12,43 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.cost.prices import parse_pricing, unpriced_text
+from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.storage.bundle import organization_file
+from analytics.settings.in_force import Document, Place, document
+from analytics.settings.parts import Part
+from analytics.usage.records import records_of
 
 
-def money_text(name: str, uploaded: UploadedFile | None, demo: bool) -> str | None:
-    """The text of ``name``.toml in force, or None (usage only)."""
+def settings_place(src: Source) -> Place:
+    """Where the dashboard's settings are: the source set, the account's records, the folder
+    the dashboard runs in."""
+    return Place(
+        src.settings.settings_source, records_of(src.settings, src.demo), Path.cwd(), src.demo
+    )
+
+
+def in_force(name: Part, src: Source) -> Document | None:
+    """The settings document ``name`` in force; None: there is none."""
+    return document(name, settings_place(src))
+
+
+def money_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:
+    """The text of ``name`` in force (an upload wins), or None (usage only)."""
     if uploaded is not None:
         return uploaded.getvalue().decode("utf-8", errors="replace")
-    path = organization_file(name, None, Path.cwd(), demo)
-    return path.read_text(encoding="utf-8") if path else None
+    found = in_force(name, src)
+    return None if found is None else found.text
 
 
-def file_in_force(name: str, demo: bool, uploaded: UploadedFile | None = None) -> str:
-    """How a page names the ``name``.toml it reads: the file chosen on the page, else the one
-    beside the dashboard, else in the demo the shipped example (``pricing.example.toml``), so a
-    caption never points at a file that is not there. ``name``.toml when there is none: where
-    to put one."""
+def file_in_force(name: Part, src: Source, uploaded: UploadedFile | None = None) -> str:
+    """How a page names the ``name`` settings it reads: the file chosen on the page, else the
+    store's version, or the file beside the dashboard (in the demo the shipped example,
+    ``pricing.example.toml``), so a caption never points at a file that is not there.
+    ``name``.toml when there is none: where to put one."""
     if uploaded is not None:
         return str(uploaded.name)
-    path = organization_file(name, None, Path.cwd(), demo)
-    return f"{name}.toml" if path is None else path.name
+    found = in_force(name, src)
+    return f"{name}.toml" if found is None else found.name
 
 
 # What a page says when a money view is asked for without its file.

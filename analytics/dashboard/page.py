@@ -82,14 +82,14 @@ def view_select(
     money covers the others.
     """
     where = where.container(horizontal=True, width="content")  # the controls side by side
-    shown = money_switch(where, src.demo)
+    shown = money_switch(where, src)
     grouped = "key"
     if grouping:
-        teams_file = file_in_force("teams", src.demo)
+        teams_file = file_in_force("teams", src)
         help_grouped = f"Each key, or each team of {teams_file} (keys no team claims: Unassigned)."
         grouped = segments(where, "Group by", GROUPED, "key", "group", help_grouped)
-    pricing = money_text("pricing", None, src.demo) if shown == "cost" else None
-    teams = money_text("teams", None, src.demo) if grouped == "team" else None
+    pricing = money_text("pricing", None, src) if shown == "cost" else None
+    teams = money_text("teams", None, src) if grouped == "team" else None
     if shown == "cost" and pricing is None:
         st.info(NEEDS_PRICING, icon=":material/payments:")
     if grouped == "team" and teams is None:
@@ -111,7 +111,7 @@ def view_select(
 SWITCH_KEY = "show_switch"
 
 
-def money_switch(where: DeltaGenerator, demo: bool) -> str:
+def money_switch(where: DeltaGenerator, src: Source) -> str:
     """The Usage / Cost switch, showing the session's choice (``session.shown``) whichever
     page set it; a click makes the new choice the session's."""
     st.session_state[SWITCH_KEY] = session.shown()  # before the widget: no default to fight
@@ -123,7 +123,7 @@ def money_switch(where: DeltaGenerator, demo: bool) -> str:
         key=SWITCH_KEY,
         on_change=lambda: session.show(st.session_state[SWITCH_KEY]),
         help="Usage in characters and minutes, or its cost at the prices of "
-        f"{file_in_force('pricing', demo)}. One choice for every page of this session.",
+        f"{file_in_force('pricing', src)}. One choice for every page of this session.",
     )
     return session.shown()
 
@@ -132,8 +132,8 @@ def money_in_force(src: Source) -> View:
     """The pricing and teams files in force (beside the dashboard; the examples in demo
     mode), for the pages that add money wherever there are prices (Tags, Capacity). A pricing
     file that cannot be read is named and left out."""
-    pricing = money_text("pricing", None, src.demo)
-    teams = money_text("teams", None, src.demo)
+    pricing = money_text("pricing", None, src)
+    teams = money_text("teams", None, src)
     try:
         currency = parse_pricing(pricing).currency if pricing is not None else ""
     except PricingFileError as exc:

@@ -56,7 +56,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     with st.container(border=True, key="plan_panel"):
         try:
             try:
-                snapshot = current_snapshot(src, today, money_text("pricing", None, src.demo))
+                snapshot = current_snapshot(src, today, money_text("pricing", None, src))
             except PricingFileError:  # a page that uses prices names the problem
                 snapshot = current_snapshot(src, today)
         except ServiceError as exc:
@@ -76,7 +76,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 f"{amount_text(projected, spend.currency)} projected for the billing period"
             )
             st.caption(
-                f"At the prices of {file_in_force('pricing', src.demo)}, base fee included: the "
+                f"At the prices of {file_in_force('pricing', src)}, base fee included: the "
                 "closed days so far, and the forecast of each service priced to the period's "
                 "last day."
             )

@@ -125,6 +125,33 @@ def _cost_refusal(
     return None
 
 
+def _metric_refusal(budget: Budget) -> str | None:
+    """Why no key limit counts what ``budget`` caps, whatever the service reports."""
+    if budget.is_plan:
+        return "the plan's own limit is the service's; a plan budget warns, it is not shared out"
+    if budget.metric in (*SERVICE_CHARACTERS, "speech_to_speech_minutes"):
+        return (
+            "key limits count text, document and improvement characters together and no "
+            "speech-to-speech: budget total_characters (or cost) instead"
+        )
+    return None
+
+
+def never_enforceable(budget: Budget) -> str | None:
+    """Why the keys' limits can never hold ``budget``, whatever the service reports (its
+    metric, or a calendar month or quarter, which always cuts the usage periods), in the words
+    of ``refusal``; None when they may. A budget marked ``enforce = true`` that this refuses is
+    refused where it is set, and stops a command that reads it, rather than being "not
+    enforced" quietly at every run."""
+    reason = _metric_refusal(budget)
+    if reason is None and budget.period in ("month", "quarter"):
+        reason = (
+            f"a calendar {budget.period} cuts the usage periods and cannot be held across the "
+            'cut: use period = "usage" or a contract year starting on a billing day'
+        )
+    return reason
+
+
 def refusal(
     budget: Budget,
     budgets: BudgetFile,
@@ -137,15 +164,24 @@ def refusal(
 
     ``period`` is the usage period the service reports, ``team_names`` the teams of the teams
     file (None: no file), ``key_names`` the labels and masked keys of the active listed keys."""
+    reason = _metric_refusal(budget) or _situation_refusal(
+        budget, budgets, period, team_names, key_names, pricing
+    )
+    return None if reason is None else f"{budget.title}: not enforced: {reason}"
+
+
+def _situation_refusal(
+    budget: Budget,
+    budgets: BudgetFile,
+    period: BillingPeriod | None,
+    team_names: Collection[str] | None,
+    key_names: Collection[str],
+    pricing: Pricing | None,
+) -> str | None:
+    """Why the service's usage period, the teams, the keys or the prices keep the keys' limits
+    from holding ``budget`` (see ``refusal``)."""
     reason: str | None
-    if budget.is_plan:
-        reason = "the plan's own limit is the service's; a plan budget warns, it is not shared out"
-    elif budget.metric in (*SERVICE_CHARACTERS, "speech_to_speech_minutes"):
-        reason = (
-            "key limits count text, document and improvement characters together and no "
-            "speech-to-speech: budget total_characters (or cost) instead"
-        )
-    elif period is None:
+    if period is None:
         reason = "the service reports no usage period (a free plan): key limits cannot hold it"
     elif budget.team is not None and (team_names is None or budget.team not in team_names):
         reason = (
@@ -161,7 +197,7 @@ def refusal(
             )
             assert span is not None
             reason = _cost_refusal(budget, pricing, span, period)
-    return None if reason is None else f"{budget.title}: not enforced: {reason}"
+    return reason
 
 
 @dataclass(frozen=True)

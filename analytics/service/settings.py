@@ -3,10 +3,11 @@
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # An HTTP authorization scheme is one token (RFC 9110): no spaces, no separators.
@@ -53,6 +54,11 @@ class Settings(BaseSettings):
     # Without sign-in the dashboard cannot tell who changes a key: changes are off unless a
     # deployment only key administrators reach says so.
     allow_key_changes: bool = False
+    # Where the organization's settings are the truth: `store`, the state store (the files
+    # then an import and export format), or `files`, the files as found (nothing writes them).
+    settings_source: Literal["store", "files"] = Field(
+        default="store", validation_alias=AliasChoices("SETTINGS_SOURCE", "settings_source")
+    )
 
     @field_validator("base_url")
     @classmethod

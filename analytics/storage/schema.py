@@ -23,7 +23,7 @@ from sqlalchemy import (
     TypeDecorator,
 )
 
-HEAD: Final = "0002"
+HEAD: Final = "0003"
 
 
 class Moment(TypeDecorator[datetime]):
@@ -86,10 +86,27 @@ guardrails = Table(
     Column("state", Text, nullable=False),
 )
 
+# Every version of every settings document of an account, never rewritten: the highest version
+# is in force. The primary key refuses a second row of one version, so of two saves made from
+# the same version, on any hosts, one wins and the other is told (optimistic concurrency).
+# `file` names the file a version was imported from; `author` who saved it.
+settings_versions = Table(
+    "settings_versions",
+    metadata,
+    Column("account", String(80), primary_key=True),
+    Column("part", String(20), primary_key=True),
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("text", Text, nullable=False),
+    Column("author", String(200), nullable=False),
+    Column("saved_at", Moment(), nullable=False),
+    Column("file", String(300), nullable=True),
+)
+
 # What `state check` counts, by the names people read.
 RECORDS: Final = {
     "anomaly marks": marks,
     "alert deliveries": deliveries,
     "key audit entries": audit,
     "guardrail states": guardrails,
+    "settings versions": settings_versions,
 }

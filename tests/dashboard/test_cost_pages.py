@@ -407,6 +407,7 @@ def test_the_tag_table_prices_each_tag_at_list_prices_with_its_team(priced, demo
 def test_a_falling_cost_is_green_and_a_cost_of_zero_next_to_usage_says_why(
     demo_env, demo_ledger, monkeypatch, tmp_path
 ):
+    monkeypatch.setenv("SETTINGS_SOURCE", "files")  # the file is the settings: written twice
     included = "\n[price.included_per_month]\ndocument_translation_characters = 1_000_000_000\n"
     (tmp_path / "pricing.toml").write_text(PRICING + included)
     monkeypatch.chdir(tmp_path)

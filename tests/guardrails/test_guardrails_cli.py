@@ -1,8 +1,9 @@
 """`guardrails plan`, `apply` and `restore` against an emulated organization, the emulator's own
-key store the oracle: exit codes, the refused budget's line, limits that hold each enforced
-budget, every change audited as the guardrail's, hand-set limits kept and given back, drift,
-a key created elsewhere capped by the next run, a run killed between two calls (a real
-process, SIGKILL) completed by the next one, and two runs at once."""
+key store the oracle: exit codes, an enforced budget no key limit can hold refused (exit 2),
+limits that hold each enforced budget, every change audited as the guardrail's, hand-set
+limits kept and given back, drift, a key created elsewhere capped by the next run, a run
+killed between two calls (a real process, SIGKILL) completed by the next one, and two runs at
+once."""
 
 from __future__ import annotations
 
@@ -57,10 +58,9 @@ labels = ["Web", "Shop"]
 name = "Data"
 labels = ["Batch"]
 """
-# The two guarded budgets and a monthly one.
-BUDGETS = (
-    GUARDED_BUDGETS
-    + """
+BUDGETS = GUARDED_BUDGETS  # the two guarded budgets
+# An enforced budget no key limit can hold: refused where it is read.
+MONTHLY = """
 [[budget]]
 name = "Monthly"
 metric = "total_characters"
@@ -68,7 +68,6 @@ period = "month"
 limit = 9_000
 enforce = true
 """
-)
 ORIGINAL = {"Web": None, "Shop": 500, "Batch": None}
 
 
@@ -112,13 +111,17 @@ def assert_budgets_hold(limits: dict[str, int | None]) -> None:
 
 def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limits(served):
     store, options = served
+    Path(options[1]).write_text(BUDGETS + MONTHLY)
+    refused = guardrails("plan", *options)
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"error: {options[1]}: [[budget]] #3 (enforce): Monthly cannot be enforced: a calendar "
+        'month cuts the usage periods and cannot be held across the cut: use period = "usage" '
+        "or a contract year starting on a billing day\n"
+    )
+    Path(options[1]).write_text(BUDGETS)
     planned = guardrails("plan", *options)
     assert planned.exit_code == 10, planned.output
-    assert planned.stdout.splitlines()[0] == (
-        "Monthly: not enforced: a calendar month cuts the usage periods (which start on day 1) "
-        'and cannot be held across the cut: use period = "usage" or a contract year starting '
-        "on a billing day (day 1)"
-    )
     assert "2 limit change(s) to send" in planned.stdout  # Shop keeps its 500
     assert planned.stdout.splitlines()[-1] == (
         "2 limit changes pending (exit 10): `guardrails apply --yes` sends them."

@@ -1,0 +1,90 @@
+"""The four settings documents and the one check of each.
+
+A document is its TOML text: the text is what is stored, versioned, exported and compared, so
+the same settings always give the same bytes. A document is valid exactly when the parser of
+its file accepts it (``parse_pricing``, ``parse_teams``, ``parse_budgets`` and the structure of
+``alerts.toml``), so the Settings page, ``settings import`` and every command reading a file
+refuse the same things in the same words. Beyond its file's rules, a budget marked
+``enforce = true`` that the keys' limits can never hold (``guardrails.rules.never_enforceable``)
+is refused here, where it is set, instead of being reported "not enforced" at every run.
+
+Alert routes name the environment variables holding their secrets, never the secrets: a route
+whose variable is not set is refused when the alerts are sent (``alerts.config.load_alerts``),
+not here, since the host that edits the settings need not hold the secrets.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from analytics.alerts.config import AlertsFile, AlertsFileError
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
+from analytics.cost.prices import PricingFileError, parse_pricing
+from analytics.cost.teams import TeamFileError, parse_teams
+from analytics.guardrails.rules import never_enforceable
+from analytics.storage.tomlfiles import parse_toml
+
+Part = Literal["pricing", "teams", "budgets", "alerts"]
+PARTS: Final[tuple[Part, ...]] = ("pricing", "teams", "budgets", "alerts")
+TITLES: Final[dict[Part, str]] = {
+    "pricing": "Prices",
+    "teams": "Teams and key owners",
+    "budgets": "Budgets",
+    "alerts": "Alert routes",
+}
+
+
+class SettingsProblem(ValueError):
+    """A settings document breaks a rule of its file: one line naming where and the field."""
+
+
+def file_name(part: Part) -> str:
+    """The file that holds ``part`` on disk: ``pricing.toml``, ``teams.toml``, …"""
+    return f"{part}.toml"
+
+
+def part_of(name: str) -> Part:
+    """The part a file holds, by its name (``teams.toml``, ``teams.example.toml``,
+    ``/etc/usage/budgets.toml``): its first word."""
+    stem = name.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    for part in PARTS:
+        if stem == part:
+            return part
+    known = ", ".join(file_name(p) for p in PARTS)
+    raise SettingsProblem(f"{name}: not a settings file; the settings files are {known}")
+
+
+def enforce_problems(budgets: BudgetFile, source: str) -> list[str]:
+    """One line per budget marked ``enforce = true`` that no key limit can ever hold, naming
+    the entry, why, and what to use instead."""
+    return [
+        f"{source}: [[budget]] #{index + 1} (enforce): {budget.title} cannot be enforced: {why}"
+        for index, budget in enumerate(budgets.budgets)
+        if budget.enforce and (why := never_enforceable(budget)) is not None
+    ]
+
+
+def checked_budgets(text: str, source: str) -> BudgetFile:
+    """The budgets of ``text``, every rule of the budgets file and the enforce rule checked."""
+    budgets = parse_budgets(text, source)
+    problems = enforce_problems(budgets, source)
+    if problems:
+        raise BudgetFileError("; ".join(problems))
+    return budgets
+
+
+def check(part: Part, text: str, source: str | None = None) -> None:
+    """Nothing when ``text`` is a valid ``part``; else one `SettingsProblem` in the words of
+    its file's own error, naming ``source`` (by default the part's file name)."""
+    where = source or file_name(part)
+    try:
+        if part == "pricing":
+            parse_pricing(text, where)
+        elif part == "teams":
+            parse_teams(text, where)
+        elif part == "budgets":
+            checked_budgets(text, where)
+        else:
+            parse_toml(text, where, AlertsFile, AlertsFileError)
+    except (PricingFileError, TeamFileError, BudgetFileError, AlertsFileError) as exc:
+        raise SettingsProblem(str(exc)) from None
