@@ -277,14 +277,19 @@ def wape(rows: pd.DataFrame, column: str = "forecast") -> float:
     return error / actual if actual > 0 else float("nan")
 
 
-def coverage(rows: pd.DataFrame, level: str) -> float:
-    """The share of the rows with an interval whose actual lies inside it."""
+def held(rows: pd.DataFrame, level: str) -> tuple[int, int]:
+    """How many of the rows with an interval have their actual inside it, and how many rows
+    have one."""
     low, high = rows[f"low_{level}"], rows[f"high_{level}"]
     known = low.notna()
-    if not known.any():
-        return float("nan")
     inside = rows.loc[known, "actual"].between(low[known], high[known])
-    return float(inside.mean())
+    return int(inside.sum()), int(known.sum())
+
+
+def coverage(rows: pd.DataFrame, level: str) -> float:
+    """The share of the rows with an interval whose actual lies inside it."""
+    inside, known = held(rows, level)
+    return inside / known if known else float("nan")
 
 
 @dataclass(frozen=True)
@@ -296,6 +301,7 @@ class Accuracy:
     wape: float  # NaN when no month was scored
     months: tuple[date, ...]  # the origins: each month forecast on its first day
     coverage: dict[str, tuple[float, float]]  # horizon → (80 %, 95 %), NaN when not measured
+    held_80: dict[str, tuple[int, int]]  # horizon → (periods inside the 80 % interval, with one)
 
     @property
     def text(self) -> str:
@@ -316,35 +322,33 @@ class Accuracy:
 
     @property
     def coverage_text(self) -> str:
-        """How often the 80 % intervals held, per horizon measured."""
+        """How often the 80 % intervals held, per horizon measured, as counts: "0.0 % of the
+        months" said nothing of whether two months or twelve were measured."""
         held = [
-            f"{share_text(c80)} of the {_plural(horizon)}"
-            for horizon, (c80, _) in self.coverage.items()
-            if not math.isnan(c80)
+            f"{inside} of {known} {_plural(horizon, known)}"
+            for horizon, (inside, known) in self.held_80.items()
+            if known
         ]
         if not held:
             return "its intervals are not measured yet (too few past errors)"
         listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
-        return f"its 80 % intervals held {listed}"
+        return f"its 80 % intervals held in {listed}"
 
 
-def _plural(horizon: str) -> str:
-    return {"month": "months", "quarter": "quarters"}.get(horizon, "12-month periods")
+def _plural(horizon: str, count: int) -> str:
+    one = {"month": "month", "quarter": "quarter"}.get(horizon, "12-month period")
+    return one if count == 1 else f"{one}s"
 
 
 def accuracy(tested: Backtest) -> Accuracy:
     """The one accuracy figure of a series' forecast (``Accuracy``)."""
     month = tested.recent("month")
-    measured = {}
-    for horizon in HORIZONS:
-        rows = tested.recent(horizon)
-        measured[horizon] = (
-            (coverage(rows, "80"), coverage(rows, "95")) if len(rows) else (math.nan, math.nan)
-        )
+    recent = {horizon: tested.recent(horizon) for horizon in HORIZONS}
     return Accuracy(
         wape=wape(month) if len(month) else math.nan,
         months=tuple(month["origin"]),
-        coverage=measured,
+        coverage={h: (coverage(rows, "80"), coverage(rows, "95")) for h, rows in recent.items()},
+        held_80={h: held(rows, "80") for h, rows in recent.items()},
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics.capacity.accuracy import Backtest, accuracy, backtest, origins, wape
+from analytics.capacity.accuracy import Accuracy, Backtest, accuracy, backtest, origins, wape
 from analytics.capacity.candidates import (
     COMBINATION,
     ETS_AUTO,
@@ -275,6 +275,24 @@ def test_each_period_names_the_model_serving_it_and_the_forecast_states_them_in_
     }
     said = accuracy_text(found)
     models = "run rate serves the month, seasonal naive the quarter and the 12 months"
-    assert said.startswith(f"{found.accuracy.text}; {models}; its 80 % intervals held ")
-    assert said.endswith(" of the 12-month periods.") and ". " not in said
+    assert said.startswith(f"{found.accuracy.text}; {models}; its 80 % intervals held in ")
+    assert said.endswith(" 12-month periods.") and ". " not in said
     assert (rows["month_wape"] == found.accuracy.wape).all()
+
+
+def test_how_often_the_intervals_held_is_said_in_counts():
+    """Two months measured and neither held reads as that, not as "0.0 % of the months"."""
+    figure = Accuracy(
+        wape=0.1,
+        months=(date(2026, 9, 1), date(2026, 10, 1)),
+        coverage={},
+        held_80={"month": (0, 2), "quarter": (0, 0), "12 months": (1, 1)},
+    )
+    assert (
+        figure.coverage_text
+        == "its 80 % intervals held in 0 of 2 months and 1 of 1 12-month period"
+    )
+    unmeasured = {"month": (0, 0), "quarter": (0, 0), "12 months": (0, 0)}
+    assert Accuracy(0.1, (), {}, unmeasured).coverage_text == (
+        "its intervals are not measured yet (too few past errors)"
+    )
