@@ -89,8 +89,9 @@ def create_dialog() -> None:
     )
     create_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="create_cancel", on_click=keys_and_limits.close_dialog)
-    if create_col.button(
-        "Create", type="primary", key="create_submit", icon=":material/add:", disabled=not ok
+    if (
+        create_col.button("Create", type="primary", key="create_submit", icon=":material/add:")
+        and ok
     ):
         secret = keys_and_limits.create(source, allowed, label, shared)
         if secret is not None:
@@ -365,12 +366,18 @@ with rename_col.container(border=True):
     renamed = rename_preview(key, new_label)
     ok, shared = label_check(new_label, key.key_id, this) if renamed.changes else (True, False)
     st.caption(f"Preview: {renamed.text}.")
-    if st.button(
-        "Rename",
-        key=f"rename_save:{this}",
-        disabled=not (allowed.allowed and renamed.changes and ok),
-        icon=":material/edit:",
-    ) and keys_and_limits.rename(source, allowed, row, renamed, shared):
+    # Enabled by who may act, never by what is typed: a value typed is sent as its input loses
+    # focus, to the very click on the button, which a button disabled until then would lose.
+    if (
+        st.button(
+            "Rename",
+            key=f"rename_save:{this}",
+            disabled=not allowed.allowed,
+            icon=":material/edit:",
+        )
+        and keys_and_limits.worth_sending(renamed, ok)
+        and keys_and_limits.rename(source, allowed, row, renamed, shared)
+    ):
         st.rerun()
 
 with limits_col.container(border=True):
@@ -406,12 +413,16 @@ with limits_col.container(border=True):
         None if no_speech else milliseconds(speech),
     )
     st.caption(f"Preview: {planned.text}. {limits_note(row)}")
-    if st.button(
-        "Save limits",
-        key=f"limits_save:{this}",
-        disabled=not (changeable and planned.changes),
-        icon=":material/tune:",
-    ) and keys_and_limits.limit(source, allowed, row, planned):
+    if (
+        st.button(
+            "Save limits",
+            key=f"limits_save:{this}",
+            disabled=not changeable,
+            icon=":material/tune:",
+        )
+        and keys_and_limits.worth_sending(planned)
+        and keys_and_limits.limit(source, allowed, row, planned)
+    ):
         st.rerun()
 
 st.button(

@@ -206,6 +206,17 @@ def changed(message: str) -> None:
     st.session_state[SAID] = message
 
 
+def worth_sending(planned: Preview, allowed_label: bool = True) -> bool:
+    """Whether a form's change, read as its button was clicked, is sent: a change that
+    changes nothing is said instead, and a label refused is already said above its form.
+    The forms' buttons are enabled whatever is typed (the value typed reaches the page with
+    the click itself), so the check is made here, on the values the click sent."""
+    if not planned.changes:
+        st.info(f"Nothing was sent: {planned.text}.", icon=":material/info:")
+        return False
+    return allowed_label
+
+
 def _refused(exc: ServiceError, src: Source) -> None:
     """A refused change in words about the change (a 403 here is the service's rule, such as
     the 25-active-key limit, not a wrong SERVICE_AUTH_KEY)."""

@@ -340,7 +340,8 @@ def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
 def test_every_key_action_in_the_browser(dashboard, page, server_files):
     """The create dialog shows the new key's secret once, in a copyable block; closed, the
     secret is nowhere in the page, its address, the server's log or the history folder.
-    A key is renamed and limited through its forms; deactivation asks for the key's label."""
+    A key is renamed and limited through its forms, a save that changes nothing sending
+    nothing; deactivation asks for the key's label."""
     open_page(page, dashboard, "limits", "Keys & limits")
     page.get_by_role("button", name="Create a key…").click()
     dialog = page.get_by_role("dialog")
@@ -360,7 +361,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     assert secret not in page.content() and secret not in page.url
 
     # Choose another key, then act: the forms hold that key's own values, and a save with
-    # nothing changed is not offered.
+    # nothing changed sends nothing.
     log, history = server_files
     before = stored(history)
     target, key = next((i, k) for i, k in before.items() if k.label == "Production website")
@@ -375,7 +376,10 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     expect(characters).to_have_value(str(key.characters), timeout=WAIT_MS)
     expect(page.get_by_label("Characters", exact=True)).to_have_count(1, timeout=WAIT_MS)
     expect(page.get_by_text("Production website: nothing to change")).to_have_count(2)
-    expect(page.get_by_role("button", name="Save limits")).to_be_disabled()
+    page.get_by_role("button", name="Save limits").click()
+    expect(
+        page.get_by_text("Nothing was sent: Production website: nothing to change.")
+    ).to_be_visible(timeout=WAIT_MS)
 
     page.get_by_label("New label").fill("Production website (EU)")
     page.get_by_label("New label").press("Enter")
@@ -429,6 +433,39 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
         "limit",
         "deactivate",
     ]
+
+
+def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_files):
+    """A person types a new label and clicks Rename once with the mouse, then types a limit
+    and clicks Save limits once: neither Enter nor Tab first, so the typed value is committed
+    only as the input loses focus to that click, and the click must still act."""
+    _log, history = server_files
+    open_page(page, dashboard, "limits", "Keys & limits")
+    expect(page.get_by_text("One key", exact=True)).to_be_visible(timeout=WAIT_MS)
+    target, key = next((i, k) for i, k in stored(history).items() if k.label == "Writing assistant")
+    choose(page, "Key", "Writing assistant", re.compile(r"^Writing assistant · "))
+    expect(page.get_by_text("Writing assistant: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    settled(page)
+    page.get_by_label("New label").fill("Writing assistant (EU)")
+    page.get_by_role("button", name="Rename").click()
+    renamed = "Writing assistant: label 'Writing assistant' → 'Writing assistant (EU)'"
+    expect(page.get_by_text(f"Saved: {renamed}.")).to_be_visible(timeout=WAIT_MS)
+    assert stored(history)[target] == replace(key, label="Writing assistant (EU)")
+
+    settled(page)
+    if key.characters is None:
+        page.get_by_text("No character limit").click()
+        settled(page)
+    page.get_by_label("Characters", exact=True).fill("3000000")
+    page.get_by_role("button", name="Save limits").click()
+    expect(
+        page.get_by_text(re.compile(r"Saved: Writing assistant \(EU\): characters .* → 3,000,000"))
+    ).to_be_visible(timeout=WAIT_MS)
+    assert stored(history)[target] == replace(
+        key, label="Writing assistant (EU)", characters=3_000_000
+    )
 
 
 def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):
