@@ -297,6 +297,8 @@ class Watch:
     @property
     def remaining(self) -> str:
         """What the old key still carries, in words."""
+        if self.days.empty:
+            return "No day has closed since the rotation began: both keys' use shows tomorrow."
         if self.last_used is None:
             return f"The old key has not been used since the rotation began ({self.through})."
         day = self.days.loc[self.days["day"] == self.last_used].iloc[0]
