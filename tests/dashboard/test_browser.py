@@ -468,6 +468,41 @@ def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_
     )
 
 
+def test_a_rotation_shows_its_secret_once_and_its_panel(dashboard, page, server_files):
+    """Rotate makes the replacement, its secret shown once in the dialog and nowhere after;
+    the rotation's panel then shows both keys side by side (the site's screenshot)."""
+    log, history = server_files
+    open_page(page, dashboard, "limits", "Keys & limits")
+    choose(page, "Key", "Finance reporting", re.compile(r"^Finance reporting · "))
+    expect(page.get_by_text("Finance reporting: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    settled(page)
+    page.get_by_role("button", name="Rotate…").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_label("The replacement's label")).to_have_value(
+        f"Finance reporting ({utc_today():%Y-%m})", timeout=WAIT_MS
+    )
+    dialog.get_by_role("button", name="Rotate", exact=True).click()
+    secret_block = dialog.get_by_test_id("stCode")
+    expect(secret_block).to_be_visible(timeout=WAIT_MS)
+    secret = secret_block.inner_text().strip()
+    expect(dialog).to_contain_text("shown this once")
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+    panel = page.locator("[class*='st-key-rotation_panel_']")
+    expect(panel).to_contain_text("Finance reporting →", timeout=WAIT_MS)
+    expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
+    settled(page)
+    panel.evaluate("shown => shown.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "limits-rotation.png")
+    assert secret not in page.content() and secret not in page.url
+    assert secret not in log.read_text()
+    for path in history.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
 def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):
     """The Capacity page's link opens Keys & limits at its Guardrails section, where the
     example's enforced budget is shown with its keys; Apply now sets their limits."""
