@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Literal
 
 import pandas as pd
@@ -33,6 +34,7 @@ from analytics.cli.shared import (
     app,
     fail,
 )
+from analytics.guardrails import state as guardrail_state
 from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
@@ -387,11 +389,12 @@ def rotate_key(
             )
         rows = session.rows(keys)
         [row] = [r for r in rows if r.key is not None and r.key.key_id == named.key_id]
+        inherit = partial(guardrail_state.inherit, log.records)
         if leak:
-            made = leaked(session.actor, log, rows, row, given)
+            made = leaked(session.actor, log, rows, row, given, inherit)
             _said(f"deactivated {named.label} ({named.key_id})")
         else:
-            made = rotate(session.actor, log, rows, row, given, today)
+            made = rotate(session.actor, log, rows, row, given, today, inherit)
         new = made.rotation
         _said(
             f"rotation {new.id}: made {new.new_label!r} ({new.new_key_id}) with the old key's "

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from typing import TypeVar
 
 import streamlit as st
@@ -23,6 +24,7 @@ from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
+from analytics.guardrails import state as guardrail_state
 from analytics.keys import changes, listed, rotation
 from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
@@ -355,15 +357,17 @@ def rotate(
         st.error("Rotations need a state store (SERVICE_HISTORY_PATH or SERVICE_STATE_URL).")
         return None
 
+    inherit = partial(guardrail_state.inherit, log.records)
+
     def change() -> tuple[str, str]:
         actor = _actor(src, allowed)
         if leak:
-            made = rotation.leaked(actor, log, rows, row, label)
+            made = rotation.leaked(actor, log, rows, row, label, inherit)
             return made.secret, (
                 f"Deactivated {made.rotation.old_label} and made {made.rotation.new_label} "
                 f"({made.rotation.new_key_id})."
             )
-        made = rotation.rotate(actor, log, rows, row, label, today)
+        made = rotation.rotate(actor, log, rows, row, label, today, inherit)
         return made.secret, (
             f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
             f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."

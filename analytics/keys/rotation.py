@@ -10,13 +10,14 @@ is audited and sent only once the store answers.
 
 The replacement's secret is returned once, to be shown once: it is never in the record, the
 audit log (its mask is), a log line or an error. The replacement gets the old key's limits,
-so where a guardrail caps the old key the new one is capped from its first request; its team
-is the one its label gives it under `teams.toml`'s rules, as any key's is.
+so where a guardrail caps the old key the new one is capped from its first request, and the
+guardrails' memory of the old key (its hand-set limits) through the front ends' `inherit`;
+its team is the one its label gives it under `teams.toml`'s rules, as any key's is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Final, Literal
@@ -81,6 +82,11 @@ class StillInUse(ValueError):
 
 class ReplacementFailed(RuntimeError):
     """A leaked key was deactivated, but its replacement could not be made."""
+
+
+# What else must follow the old key to its replacement (old key id, new key id): the
+# guardrails' memory of it (`guardrails.state.inherit`), which this layer cannot import.
+Inherit = Callable[[str, str], object]
 
 
 @dataclass(frozen=True)
@@ -187,12 +193,19 @@ class Rotated:
 
 
 def _replacement(
-    actor: changes.Actor, old: DeveloperKey, label: str, listed: Sequence[DeveloperKey]
+    actor: changes.Actor,
+    old: DeveloperKey,
+    label: str,
+    listed: Sequence[DeveloperKey],
+    inherit: Inherit | None,
 ) -> tuple[DeveloperKey, str]:
-    """The replacement key with the old key's limits, and its secret."""
+    """The replacement key with the old key's limits (and what `inherit` carries over), and
+    its secret."""
     made = changes.create(actor, label, listed).key
     if made.key is None:  # the service's answer always carries it; a key without is no use
         raise ServiceError(f"the service made key {made.key_id} but gave no secret")
+    if inherit is not None:
+        inherit(old.key_id, made.key_id)
     limits = old.usage_limits
     new = made.listed
     capped = limit_preview(new, limits.characters, limits.speech_to_text_milliseconds)
@@ -224,10 +237,11 @@ def rotate(
     row: KeyRow,
     label: str,
     today: date,
+    inherit: Inherit | None = None,
 ) -> Rotated:
     """Begin rotating `row`'s key: the replacement made beside it with its limits, under
-    `label`. Refused before anything is sent when the organization has no room, the label is
-    refused or the key is already being rotated."""
+    `label`, taking what `inherit` carries over. Refused before anything is sent when the
+    organization has no room, the label is refused or the key is already being rotated."""
     begun = _begun(actor, row, label, leaked=False)
     room_check(rows, today)
     listed = [r.key for r in rows if r.key is not None]
@@ -235,7 +249,7 @@ def rotate(
     claimed = log.claim(begun)
     assert row.key is not None
     try:
-        new, secret = _replacement(actor, row.key, claimed.new_label, listed)
+        new, secret = _replacement(actor, row.key, claimed.new_label, listed, inherit)
     except (ServiceError, changes.LabelRefused):
         log.drop(claimed)
         raise
@@ -247,7 +261,12 @@ def rotate(
 
 
 def leaked(
-    actor: changes.Actor, log: RotationLog, rows: Sequence[KeyRow], row: KeyRow, label: str
+    actor: changes.Actor,
+    log: RotationLog,
+    rows: Sequence[KeyRow],
+    row: KeyRow,
+    label: str,
+    inherit: Inherit | None = None,
 ) -> Rotated:
     """A leaked key: deactivated first (the leak matters more than an outage), then
     replaced. A replacement that fails after the deactivation raises ReplacementFailed,
@@ -263,7 +282,7 @@ def leaked(
         log.drop(claimed)
         raise
     try:
-        new, secret = _replacement(actor, row.key, claimed.new_label, listed)
+        new, secret = _replacement(actor, row.key, claimed.new_label, listed, inherit)
     except ServiceError as exc:
         log.save(msgspec.structs.replace(claimed, state="replacement failed"))
         raise ReplacementFailed(

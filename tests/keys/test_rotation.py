@@ -7,6 +7,7 @@ a key at a time."""
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 
 import pytest
 from pydantic import SecretStr
@@ -16,6 +17,8 @@ from support.orgfiles import org_key, org_usage, organization
 from support.servers import file_app
 
 from analytics.capacity.plan import billing_period
+from analytics.guardrails import state as guardrail_state
+from analytics.guardrails.state import GuardrailState, Memory
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog
 from analytics.keys.join import join, masked
@@ -33,6 +36,7 @@ from analytics.keys.rotation import (
     watched,
 )
 from analytics.service.client import Policy, ServiceClient
+from analytics.service.models import UsageLimits
 from analytics.storage.store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE
 from analytics.usage.frames import labels
@@ -219,10 +223,18 @@ def test_a_leaked_key_is_deactivated_first_and_a_failed_replacement_says_how_to_
     assert [(r.state, r.leaked) for r in log.read()] == [("replacement failed", True)]
 
 
-def test_a_leaked_key_replaced_in_one_step(org):
+def test_a_leaked_key_replaced_in_one_step_with_its_guardrail_memory(org):
     _app, client, actor, log = org
     rows = rows_of(client, log)
-    made = leaked(actor, log, rows, row_named(rows, "Web shop"), "Web shop (2026-03)")
+    old = row_named(rows, "Web shop").key
+    remembered = Memory(hand=UsageLimits(characters=None), applied=UsageLimits(characters=50_000))
+    guardrail_state.write(log.records, GuardrailState(keys={old.key_id: remembered}))
+    inherit = partial(guardrail_state.inherit, log.records)
+    made = leaked(actor, log, rows, row_named(rows, "Web shop"), "Web shop (2026-03)", inherit)
+    assert guardrail_state.read(log.records).keys == {
+        old.key_id: remembered,
+        made.rotation.new_key_id: remembered,
+    }
     keys = {k.key_id: k for k in client.developer_keys()}
     assert keys[made.rotation.old_key_id].is_deactivated
     assert keys[made.rotation.new_key_id].usage_limits.characters == 50_000
