@@ -16,6 +16,7 @@ from analytics.dashboard.column_config import (
     budget_columns,
     guardrail_columns,
     key_limit_columns,
+    rotation_columns,
 )
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan import allowance_bar
@@ -50,6 +51,8 @@ from analytics.keys.preview import (
     minutes,
     rename_preview,
 )
+from analytics.keys.rotation import QUIET_DAYS, Watch, default_label
+from analytics.service.models import DeveloperKey
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
@@ -89,8 +92,9 @@ def create_dialog() -> None:
     )
     create_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="create_cancel", on_click=keys_and_limits.close_dialog)
-    if create_col.button(
-        "Create", type="primary", key="create_submit", icon=":material/add:", disabled=not ok
+    if (
+        create_col.button("Create", type="primary", key="create_submit", icon=":material/add:")
+        and ok
     ):
         secret = keys_and_limits.create(source, allowed, label, shared)
         if secret is not None:
@@ -122,6 +126,82 @@ def deactivate_dialog(row: KeyRow) -> None:
             st.rerun()
 
 
+@st.dialog("Rotate a key", on_dismiss=keys_and_limits.close_dialog)
+def rotate_dialog(row: KeyRow, leak: bool) -> None:
+    if st.session_state.get("rotate_done"):
+        keys_and_limits.close_dialog()
+        st.rerun()  # the secret leaves the page with the dialog
+    key = row.key
+    assert key is not None
+    if leak:
+        st.warning(
+            f"**{key.label}** (key id `{key.key_id}`) is deactivated first, at once and for "
+            "good: every request with it is refused, before its replacement exists. Then the "
+            "replacement is made with its limits.",
+            icon=":material/warning:",
+        )
+    else:
+        st.caption(
+            f"Makes a replacement of **{key.label}** beside it, with its limits; both work "
+            "until you finish the rotation, once the old key is quiet."
+        )
+    label = st.text_input(
+        "The replacement's label",
+        value=default_label(key.label, today),
+        key=f"rotate_label:{key.key_id}",
+        max_chars=MAX_LABEL,
+    )
+    typed = (
+        st.text_input("Type the key's label to confirm", key=f"leak_typed:{key.key_id}")
+        if leak
+        else key.label
+    )
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="rotate_cancel", on_click=keys_and_limits.close_dialog)
+    name = "Deactivate and replace" if leak else "Rotate"
+    if confirm_col.button(name, type="primary", key="rotate_confirm"):
+        if typed.strip() != key.label.strip():
+            st.error("The label does not match: nothing was changed.", icon=":material/block:")
+            return
+        secret = keys_and_limits.rotate(source, allowed, rows, row, label, leak, today)
+        if secret is not None:
+            st.warning(
+                "Copy the new key's secret now: it is shown this once and kept nowhere, not "
+                "even here.",
+                icon=":material/warning:",
+            )
+            st.code(secret, language=None)
+            st.button("Done", key="rotate_done", type="primary")
+
+
+@st.dialog("Finish a rotation", on_dismiss=keys_and_limits.close_dialog)
+def finish_dialog(watch: Watch, old: DeveloperKey) -> None:
+    st.warning(
+        f"Deactivating **{old.label}** (key id `{old.key_id}`) cannot be undone: every request "
+        "with it is refused at once and for good.",
+        icon=":material/warning:",
+    )
+    force = False
+    if watch.quiet_days < QUIET_DAYS:
+        st.error(
+            f"{watch.remaining} It has been quiet {watch.quiet_days} of the {QUIET_DAYS} "
+            "whole days a finish needs.",
+            icon=":material/traffic:",
+        )
+        force = st.checkbox(
+            "Finish anyway: cut off the traffic still seen", key=f"finish_force:{old.key_id}"
+        )
+    typed = st.text_input("Type the key's label to confirm", key=f"finish_typed:{old.key_id}")
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="finish_cancel", on_click=keys_and_limits.close_dialog)
+    if confirm_col.button("Deactivate for good", type="primary", key="finish_confirm"):
+        if typed.strip() != old.label.strip():
+            st.error("The label does not match: nothing was changed.", icon=":material/block:")
+        elif keys_and_limits.finish(source, allowed, watch, old, force):
+            keys_and_limits.close_dialog()
+            st.rerun()
+
+
 title.button(
     "Create a key…",
     icon=":material/add:",
@@ -142,8 +222,12 @@ st.caption(
 )
 if allowed.refusal:
     st.info(allowed.refusal, icon=":material/visibility:")
-if message := keys_and_limits.said():
-    st.success(message, icon=":material/check_circle:")
+if outcome := keys_and_limits.said():
+    message, failed = outcome
+    if failed:
+        st.error(message, icon=":material/error:")
+    else:
+        st.success(message, icon=":material/check_circle:")
 
 with service_errors(source):
     rows = keys_and_limits.key_view(source, today)
@@ -365,12 +449,18 @@ with rename_col.container(border=True):
     renamed = rename_preview(key, new_label)
     ok, shared = label_check(new_label, key.key_id, this) if renamed.changes else (True, False)
     st.caption(f"Preview: {renamed.text}.")
-    if st.button(
-        "Rename",
-        key=f"rename_save:{this}",
-        disabled=not (allowed.allowed and renamed.changes and ok),
-        icon=":material/edit:",
-    ) and keys_and_limits.rename(source, allowed, row, renamed, shared):
+    # Enabled by who may act, never by what is typed: a value typed is sent as its input loses
+    # focus, to the very click on the button, which a button disabled until then would lose.
+    if (
+        st.button(
+            "Rename",
+            key=f"rename_save:{this}",
+            disabled=not allowed.allowed,
+            icon=":material/edit:",
+        )
+        and keys_and_limits.worth_sending(renamed, ok)
+        and keys_and_limits.rename(source, allowed, row, renamed, shared)
+    ):
         st.rerun()
 
 with limits_col.container(border=True):
@@ -406,15 +496,20 @@ with limits_col.container(border=True):
         None if no_speech else milliseconds(speech),
     )
     st.caption(f"Preview: {planned.text}. {limits_note(row)}")
-    if st.button(
-        "Save limits",
-        key=f"limits_save:{this}",
-        disabled=not (changeable and planned.changes),
-        icon=":material/tune:",
-    ) and keys_and_limits.limit(source, allowed, row, planned):
+    if (
+        st.button(
+            "Save limits",
+            key=f"limits_save:{this}",
+            disabled=not changeable,
+            icon=":material/tune:",
+        )
+        and keys_and_limits.worth_sending(planned)
+        and keys_and_limits.limit(source, allowed, row, planned)
+    ):
         st.rerun()
 
-st.button(
+deactivate_col, rotate_col, leak_col = st.columns(3)
+deactivate_col.button(
     "Deactivate…",
     icon=":material/block:",
     disabled=not changeable,
@@ -422,9 +517,64 @@ st.button(
     on_click=keys_and_limits.open_dialog,
     args=("deactivate", key.key_id),
 )
+rotate_col.button(
+    "Rotate…",
+    icon=":material/autorenew:",
+    disabled=not changeable,
+    key="rotate_open",
+    on_click=keys_and_limits.open_dialog,
+    args=("rotate", key.key_id),
+)
+leak_col.button(
+    "Leaked: deactivate now and replace…",
+    icon=":material/emergency_home:",
+    disabled=not changeable,
+    key="leak_open",
+    on_click=keys_and_limits.open_dialog,
+    args=("leak", key.key_id),
+)
 opened = keys_and_limits.dialog()
-if opened and opened[0] == "deactivate" and opened[1] in by_id and allowed.allowed:
-    deactivate_dialog(by_id[opened[1]])
+if opened and opened[1] in by_id and allowed.allowed:
+    if opened[0] == "deactivate":
+        deactivate_dialog(by_id[opened[1]])
+    elif opened[0] in ("rotate", "leak"):
+        rotate_dialog(by_id[opened[1]], leak=opened[0] == "leak")
+
+watches = keys_and_limits.rotations(source, today)
+if watches:
+    st.subheader("Rotations under way")
+for watch in watches:
+    begun = watch.rotation
+    with st.container(border=True, key=f"rotation_panel_{begun.id}"):
+        st.markdown(
+            f"**Rotation {begun.id}: {begun.old_label} → {begun.new_label}** · begun "
+            f"{begun.started:%Y-%m-%d %H:%M} UTC by {begun.who}"
+        )
+        st.markdown(watch.remaining)
+        st.dataframe(
+            watch.days,
+            hide_index=True,
+            column_config=rotation_columns(),
+            key=f"rotation_days_{begun.id}",
+        )
+        st.caption(
+            f"Each day's use of both keys since the rotation began, through {watch.through} "
+            f"(analytics' latest closed day). The old key may be deactivated once it has been "
+            f"quiet for {QUIET_DAYS} whole days; it has been for {watch.quiet_days}."
+        )
+        st.button(
+            "Finish: deactivate the old key…",
+            key=f"finish_open_{begun.id}",
+            disabled=not allowed.allowed,
+            icon=":material/done_all:",
+            on_click=keys_and_limits.open_dialog,
+            args=("finish", str(begun.id)),
+        )
+if opened and opened[0] == "finish" and allowed.allowed:
+    finishing = [w for w in watches if str(w.rotation.id) == opened[1]]
+    old_keys = {k.key_id: k for k in keys_and_limits.key_list(source)}
+    if finishing and finishing[0].rotation.old_key_id in old_keys:
+        finish_dialog(finishing[0], old_keys[finishing[0].rotation.old_key_id])
 
 st.subheader("Audit log")
 entries = keys_and_limits.audit_entries(source)

@@ -20,6 +20,7 @@ from analytics.alerts.budget_events import budget_amount, budget_events, guardra
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
+from analytics.alerts.rotation_events import REMIND_AFTER_DAYS, key_age_events, rotation_events
 from analytics.alerts.state import DeliveryState, delivery_store
 from analytics.anomalies.listing import anomaly_name, new_anomalies
 from analytics.anomalies.lookback import anomalies_in
@@ -47,6 +48,7 @@ from analytics.cli.shared import (
 from analytics.exports.shaping import Costing
 from analytics.guardrails import state as guardrail_state
 from analytics.guardrails.reading import NoUsagePeriod, plan_now
+from analytics.keys.rotation import RotationLog, watched
 from analytics.service.settings import Settings
 from analytics.usage import calendar
 from analytics.usage.frames import labels
@@ -386,3 +388,40 @@ def _marks(settings: Settings, demo: bool) -> Marks | None:
     state store (nothing is marked)."""
     shared.configured(settings, demo)
     return Marks.for_settings(settings, demo)
+
+
+@app.command("check-rotations")
+def check_rotations(
+    after: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Remind of a rotation whose old key is still used this many days on."
+        ),
+    ] = REMIND_AFTER_DAYS,
+    max_age: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Remind of each active key older than this many days (off by default)."
+        ),
+    ] = None,
+    notify: NotifyOption = False,
+    alerts: AlertsOption = None,
+    dry_run: DryRunOption = False,
+    demo: DemoOption = False,
+    debug: DebugOption = False,
+) -> None:
+    """Print one line per reminder: a key rotation whose old key is still used AFTER days
+    after it began, and (--max-age) each active key older than that; exit 0 (13: an alert was
+    not delivered)."""
+    with _check(notify, alerts, dry_run, demo, debug) as check:
+        records = records_of(check.settings, demo)
+        reader = fetching.Fetches(check.settings, demo)
+        today = calendar.utc_today()
+        kept = RotationLog(records).read() if records is not None else []
+        watches = [watched(reader, r, today) for r in kept if r.state == "watching"]
+        events = rotation_events(watches, after)
+        if max_age is not None:
+            events += key_age_events(reader.developer_keys(), today, max_age)
+        for event in events:
+            typer.echo(f"{event.level}: {event.subject}")
+        check.events = events

@@ -360,6 +360,22 @@ def key_limit_columns() -> dict[str, Any]:
     }
 
 
+def rotation_columns() -> dict[str, Any]:
+    """A rotation's days: both keys side by side, characters and speech-to-text minutes
+    apart (never added)."""
+    return {
+        "day": st.column_config.DateColumn("Day (UTC)", format="YYYY-MM-DD", pinned=True),
+        "old characters": st.column_config.NumberColumn("Old key: characters", format="%,d"),
+        "old minutes": st.column_config.NumberColumn(
+            "Old key: speech-to-text minutes", format="%,.2f"
+        ),
+        "new characters": st.column_config.NumberColumn("New key: characters", format="%,d"),
+        "new minutes": st.column_config.NumberColumn(
+            "New key: speech-to-text minutes", format="%,.2f"
+        ),
+    }
+
+
 def audit_columns() -> dict[str, Any]:
     """The key audit log: when and who first, the time pinned."""
     return {

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from typing import TypeVar
 
 import streamlit as st
@@ -23,7 +24,8 @@ from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
-from analytics.keys import changes, listed
+from analytics.guardrails import state as guardrail_state
+from analytics.keys import changes, listed, rotation
 from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
 from analytics.keys.limits import KeyRow
@@ -192,18 +194,29 @@ def dialog() -> tuple[str, str | None] | None:
     return opened if isinstance(opened, tuple) else None
 
 
-def said() -> str | None:
-    """The last change's outcome, once."""
+def said() -> tuple[str, bool] | None:
+    """The last change's outcome, once, and whether it is a failure to say as one."""
     message = st.session_state.pop(SAID, None)
-    return message if isinstance(message, str) else None
+    return message if isinstance(message, tuple) else None
 
 
-def changed(message: str) -> None:
+def changed(message: str, failed: bool = False) -> None:
     """Drop the key list and what is read from it (a change was made), and say ``message``
-    once on the next run."""
+    once on the next run (`failed`: a change made whose sequel failed)."""
     for cached in (_key_list, _rows, _limit_status):
         cached.clear()
-    st.session_state[SAID] = message
+    st.session_state[SAID] = (message, failed)
+
+
+def worth_sending(planned: Preview, allowed_label: bool = True) -> bool:
+    """Whether a form's change, read as its button was clicked, is sent: a change that
+    changes nothing is said instead, and a label refused is already said above its form.
+    The forms' buttons are enabled whatever is typed (the value typed reaches the page with
+    the click itself), so the check is made here, on the values the click sent."""
+    if not planned.changes:
+        st.info(f"Nothing was sent: {planned.text}.", icon=":material/info:")
+        return False
+    return allowed_label
 
 
 def _refused(exc: ServiceError, src: Source) -> None:
@@ -248,6 +261,14 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
     except changes.AuditNotKept as exc:  # made, so the list is read again; said as it is
         changed(f"{str(exc).capitalize()}.")
         return None
+    except (rotation.RotationRefused, rotation.StillInUse) as exc:
+        said = str(exc)  # names keys by label: only its first letter raised, none lowered
+        st.error(f"{said[:1].upper()}{said[1:]}: nothing was changed.", icon=":material/block:")
+        return None
+    except rotation.ReplacementFailed as exc:  # the old key is gone: read the list again
+        changed(f"{exc}.", failed=True)
+        close_dialog()
+        st.rerun()
     except StoreError as exc:
         st.error(f"Nothing was changed: {exc}.", icon=":material/database:")
         return None
@@ -294,5 +315,77 @@ def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
     def change() -> tuple[bool, str]:
         changes.deactivate(_actor(src, allowed), key, row.joined.api_key)
         return True, f"Deactivated {key.label}: every request with it is refused from now on."
+
+    return _attempt(src, change) is not None
+
+
+def rotation_log(src: Source) -> rotation.RotationLog | None:
+    """The account's rotations; None without a state store."""
+    log = audit_log(src)
+    return None if log is None else rotation.RotationLog(log.records)
+
+
+def rotations(src: Source, today: date) -> list[rotation.Watch]:
+    """Every rotation under way, watched as of `today` (read on every run, as the audit log
+    is: another session may have begun or finished one); a store that cannot be read is a
+    warning, and none."""
+    log = rotation_log(src)
+    if log is None:
+        return []
+    try:
+        kept = log.read()
+    except StoreError as exc:
+        show_store_error(exc)
+        return []
+    reader = key_reader(src)
+    return [rotation.watched(reader, r, today) for r in kept if r.state == "watching"]
+
+
+def rotate(
+    src: Source,
+    allowed: Permission,
+    rows: list[KeyRow],
+    row: KeyRow,
+    label: str,
+    leak: bool,
+    today: date,
+) -> str | None:
+    """Begin rotating `row`'s key (`leak`: deactivate it first) and return the replacement's
+    secret, to be shown this once; None when refused (said on the page)."""
+    log = rotation_log(src)
+    if log is None:
+        st.error("Rotations need a state store (SERVICE_HISTORY_PATH or SERVICE_STATE_URL).")
+        return None
+
+    inherit = partial(guardrail_state.inherit, log.records)
+
+    def change() -> tuple[str, str]:
+        actor = _actor(src, allowed)
+        if leak:
+            made = rotation.leaked(actor, log, rows, row, label, inherit)
+            return made.secret, (
+                f"Deactivated {made.rotation.old_label} and made {made.rotation.new_label} "
+                f"({made.rotation.new_key_id})."
+            )
+        made = rotation.rotate(actor, log, rows, row, label, today, inherit)
+        return made.secret, (
+            f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
+            f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."
+        )
+
+    return _attempt(src, change)
+
+
+def finish(
+    src: Source, allowed: Permission, watched: rotation.Watch, old: DeveloperKey, force: bool
+) -> bool:
+    """Finish a rotation: its old key deactivated; False when refused (said on the page)."""
+    log = rotation_log(src)
+    assert log is not None  # a rotation was read from it
+
+    def change() -> tuple[bool, str]:
+        done = rotation.finish(_actor(src, allowed), log, watched, old, force=force)
+        forced = " (forced)" if done.forced else ""
+        return True, f"Rotation {done.id} finished{forced}: deactivated {old.label}."
 
     return _attempt(src, change) is not None

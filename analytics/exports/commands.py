@@ -94,6 +94,13 @@ CHANGES_PENDING = ExitCode(
     "the guardrails' plan has key limit changes to send (guardrails apply sends them)",
     "guardrails plan",
 )
+STILL_IN_USE = ExitCode(
+    10,
+    "old key still in use (keys rotation finish)",
+    "the rotation's old key was used within the quiet days a finish needs: nothing was "
+    "deactivated (--force finishes anyway, recorded as forced)",
+    "keys rotation finish",
+)
 NEW_ANOMALIES = ExitCode(
     12,
     "new anomalies (check-anomalies)",
@@ -124,6 +131,7 @@ EXIT_CODES: Final = (
     STORE,
     BUDGET_WARNING,
     CHANGES_PENDING,
+    STILL_IN_USE,
     BUDGET_EXCEEDED,
     NEW_ANOMALIES,
     DELIVERY,

@@ -145,3 +145,17 @@ def write(records: Records, state: GuardrailState) -> None:
         upsert(connection, table, {"account": records.account, "state": encoded}, 1)
 
     records.store.run(replace)
+
+
+def inherit(records: Records, old_key_id: str, new_key_id: str) -> bool:
+    """The replacement of a rotated key takes the old key's memory: the hand-set limits
+    restore gives back and the limits the guardrail left, which the replacement was made
+    with, so the guardrails count its limits as their own doing (not drift) and plan it as
+    they planned the old key. Under the appliers' lock; False when nothing was remembered."""
+    with records.store.lock(lock_name(records)):
+        state = read(records)
+        memory = state.keys.get(old_key_id)
+        if memory is None:
+            return False
+        write(records, msgspec.structs.replace(state, keys={**state.keys, new_key_id: memory}))
+    return True

@@ -122,7 +122,11 @@ class LabelRefused(ValueError):
     sent and nothing is audited, as with any input refused before a request."""
 
 
-def _checked(listed: Sequence[DeveloperKey], label: str, key_id: str | None, shared: bool) -> str:
+def checked_label(
+    listed: Sequence[DeveloperKey], label: str, key_id: str | None = None, shared: bool = False
+) -> str:
+    """The label trimmed; LabelRefused when the key `key_id` (None: a new key) may not take
+    it among the `listed` keys."""
     if problem := label_problem(listed, label, key_id, shared):
         raise LabelRefused(problem)
     return label.strip()
@@ -136,7 +140,7 @@ def create(
 ) -> KeyChange[CreatedKey]:
     """A new key; its secret is in the answer alone (never in the log: its mask is). Without
     a label the service gives its default one; a label is checked against `listed`."""
-    given = _checked(listed, label, None, shared) if label and label.strip() else None
+    given = checked_label(listed, label, None, shared) if label and label.strip() else None
     return _changed(
         actor, "create", None, lambda: actor.client.create_developer_key(given), given or ""
     )
@@ -155,7 +159,7 @@ def rename(
     if not preview.changes:
         return None
     key = preview.key
-    label = _checked(listed, preview.label or "", key.key_id, shared)
+    label = checked_label(listed, preview.label or "", key.key_id, shared)
     return _changed(
         actor,
         "rename",

@@ -21,9 +21,10 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 
-HEAD: Final = "0003"
+HEAD: Final = "0004"
 
 
 class Moment(TypeDecorator[datetime]):
@@ -102,6 +103,21 @@ settings_versions = Table(
     Column("file", String(300), nullable=True),
 )
 
+# Key rotations, one JSON document each (`analytics.keys.rotation`); `open_key_id` is the old
+# key's id while the rotation is open and NULL once it is finished, so the database refuses a
+# second open rotation of one key (NULLs are never equal) and keeps every finished one.
+rotations = Table(
+    "key_rotations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account", String(80), nullable=False, index=True),
+    Column("old_key_id", String(200), nullable=False),
+    Column("open_key_id", String(200), nullable=True),
+    Column("started", Moment(), nullable=False),
+    Column("rotation", Text, nullable=False),
+    UniqueConstraint("account", "open_key_id", name="one_open_rotation_per_key"),
+)
+
 # What `state check` counts, by the names people read.
 RECORDS: Final = {
     "anomaly marks": marks,
@@ -109,4 +125,5 @@ RECORDS: Final = {
     "key audit entries": audit,
     "guardrail states": guardrails,
     "settings versions": settings_versions,
+    "key rotations": rotations,
 }

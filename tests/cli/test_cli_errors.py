@@ -88,7 +88,8 @@ def test_help_ends_with_every_exit_code():
         "Exit codes: 0 done; 1 unexpected; 2 bad arguments or configuration; 3 key refused "
         "(403); 4 service unreachable; 5 state store unavailable; 10 a budget's warning "
         "(check-budgets); 10 limit changes "
-        "pending (guardrails plan); 11 a budget exceeded (check-budgets); 12 new anomalies "
+        "pending (guardrails plan); 10 old key still in use (keys rotation finish); 11 a budget "
+        "exceeded (check-budgets); 12 new anomalies "
         "(check-anomalies); 13 a message not "
         "delivered (--notify, report --mail-to); 141 standard output closed (… | head)."
     )

@@ -316,3 +316,38 @@ def test_json_writes_whole_numbers_as_integers(served):
     ]
     assert [(m["used"], m["limit"]) for m in metrics] == [(907, None), (3, 600), (0, 600)]
     assert fractions == ["2.5", "0.005"]
+
+
+def test_a_rotation_from_the_command_line(served):
+    """`keys rotate` prints the replacement's secret alone and keeps it nowhere; a second
+    rotation of the key is refused; `keys rotation finish` refuses while the old key has not
+    been quiet for three days (exit 10), and --force deactivates it, recorded as forced."""
+    made = keys("rotate", "Web shop", "--yes")
+    assert made.exit_code == 0, made.output
+    secret = made.stdout.strip()
+    assert made.stdout == secret + "\n" and len(secret) > 8 and secret not in made.stderr
+    rows = listed()
+    new_label = next(label for label in rows if label.startswith("Web shop ("))
+    assert rows[new_label]["character limit"] == 1000  # the old key's limit
+    again = keys("rotate", "Web shop", "--label", "Web shop (B)", "--yes")
+    assert again.exit_code == 2 and "already being rotated" in again.stderr
+    [rotation] = json.loads(keys("rotation", "list", "--format", "json").stdout)
+    assert rotation["rotation"]["state"] == "watching"
+    assert rotation["rotation"]["new_api_key"] == masked(secret)
+    early = keys("rotation", "finish", str(rotation["rotation"]["id"]), "--yes")
+    assert early.exit_code == 10 and "it has 0" in early.stderr
+    assert listed()["Web shop"]["state"] == "active"
+    forced = keys("rotation", "finish", str(rotation["rotation"]["id"]), "--yes", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "finished (forced)" in forced.stderr
+    assert listed("--all")["Web shop"]["state"] == "deactivated"
+    table = keys("rotation", "list")
+    assert table.stdout.splitlines()[0].split()[:2] == ["rotation", "state"]
+    assert "finished" in table.stdout
+    audit = keys("audit", "--format", "json").stdout
+    actions = [(e["action"], e["outcome"]) for e in json.loads(audit)]
+    assert actions == [("create", "done"), ("limit", "done"), ("deactivate", "done")]
+    assert secret not in audit + table.stdout + keys("rotation", "list", "--format", "json").stdout
+    for path in served.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path

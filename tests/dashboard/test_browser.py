@@ -431,7 +431,8 @@ def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
 def test_every_key_action_in_the_browser(dashboard, page, server_files):
     """The create dialog shows the new key's secret once, in a copyable block; closed, the
     secret is nowhere in the page, its address, the server's log or the history folder.
-    A key is renamed and limited through its forms; deactivation asks for the key's label."""
+    A key is renamed and limited through its forms, a save that changes nothing sending
+    nothing; deactivation asks for the key's label."""
     open_page(page, dashboard, "limits", "Keys & limits")
     page.get_by_role("button", name="Create a key…").click()
     dialog = page.get_by_role("dialog")
@@ -451,7 +452,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     assert secret not in page.content() and secret not in page.url
 
     # Choose another key, then act: the forms hold that key's own values, and a save with
-    # nothing changed is not offered.
+    # nothing changed sends nothing.
     log, history = server_files
     before = stored(history)
     target, key = next((i, k) for i, k in before.items() if k.label == "Production website")
@@ -466,7 +467,10 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     expect(characters).to_have_value(str(key.characters), timeout=WAIT_MS)
     expect(page.get_by_label("Characters", exact=True)).to_have_count(1, timeout=WAIT_MS)
     expect(page.get_by_text("Production website: nothing to change")).to_have_count(2)
-    expect(page.get_by_role("button", name="Save limits")).to_be_disabled()
+    page.get_by_role("button", name="Save limits").click()
+    expect(
+        page.get_by_text("Nothing was sent: Production website: nothing to change.")
+    ).to_be_visible(timeout=WAIT_MS)
 
     page.get_by_label("New label").fill("Production website (EU)")
     page.get_by_label("New label").press("Enter")
@@ -520,6 +524,74 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
         "limit",
         "deactivate",
     ]
+
+
+def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_files):
+    """A person types a new label and clicks Rename once with the mouse, then types a limit
+    and clicks Save limits once: neither Enter nor Tab first, so the typed value is committed
+    only as the input loses focus to that click, and the click must still act."""
+    _log, history = server_files
+    open_page(page, dashboard, "limits", "Keys & limits")
+    expect(page.get_by_text("One key", exact=True)).to_be_visible(timeout=WAIT_MS)
+    target, key = next((i, k) for i, k in stored(history).items() if k.label == "Writing assistant")
+    choose(page, "Key", "Writing assistant", re.compile(r"^Writing assistant · "))
+    expect(page.get_by_text("Writing assistant: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    settled(page)
+    page.get_by_label("New label").fill("Writing assistant (EU)")
+    page.get_by_role("button", name="Rename").click()
+    renamed = "Writing assistant: label 'Writing assistant' → 'Writing assistant (EU)'"
+    expect(page.get_by_text(f"Saved: {renamed}.")).to_be_visible(timeout=WAIT_MS)
+    assert stored(history)[target] == replace(key, label="Writing assistant (EU)")
+
+    settled(page)
+    if key.characters is None:
+        page.get_by_text("No character limit").click()
+        settled(page)
+    page.get_by_label("Characters", exact=True).fill("3000000")
+    page.get_by_role("button", name="Save limits").click()
+    expect(
+        page.get_by_text(re.compile(r"Saved: Writing assistant \(EU\): characters .* → 3,000,000"))
+    ).to_be_visible(timeout=WAIT_MS)
+    assert stored(history)[target] == replace(
+        key, label="Writing assistant (EU)", characters=3_000_000
+    )
+
+
+def test_a_rotation_shows_its_secret_once_and_its_panel(dashboard, page, server_files):
+    """Rotate makes the replacement, its secret shown once in the dialog and nowhere after;
+    the rotation's panel then shows both keys side by side (the site's screenshot)."""
+    log, history = server_files
+    open_page(page, dashboard, "limits", "Keys & limits")
+    choose(page, "Key", "Finance reporting", re.compile(r"^Finance reporting · "))
+    expect(page.get_by_text("Finance reporting: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    settled(page)
+    page.get_by_role("button", name="Rotate…").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_label("The replacement's label")).to_have_value(
+        f"Finance reporting ({utc_today():%Y-%m})", timeout=WAIT_MS
+    )
+    dialog.get_by_role("button", name="Rotate", exact=True).click()
+    secret_block = dialog.get_by_test_id("stCode")
+    expect(secret_block).to_be_visible(timeout=WAIT_MS)
+    secret = secret_block.inner_text().strip()
+    expect(dialog).to_contain_text("shown this once")
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+    panel = page.locator("[class*='st-key-rotation_panel_']")
+    expect(panel).to_contain_text("Finance reporting →", timeout=WAIT_MS)
+    expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
+    settled(page)
+    panel.evaluate("shown => shown.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "limits-rotation.png")
+    assert secret not in page.content() and secret not in page.url
+    assert secret not in log.read_text()
+    for path in history.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
 
 
 def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):

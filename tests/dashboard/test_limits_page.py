@@ -18,6 +18,8 @@ from test_access import AUTH
 from analytics.dashboard.access import key_change_refusal
 from analytics.dashboard.navigation import page_at
 from analytics.keys.join import masked
+from analytics.service.client import ServiceClient
+from analytics.service.errors import ServiceError
 
 
 def listed(ledger) -> list:
@@ -226,3 +228,85 @@ def test_a_failing_state_store_is_a_warning_and_the_keys_still_show(demo_env, tm
     assert not at.exception and not at.error
     assert any("state store" in w.value for w in at.warning)
     assert list(table(at).index) == keys
+
+
+def shown_texts(at) -> list[str]:
+    """Everything the page shows or keeps in its session and address, as text."""
+    seen = [str(v) for v in at.query_params.values()]
+    kinds = ("markdown", "caption", "info", "success", "warning", "error", "code")
+    seen += [e.value for kind in kinds for e in at.get(kind)]
+    seen += [df.value.to_csv() for df in at.dataframe]
+    seen.append(repr(at.session_state))
+    return seen
+
+
+def test_a_rotation_from_the_page_is_watched_and_finished_by_force(changed_demo, tmp_path):
+    at = open_page("limits")
+    name = "Production website"  # the demo's key near its character limit
+    old_id = ident(at, name)
+    limit = table(at).loc[name, "character limit"]
+    assert limit != "no limit"
+    at.selectbox(key="key").set_value(old_id).run()
+    at.button(key="rotate_open").click().run()
+    label = f"{name} ({TODAY:%Y-%m})"
+    assert at.text_input(key=f"rotate_label:{old_id}").value == label
+    at.button(key="rotate_confirm").click().run()
+    assert not at.exception
+    [code] = at.code
+    secret = code.value
+    assert any("shown this once" in w.value for w in at.warning)
+    at.button(key="rotate_done").click().run()
+    assert not at.code
+    assert table(at).loc[label, "character limit"] == limit  # the old key's limit
+    panel = [m.value for m in at.markdown if m.value.startswith("**Rotation 1: ")]
+    assert panel == [f"**Rotation 1: {name} → {label}** · " + panel[0].split("** · ")[1]]
+    at.button(key="finish_open_1").click().run()
+    assert any("quiet 0 of the 3 whole days" in e.value for e in at.error)
+    next(t for t in at.text_input if t.key == f"finish_typed:{old_id}").set_value(name)
+    at.button(key="finish_confirm").click().run()
+    assert any("It needs 3 quiet days, it has 0" in e.value for e in at.error)
+    assert table(at).loc[name, "state"] != "deactivated"
+    at.checkbox(key=f"finish_force:{old_id}").check().run()
+    at.button(key="finish_confirm").click().run()
+    assert not at.exception
+    assert table(at).loc[name, "state"] == "deactivated"
+    assert any("Rotation 1 finished (forced)" in s.value for s in at.success)
+    assert [(e["action"], e["outcome"]) for e in audit(tmp_path)] == [
+        ("create", "done"),
+        ("limit", "done"),
+        ("deactivate", "done"),
+    ]
+    [(state,)] = kept.rows(tmp_path / "history", "SELECT rotation FROM key_rotations")
+    assert json.loads(state)["forced"] is True and json.loads(state)["state"] == "finished"
+    assert not any(secret in text for text in shown_texts(at))
+    for path in (tmp_path / "history").rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+def test_a_leaked_key_whose_replacement_fails_says_how_to_finish(
+    changed_demo, tmp_path, monkeypatch
+):
+    at = open_page("limits")
+    name = "Writing assistant"
+    old_id = ident(at, name)
+    at.selectbox(key="key").set_value(old_id).run()
+
+    def refused(self, label=None):
+        raise ServiceError("the service answered 503 Service Unavailable", status=503)
+
+    monkeypatch.setattr(ServiceClient, "create_developer_key", refused)
+    at.button(key="leak_open").click().run()
+    next(t for t in at.text_input if t.key == f"leak_typed:{old_id}").set_value(name)
+    at.button(key="rotate_confirm").click().run()
+    assert not at.exception and not at.code
+    said = [e.value for e in at.error]
+    assert any(
+        text.startswith(f"{name} ({old_id}) is deactivated, but its replacement was not made")
+        and f"keys create --label '{name} ({TODAY:%Y-%m})'" in text
+        for text in said
+    ), said
+    assert table(at).loc[name, "state"] == "deactivated"
+    assert [(e["action"], e["outcome"]) for e in audit(tmp_path)] == [
+        ("deactivate", "done"),
+        ("create", "failed"),
+    ]

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from support.builders import key_day_rows, price_from, pricing
 
 from analytics.capacity.budgets import parse_budgets
@@ -577,3 +578,43 @@ def test_no_enforced_budget_can_be_passed(case):
             across = sum(max(new[n], counted[n]) + new[n] for n in members)
             if sum(counted.values()) + spent + hidden <= allowance:  # not passed already
                 assert across + spent + hidden <= allowance
+
+
+def planned_keys(plan, renamed: dict[str, str]) -> list[tuple]:
+    """Each planned key's limits, setters and notes, its key id read through `renamed`."""
+    return [
+        (renamed.get(k.key.key_id, k.key.key_id), k.hand, k.new, dict(k.setters), k.changes)
+        for k in plan.keys
+        if not k.key.is_deactivated
+    ]
+
+
+def test_a_rotated_keys_replacement_is_planned_as_the_old_key_was():
+    """A applied its guardrail limits; its replacement A2 (made with those limits, its
+    traffic moved over, the old key deactivated) takes the old key's memory
+    (`guardrails.state.inherit`): the plan is the one before, but for the key id. Without the
+    memory, A2's limits would be taken for hand-set ones."""
+    budgets = file(*NESTED)
+    first = make_plan(
+        budgets, situation([key("A"), key("B"), key("C")], NESTED_USAGE, NESTED_FORECAST), {}, None
+    )
+    applied = [replace(k.key, usage_limits=k.new) for k in first.keys]
+    memory = {k.key.key_id: Memory(hand=k.hand, applied=k.new) for k in first.keys}
+    before = make_plan(budgets, situation(applied, NESTED_USAGE, NESTED_FORECAST), memory, None)
+    old = applied[0]
+    new = replace(old, key_id="id-A2", label="A2")
+    gone = replace(old, is_deactivated=True, deactivated_time=datetime.combine(TODAY, time(8), UTC))
+    moved = [(d, "A2" if name == "A" else name, n) for d, name, n in NESTED_USAGE]
+    after_situation = situation(
+        [gone, new, *applied[1:]],
+        moved,
+        {**NESTED_FORECAST, "A2": NESTED_FORECAST["A"], "A": 0.0},
+        masks={**MASKS, "A2": "aaaa****0009"},
+        teams={**TEAMS, "A2": "Web"},
+    )
+    inherited = {**memory, "id-A2": memory["id-A"]}
+    after = make_plan(budgets, after_situation, inherited, None)
+    assert planned_keys(after, {"id-A2": "id-A"}) == planned_keys(before, {})
+    assert not after.changes
+    forgotten = make_plan(budgets, after_situation, memory, None)
+    assert planned_keys(forgotten, {"id-A2": "id-A"}) != planned_keys(before, {})

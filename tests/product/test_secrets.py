@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from pydantic import SecretStr
 from streamlit.testing.v1 import AppTest
+from support.builders import invoke
 from support.faultserver import PASS, FaultServer, Reply, write_org_file
 from support.headless import open_page
 from support.servers import ROOT
@@ -231,3 +232,26 @@ def test_every_dashboard_page(page, caplog):
     assert_no_key(repr(dict(at.query_params)), "the URL query parameters")
     assert_no_key(repr(at.session_state.to_dict()), "the session state")
     assert_no_key(caplog.text, "the dashboard's logs")
+
+
+def test_a_rotations_new_secret_is_printed_once_and_kept_nowhere(service, tmp_path, caplog):
+    """The replacement's secret is stdout's one line: never in the debug log, the state store
+    (its rotation record, the audit log), the history store, a request's address, `keys
+    rotation list` or an export of the usage."""
+    caplog.set_level(logging.DEBUG)
+    made = invoke("keys", "rotate", "Team A", "--yes", "--debug")
+    assert made.exit_code == 0, made.stderr
+    secret = made.stdout.strip()
+    assert made.stdout == f"{secret}\n" and len(secret) > 8
+    listed = invoke("keys", "rotation", "list", "--format", "json")
+    assert listed.exit_code == 0 and "Team A (" in listed.stdout
+    audit = invoke("keys", "audit", "--format", "json")
+    out = tmp_path / "usage.csv"
+    exported = invoke("export", "--start", str(START), "--end", str(END), "-o", str(out))
+    assert exported.exit_code == 0, exported.stderr
+    texts = [made.stderr, listed.stdout + listed.stderr, audit.stdout, caplog.text, file_text(out)]
+    texts += [seen.target for seen in service.seen]
+    for text in texts:
+        assert secret not in text, text[:200]
+    for path in (tmp_path / "history").rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path

@@ -1,0 +1,100 @@
+"""Rotation reminders through `check-rotations --notify`: an old key still used two weeks
+after its rotation began and a key older than the maximum age reach a real webhook receiver
+and a real SMTP server on loopback, once per level. The organization file (what each key
+used, when each was created) is the oracle."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+from support.builders import invoke, serve_to_cli
+from support.orgfiles import org_key, org_usage, organization
+from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
+from support.servers import file_app
+
+from analytics.alerts.rotation_events import rotation_events
+from analytics.keys.join import masked
+from analytics.keys.rotation import Rotation, RotationLog, watch
+from analytics.service.settings import Settings
+from analytics.usage.records import records_of
+
+BEGUN = dt.date(2025, 3, 1)
+TODAY = BEGUN + dt.timedelta(days=20)
+ADMIN = "remind-admin-01-aaaa:adm"
+OLD, NEW = "old0key-0001-1111-2222-oldd", "new0key-0002-3333-4444-neww"
+HOOK = "/hooks/rotations-token-9f8e"
+ORG = organization(
+    "[plan]\nbilling_day = 1\n",
+    org_key(ADMIN, "Admin", admin=True),
+    org_key(OLD, "Web shop", 'created = "2024-01-01T00:00:00Z"'),
+    org_key(NEW, "Web shop (2025-03)", 'created = "2025-03-01T09:00:00Z"'),
+    org_usage(OLD, "2025-03-01", text=30_000),
+    org_usage(OLD, "2025-03-16", text=12_400),  # 15 days after the rotation began
+    *(org_usage(NEW, str(BEGUN + dt.timedelta(days=n)), text=1_000) for n in range(20)),
+)
+
+
+def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
+    app = file_app(tmp_path, ORG, today=TODAY)
+    serve_to_cli(monkeypatch, app, ADMIN, TODAY, tmp_path / "history")
+    monkeypatch.chdir(tmp_path)
+    records = records_of(Settings(), demo=False)
+    assert records is not None
+    keys = {k.label: k.published_id for k in app.state.emulator.store.developer_keys()}
+    RotationLog(records).claim(
+        Rotation(
+            old_key_id=keys["Web shop"],
+            old_label="Web shop",
+            old_api_key=masked(OLD),
+            new_key_id=keys["Web shop (2025-03)"],
+            new_label="Web shop (2025-03)",
+            new_api_key=masked(NEW),
+            who="ops@example.org",
+            started=dt.datetime(2025, 3, 1, 9, tzinfo=dt.UTC),
+        )
+    )
+    with smtp_server() as mailbox, webhook_receiver() as hooks:
+        monkeypatch.setenv("TEST_JSON_URL", hooks.url(HOOK))
+        mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+        first = invoke("check-rotations", "--max-age", "365", "--notify")
+        assert first.exit_code == 0, first.output
+        subjects = [
+            "Key rotation 1: Web shop still in use 14 days after it began",
+            "Key Web shop is older than 365 days",
+        ]
+        assert mailbox.subjects == subjects
+        posted = {body["subject"]: body for body in hooks.at(HOOK)}
+        assert list(posted) == subjects
+        assert posted[subjects[0]]["level"] == "warning"
+        assert (
+            "The old key was used on 2025-03-16: 12,400 characters" in posted[subjects[0]]["text"]
+        )
+        assert posted[subjects[1]]["level"] == "info"
+        again = invoke("check-rotations", "--max-age", "365", "--notify")
+        assert again.exit_code == 0, again.output
+        assert len(mailbox.messages) == 2 and len(hooks.at(HOOK)) == 2
+
+
+def test_an_old_key_last_used_before_the_reminder_day_is_no_reminder():
+    rotation = Rotation(
+        old_key_id="old",
+        old_label="Web shop",
+        old_api_key="old0****oldd",
+        new_label="Web shop (2025-03)",
+        who="ops",
+        started=dt.datetime(2025, 3, 1, 9, tzinfo=dt.UTC),
+    )
+    days = pd.to_datetime(["2025-03-01", "2025-03-14", "2025-03-15"])
+    frame = pd.DataFrame(
+        {
+            "usage_date": days,
+            "api_key": ["old0****oldd"] * 3,
+            "total_characters": [5, 5, 0],
+            "speech_to_text_minutes": [0.0, 0.0, 0.0],
+        }
+    )
+    seen = watch(rotation, frame, dt.date(2025, 3, 20))
+    assert seen.last_used == dt.date(2025, 3, 14)  # 13 days after it began
+    assert rotation_events([seen]) == []
+    assert len(rotation_events([seen], after_days=13)) == 1
