@@ -31,6 +31,7 @@ from analytics.guardrails.tables import (
     headroom_table,
     share_table,
     shown,
+    stopping,
     warnings,
 )
 from analytics.keys.audit import audit_table
@@ -252,7 +253,7 @@ def guardrails_section() -> None:
         "service enforces on its live counters; the usage period "
         f"{planned.period.text}, closed days through yesterday."
     )
-    for line in planned.refusals:
+    for line in [*planned.refusals, *stopping(planned)]:
         st.warning(line, icon=":material/block:")
     currency = guarded.pricing.currency if guarded.pricing else ""
     st.dataframe(
