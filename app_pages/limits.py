@@ -42,6 +42,7 @@ from analytics.keys.limits import (
     key_view_table,
     limits_note,
     shown_limits,
+    with_owners,
 )
 from analytics.keys.preview import (
     MAX_LABEL,
@@ -152,7 +153,7 @@ counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, count_text(value), border=True)
 st.dataframe(
-    shown_limits(key_view_table(rows)),
+    with_owners(shown_limits(key_view_table(rows)), keys_and_limits.teams_in_force(source)),
     hide_index=True,
     column_config=key_limit_columns(),
     key="key_table",

@@ -18,9 +18,11 @@ from typing import TypeVar
 import streamlit as st
 
 from analytics.capacity.evaluation import Evaluation
+from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
 from analytics.dashboard.access import KEYS, Right, change_refusal
 from analytics.dashboard.messages import show_error, show_store_error
+from analytics.dashboard.money_files import money_text
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
 from analytics.keys import changes, listed
@@ -46,6 +48,16 @@ CHOSEN = "key"
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
 def _key_list(fingerprint: str, _source: Source) -> list[DeveloperKey]:
     return data.client(_source).developer_keys()
+
+
+def teams_in_force(src: Source) -> Teams | None:
+    """The teams settings in force, for each key's owner and purpose; None when there are
+    none or they cannot be read (the Chargeback page names the problem)."""
+    text = money_text("teams", None, src)
+    try:
+        return None if text is None else parse_teams(text)
+    except TeamFileError:
+        return None
 
 
 def key_list(src: Source) -> list[DeveloperKey]:

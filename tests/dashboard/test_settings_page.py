@@ -188,3 +188,22 @@ def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypat
     [warning] = [w.value for w in at.warning if "cannot be reached" in w.value]
     assert warning.endswith(FALLBACK)
     assert at.dataframe  # the chargeback, at the example prices
+
+
+def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    owned = TEAMS.replace('key = "Production website"', 'key = "Marketing launch"').replace(
+        'web-shop@example.org"\npurpose', 'ana@example.org"\npurpose'
+    )
+    at = edit(open_clean_page("settings"), "teams", owned)
+    at.button(key="settings_save_teams").click().run()
+    shown = open_clean_page("limits").dataframe[0].value.set_index("label")
+    assert list(shown.columns[-2:]) == ["owner", "purpose"]
+    assert shown.loc["Marketing launch", "owner"] == "ana@example.org"
+    listed = invoke("keys", "list", "--demo", "--format", "csv")
+    rows = pd.read_csv(io.StringIO(listed.stdout), keep_default_na=False).set_index("label")
+    assert list(rows.columns[-2:]) == ["owner", "purpose"]
+    assert rows.loc["Marketing launch", "owner"] == "ana@example.org"
+    assert set(rows.drop(index="Marketing launch")["owner"]) == {""}
