@@ -142,7 +142,7 @@ def list_keys(
 ) -> None:
     """Every developer key: its state, created, last day used, and this usage period's
     characters and speech minutes against its limits, with the day each is reached; then its
-    owner and purpose (the teams settings' [[key]] entries)."""
+    owner and purpose, as the teams settings name the key's owner."""
     with _session(demo, debug) as session:
         teams = organization_files.costing(None, None, demo).teams
         table = key_view_table(session.rows(session.actor.client.developer_keys()))
