@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.dashboard import navigation, session
+from analytics.dashboard import money_files, navigation, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets, source
 from analytics.storage.allocator import use_system_allocator
@@ -141,4 +141,5 @@ if data_source.demo:
     )
 if "auth" in secrets() and st.user.get("is_logged_in"):
     st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
+money_files.new_run()  # the settings are read afresh, once, by this run
 page.run()

@@ -32,6 +32,7 @@ from analytics.guardrails.tables import (
     headroom_table,
     share_table,
     shown,
+    stopping,
     warnings,
 )
 from analytics.keys.audit import audit_table
@@ -42,6 +43,7 @@ from analytics.keys.limits import (
     key_view_table,
     limits_note,
     shown_limits,
+    with_owners,
 )
 from analytics.keys.preview import (
     MAX_LABEL,
@@ -235,7 +237,7 @@ counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, count_text(value), border=True)
 st.dataframe(
-    shown_limits(key_view_table(rows)),
+    with_owners(shown_limits(key_view_table(rows)), keys_and_limits.teams_in_force(source)),
     hide_index=True,
     column_config=key_limit_columns(),
     key="key_table",
@@ -336,7 +338,7 @@ def guardrails_section() -> None:
         "service enforces on its live counters; the usage period "
         f"{planned.period.text}, closed days through yesterday."
     )
-    for line in planned.refusals:
+    for line in [*planned.refusals, *stopping(planned)]:
         st.warning(line, icon=":material/block:")
     currency = guarded.pricing.currency if guarded.pricing else ""
     st.dataframe(

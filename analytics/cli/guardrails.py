@@ -46,6 +46,7 @@ from analytics.guardrails.tables import (
     plan_record,
     share_table,
     shown,
+    stopping,
     warnings,
 )
 from analytics.keys.audit import AuditLog
@@ -139,6 +140,8 @@ def _show(plan: Plan) -> None:
     """The plan as a person reads it: the refused budgets, the budgets beside the plan's own
     limits, the keys, the changes (the largest reductions first) and those to look at."""
     for line in plan.refusals:
+        typer.echo(line)
+    for line in stopping(plan):
         typer.echo(line)
     typer.echo(f"Usage period {plan.period.text}")
     if plan.shares:

@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
-from analytics.cli import fetching, shared
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import (
     EXIT_SERVICE,
@@ -38,7 +38,7 @@ from analytics.guardrails import state as guardrail_state
 from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
-from analytics.keys.limits import KeyRow, key_view_table
+from analytics.keys.limits import KeyRow, key_view_table, with_owners
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.keys.rotation import (
     ReplacementFailed,
@@ -166,9 +166,12 @@ def list_keys(
     debug: DebugOption = False,
 ) -> None:
     """Every developer key: its state, created, last day used, and this usage period's
-    characters and speech minutes against its limits, with the day each is reached."""
+    characters and speech minutes against its limits, with the day each is reached; then its
+    owner and purpose, as the teams settings name the key's owner."""
     with _session(demo, debug) as session:
+        teams = organization_files.costing(None, None, demo).teams
         table = key_view_table(session.rows(session.actor.client.developer_keys()))
+        table = with_owners(table, teams)
         if not show_all:
             table = table[~table["state"].isin(["deactivated", "not in the key list"])]
         _write(table.reset_index(drop=True), fmt)

@@ -251,3 +251,10 @@ def parse_teams(text: str, source: str = "teams.toml") -> Teams:
 def load_teams(path: Path | str) -> Teams:
     """Read and parse a teams file."""
     return parse_teams(read_text(path, TeamFileError), str(path))
+
+
+def key_owners(teams: Teams | None, keys: Iterable[tuple[str, str]]) -> list[KeyOwner | None]:
+    """The ``[[key]]`` entry of each (masked key, label), found by its masked key, else its
+    label, as a budget names a key; None for a key no entry names."""
+    named = {} if teams is None else {owned.key: owned for owned in teams.owners}
+    return [named.get(key) or named.get(label) for key, label in keys]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -35,6 +36,58 @@ def access_decision(
     return Access.DENIED
 
 
+@dataclass(frozen=True)
+class Right:
+    """A right beside seeing the dashboard, in the words its refusals use: what it changes,
+    the list of addresses that hold it, and the setting that grants it without sign-in."""
+
+    things: str  # "keys"
+    one: str  # "a key"
+    admins: str  # "KEY_ADMIN_EMAILS"
+    allow: str  # "SERVICE_ALLOW_KEY_CHANGES"
+
+
+KEYS = Right("keys", "a key", "KEY_ADMIN_EMAILS", "SERVICE_ALLOW_KEY_CHANGES")
+SETTINGS = Right(
+    "the settings", "a setting", "SETTINGS_ADMIN_EMAILS", "SERVICE_ALLOW_SETTINGS_CHANGES"
+)
+ADMIN_LISTS = (KEYS.admins, SETTINGS.admins)
+
+
+def change_refusal(
+    right: Right,
+    demo: bool,
+    auth_configured: bool,
+    email: str | None,
+    admins: Iterable[str],
+    allowed_without_sign_in: bool,
+) -> str | None:
+    """Why this session may not use ``right``, or None when it may.
+
+    Changing keys or the settings is a separate right from seeing usage: with sign-in, only
+    the addresses in the right's list (an empty list admits nobody); without sign-in nobody
+    can be told apart, so changes are off unless the right's setting says the deployment is
+    trusted. The demo organization is the emulator's, and anyone may try changes on it.
+    """
+    if demo:
+        return None
+    if auth_configured:
+        allowed = {entry.strip().lower() for entry in admins if entry.strip()}
+        if email and email.strip().lower() in allowed:
+            return None
+        return (
+            f"{email or 'This account'} may look but not change {right.things}: ask an "
+            f"administrator to add the address to {right.admins}."
+        )
+    if allowed_without_sign_in:
+        return None
+    return (
+        f"Changes of {right.things} are off: this dashboard has no sign-in, so it cannot tell "
+        f"who changes {right.one}. Configure sign-in and {right.admins}, or set "
+        f"{right.allow}=true for a dashboard only its administrators reach."
+    )
+
+
 def key_change_refusal(
     demo: bool,
     auth_configured: bool,
@@ -42,30 +95,8 @@ def key_change_refusal(
     key_admins: Iterable[str],
     allowed_without_sign_in: bool,
 ) -> str | None:
-    """Why this session may not change developer keys, or None when it may.
-
-    Changing keys is a separate right from seeing usage: with sign-in, only the addresses in
-    KEY_ADMIN_EMAILS (an empty list admits nobody); without sign-in nobody can be told apart,
-    so changes are off unless SERVICE_ALLOW_KEY_CHANGES says the deployment is trusted. The
-    demo organization is the emulator's, and anyone may try changes on it.
-    """
-    if demo:
-        return None
-    if auth_configured:
-        admins = {entry.strip().lower() for entry in key_admins if entry.strip()}
-        if email and email.strip().lower() in admins:
-            return None
-        return (
-            f"{email or 'This account'} may look but not change keys: ask an administrator "
-            "to add the address to KEY_ADMIN_EMAILS."
-        )
-    if allowed_without_sign_in:
-        return None
-    return (
-        "Key changes are off: this dashboard has no sign-in, so it cannot tell who changes "
-        "a key. Configure sign-in and KEY_ADMIN_EMAILS, or set SERVICE_ALLOW_KEY_CHANGES=true "
-        "for a dashboard only key administrators reach."
-    )
+    """Why this session may not change developer keys (`change_refusal` of `KEYS`)."""
+    return change_refusal(KEYS, demo, auth_configured, email, key_admins, allowed_without_sign_in)
 
 
 def _problems(secrets: Mapping[str, Any]) -> list[str]:
@@ -95,10 +126,9 @@ def _problems(secrets: Mapping[str, Any]) -> list[str]:
         problems.append("ADMIN_EMAILS, the list of addresses allowed in, is missing")
     elif not _is_list_of_strings(secrets["ADMIN_EMAILS"]):
         problems.append('ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]')
-    if "KEY_ADMIN_EMAILS" in secrets and not _is_list_of_strings(secrets["KEY_ADMIN_EMAILS"]):
-        problems.append(
-            'KEY_ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]'
-        )
+    for name in ADMIN_LISTS:
+        if name in secrets and not _is_list_of_strings(secrets[name]):
+            problems.append(f'{name} must be a list of e-mail addresses, e.g. ["a@example.org"]')
     return problems
 
 

@@ -19,9 +19,11 @@ from typing import TypeVar
 import streamlit as st
 
 from analytics.capacity.evaluation import Evaluation
+from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
-from analytics.dashboard.access import key_change_refusal
+from analytics.dashboard.access import KEYS, Right, change_refusal
 from analytics.dashboard.messages import show_error, show_store_error
+from analytics.dashboard.money_files import money_text
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
 from analytics.guardrails import state as guardrail_state
@@ -48,6 +50,16 @@ CHOSEN = "key"
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
 def _key_list(fingerprint: str, _source: Source) -> list[DeveloperKey]:
     return data.client(_source).developer_keys()
+
+
+def teams_in_force(src: Source) -> Teams | None:
+    """The teams settings in force, for each key's owner and purpose; None when there are
+    none or they cannot be read (the Chargeback page names the problem)."""
+    text = money_text("teams", None, src)
+    try:
+        return None if text is None else parse_teams(text)
+    except TeamFileError:
+        return None
 
 
 def key_list(src: Source) -> list[DeveloperKey]:
@@ -128,7 +140,7 @@ def key_reader(src: Source) -> listed.KeyReader:
 
 @dataclass(frozen=True)
 class Permission:
-    """Whether this session may change keys, as whom, and why not."""
+    """Whether this session may change keys (or the settings), as whom, and why not."""
 
     who: str
     refusal: str | None
@@ -138,16 +150,21 @@ class Permission:
         return self.refusal is None
 
 
-def permission(src: Source) -> Permission:
+def permission(src: Source, right: Right = KEYS) -> Permission:
+    """Whether this session may change keys (or, with `access.SETTINGS`, the settings)."""
     given = secrets()
     signed_in = "auth" in given and bool(st.user.get("is_logged_in"))
     email = st.user.get("email") if signed_in else None
-    refusal = key_change_refusal(
+    without_sign_in = (
+        src.settings.allow_key_changes if right == KEYS else src.settings.allow_settings_changes
+    )
+    refusal = change_refusal(
+        right,
         src.demo,
         "auth" in given,
         email if isinstance(email, str) else None,
-        given.get("KEY_ADMIN_EMAILS", []),
-        src.settings.allow_key_changes,
+        given.get(right.admins, []),
+        without_sign_in,
     )
     if src.demo:
         who = "demo dashboard"

@@ -57,12 +57,14 @@ def show_error(exc: ServiceError, src: Source) -> None:
         st.error(f"The service could not answer: {exc}", icon=":material/error:")
 
 
-def show_store_error(exc: StoreError) -> None:
+def show_store_error(exc: StoreError, meanwhile: str = "") -> None:
     """The state store failed: what is kept there (marks, the audit log, the guardrails'
-    memory, deliveries) cannot be read or written now; usage, from the service, still shows."""
+    memory, deliveries) cannot be read or written now; usage, from the service, still shows;
+    ``meanwhile``: what the page uses instead, in words."""
     st.warning(
         f"{exc}. Marks, the key audit log and the guardrails' memory cannot be read or kept "
-        "until it answers; usage comes from the service and is shown as usual.",
+        "until it answers; usage comes from the service and is shown as usual."
+        + (f" {meanwhile}" if meanwhile else ""),
         icon=":material/database:",
     )
 

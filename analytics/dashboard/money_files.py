@@ -2,21 +2,43 @@
 (`settings.in_force`, the reader every command uses too: the state store, or with
 ``SETTINGS_SOURCE=files`` the files beside the dashboard, in the demo the examples). Kept as
 text: the cache keys of the money views. And the note every money view shows when some of its
-days have no price."""
+days have no price.
+
+The settings are read once per run of the script (`new_run`, at the top of app.py, forgets
+the last run's): a page names a file in several captions and reads its text again for the
+view, and each read of the store would be two queries. A save anywhere is seen on the next
+run. A state store that fails while the settings are read is the store's warning, once a
+run, and the page goes on with the files found as before (beside the dashboard, in the demo
+the examples) rather than stopping.
+"""
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Final
 
 import streamlit as st
 
 from analytics.cost.prices import parse_pricing, unpriced_text
+from analytics.dashboard.messages import show_store_error
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
 from analytics.settings.in_force import Document, Place, document
 from analytics.settings.parts import Part
+from analytics.storage.store import StoreError
 from analytics.usage.records import records_of
+
+READ: Final = "settings_read"  # this run's settings, by source and part
+FALLBACK: Final = (
+    "The settings are read from the files found beside the dashboard (in the demo, the "
+    "examples) until it answers."
+)
+
+
+def new_run() -> None:
+    """Forget the settings the last run read: this run reads them again."""
+    st.session_state[READ] = {}
 
 
 def settings_place(src: Source) -> Place:
@@ -27,9 +49,26 @@ def settings_place(src: Source) -> Place:
     )
 
 
+def _read(name: Part, src: Source) -> Document | None:
+    """``name`` in force; the files found when the store fails (said once a run)."""
+    try:
+        return document(name, settings_place(src))
+    except StoreError as exc:
+        read: dict[object, Document | None] = st.session_state.setdefault(READ, {})
+        if "failed" not in read:
+            read["failed"] = None
+            show_store_error(exc, FALLBACK)
+        place = Place("files", None, Path.cwd(), src.demo)
+        return document(name, place)
+
+
 def in_force(name: Part, src: Source) -> Document | None:
-    """The settings document ``name`` in force; None: there is none."""
-    return document(name, settings_place(src))
+    """The settings document ``name`` in force; None: there is none. Read once per run."""
+    read: dict[object, Document | None] = st.session_state.setdefault(READ, {})
+    key = (src.fingerprint, src.settings.settings_source, name)
+    if key not in read:
+        read[key] = _read(name, src)
+    return read[key]
 
 
 def money_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:

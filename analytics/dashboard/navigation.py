@@ -52,6 +52,7 @@ PAGES = (
     DashboardPage("Anomalies", ":material/troubleshoot:", "anomalies"),
     DashboardPage("Chargeback", ":material/payments:", "chargeback"),
     DashboardPage("Export", ":material/download:", "export"),
+    DashboardPage("Settings", ":material/settings:", "settings"),
 )
 
 

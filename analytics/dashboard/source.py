@@ -15,6 +15,7 @@ from analytics.service.settings import Settings, setting_problems
 
 SETTING_NAMES = (
     "auth_key", "base_url", "auth_scheme", "history_path", "state_url", "allow_key_changes",
+    "allow_settings_changes",
 )  # fmt: skip
 DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed", "demo_tags")
 

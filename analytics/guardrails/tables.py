@@ -355,3 +355,32 @@ def exhausted(plan: Plan) -> list[BudgetShare]:
     """The enforced budgets (per measure) with nothing left this usage period: every key of
     theirs is stopped at its use."""
     return [s for s in plan.shares if s.left <= 0]
+
+
+RESERVE_SETTINGS: Final[dict[Measure, str]] = {
+    "characters": "reserve_characters",
+    "speech": "reserve_minutes",
+}
+
+
+def stopping(plan: Plan) -> list[str]:
+    """One line per enforced budget whose room this usage period cannot hold one key's reserve
+    above its use: every key of it will be stopped, whatever else the keys' limits say. A
+    budget set smaller than its keys' reserves looks like limits of 0 with no reason; this
+    names the reason and the setting to change."""
+    lines = []
+    for s in plan.shares:
+        if not s.limits or s.left > s.reserve:
+            continue
+        m = s.measure
+        left = f"{limit_text(m, max(0, s.left))} left this usage period"
+        lines.append(
+            f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: the "
+            f"{left} is not more than one key's reserve of {limit_text(m, s.reserve)}. "
+            f"Raise the budget's limit, or lower [guardrails] {RESERVE_SETTINGS[m]} in the "
+            "budgets."
+            if s.left > 0
+            else f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: "
+            f"nothing is left this usage period. Raise the budget's limit to let them on."
+        )
+    return lines

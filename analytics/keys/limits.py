@@ -22,6 +22,7 @@ from analytics.capacity.budgets import Budget
 from analytics.capacity.evaluation import Evaluation, status_for
 from analytics.capacity.forecast import forecast_start
 from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.cost.teams import Teams, key_owners
 from analytics.keys.join import JoinedKey, join
 from analytics.keys.preview import limit_text, minutes
 from analytics.service.models import DeveloperKey
@@ -214,6 +215,19 @@ def key_view_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
             ]
         )
     return pd.DataFrame(records, columns=KEY_VIEW_COLUMNS)
+
+
+OWNER_COLUMNS: Final = ["owner", "purpose"]
+
+
+def with_owners(table: pd.DataFrame, teams: Teams | None) -> pd.DataFrame:
+    """``table`` (the key view's) with each key's owner and purpose appended, from the teams
+    file's ``[[key]]`` entries (by masked key or label); empty where none names the key."""
+    found = key_owners(teams, zip(table["api_key"], table["label"], strict=True))
+    owned = table.copy()
+    owned["owner"] = [o.owner if o else "" for o in found]
+    owned["purpose"] = [o.purpose if o else "" for o in found]
+    return owned
 
 
 LIMIT_COLUMNS: Final = ("character limit", "speech minute limit")

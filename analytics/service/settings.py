@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     # Without sign-in the dashboard cannot tell who changes a key: changes are off unless a
     # deployment only key administrators reach says so.
     allow_key_changes: bool = False
+    # The same for the settings (prices, teams, budgets, alert routes) on the Settings page.
+    allow_settings_changes: bool = False
     # Where the organization's settings are the truth: `store`, the state store (the files
     # then an import and export format), or `files`, the files as found (nothing writes them).
     settings_source: Literal["store", "files"] = Field(

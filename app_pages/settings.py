@@ -1,0 +1,174 @@
+"""Settings: the organization's prices, teams and key owners, budgets and alert routes, each
+shown with its version; for settings administrators an editor, a preview of each change with
+its effect, Save, and the history with Restore."""
+
+import pandas as pd
+import streamlit as st
+
+from analytics.cost.teams import TeamFileError, parse_teams
+from analytics.dashboard import money_files
+from analytics.dashboard import settings_form as form
+from analytics.dashboard.messages import service_errors, store_errors
+from analytics.dashboard.source import source as data_source
+from analytics.settings.parts import PARTS, TITLES, Part
+from analytics.settings.versions import SavedMeanwhile, Version, history
+
+source = data_source()
+place = form.place(source)
+allowed = form.permission(source)
+editable = place.in_store and allowed.allowed
+
+st.title("Settings")
+if place.source == "files":
+    st.info(
+        "SETTINGS_SOURCE=files: each setting is read from its file, named below, and shown "
+        "read-only. Edit the files, or unset SETTINGS_SOURCE to keep the settings in the "
+        "state store and change them here.",
+        icon=":material/description:",
+    )
+elif place.records is None:
+    st.info(
+        "No state store: the settings are read from the files found beside the dashboard and "
+        "shown read-only. Set SERVICE_HISTORY_PATH or SERVICE_STATE_URL to keep them here.",
+        icon=":material/database:",
+    )
+elif not allowed.allowed:
+    st.info(allowed.refusal, icon=":material/lock:")
+else:
+    st.caption(
+        "Each change is checked by the rules of its file, previewed with its effect, and saved "
+        "as a new version with who and when; every earlier version is kept and can be restored."
+    )
+
+
+def key_owners(text: str) -> None:
+    """The teams document's key owners, as the Keys pages show them beside each key."""
+    try:
+        owners = parse_teams(text).owners
+    except TeamFileError:
+        return
+    if owners:
+        st.markdown("**Key owners**")
+        st.dataframe(
+            pd.DataFrame(
+                [(o.key, o.owner, o.purpose) for o in owners], columns=["key", "owner", "purpose"]
+            ),
+            hide_index=True,
+            key="settings_key_owners",
+        )
+
+
+def show_preview(part: Part, kept: list[Version]) -> None:
+    """The edit previewed against the version it was made from: each field, the effect, and
+    Save."""
+    pending = form.pending_of(part)
+    if pending is None:
+        return
+    before = next((v.text for v in kept if v.number == pending.base), None)
+    assert place.records is not None
+    with st.container(border=True):
+        restoring = "" if pending.restoring is None else f" (restoring version {pending.restoring})"
+        st.markdown(f"**Preview against version {pending.base}{restoring}**")
+        lines = form.field_changes(before, pending)
+        if not lines:
+            st.caption("No field changes: nothing to save.")
+            return
+        st.code("\n".join(lines), language=None)
+        with service_errors(source):
+            effects = form.effect(source, pending)
+        if effects:
+            st.markdown("**Its effect**")
+            st.code("\n".join(effects), language=None)
+        if st.button("Save", key=f"settings_save_{part}", type="primary", icon=":material/save:"):
+            try:
+                form.save_pending(place.records, pending, allowed.who)
+            except SavedMeanwhile as exc:
+                st.error(str(exc), icon=":material/group:")
+                mine, theirs = st.columns(2)
+                mine.markdown(f"**Yours, edited from version {exc.mine}**")
+                mine.code(pending.text, language="toml")
+                theirs.markdown(f"**Version {exc.theirs.number}, {form.version_text(exc.theirs)}**")
+                theirs.code(exc.theirs.text, language="toml")
+                st.button(
+                    f"Start again from version {exc.theirs.number}",
+                    key=f"settings_again_{part}",
+                    on_click=form.forget_edit,
+                    args=(part,),
+                )
+            else:
+                st.rerun()
+
+
+def part_section(part: Part) -> None:
+    found = money_files.in_force(part, source)
+    example = f"{part}.example.toml"
+    if found is None:
+        st.caption(f"None in force. {example} explains every field.")
+    if not editable:
+        if found is not None:
+            st.caption(f"Read-only, from {found.name}. {example} explains every field.")
+            st.code(found.text, language="toml")
+            if part == "teams":
+                key_owners(found.text)
+        return
+    assert place.records is not None
+    kept = history(place.records, part)
+    latest = kept[0] if kept else None
+    if saved := st.session_state.get(form.SAVED, {}).pop(part, None):
+        st.success(saved, icon=":material/check:")
+    if latest is not None:
+        st.caption(f"In force: {form.version_text(latest)}.")
+        if latest.author == "first start":
+            st.caption(f"Imported once from {latest.file} at the first start; not read since.")
+        if part == "teams":
+            key_owners(latest.text)
+    form.start_edit(part, latest)
+    base = st.session_state[form.base_key(part)]
+    if latest is not None and base != latest.number:
+        st.warning(
+            f"You are editing version {base}; {form.version_text(latest)} since.",
+            icon=":material/group:",
+        )
+    with st.form(f"settings_form_{part}"):
+        st.text_area(
+            f"{TITLES[part]}, as in {example}, which explains every field",
+            key=form.text_key(part),
+            height=320,
+        )
+        if st.form_submit_button(
+            "Preview", key=f"settings_preview_{part}", icon=":material/preview:"
+        ):
+            text = st.session_state[form.text_key(part)]
+            if wrong := form.problem(part, text):
+                form.drop_pending(part)
+                st.error(wrong, icon=":material/error:")
+            else:
+                form.preview(form.Pending(part, text, base))
+    show_preview(part, kept)
+    with st.expander(f"History: {len(kept)} version(s)", icon=":material/history:"):
+        st.dataframe(
+            pd.DataFrame(
+                [(v.number, f"{v.saved_at:%Y-%m-%d %H:%M}", v.origin) for v in kept],
+                columns=["version", "saved (UTC)", "by"],
+            ),
+            hide_index=True,
+            key=f"settings_history_{part}",
+        )
+        earlier = kept[1:]
+        if latest is not None and earlier:
+            chosen = st.selectbox(
+                "Version", [v.number for v in earlier], key=f"settings_restore_choice_{part}"
+            )
+            old = next(v for v in earlier if v.number == chosen)
+            st.button(
+                "Preview restoring it",
+                key=f"settings_restore_{part}",
+                icon=":material/restore:",
+                on_click=form.restore,
+                args=(old, latest),
+            )
+
+
+for part, tab in zip(PARTS, st.tabs([TITLES[part] for part in PARTS]), strict=True):
+    with tab, store_errors():
+        part_section(part)

@@ -1,0 +1,209 @@
+"""The Settings page headless (Streamlit's AppTest) on the demo organization with a history
+folder of its own (a fresh state store, the examples imported at the first start): who sees
+a form, SETTINGS_SOURCE=files read-only, a refused budget in the words of `settings import`,
+two sessions saving one budget, a restore, and the previews' effects against what the
+commands give after the save. And a state store failing while a page reads the settings."""
+
+from __future__ import annotations
+
+import io
+import json
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+from support.builders import invoke
+from support.headless import TODAY, app_test, open_clean_page, open_page
+from support.servers import ROOT
+from test_access import AUTH
+
+from analytics.dashboard.access import SETTINGS, change_refusal
+from analytics.dashboard.money_files import FALLBACK
+from analytics.dashboard.navigation import page_at
+from analytics.settings.parts import PARTS
+from analytics.storage.store import StoreUnavailable
+from analytics.usage.calendar import resolve
+
+BUDGETS = (ROOT / "budgets.example.toml").read_text()
+TEAMS = (ROOT / "teams.example.toml").read_text()
+LAST_MONTH = [day.isoformat() for day in resolve("last-month", TODAY)]
+
+
+def edit(at, part: str, text: str):
+    """Type ``text`` as the part's settings and press Preview (one click, as a person does)."""
+    at.text_area(key=f"settings_text_{part}").set_value(text)
+    return at.button(key=f"settings_preview_{part}").click().run()
+
+
+def codes(at) -> list[str]:
+    return [code.value.strip() for code in at.code]  # as shown, the last newline aside
+
+
+def errors(at) -> list[str]:
+    return [error.value for error in at.error]
+
+
+@pytest.mark.parametrize(
+    ("demo", "configured", "email", "admins", "allowed", "expected"),
+    [
+        (True, False, None, [], False, None),
+        (False, True, "ops@example.org", ["OPS@example.org"], False, None),
+        (False, True, "viewer@example.org", ["ops@example.org"], True, "SETTINGS_ADMIN_EMAILS"),
+        (False, False, None, [], False, "SERVICE_ALLOW_SETTINGS_CHANGES"),
+        (False, False, None, [], True, None),
+    ],
+)
+def test_who_may_change_the_settings(demo, configured, email, admins, allowed, expected):
+    refusal = change_refusal(SETTINGS, demo, configured, email, admins, allowed)
+    assert (refusal is None) == (expected is None)
+    if expected:
+        assert expected in refusal
+
+
+def test_a_viewer_sees_every_setting_and_no_form(monkeypatch, tmp_path, emulator_process):
+    monkeypatch.setenv("SERVICE_AUTH_KEY", emulator_process.admin_key)
+    monkeypatch.setenv("SERVICE_BASE_URL", emulator_process.base_url)
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", str(tmp_path / "history"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "teams.toml").write_text(TEAMS)
+    at = app_test()
+    at.secrets.update(
+        AUTH
+        | {"ADMIN_EMAILS": ["viewer@example.org"], "SETTINGS_ADMIN_EMAILS": ["ops@example.org"]}
+    )
+    at.user = {"is_logged_in": True, "email": "viewer@example.org"}
+    at.switch_page(str(page_at("settings").file))
+    at.run()
+    assert not at.exception
+    assert not at.text_area and [button.label for button in at.button] == ["Sign out"]
+    assert any("SETTINGS_ADMIN_EMAILS" in info.value for info in at.info)
+    assert TEAMS.strip() in codes(at)  # the teams file found, imported once, shown
+
+
+def test_with_settings_source_files_every_part_is_read_only(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SETTINGS_SOURCE", "files")
+    at = open_clean_page("settings")
+    assert not at.text_area and not at.button
+    named = [c.value for c in at.caption if c.value.startswith("Read-only, from ")]
+    assert [line.split()[2] for line in named] == [f"{part}.example.toml." for part in PARTS]
+
+
+MONTHLY_ENFORCED = BUDGETS.replace(
+    'period = "usage"\nlimit = 4_000_000', 'period = "month"\nlimit = 4_000_000'
+)
+
+
+def test_a_refused_budget_is_said_in_the_words_of_settings_import(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    at = edit(open_clean_page("settings"), "budgets", MONTHLY_ENFORCED)
+    [said] = errors(at)
+    (tmp_path / "budgets.toml").write_text(MONTHLY_ENFORCED)
+    imported = invoke("settings", "import", "budgets.toml", "--yes", "--demo")
+    assert imported.exit_code == 2
+    assert imported.stderr == f"error: {said}\n"
+    assert "(enforce): All characters, usage period, enforced cannot be enforced" in said
+    assert "settings_save_budgets" not in [button.key for button in at.button]
+
+
+def test_two_sessions_save_one_budget_the_second_is_refused_and_nothing_is_lost(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    ana, bo = open_clean_page("settings"), open_clean_page("settings")
+    theirs = BUDGETS.replace("limit = 3_200_000", "limit = 3_300_000")
+    mine = BUDGETS.replace("limit = 3_200_000", "limit = 3_400_000")
+    edit(bo, "budgets", theirs).button(key="settings_save_budgets").click().run()
+    edit(ana, "budgets", mine).button(key="settings_save_budgets").click().run()
+    [refused] = errors(ana)
+    assert refused.startswith("budgets: someone changed these settings meanwhile: you edited")
+    assert {mine.strip(), theirs.strip()} <= set(codes(ana))  # both versions shown
+    invoke("settings", "export", "--to", "out", "--demo")
+    assert (tmp_path / "out" / "budgets.toml").read_text() == theirs
+
+
+def test_restore_gives_back_an_earlier_version_as_a_new_one(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    edit(at, "teams", TEAMS.replace('"Marketing"', '"Growth"'))
+    at.button(key="settings_save_teams").click().run()
+    at.selectbox(key="settings_restore_choice_teams").set_value(1)
+    at.button(key="settings_restore_teams").click().run()
+    assert '[[team]] #3 (name): "Growth" → "Marketing"' in codes(at)
+    at.button(key="settings_save_teams").click().run()
+    assert not at.exception and not errors(at)
+    history = invoke("settings", "history", "teams", "--demo").stdout.splitlines()[1:]
+    assert [line.split()[1] for line in history] == ["3", "2", "1"]
+    assert "restoring version 1" in history[0]
+    invoke("settings", "export", "--to", "out", "--demo")
+    assert (tmp_path / "out" / "teams.toml").read_text() == TEAMS
+
+
+def test_the_teams_preview_is_the_chargeback_the_export_gives_after_the_save(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    moved = TEAMS.replace('"Marketing launch", ', "").replace(
+        '"Partner portal"]', '"Partner portal", "Marketing launch"]'
+    )
+    edit(at, "teams", moved)
+    effect = next(code for code in codes(at) if "then holds" in code).splitlines()
+    web = next(line for line in effect if line.startswith("Web shop then holds"))
+    at.button(key="settings_save_teams").click().run()
+    exported = invoke(
+        "export", "--demo", "--start", LAST_MONTH[0], "--end", LAST_MONTH[1],
+        "--group-by", "team", "--with-cost", "-o", "-",
+    )  # fmt: skip
+    teams = pd.read_csv(io.StringIO(exported.stdout)).set_index("team")
+    paid = Decimal(str(teams.loc["Web shop", "usage_cost_eur"])) + Decimal(
+        str(teams.loc["Web shop", "base_fee_share_eur"])
+    )
+    assert f"→ {paid:,} EUR" in web
+    assert any(line.startswith("Marketing then holds") for line in effect)
+
+
+def test_the_budgets_preview_is_the_guardrails_plan_after_the_save(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    edit(at, "budgets", BUDGETS.replace("limit = 4_000_000", "limit = 3_000_000"))
+    [effect] = [code for code in codes(at) if code.startswith("The guardrails plan:")]
+    at.button(key="settings_save_budgets").click().run()
+    planned = invoke("guardrails", "plan", "--format", "json", "--demo")
+    changes = json.loads(planned.stdout)["changes"]
+    assert changes
+    listed = [line.strip().removesuffix(" (new)") for line in effect.splitlines()[1:]]
+    assert listed == [f"{c['label']} ({c['key_id']}): {c['change']}" for c in changes]
+
+
+def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+
+    def failing(records):
+        raise StoreUnavailable("the state store at nowhere cannot be reached")
+
+    monkeypatch.setattr("analytics.settings.in_force.held", failing)
+    at = open_page("chargeback")
+    assert not at.exception and not at.error
+    [warning] = [w.value for w in at.warning if "cannot be reached" in w.value]
+    assert warning.endswith(FALLBACK)
+    assert at.dataframe  # the chargeback, at the example prices
+
+
+def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    owned = TEAMS.replace('key = "Production website"', 'key = "Marketing launch"').replace(
+        'web-shop@example.org"\npurpose', 'ana@example.org"\npurpose'
+    )
+    at = edit(open_clean_page("settings"), "teams", owned)
+    at.button(key="settings_save_teams").click().run()
+    shown = open_clean_page("limits").dataframe[0].value.set_index("label")
+    assert list(shown.columns[-2:]) == ["owner", "purpose"]
+    assert shown.loc["Marketing launch", "owner"] == "ana@example.org"
+    listed = invoke("keys", "list", "--demo", "--format", "csv")
+    rows = pd.read_csv(io.StringIO(listed.stdout), keep_default_na=False).set_index("label")
+    assert list(rows.columns[-2:]) == ["owner", "purpose"]
+    assert rows.loc["Marketing launch", "owner"] == "ana@example.org"
+    assert set(rows.drop(index="Marketing launch")["owner"]) == {""}
