@@ -98,14 +98,13 @@ def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
     assert f"**Plan** · billing period {start} – {stop - DAY} (UTC)" in [
         m.value for m in at.markdown
     ]
-    # The service counts whole minutes, rounded up; the card writes minutes to the hundredth,
-    # as every tile does.
+    # The service counts whole minutes, rounded up, and the card writes them whole.
     expected = [
         ("Characters", f"{characters:,}", characters, plan.character_limit),
-        ("Speech-to-text minutes", f"{to_text:,}.00", to_text, plan.speech_to_text_minutes_limit),
+        ("Speech-to-text minutes", f"{to_text:,}", to_text, plan.speech_to_text_minutes_limit),
         (
             "Speech-to-speech minutes",
-            f"{to_speech:,}.00",
+            f"{to_speech:,}",
             to_speech,
             plan.speech_to_speech_minutes_limit,
         ),
