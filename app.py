@@ -127,7 +127,9 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
     ).run()
     st.stop()
 
-page = st.navigation(PAGES)
+# Every page listed, however many: Streamlit folds a menu of more than twelve behind a
+# "View more" button, where a person (and a link's click) would not find the last ones.
+page = st.navigation(PAGES, expanded=True)
 session.keep_shown()
 if "auth" in secrets():
     session.return_to_asked_page(PAGES)

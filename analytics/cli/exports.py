@@ -26,6 +26,7 @@ from analytics.cli.shared import (
 )
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
+from analytics.exports.shaping import Costing
 from analytics.exports.vocabulary import (
     COST_COLUMNS_TEXT,
     REPORTS,
@@ -136,9 +137,13 @@ def export(
     with shared.reported(debug):
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
-        costing = organization_files.costing(pricing, teams, demo)
         request = ExportRequest(source, group_by, with_cost)
         try:
+            costing = (
+                organization_files.costing(pricing, teams, demo)
+                if request.reads_settings
+                else Costing()
+            )
             request.check(costing)
         except ExportProblem as exc:
             raise UsageProblem(_worded(exc)) from None

@@ -53,6 +53,14 @@ class ExportRequest:
         another source)."""
         return GROUPINGS[offered(self.source, self.group_by)].report
 
+    @property
+    def reads_settings(self) -> bool:
+        """The choices need prices (cost) or teams (a team grouping): only then is the export
+        given the settings in force, so a plain usage export reads no settings and opens no
+        state store (a scheduled job leaves nothing but its file)."""
+        needs_teams = GROUPINGS[offered(self.source, self.group_by)].needs_teams
+        return self.with_cost or needs_teams
+
     def check(self, costing: Costing) -> None:
         """``ExportProblem`` for choices that go together badly or need a file not given."""
         check_choices(self.source, self.group_by, self.with_cost, costing)

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 from support.headless import PAGES, ROOT, open_page
-from support.shown import shown_texts
+from support.shown import worded_texts
 
 FILE_NAME = re.compile(r"[\w.-]+\.toml\b")
 # Every page, and the views that read prices and teams.
@@ -23,11 +23,7 @@ VIEWS = [
 def named_files(page: str, params: dict[str, str]) -> set[str]:
     at = open_page(page, **params)
     assert not at.exception
-    # A settings document shown (the Settings page) is the file's own text, whose comments
-    # name the files it goes with: what a page says about where it reads is the rest.
-    documents = {shown.value for shown in [*at.code, *at.text_area]}
-    texts = [text for text in shown_texts(at) if text not in documents]
-    return {name for text in texts for name in FILE_NAME.findall(text)}
+    return {name for text in worded_texts(at) for name in FILE_NAME.findall(text)}
 
 
 @pytest.mark.parametrize(("page", "params"), VIEWS, ids=[f"{p}{q or ''}" for p, q in VIEWS])

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from support.headless import PAGES, open_page
-from support.shown import shown_texts
+from support.shown import worded_texts
 
 from analytics.usage.metrics import METRICS
 
@@ -29,7 +29,7 @@ VIEWS = [
 @pytest.mark.parametrize(("page", "params"), VIEWS, ids=[f"{p}{q or ''}" for p, q in VIEWS])
 def test_no_page_shows_a_metrics_field_name(demo_env, page, params):
     at = open_page(page, **params)
-    texts = shown_texts(at)
+    texts = worded_texts(at)
     assert texts and not at.exception
     raw = {text for text in texts if FIELD_NAME.search(ANOMALY_ID.sub("", text))}
     assert raw == set()

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.builders import invoke, ledger_totals
 from support.headless import PAGES, TODAY, open_page
-from support.shown import change_as_written, shown_texts
+from support.shown import change_as_written, worded_texts
 
 from analytics.usage.metrics import share_text
 
@@ -36,7 +36,7 @@ def test_every_percentage_a_page_shows_has_one_decimal(demo_env, page):
     assert not at.exception
     decimals = {
         match.group(): match.group(1)
-        for text in shown_texts(at)
+        for text in worded_texts(at)
         for match in PERCENTAGE.finditer(INTERVAL_LEVEL.sub("", text))
     }
     assert {

@@ -187,7 +187,7 @@ def test_mail_that_cannot_be_delivered_exits_13_after_writing_the_file(org, no_c
         (
             ["--mail-to", "boss@example.org"],
             '[[webhook]]\nkind = "json"\nurl_env = "TEST_HOOK_URL"\n',
-            "alerts.toml: --mail-to needs an [email] table",
+            "(imported from alerts.toml): --mail-to needs an [email] table",
         ),
     ],
 )

@@ -30,6 +30,16 @@ def shown_texts(at: AppTest) -> list[str]:
     return list(_texts(at._tree))
 
 
+def worded_texts(at: AppTest) -> list[str]:
+    """The texts a page words itself (`shown_texts`), without the settings documents it shows
+    (the Settings page's TOML and its editors): those are the files' own text, with their
+    field names, comments and the files they go with, which no wording rule of a page reads."""
+    documents = {c.value for c in at.code if c.language == "toml"} | {
+        t.value for t in at.text_area
+    }
+    return [text for text in shown_texts(at) if text not in documents]
+
+
 def _texts(node: object) -> Iterator[str]:
     kind = getattr(node, "type", "")
     if kind == "plotly_chart":
