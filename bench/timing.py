@@ -17,12 +17,14 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-def timed(func: Callable[[], T]) -> tuple[float, T]:
-    """Seconds taken by one call from a collected heap, and what it returned."""
+def timed(func: Callable[[], T], clock: Callable[[], float] = time.perf_counter) -> tuple[float, T]:
+    """Seconds taken by one call from a collected heap, and what it returned: wall-clock
+    seconds, or by `clock` (`time.process_time`: the processor time of this process's
+    threads, which other programs' turns on the processor do not add to)."""
     gc.collect()
-    started = time.perf_counter()
+    started = clock()
     value = func()
-    return time.perf_counter() - started, value
+    return clock() - started, value
 
 
 def medians(
@@ -38,6 +40,16 @@ def medians(
         for name, func in contenders.items():
             runs[name].append(timed(func)[0])
     return {name: statistics.median(times) for name, times in runs.items()}
+
+
+def fast_round(times: list[float]) -> float:
+    """The time of a fast round: the tenth percentile of `times` (ten at least). Other work
+    on the machine only ever adds time, and not to every call alike: a call that allocates
+    hundreds of megabytes of fresh memory waits on the kernel to supply its pages, which
+    other programs' memory use makes slow in bursts, while one that mostly reads and writes
+    hardly waits. A fast round is one that no such burst reached; the tenth percentile rather
+    than the fastest, so that one lucky round does not decide."""
+    return statistics.quantiles(times, n=10)[0]
 
 
 def rounded(times: dict[str, float]) -> dict[str, float]:
