@@ -12,7 +12,8 @@ The replacement's secret is returned once, to be shown once: it is never in the 
 audit log (its mask is), a log line or an error. The replacement gets the old key's limits,
 so where a guardrail caps the old key the new one is capped from its first request, and the
 guardrails' memory of the old key (its hand-set limits) through the front ends' `inherit`;
-its team is the one its label gives it under `teams.toml`'s rules, as any key's is.
+its team, owner and purpose follow it into the teams settings through the front ends
+(`settings.succession`, a layer above this one).
 """
 
 from __future__ import annotations

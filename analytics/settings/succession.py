@@ -134,8 +134,10 @@ def _in_team(text: str, index: int, field: RuleField, value: str) -> str | None:
     following = _ANY_HEADER.search(text, body)
     end = following.start() if following else len(text)
     assignment = re.compile(rf"^[ \t]*{field}[ \t]*=[ \t]*\[", re.MULTILINE).search(text, body, end)
-    if assignment is None:
-        return f"{text[:body]}{field} = [{_toml(value)}]\n{text[body:]}"
+    if assignment is None:  # a new line after the table's last
+        last = text.find("\n", body + len(text[body:end].rstrip()))
+        at, lead = (len(text), "\n") if last < 0 else (last + 1, "")
+        return f"{text[:at]}{lead}{field} = [{_toml(value)}]\n{text[at:]}"
     return _in_array(text, assignment.end() - 1, value)
 
 
