@@ -53,7 +53,7 @@ from analytics.keys.preview import (
     minutes,
     rename_preview,
 )
-from analytics.keys.rotation import QUIET_DAYS, Watch, default_label
+from analytics.keys.rotation import Watch, default_label
 from analytics.service.models import DeveloperKey
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
@@ -184,9 +184,10 @@ def finish_dialog(watch: Watch, old: DeveloperKey) -> None:
         icon=":material/warning:",
     )
     force = False
-    if watch.quiet_days < QUIET_DAYS:
+    quiet_needed = keys_and_limits.rotation_settings(source).quiet_days
+    if watch.quiet_days < quiet_needed:
         st.error(
-            f"{watch.remaining} It has been quiet {watch.quiet_days} of the {QUIET_DAYS} "
+            f"{watch.remaining} It has been quiet {watch.quiet_days} of the {quiet_needed} "
             "whole days a finish needs.",
             icon=":material/traffic:",
         )
@@ -545,6 +546,7 @@ if opened and opened[1] in by_id and allowed.allowed:
 watches = keys_and_limits.rotations(source, today)
 if watches:
     st.subheader("Rotations under way")
+    quiet_needed = keys_and_limits.rotation_settings(source).quiet_days
 for watch in watches:
     begun = watch.rotation
     with st.container(border=True, key=f"rotation_panel_{begun.id}"):
@@ -562,7 +564,8 @@ for watch in watches:
         st.caption(
             f"Each day's use of both keys since the rotation began, through {watch.through} "
             f"(analytics' latest closed day). The old key may be deactivated once it has been "
-            f"quiet for {QUIET_DAYS} whole days; it has been for {watch.quiet_days}."
+            f"quiet for {quiet_needed} whole days (the alert routes' settings); it has been "
+            f"for {watch.quiet_days}."
         )
         st.button(
             "Finish: deactivate the old key…",

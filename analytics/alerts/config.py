@@ -86,12 +86,40 @@ class WebhookEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         return self.name or self.url_env
 
 
+def _check_days(field: str, days: int | None, least: int) -> None:
+    if days is not None and days < least:
+        raise ValueError(f"{field} must be {least} or more whole days, not {days}")
+
+
+def _explain(field: str, what: str) -> str:
+    """A day count given as a fraction or a text, in the file's words."""
+    if field.startswith("rotations.") and what.startswith("Expected `int"):
+        return "must be a whole number of days"
+    return what
+
+
+class Rotations(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The ``[rotations]`` table: how key rotations are watched and reminded of. The
+    reminders go out through this file's destinations, and the quiet days are the same watch
+    of the old key, so the three live together here (each with its default when absent)."""
+
+    quiet_days: int = 3  # whole days without use before the old key may be deactivated
+    remind_after_days: int = 14  # an old key still used this many days after the rotation began
+    max_age_days: int | None = None  # remind of each active key older than this; None: off
+
+    def __post_init__(self) -> None:
+        _check_days("quiet_days", self.quiet_days, 0)
+        _check_days("remind_after_days", self.remind_after_days, 1)
+        _check_days("max_age_days", self.max_age_days, 1)
+
+
 class AlertsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: the dashboard's address and the destinations."""
+    """The whole file: the dashboard's address, the destinations and the rotations' watch."""
 
     base_url: str
     email: EmailEntry | None = None
     webhooks: tuple[WebhookEntry, ...] = msgspec.field(default=(), name="webhook")
+    rotations: Rotations = msgspec.field(default_factory=Rotations)
 
     def __post_init__(self) -> None:
         _check_web_address("base_url", self.base_url)
@@ -186,13 +214,24 @@ def _webhook(index: int, entry: WebhookEntry, environ: Mapping[str, str]) -> Web
 
 def parse_alerts(text: str, source: str, environ: Mapping[str, str]) -> AlertsConfig:
     """Parse an alerts file and read the secrets it names from ``environ``."""
-    entries = parse_toml(text, source, AlertsFile, AlertsFileError)
+    entries = parse_alerts_file(text, source)
     try:
         email = _email(entries.email, environ) if entries.email else None
         hooks = tuple(_webhook(i, hook, environ) for i, hook in enumerate(entries.webhooks))
     except ValueError as exc:
         raise AlertsFileError(f"{source}: {exc}") from None
     return AlertsConfig(source, entries.base_url, email, hooks)
+
+
+def parse_alerts_file(text: str, source: str) -> AlertsFile:
+    """The alerts document's structure, every rule of the file checked; no secret is read."""
+    return parse_toml(text, source, AlertsFile, AlertsFileError, _explain)
+
+
+def rotation_settings(text: str, source: str) -> Rotations:
+    """The ``[rotations]`` settings of an alerts document, read without its secrets: watching
+    a rotation needs no destination's credentials."""
+    return parse_alerts_file(text, source).rotations
 
 
 def load_alerts(path: Path | str, environ: Mapping[str, str]) -> AlertsConfig:

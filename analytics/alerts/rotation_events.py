@@ -12,12 +12,12 @@ from analytics.keys.rotation import Watch
 from analytics.service.models import DeveloperKey
 
 LINK = "/limits"  # Keys & limits: the rotation's panel, and Rotate
-REMIND_AFTER_DAYS = 14  # an old key still used this many days after its rotation began
 
 
-def rotation_events(watches: Iterable[Watch], after_days: int = REMIND_AFTER_DAYS) -> list[Event]:
-    """A warning for each rotation under way whose old key was used `after_days` or more days
-    after the rotation began: something still sends it traffic."""
+def rotation_events(watches: Iterable[Watch], after_days: int) -> list[Event]:
+    """A warning for each rotation under way whose old key was used `after_days` (the alert
+    routes' ``[rotations] remind_after_days``) or more days after the rotation began:
+    something still sends it traffic."""
     events = []
     for watch in watches:
         rotation = watch.rotation

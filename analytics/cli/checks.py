@@ -20,7 +20,7 @@ from analytics.alerts.budget_events import budget_amount, budget_events, guardra
 from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.events import Event
-from analytics.alerts.rotation_events import REMIND_AFTER_DAYS, key_age_events, rotation_events
+from analytics.alerts.rotation_events import key_age_events, rotation_events
 from analytics.alerts.state import DeliveryState, delivery_store
 from analytics.anomalies.listing import anomaly_name, new_anomalies
 from analytics.anomalies.lookback import anomalies_in
@@ -393,15 +393,19 @@ def _marks(settings: Settings, demo: bool) -> Marks | None:
 @app.command("check-rotations")
 def check_rotations(
     after: Annotated[
-        int,
+        int | None,
         typer.Option(
-            min=1, help="Remind of a rotation whose old key is still used this many days on."
+            min=1,
+            help="Remind of a rotation whose old key is still used this many days on; "
+            "overrides the alert routes' [rotations] remind_after_days (14 by default).",
         ),
-    ] = REMIND_AFTER_DAYS,
+    ] = None,
     max_age: Annotated[
         int | None,
         typer.Option(
-            min=1, help="Remind of each active key older than this many days (off by default)."
+            min=1,
+            help="Remind of each active key older than this many days; overrides the alert "
+            "routes' [rotations] max_age_days (off by default).",
         ),
     ] = None,
     notify: NotifyOption = False,
@@ -411,9 +415,13 @@ def check_rotations(
     debug: DebugOption = False,
 ) -> None:
     """Print one line per reminder: a key rotation whose old key is still used AFTER days
-    after it began, and (--max-age) each active key older than that; exit 0 (13: an alert was
-    not delivered)."""
+    after it began, and each active key older than the maximum age (when one is set); the
+    days are the alert routes' [rotations] settings unless given here. Exit 0 (13: an alert
+    was not delivered)."""
     with _check(notify, alerts, dry_run, demo, debug) as check:
+        set_days = organization_files.rotations(alerts, demo)
+        after = set_days.remind_after_days if after is None else after
+        max_age = set_days.max_age_days if max_age is None else max_age
         records = records_of(check.settings, demo)
         reader = fetching.Fetches(check.settings, demo)
         today = calendar.utc_today()

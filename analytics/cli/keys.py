@@ -55,6 +55,7 @@ from analytics.keys.rotation import (
 from analytics.service.client import KEEP, Keep, Limit
 from analytics.service.models import DeveloperKey
 from analytics.service.settings import Settings
+from analytics.settings.succession import carry_over
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 from analytics.usage.records import records_of
@@ -373,9 +374,11 @@ def rotate_key(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Make a key's replacement with its limits, beside it; its secret is printed once, alone
-    on stdout, and kept nowhere. Move traffic to it, watch both with `keys rotation list`,
-    then `keys rotation finish`. With --leaked the old key is deactivated first."""
+    """Make a key's replacement with its limits, beside it, and give it the old key's team,
+    owner and purpose in the teams settings (a new version; with SETTINGS_SOURCE=files, the
+    line to add by hand); its secret is printed once, alone on stdout, and kept nowhere. Move
+    traffic to it, watch both with `keys rotation list`, then `keys rotation finish`. With
+    --leaked the old key is deactivated first."""
     with _session(demo, debug) as session, _label_checked(), _rotation_checked():
         log = _rotations(session)
         named, _, keys = session.named(key)
@@ -403,6 +406,9 @@ def rotate_key(
             f"rotation {new.id}: made {new.new_label!r} ({new.new_key_id}) with the old key's "
             "limits; its secret is shown this once"
         )
+        teams = carry_over(organization_files.place(demo), new, session.actor.who)
+        if teams is not None:
+            _said(teams)
         typer.echo(made.secret)
 
 
@@ -458,7 +464,8 @@ def finish_rotation(
     debug: DebugOption = False,
 ) -> None:
     """Deactivate the rotation's old key, at once and for good, once it has been quiet for
-    3 whole days (exit 10 before that, unless --force). On a terminal, type its label."""
+    the whole days the settings ask (the alert routes' [rotations] quiet_days, 3 by default;
+    exit 10 before that, unless --force). On a terminal, type its label."""
     with _session(demo, debug) as session, _rotation_checked():
         log = _rotations(session)
         try:
@@ -481,7 +488,8 @@ def finish_rotation(
             if typed.strip() != old.label.strip():
                 raise UsageProblem("the label did not match; nothing was changed")
         try:
-            done = finish(session.actor, log, seen, old, force=force)
+            quiet = organization_files.rotations(None, session.demo).quiet_days
+            done = finish(session.actor, log, seen, old, quiet, force=force)
         except StillInUse as exc:
             fail(EXIT_STILL_IN_USE, f"{exc}; nothing was changed")
             return

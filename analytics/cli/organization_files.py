@@ -1,8 +1,8 @@
-"""The organization's settings a command reads: prices and teams (the costing), budgets and
-alerts, each through the one reader of the settings in force (`settings.in_force`: a file
-given, else the state store, or the files found with ``SETTINGS_SOURCE=files``), so a command
-reads what every page reads. A bad document is one error line (exit 2), an enforced budget no
-key limit can hold included."""
+"""The organization's settings a command reads: prices and teams (the costing), budgets, alerts and
+the rotations' watch (the alert routes' ``[rotations]``), each through the one reader of the
+settings in force (`settings.in_force`: a file given, else the state store, or the files found
+with ``SETTINGS_SOURCE=files``), so a command reads what every page reads. A bad document is one
+error line (exit 2), an enforced budget no key limit can hold included."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analytics.alerts.config import AlertsConfig, parse_alerts
+from analytics.alerts.config import AlertsConfig, Rotations, parse_alerts, rotation_settings
 from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.costs import Prices
 from analytics.cli.shared import UsageProblem, settings
@@ -92,3 +92,11 @@ def alerts(given: Path | None, option: str) -> AlertsConfig:
             "(see alerts.example.toml)"
         )
     return parse_alerts(found.text, found.where, os.environ)
+
+
+def rotations(given: Path | None, demo: bool) -> Rotations:
+    """The rotations' quiet days, reminder days and maximum key age in force (the alert
+    routes' ``[rotations]``; their defaults without alert routes), read without the routes'
+    secrets."""
+    found = in_force("alerts", given, demo)
+    return Rotations() if found is None else rotation_settings(found.text, found.where)

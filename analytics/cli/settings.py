@@ -156,7 +156,8 @@ def show_history(
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
-    """Every saved version, newest first: its number, when, who, and the file it came from."""
+    """Every saved version, newest first: its number, when, who, and the file it came from or
+    the change that made it ("rotation of Web shop")."""
     with shared.reported(debug):
         place = organization_files.place(demo)
         records = _writable(place)

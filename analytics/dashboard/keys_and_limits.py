@@ -18,12 +18,14 @@ from typing import TypeVar
 
 import streamlit as st
 
+from analytics.alerts.config import AlertsFileError, Rotations
+from analytics.alerts.config import rotation_settings as config_rotations
 from analytics.capacity.evaluation import Evaluation
 from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
 from analytics.dashboard.access import KEYS, Right, change_refusal
 from analytics.dashboard.messages import show_error, show_store_error
-from analytics.dashboard.money_files import money_text
+from analytics.dashboard.money_files import in_force, money_text, settings_place
 from analytics.dashboard.session import choice_in_address
 from analytics.dashboard.source import Source, secrets
 from analytics.guardrails import state as guardrail_state
@@ -34,6 +36,7 @@ from analytics.keys.limits import KeyRow
 from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
+from analytics.settings.succession import carry_over
 from analytics.storage.store import StoreError
 
 T = TypeVar("T")
@@ -60,6 +63,20 @@ def teams_in_force(src: Source) -> Teams | None:
         return None if text is None else parse_teams(text)
     except TeamFileError:
         return None
+
+
+def rotation_settings(src: Source) -> Rotations:
+    """The rotations' watch in force (the alert routes' ``[rotations]``: the quiet days a
+    finish needs, among them); a document that cannot be read is said, and the defaults
+    hold."""
+    found = in_force("alerts", src)
+    if found is None:
+        return Rotations()
+    try:
+        return config_rotations(found.text, found.where)
+    except AlertsFileError as exc:
+        st.warning(f"{exc}; the rotations' defaults hold.", icon=":material/settings_alert:")
+        return Rotations()
 
 
 def key_list(src: Source) -> list[DeveloperKey]:
@@ -380,15 +397,18 @@ def rotate(
         actor = _actor(src, allowed)
         if leak:
             made = rotation.leaked(actor, log, rows, row, label, inherit)
-            return made.secret, (
+            said = (
                 f"Deactivated {made.rotation.old_label} and made {made.rotation.new_label} "
                 f"({made.rotation.new_key_id})."
             )
-        made = rotation.rotate(actor, log, rows, row, label, today, inherit)
-        return made.secret, (
-            f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
-            f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."
-        )
+        else:
+            made = rotation.rotate(actor, log, rows, row, label, today, inherit)
+            said = (
+                f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
+                f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."
+            )
+        teams = carry_over(settings_place(src), made.rotation, actor.who)
+        return made.secret, said if teams is None else f"{said} {teams[:1].upper()}{teams[1:]}."
 
     return _attempt(src, change)
 
@@ -401,7 +421,8 @@ def finish(
     assert log is not None  # a rotation was read from it
 
     def change() -> tuple[bool, str]:
-        done = rotation.finish(_actor(src, allowed), log, watched, old, force=force)
+        quiet = rotation_settings(src).quiet_days
+        done = rotation.finish(_actor(src, allowed), log, watched, old, quiet, force=force)
         forced = " (forced)" if done.forced else ""
         return True, f"Rotation {done.id} finished{forced}: deactivated {old.label}."
 

@@ -12,7 +12,8 @@ The replacement's secret is returned once, to be shown once: it is never in the 
 audit log (its mask is), a log line or an error. The replacement gets the old key's limits,
 so where a guardrail caps the old key the new one is capped from its first request, and the
 guardrails' memory of the old key (its hand-set limits) through the front ends' `inherit`;
-its team is the one its label gives it under `teams.toml`'s rules, as any key's is.
+its team, owner and purpose follow it into the teams settings through the front ends
+(`settings.succession`, a layer above this one).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from analytics.usage.records import Records
 
 MAX_ACTIVE: Final = 25  # the service's limit of active developer keys (paid plan)
 UNUSED_DAYS: Final = 90  # an active key unused this long is a candidate to deactivate first
-QUIET_DAYS: Final = 3  # whole days without use before the old key may be deactivated
 
 # watching: both keys live, the old one to be deactivated; finished: the old one deactivated;
 # replacement failed: a leaked key deactivated, its replacement not made.
@@ -367,11 +367,12 @@ def finish(
     log: RotationLog,
     watched: Watch,
     old: DeveloperKey,
-    quiet_needed: int = QUIET_DAYS,
+    quiet_needed: int,
     force: bool = False,
 ) -> Rotation:
     """Deactivate the old key (for good) and close the rotation. Unless `force`, refused
-    while the old key was used within `quiet_needed` whole days; forced, it is recorded so."""
+    while the old key was used within `quiet_needed` whole days (the alert routes'
+    ``[rotations] quiet_days``); forced, it is recorded so."""
     rotation = watched.rotation
     if rotation.state != "watching":
         raise RotationRefused(f"rotation {rotation.id} is {rotation.state}: nothing to finish")

@@ -2,9 +2,10 @@
 
 A document is its TOML text: the text is what is stored, versioned, exported and compared, so
 the same settings always give the same bytes. A document is valid exactly when the parser of
-its file accepts it (``parse_pricing``, ``parse_teams``, ``parse_budgets`` and the structure of
-``alerts.toml``), so the Settings page, ``settings import`` and every command reading a file
-refuse the same things in the same words. Beyond its file's rules, a budget marked
+its file accepts it (``parse_pricing``, ``parse_teams``, ``parse_budgets`` and
+``parse_alerts_file``), so the Settings page, ``settings import`` and every command reading a
+file refuse the same things in the same words (the rotations' day counts of ``alerts.toml``
+among them). Beyond its file's rules, a budget marked
 ``enforce = true`` that the keys' limits can never hold (``guardrails.rules.never_enforceable``)
 is refused here, where it is set, instead of being reported "not enforced" at every run.
 
@@ -17,12 +18,11 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from analytics.alerts.config import AlertsFile, AlertsFileError
+from analytics.alerts.config import AlertsFileError, parse_alerts_file
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.guardrails.rules import never_enforceable
-from analytics.storage.tomlfiles import parse_toml
 
 Part = Literal["pricing", "teams", "budgets", "alerts"]
 PARTS: Final[tuple[Part, ...]] = ("pricing", "teams", "budgets", "alerts")
@@ -85,6 +85,6 @@ def check(part: Part, text: str, source: str | None = None) -> None:
         elif part == "budgets":
             checked_budgets(text, where)
         else:
-            parse_toml(text, where, AlertsFile, AlertsFileError)
+            parse_alerts_file(text, where)
     except (PricingFileError, TeamFileError, BudgetFileError, AlertsFileError) as exc:
         raise SettingsProblem(str(exc)) from None

@@ -33,11 +33,14 @@ class Version:
     author: str
     saved_at: datetime
     file: str | None  # the file it was imported from, if it was
+    change: str | None = None  # what made it, when not an edit: "rotation of Web shop"
 
     @property
     def origin(self) -> str:
-        """Who saved it and how, in words: "ana@example.org", "ana@example.org (teams.toml)"."""
-        return self.author if self.file is None else f"{self.author} ({self.file})"
+        """Who saved it and how, in words: "ana@example.org", "ana@example.org (teams.toml)",
+        "ana@example.org (rotation of Web shop)"."""
+        how = self.file or self.change
+        return self.author if how is None else f"{self.author} ({how})"
 
 
 class SavedMeanwhile(Exception):
@@ -53,16 +56,24 @@ class SavedMeanwhile(Exception):
         )
 
 
-def _version(row: Row[Part, int, str, str, datetime, str | None]) -> Version:
+def _version(row: Row[Part, int, str, str, datetime, str | None, str | None]) -> Version:
     return Version(*row)
 
 
-_COLUMNS = (table.c.part, table.c.version, table.c.text, table.c.author, table.c.saved_at)
+_COLUMNS = (
+    table.c.part,
+    table.c.version,
+    table.c.text,
+    table.c.author,
+    table.c.saved_at,
+    table.c.file,
+    table.c.change,
+)
 
 
 def _latest(connection: Connection, account: str, part: Part) -> Version | None:
     row = connection.execute(
-        select(*_COLUMNS, table.c.file)
+        select(*_COLUMNS)
         .where(table.c.account == account, table.c.part == part)
         .order_by(table.c.version.desc())
         .limit(1)
@@ -80,7 +91,7 @@ def history(records: Records, part: Part) -> list[Version]:
 
     def read(connection: Connection) -> list[Version]:
         rows = connection.execute(
-            select(*_COLUMNS, table.c.file)
+            select(*_COLUMNS)
             .where(table.c.account == records.account, table.c.part == part)
             .order_by(table.c.version.desc())
         )
@@ -104,6 +115,7 @@ def _insert(connection: Connection, account: str, saved: Version) -> None:
             author=saved.author,
             saved_at=saved.saved_at,
             file=saved.file,
+            change=saved.change,
         )
     )
 
@@ -116,12 +128,14 @@ def save(
     author: str,
     at: datetime,
     file: str | None = None,
+    change: str | None = None,
 ) -> Version:
     """Save ``text`` as the version after ``base``, the version it was edited from
-    (`NONE_YET` for the first). Checked first (`parts.check`, a `SettingsProblem`); a base
-    that is no longer the latest is `SavedMeanwhile`, and nothing is written."""
+    (`NONE_YET` for the first), imported from ``file`` or made by ``change`` when either is
+    given. Checked first (`parts.check`, a `SettingsProblem`); a base that is no longer the
+    latest is `SavedMeanwhile`, and nothing is written."""
     check(part, text, file)
-    saved = Version(part, base + 1, text, author, at, file)
+    saved = Version(part, base + 1, text, author, at, file, change)
 
     def write(connection: Connection) -> Version:
         found = _latest(connection, records.account, part)

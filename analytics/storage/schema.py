@@ -24,7 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-HEAD: Final = "0004"
+HEAD: Final = "0005"
 
 
 class Moment(TypeDecorator[datetime]):
@@ -90,7 +90,8 @@ guardrails = Table(
 # Every version of every settings document of an account, never rewritten: the highest version
 # is in force. The primary key refuses a second row of one version, so of two saves made from
 # the same version, on any hosts, one wins and the other is told (optimistic concurrency).
-# `file` names the file a version was imported from; `author` who saved it.
+# `file` names the file a version was imported from; `author` who saved it; `change` what made
+# a version other than an edit or an import ("rotation of Web shop").
 settings_versions = Table(
     "settings_versions",
     metadata,
@@ -101,6 +102,7 @@ settings_versions = Table(
     Column("author", String(200), nullable=False),
     Column("saved_at", Moment(), nullable=False),
     Column("file", String(300), nullable=True),
+    Column("change", String(300), nullable=True),
 )
 
 # Key rotations, one JSON document each (`analytics.keys.rotation`); `open_key_id` is the old

@@ -1,7 +1,8 @@
 """Rotation reminders through `check-rotations --notify`: an old key still used two weeks
-after its rotation began and a key older than the maximum age reach a real webhook receiver
-and a real SMTP server on loopback, once per level. The organization file (what each key
-used, when each was created) is the oracle."""
+after its rotation began and a key older than the maximum age (the alert routes' settings)
+reach a real webhook receiver and a real SMTP server on loopback, once per level; a later
+reminder day in the settings sends none for the old key, unless `--after` overrides it. The
+organization file (what each key used, when each was created) is the oracle."""
 
 from __future__ import annotations
 
@@ -56,8 +57,10 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
     )
     with smtp_server() as mailbox, webhook_receiver() as hooks:
         monkeypatch.setenv("TEST_JSON_URL", hooks.url(HOOK))
-        mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
-        first = invoke("check-rotations", "--max-age", "365", "--notify")
+        routes = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+        with routes.open("a", encoding="utf-8") as file:  # the maximum age is a setting
+            file.write("\n[rotations]\nmax_age_days = 365\n")
+        first = invoke("check-rotations", "--notify")
         assert first.exit_code == 0, first.output
         subjects = [
             "Key rotation 1: Web shop still in use 14 days after it began",
@@ -71,9 +74,21 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
             "The old key was used on 2025-03-16: 12,400 characters" in posted[subjects[0]]["text"]
         )
         assert posted[subjects[1]]["level"] == "info"
-        again = invoke("check-rotations", "--max-age", "365", "--notify")
+        again = invoke("check-rotations", "--notify")
         assert again.exit_code == 0, again.output
         assert len(mailbox.messages) == 2 and len(hooks.at(HOOK)) == 2
+    # Reminded 16 days on, the old key's use 15 days on is no reminder; --after overrides it.
+    later = tmp_path / "edits" / "alerts.toml"
+    later.parent.mkdir()
+    later.write_text(routes.read_text().replace("365", "365\nremind_after_days = 16"))
+    assert invoke("settings", "import", str(later), "--yes").exit_code == 0
+    assert invoke("check-rotations").stdout == f"info: {subjects[1]}\n"
+    overridden = invoke("check-rotations", "--after", "15")
+    assert (
+        overridden.stdout
+        == "warning: Key rotation 1: Web shop still in use 15 days after it began\n"
+        + f"info: {subjects[1]}\n"
+    )
 
 
 def test_an_old_key_last_used_before_the_reminder_day_is_no_reminder():
@@ -96,5 +111,5 @@ def test_an_old_key_last_used_before_the_reminder_day_is_no_reminder():
     )
     seen = watch(rotation, frame, dt.date(2025, 3, 20))
     assert seen.last_used == dt.date(2025, 3, 14)  # 13 days after it began
-    assert rotation_events([seen]) == []
+    assert rotation_events([seen], after_days=14) == []
     assert len(rotation_events([seen], after_days=13)) == 1

@@ -60,7 +60,7 @@ def test_the_files_of_a_history_folder_are_taken_once(tmp_path):
     checked = invoke("state", "check", env=env)
     assert checked.stdout.splitlines() == [
         f"State store: {history / 'state.sqlite'}",
-        "Schema version: 0004",
+        "Schema version: 0005",
         "anomaly marks: 2",
         "alert deliveries: 1",
         "key audit entries: 1",

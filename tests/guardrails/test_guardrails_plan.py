@@ -16,11 +16,13 @@ from support.builders import key_day_rows, price_from, pricing
 from analytics.capacity.budgets import parse_budgets
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import parse_pricing
+from analytics.cost.teams import key_teams, parse_teams
 from analytics.guardrails.plan import make_plan
 from analytics.guardrails.sharing import apportion, capped
 from analytics.guardrails.situation import KeyUse, Situation
 from analytics.guardrails.state import Memory
 from analytics.service.models import DeveloperKey, UsageLimits
+from analytics.settings.succession import succeeded
 
 PERIOD = BillingPeriod(date(2025, 7, 1), date(2025, 7, 31))
 TODAY = date(2025, 7, 11)
@@ -589,11 +591,23 @@ def planned_keys(plan, renamed: dict[str, str]) -> list[tuple]:
     ]
 
 
+TEAMS_DOCUMENT = (
+    '[[team]]\nname = "Web"\nlabels = ["A", "B"]\n\n[[team]]\nname = "Data"\nlabels = ["C"]\n'
+)
+
+
 def test_a_rotated_keys_replacement_is_planned_as_the_old_key_was():
     """A applied its guardrail limits; its replacement A2 (made with those limits, its
     traffic moved over, the old key deactivated) takes the old key's memory
-    (`guardrails.state.inherit`): the plan is the one before, but for the key id. Without the
+    (`guardrails.state.inherit`) and its team from the teams document the rotation saved
+    (`settings.succession`): the plan is the one before, but for the key id. Without the
     memory, A2's limits would be taken for hand-set ones."""
+    masks = {**MASKS, "A2": "aaaa****0009"}
+    carried = succeeded(TEAMS_DOCUMENT, "teams.toml", (MASKS["A"], "A"), (masks["A2"], "A2"))
+    assert carried.text == TEAMS_DOCUMENT.replace('["A", "B"]', '["A", "B", "A2"]')
+    by_mask = key_teams(parse_teams(carried.text), {mask: name for name, mask in masks.items()})
+    teams = {name: by_mask[mask] for name, mask in masks.items()}
+    assert teams == {**TEAMS, "A2": "Web"}
     budgets = file(*NESTED)
     first = make_plan(
         budgets, situation([key("A"), key("B"), key("C")], NESTED_USAGE, NESTED_FORECAST), {}, None
@@ -609,8 +623,8 @@ def test_a_rotated_keys_replacement_is_planned_as_the_old_key_was():
         [gone, new, *applied[1:]],
         moved,
         {**NESTED_FORECAST, "A2": NESTED_FORECAST["A"], "A": 0.0},
-        masks={**MASKS, "A2": "aaaa****0009"},
-        teams={**TEAMS, "A2": "Web"},
+        masks=masks,
+        teams=teams,
     )
     inherited = {**memory, "id-A2": memory["id-A"]}
     after = make_plan(budgets, after_situation, inherited, None)

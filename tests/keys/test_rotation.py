@@ -129,7 +129,7 @@ def test_rotate_watch_and_finish_as_traffic_moves(org):
     with pytest.raises(StillInUse, match="needs 4 quiet days, it has 3"):
         finish(actor, log, seen, row_named(rows, "Web shop").key, quiet_needed=4)
     assert not {k.key_id: k for k in client.developer_keys()}[kept.old_key_id].is_deactivated
-    done = finish(actor, log, seen, row_named(rows, "Web shop").key)
+    done = finish(actor, log, seen, row_named(rows, "Web shop").key, quiet_needed=3)
     assert (done.state, done.forced) == ("finished", False)
     assert {k.key_id: k for k in client.developer_keys()}[kept.old_key_id].is_deactivated
     assert [(e.action, e.outcome) for e in actor.audit.read()] == [
@@ -147,9 +147,9 @@ def test_finish_is_refused_while_the_old_key_is_used_and_forced_is_recorded(org)
     seen = watched(Reader(client), begun.rotation, TODAY)
     assert seen.remaining.startswith("The old key was used yesterday: 12,400 characters")
     with pytest.raises(StillInUse):
-        finish(actor, log, seen, row_named(rows, "Speech").key)
+        finish(actor, log, seen, row_named(rows, "Speech").key, quiet_needed=1)
     assert [r.state for r in log.read()] == ["watching"]
-    done = finish(actor, log, seen, row_named(rows, "Speech").key, force=True)
+    done = finish(actor, log, seen, row_named(rows, "Speech").key, quiet_needed=1, force=True)
     assert (
         [(r.state, r.forced) for r in log.read()]
         == [("finished", True)]

@@ -140,6 +140,18 @@ REFUSED = [
         'url = "https://hooks.example.org/secret"\n',
         "[[webhook]] #1: Object contains unknown field `url`",
     ),
+    (
+        "alerts",
+        'base_url = "https://usage.example.org"\n[[webhook]]\nkind = "json"\nurl_env = "HOOK"\n'
+        "[rotations]\nquiet_days = -1\n",
+        "rotations: quiet_days must be 0 or more whole days, not -1",
+    ),
+    (
+        "alerts",
+        'base_url = "https://usage.example.org"\n[[webhook]]\nkind = "json"\nurl_env = "HOOK"\n'
+        "[rotations]\nremind_after_days = 2.5\n",
+        "rotations.remind_after_days: must be a whole number of days",
+    ),
 ]
 LOADERS = {
     "teams": (load_teams, TeamFileError),
