@@ -6,13 +6,13 @@ them, the manual's Command line page and the Export page show them. Errors go to
 or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, capacity, look-ups, keys, guardrails, serve, the demo's reset, the state
-store.
+checks and marks, capacity, look-ups, keys, their rotations, guardrails, serve, the demo's
+reset, the state store, the settings.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
-from analytics.cli import exports, reports, checks, capacity, lookups, keys, guardrails  # noqa: I001
-from analytics.cli import serve, demo, state, settings
+from analytics.cli import exports, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
+from analytics.cli import guardrails, serve, demo, state, settings
 from analytics.cli.shared import app
 from analytics.storage.allocator import use_system_allocator
 
@@ -27,6 +27,7 @@ __all__ = [
     "lookups",
     "main",
     "reports",
+    "rotations",
     "serve",
     "settings",
     "state",

@@ -397,7 +397,7 @@ def check_rotations(
         typer.Option(
             min=1,
             help="Remind of a rotation whose old key is still used this many days on; "
-            "overrides the alert routes' [rotations] remind_after_days (14 by default).",
+            "overrides the alert routes' rotations.remind_after_days (14 by default).",
         ),
     ] = None,
     max_age: Annotated[
@@ -405,7 +405,7 @@ def check_rotations(
         typer.Option(
             min=1,
             help="Remind of each active key older than this many days; overrides the alert "
-            "routes' [rotations] max_age_days (off by default).",
+            "routes' rotations.max_age_days (off by default).",
         ),
     ] = None,
     notify: NotifyOption = False,
@@ -416,7 +416,7 @@ def check_rotations(
 ) -> None:
     """Print one line per reminder: a key rotation whose old key is still used AFTER days
     after it began, and each active key older than the maximum age (when one is set); the
-    days are the alert routes' [rotations] settings unless given here. Exit 0 (13: an alert
+    days are the alert routes' rotations settings unless given here. Exit 0 (13: an alert
     was not delivered)."""
     with _check(notify, alerts, dry_run, demo, debug) as check:
         set_days = organization_files.rotations(alerts, demo)

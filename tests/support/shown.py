@@ -34,9 +34,7 @@ def worded_texts(at: AppTest) -> list[str]:
     """The texts a page words itself (`shown_texts`), without the settings documents it shows
     (the Settings page's TOML and its editors): those are the files' own text, with their
     field names, comments and the files they go with, which no wording rule of a page reads."""
-    documents = {c.value for c in at.code if c.language == "toml"} | {
-        t.value for t in at.text_area
-    }
+    documents = {c.value for c in at.code if c.language == "toml"} | {t.value for t in at.text_area}
     return [text for text in shown_texts(at) if text not in documents]
 
 
