@@ -139,11 +139,9 @@ def export(
         file_format = _format(output, fmt)
         request = ExportRequest(source, group_by, with_cost)
         try:
-            costing = (
-                organization_files.costing(pricing, teams, demo)
-                if request.reads_settings
-                else Costing()
-            )
+            # A file named here is read (and a bad one refused) whatever the choices.
+            reads = request.reads_settings or pricing is not None or teams is not None
+            costing = organization_files.costing(pricing, teams, demo) if reads else Costing()
             request.check(costing)
         except ExportProblem as exc:
             raise UsageProblem(_worded(exc)) from None
