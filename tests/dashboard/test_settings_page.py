@@ -24,8 +24,8 @@ from analytics.settings.parts import PARTS
 from analytics.storage.store import StoreUnavailable
 from analytics.usage.calendar import resolve
 
-BUDGETS = (ROOT / "budgets.example.toml").read_text()
-TEAMS = (ROOT / "teams.example.toml").read_text()
+EXAMPLES = {part: (ROOT / f"{part}.example.toml").read_text() for part in PARTS}
+BUDGETS, TEAMS = EXAMPLES["budgets"], EXAMPLES["teams"]
 LAST_MONTH = [day.isoformat() for day in resolve("last-month", TODAY)]
 
 
@@ -174,6 +174,18 @@ def test_the_budgets_preview_is_the_guardrails_plan_after_the_save(demo_env, mon
     assert changes
     listed = [line.strip().removesuffix(" (new)") for line in effect.splitlines()[1:]]
     assert listed == [f"{c['label']} ({c['key_id']}): {c['change']}" for c in changes]
+
+
+def test_back_from_another_page_each_text_is_the_version_in_force(demo_env, monkeypatch, tmp_path):
+    # Streamlit forgets a widget's value once a run does not draw it: a visit to another page
+    # must not leave the text areas empty (a person would edit, or save, an empty document).
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    at.switch_page(str(page_at("chargeback").file)).run()
+    at.switch_page(str(page_at("settings").file)).run()
+    assert not at.exception and not at.error
+    texts = {area.key: area.value for area in at.text_area}
+    assert texts == {f"settings_text_{part}": EXAMPLES[part] for part in PARTS}
 
 
 def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypatch, tmp_path):
