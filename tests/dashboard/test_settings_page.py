@@ -202,7 +202,7 @@ def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypat
     assert at.dataframe  # the chargeback, at the example prices
 
 
-def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
+def test_a_key_given_an_owner_shows_it_on_keys_keys_and_limits_and_in_keys_list(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
@@ -214,6 +214,11 @@ def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
     shown = open_clean_page("limits").dataframe[0].value.set_index("label")
     assert list(shown.columns[-2:]) == ["owner", "purpose"]
     assert shown.loc["Marketing launch", "owner"] == "ana@example.org"
+    used = open_clean_page("keys").dataframe[0]  # the keys used in the last 30 days
+    assert list(used.proto.column_order)[-2:] == ["owner", "purpose"]
+    owners = used.value.set_index("api_key_label")["owner"]
+    assert owners["Marketing launch"] == "ana@example.org"
+    assert set(owners.drop(index="Marketing launch")) == {""}
     listed = invoke("keys", "list", "--demo", "--format", "csv")
     rows = pd.read_csv(io.StringIO(listed.stdout), keep_default_na=False).set_index("label")
     assert list(rows.columns[-2:]) == ["owner", "purpose"]
