@@ -76,7 +76,7 @@ cli-reference: $(VENV)/.runtime
 		--title "Command reference" --output docs/cli-reference.md
 
 # The site's screenshots, from the browser test's run of every page in chromium.
-SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity capacity-decision chargeback export
+SCREENSHOTS := overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity capacity-decision chargeback export settings-teams settings-budget limits-settings-guardrails settings-prices chargeback-after-price
 # Every page in the dark scheme too (<name>-dark.png), the same pass as the light one.
 DARK_SCREENSHOTS := overview keys limits trends tags pairs languages anomalies capacity chargeback export
 screenshots: $(VENV)/.dev

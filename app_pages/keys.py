@@ -1,14 +1,15 @@
-"""Keys: one row per key (or team) with every metric or its cost, the top keys, and one key's
-usage by service."""
+"""Keys: one row per key (or team) with every metric or its cost, and each key's owner and
+purpose, the top keys, and one key's usage by service."""
 
 import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
-from analytics.dashboard import charts, data, page, session
+from analytics.dashboard import charts, data, keys_and_limits, page, session
 from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.source import source as data_source
 from analytics.figures import usage as figures
+from analytics.keys.limits import with_owners
 from analytics.usage import calendar, tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS
 
@@ -22,6 +23,8 @@ table = page.key_table_or_stop(
     source, chosen, f"No {noun} has usage in this range. Pick a longer range in the sidebar.", view
 )
 
+if not view.by_team:  # each key's owner and purpose, as Keys & limits shows them
+    table = with_owners(table, keys_and_limits.teams_in_force(source), label="api_key_label")
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(

@@ -73,12 +73,13 @@ def show_preview(part: Part, kept: list[Version]) -> None:
         if not lines:
             st.caption("No field changes: nothing to save.")
             return
-        st.code("\n".join(lines), language=None)
+        # Wrapped: a line cut at the box's edge would hide its after (a key's new limit).
+        st.code("\n".join(lines), language=None, wrap_lines=True)
         with service_errors(source):
             effects = form.effect(source, pending)
         if effects:
             st.markdown("**Its effect**")
-            st.code("\n".join(effects), language=None)
+            st.code("\n".join(effects), language=None, wrap_lines=True)
         if st.button("Save", key=f"settings_save_{part}", type="primary", icon=":material/save:"):
             try:
                 form.save_pending(place.records, pending, allowed.who)

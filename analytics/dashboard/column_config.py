@@ -357,6 +357,14 @@ def key_limit_columns() -> dict[str, Any]:
         "api_key": st.column_config.TextColumn("Masked key"),
         "joined by": st.column_config.TextColumn("Usage joined by"),
         "key_id": st.column_config.TextColumn("Key id"),
+        **owner_columns(),
+    }
+
+
+def owner_columns() -> dict[str, Any]:
+    """Each key's owner and purpose (the teams settings' ``[[key]]`` entries,
+    `keys.limits.with_owners`), the last columns of the Keys and the Keys & limits tables."""
+    return {
         "owner": st.column_config.TextColumn("Owner", help="Who to ask about the key."),
         "purpose": st.column_config.TextColumn("Purpose", help="What the key is for."),
     }

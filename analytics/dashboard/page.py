@@ -22,6 +22,7 @@ from analytics.dashboard import data, session
 from analytics.dashboard.column_config import (
     key_table_columns,
     key_table_order,
+    owner_columns,
     tag_table_columns,
     tag_table_order,
 )
@@ -36,6 +37,7 @@ from analytics.dashboard.money_files import (
 )
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
+from analytics.keys.limits import OWNER_COLUMNS
 from analytics.usage import tables
 from analytics.usage.calendar import (
     Granularity,
@@ -262,11 +264,19 @@ def _searchable(noun: Literal["keys", "tags"], view: View) -> _Searchable:
             tag_table_order(view.cost),
             tag_table_columns(view.currency),
         )
+    if view.by_team:
+        return _Searchable(
+            tables.search_keys,
+            "Team",
+            key_table_order(True),
+            key_table_columns(view.currency, True),
+        )
+    # By key, the Keys page's table ends with each key's owner and purpose (`with_owners`).
     return _Searchable(
         tables.search_keys,
-        "Team" if view.by_team else "Label or masked key",
-        key_table_order(view.by_team),
-        key_table_columns(view.currency, view.by_team),
+        "Label or masked key",
+        (*key_table_order(), *OWNER_COLUMNS),
+        key_table_columns(view.currency) | owner_columns(),
     )
 
 

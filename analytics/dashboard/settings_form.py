@@ -72,8 +72,11 @@ def version_text(held: Version) -> str:
 
 
 def start_edit(part: Part, latest: Version | None) -> None:
-    """Before the text area is drawn: an edit not begun yet starts from the latest version."""
-    if base_key(part) not in st.session_state:
+    """Before the text area is drawn: an edit not begun yet starts from the latest version,
+    and so does one whose text Streamlit let go: a widget's value is forgotten once a run
+    does not draw it, so a visit to another page empties the text area, while the version it
+    was read from, not a widget's, would be kept."""
+    if text_key(part) not in st.session_state:
         st.session_state[base_key(part)] = latest.number if latest else NONE_YET
         st.session_state[text_key(part)] = latest.text if latest else ""
 

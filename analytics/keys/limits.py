@@ -220,10 +220,11 @@ def key_view_table(rows: Sequence[KeyRow]) -> pd.DataFrame:
 OWNER_COLUMNS: Final = ["owner", "purpose"]
 
 
-def with_owners(table: pd.DataFrame, teams: Teams | None) -> pd.DataFrame:
-    """``table`` (the key view's) with each key's owner and purpose appended, from the teams
+def with_owners(table: pd.DataFrame, teams: Teams | None, label: str = "label") -> pd.DataFrame:
+    """``table`` (the key view's, or another per-key table, its masked keys in ``api_key`` and
+    their labels in ``label``) with each key's owner and purpose appended, from the teams
     file's ``[[key]]`` entries (by masked key or label); empty where none names the key."""
-    found = key_owners(teams, zip(table["api_key"], table["label"], strict=True))
+    found = key_owners(teams, zip(table["api_key"], table[label], strict=True))
     owned = table.copy()
     owned["owner"] = [o.owner if o else "" for o in found]
     owned["purpose"] = [o.purpose if o else "" for o in found]

@@ -75,7 +75,9 @@ def team_effects(
     gone = [name for name in (before.names[:-1] if before else ()) if name not in after.names]
     names = [*after.names[:-1], *gone, UNASSIGNED]
     keys_before, keys_after = _keys(key_day, before), _keys(key_day, after)
-    zero = Decimal(0)
+    # A team without keys before (or after) has no chargeback row: nothing, in the currency's
+    # decimals ("0.00 → 65.15 EUR", as every other amount of the preview).
+    zero = Decimal(0) if pricing is None else as_decimal(0, pricing.currency)
     money_before: dict[str, Decimal] = {}
     money_after: dict[str, Decimal] = {}
     if pricing is not None:

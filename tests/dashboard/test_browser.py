@@ -4,18 +4,22 @@ Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a 
 """
 
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Locator, expect, sync_playwright
 from support import kept
 from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
 from support.servers import running_dashboard
 from test_key_actions import stored
 
+from analytics.cost.teams import UNASSIGNED, key_teams, parse_teams
 from analytics.dashboard import navigation
 from analytics.dashboard.column_config import is_decisive
 from analytics.figures.theme import (
@@ -108,15 +112,19 @@ def settled(page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
 
 
-def choose(page, box: str, typed: str, option: str | re.Pattern[str]) -> None:
-    """Choose in the choice box labelled `box` the one option `typed` narrows its list to,
-    named `option`: Enter is pressed once the narrowed list shows it (pressed before, it
-    would choose nothing). It starts once the app's run has ended and no other follows within
-    a moment: a run that begins while the name is typed draws the box again and loses it."""
+def choose(
+    page, box: str, typed: str, option: str | re.Pattern[str], within: Locator | None = None
+) -> None:
+    """Choose in the choice box labelled `box` (the one `within` that part of the page, when
+    given) the one option `typed` narrows its list to, named `option`: Enter is pressed once
+    the narrowed list shows it (pressed before, it would choose nothing). It starts once the
+    app's run has ended and no other follows within a moment: a run that begins while the
+    name is typed draws the box again and loses it."""
     settled(page)
     page.wait_for_timeout(300)  # a rerun asked for just before has started by now
     settled(page)
-    page.get_by_test_id("stSelectbox").filter(has_text=box).locator("input").click()
+    boxes = (within or page).get_by_test_id("stSelectbox")
+    boxes.filter(has_text=box).locator("input").click()
     page.keyboard.type(typed)
     listed = page.get_by_role("option")
     expect(listed).to_have_count(1, timeout=WAIT_MS)
@@ -632,3 +640,172 @@ def test_the_capacity_decision_opens_from_a_link_with_its_what_ifs(dashboard, pa
     recommendation.evaluate("shown => shown.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(1500)  # let the curve finish its entry animation
     page.screenshot(path=SHOTS / "capacity-decision.png")
+
+
+def used_last_month(history: Path) -> list[str]:
+    """The labels of the active developer keys that used the service last month under their
+    label of today, most used first, as the demo emulator's store file holds them (read past
+    the dashboard): keys another test renamed or deactivated are left out."""
+    first, last = resolve("last-month", utc_today())
+    [store] = history.glob("demo-*-emulator.sqlite")
+    used = "u.text_translation_characters + u.document_translation_characters"
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:
+        rows = db.execute(
+            "SELECT k.label FROM usage u JOIN keys k USING (key_id) "
+            "WHERE NOT k.admin AND k.deactivated IS NULL AND u.usage_date BETWEEN ? AND ? "
+            "GROUP BY k.key_id HAVING count(DISTINCT u.label) = 1 AND max(u.label) = k.label "
+            f"AND sum({used}) > 0 ORDER BY sum({used}) DESC",
+            (first.isoformat(), last.isoformat()),
+        ).fetchall()
+    return [label for (label,) in rows]
+
+
+def chargeback_total(page) -> Decimal:
+    """The organization's total cost on the Chargeback page open in `page` (one month's)."""
+    expect(page.get_by_test_id("stDataFrame")).to_have_count(2, timeout=WAIT_MS)
+    total = page.get_by_test_id("stDataFrame").nth(1)
+    row = dict(zip(grid_texts(total, "columnheader"), grid_texts(total, "gridcell"), strict=False))
+    return Decimal(row["Total cost (EUR)"].replace(",", ""))
+
+
+def open_by_link(page, title: str) -> None:
+    """Open the page `title` by its link in the sidebar, as a person does."""
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
+    settled(page)
+
+
+def settings_tab(page, title: str) -> Locator:
+    """The Settings page's tab `title`, clicked: its panel."""
+    settled(page)
+    page.get_by_role("tab", name=title, exact=True).click()
+    panel = page.get_by_role("tabpanel", name=title, exact=True)
+    expect(panel).to_be_visible(timeout=WAIT_MS)
+    return panel
+
+
+def in_force(panel: Locator) -> int:
+    """The number of the version in force that the tab names."""
+    said = panel.get_by_text(re.compile(r"^In force: version \d+,")).inner_text()
+    return int(said.split()[3].rstrip(","))
+
+
+def previewed(page, panel: Locator, text: str) -> str:
+    """Click into the tab's text, select all, put `text` in its place and click Preview once
+    with the mouse: the preview's effect, as shown."""
+    area = panel.get_by_role("textbox")
+    area.click()
+    page.keyboard.press("ControlOrMeta+A")
+    area.fill(text)
+    panel.get_by_role("button", name="Preview", exact=True).click()
+    effect = panel.get_by_text("Its effect", exact=True)
+    expect(effect).to_be_visible(timeout=WAIT_MS)
+    settled(page)
+    effect.evaluate("shown => shown.scrollIntoView({block: 'start'})")
+    return panel.get_by_test_id("stCode").last.inner_text()
+
+
+def saved(page, panel: Locator) -> None:
+    """Click Save once, and see the page say which version it saved."""
+    panel.get_by_role("button", name="Save", exact=True).click()
+    expect(panel.get_by_text(re.compile(r"^Saved: version \d+,"))).to_be_visible(timeout=WAIT_MS)
+    settled(page)
+
+
+def restored(page, title: str, version: int) -> None:
+    """Give back `version` of the tab `title` through its History: chosen, previewed, saved."""
+    panel = settings_tab(page, title)
+    panel.get_by_text(re.compile(r"^History: \d+ version")).click()
+    choose(page, "Version", str(version), str(version), within=panel)
+    settled(page)
+    panel.get_by_role("button", name="Preview restoring it").click()
+    expect(panel.get_by_text(f"(restoring version {version})")).to_be_visible(timeout=WAIT_MS)
+    settled(page)
+    saved(page, panel)
+
+
+def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
+    """A new team of two keys with an owner on one, an enforced usage-period budget of that
+    team, then the guardrails plan on Keys & limits and a dearer base fee on Chargeback, each
+    through the Settings page's forms, every button clicked once with the mouse; the site's
+    screenshots of each step. The settings are given back (Restore) at the end, through the
+    page, so the module's other tests read the example settings whatever the order."""
+    _log, history = server_files
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    open_page(page, dashboard, "chargeback?period=Last+month", "Chargeback")
+    total_before = chargeback_total(page)
+    open_by_link(page, "Settings")
+
+    teams = settings_tab(page, "Teams and key owners")
+    text = teams.get_by_role("textbox").input_value()
+    started = [("Teams and key owners", in_force(teams), text)]  # given back at the end
+    # Two keys no team claims yet, among those used last month (their chargeback moves).
+    used = used_last_month(history)
+    claimed = key_teams(parse_teams(text), dict(zip(used, used, strict=True)))
+    first, second, *_ = (label for label in used if claimed[label] == UNASSIGNED)
+    team = "Field apps"
+    effect = previewed(
+        page,
+        teams,
+        f'{text}\n[[team]]\nname = "{team}"\nlabels = ["{first}", "{second}"]\n\n[[key]]\n'
+        f'key = "{first}"\nowner = "ana@example.org"\npurpose = "Translations of the field app"\n',
+    )
+    assert re.search(
+        rf"^{team} then holds 2 key\(s\) \(0 now\); its chargeback 0\.00 → ", effect, re.M
+    )
+    page.screenshot(path=SHOTS / "settings-teams.png")
+    saved(page, teams)
+
+    budgets = settings_tab(page, "Budgets")
+    text = budgets.get_by_role("textbox").input_value()
+    started.append(("Budgets", in_force(budgets), text))
+    budget = f"{team}, usage period, enforced"
+    # Its room, the limit less the reserves of its two keys (5,000 each in the example), is at
+    # most 10,000: less than the organization's budget gives either key, whatever day it is.
+    effect = previewed(
+        page,
+        budgets,
+        f'{text}\n[[budget]]\nname = "{budget}"\nteam = "{team}"\nmetric = "total_characters"\n'
+        'period = "usage"\nlimit = 20_000\nenforce = true\n',
+    )
+    assert effect.startswith("The guardrails plan: ")
+    for label in (first, second):
+        assert re.search(rf"^  {re.escape(label)} \(.*\(new\)$", effect, re.M), effect
+    page.screenshot(path=SHOTS / "settings-budget.png")
+    saved(page, budgets)
+
+    open_by_link(page, "Keys & limits")
+    page.locator("summary").filter(has_text="Guardrails").click()
+    section = page.get_by_test_id("stExpander").filter(has_text="Keys under a guardrail")
+    expect(section.get_by_text(f"{budget} (characters): 20,000 this usage period")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    assert budget in grid_texts(section.get_by_test_id("stDataFrame").first, "gridcell")
+    section.evaluate("shown => shown.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "limits-settings-guardrails.png")
+
+    open_by_link(page, "Settings")
+    prices = settings_tab(page, "Prices")
+    text = prices.get_by_role("textbox").input_value()
+    started.append(("Prices", in_force(prices), text))
+    head, field, tail = text.rpartition("monthly_fee = ")  # the contract in force since
+    fee, rest = tail.split("\n", 1)
+    effect = previewed(page, prices, f"{head}{field}{Decimal(fee) + 60}\n{rest}")
+    said = re.search(r"^the organization's cost of last month \(.*\): (.*) → (.*) EUR$", effect)
+    assert said, effect
+    cost_before, cost_after = (Decimal(amount.replace(",", "")) for amount in said.groups())
+    page.screenshot(path=SHOTS / "settings-prices.png")
+    saved(page, prices)
+
+    open_by_link(page, "Chargeback")
+    total_after = chargeback_total(page)
+    assert (total_before, total_after) == (cost_before, cost_after)
+    assert total_after - total_before == Decimal("60.00")  # a month's base fee, 60 dearer
+    page.wait_for_timeout(800)
+    page.screenshot(path=SHOTS / "chargeback-after-price.png")
+
+    open_by_link(page, "Settings")
+    for title, version, original in reversed(started):
+        restored(page, title, version)
+        expect(settings_tab(page, title).get_by_role("textbox")).to_have_value(original)

@@ -24,8 +24,8 @@ from analytics.settings.parts import PARTS
 from analytics.storage.store import StoreUnavailable
 from analytics.usage.calendar import resolve
 
-BUDGETS = (ROOT / "budgets.example.toml").read_text()
-TEAMS = (ROOT / "teams.example.toml").read_text()
+EXAMPLES = {part: (ROOT / f"{part}.example.toml").read_text() for part in PARTS}
+BUDGETS, TEAMS = EXAMPLES["budgets"], EXAMPLES["teams"]
 LAST_MONTH = [day.isoformat() for day in resolve("last-month", TODAY)]
 
 
@@ -176,6 +176,18 @@ def test_the_budgets_preview_is_the_guardrails_plan_after_the_save(demo_env, mon
     assert listed == [f"{c['label']} ({c['key_id']}): {c['change']}" for c in changes]
 
 
+def test_back_from_another_page_each_text_is_the_version_in_force(demo_env, monkeypatch, tmp_path):
+    # Streamlit forgets a widget's value once a run does not draw it: a visit to another page
+    # must not leave the text areas empty (a person would edit, or save, an empty document).
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    at.switch_page(str(page_at("chargeback").file)).run()
+    at.switch_page(str(page_at("settings").file)).run()
+    assert not at.exception and not at.error
+    texts = {area.key: area.value for area in at.text_area}
+    assert texts == {f"settings_text_{part}": EXAMPLES[part] for part in PARTS}
+
+
 def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
 
@@ -190,7 +202,7 @@ def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypat
     assert at.dataframe  # the chargeback, at the example prices
 
 
-def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
+def test_a_key_given_an_owner_shows_it_on_keys_keys_and_limits_and_in_keys_list(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
@@ -202,6 +214,11 @@ def test_a_key_given_an_owner_shows_it_on_keys_and_limits_and_in_keys_list(
     shown = open_clean_page("limits").dataframe[0].value.set_index("label")
     assert list(shown.columns[-2:]) == ["owner", "purpose"]
     assert shown.loc["Marketing launch", "owner"] == "ana@example.org"
+    used = open_clean_page("keys").dataframe[0]  # the keys used in the last 30 days
+    assert list(used.proto.column_order)[-2:] == ["owner", "purpose"]
+    owners = used.value.set_index("api_key_label")["owner"]
+    assert owners["Marketing launch"] == "ana@example.org"
+    assert set(owners.drop(index="Marketing launch")) == {""}
     listed = invoke("keys", "list", "--demo", "--format", "csv")
     rows = pd.read_csv(io.StringIO(listed.stdout), keep_default_na=False).set_index("label")
     assert list(rows.columns[-2:]) == ["owner", "purpose"]
