@@ -4,6 +4,7 @@ rename, limits, deactivate with the typed label), the audit log, and who may act
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
 from contextlib import closing
@@ -11,8 +12,11 @@ from urllib.parse import parse_qs
 
 import pytest
 from support import kept
-from support.builders import invoke
+from support.builders import BASE, asgi_client, invoke
 from support.headless import TODAY, app_test, open_clean_page, open_page
+from support.rotation_org import ADMIN, BEGUN, ORG, WEB, traffic
+from support.rotation_org import TODAY as DAY_FIVE
+from support.servers import file_app
 from test_access import AUTH
 
 from analytics.dashboard.access import key_change_refusal
@@ -20,6 +24,7 @@ from analytics.dashboard.navigation import page_at
 from analytics.keys.join import masked
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServiceError
+from analytics.usage.calendar import CLOCK_VARIABLE
 
 
 def listed(ledger) -> list:
@@ -281,6 +286,50 @@ def test_a_rotation_from_the_page_is_watched_and_finished_by_force(changed_demo,
     assert not any(secret in text for text in shown_texts(at))
     for path in (tmp_path / "history").rglob("*"):
         assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+def test_a_rotation_is_watched_as_its_traffic_moves_and_finished_once_quiet(monkeypatch, tmp_path):
+    """Web shop is rotated on the page on day 0 and its traffic moves to the replacement from
+    day 2 (booked in the emulator's ledger). On day 5 the panel shows both keys' days through
+    day 4, and Finish deactivates the old key without force: it has been quiet for the 3
+    whole days the settings ask."""
+    app = file_app(tmp_path, ORG, today=DAY_FIVE)
+    monkeypatch.setattr(ServiceClient, "from_settings", lambda *_: asgi_client(app, ADMIN)[0])
+    for name, value in {
+        "SERVICE_BASE_URL": BASE,
+        "SERVICE_AUTH_KEY": ADMIN,
+        "SERVICE_HISTORY_PATH": str(tmp_path / "history"),
+        "SERVICE_ALLOW_KEY_CHANGES": "true",
+        CLOCK_VARIABLE: f"{BEGUN}T09:30:00+00:00",
+    }.items():
+        monkeypatch.setenv(name, value)
+    at = open_clean_page("limits")
+    old_id = ident(at, "Web shop")
+    at.selectbox(key="key").set_value(old_id).run()
+    at.button(key="rotate_open").click().run()
+    at.button(key="rotate_confirm").click().run()
+    [code] = at.code
+    traffic(app, WEB, range(2), 700)
+    traffic(app, code.value, range(5), 300)
+
+    monkeypatch.setenv(CLOCK_VARIABLE, f"{DAY_FIVE}T09:30:00+00:00")
+    at = open_clean_page("limits")
+    [days] = [df.value for df in at.dataframe if "old characters" in df.value.columns]
+    assert days["day"].tolist() == [BEGUN + dt.timedelta(days=n) for n in range(5)]
+    assert days["old characters"].tolist() == [700, 700, 0, 0, 0]
+    assert days["new characters"].tolist() == [300] * 5
+    assert any(
+        m.value.startswith("The old key was used on 2026-03-03: 700 characters")
+        for m in at.markdown
+    )
+    at.button(key="finish_open_1").click().run()
+    next(t for t in at.text_input if t.key == f"finish_typed:{old_id}").set_value("Web shop")
+    at.button(key="finish_confirm").click().run()
+    assert not at.exception
+    assert any("Rotation 1 finished: " in s.value for s in at.success)
+    assert table(at).loc["Web shop", "state"] == "deactivated"
+    assert table(at).loc["Web shop (2026-03)", "state"] == "active"
+    app.state.emulator.store.close()
 
 
 def test_a_leaked_key_whose_replacement_fails_says_how_to_finish(

@@ -14,6 +14,7 @@ from pydantic import SecretStr
 from support.builders import asgi_client
 from support.faultserver import PASS, FaultServer, Reply
 from support.orgfiles import org_key, org_usage, organization
+from support.rotation_org import ADMIN, BEGUN, ORG, SPEECH, TODAY, WEB, traffic
 from support.servers import file_app
 
 from analytics.capacity.plan import billing_period
@@ -43,22 +44,6 @@ from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage
 from analytics.usage.records import Records
 
-ADMIN, WEB, SPEECH = (
-    "rot-admin-0001-aaaa:adm",
-    "web0shop-1111-2222-3333-4444beef",
-    "speech-9999-cccc",
-)
-BEGUN = dt.date(2026, 3, 2)  # day 0 of the rotation
-TODAY = BEGUN + dt.timedelta(days=5)  # analytics closed through day 4
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
-    org_key(WEB, "Web shop", 'created = "2026-01-05T00:00:00Z"', "character_limit = 50000"),
-    org_key(SPEECH, "Speech", 'created = "2026-01-05T00:00:00Z"'),
-    org_usage(WEB, "2026-02-20", text=10),
-    org_usage(SPEECH, "2026-02-21", text=10),
-)
-
 
 @pytest.fixture
 def org(tmp_path, monkeypatch):
@@ -85,13 +70,6 @@ def rows_of(client, log: RotationLog) -> list[KeyRow]:
 def row_named(rows: list[KeyRow], label: str) -> KeyRow:
     [row] = [r for r in rows if r.key is not None and r.key.label == label]
     return row
-
-
-def traffic(app, secret: str, days: range, characters: int) -> None:
-    """Book `characters` on each of the rotation's `days` (0: the day it began) for a key."""
-    store = app.state.emulator.store
-    for n in days:
-        store.record_usage(store.find_key(secret), BEGUN + dt.timedelta(days=n), text=characters)
 
 
 class Reader:
