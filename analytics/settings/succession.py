@@ -9,9 +9,9 @@ read, by the person rotating, recorded as the change "rotation of <old label>") 
 replacement beside the old key, the old key's entries kept: its past days stay its team's. A
 team that claims the old key by a label pattern the new label still matches needs nothing.
 
-The document is edited as text, so its comments and layout stay: the replacement's value is
-added to its team's array (or the array added under the team's header) and a ``[[key]]``
-entry appended. The edited text is parsed again and must equal the document with just those
+The document is edited through tomlkit, so its comments and layout stay: the replacement's
+value is added to its team's array (or the array to the team) and a ``[[key]]`` entry
+appended. The edited text is parsed again and must equal the document with just those
 additions, and give the replacement the old key's team; otherwise nothing is saved and the
 rotation says what to add by hand, as it does where settings are files
 (``SETTINGS_SOURCE=files``). The rotation itself never fails on this.
@@ -20,10 +20,11 @@ rotation says what to add by hand, as it does where settings are files
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 import msgspec
+import tomlkit
+from tomlkit.items import AoT
 
 from analytics.cost.teams import (
     UNASSIGNED,
@@ -40,10 +41,6 @@ from analytics.settings.in_force import Place, document
 from analytics.settings.parts import SettingsProblem, file_name
 from analytics.settings.versions import SavedMeanwhile, save
 from analytics.usage.calendar import utc_now
-
-_TEAM_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*team[ \t]*\]\]", re.MULTILINE)
-_ANY_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
-_INDENT = re.compile(r"[ \t]*")
 
 
 def _toml(value: str) -> str:
@@ -89,64 +86,32 @@ def _additions(teams: Teams, team: str, old: tuple[str, str], new: tuple[str, st
     return _Added(joins, field, value, owner)
 
 
-def _in_array(text: str, start: int, value: str) -> str | None:
-    """``text`` with ``value`` added at the end of the array opening at ``start`` (on a line
-    of its own, indented as the last one, where the array closes on a line of its own after
-    a trailing comma); None when the array does not close."""
-    depth, last, at, quote = 0, start, start, ""
-    while at < len(text):
-        char = text[at]
-        if quote:
-            if char == "\\" and quote == '"':
-                at += 1
-            elif char == quote:
-                quote, last = "", at
-        elif char == "#":
-            at = text.find("\n", at)
-            if at < 0:
-                return None
-        elif char in "\"'":
-            quote = char
-        elif char == "]" and depth == 1:
-            after = text[last]
-            closing = text.rfind("\n", last, at)
-            if after == "," and closing >= 0:
-                indent = _INDENT.match(text, text.rfind("\n", 0, last) + 1)
-                assert indent is not None  # it matches the empty text too
-                return f"{text[: closing + 1]}{indent[0]}{_toml(value)},{text[closing:]}"
-            joint = "" if after == "[" else " " if after == "," else ", "
-            return f"{text[:at]}{joint}{_toml(value)}{text[at:]}"
-        elif not char.isspace():
-            depth += {"[": 1, "]": -1}.get(char, 0)
-            last = at
-        at += 1
-    return None
-
-
-def _in_team(text: str, index: int, field: RuleField, value: str) -> str | None:
-    """``text`` with ``value`` added to ``field`` of the ``index``-th ``[[team]]``; None when
-    that table is not written as a ``[[team]]`` header."""
-    headers = list(_TEAM_HEADER.finditer(text))
-    if index >= len(headers):
-        return None
-    newline = text.find("\n", headers[index].end())
-    body = len(text) if newline < 0 else newline + 1
-    following = _ANY_HEADER.search(text, body)
-    end = following.start() if following else len(text)
-    assignment = re.compile(rf"^[ \t]*{field}[ \t]*=[ \t]*\[", re.MULTILINE).search(text, body, end)
-    if assignment is None:  # a new line after the table's last
-        last = text.find("\n", body + len(text[body:end].rstrip()))
-        at, lead = (len(text), "\n") if last < 0 else (last + 1, "")
-        return f"{text[:at]}{lead}{field} = [{_toml(value)}]\n{text[at:]}"
-    return _in_array(text, assignment.end() - 1, value)
-
-
-def _with_entry(text: str, owner: KeyOwner) -> str:
-    lines = ["[[key]]", f"key = {_toml(owner.key)}"]
-    lines += [f"owner = {_toml(owner.owner)}"] if owner.owner else []
-    lines += [f"purpose = {_toml(owner.purpose)}"] if owner.purpose else []
-    ending = "" if text.endswith("\n") or not text else "\n"
-    return text + ending + "\n" + "\n".join(lines) + "\n"
+def _edited(text: str, added: _Added) -> str | None:
+    """``text`` with the additions made through tomlkit, which keeps the document's comments
+    and layout; None when the document is not the shape they go in (no table of teams, or a
+    ``[[key]]`` that is not an array of tables)."""
+    doc = tomlkit.parse(text)
+    if added.team is not None:
+        teams = doc.get("team")
+        if not isinstance(teams, list) or added.team >= len(teams):
+            return None
+        team = teams[added.team]
+        if added.field in team:
+            team[added.field].append(added.value)
+        else:
+            team[added.field] = [added.value]
+    if added.owner is not None:
+        entry = tomlkit.table()
+        entry["key"] = added.owner.key
+        for name in ("owner", "purpose"):
+            if value := getattr(added.owner, name):
+                entry[name] = value
+        entry.trivia.indent = "\n"  # a blank line before it, as the example file writes them
+        entries = doc.setdefault("key", tomlkit.aot())
+        if not isinstance(entries, AoT):
+            return None
+        entries.append(entry)
+    return tomlkit.dumps(doc)
 
 
 def _words(teams: Teams, added: _Added) -> str:
@@ -172,17 +137,13 @@ def succeeded(text: str, source: str, old: tuple[str, str], new: tuple[str, str]
     hand = _words(teams, added)
     if not hand:
         return Succession("", None)
-    edited: str | None = text
+    edited = _edited(text, added)
     expected = list(teams.teams)
-    if added.team is not None and edited is not None:
-        edited = _in_team(edited, added.team, added.field, added.value)
+    if added.team is not None:
         joined = expected[added.team]
         grown = (*joined.values(added.field), added.value)
         expected[added.team] = msgspec.structs.replace(joined, **{added.field: grown})
-    owners = teams.owners
-    if added.owner is not None and edited is not None:
-        edited = _with_entry(edited, added.owner)
-        owners = (*owners, added.owner)
+    owners = teams.owners if added.owner is None else (*teams.owners, added.owner)
     try:
         after = None if edited is None else parse_teams(edited, source)
         held = after is not None and key_teams(after, {new[0]: new[1]})[new[0]] == team
