@@ -735,8 +735,15 @@ def saved(page, panel: Locator) -> None:
 def restored(page, title: str, version: int) -> None:
     """Give back `version` of the tab `title` through its History: chosen, previewed, saved."""
     panel = settings_tab(page, title)
-    panel.get_by_text(re.compile(r"^History: \d+ version")).click()
-    choose(page, "Version", str(version), str(version), within=panel)
+    history = panel.get_by_test_id("stExpander").filter(
+        has_text=re.compile(r"History: \d+ version")
+    )
+    history.get_by_text(re.compile(r"^History: \d+ version")).click()
+    # The box is chosen in once the opening section has stopped moving: a list opened while
+    # it unfolds closes again before its option can be read.
+    expect(history.get_by_test_id("stDataFrame")).to_be_visible(timeout=WAIT_MS)
+    settled_boxes(page, history.get_by_test_id("stSelectbox"))
+    choose(page, "Version", str(version), str(version), within=history)
     settled(page)
     panel.get_by_role("button", name="Preview restoring it").click()
     expect(panel.get_by_text(f"(restoring version {version})")).to_be_visible(timeout=WAIT_MS)
