@@ -1,0 +1,178 @@
+"""What a session may see, applied where usage and keys are read: every frame, key list and
+audit entry a page or command reads passes through one ``Visible``, so no page filters on its
+own and none can read around it.
+
+A **scope** is the whole organization or some teams. A team's keys and custom tags are those
+the teams settings give it (``analytics.cost.teams``: by masked key, label or label pattern;
+tags by tag or pattern), so a key renamed out of a team's pattern leaves its scope at once. Its
+language pairs are those of its keys: the pair-day frame of a team is summed from the
+pair-key-day frame of its keys, never the organization's pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from analytics.access.roles import Reach
+from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
+from analytics.keys.join import join, masked
+from analytics.service.models import DeveloperKey
+from analytics.usage.frames import PAIR_COLUMNS, pair_day_frame
+from analytics.usage.metrics import METRICS
+from analytics.usage.pipeline import FetchedRange
+
+
+class OutOfScope(LookupError):
+    """Something asked for lies outside the person's scope: the message names what was asked
+    (as it was asked, never the thing's label) and the scope."""
+
+
+@dataclass(frozen=True, order=True)
+class Scope:
+    """The whole organization (``teams`` None) or the named teams."""
+
+    teams: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, reach: Reach) -> Scope:
+        """The scope of a right to see: nothing at all is no scope (see ``Reach``)."""
+        if not reach:
+            raise ValueError("a person with no right to see has no scope")
+        return WHOLE_ORGANIZATION if reach.whole else cls(reach.teams)
+
+    @property
+    def whole(self) -> bool:
+        return self.teams is None
+
+    @property
+    def name(self) -> str:
+        """``the organization``, ``team Web shop``, ``teams A, B``: the words of refusals."""
+        if self.teams is None:
+            return "the organization"
+        names = sorted(self.teams)
+        return f"team{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+    def refusal(self, what: str) -> OutOfScope:
+        """The refusal of ``what`` (a key id as typed, a team, a grouping)."""
+        return OutOfScope(f"{what} is outside your scope ({self.name}): nothing of it is shown")
+
+    def check_team(self, team: str) -> None:
+        """Refuse a team outside the scope, by the name it was asked by."""
+        if self.teams is not None and team not in self.teams:
+            raise self.refusal(f"team {team!r}")
+
+
+WHOLE_ORGANIZATION: Final = Scope()
+
+
+@dataclass(frozen=True)
+class Visible:
+    """A scope over the teams settings in force: what of each frame and list it shows."""
+
+    scope: Scope
+    teams: Teams = NO_TEAMS
+
+    def _in(self, team: str) -> bool:
+        return self.scope.teams is None or team in self.scope.teams
+
+    def report(self, name: str, read: Callable[[str], FetchedRange]) -> FetchedRange:
+        """The daily report ``name`` (``usage``, ``tags``, ``pairs``, ``pair_keys``) as the
+        scope sees it, ``read(name)`` reading the organization's: the one way both front ends
+        read a report. A team's pairs are summed from its keys' pair-key-day report."""
+        if self.scope.whole:
+            return read(name)
+        if name == "pairs":
+            fetched = read("pair_keys")
+            return replace(fetched, frame=self.pair_day(fetched.frame))
+        fetched = read(name)
+        shown = self.tag_day if name == "tags" else self.key_day
+        return replace(fetched, frame=shown(fetched.frame))
+
+    def key_day(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of a key-day (or pair-key-day) frame whose key is in the scope."""
+        if self.scope.whole or frame.empty:
+            return frame
+        team = assign_keys(self.teams, frame)
+        kept = team.isin(list(self.scope.teams or ())).to_numpy()
+        return _rows(frame, kept)
+
+    def tag_day(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of a tag-day frame whose tag is in the scope."""
+        if self.scope.whole or frame.empty:
+            return frame
+        team_of = tag_teams(self.teams, map(str, frame["custom_tag"].unique()))
+        kept = frame["custom_tag"].astype(str).map(team_of).map(self._in).to_numpy(bool)
+        return _rows(frame, kept)
+
+    def pair_day(self, pair_key_day: pd.DataFrame) -> pd.DataFrame:
+        """The pair-day frame of the scope's keys, summed from their pair-key-day rows."""
+        rows = self.key_day(pair_key_day)
+        summed = (
+            rows.groupby(["usage_date", *PAIR_COLUMNS], observed=True)[list(METRICS)]
+            .sum()
+            .reset_index()
+        )
+        return pair_day_frame([summed])
+
+    def key_labels(self, masks_to_labels: Mapping[str, str]) -> dict[str, str]:
+        """Of masked key → label, the keys in the scope."""
+        if self.scope.whole:
+            return dict(masks_to_labels)
+        team_of = key_teams(self.teams, masks_to_labels)
+        return {mask: label for mask, label in masks_to_labels.items() if self._in(team_of[mask])}
+
+    def developer_keys(
+        self,
+        keys: Sequence[DeveloperKey],
+        usage_labels: Mapping[str, str],
+        recorded: Mapping[str, str] | None = None,
+    ) -> list[DeveloperKey]:
+        """The listed keys in the scope: each matched by the masked key it joins in usage
+        (``keys.join``), else by its key id's mask, and its label in the key list."""
+        if self.scope.whole:
+            return list(keys)
+        return [key for key in keys if key.key_id in self.key_ids(keys, usage_labels, recorded)]
+
+    def key_ids(
+        self,
+        keys: Sequence[DeveloperKey],
+        usage_labels: Mapping[str, str],
+        recorded: Mapping[str, str] | None = None,
+    ) -> frozenset[str]:
+        """The key ids of the listed keys in the scope."""
+        if self.scope.whole:
+            return frozenset(key.key_id for key in keys)
+        return frozenset(
+            row.key.key_id
+            for row in join(keys, usage_labels, recorded)
+            if row.key is not None
+            and self._in(self.team_of_key(row.api_key or masked(row.key.key_id), row.label))
+        )
+
+    def team_of_key(self, mask: str, label: str) -> str:
+        """The team the settings give the key of ``mask`` and ``label``."""
+        return key_teams(self.teams, {mask: label})[mask]
+
+    def tags(self, tags: Iterable[str]) -> list[str]:
+        """The custom tags in the scope, in the order given."""
+        given = list(tags)
+        if self.scope.whole:
+            return given
+        team_of = tag_teams(self.teams, given)
+        return [tag for tag in given if self._in(team_of[tag])]
+
+
+def _rows(frame: pd.DataFrame, kept: npt.NDArray[np.bool_]) -> pd.DataFrame:
+    """The kept rows, with the frame's categories kept to the values they still hold, so a
+    category list (a chart's legend, a filter's options) names nothing out of the scope."""
+    rows = frame[kept].reset_index(drop=True)
+    for column in rows.columns:
+        if isinstance(rows[column].dtype, pd.CategoricalDtype):
+            rows[column] = rows[column].cat.remove_unused_categories()
+    return rows
