@@ -8,9 +8,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.dashboard import money_files, navigation, session
+from analytics.dashboard import data, keys_and_limits, money_files, navigation, scoping, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
-from analytics.dashboard.source import Source, secrets, source
+from analytics.dashboard.source import Source, secrets
 from analytics.storage.allocator import use_system_allocator
 from analytics.usage import calendar
 
@@ -45,10 +45,7 @@ def gate() -> Access:
         st.error(error, icon=":material/lock:")
         st.stop()
     return access_decision(
-        "auth" in given,
-        bool(st.user.get("is_logged_in")),
-        st.user.get("email"),
-        given.get("ADMIN_EMAILS", []),
+        "auth" in given, bool(st.user.get("is_logged_in")), scoping.session_rights()
     )
 
 
@@ -61,7 +58,7 @@ def sign_in_page() -> None:
     else:
         st.warning(
             f"{st.user.get('email') or 'This account'} is not allowed to see this dashboard. "
-            "Ask an administrator to add the address to ADMIN_EMAILS.",
+            "Ask an administrator to give it a role (ADMIN_EMAILS, or [roles] for a team).",
             icon=":material/block:",
         )
         st.button("Sign out", on_click=st.logout, icon=":material/logout:")
@@ -133,8 +130,14 @@ page = st.navigation(PAGES, expanded=True)
 session.keep_shown()
 if "auth" in secrets():
     session.return_to_asked_page(PAGES)
-data_source = source()
-session.choose_range(sidebar_range(data_source))
+data_source = scoping.source()
+chosen = sidebar_range(data_source)
+session.choose_range(chosen)
+if not (scope := data_source.visible.scope).whole:
+    tags = data.tags(data_source, chosen.start, chosen.end).frame["custom_tag"].unique()
+    st.sidebar.info(
+        scope.line(len(keys_and_limits.key_list(data_source)), len(tags)), icon=":material/group:"
+    )
 if data_source.demo:
     st.info(
         "Demo data — a synthetic organization (the sidebar says how it was generated). Set "

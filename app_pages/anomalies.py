@@ -19,7 +19,7 @@ from analytics.dashboard import anomaly_review, charts, page, session
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures.anomalies import anomaly_figure
 from analytics.usage.metrics import METRIC_LABELS, count_text
 

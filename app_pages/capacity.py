@@ -42,7 +42,7 @@ from analytics.dashboard.column_config import (
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports.meeting import render

@@ -8,7 +8,7 @@ from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
 from analytics.dashboard.column_config import CHARGEBACK_ORDER, chargeback_columns
 from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force, money_text, say_unpriced
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.usage.calendar import range_text
 
 source = data_source()

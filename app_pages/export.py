@@ -8,7 +8,7 @@ from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.exports.commands import (
     EXPORT_EXIT_CODES,
     exit_codes_text,

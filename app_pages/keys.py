@@ -7,7 +7,7 @@ from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
 from analytics.dashboard import charts, data, keys_and_limits, page, session
 from analytics.dashboard.money_files import file_in_force
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.keys.limits import with_owners
 from analytics.usage import calendar, tables
@@ -57,7 +57,7 @@ with left:
 
 with right:
     st.subheader(f"One {noun} by service")
-    key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table))
+    key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table, source, noun))
     daily, used = (
         data.table(
             source,

@@ -9,7 +9,7 @@ from analytics import languages
 from analytics.dashboard import language_cache
 from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 
 source = data_source()
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from analytics.alerts.budget_events import in_units
 from analytics.capacity.evaluation import evaluation_frame
-from analytics.dashboard import guardrails, keys_and_limits, page
+from analytics.dashboard import guardrails, keys_and_limits, page, permissions
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     audit_columns,
@@ -20,8 +20,8 @@ from analytics.dashboard.column_config import (
 )
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan import allowance_bar
+from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
-from analytics.dashboard.source import source as data_source
 from analytics.guardrails.plan import Plan
 from analytics.guardrails.reading import NoUsagePeriod
 from analytics.guardrails.tables import (
@@ -60,7 +60,7 @@ from analytics.usage.metrics import count_text
 
 source = data_source()
 today = calendar.utc_today()
-allowed = keys_and_limits.permission(source)
+allowed = permissions.permission(source)
 title = page.title_row("Keys & limits")
 
 
@@ -123,7 +123,7 @@ def deactivate_dialog(row: KeyRow) -> None:
     if confirm_col.button("Deactivate for good", type="primary", key="deactivate_confirm"):
         if typed.strip() != key.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.deactivate(source, allowed, row):
+        elif keys_and_limits.deactivate(source, permissions.permission(source, key=key), row):
             keys_and_limits.close_dialog()
             st.rerun()
 
@@ -165,7 +165,8 @@ def rotate_dialog(row: KeyRow, leak: bool) -> None:
         if typed.strip() != key.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
             return
-        secret = keys_and_limits.rotate(source, allowed, rows, row, label, leak, today)
+        acting = permissions.permission(source, key=key)
+        secret = keys_and_limits.rotate(source, acting, rows, row, label, leak, today)
         if secret is not None:
             st.warning(
                 "Copy the new key's secret now: it is shown this once and kept nowhere, not "
@@ -200,7 +201,9 @@ def finish_dialog(watch: Watch, old: DeveloperKey) -> None:
     if confirm_col.button("Deactivate for good", type="primary", key="finish_confirm"):
         if typed.strip() != old.label.strip():
             st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.finish(source, allowed, watch, old, force):
+        elif keys_and_limits.finish(
+            source, permissions.permission(source, key=old), watch, old, force
+        ):
             keys_and_limits.close_dialog()
             st.rerun()
 
@@ -413,7 +416,7 @@ if not listed:
 st.subheader("One key")
 by_id = {row.key.key_id: row for row in listed if row.key is not None}
 names = {key_id: f"{row.joined.label} · {row.shown_id}" for key_id, row in by_id.items()}
-keys_and_limits.choose(listed)
+keys_and_limits.choose(listed, source)
 chosen = st.selectbox(
     "Key",
     list(by_id),
@@ -442,7 +445,8 @@ if row.joined.api_key:
 # Every widget below is keyed by the key and its state: choosing another key, or a change
 # from anywhere, shows that key's own values, never those typed for another.
 this = keys_and_limits.bound(key)
-changeable = allowed.allowed and not key.is_deactivated
+for_key = permissions.permission(source, key=key)  # a team's key administrator: its keys only
+changeable = for_key.allowed and not key.is_deactivated
 rename_col, limits_col = st.columns(2, gap="large")
 with rename_col.container(border=True):
     st.markdown("**Rename**")
@@ -458,11 +462,11 @@ with rename_col.container(border=True):
         st.button(
             "Rename",
             key=f"rename_save:{this}",
-            disabled=not allowed.allowed,
+            disabled=not for_key.allowed,
             icon=":material/edit:",
         )
         and keys_and_limits.worth_sending(renamed, ok)
-        and keys_and_limits.rename(source, allowed, row, renamed, shared)
+        and keys_and_limits.rename(source, for_key, row, renamed, shared)
     ):
         st.rerun()
 
@@ -507,7 +511,7 @@ with limits_col.container(border=True):
             icon=":material/tune:",
         )
         and keys_and_limits.worth_sending(planned)
-        and keys_and_limits.limit(source, allowed, row, planned)
+        and keys_and_limits.limit(source, for_key, row, planned)
     ):
         st.rerun()
 
@@ -537,7 +541,11 @@ leak_col.button(
     args=("leak", key.key_id),
 )
 opened = keys_and_limits.dialog()
-if opened and opened[1] in by_id and allowed.allowed:
+if (
+    opened
+    and opened[1] in by_id
+    and permissions.permission(source, key=by_id[opened[1]].key).allowed
+):
     if opened[0] == "deactivate":
         deactivate_dialog(by_id[opened[1]])
     elif opened[0] in ("rotate", "leak"):

@@ -21,7 +21,7 @@ from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.plan import plan_panel
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
 from analytics.usage.frames import totals

@@ -7,7 +7,7 @@ from analytics import languages
 from analytics.dashboard import charts, data, language_cache, page, session
 from analytics.dashboard.column_config import language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value

@@ -9,7 +9,7 @@ from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.dashboard import money_files
 from analytics.dashboard import settings_form as form
 from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.settings.parts import PARTS, TITLES, Part
 from analytics.settings.versions import SavedMeanwhile, Version, history
 
@@ -19,6 +19,9 @@ allowed = form.permission(source)
 editable = place.in_store and allowed.allowed
 
 st.title("Settings")
+if not source.visible.scope.whole:
+    st.info(form.OUT_OF_SCOPE.format(scope=source.visible.scope.name), icon=":material/lock:")
+    st.stop()
 if place.source == "files":
     st.info(
         "SETTINGS_SOURCE=files: each setting is read from its file, named below, and shown "

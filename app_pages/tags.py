@@ -10,7 +10,7 @@ from analytics.dashboard.column_config import tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import file_in_force
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
 from analytics.usage.metrics import TAG_METRICS, count_text, format_value, share_text

@@ -9,7 +9,7 @@ from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.column_config import key_table_columns, key_table_order
 from analytics.dashboard.money_files import file_in_force
-from analytics.dashboard.source import source as data_source
+from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS
@@ -41,7 +41,7 @@ chosen_keys = st.multiselect(
     f"{noun.capitalize()}s (all when empty)",
     key=f"{noun}s",
     placeholder=f"All {noun}s",
-    **page.key_choices(table),
+    **page.key_choices(table, source, f"{noun}s"),
 )
 keys = tuple(chosen_keys)
 wide = data.table(

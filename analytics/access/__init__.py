@@ -12,9 +12,10 @@ from analytics.access.roles import (
     rights,
     role_settings,
 )
-from analytics.access.scope import WHOLE_ORGANIZATION, OutOfScope, Scope, Visible
+from analytics.access.scope import EVERYTHING, WHOLE_ORGANIZATION, OutOfScope, Scope, Visible
 
 __all__ = [
+    "EVERYTHING",
     "WHOLE_ORGANIZATION",
     "AccessSettingsError",
     "Grant",

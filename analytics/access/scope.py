@@ -15,11 +15,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from analytics.access.roles import Reach
+from analytics.capacity.budgets import BudgetFile
 from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
 from analytics.keys.join import join, masked
 from analytics.service.models import DeveloperKey
@@ -61,6 +63,10 @@ class Scope:
     def refusal(self, what: str) -> OutOfScope:
         """The refusal of ``what`` (a key id as typed, a team, a grouping)."""
         return OutOfScope(f"{what} is outside your scope ({self.name}): nothing of it is shown")
+
+    def line(self, keys: int, tags: int) -> str:
+        """The line every page of a team scope shows: whose figures these are."""
+        return f"{self.name[0].upper()}{self.name[1:]}: {keys:,} key(s), {tags:,} tag(s)"
 
     def check_team(self, team: str) -> None:
         """Refuse a team outside the scope, by the name it was asked by."""
@@ -120,6 +126,29 @@ class Visible:
         )
         return pair_day_frame([summed])
 
+    def team_rows(self, frame: pd.DataFrame, column: str = "team") -> pd.DataFrame:
+        """The rows of a table by team (``column`` names the team) whose team is in the
+        scope: a team's money is the organization's money of its rows, so tables of money are
+        made over the organization and then narrowed here, never priced over a team alone
+        (the included volume and the base fee are shared over every key)."""
+        if self.scope.whole or frame.empty:
+            return frame
+        return _rows(frame, frame[column].astype(str).map(self._in).to_numpy(bool))
+
+    def budgets(self, file: BudgetFile) -> BudgetFile | None:
+        """The budgets of a file the scope sees: those of its teams and of its keys (a key
+        named by label or masked key); the organization's budgets and the plan's are the
+        organization's figures, left out of a team's. None: no budget is left."""
+        if self.scope.whole:
+            return file
+        kept = tuple(
+            budget
+            for budget in file.budgets
+            if (budget.team is not None and self._in(budget.team))
+            or (budget.key is not None and self._in(self.team_of_key(budget.key, budget.key)))
+        )
+        return msgspec.structs.replace(file, budgets=kept) if kept else None
+
     def key_labels(self, masks_to_labels: Mapping[str, str]) -> dict[str, str]:
         """Of masked key → label, the keys in the scope."""
         if self.scope.whole:
@@ -166,6 +195,10 @@ class Visible:
             return given
         team_of = tag_teams(self.teams, given)
         return [tag for tag in given if self._in(team_of[tag])]
+
+
+# The organization seen whole: what a session without a team scope reads through.
+EVERYTHING: Final = Visible(WHOLE_ORGANIZATION)
 
 
 def _rows(frame: pd.DataFrame, kept: npt.NDArray[np.bool_]) -> pd.DataFrame:

@@ -8,6 +8,8 @@ from enum import Enum
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from analytics.access import AccessSettingsError, Reach, Rights, role_settings
+
 # Streamlit signs the identity cookie with `cookie_secret`; shorter secrets are guessable.
 MIN_COOKIE_SECRET = 32
 # What `st.login()` needs for its default provider, besides `cookie_secret`.
@@ -22,18 +24,14 @@ class Access(Enum):
     ALLOWED = "allowed"
 
 
-def access_decision(
-    auth_configured: bool, is_logged_in: bool, email: str | None, allow_list: Iterable[str]
-) -> Access:
-    """Fails closed: an empty allow-list admits nobody, and e-mails compare case-insensitively."""
+def access_decision(auth_configured: bool, is_logged_in: bool, held: Rights) -> Access:
+    """Fails closed: a person signed in gets in only with a right to see something (a role
+    of ``analytics.access.roles``, from the e-mail lists or the token's groups)."""
     if not auth_configured:
         return Access.OPEN
     if not is_logged_in:
         return Access.SIGN_IN
-    allowed = {entry.strip().lower() for entry in allow_list if entry.strip()}
-    if email and email.strip().lower() in allowed:
-        return Access.ALLOWED
-    return Access.DENIED
+    return Access.ALLOWED if held.see else Access.DENIED
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,18 @@ KEYS = Right("keys", "a key", "KEY_ADMIN_EMAILS", "SERVICE_ALLOW_KEY_CHANGES")
 SETTINGS = Right(
     "the settings", "a setting", "SETTINGS_ADMIN_EMAILS", "SERVICE_ALLOW_SETTINGS_CHANGES"
 )
-ADMIN_LISTS = (KEYS.admins, SETTINGS.admins)
+
+
+@dataclass(frozen=True)
+class Permission:
+    """Whether this session may change keys (or the settings), as whom, and why not."""
+
+    who: str
+    refusal: str | None
+
+    @property
+    def allowed(self) -> bool:
+        return self.refusal is None
 
 
 def change_refusal(
@@ -59,21 +68,22 @@ def change_refusal(
     demo: bool,
     auth_configured: bool,
     email: str | None,
-    admins: Iterable[str],
+    reach: Reach,
     allowed_without_sign_in: bool,
 ) -> str | None:
-    """Why this session may not use ``right``, or None when it may.
+    """Why this session may not use ``right`` at all, or None when it may (over ``reach``:
+    the whole organization, or some teams' keys, which the caller checks key by key).
 
     Changing keys or the settings is a separate right from seeing usage: with sign-in, only
-    the addresses in the right's list (an empty list admits nobody); without sign-in nobody
-    can be told apart, so changes are off unless the right's setting says the deployment is
-    trusted. The demo organization is the emulator's, and anyone may try changes on it.
+    the roles that hold it (a key or settings administrator, from the right's e-mail list or
+    the token's groups); without sign-in nobody can be told apart, so changes are off unless
+    the right's setting says the deployment is trusted. The demo organization is the
+    emulator's, and anyone may try changes on it.
     """
     if demo:
         return None
     if auth_configured:
-        allowed = {entry.strip().lower() for entry in admins if entry.strip()}
-        if email and email.strip().lower() in allowed:
+        if reach:
             return None
         return (
             f"{email or 'This account'} may look but not change {right.things}: ask an "
@@ -86,17 +96,6 @@ def change_refusal(
         f"who changes {right.one}. Configure sign-in and {right.admins}, or set "
         f"{right.allow}=true for a dashboard only its administrators reach."
     )
-
-
-def key_change_refusal(
-    demo: bool,
-    auth_configured: bool,
-    email: str | None,
-    key_admins: Iterable[str],
-    allowed_without_sign_in: bool,
-) -> str | None:
-    """Why this session may not change developer keys (`change_refusal` of `KEYS`)."""
-    return change_refusal(KEYS, demo, auth_configured, email, key_admins, allowed_without_sign_in)
 
 
 def _problems(secrets: Mapping[str, Any]) -> list[str]:
@@ -122,13 +121,12 @@ def _problems(secrets: Mapping[str, Any]) -> list[str]:
         problems.append(f"[auth] lacks {', '.join(missing)}")
     elif not auth["redirect_uri"].endswith(CALLBACK_PATH):
         problems.append(f"[auth] redirect_uri must end with {CALLBACK_PATH}")
-    if "ADMIN_EMAILS" not in secrets:
-        problems.append("ADMIN_EMAILS, the list of addresses allowed in, is missing")
-    elif not _is_list_of_strings(secrets["ADMIN_EMAILS"]):
-        problems.append('ADMIN_EMAILS must be a list of e-mail addresses, e.g. ["a@example.org"]')
-    for name in ADMIN_LISTS:
-        if name in secrets and not _is_list_of_strings(secrets[name]):
-            problems.append(f'{name} must be a list of e-mail addresses, e.g. ["a@example.org"]')
+    if "ADMIN_EMAILS" not in secrets and "roles" not in secrets:
+        problems.append("ADMIN_EMAILS or [roles], who is allowed in, is missing")
+    try:
+        role_settings(secrets)
+    except AccessSettingsError as exc:
+        problems.append(str(exc))
     return problems
 
 
@@ -142,10 +140,6 @@ def sign_in_error(secrets: Mapping[str, Any]) -> str | None:
         + "; ".join(problems)
         + "). Fix them and restart the dashboard."
     )
-
-
-def _is_list_of_strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
 
 
 # Streamlit's sign-in callback returns every sign-in to the app's root. The page that was

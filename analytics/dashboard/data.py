@@ -85,7 +85,7 @@ def client(src: Source) -> ServiceClient:
     """The source's client; a demo's is kept per store file too (`place`), since its keys
     live there, while its usage, the same in every place, is cached once."""
     files = src.settings.demo_files if src.demo else None
-    return _client(src.fingerprint, "" if files is None else str(files.store), src)
+    return _client(src.origin, "" if files is None else str(files.store), src)
 
 
 # The daily reports a page may read, by name: the cache key is the name, not the function.
@@ -95,15 +95,32 @@ _REPORTS: dict[str, Callable[..., FetchedRange]] = {
 
 
 @st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")
-def _days(fingerprint: str, report: str, start: date, end: date, _source: Source) -> FetchedRange:
+def _days(origin: str, report: str, start: date, end: date, _source: Source) -> FetchedRange:
     # The demo organization is computed in-process: only a real account's days are stored.
     history = None if _source.demo else HistoryStore.from_settings(_source.settings)
     return _REPORTS[report](client(_source), start, end, history=history)
 
 
+@st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner=False)
+def _scoped_days(
+    fingerprint: str, report: str, start: date, end: date, _source: Source
+) -> FetchedRange:
+    return _source.visible.report(
+        report, lambda name: _days(_source.origin, name, start, end, _source)
+    )
+
+
+def _read(src: Source, report: str, start: date, end: date) -> FetchedRange:
+    """A daily report of a range as the session's scope sees it (``Visible.report``): the one
+    read of every page's figures; the organization's own frames are cached once for all."""
+    if src.visible.scope.whole:
+        return _days(src.origin, report, start, end, src)
+    return _scoped_days(src.fingerprint, report, start, end, src)
+
+
 def usage(src: Source, start: date, end: date) -> FetchedRange:
     """The key-day frame of a range; shared between sessions, never to be modified."""
-    return _days(src.fingerprint, "usage", start, end, src)
+    return _read(src, "usage", start, end)
 
 
 @st.cache_data(ttl=PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
@@ -123,12 +140,12 @@ class Cached:
         return usage(self.source, first, last)
 
     def plan(self) -> PlanUsage:
-        return _plan(self.source.fingerprint, self.source)
+        return _plan(self.source.origin, self.source)
 
 
 def tags(src: Source, start: date, end: date) -> FetchedRange:
     """The tag-day frame of a range; shared between sessions, never to be modified."""
-    return _days(src.fingerprint, "tags", start, end, src)
+    return _read(src, "tags", start, end)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
@@ -142,7 +159,7 @@ def _pairs_table(
     _source: Source,
 ) -> Any:
     report = _PAIR_TABLE_REPORTS.get(name, "pairs")
-    frame = tables.pairs_of(_days(fingerprint, report, start, end, _source).frame, language)
+    frame = tables.pairs_of(_read(_source, report, start, end).frame, language)
     return _PAIR_TABLES[name](frame, *args)
 
 
@@ -200,12 +217,19 @@ def _viewed(
     teams: str | None,
     _source: Source,
 ) -> pd.DataFrame:
-    key_day = usage(_source, start, end).frame
-    if teams is not None:
-        key_day = team_day(key_day, parse_teams(teams))
-    if pricing is not None:
-        key_day = price_key_day(key_day, parse_pricing(pricing), start, end)
-    return key_day
+    if _source.visible.scope.whole or pricing is None:
+        key_day = usage(_source, start, end).frame
+        if teams is not None:
+            key_day = team_day(key_day, parse_teams(teams))
+        if pricing is not None:
+            key_day = price_key_day(key_day, parse_pricing(pricing), start, end)
+        return key_day
+    # A team's money is the organization's money of its keys: priced over every key (the
+    # included volume is the organization's), then narrowed, then grouped.
+    organization = _days(_source.origin, "usage", start, end, _source).frame
+    priced = price_key_day(organization, parse_pricing(pricing), start, end)
+    shown = _source.visible.key_day(priced)
+    return shown if teams is None else team_day(shown, parse_teams(teams))
 
 
 def viewed(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
@@ -307,7 +331,7 @@ def _export_table(
     costing = Costing(
         parse_pricing(pricing) if pricing else None, parse_teams(teams) if teams else None
     )
-    frame = _days(fingerprint, request.report, start, end, _source).frame
+    frame = _read(_source, request.report, start, end).frame
     return request.shape(frame, start, end, costing)
 
 
@@ -375,9 +399,12 @@ def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | N
 def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
-    key_day = usage(_source, start, end).frame
+    # Over the organization's usage, then the scope's teams' rows: a team's share of the base
+    # fee and of the included volume is its share of the organization's.
+    key_day = _days(_source.origin, "usage", start, end, _source).frame
     cost_centres = parse_teams(teams) if teams else NO_TEAMS
-    return chargeback_rows(chargeback(key_day, parse_pricing(pricing), cost_centres, start, end))
+    bill = chargeback(key_day, parse_pricing(pricing), cost_centres, start, end)
+    return _source.visible.team_rows(chargeback_rows(bill))
 
 
 def chargeback_table(

@@ -28,7 +28,7 @@ from analytics.capacity.evaluation import Evaluation
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams
 from analytics.dashboard import data, keys_and_limits
-from analytics.dashboard.keys_and_limits import Permission
+from analytics.dashboard.access import Permission
 from analytics.dashboard.money_files import file_in_force, money_text
 from analytics.dashboard.source import Source
 from analytics.guardrails import apply, state

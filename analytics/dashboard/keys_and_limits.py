@@ -23,11 +23,11 @@ from analytics.alerts.config import rotation_settings as config_rotations
 from analytics.capacity.evaluation import Evaluation
 from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
-from analytics.dashboard.access import KEYS, Right, change_refusal
+from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.money_files import in_force, money_text, settings_place
 from analytics.dashboard.session import choice_in_address
-from analytics.dashboard.source import Source, secrets
+from analytics.dashboard.source import Source
 from analytics.guardrails import state as guardrail_state
 from analytics.keys import changes, listed, rotation
 from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
@@ -51,8 +51,15 @@ CHOSEN = "key"
 
 
 @st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
-def _key_list(fingerprint: str, _source: Source) -> list[DeveloperKey]:
+def _key_list(origin: str, _source: Source) -> list[DeveloperKey]:
     return data.client(_source).developer_keys()
+
+
+def organization_keys(src: Source) -> list[DeveloperKey]:
+    """Every developer key of the organization, whatever the session's scope: what a change
+    checks against (a label unique in the organization, the active keys' number), never
+    shown."""
+    return _key_list(src.origin, src)
 
 
 def teams_in_force(src: Source) -> Teams | None:
@@ -80,8 +87,12 @@ def rotation_settings(src: Source) -> Rotations:
 
 
 def key_list(src: Source) -> list[DeveloperKey]:
-    """Every developer key of the organization, active and deactivated."""
-    return _key_list(src.fingerprint, src)
+    """Every developer key the session's scope sees, active and deactivated (matched to its
+    team by its recorded or key id's mask and its label, ``Visible.developer_keys``)."""
+    keys = organization_keys(src)
+    if src.visible.scope.whole:
+        return keys
+    return src.visible.developer_keys(keys, {}, recorded_masks(all_entries(src)))
 
 
 def audit_log(src: Source) -> AuditLog | None:
@@ -89,6 +100,16 @@ def audit_log(src: Source) -> AuditLog | None:
 
 
 def audit_entries(src: Source) -> list[AuditEntry]:
+    """The audit log's entries of the keys the session's scope sees (a team's lead reads
+    its keys' entries, and no entry of a key it does not see, not even a refused create)."""
+    entries = all_entries(src)
+    if src.visible.scope.whole:
+        return entries
+    seen = {key.key_id for key in key_list(src)}
+    return [entry for entry in entries if entry.key_id in seen]
+
+
+def all_entries(src: Source) -> list[AuditEntry]:
     """The audit log, read on every run (another session may have changed a key); a store
     that cannot be read is a warning, and no entries."""
     log = audit_log(src)
@@ -106,7 +127,7 @@ Recorded = tuple[tuple[str, str], ...]
 
 def _recorded(src: Source) -> Recorded:
     """The audit log's masks as a cache key: a change here records one, and the rows follow."""
-    return tuple(sorted(recorded_masks(audit_entries(src)).items()))
+    return tuple(sorted(recorded_masks(all_entries(src)).items()))
 
 
 @dataclass(frozen=True)
@@ -155,52 +176,17 @@ def key_reader(src: Source) -> listed.KeyReader:
     return _Keys(src, _recorded(src))
 
 
-@dataclass(frozen=True)
-class Permission:
-    """Whether this session may change keys (or the settings), as whom, and why not."""
-
-    who: str
-    refusal: str | None
-
-    @property
-    def allowed(self) -> bool:
-        return self.refusal is None
-
-
-def permission(src: Source, right: Right = KEYS) -> Permission:
-    """Whether this session may change keys (or, with `access.SETTINGS`, the settings)."""
-    given = secrets()
-    signed_in = "auth" in given and bool(st.user.get("is_logged_in"))
-    email = st.user.get("email") if signed_in else None
-    without_sign_in = (
-        src.settings.allow_key_changes if right == KEYS else src.settings.allow_settings_changes
-    )
-    refusal = change_refusal(
-        right,
-        src.demo,
-        "auth" in given,
-        email if isinstance(email, str) else None,
-        given.get(right.admins, []),
-        without_sign_in,
-    )
-    if src.demo:
-        who = "demo dashboard"
-    elif isinstance(email, str) and email:
-        who = email
-    else:
-        who = "dashboard without sign-in"
-    return Permission(who, refusal)
-
-
 def _actor(src: Source, allowed: Permission) -> changes.Actor:
     return changes.Actor(data.client(src), allowed.who, audit_log(src))
 
 
-def choose(rows: list[KeyRow]) -> str:
+def choose(rows: list[KeyRow], src: Source) -> str:
     """The key id of the key shown: the address's `key` (a key id, or the mask or unique
-    label a link names it by), else the session's choice, else the first listed key."""
+    label a link names it by), else the session's choice, else the first listed key; a key
+    outside the session's scope is refused in one line."""
     ids = [row.key.key_id for row in rows if row.key is not None]
-    return choice_in_address(CHOSEN, ids, lambda asked: chosen_key(rows, asked))
+    scope = src.visible.scope
+    return choice_in_address(CHOSEN, ids, lambda asked: chosen_key(rows, asked), scope)
 
 
 def bound(key: DeveloperKey) -> str:
@@ -314,7 +300,7 @@ def create(src: Source, allowed: Permission, label: str, shared: bool = False) -
     """Create a key and return its secret (to be shown this once); None when refused."""
 
     def change() -> tuple[str | None, str]:
-        made = changes.create(_actor(src, allowed), label, key_list(src), shared).key
+        made = changes.create(_actor(src, allowed), label, organization_keys(src), shared).key
         return made.key, f"Created {made.label} ({made.key_id})."
 
     return _attempt(src, change)
@@ -327,7 +313,7 @@ def rename(
 
     def change() -> tuple[bool, str]:
         actor = _actor(src, allowed)
-        changes.rename(actor, planned, key_list(src), shared, row.joined.api_key)
+        changes.rename(actor, planned, organization_keys(src), shared, row.joined.api_key)
         return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None

@@ -73,7 +73,14 @@ def in_force(name: Part, src: Source) -> Document | None:
 
 def money_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:
     """The text of ``name`` in force (an upload wins), or None (usage only)."""
-    if uploaded is not None:
+    if uploaded is not None and name == "teams" and not src.visible.scope.whole:
+        # A team's scope is drawn by the teams in force: a file of one's own could name a
+        # team after one's own and claim every key.
+        st.warning(
+            "A teams file of your own is not read: your scope's teams are those in force.",
+            icon=":material/group:",
+        )
+    elif uploaded is not None:
         return uploaded.getvalue().decode("utf-8", errors="replace")
     found = in_force(name, src)
     return None if found is None else found.text

@@ -186,10 +186,11 @@ def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretc
     return int(where.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=width))
 
 
-def key_choices(table: pd.DataFrame) -> dict[str, Any]:
+def key_choices(table: pd.DataFrame, src: Source, param: str) -> dict[str, Any]:
     """How a key (or team) widget offers them: masked ids shown by name, or teams by name;
-    kept in the URL."""
+    kept in the URL as ``param``, where one outside the session's scope is refused."""
     names = tables.key_names(table)
+    session.refuse_unseen(param, names.__contains__, src.visible.scope)
     return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}
 
 

@@ -52,7 +52,13 @@ def allowance_bar(allowance: Allowance, of: str = "") -> None:
 def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     """Lay out the panel and return its snapshot, with the period's spend when the pricing file
     in force can price it; a service failure is a message inside the panel (None), and the
-    rest of the page goes on."""
+    rest of the page goes on. The plan is the organization's: a team's scope is told so, and
+    shown none of it."""
+    if not src.visible.scope.whole:
+        st.caption(
+            f"The plan's figures are the organization's: not shown to {src.visible.scope.name}."
+        )
+        return None
     with st.container(border=True, key="plan_panel"):
         try:
             try:

@@ -9,6 +9,8 @@ from datetime import date
 
 import streamlit as st
 
+from analytics.access import WHOLE_ORGANIZATION as WHOLE
+from analytics.access import Scope
 from analytics.dashboard.access import FORGET_ASKED, REMEMBER_ASKED, RETURN_COOKIE, asked_page
 
 CHOSEN_RANGE = "chosen_range"
@@ -92,7 +94,20 @@ def return_to_asked_page(pages: Sequence[st.Page]) -> None:
     st.switch_page(next(p for p in pages if p.url_path == url_path), query_params=query)
 
 
-def choice_in_address(param: str, ids: Sequence[str], named: Callable[[str], str | None]) -> str:
+def refuse_unseen(param: str, known: Callable[[str], bool], scope: Scope) -> None:
+    """Say, in one line, that the address's ``param`` names something outside a team's scope
+    (a key of another team, typed or linked): the page then shows its own first choice and
+    nothing of the one asked for, not even its label."""
+    if scope.whole:
+        return
+    for asked in st.query_params.get_all(param):
+        if asked and not known(asked):
+            st.error(str(scope.refusal(f"{param} {asked!r}")), icon=":material/block:")
+
+
+def choice_in_address(
+    param: str, ids: Sequence[str], named: Callable[[str], str | None], scope: Scope = WHOLE
+) -> str:
     """The id a choice box keyed `param` shows, set before the box is drawn: the address's
     `param` (an id, or whatever `named` turns into one: a link may name the choice as people
     read it), else the session's choice, else the first id. It goes back to the address as the
@@ -101,6 +116,7 @@ def choice_in_address(param: str, ids: Sequence[str], named: Callable[[str], str
     asked = st.query_params.get(param)
     current = st.session_state.get(param)
     found = (asked if asked in ids else named(asked)) if asked else None
+    refuse_unseen(param, lambda _: found is not None, scope)
     shown: str = next(c for c in (found, current, ids[0]) if isinstance(c, str) and c in ids)
     st.session_state[param] = shown
     st.query_params[param] = shown

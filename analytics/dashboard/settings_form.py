@@ -18,9 +18,8 @@ import streamlit as st
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.dashboard import data, guardrails, keys_and_limits, money_files
-from analytics.dashboard.access import SETTINGS
-from analytics.dashboard.keys_and_limits import Permission
+from analytics.dashboard import data, guardrails, money_files, permissions
+from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.reading import NoUsagePeriod
 from analytics.settings.changes import differences
@@ -33,6 +32,12 @@ from analytics.usage.records import Records
 
 PENDING: Final = "settings_pending"  # part → the edit previewed, awaiting Save
 SAVED: Final = "settings_saved"  # part → what the last save said
+
+# The settings are the organization's documents: every team's keys, budgets and prices.
+OUT_OF_SCOPE = (
+    "The settings are the organization's, every team's in one document: not shown to "
+    "{scope}. Ask a settings administrator for a change."
+)
 
 
 def text_key(part: Part) -> str:
@@ -63,7 +68,7 @@ def place(src: Source) -> Place:
 def permission(src: Source) -> Permission:
     """Whether this session may change the settings: SETTINGS_ADMIN_EMAILS, or without
     sign-in SERVICE_ALLOW_SETTINGS_CHANGES; anyone in the demo."""
-    return keys_and_limits.permission(src, SETTINGS)
+    return permissions.permission(src, SETTINGS)
 
 
 def version_text(held: Version) -> str:

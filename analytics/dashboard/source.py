@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
+from analytics.access import EVERYTHING, Visible
 from analytics.service.settings import Settings, setting_problems
 
 SETTING_NAMES = (
@@ -22,11 +23,21 @@ DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed", "demo_tags")
 
 @dataclass(frozen=True)
 class Source:
-    """The configured service, or the embedded demo organization."""
+    """The configured service, or the embedded demo organization, as one session's scope
+    sees it (``visible``: the whole organization unless ``analytics.dashboard.scoping`` says
+    otherwise)."""
 
     settings: Settings
-    fingerprint: str
+    origin: str  # names the organization in the caches of what the service answers
     demo: bool
+    visible: Visible = EVERYTHING
+    scope_key: str = ""  # the scope and the teams settings it was resolved over, hashed
+
+    @property
+    def fingerprint(self) -> str:
+        """Names the source and the scope in the caches of everything derived from usage: a
+        team's tables are never served to another scope."""
+        return self.origin if self.visible.scope.whole else f"{self.origin}|{self.scope_key}"
 
     @property
     def description(self) -> str:
@@ -64,7 +75,8 @@ def load_settings() -> Settings:
         st.stop()
 
 
-def source() -> Source:
+def organization_source() -> Source:
+    """The organization's source, before any session's scope (``scoping.source``)."""
     settings = load_settings()
     if settings.auth_key and settings.is_configured:
         secret = (

@@ -23,6 +23,7 @@ from support.faultserver import FaultServer, Reply
 from support.headless import app_test, one_run
 from support.servers import ROOT, running_dashboard
 
+from analytics.access import rights, role_settings
 from analytics.dashboard.access import MIN_COOKIE_SECRET, Access, access_decision, sign_in_error
 from analytics.dashboard.navigation import page_at
 
@@ -105,7 +106,8 @@ def test_running_dashboard_listens_on_loopback_only(tmp_path):
     ],
 )
 def test_access_decision(configured, logged_in, email, allow, expected):
-    assert access_decision(configured, logged_in, email, allow) is expected
+    held = rights(role_settings({"ADMIN_EMAILS": allow}).grants(email, {}))
+    assert access_decision(configured, logged_in, held) is expected
 
 
 @pytest.mark.parametrize(
@@ -272,8 +274,18 @@ UNSAFE = [
     ),
     pytest.param(
         {"auth": AUTH["auth"]},
-        "ADMIN_EMAILS, the list of addresses allowed in, is missing",
+        "ADMIN_EMAILS or [roles], who is allowed in, is missing",
         id="no allow-list",
+    ),
+    pytest.param(
+        {**AUTH, "roles": {"emails": {"lead@example.org": ["team lead"]}}},
+        "[roles.emails] 'lead@example.org': 'team lead': name the team",
+        id="a team lead of no team",
+    ),
+    pytest.param(
+        {**AUTH, "roles": {"groups": {"web": ["finance"]}}},
+        "[roles.groups] needs [roles] claim",
+        id="groups without their claim",
     ),
     pytest.param(
         {**AUTH, "ADMIN_EMAILS": "admin@example.org"}, "must be a list", id="allow-list a string"
@@ -316,6 +328,10 @@ def test_every_problem_is_in_the_one_message():
         pytest.param({"ADMIN_EMAILS": ALLOWED}, id="allow-list alone"),
         pytest.param({**AUTH, "ADMIN_EMAILS": ALLOWED}, id="complete"),
         pytest.param({**AUTH, "ADMIN_EMAILS": []}, id="empty list admits nobody"),
+        pytest.param(
+            {**AUTH, "roles": {"claim": "groups", "groups": {"web": ["team lead of Web shop"]}}},
+            id="roles alone",
+        ),
         pytest.param(
             with_auth(cookie_secret="s" * MIN_COOKIE_SECRET), id="secret just long enough"
         ),

@@ -19,7 +19,8 @@ from support.rotation_org import TODAY as DAY_FIVE
 from support.servers import file_app
 from test_access import AUTH
 
-from analytics.dashboard.access import key_change_refusal
+from analytics.access import rights, role_settings
+from analytics.dashboard.access import KEYS, change_refusal
 from analytics.dashboard.navigation import page_at
 from analytics.keys.join import masked
 from analytics.service.client import ServiceClient
@@ -142,7 +143,8 @@ def test_a_link_chooses_a_key_by_its_mask_and_changes_nothing(demo_env, tmp_path
     ],
 )
 def test_who_may_change_keys(demo, configured, email, admins, allowed, expected):
-    refusal = key_change_refusal(demo, configured, email, admins, allowed)
+    reach = rights(role_settings({"KEY_ADMIN_EMAILS": admins}).grants(email, {})).change_keys
+    refusal = change_refusal(KEYS, demo, configured, email, reach, allowed)
     assert (refusal is None) == (expected is None)
     if expected:
         assert expected in refusal

@@ -17,6 +17,7 @@ from support.headless import TODAY, app_test, open_clean_page, open_page
 from support.servers import ROOT
 from test_access import AUTH
 
+from analytics.access import rights, role_settings
 from analytics.dashboard.access import SETTINGS, change_refusal
 from analytics.dashboard.money_files import FALLBACK
 from analytics.dashboard.navigation import page_at
@@ -54,7 +55,8 @@ def errors(at) -> list[str]:
     ],
 )
 def test_who_may_change_the_settings(demo, configured, email, admins, allowed, expected):
-    refusal = change_refusal(SETTINGS, demo, configured, email, admins, allowed)
+    held = rights(role_settings({"SETTINGS_ADMIN_EMAILS": admins}).grants(email, {}))
+    refusal = change_refusal(SETTINGS, demo, configured, email, held.change_settings, allowed)
     assert (refusal is None) == (expected is None)
     if expected:
         assert expected in refusal

@@ -1,0 +1,122 @@
+"""A team lead's dashboard: every page, signed in as the lead of one team of the example
+teams settings, shows nothing of another team — no label, masked key, key id or tag in any
+element, table cell, chart text or code — and an address naming another team's key is
+refused in one line.
+
+The oracle is independent of the scope's code: the organization as an organization viewer's
+pages list it (every key's id, mask and label; every tag), and the Marketing team's keys and
+tags written out by hand from teams.example.toml.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.headless import app_test
+from support.shown import shown_texts
+from test_access import AUTH
+
+from analytics.dashboard import navigation
+
+LEAD = "lead@example.org"
+VIEWER = "admin@example.org"
+SECRETS = AUTH | {
+    "ADMIN_EMAILS": [VIEWER],
+    "roles": {"emails": {LEAD: ["team lead of Marketing"]}},
+}
+# teams.example.toml's Marketing team, as written there.
+MARKETING_LABELS = {"Marketing launch", "Sales enablement", "Email assistant", "CRM connector"}
+MARKETING_TAGS = {"launch-campaign", "newsletter", "email-drafts"}
+
+
+def signed_in(email: str, page: str, **params: str) -> object:
+    """A run of ``page`` (by its address) for ``email``, over all of the demo's history."""
+    at = app_test()
+    at.secrets.update(SECRETS)
+    at.user = {"is_logged_in": True, "email": email}
+    at.query_params["period"] = "All history"
+    for name, value in params.items():
+        at.query_params[name] = value
+    shown = navigation.page_at(page)
+    if not shown.default:
+        at.switch_page(str(shown.file))
+    at.run()
+    assert not at.exception
+    return at
+
+
+def every_text(at) -> str:
+    """Every text of a run: what a person reads, every cell of every table (hidden columns
+    too: a download holds them), the code shown, and the page's address."""
+    texts = shown_texts(at)
+    for table in at.dataframe:
+        frame = table.value
+        texts += [str(cell) for cell in frame.astype(str).to_numpy().ravel()]
+        texts += [str(column) for column in frame.columns]
+    texts += [code.value for code in at.code]
+    texts += [f"{name}={value}" for name, value in at.query_params.items()]
+    return "\n".join(texts)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> str:
+    """One history folder for the module: the demo's keys live in its store."""
+    return str(tmp_path_factory.mktemp("history"))
+
+
+@pytest.fixture
+def demo(demo_env, monkeypatch, history) -> None:
+    """The headless demo organization of the module's history folder."""
+    monkeypatch.setenv("SERVICE_HISTORY_PATH", history)
+
+
+@pytest.fixture
+def organization(demo) -> dict[str, set[str]]:
+    """The demo organization as its viewer sees it: each key's id, mask and label outside
+    Marketing (whose keys are known by the hand-written labels), and every tag."""
+    keys = signed_in(VIEWER, "limits").dataframe[0].value
+    tags = signed_in(VIEWER, "tags").dataframe[0].value
+    theirs = keys.loc[~keys["label"].isin(MARKETING_LABELS)]
+    return {
+        "ours": set(keys.loc[keys["label"].isin(MARKETING_LABELS), "label"]),
+        "our_tags": {str(tag) for tag in tags["custom_tag"] if str(tag) in MARKETING_TAGS},
+        "theirs": {
+            text
+            for column in ("label", "api_key", "key_id")
+            for text in theirs[column].dropna().astype(str)
+            if len(text) > 4  # not a placeholder ("-", "****")
+        }
+        | {str(tag) for tag in tags["custom_tag"] if str(tag) not in MARKETING_TAGS},
+        "their_ids": set(theirs["key_id"]),
+        "their_masks": {str(mask) for mask in theirs["api_key"].dropna() if len(str(mask)) > 4},
+    }
+
+
+@pytest.mark.parametrize("page", [row.url_path for row in navigation.PAGES])
+def test_a_team_lead_sees_nothing_of_another_team(organization, page):
+    at = signed_in(LEAD, page)
+    text = every_text(at)
+    assert organization["ours"] and organization["theirs"]
+    leaked = sorted(thing for thing in organization["theirs"] if thing in text)
+    assert leaked == [], f"{page} shows {leaked}"
+    ours, tags = len(organization["ours"]), len(organization["our_tags"])
+    assert [info.value for info in at.sidebar.info] == [
+        f"Team Marketing: {ours} key(s), {tags} tag(s)"
+    ]
+
+
+def test_the_viewer_sees_every_team(organization):
+    """The check above can fail: the organization viewer's Keys page names other teams."""
+    text = every_text(signed_in(VIEWER, "keys"))
+    assert organization["their_masks"] & set(text.split("\n"))
+
+
+@pytest.mark.parametrize(("page", "param"), [("limits", "key"), ("keys", "key")])
+def test_an_address_naming_another_teams_key_is_refused(organization, page, param):
+    asked = sorted(organization["their_ids" if page == "limits" else "their_masks"])[0]
+    at = signed_in(LEAD, page, **{param: asked})
+    refusals = [error.value for error in at.error]
+    assert refusals == [
+        f"{param} {asked!r} is outside your scope (team Marketing): nothing of it is shown"
+    ]
+    text = every_text(at).replace(refusals[0], "")
+    assert not [thing for thing in organization["theirs"] if thing in text]
