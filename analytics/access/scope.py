@@ -166,7 +166,9 @@ class Visible:
         (``keys.join``), else by its key id's mask, and its label in the key list."""
         if self.scope.whole:
             return list(keys)
-        return [key for key in keys if key.key_id in self.key_ids(keys, usage_labels, recorded)]
+        # Joined once for the whole list: a join per key made the list quadratic in its keys.
+        shown = self.key_ids(keys, usage_labels, recorded)
+        return [key for key in keys if key.key_id in shown]
 
     def key_ids(
         self,
