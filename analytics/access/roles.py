@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
+from analytics.cost.teams import UNASSIGNED
+
 
 class Role(StrEnum):
     """A role, named as the settings and the pages write it."""
@@ -81,6 +83,10 @@ def parse_grant(text: str) -> Grant:
         raise AccessSettingsError(f"{text!r}: the {role} role is never limited to a team")
     if team is None and role is Role.TEAM_LEAD:
         raise AccessSettingsError(f"{text!r}: name the team, e.g. 'team lead of Web shop'")
+    if team is not None and team.strip().casefold() == UNASSIGNED.casefold():
+        # The keys no team claims are nobody's team: a grant over them would widen with
+        # every key added and not yet given a team.
+        raise AccessSettingsError(f"{text!r}: {UNASSIGNED} is no team, but the keys of none")
     return Grant(role, team.strip() if team is not None else None)
 
 

@@ -163,6 +163,8 @@ def test_a_grant_is_read_as_written(text, expected):
         ("finance of Apps", "never limited to a team"),
         ("organization viewer of Apps", "never limited to a team"),
         ("settings administrator of Apps", "never limited to a team"),
+        ("team lead of Unassigned", "Unassigned is no team"),
+        ("key administrator of unassigned", "Unassigned is no team"),
     ],
 )
 def test_a_mistyped_grant_is_refused_naming_it(text, why):
