@@ -4,7 +4,7 @@ Capacity page and the meeting report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -248,12 +248,16 @@ def build_review(
     end: date,
     prices: Prices | None = None,
     usage_period: tuple[date, date] | None = None,
+    key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
+    year_start: YearStart | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
     ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it;
-    with the ``usage_period`` the service reports, usage-period budgets."""
+    with the ``usage_period`` the service reports, usage-period budgets; with ``key_teams``
+    (each masked key of the usage and its team), team budgets. The contract year is
+    ``year_start``, by default ``budgets``' (a team's budgets may be none of the file's)."""
     key_day, covered_from = usage.frame, usage.start
-    year_start = contract_year(budgets)
+    year_start = year_start or contract_year(budgets)
     comparison = compare(key_day, start, end, covered_from=covered_from)
     paths = _paths(key_day, today, covered_from, year_start, budgets)
     cost_paths: tuple[ForecastPath, ...] = ()
@@ -273,7 +277,15 @@ def build_review(
         evaluations=None
         if budgets is None
         else tuple(
-            evaluate(budgets, key_day, today, covered_from, prices, usage_period=usage_period)
+            evaluate(
+                budgets,
+                key_day,
+                today,
+                covered_from,
+                prices,
+                usage_period=usage_period,
+                teams=None if key_teams is None else key_teams(key_day),
+            )
         ),
         mismatches=tuple(usage.mismatches),
         currency=None if prices is None else prices.currency,
@@ -293,17 +305,21 @@ def review_of(
     start: date,
     end: date,
     prices: Prices | None = None,
+    key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
+    year_start: YearStart | None = None,
 ) -> tuple[CapacityReview, FetchedRange]:
     """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
     days ``review_range`` names, so the page and the report read the same days, and for the
-    plan's billing period when a budget runs over the usage period."""
-    year_start = contract_year(budgets)
+    plan's billing period when a budget runs over the usage period; ``key_teams`` gives each
+    masked key of the usage its team, for team budgets; ``year_start`` as ``build_review``."""
+    year_start = year_start or contract_year(budgets)
     read = reader.usage(*review_range(start, end, today, year_start))
     period = None
     if budgets is not None and budgets.usage_period_budgets:
         billing = billing_period(reader.plan())
         period = None if billing is None else (billing.start, billing.end)
-    return build_review(read, budgets, today, start, end, prices, period), read
+    review = build_review(read, budgets, today, start, end, prices, period, key_teams, year_start)
+    return review, read
 
 
 @dataclass(frozen=True)

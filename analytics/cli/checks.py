@@ -41,6 +41,7 @@ from analytics.cli.shared import (
     DebugOption,
     DemoOption,
     PricingOption,
+    TeamOption,
     TeamsOption,
     UsageProblem,
     app,
@@ -174,6 +175,7 @@ def check_budgets(
     notify: NotifyOption = False,
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,
+    team: TeamOption = None,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
     demo: DemoOption = False,
@@ -181,25 +183,34 @@ def check_budgets(
 ) -> None:
     """Print the status of each budget and of each key's own limits (warning at the file's
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
-    was not delivered)."""
+    was not delivered). With --team: that team's budgets and its keys' own limits only."""
     with _check(notify, alerts, dry_run, demo, debug) as check:
+        costing = organization_files.costing(pricing, teams, demo)
+        visible = organization_files.visible(team, costing)
         budget_file = organization_files.budgets(budgets, demo)
         warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
+        if budget_file is not None and visible.scope.teams is not None:
+            budget_file = budget_file.of_teams(visible.scope.teams)
         today = calendar.utc_today()
         limits = (
-            fetching.key_limits(check.settings, demo, today, warning_at) if key_limits else None
+            fetching.key_limits(check.settings, demo, today, warning_at, visible)
+            if key_limits
+            else None
         )
         if budget_file is None and limits is None:
             raise UsageProblem(
-                "nothing to check: give --budgets FILE (or put budgets.toml here), or use an "
-                "admin key, whose keys' own limits are checked"
+                f"nothing to check: {visible.scope.name} has no budgets in characters or "
+                "minutes and the keys' own limits are not checked (--no-key-limits, or not an "
+                "admin key)"
+                if team is not None
+                else "nothing to check: give --budgets FILE (or put budgets.toml here), or use "
+                "an admin key, whose keys' own limits are checked"
             )
-        costing = organization_files.costing(pricing, teams, demo)
         evaluations: list[Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
             cost = organization_files.capacity_prices(costing, budget_file)
-            reader = fetching.Fetches(check.settings, demo)
+            reader = fetching.Fetches(check.settings, demo, visible=visible)
             evaluations, read = budget_status(
                 reader, budget_file, today, cost, organization_files.team_mapping(costing)
             )
@@ -212,8 +223,10 @@ def check_budgets(
             typer.echo(line)
         check.code = BUDGET_EXIT_CODES[worst(evaluations)]
         check.events = budget_events(evaluations, names, currency)
-        # Only for delivery, and where the key list can be read.
-        if check.outbox is not None and budget_file is not None and limits is not None:
+        # Only for delivery, where the key list can be read, and for the organization: the
+        # guardrails hold the organization's enforced budgets.
+        whole = visible.scope.whole
+        if check.outbox is not None and budget_file is not None and limits is not None and whole:
             guarded = _guardrail_events(check.settings, demo, budget_file, costing, today)
             check.events = [*check.events, *guarded]
 

@@ -20,16 +20,16 @@ from analytics.cli.shared import (
     PeriodOption,
     PricingOption,
     StartOption,
+    TeamOption,
     TeamsOption,
     UsageProblem,
     app,
 )
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing
+from analytics.exports.shaping import Costing, Share
 from analytics.exports.vocabulary import (
     COST_COLUMNS_TEXT,
-    REPORTS,
     CostNotOffered,
     ExportProblem,
     ExportSource,
@@ -117,6 +117,7 @@ def export(
             help=COST_COLUMNS_TEXT,
         ),
     ] = False,
+    team: TeamOption = None,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
     fmt: Annotated[
@@ -133,25 +134,29 @@ def export(
     debug: DebugOption = False,
 ) -> None:
     """Export usage, custom-tag characters or language-pair usage of a range of UTC days to
-    CSV, Parquet or Excel."""
+    CSV, Parquet or Excel; with --team, that team's rows and its share of the money only."""
     with shared.reported(debug):
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
         request = ExportRequest(source, group_by, with_cost)
         try:
             # A file named here is read (and a bad one refused) whatever the choices.
-            reads = request.reads_settings or pricing is not None or teams is not None
+            reads = request.reads_settings or (pricing, teams, team) != (None, None, None)
             costing = organization_files.costing(pricing, teams, demo) if reads else Costing()
             request.check(costing)
         except ExportProblem as exc:
             raise UsageProblem(_worded(exc)) from None
-        report = REPORTS[request.report]
+        visible = organization_files.visible(team, costing)
         history = not no_history
         read = fetching.fetched(
-            report.fetch, report.what, shared.settings(), demo, first, last, history
+            request.report, shared.settings(), demo, first, last, history, visible
         )
-        table = request.shape(read.frame, first, last, costing)
-        if read.frame.empty:
+        shown = read.shown
+        share = None
+        if visible.scope.teams is not None:
+            share = Share(visible.scope.teams, read.organization.frame)
+        table = request.shape(shown.frame, first, last, costing, share)
+        if shown.frame.empty:
             _say_nothing_used(first, last)
         _say_unpriced(request.warning(costing, first, last))
         if output == shared.STDOUT:

@@ -1,44 +1,51 @@
 """Fetching for a command: a range through the history store of a configured service, with a
 progress bar when a person watches (a terminal), quiet under cron; and `Fetches`, the reader
 through which the library's answers (the plan, budgets, key limits, anomalies) ask for what
-they read."""
+they read.
+
+Every daily report a command reads passes through one ``Visible`` (``analytics.access``): the
+whole organization by default, one team with ``--team``; so what a command writes under a
+team is what that team's lead sees, and no command filters on its own."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
-from typing import TypeVar
+from typing import Final, cast
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analytics.access import WHOLE_ORGANIZATION, Visible
 from analytics.cli import shared
+from analytics.exports.vocabulary import REPORTS, Report
 from analytics.keys.audit import AuditLog
 from analytics.keys.listed import LimitStatus, limit_status
 from analytics.service.errors import AuthorizationError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import FetchedRange, fetch_usage
+from analytics.usage.pipeline import FetchedRange
 
-T = TypeVar("T")
+# What a command sees without --team: the whole organization.
+ORGANIZATION: Final = Visible(WHOLE_ORGANIZATION)
 
 
-def fetched(
-    fetch: Callable[..., T],
+def _fetch(
+    fetch: Callable[..., FetchedRange],
     what: str,
     settings: Settings,
     demo: bool,
     first: date,
     last: date,
     use_history: bool,
-) -> T:
+) -> FetchedRange:
     """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags,
-    fetch_pairs) with the history store of a configured service, and a progress bar on a
-    terminal."""
+    fetch_pairs, fetch_pair_keys) with the history store of a configured service, and a
+    progress bar on a terminal."""
     with shared.client(settings, demo) as client:
         history = HistoryStore.from_settings(settings) if use_history and not demo else None
         if not sys.stderr.isatty():  # cron: quiet unless something needs saying
@@ -60,35 +67,71 @@ def fetched(
             return fetch(client, first, last, history=history, progress=arrived)
 
 
-def usage(
-    settings: Settings, demo: bool, first: date, last: date, use_history: bool
-) -> FetchedRange:
-    """Usage of first..last (history store only for a configured service).
+@dataclass(frozen=True)
+class Read:
+    """A daily report as the command's ``Visible`` shows it (``shown``), and the
+    organization's report it was taken from, fetched once: a team's money is its share of the
+    organization's (as Chargeback shares it), so pricing reads the organization's rows; they
+    are never written themselves."""
+
+    shown: FetchedRange
+    organization: FetchedRange  # a team's pairs: the team's (summed from its keys' report)
+
+
+def fetched(
+    report: Report,
+    settings: Settings,
+    demo: bool,
+    first: date,
+    last: date,
+    use_history: bool,
+    visible: Visible = ORGANIZATION,
+) -> Read:
+    """The daily report ``report`` of first..last through ``visible`` (history store only for
+    a configured service); a team's pairs come from the pair-key-day report, fetched once.
 
     A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
     """
-    return fetched(fetch_usage, "usage", settings, demo, first, last, use_history)
+    organization: dict[str, FetchedRange] = {}
+
+    def read(name: str) -> FetchedRange:
+        if name not in organization:
+            how = REPORTS[cast(Report, name)]
+            organization[name] = _fetch(
+                how.fetch, how.what, settings, demo, first, last, use_history
+            )
+        return organization[name]
+
+    shown = visible.report(report, read)
+    return Read(shown, read(report) if report in organization else shown)
 
 
 @dataclass(frozen=True)
 class Fetches:
     """The command line's reader of what a question asks for (``analytics.keys.listed``
     ``KeyReader``): each asked of the service when the question needs it, usage through the
-    history store of a configured service."""
+    history store of a configured service, usage and keys as ``visible`` shows them."""
 
     settings: Settings
     demo: bool
+    visible: Visible = field(default=ORGANIZATION, kw_only=True)
 
     def usage(self, first: date, last: date) -> FetchedRange:
-        return usage(self.settings, self.demo, first, last, use_history=True)
+        read = fetched("usage", self.settings, self.demo, first, last, True, self.visible)
+        return read.shown
 
     def plan(self) -> PlanUsage:
         with shared.client(self.settings, self.demo) as client:
             return client.usage()
 
     def developer_keys(self) -> list[DeveloperKey]:
+        """The listed keys ``visible`` shows, each matched to its team by the mask recorded
+        for it, its key id's mask or its label in the key list."""
         with shared.client(self.settings, self.demo) as client:
-            return client.developer_keys()
+            keys = client.developer_keys()
+        if self.visible.scope.whole:  # no audit log to open
+            return keys
+        return self.visible.developer_keys(keys, {}, self.recorded_masks())
 
     def recorded_masks(self) -> dict[str, str]:
         audit = AuditLog.for_settings(self.settings, self.demo)
@@ -96,12 +139,16 @@ class Fetches:
 
 
 def key_limits(
-    settings: Settings, demo: bool, today: date, warning_at: float
+    settings: Settings,
+    demo: bool,
+    today: date,
+    warning_at: float,
+    visible: Visible = ORGANIZATION,
 ) -> LimitStatus | None:
-    """Every active key's own limits as budgets of the billing period (``limit_status``);
-    None (said on stderr) when the key may not list keys."""
+    """Every active key's own limits (of the keys ``visible`` shows) as budgets of the billing
+    period (``limit_status``); None (said on stderr) when the key may not list keys."""
     try:
-        return limit_status(Fetches(settings, demo), today, warning_at)
+        return limit_status(Fetches(settings, demo, visible=visible), today, warning_at)
     except AuthorizationError:
         typer.echo("note: key limits not checked: only an admin key can list keys", err=True)
         return None

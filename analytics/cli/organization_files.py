@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
 from analytics.alerts.config import AlertsConfig, Rotations, parse_alerts, rotation_settings
 from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.costs import Prices
 from analytics.cli.shared import UsageProblem, settings
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, parse_pricing
-from analytics.cost.teams import Teams, key_teams, parse_teams
+from analytics.cost.teams import NO_TEAMS, Teams, key_teams, parse_teams
 from analytics.exports.shaping import Costing
 from analytics.settings.in_force import Document, Place, document
 from analytics.settings.parts import Part, checked_budgets
@@ -50,6 +51,23 @@ def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
         parse_teams(teams_text.text, teams_text.where) if teams_text else None
     )
     return Costing(prices, cost_centres)
+
+
+def visible(team: str | None, given: Costing) -> Visible:
+    """What a command shows: the whole organization, or with ``--team`` that team of the
+    teams settings in force (``given``'s), as its lead sees it. A team they do not have (or
+    no teams settings at all) is a usage problem naming the teams there are."""
+    if team is None:
+        return Visible(WHOLE_ORGANIZATION, given.teams or NO_TEAMS)
+    teams = given.teams
+    if teams is None:
+        raise UsageProblem(f"--team {team!r} needs teams settings: give --teams FILE")
+    names = [found.name for found in teams.teams]
+    if team not in names:
+        raise UsageProblem(
+            f"--team {team!r} is no team of {teams.source}; its teams are {', '.join(names)}"
+        )
+    return Visible(Scope(frozenset({team})), teams)
 
 
 def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None:

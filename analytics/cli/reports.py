@@ -15,7 +15,7 @@ from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
-from analytics.capacity.budgets import DEFAULT_WARNING
+from analytics.capacity.budgets import DEFAULT_WARNING, contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
     plan_for_term,
@@ -49,6 +49,12 @@ from analytics.usage import calendar
 from analytics.usage.calendar import range_text
 
 ReportFormat = Literal["html", "pdf"]
+# The one line a team's report says of what it leaves out.
+TEAM_LEFT_OUT = (
+    "One team's report: the organization-wide budgets, the plan's limits, the spend and the "
+    "capacity decision are the organization's figures and are left out; the team's share of "
+    "the money is its row of Chargeback (export --team --with-cost)"
+)
 
 
 @app.command()
@@ -96,6 +102,7 @@ def report(
         ),
     ] = None,
     pricing: shared.PricingOption = None,
+    team: shared.TeamOption = None,
     teams: shared.TeamsOption = None,
     term: TermOption = DEFAULT_TERM,
     growth: GrowthOption = None,
@@ -106,7 +113,7 @@ def report(
 ) -> None:
     """Write the capacity meeting report (one self-contained HTML file, or PDF) for a range of
     days, with the Decision section under the what-ifs given (as `capacity recommend`), and
-    mail it."""
+    mail it. With --team, the team's report: its usage, keys, forecasts and budgets only."""
     with shared.reported(debug):
         given = asked(term, growth, add, risk)
         today = calendar.utc_today()
@@ -126,24 +133,34 @@ def report(
             raise UsageProblem(str(exc)) from None
         budget_file = organization_files.budgets(budgets, demo)
         costing = organization_files.costing(pricing, teams, demo)
-        cost = organization_files.capacity_prices(costing, budget_file)
-        reader = fetching.Fetches(shared.settings(), demo)
-        review, usage = review_of(reader, budget_file, today, first, last, cost)
-        demo_days = shared.settings().demo_days if demo else None
-        found, mix = read_history(reader, today, demo_days)
-        options = costing.pricing.catalogue if costing.pricing else ()
-        plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
-        decision = decision_of(found, options, given, review.year_start, plan)
-        for warning in decision.warnings:
-            typer.echo(f"warning: {warning}", err=True)
+        visible = organization_files.visible(team, costing)
+        key_teams = organization_files.team_mapping(costing)
+        reader = fetching.Fetches(shared.settings(), demo, visible=visible)
+        if visible.scope.teams is None:
+            cost = organization_files.capacity_prices(costing, budget_file)
+            review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
+            demo_days = shared.settings().demo_days if demo else None
+            found, mix = read_history(reader, today, demo_days)
+            options = costing.pricing.catalogue if costing.pricing else ()
+            plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
+            decision = decision_of(found, options, given, review.year_start, plan)
+            for warning in decision.warnings:
+                typer.echo(f"warning: {warning}", err=True)
+            note = None
+        else:
+            shown = budget_file.of_teams(visible.scope.teams) if budget_file else None
+            year = contract_year(budget_file)
+            review, usage = review_of(reader, shown, today, first, last, None, key_teams, year)
+            decision, note = None, f"{TEAM_LEFT_OUT} ({visible.scope.name})"
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
-        limits = fetching.key_limits(shared.settings(), demo, today, warning_at)
+        limits = fetching.key_limits(shared.settings(), demo, today, warning_at, visible)
         page = render(
             usage.frame,
             review,
             key_limits=limits[0] if limits else (),
             page_size=paper,
             decision=decision,
+            scope_note=note,
         )
         pdf = (
             html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None

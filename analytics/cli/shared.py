@@ -152,6 +152,15 @@ TeamsOption = Annotated[
         help="Teams TOML file (default: teams.toml here when present; the example with --demo).",
     ),
 ]
+TeamOption = Annotated[
+    str | None,
+    typer.Option(
+        "--team",
+        metavar="NAME",
+        help="Only this team of the teams settings in force: its keys, tags, usage and "
+        "budgets, as the team's lead sees them in the dashboard.",
+    ),
+]
 AlertsOption = Annotated[
     Path | None,
     typer.Option("--alerts", help="Alerts TOML file (default: alerts.toml here when present)."),

@@ -13,6 +13,7 @@ import pandas as pd
 
 from analytics.exports.shaping import (
     Costing,
+    Share,
     check_choices,
     shape_export,
     shape_pair_export,
@@ -65,8 +66,16 @@ class ExportRequest:
         """``ExportProblem`` for choices that go together badly or need a file not given."""
         check_choices(self.source, self.group_by, self.with_cost, costing)
 
-    def shape(self, frame: pd.DataFrame, start: date, end: date, costing: Costing) -> pd.DataFrame:
-        """The file's rows from the frame of ``report`` over ``start``–``end``."""
+    def shape(
+        self,
+        frame: pd.DataFrame,
+        start: date,
+        end: date,
+        costing: Costing,
+        share: Share | None = None,
+    ) -> pd.DataFrame:
+        """The file's rows from the frame of ``report`` over ``start``–``end``; with a
+        ``share``, some teams' rows from their frame (``shaping.Share``)."""
         self.check(costing)
         if self.source == "tags":
             priced = costing if self.with_cost else None
@@ -74,7 +83,7 @@ class ExportRequest:
         if self.source == "language-pairs":
             return shape_pair_export(frame, _as(self.group_by, PAIR_GROUPINGS))
         grouping: GroupBy = _as(self.group_by, USAGE_GROUPINGS)
-        return shape_export(frame, start, end, grouping, costing, self.with_cost)
+        return shape_export(frame, start, end, grouping, costing, self.with_cost, share)
 
     def warning(self, costing: Costing, start: date, end: date) -> str | None:
         """What to say once of the file's cost cells: the days without a price, if any."""

@@ -12,6 +12,14 @@ usage, which no key or day of usage can carry, is a row of its own without usage
 on the month's first priced day, under the key ``-`` in the groupings by key. Amounts are
 exact decimals from the money layer's minor units.
 
+An export of some teams (``Share``: what a team's lead sees) holds their rows only: the rows
+of their keys (the frame given is theirs already, ``access.Visible.report``'s), their row(s)
+in a grouping by team, their totals as the one row of the range. Its money is their share of
+the organization's, priced from the organization's frame exactly as above, so each of their
+rows carries the same amounts as in the organization's file, and a team's total is its row of
+Chargeback: its usage cost, and ``base_fee_share_<currency>``, its share of the base fee, also
+in the one row of range totals (the whole fee, like every other team's money, never appears).
+
 Days without a price are not priced (``Spend.unpriced``): a row of such a day has empty cost
 cells, a row over the range has the cost of its priced days (empty when no day has a price),
 and ``unpriced_warning`` says which days, so the file is still written.
@@ -20,7 +28,7 @@ and ``unpriced_warning`` says which days, so the file is still written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
@@ -64,6 +72,15 @@ class Costing:
     teams: Teams | None = None
 
 
+@dataclass(frozen=True)
+class Share:
+    """An export of some teams' rows: the teams, and the organization's key-day frame of the
+    range, which their money is shared from."""
+
+    teams: frozenset[str]
+    organization: pd.DataFrame = field(compare=False)
+
+
 def check_choices(source: ExportSource, grouping: str, with_cost: bool, costing: Costing) -> None:
     """The one check of an export's choices: a grouping of the source, the teams file a
     grouping by team needs, the pricing file cost needs, and a source that carries cost
@@ -83,9 +100,12 @@ def shape_export(
     group_by: GroupBy,
     costing: Costing = Costing(),
     with_cost: bool = False,
+    share: Share | None = None,
 ) -> pd.DataFrame:
     """Key-day rows, per-key totals, per-team totals (every team, then Unassigned), team-day
-    rows, or one row of range totals for `start`–`end`; with `with_cost`, their cost.
+    rows, or one row of range totals for `start`–`end`; with `with_cost`, their cost. With a
+    ``share``, ``key_day`` holds the share's keys and the rows are the share's (see the
+    module).
 
     Days are calendar dates (written YYYY-MM-DD), usage columns exactly the frames' columns.
     """
@@ -106,9 +126,22 @@ def shape_export(
         assert costing.teams is not None
         team = assign_keys(costing.teams, key_day)
         table = key_day[list(METRICS)].groupby(team, observed=False).sum().reset_index()
+        if share is not None:
+            table = table[table["team"].isin(list(share.teams))].reset_index(drop=True)
     if with_cost:
-        table = _with_cost(table, key_day, start, end, group_by, costing)
+        table = _with_cost(table, key_day, start, end, group_by, costing, share)
+    if share is not None:
+        table = _named_as_held(table)
     return _dated(table) if "usage_date" in table.columns else table
+
+
+def _named_as_held(table: pd.DataFrame) -> pd.DataFrame:
+    """Each category column's categories kept to the values it holds: a Parquet file stores
+    a column's categories, and a share's file names nothing outside it."""
+    for column in table.columns:
+        if isinstance(table[column].dtype, pd.CategoricalDtype):
+            table[column] = table[column].cat.remove_unused_categories()
+    return table
 
 
 def _dated(table: pd.DataFrame) -> pd.DataFrame:
@@ -131,20 +164,28 @@ def _with_cost(
     end: date,
     group_by: GroupBy,
     costing: Costing,
+    share: Share | None,
 ) -> pd.DataFrame:
     pricing = costing.pricing
     assert pricing is not None
-    if group_by == "none":
+    teams = costing.teams or NO_TEAMS
+    if share is not None:  # the share's rows, priced as the organization's
+        key_day = share.organization
+    if group_by == "none" and share is None:
         spend = price_usage(key_day, pricing, start, end)
         usage = int(spend.organization["amount_minor"].sum())
         fee = int(spend.fees["amount_minor"].sum())
         empty = _unpriced_rows(table, spend, False)
         return _money(table, [usage], [fee], BASE_FEE, spend.currency, empty)
-    teams = costing.teams or NO_TEAMS
     bill = chargeback(key_day, pricing, teams, start, end)
-    if group_by == "team":
+    if group_by in ("team", "none"):
         per_team = bill.table.groupby("team", observed=False)
-        sums = per_team[["usage_amount_minor", "base_fee_minor"]].sum().reindex(table["team"])
+        sums = per_team[["usage_amount_minor", "base_fee_minor"]].sum()
+        if group_by == "none":  # a share's totals: the sum of its teams' rows
+            assert share is not None
+            sums = sums.loc[sorted(share.teams)].sum().to_frame().T
+        else:
+            sums = sums.reindex(table["team"])
         return _money(
             table,
             sums["usage_amount_minor"].tolist(),
@@ -161,7 +202,8 @@ def _with_cost(
     else:
         team_of = key_teams(teams, labels(key_day))
     spend = price_usage(key_day, pricing, start, end, by, per="day" if per_day else "month")
-    return _with_fee_share(table, spend, bill, team_of, per_day)
+    shown = None if share is None else share.teams
+    return _with_fee_share(table, spend, bill, team_of, per_day, shown)
 
 
 def _with_fee_share(
@@ -170,9 +212,11 @@ def _with_fee_share(
     bill: Chargeback,
     team_of: dict[str, str],
     per_day: bool,
+    shown: frozenset[str] | None,
 ) -> pd.DataFrame:
     """The cost columns of the groupings by key or by day: each row's line items and its base
-    fee share; the fee no row of usage carries gets a row of its own (see the module)."""
+    fee share; the fee no row of usage carries gets a row of its own (see the module), in a
+    share's file only if it is one of the ``shown`` teams'."""
     by = spend.by
     fees = base_fee_shares(bill, spend, team_of)
     by_key = by == "api_key"
@@ -181,6 +225,8 @@ def _with_fee_share(
     fees = fees.rename(columns={"team": "owner", "group": by})
     keys = ["usage_date", by] if per_day else [by]
     extra = fees[no_group].drop_duplicates(keys)
+    if shown is not None:
+        extra = extra[extra["owner"].isin(list(shown))]
     if len(extra):
         added = extra[keys].assign(api_key_label=extra["owner"]) if by_key else extra[keys]
         zeros = {m: pd.Series(0, index=added.index, dtype=table[m].dtype) for m in METRICS}

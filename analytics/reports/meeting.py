@@ -168,12 +168,14 @@ def render(
     key_limits: Sequence[Evaluation] = (),
     page_size: PageSize = "A4",
     decision: Decision | None = None,
+    scope_note: str | None = None,
 ) -> str:
     """The review as one HTML page, with usage charts of its range from ``key_day`` (which
     covers at least that range), and each key against its own limits (``key_limits``, as
     ``analytics.keys.limits`` evaluates them) when there are any, and the capacity
     ``decision`` (its options priced in the review's currency, the pricing file's) when given;
-    printed (by a browser or ``pdf.html_to_pdf``) on ``page_size`` paper."""
+    printed (by a browser or ``pdf.html_to_pdf``) on ``page_size`` paper. ``scope_note`` says
+    under the title what a team's report leaves out."""
     start, end = review.start, review.end
     comparison = review.comparison
     period = within(key_day, start, end)
@@ -186,6 +188,9 @@ def render(
         f'<p class="note">Warning: totals do not reconcile: {html.escape(m)}</p>'
         for m in review.mismatches
     )
+    if scope_note is not None:
+        notes = f'<p class="note">{html.escape(scope_note)}</p>{notes}'
+
     header = (
         f"<header><h1>{html.escape(title)}</h1>"
         f'<p class="meta">Period {range_text(start, end)} (UTC days) · compared with the '
