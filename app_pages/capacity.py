@@ -45,7 +45,7 @@ from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
-from analytics.reports.meeting import render
+from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_page_size
@@ -332,50 +332,65 @@ def show_recommendation(decision: Decision, currency: str) -> None:
         st.caption(f"Left out: {note}.")
 
 
-st.subheader("Decision")
-st.caption(
-    "The forecasts of the organization's whole history, each from the model that did best on "
-    "it, and the option to buy for the next term, priced across the forecast's range. The "
-    "what-ifs below stay in the page's address: a copied link shows the same view."
-)
-with st.container(horizontal=True):
-    growth = st.number_input(
-        "Growth above the forecast (%)", -99.0, 1000.0, 0.0, 5.0, key="growth", bind="query-params"
-    )
-    risk = st.slider(
-        "Highest chance of overage (%)",
-        0,
-        100,
-        round(100 * DEFAULT_RISK),
-        key="risk",
-        bind="query-params",
-    )
-    term = st.selectbox(
-        "Term (months)", TERMS, TERMS.index(DEFAULT_TERM), key="term", bind="query-params"
-    )
-planned = st.text_area(
-    "Planned workloads, one a line",
-    key="add",
-    bind="query-params",
-    placeholder="2026-06:2000000 characters\nspeech pilot 500 minutes a month",
-)
-asked = Asked(WhatIf(growth / 100, planned_workloads(planned)), risk / 100, term)
-with service_errors(source):
-    limits = None if plan is None else plan.limits  # today's plan: the Plan card's
-    decision = deciding.decision(source, today, money, asked, review.year_start, limits)
-st.caption(f"What-ifs: {decision.what_if}.")
-for warning in decision.warnings:
-    st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
-show_forecasts(decision)
-if decision.recommendation.options and money.currency:
-    show_recommendation(decision, money.currency)
-else:
+def decision_section() -> Decision:
+    """The forecasts, the what-ifs and the option to buy: the organization's decision."""
     st.caption(
-        f"No options to weigh: {file_in_force('pricing', source)} lists none. Add "
-        "`[[option]]` entries (base fee, included volume, prices beyond, term, discount) to the "
-        "pricing file for a recommendation: see *The catalogue* on the manual's Capacity review "
-        "page (docs/capacity.md) and pricing.example.toml."
+        "The forecasts of the organization's whole history, each from the model that did best on "
+        "it, and the option to buy for the next term, priced across the forecast's range. The "
+        "what-ifs below stay in the page's address: a copied link shows the same view."
     )
+    with st.container(horizontal=True):
+        growth = st.number_input(
+            "Growth above the forecast (%)",
+            -99.0,
+            1000.0,
+            0.0,
+            5.0,
+            key="growth",
+            bind="query-params",
+        )
+        risk = st.slider(
+            "Highest chance of overage (%)",
+            0,
+            100,
+            round(100 * DEFAULT_RISK),
+            key="risk",
+            bind="query-params",
+        )
+        term = st.selectbox(
+            "Term (months)", TERMS, TERMS.index(DEFAULT_TERM), key="term", bind="query-params"
+        )
+    planned = st.text_area(
+        "Planned workloads, one a line",
+        key="add",
+        bind="query-params",
+        placeholder="2026-06:2000000 characters\nspeech pilot 500 minutes a month",
+    )
+    asked = Asked(WhatIf(growth / 100, planned_workloads(planned)), risk / 100, term)
+    with service_errors(source):
+        limits = None if plan is None else plan.limits  # today's plan: the Plan card's
+        decision = deciding.decision(source, today, money, asked, review.year_start, limits)
+    st.caption(f"What-ifs: {decision.what_if}.")
+    for warning in decision.warnings:
+        st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
+    show_forecasts(decision)
+    if decision.recommendation.options and money.currency:
+        show_recommendation(decision, money.currency)
+    else:
+        st.caption(
+            f"No options to weigh: {file_in_force('pricing', source)} lists none. Add "
+            "`[[option]]` entries (base fee, included volume, prices beyond, term, discount) to "
+            "the pricing file for a recommendation: see *The catalogue* on the manual's "
+            "Capacity review page (docs/capacity.md) and pricing.example.toml."
+        )
+    return decision
+
+
+st.subheader("Decision")
+team_scope = not source.visible.scope.whole
+if team_scope:  # the organization's figures: left out, as `report --team` leaves them out
+    st.caption(f"{team_note(source.visible.scope.name)}.")
+decision = None if team_scope else decision_section()
 
 comparison = review.comparison
 changes = change_columns()
@@ -409,6 +424,7 @@ def report_page() -> str:
         key_limits=key_limits or (),
         page_size=paper,
         decision=decision,
+        scope_note=team_note(source.visible.scope.name) if team_scope else None,
     )
 
 

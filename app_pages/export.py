@@ -62,7 +62,10 @@ with_cost = controls.toggle(
 )
 if money.teams is None and export_source == "usage":
     st.caption(NEEDS_TEAMS)
-request = ExportRequest(export_source, group_by, with_cost and priceable)
+team = source.visible.scope.teams
+request = ExportRequest(
+    export_source, group_by, with_cost and priceable, None if team is None else min(team)
+)
 if request.with_cost and money.pricing is not None:
     say_unpriced(money.pricing, chosen.start, chosen.end, "cost cells")
 
@@ -99,6 +102,11 @@ if rows:
             column_config=export_preview_columns(export_source == "tags"),
         )
 
+if team is not None and len(team) > 1:
+    st.caption(
+        "The command line exports one team at a time (`--team`): each line below writes the "
+        f"file of {request.team} alone."
+    )
 st.subheader("Same file from the command line")
 st.code(
     export_command(request, chosen.start, chosen.end, "csv", source.demo),

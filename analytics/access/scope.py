@@ -137,15 +137,21 @@ class Visible:
 
     def budgets(self, file: BudgetFile) -> BudgetFile | None:
         """The budgets of a file the scope sees: those of its teams and of its keys (a key
-        named by label or masked key); the organization's budgets and the plan's are the
-        organization's figures, left out of a team's. None: no budget is left."""
+        named by label or masked key), in characters or minutes, in the file's order. The
+        organization's budgets and the plan's are the organization's figures, left out of a
+        team's; so are budgets in money: a team's money is its share of the organization's,
+        which a budget measured over its keys alone cannot price as Chargeback does. None: no
+        budget is left."""
         if self.scope.whole:
             return file
         kept = tuple(
             budget
             for budget in file.budgets
-            if (budget.team is not None and self._in(budget.team))
-            or (budget.key is not None and self._in(self.team_of_key(budget.key, budget.key)))
+            if not budget.is_cost
+            and (
+                (budget.team is not None and self._in(budget.team))
+                or (budget.key is not None and self._in(self.team_of_key(budget.key, budget.key)))
+            )
         )
         return msgspec.structs.replace(file, budgets=kept) if kept else None
 

@@ -224,15 +224,6 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         """The budgets marked ``enforce = true``, in the file's order."""
         return tuple(b for b in self.budgets if b.enforce)
 
-    def of_teams(self, teams: frozenset[str]) -> BudgetFile | None:
-        """The budgets a lead of ``teams`` sees, in the file's order: those naming one of
-        them, in characters or minutes (None: there are none). The organization-wide budgets
-        and the plan's limits are the organization's figures, and a team's money is its share
-        of the organization's, which a budget over its keys alone cannot price as Chargeback
-        does: those are left out."""
-        kept = tuple(b for b in self.budgets if b.team in teams and not b.is_cost)
-        return msgspec.structs.replace(self, budgets=kept) if kept else None
-
 
 def contract_year(budgets: BudgetFile | None) -> YearStart:
     """The contract year every surface reads: the budgets file's ``contract_year_start``, the

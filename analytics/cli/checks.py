@@ -189,8 +189,8 @@ def check_budgets(
         visible = organization_files.visible(team, costing)
         budget_file = organization_files.budgets(budgets, demo)
         warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
-        if budget_file is not None and visible.scope.teams is not None:
-            budget_file = budget_file.of_teams(visible.scope.teams)
+        if budget_file is not None:
+            budget_file = visible.budgets(budget_file)
         today = calendar.utc_today()
         limits = (
             fetching.key_limits(check.settings, demo, today, warning_at, visible)

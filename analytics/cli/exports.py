@@ -138,7 +138,7 @@ def export(
     with shared.reported(debug):
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
-        request = ExportRequest(source, group_by, with_cost)
+        request = ExportRequest(source, group_by, with_cost, team)
         try:
             # A file named here is read (and a bad one refused) whatever the choices.
             reads = request.reads_settings or (pricing, teams, team) != (None, None, None)

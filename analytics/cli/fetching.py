@@ -13,13 +13,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Final, cast
+from typing import cast
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.access import WHOLE_ORGANIZATION, Visible
+from analytics.access import EVERYTHING, Visible
 from analytics.cli import shared
 from analytics.exports.vocabulary import REPORTS, Report
 from analytics.keys.audit import AuditLog
@@ -29,9 +29,6 @@ from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange
-
-# What a command sees without --team: the whole organization.
-ORGANIZATION: Final = Visible(WHOLE_ORGANIZATION)
 
 
 def _fetch(
@@ -85,7 +82,7 @@ def fetched(
     first: date,
     last: date,
     use_history: bool,
-    visible: Visible = ORGANIZATION,
+    visible: Visible = EVERYTHING,
 ) -> Read:
     """The daily report ``report`` of first..last through ``visible`` (history store only for
     a configured service); a team's pairs come from the pair-key-day report, fetched once.
@@ -114,7 +111,7 @@ class Fetches:
 
     settings: Settings
     demo: bool
-    visible: Visible = field(default=ORGANIZATION, kw_only=True)
+    visible: Visible = field(default=EVERYTHING, kw_only=True)
 
     def usage(self, first: date, last: date) -> FetchedRange:
         read = fetched("usage", self.settings, self.demo, first, last, True, self.visible)
@@ -143,7 +140,7 @@ def key_limits(
     demo: bool,
     today: date,
     warning_at: float,
-    visible: Visible = ORGANIZATION,
+    visible: Visible = EVERYTHING,
 ) -> LimitStatus | None:
     """Every active key's own limits (of the keys ``visible`` shows) as budgets of the billing
     period (``limit_status``); None (said on stderr) when the key may not list keys."""

@@ -40,7 +40,7 @@ from analytics.cli.what_ifs import (
     TermOption,
     asked,
 )
-from analytics.reports.meeting import render
+from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.reports.settings import ReportSettingsError, report_page_size
@@ -49,12 +49,6 @@ from analytics.usage import calendar
 from analytics.usage.calendar import range_text
 
 ReportFormat = Literal["html", "pdf"]
-# The one line a team's report says of what it leaves out.
-TEAM_LEFT_OUT = (
-    "One team's report: the organization-wide budgets, the plan's limits, the spend and the "
-    "capacity decision are the organization's figures and are left out; the team's share of "
-    "the money is its row of Chargeback (export --team --with-cost)"
-)
 
 
 @app.command()
@@ -148,10 +142,10 @@ def report(
                 typer.echo(f"warning: {warning}", err=True)
             note = None
         else:
-            shown = budget_file.of_teams(visible.scope.teams) if budget_file else None
+            shown = visible.budgets(budget_file) if budget_file else None
             year = contract_year(budget_file)
             review, usage = review_of(reader, shown, today, first, last, None, key_teams, year)
-            decision, note = None, f"{TEAM_LEFT_OUT} ({visible.scope.name})"
+            decision, note = None, team_note(visible.scope.name)
         warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
         limits = fetching.key_limits(shared.settings(), demo, today, warning_at, visible)
         page = render(

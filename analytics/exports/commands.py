@@ -11,6 +11,7 @@ machine does not have would fail where it is pasted.
 
 from __future__ import annotations
 
+import shlex
 import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -193,6 +194,8 @@ def _options(request: ExportRequest) -> str:
     words.append(f"--group-by {request.group_by}")
     if request.with_cost:
         words.append("--with-cost")
+    if request.team is not None:
+        words.append(f"--team {shlex.quote(request.team)}")
     return " ".join(words)
 
 

@@ -42,6 +42,7 @@ class ExportRequest:
     source: ExportSource = "usage"
     grouping: str | None = None
     with_cost: bool = False
+    team: str | None = None  # one team's file, as its lead sees it (`--team`)
 
     @property
     def group_by(self) -> str:

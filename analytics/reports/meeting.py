@@ -161,6 +161,16 @@ def _budget_rows(frame: pd.DataFrame, currency: str | None) -> pd.DataFrame:
     )
 
 
+def team_note(scope: str) -> str:
+    """The one line a team's review says of what it leaves out (``scope``: its name, e.g.
+    "team Web shop"), in the report and on the Capacity page alike."""
+    return (
+        f"One team's review ({scope}): the organization-wide budgets, the plan's limits, the "
+        "spend and the capacity decision are the organization's figures and are left out; the "
+        "team's share of the money is its row of Chargeback (export --team --with-cost)"
+    )
+
+
 def render(
     key_day: pd.DataFrame,
     review: CapacityReview,

@@ -10,7 +10,11 @@ tags written out by hand from teams.example.toml.
 
 from __future__ import annotations
 
+import shlex
+
+import pandas as pd
 import pytest
+from support.builders import invoke
 from support.headless import app_test
 from support.shown import shown_texts
 from test_access import AUTH
@@ -120,3 +124,31 @@ def test_an_address_naming_another_teams_key_is_refused(organization, page, para
     ]
     text = every_text(at).replace(refusals[0], "")
     assert not [thing for thing in organization["theirs"] if thing in text]
+
+
+@pytest.mark.parametrize("group", ["Key", "Team", "Key and day"])
+def test_a_team_leads_export_is_what_the_command_it_shows_writes(demo, tmp_path, group):
+    """The Export page under a team's scope: its file's rows (the preview holds them all, a
+    team's file being short) are the rows of the command the page shows, run as shown."""
+    at = signed_in(LEAD, "export", group=group, period="Last 30 days")
+    at.toggle(key="with_cost").set_value(True).run()
+    command = at.code[0].value
+    assert "--team Marketing" in command and "--with-cost" in command
+    words = shlex.split(command)[3:]  # after "python -m analytics"
+    out = tmp_path / "team.csv"
+    words[words.index("--output") + 1] = str(out)
+    assert invoke(*words).exit_code == 0
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    [preview] = [table.value for table in at.dataframe]
+    assert len(preview) == len(written) > 0
+    assert preview.astype(str).to_numpy().tolist() == written.to_numpy().tolist()
+
+
+def test_a_team_leads_capacity_page_leaves_the_organizations_figures_out(demo):
+    at = signed_in(LEAD, "capacity")
+    captions = [caption.value for caption in at.caption]
+    assert "One team's review (team Marketing): the organization-wide budgets" in "\n".join(
+        captions
+    )
+    assert "The plan's figures are the organization's: not shown to team Marketing." in captions
+    assert not [c for c in captions if c.startswith(("Recommended", "No options to weigh"))]
