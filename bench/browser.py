@@ -217,7 +217,7 @@ def page_loads(
     return {"warm": warm, "cold": cold}
 
 
-def settled_kb(pid: int, samples: int = 5) -> dict[str, int]:
+def settled_kb(pid: int, samples: int) -> dict[str, int]:
     """The median resident set of `samples` reads a second apart (the allocator returns
     memory to the system in its own time), and the peak."""
     reads = []
@@ -315,7 +315,7 @@ def session_memory(scale: org.Scale) -> list[Result]:
                     visit_all(context, served.base_url, ALL_HISTORY, pages) for _ in range(sessions)
                 ]
                 everything_shown &= all(_summary(shown(tab))["errors"] == 0 for tab in tabs)
-                figures[sessions] = settled_kb(served.pid)
+                figures[sessions] = settled_kb(served.pid, scale.memory_samples)
     one, many = figures[1]["VmRSS"], figures[scale.sessions]["VmRSS"]
     return [
         result(

@@ -73,6 +73,13 @@ class Scale:
         return 1 if self.factor >= 0.5 else 0
 
     @property
+    def latency_rounds(self) -> int:
+        """Timed rounds of `concurrent_windows` against the emulator answering after 200 ms:
+        three at full scale; one in the smoke run, whose rounds are mostly that waiting and
+        which checks the windows fetched and their frames, not how fast."""
+        return 3 if self.factor >= 0.5 else 1
+
+    @property
     def page_visits(self) -> int:
         """How many times the browser lines open each page: a median of three at full scale;
         once in the smoke run, which checks what the pages show, not how fast."""
@@ -104,6 +111,13 @@ class Scale:
         """The open sessions `session_memory` weighs against one: ten at full scale, two in
         the smoke run (which checks that each session showed every page, not how much)."""
         return 10 if self.factor >= 0.5 else 2
+
+    @property
+    def memory_samples(self) -> int:
+        """Reads of a dashboard's resident memory, a second apart, `session_memory` takes the
+        median of: five at full scale; one in the smoke run (which checks that each session
+        showed every page and that the figures are read, not how steady they are)."""
+        return 5 if self.factor >= 0.5 else 1
 
     @property
     def state_marks(self) -> int:

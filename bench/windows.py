@@ -36,7 +36,7 @@ def concurrent_windows(scale: org.Scale) -> list[Result]:
     waiting dominates; the full organization's figure is reported alongside, where decoding
     150,000 rows per window (one core per process) dominates instead.
     """
-    latency_bound = _fetch_times(LATENCY_BOUND_KEYS, max(3, scale.repeat - 2))
+    latency_bound = _fetch_times(LATENCY_BOUND_KEYS, scale.latency_rounds)
     full = _fetch_times(scale.keys, 1)
     identical = latency_bound.pop("identical")
     return [

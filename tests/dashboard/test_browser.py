@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from playwright.sync_api import Locator, expect, sync_playwright
 from support import kept
-from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, unavailable
+from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, settled, unavailable
 from support.servers import running_dashboard
 from test_key_actions import stored
 
@@ -101,15 +101,6 @@ def open_page(page, base_url: str, path: str, title: str) -> None:
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("Demo data — ")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
-
-
-def settled(page) -> None:
-    """Waits until the app's run has ended and nothing an earlier run drew is left: until a
-    rerun ends, the elements of the run before stay on the page, marked stale, beside those
-    the rerun drew (two buttons of one name, one of them the old one)."""
-    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    expect(idle).to_have_count(1, timeout=WAIT_MS)
-    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
 
 
 def choose(

@@ -26,6 +26,7 @@ from support.browsers import (
     WAIT_MS,
     fresh_context,
     one_chromium,
+    settled,
     unavailable,
 )
 from support.faultserver import PASS, FaultServer, write_org_file
@@ -163,16 +164,17 @@ def assert_no_secrets(text: str, where: str) -> None:
 # -- what a page shows --------------------------------------------------------------------------
 
 
-def settled(page: Page) -> None:
-    """The app's run has finished (call once something of the run is visible)."""
+def run_over(page: Page) -> None:
+    """The app's run has finished and all it drew is shown (call once something of the run is
+    visible): no status widget, and the run's end reached the page (`settled`)."""
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
-    page.wait_for_timeout(300)  # one more frame: nothing else arrives after the run's end
+    settled(page)
 
 
 def only_sign_in(page: Page) -> None:
     """The sign-in page and nothing of the dashboard."""
     expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=WAIT_MS)
-    settled(page)
+    run_over(page)
     expect(page.get_by_role("heading", name="Usage dashboard", exact=True)).to_be_visible()
     no_dashboard(page)
     expect(page.get_by_role("button", name="Sign out")).to_have_count(0)
@@ -190,7 +192,7 @@ def signed_in_with_data(page: Page, title: str, days: int = 30) -> None:
     """`title`'s page with its figures and the sidebar's sign-out button."""
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
-    settled(page)
+    run_over(page)
     expect(page.get_by_text(f"({days} days)")).to_be_visible()
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_role("button", name="Sign out")).to_be_visible()
@@ -289,7 +291,7 @@ def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service
     only_sign_in(page)
     sign_in(page, provider, GUEST)
     expect(page.get_by_text(f"{GUEST} is not allowed")).to_be_visible(timeout=WAIT_MS)
-    settled(page)
+    run_over(page)
     no_dashboard(page)
     expect(page.get_by_role("button", name="Sign in")).to_have_count(0)
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
@@ -297,7 +299,7 @@ def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service
     for path in PAGE_PATHS:
         page.goto(f"{base}{path}?period=All+history")
         expect(page.get_by_text(f"{GUEST} is not allowed")).to_be_visible(timeout=WAIT_MS)
-        settled(page)
+        run_over(page)
         no_dashboard(page)
     assert service.seen == [], "a session that is not allowed made the dashboard ask the service"
     # The control: the same browser, signed in as a listed address, does reach the service.

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
 from analytics.reports import pdf
 from bench import browser
@@ -48,6 +48,17 @@ def fresh_context(chromium: Browser) -> BrowserContext:
     context = chromium.new_context(viewport=browser.VIEWPORT)
     context.set_default_timeout(WAIT_MS)
     return context
+
+
+def settled(page: Page) -> None:
+    """Waits until the app's run has ended and nothing an earlier run drew is left: until a
+    rerun ends, the elements of the run before stay on the page, marked stale, beside those
+    the rerun drew (two buttons of one name, one of them the old one). Streamlit sends a run's
+    end after everything the run drew, so once it shows the run ended, what the run drew is on
+    the page and nothing more of it arrives."""
+    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    expect(idle).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
 
 
 def unavailable(what: str) -> NoReturn:
