@@ -57,7 +57,7 @@ with left:
 
 with right:
     st.subheader(f"One {noun} by service")
-    key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table, source, noun))
+    key = st.selectbox(noun.capitalize(), key=noun, **page.key_choices(table, source, chosen, noun))
     daily, used = (
         data.table(
             source,

@@ -88,6 +88,7 @@ if money.cost:
 
 st.subheader("One tag by day")
 # The search narrows the choices: the biggest matches, and the tag a link names.
+session.refuse_unseen("tag", lambda asked: not source.visible.tags([asked]), source.visible.scope)
 choices = tables.tag_choices(table, shown, st.query_params.get("tag"))
 tag = st.selectbox("Tag", choices.tags, key="tag", bind="query-params")
 if choices.narrowed:

@@ -41,7 +41,7 @@ chosen_keys = st.multiselect(
     f"{noun.capitalize()}s (all when empty)",
     key=f"{noun}s",
     placeholder=f"All {noun}s",
-    **page.key_choices(table, source, f"{noun}s"),
+    **page.key_choices(table, source, chosen_range, f"{noun}s"),
 )
 keys = tuple(chosen_keys)
 wide = data.table(

@@ -100,6 +100,10 @@ class Visible:
         shown = self.tag_day if name == "tags" else self.key_day
         return replace(fetched, frame=shown(fetched.frame))
 
+    def outside_team(self, name: str) -> bool:
+        """Whether ``name`` is a team of the settings (or ``Unassigned``) outside the scope."""
+        return name in self.teams.names and not self._in(name)
+
     def key_day(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The rows of a key-day (or pair-key-day) frame whose key is in the scope."""
         if self.scope.whole or frame.empty:

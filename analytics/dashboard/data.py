@@ -118,6 +118,18 @@ def _read(src: Source, report: str, start: date, end: date) -> FetchedRange:
     return _scoped_days(src.fingerprint, report, start, end, src)
 
 
+def unseen_keys(src: Source, start: date, end: date) -> frozenset[str]:
+    """The masked keys and labels of the organization's keys used in the range that the
+    session's scope does not see: what an address may not name (said so, never shown)."""
+    if src.visible.scope.whole:
+        return frozenset()
+    seen = set(usage(src, start, end).frame["api_key"].astype(str))
+    organization = _days(src.origin, "usage", start, end, src).frame
+    rows = organization.drop_duplicates("api_key")
+    rows = rows[~rows["api_key"].astype(str).isin(seen)]
+    return frozenset(rows["api_key"].astype(str)) | frozenset(rows["api_key_label"].astype(str))
+
+
 def usage(src: Source, start: date, end: date) -> FetchedRange:
     """The key-day frame of a range; shared between sessions, never to be modified."""
     return _read(src, "usage", start, end)

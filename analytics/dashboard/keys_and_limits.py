@@ -26,7 +26,7 @@ from analytics.dashboard import data
 from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.money_files import in_force, money_text, settings_place
-from analytics.dashboard.session import choice_in_address
+from analytics.dashboard.session import choice_in_address, chosen_range
 from analytics.dashboard.source import Source
 from analytics.guardrails import state as guardrail_state
 from analytics.keys import changes, listed, rotation
@@ -185,8 +185,17 @@ def choose(rows: list[KeyRow], src: Source) -> str:
     label a link names it by), else the session's choice, else the first listed key; a key
     outside the session's scope is refused in one line."""
     ids = [row.key.key_id for row in rows if row.key is not None]
-    scope = src.visible.scope
-    return choice_in_address(CHOSEN, ids, lambda asked: chosen_key(rows, asked), scope)
+
+    def outside(asked: str) -> bool:
+        """Another team's key, by key id, masked key or label."""
+        chosen = chosen_range()
+        others = {key.key_id for key in organization_keys(src)} - set(ids)
+        return asked in others or asked in data.unseen_keys(src, chosen.start, chosen.end)
+
+    def named(asked: str) -> str | None:
+        return chosen_key(rows, asked)
+
+    return choice_in_address(CHOSEN, ids, named, outside, src.visible.scope)
 
 
 def bound(key: DeveloperKey) -> str:

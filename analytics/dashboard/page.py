@@ -186,11 +186,19 @@ def top_n_input(where: DeltaGenerator, width: int | Literal["stretch"] = "stretc
     return int(where.number_input("Top N", 1, 50, 10, key="top", bind="query-params", width=width))
 
 
-def key_choices(table: pd.DataFrame, src: Source, param: str) -> dict[str, Any]:
+def key_choices(
+    table: pd.DataFrame, src: Source, chosen: ChosenRange, param: str
+) -> dict[str, Any]:
     """How a key (or team) widget offers them: masked ids shown by name, or teams by name;
-    kept in the URL as ``param``, where one outside the session's scope is refused."""
+    kept in the URL as ``param``, where another team's key (or a team outside the session's
+    scope) is refused."""
     names = tables.key_names(table)
-    session.refuse_unseen(param, names.__contains__, src.visible.scope)
+    unseen = data.unseen_keys(src, chosen.start, chosen.end)
+    session.refuse_unseen(
+        param,
+        lambda asked: asked in unseen or src.visible.outside_team(asked),
+        src.visible.scope,
+    )
     return {"options": list(names), "format_func": names.__getitem__, "bind": "query-params"}
 
 

@@ -94,19 +94,23 @@ def return_to_asked_page(pages: Sequence[st.Page]) -> None:
     st.switch_page(next(p for p in pages if p.url_path == url_path), query_params=query)
 
 
-def refuse_unseen(param: str, known: Callable[[str], bool], scope: Scope) -> None:
+def refuse_unseen(param: str, outside: Callable[[str], bool], scope: Scope) -> None:
     """Say, in one line, that the address's ``param`` names something outside a team's scope
-    (a key of another team, typed or linked): the page then shows its own first choice and
-    nothing of the one asked for, not even its label."""
+    (another team's key or tag, typed or linked): the page then shows its own first choice
+    and nothing of the one asked for, not even its label."""
     if scope.whole:
         return
     for asked in st.query_params.get_all(param):
-        if asked and not known(asked):
+        if asked and outside(asked):
             st.error(str(scope.refusal(f"{param} {asked!r}")), icon=":material/block:")
 
 
 def choice_in_address(
-    param: str, ids: Sequence[str], named: Callable[[str], str | None], scope: Scope = WHOLE
+    param: str,
+    ids: Sequence[str],
+    named: Callable[[str], str | None],
+    outside: Callable[[str], bool] = lambda _: False,
+    scope: Scope = WHOLE,
 ) -> str:
     """The id a choice box keyed `param` shows, set before the box is drawn: the address's
     `param` (an id, or whatever `named` turns into one: a link may name the choice as people
@@ -116,7 +120,7 @@ def choice_in_address(
     asked = st.query_params.get(param)
     current = st.session_state.get(param)
     found = (asked if asked in ids else named(asked)) if asked else None
-    refuse_unseen(param, lambda _: found is not None, scope)
+    refuse_unseen(param, outside, scope)
     shown: str = next(c for c in (found, current, ids[0]) if isinstance(c, str) and c in ids)
     st.session_state[param] = shown
     st.query_params[param] = shown

@@ -80,8 +80,9 @@ def organization(demo) -> dict[str, set[str]]:
     keys = signed_in(VIEWER, "limits").dataframe[0].value
     tags = signed_in(VIEWER, "tags").dataframe[0].value
     theirs = keys.loc[~keys["label"].isin(MARKETING_LABELS)]
+    ours = keys.loc[keys["label"].isin(MARKETING_LABELS)]
     return {
-        "ours": set(keys.loc[keys["label"].isin(MARKETING_LABELS), "label"]),
+        "ours": set(ours["label"]),
         "our_tags": {str(tag) for tag in tags["custom_tag"] if str(tag) in MARKETING_TAGS},
         "theirs": {
             text
@@ -92,6 +93,9 @@ def organization(demo) -> dict[str, set[str]]:
         | {str(tag) for tag in tags["custom_tag"] if str(tag) not in MARKETING_TAGS},
         "their_ids": set(theirs["key_id"]),
         "their_masks": {str(mask) for mask in theirs["api_key"].dropna() if len(str(mask)) > 4},
+        "our_masks": sorted(ours["api_key"].dropna().astype(str)),
+        "our_ids": dict(zip(ours["api_key"].astype(str), ours["key_id"], strict=True)),
+        "their_tags": {str(tag) for tag in tags["custom_tag"] if str(tag) not in MARKETING_TAGS},
     }
 
 
@@ -114,9 +118,18 @@ def test_the_viewer_sees_every_team(organization):
     assert organization["their_masks"] & set(text.split("\n"))
 
 
-@pytest.mark.parametrize(("page", "param"), [("limits", "key"), ("keys", "key")])
-def test_an_address_naming_another_teams_key_is_refused(organization, page, param):
-    asked = sorted(organization["their_ids" if page == "limits" else "their_masks"])[0]
+@pytest.mark.parametrize(
+    ("page", "param", "named"),
+    [
+        ("limits", "key", "their_ids"),
+        ("limits", "key", "their_masks"),
+        ("keys", "key", "their_masks"),
+        ("trends", "keys", "their_masks"),
+        ("tags", "tag", "their_tags"),
+    ],
+)
+def test_an_address_naming_another_teams_key_is_refused(organization, page, param, named):
+    asked = sorted(organization[named])[0]
     at = signed_in(LEAD, page, **{param: asked})
     refusals = [error.value for error in at.error]
     assert refusals == [
@@ -152,3 +165,12 @@ def test_a_team_leads_capacity_page_leaves_the_organizations_figures_out(demo):
     )
     assert "The plan's figures are the organization's: not shown to team Marketing." in captions
     assert not [c for c in captions if c.startswith(("Recommended", "No options to weigh"))]
+
+
+@pytest.mark.parametrize(("page", "param"), [("tags", "tag"), ("keys", "key"), ("limits", "key")])
+def test_an_address_naming_the_teams_own_key_or_tag_opens_it(organization, page, param):
+    asked = "newsletter" if param == "tag" else organization["our_masks"][0]
+    at = signed_in(LEAD, page, **{param: asked})
+    assert not at.error
+    chosen = at.selectbox(key=param).value
+    assert chosen == (organization["our_ids"][asked] if page == "limits" else asked)
