@@ -53,14 +53,14 @@ if mismatches:
 
 # (metric, label, value, change or None, change text, help) per tile, in usage or in money.
 if view.cost and view.pricing is not None:
-    fee = data.base_fee(chosen, view.pricing)
+    fee = data.base_fee(source, chosen, view.pricing)
     with service_errors(source):
         # A change compares like with like: none when either range has days without a price.
         before = None
         if data.wholly_priced(view.pricing, chosen, previous):
             before = (
                 data.table(source, previous, priced_totals, view=view),
-                data.base_fee(previous, view.pricing),
+                data.base_fee(source, previous, view.pricing),
             )
         spent = data.table(source, chosen, priced_totals, view=view)
     tiles = [

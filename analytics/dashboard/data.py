@@ -289,9 +289,20 @@ def wholly_priced(pricing: str, *ranges: ChosenRange) -> bool:
     return all(prices.unpriced(chosen.start, chosen.end) is None for chosen in ranges)
 
 
-def base_fee(chosen: ChosenRange, pricing: str) -> int:
-    """The base fee of the range in minor units: each month's, for the range's days of it."""
-    return int(base_fees(parse_pricing(pricing), chosen.start, chosen.end)["amount_minor"].sum())
+def base_fee(src: Source, chosen: ChosenRange, pricing: str) -> int:
+    """The base fee of the range in minor units: each month's, for the range's days of it; a
+    team scope's is its teams' share of it, their Chargeback rows' (never the whole fee)."""
+    if src.visible.scope.whole:
+        fees = base_fees(parse_pricing(pricing), chosen.start, chosen.end)
+        return int(fees["amount_minor"].sum())
+    return _fee_share(src.fingerprint, chosen.start, chosen.end, pricing, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
+def _fee_share(fingerprint: str, start: date, end: date, pricing: str, _source: Source) -> int:
+    key_day = _days(_source.origin, "usage", start, end, _source).frame
+    bill = chargeback(key_day, parse_pricing(pricing), _source.visible.teams, start, end)
+    return int(_source.visible.team_rows(bill.table)["base_fee_minor"].sum())
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)

@@ -174,3 +174,13 @@ def test_an_address_naming_the_teams_own_key_or_tag_opens_it(organization, page,
     assert not at.error
     chosen = at.selectbox(key=param).value
     assert chosen == (organization["our_ids"][asked] if page == "limits" else asked)
+
+
+def test_a_team_leads_total_cost_is_its_row_of_the_organizations_chargeback(demo):
+    """The lead's Overview in money (usage cost and the team's share of the base fee) reads
+    as the team's row of the Chargeback the organization viewer sees, for the same month."""
+    bill = signed_in(VIEWER, "chargeback", period="Last month").dataframe[0].value
+    [row] = bill.loc[bill["team"] == "Marketing", "amount"].tolist()
+    overview = signed_in(LEAD, "overview", show="cost", period="Last month")
+    tiles = {metric.label: metric.value for metric in overview.metric}
+    assert tiles["Total cost"] == f"{row} EUR"
