@@ -255,6 +255,9 @@ def cut_columns(page) -> list[str]:
     every decisive column it has (`column_config.is_decisive`; those out of view are read
     with the grid scrolled to its right end) among the columns its accessible table lists as
     drawn at the start, and not as the last of them, which may be cut at the right edge."""
+    # A grid sizes its columns by its text as drawn: in the page's own font once it has
+    # loaded, which on a busy machine comes after the first frames.
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     found = [f"cell {text!r}" for text in page.evaluate(CELLS_JS)]
     for grid in page.get_by_test_id("stDataFrame").all():
         start = grid_measure(grid, None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from decimal import Decimal
 
 import pandas as pd
@@ -226,3 +227,31 @@ def test_a_key_given_an_owner_shows_it_on_keys_keys_and_limits_and_in_keys_list(
     assert list(rows.columns[-2:]) == ["owner", "purpose"]
     assert rows.loc["Marketing launch", "owner"] == "ana@example.org"
     assert set(rows.drop(index="Marketing launch")["owner"]) == {""}
+
+
+def budget_status_on_both_surfaces() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Each budget's (name, limit, used, status) on the Capacity page and in `check-budgets`,
+    numbers as the command prints them."""
+    shown = open_clean_page("capacity").dataframe[0].value
+    page = [
+        (row.budget, f"{row.limit:,.{2 if row.unit != 'characters' else 0}f}", row.status)
+        for row in shown.itertuples()
+    ]
+    printed = invoke("check-budgets", "--demo", "--no-key-limits").stdout.splitlines()[1:]
+    cells = [re.split(r"\s{2,}", line.strip()) for line in printed]
+    return page, [(cell[0], cell[3], cell[-1]) for cell in cells]
+
+
+def test_the_budget_status_reads_the_same_on_the_page_and_the_command_around_a_change(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    page, command = budget_status_on_both_surfaces()
+    assert page == command
+    assert ("All characters, monthly", "3,200,000", "ok") in page
+    at = open_clean_page("settings")
+    edit(at, "budgets", BUDGETS.replace("limit = 3_200_000", "limit = 3_200"))
+    at.button(key="settings_save_budgets").click().run()
+    page, command = budget_status_on_both_surfaces()
+    assert page == command
+    assert ("All characters, monthly", "3,200", "exceeded") in page
