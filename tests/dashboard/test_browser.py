@@ -15,7 +15,15 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from playwright.sync_api import Locator, expect, sync_playwright
 from support import kept
-from support.browsers import CHROMIUM, SHOTS, WAIT_MS, fresh_browser, settled, unavailable
+from support.browsers import (
+    CHROMIUM,
+    SHOTS,
+    WAIT_MS,
+    fresh_browser,
+    grid_texts,
+    settled,
+    unavailable,
+)
 from support.servers import running_dashboard
 from test_key_actions import stored
 
@@ -371,14 +379,6 @@ def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
     assert "q=CHECK" in page.url and "tag=checkout" in page.url
     expect(page.get_by_text("checkout: ")).to_be_visible()
     page.screenshot(path=SHOTS / "tags-checkout.png")
-
-
-def grid_texts(grid, role: str) -> list[str]:
-    """The texts of a dataframe's header or body cells in the grid's accessible table (the
-    cells drawn on screen; the grid itself is a canvas)."""
-    cells = grid.locator(f"[role={role}]")
-    expect(cells.first).to_be_attached(timeout=WAIT_MS)
-    return [cell.text_content() or "" for cell in cells.all()]
 
 
 def test_chargeback_shows_the_demos_money(dashboard, page):

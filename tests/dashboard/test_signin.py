@@ -11,32 +11,45 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shlex
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
 
+import pandas as pd
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    WebSocket,
+    expect,
+    sync_playwright,
+)
 from support.browsers import (
     CHROMIUM,
     SHOTS,
     WAIT_MS,
     fresh_context,
+    grid_texts,
     one_chromium,
     settled,
     unavailable,
 )
+from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
+from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from support.manual import dashboard_options
 from support.servers import base_path, running_dashboard
 
 from analytics.dashboard import navigation
-from analytics.usage.calendar import utc_today
+from analytics.usage.calendar import resolve, utc_today
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
+from emulator.served import Emulator
 
 pytestmark = pytest.mark.oidc
 
@@ -47,6 +60,21 @@ CLIENT_ID = "usage-dashboard"
 CLIENT_SECRET = "client-secret-of-the-sign-in-tests-0001"
 SERVICE_KEY = "service-key-of-the-sign-in-tests-0001:adm"
 SECRETS = (COOKIE_SECRET, CLIENT_SECRET, SERVICE_KEY)
+# Signed in through the token's `groups` claim, not an e-mail list: Marketing's lead, its key
+# administrator, and the guest, whose group maps to no role.
+LEAD = "lead@example.org"
+KEY_ADMIN = "keys@example.org"
+GROUPS = {LEAD: ["marketing-leads"], KEY_ADMIN: ["marketing-key-admins"], GUEST: ["interns"]}
+ROLES = """[roles]
+claim = "groups"
+
+[roles.groups]
+"marketing-leads" = ["team lead of Marketing"]
+"marketing-key-admins" = ["key administrator of Marketing"]
+"""
+# teams.example.toml's Marketing team, as written there.
+MARKETING_LABELS = {"Marketing launch", "Sales enablement", "Email assistant", "CRM connector"}
+MARKETING_TAGS = {"launch-campaign", "newsletter", "email-drafts"}
 USER_COOKIE = "_streamlit_user"
 RETURN_COOKIE = "dashboard_return_to"  # the asked-for address, kept through the sign-in
 # Every page's address (deep links first, so a fresh server meets one before any other visit),
@@ -71,9 +99,12 @@ def provider() -> Iterator[str]:
         def log_request(self, *args: object) -> None:
             """Request lines carry tokens; test output does not need them."""
 
-    server = make_server(
-        "127.0.0.1", 0, oidc_provider_mock.app(), threaded=True, request_handler=Quiet
-    )
+    users = [
+        oidc_provider_mock.User(sub=email, claims={"email": email, "groups": groups})
+        for email, groups in GROUPS.items()
+    ]
+    app = oidc_provider_mock.app(user_claims=users)
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
     thread.start()
     try:
@@ -85,9 +116,10 @@ def provider() -> Iterator[str]:
 
 
 def secrets_text(base: str, provider: str) -> str:
-    """The dashboard's secrets: the allow-list and an `[auth]` section naming the provider."""
+    """The dashboard's secrets: the allow-list, the roles of the token's groups and an
+    `[auth]` section naming the provider."""
     return (
-        f"ADMIN_EMAILS = [{ADMIN!r}]\n\n[auth]\n"
+        f"ADMIN_EMAILS = [{ADMIN!r}]\n\n{ROLES}\n[auth]\n"
         f"redirect_uri = '{base}/oauth2callback'\n"
         f"cookie_secret = '{COOKIE_SECRET}'\n"
         f"client_id = '{CLIENT_ID}'\n"
@@ -116,14 +148,27 @@ def signin_dashboard(
     assert_no_secrets(text, "the dashboard's log")
 
 
-DEMO = {"SERVICE_DEMO_KEYS": "8", "SERVICE_DEMO_DAYS": "120"}
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory) -> Path:
+    """The demo dashboard's folder: its secrets, its log and its history folder."""
+    return tmp_path_factory.mktemp("dashboard")
 
 
 @pytest.fixture(scope="module")
-def dashboard(provider, tmp_path_factory) -> Iterator[str]:
+def dashboard(provider, demo_folder) -> Iterator[str]:
     """The demo organization behind sign-in."""
-    with signin_dashboard(tmp_path_factory.mktemp("dashboard"), provider, DEMO) as base:
+    with signin_dashboard(demo_folder, provider, DEMO) as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def demo_org() -> Iterator[Emulator]:
+    """The dashboard's demo organization built again from its settings: its ledger is the
+    oracle of what each team's keys and tags are."""
+    config = EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=utc_today())
+    app = create_app(config)
+    yield app.state.emulator
+    app.state.emulator.store.close()
 
 
 @pytest.fixture(scope="module")
@@ -245,9 +290,10 @@ def test_a_visitor_not_signed_in_sees_only_the_sign_in_page(dashboard, browser):
     page.screenshot(path=SHOTS / "sign-in.png")
 
 
-def test_an_allowed_address_signs_in_and_sees_data(dashboard, provider, browser):
+def test_an_allowed_address_signs_in_and_sees_data(dashboard, others, provider, browser):
     context = browser()
     page = context.new_page()
+    frames = received_frames(page)
     page.goto(f"{dashboard}/trends?period=Last+7+days")
     only_sign_in(page)
     sign_in(page, provider, "Admin@Example.org")  # the allow-list ignores case
@@ -263,29 +309,58 @@ def test_an_allowed_address_signs_in_and_sees_data(dashboard, provider, browser)
     page.goto(f"{dashboard}/")
     signed_in_with_data(page, "Overview", days=30)
     assert not any(c["name"] == RETURN_COOKIE for c in context.cookies())
+    # The organization viewer's Keys & limits lists every team's keys, as before roles.
+    open_by_link(page, "Keys & limits")
+    sent = "\n".join(frames)
+    assert [label for label in others["labels"] if label not in sent] == []
+
+
+# The configured organization's teams: one key each.
+COUNTED_TEAMS = """[[team]]
+name = "Marketing"
+labels = ["Marketing launch"]
+
+[[team]]
+name = "Web shop"
+labels = ["Team A"]
+"""
 
 
 @pytest.fixture(scope="module")
-def counted(provider, tmp_path_factory) -> Iterator[tuple[str, FaultServer]]:
-    """A dashboard reading a service that counts every request: the emulator (two keys with
-    usage on each of the last 60 days) behind a recording loopback server."""
+def counted(provider, tmp_path_factory) -> Iterator[tuple[str, FaultServer, Emulator]]:
+    """A dashboard reading a service that counts every request: the emulator (three keys with
+    usage on each of the last 60 days; Marketing's and Web shop's in its teams settings)
+    behind a recording loopback server."""
     folder = tmp_path_factory.mktemp("counted")
     today = utc_today()
     days = [today - dt.timedelta(days=n) for n in range(60, 0, -1)]
-    labels = {SERVICE_KEY: "Finance nightly", "team-key-000000000001": "Team A"}
+    labels = {
+        SERVICE_KEY: "Finance nightly",
+        "team-key-000000000001": "Team A",
+        "team-key-000000000002": "Marketing launch",
+    }
     org = write_org_file(folder / "org.toml", labels, days, admin=SERVICE_KEY)
     app = create_app(EmulatorConfig(org_file=org, today=today))
+    (folder / "teams.toml").write_text(COUNTED_TEAMS, encoding="utf-8")
     with FaultServer(app, [PASS]) as service:
-        env = {"SERVICE_BASE_URL": service.base_url, "SERVICE_AUTH_KEY": SERVICE_KEY}
+        env = {
+            "SERVICE_BASE_URL": service.base_url,
+            "SERVICE_AUTH_KEY": SERVICE_KEY,
+            "SERVICE_HISTORY_PATH": str(folder / "history"),
+        }
+        imported = invoke("settings", "import", str(folder / "teams.toml"), "--yes", env=env)
+        assert imported.exit_code == 0, imported.stderr
+        assert service.seen == []  # settings are the state store's, not the service's
         with signin_dashboard(folder, provider, env) as base:
-            yield base, service
+            yield base, service, app.state.emulator
     app.state.emulator.store.close()
 
 
 def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service(
     counted, provider, browser
 ):
-    base, service = counted
+    base, service, _ = counted
+    before = len(service.seen)  # what the module's other sessions asked for
     page = browser().new_page()
     page.goto(f"{base}/keys?period=All+history")
     only_sign_in(page)
@@ -301,7 +376,9 @@ def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service
         expect(page.get_by_text(f"{GUEST} is not allowed")).to_be_visible(timeout=WAIT_MS)
         run_over(page)
         no_dashboard(page)
-    assert service.seen == [], "a session that is not allowed made the dashboard ask the service"
+    assert service.seen[before:] == [], (
+        "a session that is not allowed made the dashboard ask the service"
+    )
     # The control: the same browser, signed in as a listed address, does reach the service.
     sign_out(page, provider)
     only_sign_in(page)
@@ -309,7 +386,7 @@ def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service
     expect(page.get_by_role("heading", name="Overview", exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("Organization at http://127.0.0.1")).to_be_visible()
-    assert service.seen
+    assert service.seen[before:]
 
 
 def test_signing_out_ends_the_session(dashboard, provider, browser):
@@ -503,3 +580,190 @@ def test_the_manuals_deployment_serves_under_its_base_path(provider, browser, tm
         sign_out(page, provider)
         only_sign_in(page)
         assert page.url == f"{base}/"
+
+
+# -- team scopes: a team lead and a team's key administrator, signed in by their groups ---------
+
+
+def refusal(asked: str) -> str:
+    """The one line an address naming a key outside team Marketing is answered with."""
+    return f"key {asked!r} is outside your scope (team Marketing): nothing of it is shown"
+
+
+def received_frames(page: Page) -> list[str]:
+    """Every websocket frame the page receives from now on, as text: all the dashboard sends
+    the browser (each table's cells and each chart's data among it, whatever is drawn)."""
+    frames: list[str] = []
+
+    def listen(socket: WebSocket) -> None:
+        socket.on(
+            "framereceived",
+            lambda payload: frames.append(
+                payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+            ),
+        )
+
+    page.on("websocket", listen)
+    return frames
+
+
+def page_texts(page: Page) -> list[str]:
+    """What the page shows: its text as rendered (`innerText`) and every table's cells and
+    headings as its grid's accessible table lists them (a table in a tab not open has none
+    drawn: the frames received hold its cells)."""
+    texts = [page.evaluate("document.body.innerText")]
+    for grid in page.get_by_test_id("stDataFrame").all():
+        if grid.is_visible():
+            texts += grid_texts(grid, "columnheader") + grid_texts(grid, "gridcell")
+    return texts
+
+
+def downloaded(page: Page, button: str) -> Path:
+    """The file that clicking `button` downloads."""
+    settled(page)
+    with page.expect_download(timeout=WAIT_MS) as info:
+        page.get_by_role("button", name=button).click()
+    return Path(info.value.path())
+
+
+def file_text(path: Path, name: str) -> str:
+    """A downloaded export's cells and headings as text, whatever its format."""
+    if name.endswith(".xlsx"):
+        return pd.read_excel(path, dtype=str).to_csv()
+    if name.endswith(".parquet"):
+        return pd.read_parquet(path).astype(str).to_csv()
+    return path.read_text(encoding="utf-8-sig")
+
+
+def open_by_link(page: Page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
+    run_over(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
+    """Every format of the Export page's current choice, downloaded; the CSV must equal, byte
+    for byte, the file the command the page shows writes over the same demo history."""
+    texts = []
+    for label in ("CSV", "Excel", "Parquet"):
+        path = downloaded(page, f"Download {label}")
+        texts.append(file_text(path, {"CSV": ".csv", "Excel": ".xlsx"}.get(label, ".parquet")))
+        if label == "CSV":
+            command = page.get_by_test_id("stCode").first.locator("code").inner_text()
+            assert "--team Marketing" in command and command.endswith("--demo"), command
+            words = shlex.split(command)[3:]  # after "python -m analytics"
+            out = tmp_path / f"command-{len(list(tmp_path.iterdir()))}.csv"
+            words[words.index("--output") + 1] = str(out)
+            env = {"SERVICE_HISTORY_PATH": str(history), **DEMO}
+            assert invoke(*words, env=env).exit_code == 0
+            assert path.read_bytes() == out.read_bytes(), command
+    return texts
+
+
+@pytest.fixture(scope="module")
+def others(demo_org) -> dict[str, set[str]]:
+    """Of the demo organization: every key's label, masked key and key id outside Marketing
+    (whose keys are known by teams.example.toml's labels), and every tag outside it."""
+    today = utc_today()
+    tags = {
+        row.custom_tag for row in demo_org.store.tag_ledger(today - dt.timedelta(DEMO_DAYS), today)
+    }
+    theirs = [spec for spec in demo_org.keys if spec.label not in MARKETING_LABELS]
+    return {
+        "things": {text for spec in theirs for text in (spec.label, spec.masked, spec.published_id)}
+        | (tags - MARKETING_TAGS),
+        "ids": {spec.published_id for spec in theirs if not spec.admin},
+        "labels": {spec.label for spec in demo_org.keys if not spec.admin},
+        "tags": tags,
+    }
+
+
+def test_a_team_lead_signed_in_by_group_sees_only_the_team(
+    dashboard, demo_folder, demo_org, others, provider, browser, tmp_path
+):
+    """A Marketing lead, by the token's `groups` claim: every page by its link, every export
+    format of two groupings and the meeting report hold nothing of another team."""
+    page = browser().new_page()
+    frames = received_frames(page)
+    page.goto(f"{dashboard}/")
+    sign_in(page, provider, LEAD)
+    signed_in_with_data(page, "Overview")
+    start, end = resolve("last-30-days", utc_today())
+    ours = [spec for spec in demo_org.keys if spec.label in MARKETING_LABELS]
+    used = {row.custom_tag for row in demo_org.store.tag_ledger(start, end)} & MARKETING_TAGS
+    line = f"Team Marketing: {len(ours)} key(s), {len(used)} tag(s)"
+    scope_line = page.get_by_test_id("stSidebar").get_by_text(line)
+    expect(scope_line).to_be_visible()
+    scope_line.scroll_into_view_if_needed()  # the sidebar scrolls on its own, below the range
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / "team-lead-overview.png")
+    shown = {"Overview": page_texts(page)}
+    for row in navigation.PAGES:
+        if not row.default:
+            open_by_link(page, row.title)
+            shown[row.title] = page_texts(page)
+            if row.url_path == "export":
+                history = demo_folder / "history"
+                shown["Export, key and day"] = export_files(page, history, tmp_path)
+                grouping = page.get_by_role("radiogroup", name="One row per")
+                grouping.get_by_role("radio", name="Key", exact=True).click()
+                settled(page)
+                page.get_by_text("With cost", exact=True).click()
+                command = page.get_by_test_id("stCode").first
+                expect(command).to_contain_text("--group-by key --with-cost --team Marketing")
+                run_over(page)
+                shown["Export, key with cost"] = export_files(page, history, tmp_path)
+            if row.url_path == "capacity":
+                report = downloaded(page, "Download the meeting report (HTML)")
+                shown["the meeting report"] = [report.read_text(encoding="utf-8")]
+    shown["every frame received"] = list(frames)
+    assert others["things"] and ours
+    for where, texts in shown.items():
+        text = "\n".join(texts)
+        leaked = sorted(thing for thing in others["things"] if thing in text)
+        assert leaked == [], f"{where} shows {leaked}"
+    # The file with cost names the team's own key (the check above is not vacuous).
+    assert "Marketing launch" in "\n".join(shown["Export, key with cost"])
+    # Another team's key by its id, in the address: the one refusal line.
+    asked = sorted(others["ids"])[0]
+    page.goto(f"{dashboard}/limits?key={quote(asked, safe='')}")
+    refused = page.get_by_test_id("stAlertContentError").get_by_test_id("stMarkdownContainer")
+    expect(refused).to_have_text([refusal(asked)])
+    run_over(page)
+    text = "\n".join(page_texts(page)).replace(refusal(asked), "")
+    assert not [thing for thing in others["things"] if thing in text]
+
+
+def test_a_teams_key_administrator_changes_its_keys_only(counted, provider, browser):
+    """Marketing's key administrator, by the token's `groups` claim, on the configured
+    service: a Marketing key's limit changes; Web shop's key is not listed, and its address is
+    refused in one line (the page goes on with the team's own key)."""
+    base, _, emulator = counted
+    ids = {key.label: key.published_id for key in emulator.store.developer_keys()}
+    page = browser().new_page()
+    page.goto(f"{base}/limits")
+    sign_in(page, provider, KEY_ADMIN)
+    expect(page.get_by_role("heading", name="Keys & limits", exact=True)).to_be_visible(
+        timeout=WAIT_MS
+    )
+    expect(page.get_by_text("Marketing launch: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    run_over(page)
+    assert "Team A" not in "\n".join(page_texts(page))
+    page.get_by_text("No character limit").click()
+    settled(page)
+    page.get_by_label("Characters", exact=True).fill("2000000")
+    page.get_by_role("button", name="Save limits").click()
+    saved = "Saved: Marketing launch: characters no limit → 2,000,000."
+    expect(page.get_by_text(saved)).to_be_visible(timeout=WAIT_MS)
+    assert emulator.store.developer_key(ids["Marketing launch"]).character_limit == 2_000_000
+    # Web shop's key by its id, in the address: refused, and left as it was.
+    asked = ids["Team A"]
+    page.goto(f"{base}/limits?key={quote(asked, safe='')}")
+    refused = page.get_by_test_id("stAlertContentError").get_by_test_id("stMarkdownContainer")
+    expect(refused).to_have_text([refusal(asked)])
+    run_over(page)
+    assert "Team A" not in "\n".join(page_texts(page))
+    assert emulator.store.developer_key(asked).character_limit is None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, expect
 
 from analytics.reports import pdf
 from bench import browser
@@ -59,6 +59,14 @@ def settled(page: Page) -> None:
     idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
     expect(idle).to_have_count(1, timeout=WAIT_MS)
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
+
+
+def grid_texts(grid: Locator, role: str) -> list[str]:
+    """The texts of a dataframe's header or body cells in the grid's accessible table (the
+    cells drawn on screen; the grid itself is a canvas)."""
+    cells = grid.locator(f"[role={role}]")
+    expect(cells.first).to_be_attached(timeout=WAIT_MS)
+    return [cell.text_content() or "" for cell in cells.all()]
 
 
 def unavailable(what: str) -> NoReturn:
