@@ -64,9 +64,13 @@ class EmailEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
             raise ValueError(f"port must be in 1..65535, not {self.port}")
         if not self.to:
             raise ValueError("to must list at least one address")
-        for address in (self.sender, *self.to):
-            if "@" not in address:
-                raise ValueError(f"{address!r} is not an e-mail address")
+        for field, addresses in (("from", (self.sender,)), ("to", self.to)):
+            for address in addresses:
+                if "@" not in address:
+                    raise ValueError(
+                        f"{field} must be an e-mail address such as ops@example.org, "
+                        f"not {address!r}"
+                    )
         _check_variable("username_env", self.username_env)
         _check_variable("password_env", self.password_env)
 

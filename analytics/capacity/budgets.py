@@ -95,7 +95,9 @@ class Budget(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 
     def _check_usage_budget(self) -> None:
         if self.period is msgspec.UNSET:
-            raise ValueError("missing required field `period` (month, quarter or year)")
+            raise ValueError(
+                f"missing required field `period`; expected one of {', '.join(BUDGET_PERIODS)}"
+            )
         if self.period not in BUDGET_PERIODS:
             raise ValueError(
                 f"unknown period {self.period!r}; expected one of {', '.join(BUDGET_PERIODS)}"

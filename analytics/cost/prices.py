@@ -127,7 +127,9 @@ class IncludedPerMonth(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             minutes: Decimal = getattr(self, metric)
             _check_amount(metric, minutes)
             if minutes != minutes.quantize(Decimal(1).scaleb(-MINUTE_DECIMALS)):
-                raise ValueError(f"{metric} has at most {MINUTE_DECIMALS} decimals, not {minutes}")
+                raise ValueError(
+                    f"{metric} has at most {MINUTE_DECIMALS} decimals, not {minutes:f}"
+                )
 
     def units(self, metric: str) -> int:
         """The included volume in counted units: characters, or micro-minutes."""

@@ -62,10 +62,13 @@ class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True
 
     def __post_init__(self) -> None:
         if not self.name.strip():
-            raise ValueError("name must not be empty")
+            raise ValueError("name must not be empty: give the team a name")
         _check_owner(self.owner)
         if self.name.strip().casefold() == UNASSIGNED.casefold():
-            raise ValueError(f"name {self.name!r} is kept for the keys and tags no team claims")
+            raise ValueError(
+                f"name {self.name!r} is kept for the keys and tags no team claims: choose "
+                "another name"
+            )
         if not any(self.values(field) for field in (*KEY_FIELDS, *TAG_FIELDS)):
             raise ValueError(
                 f"team {self.name!r} claims nothing: give it keys, labels, label_patterns, "
@@ -73,7 +76,7 @@ class Team(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True
             )
         for field in (*KEY_FIELDS, *TAG_FIELDS):
             if any(not value.strip() for value in self.values(field)):
-                raise ValueError(f"{field}: an empty text claims nothing")
+                raise ValueError(f"{field}: an empty text claims nothing; remove it")
         for key in self.keys:
             if "*" not in key:
                 raise ValueError(

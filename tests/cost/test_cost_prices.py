@@ -223,14 +223,14 @@ def _replace(prices: str, metric: str, value: str) -> str:
                 price_from("2025-01-01", INCLUDED.format("speech_to_text_minutes = 0.0000001"))
             ),
             "[[price]] #1 (included_per_month): speech_to_text_minutes has at most 6 decimals, "
-            "not 1E-7",
+            "not 0.0000001",
         ),
         (
             pricing(
                 price_from("2025-01-01", INCLUDED.format("speech_to_speech_minutes = 0.0000001"))
             ),
             "[[price]] #1 (included_per_month): speech_to_speech_minutes has at most 6 "
-            "decimals, not 1E-7",
+            "decimals, not 0.0000001",
         ),
     ],
 )

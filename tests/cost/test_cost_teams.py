@@ -229,10 +229,14 @@ def test_assign_keys_wants_one_label_per_key():
             "teams.toml: [[team]] #1: Object contains unknown field `label`",
         ),
         (teams('labels = ["x"]'), "[[team]] #1: Object missing required field `name`"),
-        (teams('name = " "\nlabels = ["x"]'), "[[team]] #1: name must not be empty"),
+        (
+            teams('name = " "\nlabels = ["x"]'),
+            "[[team]] #1: name must not be empty: give the team a name",
+        ),
         (
             teams('name = "unassigned"\nlabels = ["x"]'),
-            "[[team]] #1: name 'unassigned' is kept for the keys and tags no team claims",
+            "[[team]] #1: name 'unassigned' is kept for the keys and tags no team claims: "
+            "choose another name",
         ),
         (
             teams('name = "Web"'),
@@ -241,7 +245,7 @@ def test_assign_keys_wants_one_label_per_key():
         ),
         (
             teams('name = "Web"\nlabels = ["x", ""]'),
-            "[[team]] #1: labels: an empty text claims nothing",
+            "[[team]] #1: labels: an empty text claims nothing; remove it",
         ),
         (teams('name = "Web"\nlabels = "x"'), "[[team]] #1 (labels): Expected `array`, got `str`"),
         (

@@ -1,10 +1,10 @@
 """The settings kept in the state store: export → import → export gives the same bytes (every
 shipped example, and generated budgets), every rule of every file refused in the same words by
-`settings import`, the one check the Settings page uses and the file loader, an enforced budget
-no key limit can hold refused where it is imported, two saves from one version (the second
-refused, nothing lost) on the embedded store and on PostgreSQL, a restore, each file found
-imported once while the store holds none of its part, and SETTINGS_SOURCE=files refusing
-every write."""
+`settings import`, the one check the Settings page uses and the reader of every command, an
+enforced budget no key limit can hold refused where it is imported, two saves from one version
+(the second refused, nothing lost) on the embedded store and on PostgreSQL, a restore, each
+file found imported once while the store holds none of its part, and SETTINGS_SOURCE=files
+refusing every write."""
 
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ from sqlalchemy import insert
 from support.builders import invoke
 from support.servers import ROOT
 
-from analytics.alerts.config import AlertsFileError, load_alerts
-from analytics.capacity.budgets import BudgetFileError, load_budgets
-from analytics.cost.prices import PricingFileError, load_pricing
-from analytics.cost.teams import TeamFileError, load_teams
+from analytics.alerts.config import AlertsFileError
+from analytics.cli import organization_files
+from analytics.cli.shared import UsageProblem
+from analytics.cost.prices import PricingFileError
+from analytics.cost.teams import TeamFileError
 from analytics.settings.in_force import Place, document
 from analytics.settings.parts import PARTS, SettingsProblem, check
 from analytics.settings.versions import SavedMeanwhile, history, latest, save
@@ -107,22 +108,50 @@ def test_generated_budgets_come_back_byte_for_byte(entries, warning: int) -> Non
     assert document("budgets", place).text.encode() == (text + "\n# again\n").encode()
 
 
-# One case per kind of rule, each file's: the words every surface must give.
+# The start of each file's cases: a valid document that each case breaks with what it adds.
+WEB = '[[team]]\nname = "Web"\nlabels = ["Web"]\n'
+BUDGET = '[[budget]]\nmetric = "total_characters"\nperiod = "month"\nlimit = 1\n'
+ROUTES = 'base_url = "https://usage.example.org"\n[[webhook]]\nkind = "json"\nurl_env = "HOOK"\n'
+PRICE = (
+    'currency = "EUR"\n[[price]]\nfrom = 2025-01-01\n[price.unit_prices]\n'
+    "text_translation_characters = 20\ndocument_translation_characters = 20\n"
+    "text_improvement_characters = 20\nspeech_to_text_minutes = 1\n"
+)
+MAIL = '[email]\nhost = "smtp.example.org"\nsecurity = "ssl"\nfrom = "usage@example.org"\n'
+PRICED = (
+    "text_translation_characters, document_translation_characters, "
+    "text_improvement_characters, speech_to_text_minutes, speech_to_speech_minutes"
+)
+NOT_A_VALUE = (
+    "must name an environment variable (letters, digits and _), not hold a value: the secret "
+    "stays in the environment, out of the file"
+)
+# Every rule of every file, one case each: the words every surface must give. Raises that no
+# file's text reaches are no rules of a file, and so not here:
+# - `read_text`'s "no such file" and "cannot be read": a file missing or not UTF-8 is no text
+#   (the Settings page edits text); tests/capacity, tests/cost and tests/alerts refuse those.
+# - `_Claims.team_of`'s key or tag matched by two teams' patterns, and `assign_keys`' "a key has
+#   two labels": about the keys of the usage data, not the file.
+# - `alerts.config._email` and `_webhook` (credentials, an unset or wrong webhook variable): the
+#   environment's, read when alerts are sent, since the host editing settings holds no secret.
+# - `Budget.kind` and `Budget.fixed_limit`: asked of a budget already parsed, by the code.
+# - `parts.part_of`'s "not a settings file": about a file's name, not its text.
 REFUSED = [
     (
         "teams",
-        '[[team]]\nname = "Web"\nlabels = ["Web"]\n\n[[team]]\nname = "Shop"\nlabels = ["Web"]\n',
-        "[[team]] #1 and #2 (labels) both claim 'Web'",
+        '[[team]\nname = "Web"\n',
+        "not valid TOML: Expected ']]' at the end of an array declaration (at line 1, column 7)",
+    ),
+    ("budgets", 'warning_at = "high"\n' + BUDGET, "warning_at: Expected `float`, got `str`"),
+    (
+        "budgets",
+        BUDGET.replace("limit = 1", 'limit = "a lot"'),
+        "[[budget]] #1 (limit): Expected `float`, got `str`",
     ),
     (
-        "teams",
-        '[[team]]\nname = "Web"\nowner = "nobody"\nlabels = ["Web"]\n',
-        "[[team]] #1: owner must be an e-mail address such as web@example.org, not 'nobody'",
-    ),
-    (
-        "teams",
-        '[[team]]\nname = "Web"\nlabels = ["Web"]\n\n[[key]]\nkey = "Web"\n',
-        "[[key]] #1: key 'Web' says nothing: give it an owner or a purpose",
+        "budgets",
+        BUDGET + "[guardrails]\nreserve_characters = 1.5\n",
+        "guardrails.reserve_characters: Expected `int`, got `decimal`",
     ),
     (
         "pricing",
@@ -130,38 +159,341 @@ REFUSED = [
         "[[price]] #1: Object missing required field `unit_prices`",
     ),
     (
+        "alerts",
+        ROUTES.replace("url_env", "url"),
+        "[[webhook]] #1: Object contains unknown field `url`",
+    ),
+    # pricing.toml
+    (
+        "pricing",
+        PRICE + "total_characters = 1\n",
+        f"[[price]] #1 (unit_prices): unknown metric 'total_characters'; expected {PRICED} (total "
+        "characters is their sum: price the services)",
+    ),
+    (
+        "pricing",
+        PRICE + "[price.included_per_month]\nwords = 1\n",
+        f"[[price]] #1 (included_per_month): unknown metric 'words'; expected {PRICED}",
+    ),
+    (
+        "pricing",
+        PRICE.replace("speech_to_text_minutes = 1", "speech_to_text_minutes = -1"),
+        "[[price]] #1 (unit_prices): speech_to_text_minutes must be a finite amount ≥ 0, not -1",
+    ),
+    (
+        "pricing",
+        PRICE + "[price.included_per_month]\ntext_translation_characters = -1\n",
+        "[[price]] #1 (included_per_month): text_translation_characters must be ≥ 0, not -1",
+    ),
+    (
+        "pricing",
+        PRICE + "[price.included_per_month]\nspeech_to_text_minutes = inf\n",
+        "[[price]] #1 (included_per_month): speech_to_text_minutes must be a finite amount ≥ 0, "
+        "not Infinity",
+    ),
+    (
+        "pricing",
+        PRICE + "[price.included_per_month]\nspeech_to_speech_minutes = 0.0000001\n",
+        "[[price]] #1 (included_per_month): speech_to_speech_minutes has at most 6 decimals, not "
+        "0.0000001",
+    ),
+    (
+        "pricing",
+        PRICE.replace("[price.unit_prices]", "monthly_fee = -250\n[price.unit_prices]"),
+        "[[price]] #1: monthly_fee must be a finite amount ≥ 0, not -250",
+    ),
+    (
+        "pricing",
+        PRICE.replace('"EUR"', '"eur"'),
+        "currency: unknown currency 'eur'; write it in capitals, 'EUR'",
+    ),
+    (
+        "pricing",
+        PRICE.replace('"EUR"', '"Euro"'),
+        "currency: unknown currency 'Euro'; use an ISO 4217 code such as EUR, USD, GBP or JPY",
+    ),
+    (
+        "pricing",
+        'currency = "EUR"\n',
+        "no [[price]] entries: a pricing file must define at least one",
+    ),
+    (
+        "pricing",
+        PRICE + PRICE.split("\n", 1)[1],
+        "[[price]] #1 and #2 (from) both start on 2025-01-01: price periods must not overlap "
+        "(each runs until the next one's from)",
+    ),
+    (
+        "pricing",
+        PRICE + '[[option]]\nname = " "\nprice_per_million_characters = 9\n',
+        "[[option]] #1: ' ' (name): give the option a name",
+    ),
+    (
+        "pricing",
+        PRICE + '[[option]]\nname = "Pro"\nprice_per_million_characters = -9\n',
+        "[[option]] #1: 'Pro' (price_per_million_characters): must be a finite amount ≥ 0, not -9",
+    ),
+    (
+        "pricing",
+        PRICE
+        + '[[option]]\nname = "Pro"\nprice_per_million_characters = 9\nincluded_characters = -1\n',
+        "[[option]] #1: 'Pro' (included_characters): must be ≥ 0, not -1",
+    ),
+    (
+        "pricing",
+        PRICE + '[[option]]\nname = "Pro"\nprice_per_million_characters = 9\nterm_months = 0\n',
+        "[[option]] #1: 'Pro' (term_months): must be 1 or more months, not 0",
+    ),
+    (
+        "pricing",
+        PRICE + '[[option]]\nname = "Pro"\nprice_per_million_characters = 9\ndiscount = 1\n',
+        "[[option]] #1: 'Pro' (discount): must be a fraction from 0 up to 1 (0.1 for 10 %), not 1",
+    ),
+    (
+        "pricing",
+        PRICE + '[[option]]\nname = "Pro"\nprice_per_million_characters = 9\n' * 2,
+        "[[option]] #2 (name): 'Pro' is listed twice",
+    ),
+    # teams.toml
+    ("teams", "", "no [[team]] entries: a teams file must define at least one"),
+    (
+        "teams",
+        WEB.replace('"Web"\nlabels', '" "\nlabels'),
+        "[[team]] #1: name must not be empty: give the team a name",
+    ),
+    (
+        "teams",
+        WEB.replace("owner", "x") + 'owner = "nobody"\n',
+        "[[team]] #1: owner must be an e-mail address such as web@example.org, not 'nobody'",
+    ),
+    (
+        "teams",
+        WEB.replace('"Web"\nlabels', '"unassigned"\nlabels'),
+        "[[team]] #1: name 'unassigned' is kept for the keys and tags no team claims: choose "
+        "another name",
+    ),
+    (
+        "teams",
+        '[[team]]\nname = "Web"\n',
+        "[[team]] #1: team 'Web' claims nothing: give it keys, labels, label_patterns, tags or "
+        "tag_patterns",
+    ),
+    (
+        "teams",
+        WEB.replace('["Web"]', '["Web", " "]'),
+        "[[team]] #1: labels: an empty text claims nothing; remove it",
+    ),
+    (
+        "teams",
+        WEB + 'keys = ["ab12cd34"]\n',
+        "[[team]] #1: keys: 'ab12cd34' is not a masked key; name keys as the dashboard shows them "
+        "(abcd****wxyz), never by the secret key itself",
+    ),
+    ("teams", WEB + WEB, "[[team]] #1 and #2 are both named 'Web'"),
+    (
+        "teams",
+        WEB + WEB.replace('name = "Web"', 'name = "Shop"'),
+        "[[team]] #1 and #2 (labels) both claim 'Web'",
+    ),
+    (
+        "teams",
+        WEB + '[[key]]\nkey = " "\npurpose = "Shop"\n',
+        "[[key]] #1: key must name a key label or a masked key",
+    ),
+    (
+        "teams",
+        WEB + '[[key]]\nkey = "Web"\nowner = "web"\n',
+        "[[key]] #1: owner must be an e-mail address such as web@example.org, not 'web'",
+    ),
+    (
+        "teams",
+        WEB + '[[key]]\nkey = "Web"\n',
+        "[[key]] #1: key 'Web' says nothing: give it an owner or a purpose",
+    ),
+    (
+        "teams",
+        WEB + '[[key]]\nkey = "Web"\npurpose = "Shop"\n' * 2,
+        "[[key]] #1 and #2 both name 'Web'",
+    ),
+    # budgets.toml
+    ("budgets", "", "no [[budget]] entries: a budgets file must define at least one"),
+    (
         "budgets",
-        'warning_at = 2\n[[budget]]\nmetric = "total_characters"\nperiod = "month"\nlimit = 1\n',
+        '[[budget]]\nmetric = "plan"\nlimit = 5\nteam = "Web"\n',
+        "[[budget]] #1: a plan budget takes its limit and billing period from the plan, for the "
+        "whole organization: remove limit and team",
+    ),
+    (
+        "budgets",
+        BUDGET.replace('"total_characters"', '"words"'),
+        "[[budget]] #1: unknown metric 'words'; expected one of total_characters, "
+        "text_translation_characters, document_translation_characters, "
+        "text_improvement_characters, speech_to_text_minutes, speech_to_speech_minutes, cost or "
+        "plan",
+    ),
+    (
+        "budgets",
+        BUDGET.replace('period = "month"\n', ""),
+        "[[budget]] #1: missing required field `period`; expected one of month, quarter, year, "
+        "usage",
+    ),
+    (
+        "budgets",
+        BUDGET.replace('"month"', '"week"'),
+        "[[budget]] #1: unknown period 'week'; expected one of month, quarter, year, usage",
+    ),
+    ("budgets", BUDGET.replace("limit = 1\n", ""), "[[budget]] #1: missing required field `limit`"),
+    (
+        "budgets",
+        BUDGET.replace("limit = 1", "limit = -1"),
+        "[[budget]] #1: limit must be a finite number ≥ 0, not -1.0",
+    ),
+    (
+        "budgets",
+        BUDGET + 'key = ""\n',
+        "[[budget]] #1: key must name a key label or a masked key; omit it for the org",
+    ),
+    (
+        "budgets",
+        BUDGET + 'team = " "\n',
+        "[[budget]] #1: team must name a team of the teams file; omit it for the org",
+    ),
+    (
+        "budgets",
+        BUDGET + 'key = "Web"\nteam = "Web"\n',
+        "[[budget]] #1: a budget names a key or a team, not both",
+    ),
+    (
+        "budgets",
+        BUDGET + "warning_at = 0\n",
+        "[[budget]] #1: warning_at must be in (0, 1], e.g. 0.8 for 80 %, not 0.0",
+    ),
+    (
+        "budgets",
+        "warning_at = 2\n" + BUDGET,
         "warning_at must be in (0, 1], e.g. 0.8 for 80 %, not 2.0",
     ),
     (
+        "budgets",
+        'contract_year_start = "April"\n' + BUDGET,
+        "contract year start 'April' is not in MM-DD form (e.g. 04-01)",
+    ),
+    (
+        "budgets",
+        'contract_year_start = "02-29"\n' + BUDGET,
+        "contract year start 02-29 is not a day that exists every year (use MM-DD, e.g. 04-01)",
+    ),
+    (
+        "budgets",
+        BUDGET + "[guardrails]\nfloor_minutes = -1\n",
+        "guardrails: floor_minutes must be a finite number ≥ 0, not -1.0",
+    ),
+    # an enforced budget no key limit can hold (`parts.check`'s own rule)
+    (
+        "budgets",
+        '[[budget]]\nmetric = "plan"\nenforce = true\n',
+        "[[budget]] #1 (enforce): Organization · plan characters · billing period cannot be "
+        "enforced: the plan's own limit is the service's; a plan budget warns, it is not shared "
+        "out",
+    ),
+    (
+        "budgets",
+        BUDGET.replace('"total_characters"', '"text_translation_characters"').replace(
+            '"month"', '"usage"'
+        )
+        + "enforce = true\n",
+        "[[budget]] #1 (enforce): Organization · Text translation characters · usage period "
+        "cannot be enforced: key limits count text, document and improvement characters together "
+        "and no speech-to-speech: budget total_characters (or cost) instead",
+    ),
+    (
+        "budgets",
+        BUDGET.replace('"month"', '"quarter"') + "enforce = true\n",
+        "[[budget]] #1 (enforce): Organization · Total characters · quarter cannot be enforced: a "
+        "calendar quarter cuts the usage periods and cannot be held across the cut: use period = "
+        '"usage" or a contract year starting on a billing day',
+    ),
+    # alerts.toml
+    (
         "alerts",
-        'base_url = "https://usage.example.org"\n[[webhook]]\nname = "Ops"\nkind = "slack"\n'
-        'url = "https://hooks.example.org/secret"\n',
-        "[[webhook]] #1: Object contains unknown field `url`",
+        ROUTES.replace("https://usage.example.org", "usage.example.org"),
+        "base_url must be an http:// or https:// address",
     ),
     (
         "alerts",
-        'base_url = "https://usage.example.org"\n[[webhook]]\nkind = "json"\nurl_env = "HOOK"\n'
-        "[rotations]\nquiet_days = -1\n",
+        'base_url = "https://usage.example.org"\n',
+        "no destination: add an [email] table or a [[webhook]] entry",
+    ),
+    (
+        "alerts",
+        ROUTES.replace("kind", 'name = "Ops"\nkind')
+        + '[[webhook]]\nname = "Ops"\nkind = "slack"\nurl_env = "SLACK"\n',
+        "[[webhook]] #2 (name): 'Ops' names another destination already; give each a name of its "
+        "own",
+    ),
+    (
+        "alerts",
+        ROUTES.replace("HOOK", "https://hooks.example.org/T0/B0/secret"),
+        f"[[webhook]] #1: url_env {NOT_A_VALUE}",
+    ),
+    (
+        "alerts",
+        ROUTES + MAIL.replace('"smtp.example.org"', '" "') + 'to = ["ops@example.org"]\n',
+        "email: host must name the SMTP server",
+    ),
+    (
+        "alerts",
+        ROUTES + MAIL + 'to = ["ops@example.org"]\nport = 0\n',
+        "email: port must be in 1..65535, not 0",
+    ),
+    ("alerts", ROUTES + MAIL + "to = []\n", "email: to must list at least one address"),
+    (
+        "alerts",
+        ROUTES + MAIL.replace("usage@example.org", "usage") + 'to = ["ops@example.org"]\n',
+        "email: from must be an e-mail address such as ops@example.org, not 'usage'",
+    ),
+    (
+        "alerts",
+        ROUTES + MAIL + 'to = ["ops@example.org", "ops"]\n',
+        "email: to must be an e-mail address such as ops@example.org, not 'ops'",
+    ),
+    (
+        "alerts",
+        ROUTES + MAIL + 'to = ["ops@example.org"]\nusername_env = "ana@example.org"\n',
+        f"email: username_env {NOT_A_VALUE}",
+    ),
+    (
+        "alerts",
+        ROUTES + "[rotations]\nquiet_days = -1\n",
         "rotations: quiet_days must be 0 or more whole days, not -1",
     ),
     (
         "alerts",
-        'base_url = "https://usage.example.org"\n[[webhook]]\nkind = "json"\nurl_env = "HOOK"\n'
-        "[rotations]\nremind_after_days = 2.5\n",
+        ROUTES + "[rotations]\nremind_after_days = 0\n",
+        "rotations: remind_after_days must be 1 or more whole days, not 0",
+    ),
+    (
+        "alerts",
+        ROUTES + "[rotations]\nmax_age_days = 0\n",
+        "rotations: max_age_days must be 1 or more whole days, not 0",
+    ),
+    (
+        "alerts",
+        ROUTES + "[rotations]\nremind_after_days = 2.5\n",
         "rotations.remind_after_days: must be a whole number of days",
     ),
 ]
+# How every command reads each file (`cli.organization_files`): the budgets through
+# `parts.checked_budgets`, so an enforced budget no key limit can hold stops the command too.
 LOADERS = {
-    "teams": (load_teams, TeamFileError),
-    "pricing": (load_pricing, PricingFileError),
-    "budgets": (load_budgets, BudgetFileError),
-    "alerts": (lambda path: load_alerts(path, {}), AlertsFileError),
+    "teams": (lambda path: organization_files.costing(None, path, False), TeamFileError),
+    "pricing": (lambda path: organization_files.costing(path, None, False), PricingFileError),
+    "budgets": (lambda path: organization_files.budgets(path, False), UsageProblem),
+    "alerts": (lambda path: organization_files.alerts(path, "--notify"), AlertsFileError),
 }
 
 
-@pytest.mark.parametrize(("part", "text", "words"), REFUSED, ids=[c[2][:30] for c in REFUSED])
+@pytest.mark.parametrize(("part", "text", "words"), REFUSED, ids=[c[2][:48] for c in REFUSED])
 def test_every_rule_is_refused_in_the_same_words_everywhere(folder, part, text, words) -> None:
     path = folder / "edits" / f"{part}.toml"
     path.write_text(text)
