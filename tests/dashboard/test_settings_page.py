@@ -146,6 +146,7 @@ def test_the_teams_preview_is_the_chargeback_the_export_gives_after_the_save(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
+    before = web_shop_pays()
     at = open_clean_page("settings")
     moved = TEAMS.replace('"Marketing launch", ', "").replace(
         '"Partner portal"]', '"Partner portal", "Marketing launch"]'
@@ -154,16 +155,20 @@ def test_the_teams_preview_is_the_chargeback_the_export_gives_after_the_save(
     effect = next(code for code in codes(at) if "then holds" in code).splitlines()
     web = next(line for line in effect if line.startswith("Web shop then holds"))
     at.button(key="settings_save_teams").click().run()
+    assert f"its chargeback {before:,} → {web_shop_pays():,} EUR" in web
+    assert any(line.startswith("Marketing then holds") for line in effect)
+
+
+def web_shop_pays() -> Decimal:
+    """Web shop's usage cost and base fee share of last month, as `export` writes them."""
     exported = invoke(
         "export", "--demo", "--start", LAST_MONTH[0], "--end", LAST_MONTH[1],
         "--group-by", "team", "--with-cost", "-o", "-",
     )  # fmt: skip
-    teams = pd.read_csv(io.StringIO(exported.stdout)).set_index("team")
-    paid = Decimal(str(teams.loc["Web shop", "usage_cost_eur"])) + Decimal(
-        str(teams.loc["Web shop", "base_fee_share_eur"])
+    teams = pd.read_csv(io.StringIO(exported.stdout), dtype=str).set_index("team")
+    return Decimal(teams.loc["Web shop", "usage_cost_eur"]) + Decimal(
+        teams.loc["Web shop", "base_fee_share_eur"]
     )
-    assert f"→ {paid:,} EUR" in web
-    assert any(line.startswith("Marketing then holds") for line in effect)
 
 
 def test_the_budgets_preview_is_the_guardrails_plan_after_the_save(demo_env, monkeypatch, tmp_path):
