@@ -101,6 +101,15 @@ class Scale:
         return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES
 
     @property
+    def scoped_pages(self) -> tuple[str, ...] | None:
+        """The pages (by their `url_path`) `scoped_pages` opens for the organization viewer
+        and the team lead: every page at full scale (None); Overview alone in the smoke run,
+        which checks that both are signed in, that the lead's pages show the team and that
+        the line is read, not each page (its dashboard of its own is the cost: its start and
+        the organization's first loads)."""
+        return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES[:1]
+
+    @property
     def forecast_keys(self) -> int:
         """The largest keys backtested beside the organization: twenty at full scale, three in
         the smoke run."""
