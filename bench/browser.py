@@ -36,9 +36,10 @@ WAIT_MS = 300_000  # a cold page of five years × 1,000 keys on a loaded two-cor
 STARTUP_SECONDS = 600.0
 VIEWPORT = {"width": 1366, "height": 768}
 
-# A visit is over when the page's run has ended (a mark of a run other than the one before the
-# visit, written last by bench/dashboard.py), Streamlit says it is not running and shows no
-# status widget, nothing stale is left of the page before, and every chart is drawn.
+# A visit is over when the page's run has ended: the page shows the mark of a run other than
+# the one before the visit (drawn before the page by bench/dashboard.py, after Streamlit has
+# said the run began), Streamlit says it is not running and shows no status widget, nothing
+# stale is left of the page before, and every chart is drawn.
 LOADED = """
 (before) => {
   const marks = document.querySelectorAll('[data-bench-run]');
