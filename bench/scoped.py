@@ -126,15 +126,13 @@ def signed_in(base_url: str, cookie_secret: str, emails: list[str]) -> Iterator[
 
 
 def scoped_pages(scale: org.Scale) -> list[Result]:
-    """The pages the browser lines open (`browser.opened`), each warm and cold as
-    `browser_pages` times them, over All history, for the organization viewer and for the lead
-    of Marketing on the same dashboard, alternated page by page. The figure: the largest, over
-    pages and over warm and cold, of the lead's median over the viewer's for the same page."""
-    repeat, pages, period = (
-        scale.page_visits,
-        browser.opened(scale.scoped_pages),
-        browser.ALL_HISTORY,
-    )
+    """The pages `Scale.scoped_pages` names, each warm and cold as `browser_pages` times them
+    (the server's caches warm: each person has shown every page once), over All history, for
+    the organization viewer and for the lead of Marketing on the same dashboard, alternated
+    page by page, `Scale.scoped_visits` times. The figure: the largest, over pages and over
+    warm and cold, of the lead's median seconds over the viewer's for the same page."""
+    repeat, period = scale.scoped_visits, browser.ALL_HISTORY
+    pages = browser.opened(scale.scoped_pages)
     cookie_secret = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
