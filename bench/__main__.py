@@ -28,7 +28,7 @@ MISSED = 3  # exit status when a target is missed (a crash exits with 1)
 MISSING_TOOL = 2  # exit status when a tool a chosen scenario needs is missing
 # The scenarios that time the dashboard in Debian's chromium, driven by Playwright: they run
 # last, so a missing browser would otherwise be found after every other line, minutes in.
-BROWSER_SCENARIOS = ("browser_pages", "session_memory")
+BROWSER_SCENARIOS = ("browser_pages", "session_memory", "scoped_pages")
 # The scenarios that start a PostgreSQL cluster of their own, from Debian's server packages.
 STATE_SCENARIOS = ("state_marks", "state_pages")
 

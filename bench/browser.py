@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +36,10 @@ WAIT_MS = 300_000  # a cold page of five years × 1,000 keys on a loaded two-cor
 STARTUP_SECONDS = 600.0
 VIEWPORT = {"width": 1366, "height": 768}
 
-# A visit is over when the page's run has ended (a mark of a run other than the one before the
-# visit, written last by bench/dashboard.py), Streamlit says it is not running and shows no
-# status widget, nothing stale is left of the page before, and every chart is drawn.
+# A visit is over when the page's run has ended: the page shows the mark of a run other than
+# the one before the visit (drawn before the page by bench/dashboard.py, after Streamlit has
+# said the run began), Streamlit says it is not running and shows no status widget, nothing
+# stale is left of the page before, and every chart is drawn.
 LOADED = """
 (before) => {
   const marks = document.querySelectorAll('[data-bench-run]');
@@ -95,9 +96,12 @@ class Visits:
 
 
 @contextmanager
-def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
+def dashboard(
+    keys: int, folder: Path, secrets: Callable[[str], str] | None = None, **settings: str
+) -> Iterator[Dashboard]:
     """`streamlit run bench/dashboard.py` in demo mode over the benchmark organization with
-    `keys` keys on a free loopback port; stopped on exit."""
+    `keys` keys on a free loopback port, with `settings` in its environment and, when given,
+    `secrets(address)` as its secrets.toml (written in `folder`); stopped on exit."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
     environment |= {
         "PYTHONPATH": str(org.ROOT),
@@ -111,6 +115,10 @@ def dashboard(keys: int, folder: Path, **settings: str) -> Iterator[Dashboard]:
     command = [sys.executable, "-m", "streamlit", "run", "bench/dashboard.py"]
     command += ["--server.port", str(port), "--server.headless", "true"]
     command += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+    if secrets is not None:
+        written = folder / "secrets.toml"
+        written.write_text(secrets(f"http://127.0.0.1:{port}"))
+        command += ["--secrets.files", str(written)]
     with (folder / "streamlit.log").open("w+b") as log:
         server = subprocess.Popen(command, cwd=org.ROOT, env=environment, stdout=log, stderr=log)
         try:
@@ -176,10 +184,9 @@ def shown(tab: Any) -> dict[str, Any]:
     return dict(tab.evaluate(SHOWN))
 
 
-def opened(scale: org.Scale) -> dict[str, str]:
-    """The pages the lines open at `scale` (`Scale.browser_pages`), address → title, in the
-    navigation's order."""
-    chosen = scale.browser_pages
+def opened(chosen: tuple[str, ...] | None) -> dict[str, str]:
+    """The pages a line opens, address → title, in the navigation's order: those `chosen` by
+    their `url_path` (`Scale.browser_pages`, `Scale.scoped_pages`), every page for None."""
     return {
         page.address: page.title
         for page in navigation.PAGES
@@ -196,25 +203,43 @@ def visit_all(context: Any, base_url: str, period: str, pages: dict[str, str]) -
 
 
 def page_loads(
-    context: Any, base_url: str, periods: list[str], repeat: int, pages: dict[str, str]
-) -> dict[str, Visits]:
-    """Warm and cold loads of `pages` and the bare page, alternated: bare, page, bare, …"""
-    warm, cold = Visits(), Visits()
+    contexts: Sequence[Any],
+    base_url: str,
+    periods: list[str],
+    repeat: int,
+    pages: dict[str, str],
+    *,
+    bare: bool = True,
+) -> list[dict[str, Visits]]:
+    """Warm and cold loads of `pages` in each of `contexts` (one browser each: whose cookies,
+    whose session), each context's {"warm": …, "cold": …}. Alternated page by page so that
+    drift reaches every side alike: the bare page first (`bare`, in the first context), then
+    the page in each context in turn, every other round in the reverse order: bare, page,
+    bare, … for one context; for two, the page in one then the other, then the other first."""
+    loads = [{"warm": Visits(), "cold": Visits()} for _ in contexts]
+    first = [(0, *BARE)] if bare else []
+
+    def turns(path: str, title: str, lap: int) -> list[tuple[int, str, str]]:
+        """Who opens what, in turn, for one page: (context, address, link's title)."""
+        sides = range(len(contexts)) if lap % 2 == 0 else reversed(range(len(contexts)))
+        return [*first, *((side, path, title) for side in sides)]
+
     for period in periods:
-        tab = visit_all(context, base_url, period, pages)
-        for _ in range(repeat):
+        tabs = [visit_all(context, base_url, period, pages) for context in contexts]
+        for lap in range(repeat):
             for path, title in pages.items():
-                for where, name in (BARE, (path, title)):
-                    seconds = open_warm(tab, name)
-                    warm.add(period, where, seconds, shown(tab))
-        tab.close()
-        for _ in range(repeat):
-            for path in pages:
-                for where in (BARE[0], path):
-                    seconds, tab = open_cold(context, base_url, where, period)
-                    cold.add(period, where, seconds, shown(tab))
+                for side, where, name in turns(path, title, lap):
+                    seconds = open_warm(tabs[side], name)
+                    loads[side]["warm"].add(period, where, seconds, shown(tabs[side]))
+        for tab in tabs:
+            tab.close()
+        for lap in range(repeat):
+            for path, title in pages.items():
+                for side, where, _ in turns(path, title, lap):
+                    seconds, tab = open_cold(contexts[side], base_url, where, period)
+                    loads[side]["cold"].add(period, where, seconds, shown(tab))
                     tab.close()
-    return {"warm": warm, "cold": cold}
+    return loads
 
 
 def settled_kb(pid: int, samples: int) -> dict[str, int]:
@@ -239,11 +264,11 @@ def browser_pages(scale: org.Scale) -> list[Result]:
     """Every page warm (its link clicked in a session that has shown it) and cold (its address
     opened in a new tab, a new session; the server's caches warm), alternated with the bare
     page, over `Scale.page_ranges`. The lines are All history's."""
-    repeat, periods, pages = scale.page_visits, scale.page_ranges, opened(scale)
+    repeat, periods, pages = scale.page_visits, scale.page_ranges, opened(scale.browser_pages)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         with dashboard(scale.keys, folder) as served, chromium(folder) as context:
-            loads = page_loads(context, served.base_url, list(periods), repeat, pages)
+            (loads,) = page_loads([context], served.base_url, list(periods), repeat, pages)
     for (period, path), seen in loads["warm"].shown.items():
         name = f"{period.lower().replace(' ', '-')}-{path or 'overview'}.txt"
         keep("browser_pages", name, seen["text"].encode())
@@ -304,7 +329,7 @@ def session_memory(scale: org.Scale) -> list[Result]:
     """The dashboard's resident memory once several sessions (tabs, `Scale.sessions`) have
     each shown the pages the lines open (`opened`) over All history and are still open,
     against a server of its own that served one."""
-    pages = opened(scale)
+    pages = opened(scale.browser_pages)
     figures: dict[int, dict[str, int]] = {}
     everything_shown = True
     for sessions in (1, scale.sessions):

@@ -1,7 +1,10 @@
 """The dashboard as `streamlit run app.py` serves it, plus what the browser benchmark needs:
 one bare page (`/bare`) that only writes a line, the reference each page's load time is divided
-by, served by the same server through the same sidebar and range control; and, after every
-run, an invisible mark naming the run, so the browser knows a run it started has ended."""
+by, served by the same server through the same sidebar and range control; and, before every
+page, an invisible mark naming the run, so the browser knows the run it sees is one it started
+(and, once Streamlit says no run is going on, that it has ended). The mark goes first: a page
+that ends with `st.stop()` (a team lead's Settings page, which is the organization's) would
+end without one drawn last, since Streamlit draws nothing more in a run once it is stopped."""
 
 import runpy
 import uuid
@@ -20,16 +23,14 @@ def bare() -> None:
 
 
 class Marked:
-    """A page whose run ends with the mark, however it ends (`st.stop()` included)."""
+    """A page whose run starts with the mark, however it ends (`st.stop()` included)."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
 
     def run(self) -> None:
-        try:
-            self.page.run()
-        finally:
-            st.html(f'<span data-bench-run="{uuid.uuid4().hex}"></span>')
+        st.html(f'<span data-bench-run="{uuid.uuid4().hex}"></span>')
+        self.page.run()
 
 
 def navigation(pages: list[Any], **options: Any) -> Any:

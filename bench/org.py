@@ -86,6 +86,14 @@ class Scale:
         return 3 if self.factor >= 0.5 else 1
 
     @property
+    def scoped_visits(self) -> int:
+        """How many times `scoped_pages` opens each page for each person: a median of five at
+        full scale, where a warm load is 0.2 to 0.4 s and the line is the largest of 24 ratios
+        (with three, they read 0.64 to 1.16, median 0.96, while the lead's and the viewer's
+        headless reruns of the largest took 0.03 and 0.04 s); once in the smoke run."""
+        return 5 if self.factor >= 0.5 else 1
+
+    @property
     def page_ranges(self) -> tuple[str, ...]:
         """The ranges the browser lines open each page over, as the range control writes them
         in the address: All history (the lines' range) and Last 30 days at full scale; All
@@ -99,6 +107,15 @@ class Scale:
         timing and reading of what each page shows, not each page (the browser tests draw
         every page in chromium)."""
         return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES
+
+    @property
+    def scoped_pages(self) -> tuple[str, ...] | None:
+        """The pages (by their `url_path`) `scoped_pages` opens for the organization viewer
+        and the team lead: every page at full scale (None); Overview alone in the smoke run,
+        which checks that both are signed in, that the lead's pages show the team and that
+        the line is read, not each page (its dashboard of its own is the cost: its start and
+        the organization's first loads)."""
+        return None if self.factor >= 0.5 else SMOKE_BROWSER_PAGES[:1]
 
     @property
     def forecast_keys(self) -> int:

@@ -127,6 +127,19 @@ def test_keys_map_by_masked_key_label_or_label_pattern():
     }
 
 
+def test_each_teams_settings_answers_by_its_own_rules_one_key_at_a_time():
+    """The rules are made ready once per teams settings and kept: settings read again alike
+    answer alike, and settings whose pattern moved (from the same file name) by the new
+    pattern, key by key as a scope asks."""
+    written = teams('name = "Web"\nlabel_patterns = ["web-*"]')
+    moved = teams('name = "Web"\nlabel_patterns = ["shop-*"]')
+    asked = [("aaaa****0001", "web-shop"), ("aaaa****0002", "shop-front")]
+    for text, expected in ((written, ["Web", UNASSIGNED]), (moved, [UNASSIGNED, "Web"])):
+        for _ in range(2):  # the second reading, a new but equal object, answers alike
+            parsed = parse_teams(text)
+            assert [key_teams(parsed, {key: label})[key] for key, label in asked] == expected
+
+
 def test_the_stars_of_a_masked_key_are_no_wildcard():
     parsed = parse_teams(teams('name = "Web"\nkeys = ["a1b2****9z8y"]'))
     assert key_teams(parsed, {"a1b2XXXX9z8y": "x", "a1b2****9z8y": "y"}) == {

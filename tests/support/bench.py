@@ -20,9 +20,10 @@ SCALE = 0.05
 KEYS = 50  # 1,000 keys at full scale
 HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
 # Scenarios run in a test file of their own, beside the others (each file's smoke on its own
-# worker): the guardrails' replay, and the pages timed in chromium with the sessions' memory.
+# worker): the guardrails' replay, and the pages timed in chromium with the sessions' memory
+# and a team lead's pages against the organization viewer's.
 REPLAY = "guardrails"
-IN_CHROMIUM = ("browser_pages", "session_memory")
+IN_CHROMIUM = ("browser_pages", "session_memory", "scoped_pages")
 # Lines whose figure is a share that is nil when all goes well (their target may be 0).
 NIL_WHEN_MET = frozenset({"guardrail_overrun", "guardrail_stranded"})
 
