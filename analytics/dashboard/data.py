@@ -26,7 +26,7 @@ from analytics.capacity.budgets import BudgetFile
 from analytics.capacity.review import CapacityReview, review_of
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback, chargeback_rows
-from analytics.cost.priced import PricesInForce, price_key_day, priced_totals
+from analytics.cost.priced import price_key_day, priced_totals, prices_in_force
 from analytics.cost.prices import parse_pricing
 from analytics.cost.spend import base_fees
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
@@ -428,13 +428,6 @@ def review(
     return _review(
         src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
     )
-
-
-def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | None:
-    """The money files' texts as capacity takes them; None without prices."""
-    if pricing is None:
-        return None
-    return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")

@@ -25,6 +25,7 @@ import streamlit as st
 from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.current import budget_status
 from analytics.capacity.evaluation import Evaluation
+from analytics.cost.priced import prices_in_force
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams
 from analytics.dashboard import data, keys_and_limits
@@ -165,7 +166,7 @@ def _status(
     assert guarded.budgets is not None
     only = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
     teams = guarded.teams
-    prices = data.prices_in_force(texts[2], texts[1])
+    prices = prices_in_force(texts[2], texts[1])
     mapping = None if teams is None else (lambda frame: key_teams(teams, labels(frame)))
     return budget_status(data.Cached(_source), only, today, prices, mapping)[0]
 

@@ -89,10 +89,17 @@ def rotation_settings(src: Source) -> Rotations:
 def key_list(src: Source) -> list[DeveloperKey]:
     """Every developer key the session's scope sees, active and deactivated (matched to its
     team by its recorded or key id's mask and its label, ``Visible.developer_keys``)."""
-    keys = organization_keys(src)
     if src.visible.scope.whole:
-        return keys
-    return src.visible.developer_keys(keys, {}, recorded_masks(all_entries(src)))
+        return organization_keys(src)
+    return _scoped_keys(src.fingerprint, _recorded(src), src)
+
+
+@st.cache_data(ttl=KEYS_TTL, show_spinner=False)
+def _scoped_keys(fingerprint: str, recorded: Recorded, _source: Source) -> list[DeveloperKey]:
+    """A scope's listed keys, joined once per key list, scope and audit log's masks: every
+    page of a team's lead counts them, and joining the list again cost each run more than the
+    organization viewer's whole rerun."""
+    return _source.visible.developer_keys(organization_keys(_source), {}, dict(recorded))
 
 
 def audit_log(src: Source) -> AuditLog | None:
@@ -232,7 +239,7 @@ def said() -> tuple[str, bool] | None:
 def changed(message: str, failed: bool = False) -> None:
     """Drop the key list and what is read from it (a change was made), and say ``message``
     once on the next run (`failed`: a change made whose sequel failed)."""
-    for cached in (_key_list, _rows, _limit_status):
+    for cached in (_key_list, _scoped_keys, _rows, _limit_status):
         cached.clear()
     st.session_state[SAID] = (message, failed)
 

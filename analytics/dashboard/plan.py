@@ -12,6 +12,7 @@ from analytics.capacity.current import current_plan
 from analytics.capacity.plan import Allowance, PlanSnapshot
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
+from analytics.cost.priced import prices_in_force
 from analytics.cost.prices import PricingFileError
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
@@ -29,7 +30,7 @@ NOTE = (
 
 @st.cache_data(ttl=data.PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
 def _snapshot(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
-    return current_plan(data.Cached(_source), today, data.prices_in_force(pricing, None))
+    return current_plan(data.Cached(_source), today, prices_in_force(pricing, None))
 
 
 def current_snapshot(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
