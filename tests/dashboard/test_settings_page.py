@@ -259,4 +259,6 @@ def test_the_budget_status_reads_the_same_on_the_page_and_the_command_around_a_c
     at.button(key="settings_save_budgets").click().run()
     page, command = budget_status_on_both_surfaces()
     assert page == command
-    assert ("All characters, monthly", "3,200", "exceeded") in page
+    # Exceeded, or on a month's first day (nothing of it closed yet) warned of as projected.
+    [lowered] = [row for row in page if row[0] == "All characters, monthly"]
+    assert lowered[1] == "3,200" and lowered[2] in ("exceeded", "warning")
