@@ -296,6 +296,7 @@ def test_scenarios_cover_every_target_name():
         "guardrails",
         "browser_pages",
         "session_memory",
+        "scoped_pages",
         "forecast_quality",
         "forecast_quality_hard",
         "recommend_time",
