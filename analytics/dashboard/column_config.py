@@ -36,6 +36,8 @@ from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS
 
 # Column widths in px where they are set: enough for the header and the figures below it.
 NAME_WIDTH, FIGURE_WIDTH, WORD_WIDTH = 220, 120, 80
+BUDGET_FIGURE_WIDTH = 100  # a budget's figures narrower, so that its period fits beside them
+PERIOD_WIDTH = 170  # a range of days, "2026-11-01 – 2026-11-30", whole in any font
 
 
 def number(label: str, width: int | None = None) -> Any:
@@ -202,18 +204,19 @@ def budget_columns() -> dict[str, Any]:
         "projected %": st.column_config.NumberColumn(
             "Projected %", format=PERCENT_FORMAT, width=100
         ),
-        "used": number("Used", FIGURE_WIDTH),
-        "projected": number("Projected", FIGURE_WIDTH),
+        "used": number("Used", BUDGET_FIGURE_WIDTH),
+        "projected": number("Projected", BUDGET_FIGURE_WIDTH),
         "limit": number("Limit", FIGURE_WIDTH),
-        "unit": st.column_config.TextColumn("Unit"),
-        "period": st.column_config.TextColumn("Period"),
+        "unit": st.column_config.TextColumn("Unit", width=WORD_WIDTH),
+        "period": st.column_config.TextColumn("Period", width=PERIOD_WIDTH),
         "reached": st.column_config.TextColumn("Limit reached"),
         "note": st.column_config.TextColumn("Note"),
     }
 
 
+# What a budget covers (its period) is read with its shares, in view in a 1366 px window.
 BUDGET_ORDER = (
-    "budget", "status", "used %", "projected %", "used", "projected", "limit", "unit", "period",
+    "budget", "status", "used %", "projected %", "used", "projected", "period", "limit", "unit",
     "reached", "note",
 )  # fmt: skip
 
