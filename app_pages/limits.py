@@ -99,15 +99,11 @@ def deactivate_dialog(row: KeyRow) -> None:
         "request with it is refused at once and for good, and it can never be activated again.",
         icon=":material/warning:",
     )
-    typed = st.text_input("Type the key's label to confirm", key=f"deactivate_typed:{key.key_id}")
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="deactivate_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button("Deactivate for good", type="primary", key="deactivate_confirm"):
-        if typed.strip() != key.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.deactivate(source, permissions.permission(source, key=key), row):
-            keys_and_limits.close_dialog()
-            st.rerun()
+    if keys_and_limits.confirmed_for_good("deactivate", key) and keys_and_limits.deactivate(
+        source, permissions.permission(source, key=key), row
+    ):
+        keys_and_limits.close_dialog()
+        st.rerun()
 
 
 title.button(

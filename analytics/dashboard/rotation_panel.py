@@ -87,15 +87,11 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
         force = st.checkbox(
             "Finish anyway: cut off the traffic still seen", key=f"finish_force:{old.key_id}"
         )
-    typed = st.text_input("Type the key's label to confirm", key=f"finish_typed:{old.key_id}")
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="finish_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button("Deactivate for good", type="primary", key="finish_confirm"):
-        if typed.strip() != old.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.finish(src, permissions.permission(src, key=old), watch, old, force):
-            keys_and_limits.close_dialog()
-            st.rerun()
+    if keys_and_limits.confirmed_for_good("finish", old) and keys_and_limits.finish(
+        src, permissions.permission(src, key=old), watch, old, force
+    ):
+        keys_and_limits.close_dialog()
+        st.rerun()
 
 
 def rotations_under_way(
