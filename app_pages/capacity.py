@@ -3,9 +3,7 @@ with prices), budget status, the decision (backtested forecasts, what-ifs kept i
 the option to buy next), period comparison, growth drivers, and the meeting report to
 download."""
 
-import math
 import os
-from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -16,17 +14,23 @@ from analytics.capacity.budgets import DEFAULT_WARNING
 from analytics.capacity.compare import comparison_text
 from analytics.capacity.costs import COST
 from analytics.capacity.current import all_evaluations
-from analytics.capacity.decision import DEFAULT_TERM, Decision, plain_verdict, plan_sentence
+from analytics.capacity.decision import DEFAULT_TERM, Decision
 from analytics.capacity.evaluation import evaluation_frame
-from analytics.capacity.outlook import PERIOD_NAMES
 from analytics.capacity.recommend import DEFAULT_RISK
-from analytics.capacity.review import Asked, accuracy_text
+from analytics.capacity.review import Asked
 from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workload
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import estimate_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import charts, data, deciding, guardrails, keys_and_limits, page, session
+from analytics.dashboard import (
+    charts,
+    data,
+    deciding,
+    decision_panel,
+    guardrails,
+    keys_and_limits,
+    page,
+    session,
+)
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
@@ -35,8 +39,6 @@ from analytics.dashboard.column_config import (
     key_name_columns,
     metric_number,
     money_column,
-    option_columns,
-    outlook_columns,
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
@@ -44,7 +46,6 @@ from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
-from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
@@ -52,13 +53,7 @@ from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import (
     METRIC_LABELS,
-    MINUTES,
     TOTAL_CHARACTERS,
-    format_value,
-    is_minutes,
-    rounded,
-    share_text,
-    unit_of,
 )
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
@@ -220,118 +215,6 @@ def planned_workloads(text: str) -> tuple[Workload, ...]:
     return tuple(found)
 
 
-def show_forecasts(decision: Decision) -> None:
-    """Each metric's forecasts with the what-ifs (and, with any, the projection without them
-    beside), its measured accuracy beside them, and its past month-ahead forecasts against
-    what happened: one metric at a time, its tab in the address, only the open tab drawn.
-    Figures hold the digits they are shown with, each column naming its unit."""
-    outlooks = decision.outlooks
-    forecasts = decision.forecasts_beside_plain
-    plain = ["plain_projected"] if decision.plain is not None else []
-    tabs = st.tabs([METRIC_LABELS[m] for m in outlooks], key="outlook", bind="query-params")
-    for tab, (metric, found) in zip(tabs, outlooks.items(), strict=True):
-        if not tab.open:
-            continue
-        rows = forecasts[forecasts["metric"] == metric]
-        with tab:
-            table, chart = st.columns(2)
-            table.markdown(f"**{METRIC_LABELS[metric]}**")
-            table.caption(accuracy_text(found))
-            table.dataframe(
-                rows.assign(
-                    period=[
-                        f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
-                        for p, e in zip(rows["period"], rows["end"], strict=True)
-                    ],
-                    **{
-                        column: [rounded(v, metric) for v in rows[column]]
-                        for column in ("used", "projected", "plain_projected")
-                    },
-                    **{
-                        f"range_{level}": [
-                            f"{format_value(lo, metric)} – {format_value(hi, metric)}"
-                            for lo, hi in zip(
-                                rows[f"low_{level}"], rows[f"high_{level}"], strict=True
-                            )
-                        ]
-                        for level in ("80", "95")
-                    },
-                ),
-                hide_index=True,
-                column_order=["period", "used", "projected", *plain, "range_80", "range_95"],
-                column_config=outlook_columns(metric),
-            )
-            chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric))
-
-
-def show_recommendation(decision: Decision, currency: str) -> None:
-    """The option recommended against today's plan (the service's, as the Plan card shows
-    it), the curve and every option: each tile and column names its unit."""
-    found = decision.recommendation
-    chosen = found.chosen
-    if chosen is None:
-        st.info("No option of the catalogue fits the term.", icon=":material/info:")
-        return
-    risk = share_text(found.risk)
-    st.success(
-        f"Recommended for the {decision.term} months from {decision.scenarios.months[0]}: "
-        f"**{chosen.name}**"
-        + (
-            f", the cheapest expected within a {risk} chance of overage."
-            if found.within_risk
-            else f": no option stays within a {risk} chance of overage; this one is the least "
-            "likely to run over."
-        ),
-        icon=":material/recommend:",
-    )
-    money = partial(estimate_text, currency=currency)
-    if (without := plain_verdict(decision, money)) is not None:
-        st.caption(without)
-    today_plan = found.current
-    decimals = MINOR_UNITS[currency]
-    # The difference of the two costs as the table shows them, each in whole minor units.
-    against = (
-        None
-        if today_plan is None or today_plan is chosen
-        else round(chosen.expected_cost, decimals) - round(today_plan.expected_cost, decimals)
-    )
-    with st.container(horizontal=True):
-        st.metric(
-            f"Expected cost ({currency})",
-            f"{chosen.expected_cost:,.{decimals}f}",
-            delta=None
-            if against is None
-            else f"{against:+,.{decimals}f} {currency} against today's plan",
-            delta_color="inverse",
-        )
-        st.metric("Chance of overage", share_text(chosen.overage_chance))
-        for value, metric in (
-            (chosen.unused_characters, TOTAL_CHARACTERS),
-            (chosen.unused_minutes, MINUTES),
-        ):
-            unused = f"Expected unused {METRIC_LABELS[metric].lower()}"
-            st.metric(
-                unused if is_minutes(metric) else f"Expected unused {unit_of(metric)}",
-                "no limit" if math.isnan(value) else format_value(value, metric),
-            )
-    if decision.plan is not None:
-        st.caption(plan_sentence(decision.plan, money))
-    curve = found.curve()
-    st.plotly_chart(charts.figure(cost_curve_figure, curve, currency, decision.term))
-    st.dataframe(
-        curve.assign(
-            committed_characters=[rounded(v, TOTAL_CHARACTERS) for v in curve.committed_characters],
-            committed_minutes=[rounded(v, MINUTES) for v in curve["committed_minutes"]],
-            expected_cost=curve["expected_cost"].round(MINOR_UNITS[currency]),
-            overage_chance=100 * curve["overage_chance"],
-        ),
-        hide_index=True,
-        column_config=option_columns(currency),
-    )
-    for note in found.left_out:
-        st.caption(f"Left out: {note}.")
-
-
 def decision_section() -> Decision:
     """The forecasts, the what-ifs and the option to buy: the organization's decision."""
     st.caption(
@@ -373,9 +256,9 @@ def decision_section() -> Decision:
     st.caption(f"What-ifs: {decision.what_if}.")
     for warning in decision.warnings:
         st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
-    show_forecasts(decision)
+    decision_panel.show_forecasts(decision)
     if decision.recommendation.options and money.currency:
-        show_recommendation(decision, money.currency)
+        decision_panel.show_recommendation(decision, money.currency)
     else:
         st.caption(
             f"No options to weigh: {file_in_force('pricing', source)} lists none. Add "

@@ -4,37 +4,21 @@ deactivate; create a key; the audit log of every attempted change."""
 
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
-from analytics.alerts.budget_events import in_units
-from analytics.capacity.evaluation import evaluation_frame
-from analytics.dashboard import guardrails, keys_and_limits, page, permissions
-from analytics.dashboard.column_config import (
-    BUDGET_ORDER,
-    audit_columns,
-    budget_columns,
-    guardrail_columns,
-    key_limit_columns,
-    rotation_columns,
+from analytics.dashboard import (
+    guardrails,
+    guardrails_panel,
+    keys_and_limits,
+    page,
+    permissions,
+    rotation_panel,
 )
+from analytics.dashboard.column_config import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.reading import NoUsagePeriod
-from analytics.guardrails.tables import (
-    Moment,
-    beside_plan,
-    blocked_table,
-    changes_table,
-    headroom_table,
-    share_table,
-    shown,
-    stopping,
-    warnings,
-)
 from analytics.keys.audit import audit_table
 from analytics.keys.limits import (
     KeyRow,
@@ -53,8 +37,6 @@ from analytics.keys.preview import (
     minutes,
     rename_preview,
 )
-from analytics.keys.rotation import Watch, default_label
-from analytics.service.models import DeveloperKey
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
@@ -117,95 +99,11 @@ def deactivate_dialog(row: KeyRow) -> None:
         "request with it is refused at once and for good, and it can never be activated again.",
         icon=":material/warning:",
     )
-    typed = st.text_input("Type the key's label to confirm", key=f"deactivate_typed:{key.key_id}")
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="deactivate_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button("Deactivate for good", type="primary", key="deactivate_confirm"):
-        if typed.strip() != key.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.deactivate(source, permissions.permission(source, key=key), row):
-            keys_and_limits.close_dialog()
-            st.rerun()
-
-
-@st.dialog("Rotate a key", on_dismiss=keys_and_limits.close_dialog)
-def rotate_dialog(row: KeyRow, leak: bool) -> None:
-    if st.session_state.get("rotate_done"):
+    if keys_and_limits.confirmed_for_good("deactivate", key) and keys_and_limits.deactivate(
+        source, permissions.permission(source, key=key), row
+    ):
         keys_and_limits.close_dialog()
-        st.rerun()  # the secret leaves the page with the dialog
-    key = row.key
-    assert key is not None
-    if leak:
-        st.warning(
-            f"**{key.label}** (key id `{key.key_id}`) is deactivated first, at once and for "
-            "good: every request with it is refused, before its replacement exists. Then the "
-            "replacement is made with its limits.",
-            icon=":material/warning:",
-        )
-    else:
-        st.caption(
-            f"Makes a replacement of **{key.label}** beside it, with its limits; both work "
-            "until you finish the rotation, once the old key is quiet."
-        )
-    label = st.text_input(
-        "The replacement's label",
-        value=default_label(key.label, today),
-        key=f"rotate_label:{key.key_id}",
-        max_chars=MAX_LABEL,
-    )
-    typed = (
-        st.text_input("Type the key's label to confirm", key=f"leak_typed:{key.key_id}")
-        if leak
-        else key.label
-    )
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="rotate_cancel", on_click=keys_and_limits.close_dialog)
-    name = "Deactivate and replace" if leak else "Rotate"
-    if confirm_col.button(name, type="primary", key="rotate_confirm"):
-        if typed.strip() != key.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-            return
-        acting = permissions.permission(source, key=key)
-        secret = keys_and_limits.rotate(source, acting, rows, row, label, leak, today)
-        if secret is not None:
-            st.warning(
-                "Copy the new key's secret now: it is shown this once and kept nowhere, not "
-                "even here.",
-                icon=":material/warning:",
-            )
-            st.code(secret, language=None)
-            st.button("Done", key="rotate_done", type="primary")
-
-
-@st.dialog("Finish a rotation", on_dismiss=keys_and_limits.close_dialog)
-def finish_dialog(watch: Watch, old: DeveloperKey) -> None:
-    st.warning(
-        f"Deactivating **{old.label}** (key id `{old.key_id}`) cannot be undone: every request "
-        "with it is refused at once and for good.",
-        icon=":material/warning:",
-    )
-    force = False
-    quiet_needed = keys_and_limits.rotation_settings(source).quiet_days
-    if watch.quiet_days < quiet_needed:
-        st.error(
-            f"{watch.remaining} It has been quiet {watch.quiet_days} of the {quiet_needed} "
-            "whole days a finish needs.",
-            icon=":material/traffic:",
-        )
-        force = st.checkbox(
-            "Finish anyway: cut off the traffic still seen", key=f"finish_force:{old.key_id}"
-        )
-    typed = st.text_input("Type the key's label to confirm", key=f"finish_typed:{old.key_id}")
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="finish_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button("Deactivate for good", type="primary", key="finish_confirm"):
-        if typed.strip() != old.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        elif keys_and_limits.finish(
-            source, permissions.permission(source, key=old), watch, old, force
-        ):
-            keys_and_limits.close_dialog()
-            st.rerun()
+        st.rerun()
 
 
 title.button(
@@ -251,161 +149,12 @@ st.caption(
     "of keys the list does not name, such as admin keys."
 )
 
-
-@st.dialog("Restore the keys' own limits", on_dismiss=keys_and_limits.close_dialog)
-def restore_dialog(guarded: guardrails.Guarded, restored: pd.DataFrame) -> None:
-    st.warning(
-        "Every guarded key gets back the limits it had before the guardrails (its hand-set "
-        "ones, or none), so the enforced budgets no longer hold. The next apply (the hourly "
-        "timer) enforces them again: set enforce = false in the budgets file to end one.",
-        icon=":material/warning:",
-    )
-    table("restore_preview", restored)
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="restore_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
-        guardrails.run(source, allowed, guarded, today, "restore")
-    ):
-        keys_and_limits.close_dialog()
-        st.rerun()
-
-
-@st.dialog("Apply the guardrails' plan", width="large", on_dismiss=keys_and_limits.close_dialog)
-def apply_dialog(guarded: guardrails.Guarded, planned: Plan) -> None:
-    pending = planned.changes
-    st.caption(
-        f"{len(pending)} limit change(s), the largest reductions first. Sent as `guardrails "
-        "apply` sends them: planned again from the key list of the moment, lowered before "
-        "raised, each audited as the guardrail's."
-    )
-    if flagged := warnings(pending):
-        st.warning(
-            "Look before sending:\n" + "\n".join(f"- {line}" for line in flagged),
-            icon=":material/warning:",
-        )
-    table("apply_preview", changes_table(pending))
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="apply_cancel", on_click=keys_and_limits.close_dialog)
-    if confirm_col.button(
-        f"Apply {len(pending)} change(s)", type="primary", key="apply_confirm"
-    ) and guardrails.run(source, allowed, guarded, today, "apply"):
-        keys_and_limits.close_dialog()
-        st.rerun()
-
-
-def table(key: str, frame: pd.DataFrame) -> None:
-    """A guardrails table, its limits written out and each column explained in its header."""
-    st.dataframe(shown(frame), hide_index=True, column_config=guardrail_columns(frame), key=key)
-
-
-BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
-    "now": ("Blocked now, by the limits in force", "No key is blocked by the limits in force now."),
-    "planned": ("Would be blocked after Apply now", "No key would be blocked after Apply now."),
-}
-
-
-def blocked_keys(planned: Plan, moment: Moment) -> None:
-    """The keys a limit stops at one moment, the count named by the moment."""
-    stopped = blocked_table(planned, moment)
-    heading, none = BLOCKED_SAID[moment]
-    if stopped.empty:
-        st.caption(none)
-        return
-    st.markdown(f"**{heading}: {len(stopped)}**")
-    table(f"guardrail_blocked_{moment}", stopped)
-
-
-def guardrails_section() -> None:
-    """Each enforced budget held by the keys' own limits, and for key admins its actions."""
-    files = guardrails.files_in_force(source)
-    guarded, problem = guardrails.read_files(files)
-    if problem:
-        st.error(problem, icon=":material/error:")
-        return
-    assert guarded is not None
-    if guarded.budgets is None or not guarded.budgets.enforced:
-        st.caption(
-            f"No budget is enforced: mark one `enforce = true` in {files.name} (the "
-            "organization's, a team's or a key's total characters, minutes or cost over the "
-            "usage period) and run `guardrails apply` hourly. See docs/guardrails.md."
-        )
-        return
-    try:
-        with service_errors(source):
-            planned = guardrails.plan(source, files, today)
-            evaluations = guardrails.status(source, files, today)
-    except NoUsagePeriod as exc:
-        st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
-        return
-    st.caption(
-        f"The enforced budgets of {files.name}, held by each key's own limit, which the "
-        "service enforces on its live counters; the usage period "
-        f"{planned.period.text}, closed days through yesterday."
-    )
-    for line in [*planned.refusals, *stopping(planned)]:
-        st.warning(line, icon=":material/block:")
-    currency = guarded.pricing.currency if guarded.pricing else ""
-    st.dataframe(
-        in_units(evaluation_frame(evaluations, currency)).drop(
-            columns=["scope", "metric", "overrun"]
-        ),
-        hide_index=True,
-        column_order=BUDGET_ORDER,
-        column_config=budget_columns(),
-        key="guardrail_budgets",
-    )
-    for line in beside_plan(planned):
-        st.caption(line)
-    table("guardrail_shares", share_table(planned))
-    st.markdown("**Keys under a guardrail**")
-    table("guardrail_keys", headroom_table(planned))
-    pending = planned.changes
-    blocked_keys(planned, "now")
-    if pending:
-        blocked_keys(planned, "planned")
-    st.markdown(f"**Pending changes, sent by Apply now: {len(pending)}**")
-    if pending:
-        table("guardrail_changes", changes_table(pending))
-    st.caption(guardrails.last_run_text(guardrails.last_run(source)))
-    if not allowed.allowed:
-        return
-    if guardrails.records(source) is None:
-        st.caption(
-            "Apply and restore need a state store (SERVICE_HISTORY_PATH or SERVICE_STATE_URL), "
-            "where the keys' own limits are remembered."
-        )
-        return
-    apply_col, restore_col = st.columns(2)
-    apply_col.button(
-        f"Apply now ({len(pending)} change(s))…",
-        key="guardrails_apply",
-        type="primary",
-        icon=":material/shield:",
-        disabled=not pending,
-        on_click=keys_and_limits.open_dialog,
-        args=("apply",),
-    )
-    restore_col.button(
-        "Restore…",
-        key="guardrails_restore",
-        icon=":material/settings_backup_restore:",
-        on_click=keys_and_limits.open_dialog,
-        args=("restore",),
-    )
-    if keys_and_limits.dialog() == ("apply", None) and pending:
-        apply_dialog(guarded, planned)
-    if keys_and_limits.dialog() == ("restore", None):
-        titles = frozenset(b.title for b in guarded.budgets.enforced)
-        restored = guardrails.restored_keys(source, files, today, titles)
-        restore_dialog(guarded, changes_table(restored))
-
-
 section = st.expander(
     "Guardrails", key=guardrails.SECTION, bind="query-params", icon=":material/shield:"
 )
 if section.open:  # planned only when shown
     with section, store_errors():
-        guardrails_section()
+        guardrails_panel.guardrails_section(source, allowed, today)
 
 listed = [row for row in rows if row.key is not None]
 
@@ -549,45 +298,9 @@ if (
     if opened[0] == "deactivate":
         deactivate_dialog(by_id[opened[1]])
     elif opened[0] in ("rotate", "leak"):
-        rotate_dialog(by_id[opened[1]], leak=opened[0] == "leak")
+        rotation_panel.rotate_dialog(source, rows, by_id[opened[1]], opened[0] == "leak", today)
 
-watches = keys_and_limits.rotations(source, today)
-if watches:
-    st.subheader("Rotations under way")
-    quiet_needed = keys_and_limits.rotation_settings(source).quiet_days
-for watch in watches:
-    begun = watch.rotation
-    with st.container(border=True, key=f"rotation_panel_{begun.id}"):
-        st.markdown(
-            f"**Rotation {begun.id}: {begun.old_label} → {begun.new_label}** · begun "
-            f"{begun.started:%Y-%m-%d %H:%M} UTC by {begun.who}"
-        )
-        st.markdown(watch.remaining)
-        st.dataframe(
-            watch.days,
-            hide_index=True,
-            column_config=rotation_columns(),
-            key=f"rotation_days_{begun.id}",
-        )
-        st.caption(
-            f"Each day's use of both keys since the rotation began, through {watch.through} "
-            f"(analytics' latest closed day). The old key may be deactivated once it has been "
-            f"quiet for {quiet_needed} whole days (the alert routes' settings); it has been "
-            f"for {watch.quiet_days}."
-        )
-        st.button(
-            "Finish: deactivate the old key…",
-            key=f"finish_open_{begun.id}",
-            disabled=not allowed.allowed,
-            icon=":material/done_all:",
-            on_click=keys_and_limits.open_dialog,
-            args=("finish", str(begun.id)),
-        )
-if opened and opened[0] == "finish" and allowed.allowed:
-    finishing = [w for w in watches if str(w.rotation.id) == opened[1]]
-    old_keys = {k.key_id: k for k in keys_and_limits.key_list(source)}
-    if finishing and finishing[0].rotation.old_key_id in old_keys:
-        finish_dialog(finishing[0], old_keys[finishing[0].rotation.old_key_id])
+rotation_panel.rotations_under_way(source, allowed, today, opened)
 
 st.subheader("Audit log")
 entries = keys_and_limits.audit_entries(source)

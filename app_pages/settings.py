@@ -149,6 +149,12 @@ def part_section(part: Part) -> None:
             else:
                 form.preview(form.Pending(part, text, base))
     show_preview(part, kept)
+    versions_kept(part, kept, latest)
+
+
+def versions_kept(part: Part, kept: list[Version], latest: Version | None) -> None:
+    """Every saved version of a part, newest first, and an earlier one offered for restoring:
+    a restore is previewed and saved as a new version, as an edit is."""
     with st.expander(f"History: {len(kept)} version(s)", icon=":material/history:"):
         st.dataframe(
             pd.DataFrame(

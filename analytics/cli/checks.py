@@ -70,6 +70,12 @@ BudgetsOption = Annotated[
         "with --demo). Every key's own limits are checked as well, without configuration.",
     ),
 ]
+KeyLimitsOption = Annotated[
+    bool,
+    typer.Option(
+        "--key-limits/--no-key-limits", help="Check every key's own limits (an admin key)."
+    ),
+]
 NotifyOption = Annotated[
     bool,
     typer.Option(
@@ -166,12 +172,7 @@ def _notify(events: Sequence[Event], outbox: _Outbox, data_out: bool) -> bool:
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption = None,
-    key_limits: Annotated[
-        bool,
-        typer.Option(
-            "--key-limits/--no-key-limits", help="Check every key's own limits (an admin key)."
-        ),
-    ] = True,
+    key_limits: KeyLimitsOption = True,
     notify: NotifyOption = False,
     alerts: AlertsOption = None,
     dry_run: DryRunOption = False,

@@ -88,49 +88,58 @@ def _given(field: Field, value: str | None = None) -> str:
     return OPTIONS[field] if value is None else f"{OPTIONS[field]} {value}"
 
 
+OutputOption = Annotated[Path, typer.Option("--output", "-o", help="File to write (atomically).")]
+SourceOption = Annotated[
+    ExportSource,
+    typer.Option(
+        help="usage: characters and minutes per key; tags: characters per tag; "
+        "language-pairs: characters and minutes per language pair."
+    ),
+]
+GroupByOption = Annotated[
+    Grouping | None,
+    typer.Option(
+        help="usage: rows per key and day (default), per key, per team, per team and day, "
+        "or one row; tags: rows per tag and day (default) or per tag; language-pairs: per "
+        "pair (default), pair and day, pair and key, or pair, key and day (key - is usage "
+        "attributed to no key)."
+    ),
+]
+WithCostOption = Annotated[
+    bool,
+    typer.Option(
+        "--with-cost",
+        help=COST_COLUMNS_TEXT,
+    ),
+]
+FormatOption = Annotated[
+    Format | None,
+    typer.Option("--format", help="Output format; by default from the file extension."),
+]
+NoHistoryOption = Annotated[
+    bool, typer.Option("--no-history", help="Fetch every day; do not use the history store.")
+]
+RawOption = Annotated[
+    bool, typer.Option("--raw", help="Write text cells as they are (no formula guard).")
+]
+
+
 @app.command()
 def export(
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write (atomically).")],
+    output: OutputOption,
     start: StartOption = None,
     end: EndOption = None,
     period: PeriodOption = None,
-    source: Annotated[
-        ExportSource,
-        typer.Option(
-            help="usage: characters and minutes per key; tags: characters per tag; "
-            "language-pairs: characters and minutes per language pair."
-        ),
-    ] = "usage",
-    group_by: Annotated[
-        Grouping | None,
-        typer.Option(
-            help="usage: rows per key and day (default), per key, per team, per team and day, "
-            "or one row; tags: rows per tag and day (default) or per tag; language-pairs: per "
-            "pair (default), pair and day, pair and key, or pair, key and day (key - is usage "
-            "attributed to no key)."
-        ),
-    ] = None,
-    with_cost: Annotated[
-        bool,
-        typer.Option(
-            "--with-cost",
-            help=COST_COLUMNS_TEXT,
-        ),
-    ] = False,
+    source: SourceOption = "usage",
+    group_by: GroupByOption = None,
+    with_cost: WithCostOption = False,
     team: TeamOption = None,
     pricing: PricingOption = None,
     teams: TeamsOption = None,
-    fmt: Annotated[
-        Format | None,
-        typer.Option("--format", help="Output format; by default from the file extension."),
-    ] = None,
+    fmt: FormatOption = None,
     demo: DemoOption = False,
-    no_history: Annotated[
-        bool, typer.Option("--no-history", help="Fetch every day; do not use the history store.")
-    ] = False,
-    raw: Annotated[
-        bool, typer.Option("--raw", help="Write text cells as they are (no formula guard).")
-    ] = False,
+    no_history: NoHistoryOption = False,
+    raw: RawOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Export usage, custom-tag characters or language-pair usage of a range of UTC days to

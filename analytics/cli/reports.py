@@ -5,24 +5,27 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
+import pandas as pd
 import typer
 
 from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
-from analytics.capacity.budgets import DEFAULT_WARNING, contract_year
+from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile, contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
+    Decision,
     plan_for_term,
     read_history,
     service_limits,
 )
-from analytics.capacity.review import decision_of, review_of
+from analytics.capacity.review import Asked, CapacityReview, decision_of, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
@@ -40,6 +43,7 @@ from analytics.cli.what_ifs import (
     TermOption,
     asked,
 )
+from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
@@ -47,54 +51,59 @@ from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.storage.files import write_atomic
 from analytics.usage import calendar
 from analytics.usage.calendar import range_text
+from analytics.usage.pipeline import FetchedRange
 
 ReportFormat = Literal["html", "pdf"]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="File to write (atomically): HTML, or PDF with --format pdf."
+    ),
+]
+ReportFormatOption = Annotated[
+    ReportFormat | None,
+    typer.Option(
+        "--format",
+        help="html, or pdf (printed by headless chromium); by default from the --output extension.",
+    ),
+]
+MailToOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--mail-to",
+        help="Mail the report (PDF; HTML without chromium) to this address through the "
+        "alerts file's [email] server; repeatable.",
+    ),
+]
+BudgetsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--budgets",
+        help="Budgets TOML file to show the status of, and its contract year (default: "
+        "budgets.toml here when present; the example with --demo), as the Capacity page.",
+    ),
+]
+PageSizeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--page-size",
+        help="A4 or Letter: the paper the report is laid out and printed on (default: the "
+        "REPORT_PAGE_SIZE setting, else A4).",
+    ),
+]
 
 
 @app.command()
 def report(
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="File to write (atomically): HTML, or PDF with --format pdf."
-        ),
-    ] = None,
+    output: OutputOption = None,
     start: shared.StartOption = None,
     end: shared.EndOption = None,
     period: shared.PeriodOption = None,
-    fmt: Annotated[
-        ReportFormat | None,
-        typer.Option(
-            "--format",
-            help="html, or pdf (printed by headless chromium); by default from the --output "
-            "extension.",
-        ),
-    ] = None,
-    mail_to: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--mail-to",
-            help="Mail the report (PDF; HTML without chromium) to this address through the "
-            "alerts file's [email] server; repeatable.",
-        ),
-    ] = None,
+    fmt: ReportFormatOption = None,
+    mail_to: MailToOption = None,
     alerts: AlertsOption = None,
-    budgets: Annotated[
-        Path | None,
-        typer.Option(
-            "--budgets",
-            help="Budgets TOML file to show the status of, and its contract year (default: "
-            "budgets.toml here when present; the example with --demo), as the Capacity page.",
-        ),
-    ] = None,
-    size: Annotated[
-        str | None,
-        typer.Option(
-            "--page-size",
-            help="A4 or Letter: the paper the report is laid out and printed on (default: the "
-            "REPORT_PAGE_SIZE setting, else A4).",
-        ),
-    ] = None,
+    budgets: BudgetsOption = None,
+    size: PageSizeOption = None,
     pricing: shared.PricingOption = None,
     team: shared.TeamOption = None,
     teams: shared.TeamsOption = None,
@@ -112,14 +121,7 @@ def report(
         given = asked(term, growth, add, risk)
         today = calendar.utc_today()
         first, last = shared.day_range(start, end, period, today, demo)
-        if output is None and not mail_to:
-            raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
-        if output is not None:
-            shared.check_output(output)
-        file_format = fmt or ("pdf" if output and output.suffix.lower() == ".pdf" else "html")
-        chromium = find_chromium()
-        if output is not None and file_format == "pdf" and chromium is None:
-            raise UsageProblem(CHROMIUM_MISSING)
+        file_format, chromium = _file_format(output, fmt, mail_to)
         mail_server = _report_mail(alerts, mail_to or [])
         try:
             paper = report_page_size(os.environ, size)
@@ -131,15 +133,9 @@ def report(
         key_teams = organization_files.team_mapping(costing)
         reader = fetching.Fetches(shared.settings(), demo, visible=visible)
         if visible.scope.teams is None:
-            cost = organization_files.capacity_prices(costing, budget_file)
-            review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
-            demo_days = shared.settings().demo_days if demo else None
-            found, mix = read_history(reader, today, demo_days)
-            options = costing.pricing.catalogue if costing.pricing else ()
-            plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
-            decision = decision_of(found, options, given, review.year_start, plan)
-            for warning in decision.warnings:
-                typer.echo(f"warning: {warning}", err=True)
+            review, usage, decision = _organization_review(
+                reader, budget_file, costing, given, today, (first, last), key_teams, demo
+            )
             note = None
         else:
             shown = visible.budgets(budget_file) if budget_file else None
@@ -156,15 +152,71 @@ def report(
             decision=decision,
             scope_note=note,
         )
-        pdf = (
-            html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
-        )
-        if output is not None:
-            write_atomic(pdf if pdf is not None and file_format == "pdf" else page.encode(), output)
-            if sys.stderr.isatty():
-                typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
-        if mail_server is not None:
-            _mail_report(mail_server, mail_to or [], (first, last), page, pdf)
+        _deliver(page, (first, last), output, file_format, chromium, mail_server, mail_to or [])
+
+
+def _deliver(
+    page: str,
+    days: tuple[date, date],
+    output: Path | None,
+    file_format: ReportFormat,
+    chromium: str | None,
+    mail_server: tuple[Email, str] | None,
+    mail_to: list[str],
+) -> None:
+    """Write the report to `output` and mail it, printed to PDF once for both when chromium
+    is there and either wants it."""
+    first, last = days
+    pdf = html_to_pdf(page, chromium) if chromium and (file_format == "pdf" or mail_to) else None
+    if output is not None:
+        write_atomic(pdf if pdf is not None and file_format == "pdf" else page.encode(), output)
+        if sys.stderr.isatty():
+            typer.echo(f"Wrote the report on {first}..{last} to {output}", err=True)
+    if mail_server is not None:
+        _mail_report(mail_server, mail_to, days, page, pdf)
+
+
+def _file_format(
+    output: Path | None, fmt: ReportFormat | None, mail_to: list[str] | None
+) -> tuple[ReportFormat, str | None]:
+    """The file's format (given, else from the --output extension) and chromium, if found;
+    checked before anything is read, so a report that could not be written is refused at once.
+    """
+    if output is None and not mail_to:
+        raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
+    if output is not None:
+        shared.check_output(output)
+    file_format = fmt or ("pdf" if output and output.suffix.lower() == ".pdf" else "html")
+    chromium = find_chromium()
+    if output is not None and file_format == "pdf" and chromium is None:
+        raise UsageProblem(CHROMIUM_MISSING)
+    return file_format, chromium
+
+
+def _organization_review(
+    reader: fetching.Fetches,
+    budget_file: BudgetFile | None,
+    costing: Costing,
+    given: Asked,
+    today: date,
+    days: tuple[date, date],
+    key_teams: Callable[[pd.DataFrame], dict[str, str]] | None,
+    demo: bool,
+) -> tuple[CapacityReview, FetchedRange, Decision]:
+    """The organization's review, the usage it read and its decision under the what-ifs
+    `given`, today's plan priced when the pricing file has options to buy; the decision's
+    warnings said on stderr, as `capacity recommend` says them."""
+    first, last = days
+    cost = organization_files.capacity_prices(costing, budget_file)
+    review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
+    demo_days = shared.settings().demo_days if demo else None
+    found, mix = read_history(reader, today, demo_days)
+    options = costing.pricing.catalogue if costing.pricing else ()
+    plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
+    decision = decision_of(found, options, given, review.year_start, plan)
+    for warning in decision.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return review, usage, decision
 
 
 def _report_mail(given: Path | None, recipients: list[str]) -> tuple[Email, str] | None:

@@ -183,6 +183,31 @@ def reported(debug: bool) -> Iterator[None]:
     Log lines go to stderr while the command runs; the handler is removed afterwards so a
     caller that runs several commands in one process (tests) never logs to a closed stream.
     """
+    with _logged(debug):
+        try:
+            yield
+        except typer.Exit:
+            raise
+        except BrokenPipeError:
+            raise typer.Exit(_closed_output()) from None
+        except (
+            UsageProblem,
+            PricingFileError,
+            TeamFileError,
+            AlertsFileError,
+            SettingsProblem,
+        ) as exc:
+            fail(EXIT_USAGE, str(exc))
+        except Exception as exc:
+            if debug:
+                raise
+            fail(*_failure(exc))
+
+
+@contextmanager
+def _logged(debug: bool) -> Iterator[None]:
+    """Log lines on stderr while a command runs (every level with --debug), and a person at a
+    terminal told of each retry; the logging as it was afterwards."""
     root = logging.getLogger()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
@@ -197,51 +222,29 @@ def reported(debug: bool) -> Iterator[None]:
         stamina.instrumentation.set_on_retry_hooks([*hooks, _say_retrying])
     try:
         yield
-    except typer.Exit:
-        raise
-    except BrokenPipeError:
-        raise typer.Exit(_closed_output()) from None
-    except (
-        UsageProblem,
-        PricingFileError,
-        TeamFileError,
-        AlertsFileError,
-        SettingsProblem,
-    ) as exc:
-        fail(EXIT_USAGE, str(exc))
-    except StoreUnavailable as exc:
-        if debug:
-            raise
-        fail(EXIT_STORE, str(exc))
-    except StoreError as exc:  # configured wrongly: a password, a database, a newer schema
-        if debug:
-            raise
-        fail(EXIT_USAGE, str(exc))
-    except AuthorizationError as exc:
-        if debug:
-            raise
-        fail(EXIT_FORBIDDEN, str(exc))
-    except BadRequestError as exc:  # the service refused an argument the user gave
-        if debug:
-            raise
-        fail(EXIT_USAGE, str(exc))
-    except ServiceError as exc:
-        if debug:
-            raise
-        fail(EXIT_SERVICE, str(exc))
-    except OSError as exc:
-        if debug:
-            raise
-        place = f"{exc.filename}: " if exc.filename else ""
-        fail(EXIT_UNEXPECTED, f"{place}{exc.strerror or exc}")
-    except Exception as exc:
-        if debug:
-            raise
-        fail(EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)")
     finally:
         stamina.instrumentation.set_on_retry_hooks(hooks)
         root.removeHandler(handler)
         root.setLevel(previous_level)
+
+
+def _failure(exc: Exception) -> tuple[int, str]:
+    """The exit code and the line a failure is reported with (--debug raises it instead): the
+    first of these classes it is an instance of decides."""
+    if isinstance(exc, StoreUnavailable):
+        return EXIT_STORE, str(exc)
+    if isinstance(exc, StoreError):  # configured wrongly: a password, a database, a newer schema
+        return EXIT_USAGE, str(exc)
+    if isinstance(exc, AuthorizationError):
+        return EXIT_FORBIDDEN, str(exc)
+    if isinstance(exc, BadRequestError):  # the service refused an argument the user gave
+        return EXIT_USAGE, str(exc)
+    if isinstance(exc, ServiceError):
+        return EXIT_SERVICE, str(exc)
+    if isinstance(exc, OSError):
+        place = f"{exc.filename}: " if exc.filename else ""
+        return EXIT_UNEXPECTED, f"{place}{exc.strerror or exc}"
+    return EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)"
 
 
 def _say_retrying(details: stamina.instrumentation.RetryDetails) -> None:

@@ -224,6 +224,20 @@ def close_dialog() -> None:
     st.session_state.pop(DIALOG, None)
 
 
+def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
+    """Whether "Deactivate for good" was pressed with `key`'s label typed (an error said when
+    it differs): a deactivation cannot be undone, so a click alone never makes one."""
+    typed = st.text_input("Type the key's label to confirm", key=f"{name}_typed:{key.key_id}")
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key=f"{name}_cancel", on_click=close_dialog)
+    if not confirm_col.button("Deactivate for good", type="primary", key=f"{name}_confirm"):
+        return False
+    if typed.strip() != key.label.strip():
+        st.error("The label does not match: nothing was changed.", icon=":material/block:")
+        return False
+    return True
+
+
 def dialog() -> tuple[str, str | None] | None:
     """The open dialog and the key id it is bound to."""
     opened = st.session_state.get(DIALOG)

@@ -186,6 +186,44 @@ def render(
     ``decision`` (its options priced in the review's currency, the pricing file's) when given;
     printed (by a browser or ``pdf.html_to_pdf``) on ``page_size`` paper. ``scope_note`` says
     under the title what a team's report leaves out."""
+    sections = _usage_sections(key_day, review)
+    if decision is not None:
+        sections.append(decision_section(decision, review.currency))
+    if review.currency is not None:
+        sections.append(spend_section(review, review.currency))
+    sections.extend(_limit_sections(review, key_limits))
+    header = _header(review, title, scope_note)
+    body = header + "".join(sections)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>"
+        f"<style>{STYLE}@page {{ size: {page_size}; margin: 12mm; }}</style>"
+        f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>'
+        f"</head><body>{body}</body></html>\n"
+    )
+
+
+def _header(review: CapacityReview, title: str, scope_note: str | None) -> str:
+    """The title, the range and what it is compared with, and the notes a reader must see
+    first: what a team's report leaves out, and totals that do not reconcile."""
+    notes = "".join(
+        f'<p class="note">Warning: totals do not reconcile: {html.escape(m)}</p>'
+        for m in review.mismatches
+    )
+    if scope_note is not None:
+        notes = f'<p class="note">{html.escape(scope_note)}</p>{notes}'
+    return (
+        f"<header><h1>{html.escape(title)}</h1>"
+        f'<p class="meta">Period {range_text(review.start, review.end)} (UTC days) · compared '
+        f"with the {html.escape(comparison_text(review.comparison))} · "
+        f"forecasts as of {review.today:%Y-%m-%d} · contract year starts {review.year_start}"
+        f"</p>{notes}</header>"
+    )
+
+
+def _usage_sections(key_day: pd.DataFrame, review: CapacityReview) -> list[str]:
+    """The sections every review has, from the range's usage in ``key_day``: the summary, usage
+    by service and by key, the growth drivers and the forecasts."""
     start, end = review.start, review.end
     comparison = review.comparison
     period = within(key_day, start, end)
@@ -193,22 +231,7 @@ def render(
     over_time = usage_over_time(period, start, end, granularity)
     top = top_n_over_time(period, "total_characters", CHART_KEYS, start, end, granularity)
     top_totals = top_n_totals(period, "total_characters", TOP_KEYS)
-
-    notes = "".join(
-        f'<p class="note">Warning: totals do not reconcile: {html.escape(m)}</p>'
-        for m in review.mismatches
-    )
-    if scope_note is not None:
-        notes = f'<p class="note">{html.escape(scope_note)}</p>{notes}'
-
-    header = (
-        f"<header><h1>{html.escape(title)}</h1>"
-        f'<p class="meta">Period {range_text(start, end)} (UTC days) · compared with the '
-        f"{html.escape(comparison_text(comparison))} · "
-        f"forecasts as of {review.today:%Y-%m-%d} · contract year starts {review.year_start}"
-        f"</p>{notes}</header>"
-    )
-    sections = [
+    return [
         blocks.section(
             "Summary",
             _kpis(comparison.services),
@@ -248,10 +271,12 @@ def render(
             ),
         ),
     ]
-    if decision is not None:
-        sections.append(decision_section(decision, review.currency))
-    if review.currency is not None:
-        sections.append(spend_section(review, review.currency))
+
+
+def _limit_sections(review: CapacityReview, key_limits: Sequence[Evaluation]) -> list[str]:
+    """The budgets' status when the review has budgets, and each key against its own limits
+    when any has one: the sections a review without them leaves out."""
+    sections = []
     if review.evaluations is not None:
         budgets = evaluation_frame(review.evaluations, review.currency or "")
         sections.append(
@@ -270,11 +295,4 @@ def render(
                 blocks.table(_budget_rows(limits, None), ["Budget", "Period"]),
             )
         )
-    body = header + "".join(sections)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title>"
-        f"<style>{STYLE}@page {{ size: {page_size}; margin: 12mm; }}</style>"
-        f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>'
-        f"</head><body>{body}</body></html>\n"
-    )
+    return sections

@@ -15,12 +15,12 @@ deactivated at the start of today (UTC), after every day of their history (`keep
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from emulator.ledger import USAGE_RECORD, UsageRows
-from emulator.org import Injected, Organization, Regime
+from emulator.org import Injected, KeySpec, Organization, Regime
 from emulator.synthetic.custom_tags import draw_many_tags, draw_tags
 from emulator.synthetic.injection import INJECT_DAYS, MIN_INJECT_DAYS, Drawn, inject
 from emulator.synthetic.key_specs import (
@@ -70,12 +70,73 @@ def generate(
         s or str(rng.choice(["text", "text", "mixed", "documents", "rephrase", "speech"]))
         for s in shapes
     ]
-
     first_day = today - dt.timedelta(days=n_days)
-    day = np.arange(n_days)
-    weekend = ((first_day.weekday() + day) % 7) >= 5
-    t = day / max(n_days - 1, 1)
+    habits = draw_habits(rng, seed, shapes, first_day, n_days, seasons, regimes)
+    active, usual, level = draw_levels(rng, habits, shapes, first_day, n_days)
+    mix = np.array([MIXES[s] for s in shapes])
+    chars = np.empty((n_keys, n_days, len(mix[0])), dtype=np.int64)
+    np.rint(level[:, :, None] * mix[:, None, :], out=chars, casting="unsafe")
+    speech = np.zeros((n_keys, n_days))
+    for k, shape in enumerate(shapes):
+        if shape == "speech":
+            speech[k] = np.round(level[k] / CHARACTERS_PER_MINUTE["speech_to_text_minutes"], 2)
+    interpreting = interpreted_minutes(np.random.default_rng([seed, 1]), shapes, level)
+    injected: list[Injected] = []
+    if anomalies and n_days >= MIN_INJECT_DAYS:
+        weekend = weekends(first_day, n_days)
+        drawn = Drawn(
+            active, chars, speech, interpreting, usual, mix, weekend, habits.start, first_day
+        )
+        injected = inject(
+            np.random.default_rng([seed, 4]), drawn, keys, shapes, habits.p_active, habits.scale
+        )
+    rows = usage_rows(active, chars, speech, interpreting, keys, first_day)
+    recent = slice(max(n_days - PLAN_DAYS, 0), n_days)
+    plan = plan_from_usage(
+        first_day,
+        active[:, recent, None]
+        * np.dstack([chars[:, recent], speech[:, recent], interpreting[:, recent]]),
+    )
+    keys = with_tags_and_pairs(seed, keys, active, chars, first_day, n_tags)
+    keys = lifecycle(np.random.default_rng([seed, 5]), keys, rows, plan, today)
+    keys = keep_places_free(keys, n_keys, injected, today)
+    return Organization(keys=keys, usage=rows, plan=plan, injected=injected, regimes=habits.changes)
 
+
+def weekends(first_day: dt.date, n_days: int) -> np.ndarray:
+    """Which of the `n_days` from `first_day` fall on a Saturday or a Sunday, when keys are
+    used less."""
+    return ((first_day.weekday() + np.arange(n_days)) % 7) >= 5
+
+
+@dataclass
+class Habits:
+    """Each key's drawn habits, one entry a key: the span of days it is used (`start` to
+    `stop`, days from the history's first), its size, growth and odds of use on a working day;
+    the calendar's factor of each day, and the regime changes. Drawn apart from the usage they
+    shape so that a season or a regime changes a key's habits, never how usage is drawn."""
+
+    start: np.ndarray
+    stop: np.ndarray
+    scale: np.ndarray
+    growth: np.ndarray
+    p_active: np.ndarray
+    factors: np.ndarray
+    changes: list[Regime]
+
+
+def draw_habits(
+    rng: np.random.Generator,
+    seed: int,
+    shapes: list[str],
+    first_day: dt.date,
+    n_days: int,
+    seasons: bool,
+    regimes: bool,
+) -> Habits:
+    """Each key's habits, with the year's seasons and an onboarding team (`seasons`) and the
+    regime changes (`regimes`) put into them."""
+    n_keys = len(shapes)
     start = rng.integers(0, max(int(n_days * STARTS_WITHIN), 1), n_keys)
     stop = np.full(n_keys, n_days)
     start[: min(3, n_keys)] = 0
@@ -104,39 +165,56 @@ def generate(
             # its end (a stopped key to its day).
             start[change.key] = change.day if change.kind == "launch" else 0
             stop[change.key] = change.day if change.kind == "stop" else n_days
+    return Habits(start, stop, scale, growth, p_active, factors, changes)
 
+
+def draw_levels(
+    rng: np.random.Generator, habits: Habits, shapes: list[str], first_day: dt.date, n_days: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which key-days are used, each key-day's usual level and its level drawn around it (keys
+    × days matrices); the launch key starts halfway, its `habits.start` moved there."""
+    n_keys = len(shapes)
+    day = np.arange(n_days)
+    weekend = weekends(first_day, n_days)
+    t = day / max(n_days - 1, 1)
     # Key-days within the key's span, drawn at the key's odds (lower on weekends); the
     # keys × days matrices are the bulk of the memory generating takes, so none is kept that
     # is not needed.
-    in_span = (day >= start[:, None]) & (day < stop[:, None])
+    in_span = (day >= habits.start[:, None]) & (day < habits.stop[:, None])
     active = in_span & (
-        rng.random((n_keys, n_days)) < p_active[:, None] * np.where(weekend, WEEKEND_ACTIVITY, 1.0)
+        rng.random((n_keys, n_days))
+        < habits.p_active[:, None] * np.where(weekend, WEEKEND_ACTIVITY, 1.0)
     )
     # The usual level of each key-day, then the day-to-day noise around it.
-    usual = scale[:, None] * np.exp(growth[:, None] * t) * np.where(weekend, 0.4, 1.0) * factors
-    for change in changes:
+    usual = (
+        habits.scale[:, None]
+        * np.exp(habits.growth[:, None] * t)
+        * np.where(weekend, 0.4, 1.0)
+        * habits.factors
+    )
+    for change in habits.changes:
         usual[change.key] *= key_profile(change, first_day, n_days)
     level = usual * rng.lognormal(0.0, 0.35, (n_keys, n_days))
     if "launch" in shapes:
         k = shapes.index("launch")
         launch = n_days // 2
-        start[k] = launch
+        habits.start[k] = launch
         active[k, :launch] = False
         level[k] *= 1 + 8 * np.exp(-np.maximum(day - launch, 0) / 7.0)
+    return active, usual, level
 
-    mix = np.array([MIXES[s] for s in shapes])
-    chars = np.empty((n_keys, n_days, len(mix[0])), dtype=np.int64)
-    np.rint(level[:, :, None] * mix[:, None, :], out=chars, casting="unsafe")
-    speech = np.zeros((n_keys, n_days))
-    for k, shape in enumerate(shapes):
-        if shape == "speech":
-            speech[k] = np.round(level[k] / CHARACTERS_PER_MINUTE["speech_to_text_minutes"], 2)
-    interpreting = interpreted_minutes(np.random.default_rng([seed, 1]), shapes, level)
-    injected: list[Injected] = []
-    if anomalies and n_days >= MIN_INJECT_DAYS:
-        drawn = Drawn(active, chars, speech, interpreting, usual, mix, weekend, start, first_day)
-        injected = inject(np.random.default_rng([seed, 4]), drawn, keys, shapes, p_active, scale)
 
+def usage_rows(
+    active: np.ndarray,
+    chars: np.ndarray,
+    speech: np.ndarray,
+    interpreting: np.ndarray,
+    keys: list[KeySpec],
+    first_day: dt.date,
+) -> UsageRows:
+    """The used key-days as the ledger's records, ordered by day, then key; the third key
+    renamed partway through."""
+    n_keys, n_days = active.shape
     relabel_day = n_days * 3 // 5
     k_idx, d_idx = np.nonzero(active.T)[::-1]  # ordered by day, then key
     records = np.empty(len(k_idx), USAGE_RECORD)
@@ -147,17 +225,24 @@ def generate(
     records["characters"] = chars[k_idx, d_idx]
     records["minutes"][:, 0] = speech[k_idx, d_idx]
     records["minutes"][:, 1] = interpreting[k_idx, d_idx]
-    rows = UsageRows(
+    return UsageRows(
         [(first_day + dt.timedelta(days=d)).isoformat() for d in range(n_days)],
         [*(k.label for k in keys), SIGNATURE_KEYS[2][0]],
         records,
     )
-    recent = slice(max(n_days - PLAN_DAYS, 0), n_days)
-    plan = plan_from_usage(
-        first_day,
-        active[:, recent, None]
-        * np.dstack([chars[:, recent], speech[:, recent], interpreting[:, recent]]),
-    )
+
+
+def with_tags_and_pairs(
+    seed: int,
+    keys: list[KeySpec],
+    active: np.ndarray,
+    chars: np.ndarray,
+    first_day: dt.date,
+    n_tags: int | None,
+) -> list[KeySpec]:
+    """Each key given its custom tags and language pairs, drawn from generators of their own so
+    that the usage is the same whichever tags are asked for."""
+    n_keys, n_days = active.shape
     tag_rng = np.random.default_rng([seed, 2])
     if n_tags is None:
         tags = draw_tags(tag_rng, n_keys, first_day, n_days)
@@ -166,10 +251,7 @@ def generate(
         taggable = np.where(active, chars[:, :, [0, 2]].max(axis=2), 0)
         tags = draw_many_tags(tag_rng, taggable, first_day, n_tags)
     pairs = draw_pairs(np.random.default_rng([seed, 3]), n_keys)
-    keys = [
+    return [
         replace(spec, tags=key_tags, pairs=key_pairs)
         for spec, key_tags, key_pairs in zip(keys, tags, pairs, strict=True)
     ]
-    keys = lifecycle(np.random.default_rng([seed, 5]), keys, rows, plan, today)
-    keys = keep_places_free(keys, n_keys, injected, today)
-    return Organization(keys=keys, usage=rows, plan=plan, injected=injected, regimes=changes)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import NamedTuple
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -419,8 +420,18 @@ NAMES = ("A", "B", "C", "D")
 SCOPES = ("", 'team = "Web"', 'team = "Data"', 'key = "A"', 'key = "C"')
 
 
+class Case(NamedTuple):
+    """One drawn case: its calendar (the billing day, today, the usage period, the contract
+    year's first month), the organization (keys, usage rows, each key's forecast, what the runs
+    remember and today's use) and the guardrails (the budgets, the reserve and the floor)."""
+
+    calendar: tuple
+    organization: tuple
+    guardrails: tuple
+
+
 @st.composite
-def cases(draw):
+def cases(draw) -> Case:
     billing_day = draw(st.integers(1, 28))
     today = date(2026, 1, 1) + timedelta(days=draw(st.integers(0, 500)))
     period = usage_period(today, billing_day)
@@ -486,37 +497,16 @@ def cases(draw):
         if k.deactivated_time is not None and k.deactivated_time.date() < today:
             most = 0
         today_use[k.label] = draw(st.sampled_from([0, most]) | st.integers(0, most))
-    return (
-        billing_day,
-        today,
-        period,
-        year_month,
-        keys,
-        rows,
-        forecast,
-        budgets,
-        reserve,
-        floor,
-        (remembered, today_use),
-    )
+    calendar = (billing_day, today, period, year_month)
+    return Case(calendar, (keys, rows, forecast, remembered, today_use), (budgets, reserve, floor))
 
 
 @settings(max_examples=300, deadline=None)
 @given(cases())
-def test_no_enforced_budget_can_be_passed(case):
-    (
-        billing_day,
-        today,
-        period,
-        year_month,
-        keys,
-        rows,
-        forecast,
-        budgets,
-        reserve,
-        floor,
-        (remembered, today_use),
-    ) = case
+def test_no_enforced_budget_can_be_passed(case: Case):
+    billing_day, today, period, year_month = case.calendar
+    keys, rows, forecast, remembered, today_use = case.organization
+    budgets, reserve, floor = case.guardrails
     hidden = sum(today_use.values())
     head = (
         f'contract_year_start = "{year_month:02d}-{billing_day:02d}"\n'

@@ -12,6 +12,30 @@ from support.servers import ROOT
 
 README_LINES = 120
 MODULE_LINES = 450
+FUNCTION_LINES = 60
+# The library, the emulator, the dashboard's pages and the benchmark.
+PRODUCT = ("analytics", "emulator", "app_pages", "bench")
+# Functions still over FUNCTION_LINES, each to be split into its steps and struck off here
+# until the set is empty: a new one fails the test, and so does one split but still listed.
+LONG_FUNCTIONS_BEING_SPLIT = {
+    # analytics/capacity/ is being reorganized by idea; the reorganization splits this one.
+    "analytics/capacity/evaluation.py:evaluate",
+    # Not split yet.
+    "analytics/anomalies/usual.py:usual_days",
+    "analytics/cost/spend.py:price_usage",
+    "analytics/guardrails/apply.py:run",
+    "analytics/guardrails/reading.py:read_situation",
+    "analytics/guardrails/sharing.py:share_room",
+    "analytics/keys/changes.py:_changed",
+    "bench/browser.py:browser_pages",
+    "bench/guardrails.py:_lines",
+    "bench/scoped.py:scoped_pages",
+    "bench/tags.py:tags_scale",
+    "emulator/__main__.py:serve",
+    "emulator/store/loading.py:load",
+    "emulator/synthetic/custom_tags.py:draw_many_tags",
+    "emulator/synthetic/injection.py:inject",
+}
 # Streamlit's documented modules; anything else under `streamlit.` is its own business.
 PUBLIC_STREAMLIT = {"streamlit", "streamlit.delta_generator", "streamlit.testing.v1"}
 
@@ -35,14 +59,29 @@ def test_the_readme_is_a_front_door():
     assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines; the rest is the site's"
 
 
-def test_no_module_of_the_library_or_the_emulator_holds_more_than_one_idea():
+def test_no_module_holds_more_than_one_idea():
     long = {
         str(path.relative_to(ROOT)): n
-        for path in python_files("analytics", "emulator")
+        for path in python_files(*PRODUCT)
         if (n := len(path.read_text().splitlines())) > MODULE_LINES
     }
     assert len(python_files("analytics", "emulator")) > 100
+    assert len(python_files("app_pages")) > 10 and len(python_files("bench")) > 10
     assert long == {}, f"over {MODULE_LINES} lines: split by idea"
+
+
+def test_no_function_holds_more_than_one_step():
+    """A function over FUNCTION_LINES lines (its `def` to its last line, decorators apart) holds
+    several steps; each is a function named for what it does."""
+    long = {
+        f"{path.relative_to(ROOT)}:{node.name}": node.end_lineno - node.lineno + 1
+        for path in [ROOT / "app.py", *python_files(*PRODUCT)]
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
+    }
+    assert set(long) == LONG_FUNCTIONS_BEING_SPLIT, f"over {FUNCTION_LINES} lines: {long}"
 
 
 def private(module: str) -> bool:

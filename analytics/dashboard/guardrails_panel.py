@@ -1,0 +1,229 @@
+"""The Guardrails section of Keys & limits laid out: the enforced budgets' status beside the
+plan's own limit, how each is shared out, the keys under a guardrail and those blocked, the
+changes pending and the last run, and for a key administrator **Apply now** and **Restore**,
+each from its confirmation dialog. Given the source, the session's permission and the day, as
+the Plan panel is, so the page only places the section; the workings (the plan cached a
+minute, the runs) are ``dashboard.guardrails``'."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from analytics.alerts.budget_events import in_units
+from analytics.capacity.evaluation import Evaluation, evaluation_frame
+from analytics.dashboard import guardrails, keys_and_limits
+from analytics.dashboard.access import Permission
+from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.source import Source
+from analytics.guardrails.plan import Plan
+from analytics.guardrails.reading import NoUsagePeriod
+from analytics.guardrails.tables import (
+    Moment,
+    beside_plan,
+    blocked_table,
+    changes_table,
+    headroom_table,
+    share_table,
+    shown,
+    stopping,
+    warnings,
+)
+
+BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
+    "now": ("Blocked now, by the limits in force", "No key is blocked by the limits in force now."),
+    "planned": ("Would be blocked after Apply now", "No key would be blocked after Apply now."),
+}
+
+
+def table(key: str, frame: pd.DataFrame) -> None:
+    """A guardrails table, its limits written out and each column explained in its header."""
+    st.dataframe(shown(frame), hide_index=True, column_config=guardrail_columns(frame), key=key)
+
+
+def blocked_keys(planned: Plan, moment: Moment) -> None:
+    """The keys a limit stops at one moment, the count named by the moment."""
+    stopped = blocked_table(planned, moment)
+    heading, none = BLOCKED_SAID[moment]
+    if stopped.empty:
+        st.caption(none)
+        return
+    st.markdown(f"**{heading}: {len(stopped)}**")
+    table(f"guardrail_blocked_{moment}", stopped)
+
+
+@st.dialog("Restore the keys' own limits", on_dismiss=keys_and_limits.close_dialog)
+def restore_dialog(
+    src: Source,
+    allowed: Permission,
+    guarded: guardrails.Guarded,
+    restored: pd.DataFrame,
+    today: date,
+) -> None:
+    st.warning(
+        "Every guarded key gets back the limits it had before the guardrails (its hand-set "
+        "ones, or none), so the enforced budgets no longer hold. The next apply (the hourly "
+        "timer) enforces them again: set enforce = false in the budgets file to end one.",
+        icon=":material/warning:",
+    )
+    table("restore_preview", restored)
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="restore_cancel", on_click=keys_and_limits.close_dialog)
+    if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
+        guardrails.run(src, allowed, guarded, today, "restore")
+    ):
+        keys_and_limits.close_dialog()
+        st.rerun()
+
+
+@st.dialog("Apply the guardrails' plan", width="large", on_dismiss=keys_and_limits.close_dialog)
+def apply_dialog(
+    src: Source, allowed: Permission, guarded: guardrails.Guarded, planned: Plan, today: date
+) -> None:
+    pending = planned.changes
+    st.caption(
+        f"{len(pending)} limit change(s), the largest reductions first. Sent as `guardrails "
+        "apply` sends them: planned again from the key list of the moment, lowered before "
+        "raised, each audited as the guardrail's."
+    )
+    if flagged := warnings(pending):
+        st.warning(
+            "Look before sending:\n" + "\n".join(f"- {line}" for line in flagged),
+            icon=":material/warning:",
+        )
+    table("apply_preview", changes_table(pending))
+    confirm_col, cancel_col = st.columns(2)
+    cancel_col.button("Cancel", key="apply_cancel", on_click=keys_and_limits.close_dialog)
+    if confirm_col.button(
+        f"Apply {len(pending)} change(s)", type="primary", key="apply_confirm"
+    ) and guardrails.run(src, allowed, guarded, today, "apply"):
+        keys_and_limits.close_dialog()
+        st.rerun()
+
+
+def enforced_files(files: guardrails.Files) -> guardrails.Guarded | None:
+    """The files parsed when some budget is enforced; None (the reason said) when a file cannot
+    be read or nothing is enforced, since then there is no plan to show."""
+    guarded, problem = guardrails.read_files(files)
+    if problem:
+        st.error(problem, icon=":material/error:")
+        return None
+    assert guarded is not None
+    if guarded.budgets is None or not guarded.budgets.enforced:
+        st.caption(
+            f"No budget is enforced: mark one `enforce = true` in {files.name} (the "
+            "organization's, a team's or a key's total characters, minutes or cost over the "
+            "usage period) and run `guardrails apply` hourly. See docs/guardrails.md."
+        )
+        return None
+    return guarded
+
+
+def budgets_held(
+    files: guardrails.Files,
+    guarded: guardrails.Guarded,
+    planned: Plan,
+    evaluations: list[Evaluation],
+) -> None:
+    """Each enforced budget's status beside the plan's own limit and how it is shared out: what
+    the limits are there to hold, before the keys that hold it."""
+    st.caption(
+        f"The enforced budgets of {files.name}, held by each key's own limit, which the "
+        "service enforces on its live counters; the usage period "
+        f"{planned.period.text}, closed days through yesterday."
+    )
+    for line in [*planned.refusals, *stopping(planned)]:
+        st.warning(line, icon=":material/block:")
+    currency = guarded.pricing.currency if guarded.pricing else ""
+    st.dataframe(
+        in_units(evaluation_frame(evaluations, currency)).drop(
+            columns=["scope", "metric", "overrun"]
+        ),
+        hide_index=True,
+        column_order=BUDGET_ORDER,
+        column_config=budget_columns(),
+        key="guardrail_budgets",
+    )
+    for line in beside_plan(planned):
+        st.caption(line)
+    table("guardrail_shares", share_table(planned))
+
+
+def keys_guarded(planned: Plan) -> None:
+    """The keys under a guardrail, those blocked now and after Apply now, and the changes it
+    would send: what a key administrator weighs before acting."""
+    st.markdown("**Keys under a guardrail**")
+    table("guardrail_keys", headroom_table(planned))
+    pending = planned.changes
+    blocked_keys(planned, "now")
+    if pending:
+        blocked_keys(planned, "planned")
+    st.markdown(f"**Pending changes, sent by Apply now: {len(pending)}**")
+    if pending:
+        table("guardrail_changes", changes_table(pending))
+
+
+def actions(
+    src: Source,
+    allowed: Permission,
+    files: guardrails.Files,
+    guarded: guardrails.Guarded,
+    planned: Plan,
+    today: date,
+) -> None:
+    """Apply now and Restore for a key administrator, each opening its confirmation; both need
+    a state store, where the keys' own limits are remembered."""
+    if guardrails.records(src) is None:
+        st.caption(
+            "Apply and restore need a state store (SERVICE_HISTORY_PATH or SERVICE_STATE_URL), "
+            "where the keys' own limits are remembered."
+        )
+        return
+    pending = planned.changes
+    apply_col, restore_col = st.columns(2)
+    apply_col.button(
+        f"Apply now ({len(pending)} change(s))…",
+        key="guardrails_apply",
+        type="primary",
+        icon=":material/shield:",
+        disabled=not pending,
+        on_click=keys_and_limits.open_dialog,
+        args=("apply",),
+    )
+    restore_col.button(
+        "Restore…",
+        key="guardrails_restore",
+        icon=":material/settings_backup_restore:",
+        on_click=keys_and_limits.open_dialog,
+        args=("restore",),
+    )
+    if keys_and_limits.dialog() == ("apply", None) and pending:
+        apply_dialog(src, allowed, guarded, planned, today)
+    if keys_and_limits.dialog() == ("restore", None):
+        assert guarded.budgets is not None  # enforced_files returned it with budgets enforced
+        titles = frozenset(b.title for b in guarded.budgets.enforced)
+        restored = guardrails.restored_keys(src, files, today, titles)
+        restore_dialog(src, allowed, guarded, changes_table(restored), today)
+
+
+def guardrails_section(src: Source, allowed: Permission, today: date) -> None:
+    """Each enforced budget held by the keys' own limits, and for key admins its actions."""
+    files = guardrails.files_in_force(src)
+    guarded = enforced_files(files)
+    if guarded is None:
+        return
+    try:
+        with service_errors(src):
+            planned = guardrails.plan(src, files, today)
+            evaluations = guardrails.status(src, files, today)
+    except NoUsagePeriod as exc:
+        st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
+        return
+    budgets_held(files, guarded, planned, evaluations)
+    keys_guarded(planned)
+    st.caption(guardrails.last_run_text(guardrails.last_run(src)))
+    if allowed.allowed:
+        actions(src, allowed, files, guarded, planned, today)
