@@ -19,12 +19,12 @@ from analytics.dashboard.column_config import (
     rotation_columns,
 )
 from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.plan import allowance_bar
+from analytics.dashboard.plan_panel import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.reading import NoUsagePeriod
-from analytics.guardrails.tables import (
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.plan_tables import (
     Moment,
     beside_plan,
     blocked_table,
