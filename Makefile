@@ -57,7 +57,7 @@ bench-smoke: $(VENV)/.dev
 # to the clock (marker `demo`) at an instant drawn at random within the next two years, printed
 # so that a failure can be replayed (USAGE_DASHBOARD_CLOCK, see docs/reliability.md).
 # The benchmark's smoke runs are left out of these runs too: the benchmark pins its own day
-# (bench/org.py), so a pinned clock changes nothing it measures.
+# (bench/synthetic_orgs.py), so a pinned clock changes nothing it measures.
 test-clocks: $(VENV)/.dev
 	USAGE_DASHBOARD_CLOCK=$$(date -u +%Y-%m-%d)T23:59:59.5Z $(PYTEST) -q -m "not smoke"
 	USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q -m "not smoke"

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, cast
 import httpx
 from pydantic import SecretStr
 
-from analytics.guardrails import state as guardrail_state
+from analytics.guardrails import memory as guardrail_state
 from analytics.keys import audit
 from analytics.service.client import Policy, ServiceClient
+from analytics.service.connection_settings import DemoFiles, Settings
 from analytics.service.demo import DEMO_BASE_URL, demo_lock
-from analytics.service.settings import DemoFiles, Settings
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from analytics.usage.records import Records
 
 if TYPE_CHECKING:

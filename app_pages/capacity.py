@@ -43,13 +43,13 @@ from analytics.dashboard.column_config import (
 )
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
-from analytics.dashboard.plan import plan_panel
+from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.reports.meeting import render, team_note
+from analytics.reports.paper import ReportSettingsError, report_page_size
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
 from analytics.usage.metrics import (
     METRIC_LABELS,

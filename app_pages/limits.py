@@ -16,7 +16,7 @@ from analytics.dashboard import (
 )
 from analytics.dashboard.column_config import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.plan import allowance_bar
+from analytics.dashboard.plan_panel import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
 from analytics.keys.audit import audit_table

@@ -20,7 +20,7 @@ from analytics.dashboard import anomaly_review, charts, data, page, session
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import file_in_force
-from analytics.dashboard.plan import plan_panel
+from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables

@@ -19,9 +19,9 @@ from pathlib import Path
 from analytics.reports import pdf
 from analytics.storage.allocator import use_system_allocator
 from analytics.storage.files import write_atomic
-from bench import lines, postgres
-from bench.org import Scale, pin_clock
-from bench.scenarios import SCENARIOS
+from bench import postgres, result_lines
+from bench.synthetic_orgs import Scale, pin_clock
+from bench.targets import SCENARIOS
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 MISSED = 3  # exit status when a target is missed (a crash exits with 1)
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         return MISSING_TOOL
     use_system_allocator()  # as the programs measured do
     pin_clock()
-    lines.KEPT = args.keep
+    result_lines.KEPT = args.keep
     scale = Scale(args.scale)
     results = []
     for name in names:

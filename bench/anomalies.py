@@ -25,16 +25,16 @@ from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.marks import Marks
 from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.metrics import SERVICE_CHARACTERS, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange, fetch_usage
 from analytics.usage.records import Records
-from bench import org
+from bench import synthetic_orgs
 from bench.exports import run_export
-from bench.lines import Result, result
+from bench.result_lines import Result, result
 from bench.timing import fast_round, rounded, timed
 from emulator import EmulatorConfig, Injected, create_app
 from emulator.synthetic import INJECT_DAYS, STARTS_WITHIN
@@ -78,7 +78,7 @@ def anomaly_quality(keys: int, days: int, today: dt.date) -> Quality:
     measured), where every anomaly found is a false alarm. Both are read with the look-back
     the detector needs (LOOKBACK_DAYS)."""
     end = today - dt.timedelta(days=1)
-    config = EmulatorConfig(seed=org.SEED, keys=keys, days=days, today=today)
+    config = EmulatorConfig(seed=synthetic_orgs.SEED, keys=keys, days=days, today=today)
     injected_app = create_app(config)
     truth = injected_app.state.emulator.injected
     start = end - dt.timedelta(days=INJECT_DAYS - 1)
@@ -137,10 +137,10 @@ def _finds(anomaly: Anomaly, injected: Injected) -> bool:
     )
 
 
-def anomaly_detection(scale: org.Scale) -> list[Result]:
+def anomaly_detection(scale: synthetic_orgs.Scale) -> list[Result]:
     """Recall on injected spikes and false alarms on the clean organization, over the
     benchmark's five years."""
-    quality = anomaly_quality(scale.keys, org.DAYS, utc_today())
+    quality = anomaly_quality(scale.keys, synthetic_orgs.DAYS, utc_today())
     return [
         result(
             "anomaly_recall",
@@ -165,7 +165,7 @@ def anomaly_detection(scale: org.Scale) -> list[Result]:
     ]
 
 
-def check_anomalies(scale: org.Scale) -> list[Result]:
+def check_anomalies(scale: synthetic_orgs.Scale) -> list[Result]:
     """`check-anomalies` over five years (and the LOOKBACK_DAYS before them) against the
     five-year export, both with a warm history store: each fetches only the days that can
     still change. Each is timed CHECK_ROUNDS × `Scale.repeat` times, in pairs one right after
@@ -183,8 +183,11 @@ def check_anomalies(scale: org.Scale) -> list[Result]:
     export's wait for its file to reach the disk is not counted either: it is the disk's time,
     not the program's."""
     rounds = CHECK_ROUNDS * scale.repeat
-    with org.emulator_process(scale.keys) as served, tempfile.TemporaryDirectory() as folder:
-        start, end = org.five_years(utc_today())
+    with (
+        synthetic_orgs.emulator_process(scale.keys) as served,
+        tempfile.TemporaryDirectory() as folder,
+    ):
+        start, end = synthetic_orgs.five_years(utc_today())
         store = HistoryStore(Path(folder) / "history.duckdb")
         marks = Marks(Records(embedded_store(Path(folder)), "bench"))
         output = Path(folder) / "usage.csv"

@@ -23,15 +23,15 @@ from typing import Any
 
 from analytics.dashboard import navigation
 from analytics.reports import pdf
-from bench import org
-from bench.lines import Result, keep, result
+from bench import synthetic_orgs
 from bench.processes import free_port, resident_kb, stop_process, wait_until_healthy
+from bench.result_lines import Result, keep, result
 
 PAGES = {page.address: page.title for page in navigation.PAGES}  # address → its link's title
 BARE = ("bare", "Bare")
 BARE_LINE = "A bare page: one line, no data."
-ALL_HISTORY, LAST_30_DAYS = org.PAGE_RANGES  # the lines' range first
-RANGE_DAYS = {ALL_HISTORY: f"{org.DAYS:,}", LAST_30_DAYS: "30"}  # as the sidebar says
+ALL_HISTORY, LAST_30_DAYS = synthetic_orgs.PAGE_RANGES  # the lines' range first
+RANGE_DAYS = {ALL_HISTORY: f"{synthetic_orgs.DAYS:,}", LAST_30_DAYS: "30"}  # as the sidebar says
 WAIT_MS = 300_000  # a cold page of five years × 1,000 keys on a loaded two-core machine
 STARTUP_SECONDS = 600.0
 VIEWPORT = {"width": 1366, "height": 768}
@@ -104,10 +104,10 @@ def dashboard(
     `secrets(address)` as its secrets.toml (written in `folder`); stopped on exit."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SERVICE_")}
     environment |= {
-        "PYTHONPATH": str(org.ROOT),
+        "PYTHONPATH": str(synthetic_orgs.ROOT),
         "SERVICE_DEMO_KEYS": str(keys),
-        "SERVICE_DEMO_DAYS": str(org.DAYS),
-        "SERVICE_DEMO_SEED": str(org.SEED),
+        "SERVICE_DEMO_DAYS": str(synthetic_orgs.DAYS),
+        "SERVICE_DEMO_SEED": str(synthetic_orgs.SEED),
         "SERVICE_HISTORY_PATH": str(folder / "history"),
         **settings,
     }
@@ -120,7 +120,9 @@ def dashboard(
         written.write_text(secrets(f"http://127.0.0.1:{port}"))
         command += ["--secrets.files", str(written)]
     with (folder / "streamlit.log").open("w+b") as log:
-        server = subprocess.Popen(command, cwd=org.ROOT, env=environment, stdout=log, stderr=log)
+        server = subprocess.Popen(
+            command, cwd=synthetic_orgs.ROOT, env=environment, stdout=log, stderr=log
+        )
         try:
             base_url = f"http://127.0.0.1:{port}"
             if not wait_until_healthy(f"{base_url}/_stcore/health", server, STARTUP_SECONDS):
@@ -260,7 +262,7 @@ OVERVIEW_TARGET = 1.3
 SESSION_MEMORY_TARGET = 1.5
 
 
-def browser_pages(scale: org.Scale) -> list[Result]:
+def browser_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     """Every page warm (its link clicked in a session that has shown it) and cold (its address
     opened in a new tab, a new session; the server's caches warm), alternated with the bare
     page, over `Scale.page_ranges`. The lines are All history's."""
@@ -325,7 +327,7 @@ def browser_pages(scale: org.Scale) -> list[Result]:
     ]
 
 
-def session_memory(scale: org.Scale) -> list[Result]:
+def session_memory(scale: synthetic_orgs.Scale) -> list[Result]:
     """The dashboard's resident memory once several sessions (tabs, `Scale.sessions`) have
     each shown the pages the lines open (`opened`) over All history and are still open,
     against a server of its own that served one."""

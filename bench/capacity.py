@@ -7,12 +7,12 @@ import os
 import statistics
 import tempfile
 
-from bench import org
-from bench.lines import Result, result
+from bench import synthetic_orgs
+from bench.result_lines import Result, result
 from bench.timing import rounded, timed
 
 
-def capacity_rerun(scale: org.Scale) -> list[Result]:
+def capacity_rerun(scale: synthetic_orgs.Scale) -> list[Result]:
     """The Capacity page over all history: a rerun that changes neither the range nor the
     budgets (any widget) against the first run of a fresh session with empty caches."""
     import streamlit as st
@@ -22,13 +22,13 @@ def capacity_rerun(scale: org.Scale) -> list[Result]:
 
     page = str(page_at("capacity").file)
     runs: dict[str, list[float]] = {"cold": [], "warm": []}
-    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
+    with tempfile.TemporaryDirectory() as folder, synthetic_orgs.demo_environment(folder):
         os.environ["SERVICE_DEMO_KEYS"] = str(scale.keys)
         # The warm-up rounds (the first builds the organization) are dropped.
         for _ in range(scale.warmup + scale.repeat):
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
+            at = AppTest.from_string(synthetic_orgs.APP_LAUNCHER, default_timeout=900)
             at.query_params["period"] = "All history"
             at.run()
             cold, _ = timed(lambda at=at: at.switch_page(page).run())

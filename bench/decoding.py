@@ -12,8 +12,8 @@ import pandas as pd
 from analytics.service.models import AdminUsageReport, KeyAndDayUsage
 from analytics.usage import frames
 from analytics.usage.metrics import CHARACTER_METRICS, MINUTE_METRICS
-from bench import org
-from bench.lines import Result, result
+from bench import synthetic_orgs
+from bench.result_lines import Result, result
 from bench.timing import medians, rounded
 
 
@@ -78,8 +78,8 @@ def same_frame(left: pd.DataFrame, right: pd.DataFrame) -> bool:
     return True
 
 
-def decoding(scale: org.Scale) -> list[Result]:
-    body = org.key_and_day_body(scale.keys, 366)
+def decoding(scale: synthetic_orgs.Scale) -> list[Result]:
+    body = synthetic_orgs.key_and_day_body(scale.keys, 366)
     identical = same_frame(naive_key_day(body), tidy_key_day(body))
     times = medians(
         {

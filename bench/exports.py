@@ -21,8 +21,8 @@ from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange, fetch_usage
-from bench import org
-from bench.lines import Result, keep, result
+from bench import synthetic_orgs
+from bench.result_lines import Result, keep, result
 from bench.timing import medians, rounded
 
 GIB = 1024**3
@@ -37,10 +37,10 @@ def run_export(
     return usage
 
 
-def memory(scale: org.Scale) -> list[Result]:
+def memory(scale: synthetic_orgs.Scale) -> list[Result]:
     """Peak resident memory of the five-year key-day export in its own process (its own
     high-water mark: see `bench.peak`)."""
-    start, end = org.five_years(utc_today())
+    start, end = synthetic_orgs.five_years(utc_today())
     with tempfile.TemporaryDirectory() as folder:
         output, peak_file = Path(folder) / "usage.csv", Path(folder) / "peak-kb"
         command = [sys.executable, "-m", "bench.peak", str(peak_file), "analytics", "export"]
@@ -48,12 +48,12 @@ def memory(scale: org.Scale) -> list[Result]:
         command += ["--start", start.isoformat(), "--end", end.isoformat()]
         environment = {
             **os.environ,
-            "PYTHONPATH": str(org.ROOT),
+            "PYTHONPATH": str(synthetic_orgs.ROOT),
             "SERVICE_DEMO_KEYS": str(scale.keys),
-            "SERVICE_DEMO_DAYS": str(org.DAYS),
-            "SERVICE_DEMO_SEED": str(org.SEED),
+            "SERVICE_DEMO_DAYS": str(synthetic_orgs.DAYS),
+            "SERVICE_DEMO_SEED": str(synthetic_orgs.SEED),
         }
-        returncode = subprocess.run(command, cwd=org.ROOT, env=environment).returncode
+        returncode = subprocess.run(command, cwd=synthetic_orgs.ROOT, env=environment).returncode
         rows = sum(1 for _ in output.open("rb")) - 1 if output.exists() else 0
         peak = int(peak_file.read_text()) * 1024
     return [
@@ -71,15 +71,15 @@ def memory(scale: org.Scale) -> list[Result]:
 @cache
 def five_year_usage(keys: int) -> FetchedRange:
     """The whole five years of the in-process organization, fetched like demo mode does."""
-    app = org.app(keys)
+    app = synthetic_orgs.app(keys)
     transport = httpx.ASGITransport(app=app)
     with ServiceClient(
         DEMO_BASE_URL, SecretStr(app.state.emulator.admin_key), transport=transport
     ) as client:
-        return fetch_usage(client, *org.five_years(app.state.emulator.today()))
+        return fetch_usage(client, *synthetic_orgs.five_years(app.state.emulator.today()))
 
 
-def csv_export(scale: org.Scale) -> list[Result]:
+def csv_export(scale: synthetic_orgs.Scale) -> list[Result]:
     usage = five_year_usage(scale.keys)
     table = shape_export(usage.frame, usage.start, usage.end, "key_and_day")
     safe = spreadsheet_safe(table)

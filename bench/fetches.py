@@ -15,7 +15,7 @@ from analytics.service.client import ServiceClient
 from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage.metrics import TEXT_CHARACTERS
 from analytics.usage.pipeline import FetchedRange, fetch_usage
-from bench import org
+from bench import synthetic_orgs
 from bench.timing import medians
 
 
@@ -27,22 +27,22 @@ def cold(emulator: Any, fetch: Callable[..., FetchedRange], *args: Any) -> Fetch
 
 
 def against_key_days(
-    scale: org.Scale,
+    scale: synthetic_orgs.Scale,
     fetch: Callable[..., FetchedRange],
     name: str,
     also: tuple[str, Callable[..., FetchedRange]] | None = None,
     *,
     app: Any = None,
-    days: int = org.DAYS,
+    days: int = synthetic_orgs.DAYS,
 ) -> tuple[FetchedRange, FetchedRange, dict[str, float], FetchedRange | None]:
     """A paged daily report (`fetch`) and the key-day frame, five years (or the last `days`
     days) of each fetched and merged from the same in-process organization (the benchmark's,
     or `app`'s) without history, and their timings: the report's fetches cold (see `cold`),
     the key-day fetches as they are. `also` names one more report, fetched and timed cold just
     once (a figure to read, not a median)."""
-    app = app or org.app(scale.keys)
+    app = app or synthetic_orgs.app(scale.keys)
     emulator = app.state.emulator
-    start, end = org.last_days(emulator.today(), days)
+    start, end = synthetic_orgs.last_days(emulator.today(), days)
     transport = httpx.ASGITransport(app=app)
     other = None
     with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:

@@ -57,8 +57,8 @@ from analytics.capacity.accuracy import (
 )
 from analytics.capacity.candidates import SEASONAL_NAIVE, History
 from analytics.exports.commands import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
-from bench import org
-from bench.lines import Result, result
+from bench import synthetic_orgs
+from bench.result_lines import Result, result
 from bench.timing import medians, rounded
 from emulator.synthetic import generate
 
@@ -72,12 +72,18 @@ YEAR = dt.timedelta(days=365)
 FAILURES = frozenset(code.code for code in (UNEXPECTED, USAGE, FORBIDDEN, SERVICE))
 
 
-def daily_characters(scale: org.Scale, hard: bool = False) -> dict[str, pd.Series]:
+def daily_characters(scale: synthetic_orgs.Scale, hard: bool = False) -> dict[str, pd.Series]:
     """The organization's total characters per day, and its scored keys' (see the module)."""
     # The hard organization has no injected anomalies: one could turn a key with a regime
     # into a new key, erasing the regime it was given.
     generated = generate(
-        org.SEED, scale.keys, org.DAYS, org.TODAY, not hard, seasons=True, regimes=hard
+        synthetic_orgs.SEED,
+        scale.keys,
+        synthetic_orgs.DAYS,
+        synthetic_orgs.TODAY,
+        not hard,
+        seasons=True,
+        regimes=hard,
     )
     days, keys, counts = [], [], []
     for day, key, _, *characters in generated.usage:
@@ -91,8 +97,10 @@ def daily_characters(scale: org.Scale, hard: bool = False) -> dict[str, pd.Serie
         changed = {r.key: r.kind for r in generated.regimes}
         return series | {f"key {k} ({kind})": by_key[k].dropna() for k, kind in changed.items()}
     # Keys used for a year before the first origin, so every origin has a history to read.
-    seasoned = by_key.columns[by_key.notna().idxmax() <= pd.Timestamp(org.TODAY - 3 * YEAR)]
-    last_year = by_key.loc[by_key.index >= pd.Timestamp(org.TODAY - YEAR), seasoned]
+    seasoned = by_key.columns[
+        by_key.notna().idxmax() <= pd.Timestamp(synthetic_orgs.TODAY - 3 * YEAR)
+    ]
+    last_year = by_key.loc[by_key.index >= pd.Timestamp(synthetic_orgs.TODAY - YEAR), seasoned]
     largest = last_year.sum().nlargest(scale.forecast_keys).index
     return series | {f"key {key}": by_key[key].dropna() for key in largest}
 
@@ -100,7 +108,10 @@ def daily_characters(scale: org.Scale, hard: bool = False) -> dict[str, pd.Serie
 def scored_rows(series: pd.Series) -> pd.DataFrame:
     """The served forecast's rows and the seasonal naive's (under its own name, its raw
     forecast) at the scored origins of every horizon."""
-    first, last = org.TODAY - dt.timedelta(days=org.DAYS), org.TODAY - dt.timedelta(days=1)
+    first, last = (
+        synthetic_orgs.TODAY - dt.timedelta(days=synthetic_orgs.DAYS),
+        synthetic_orgs.TODAY - dt.timedelta(days=1),
+    )
     tested = backtest(History.of(series, first, last), ORIGINS)
     rows = tested.rows
     start = months_later(min(rows["origin"]), SCORED_FROM)
@@ -110,7 +121,7 @@ def scored_rows(series: pd.Series) -> pd.DataFrame:
     return both[both["origin"] >= start]
 
 
-def forecast_lines(scale: org.Scale, hard: bool) -> list[Result]:
+def forecast_lines(scale: synthetic_orgs.Scale, hard: bool) -> list[Result]:
     """Both quality lines per horizon over every series of one organization."""
     kind = "hard" if hard else "smooth"
     parts = []
@@ -167,12 +178,12 @@ def forecast_lines(scale: org.Scale, hard: bool) -> list[Result]:
     return lines
 
 
-def forecast_quality(scale: org.Scale) -> list[Result]:
+def forecast_quality(scale: synthetic_orgs.Scale) -> list[Result]:
     """The quality lines on the smooth organization (see the module)."""
     return forecast_lines(scale, hard=False)
 
 
-def forecast_quality_hard(scale: org.Scale) -> list[Result]:
+def forecast_quality_hard(scale: synthetic_orgs.Scale) -> list[Result]:
     """The quality lines on the hard organization (see the module)."""
     return forecast_lines(scale, hard=True)
 
@@ -185,7 +196,7 @@ def _command(folder: str, environment: dict[str, str], *args: str) -> Callable[[
     def run() -> None:
         done = subprocess.run(
             [sys.executable, "-m", "analytics", *args],
-            cwd=org.ROOT,
+            cwd=synthetic_orgs.ROOT,
             env=environment,
             capture_output=True,
             text=True,
@@ -198,14 +209,19 @@ def _command(folder: str, environment: dict[str, str], *args: str) -> Callable[[
     return run
 
 
-def recommend_time(scale: org.Scale) -> list[Result]:
+def recommend_time(scale: synthetic_orgs.Scale) -> list[Result]:
     """`capacity recommend` against `check-budgets` (see the module)."""
-    examples = {name: str(org.ROOT / f"{name}.example.toml") for name in ("budgets", "pricing")}
+    examples = {
+        name: str(synthetic_orgs.ROOT / f"{name}.example.toml") for name in ("budgets", "pricing")
+    }
     # Both read the whole history the decision reads, so the store is warm for both.
-    with org.emulator_process(scale.keys) as served, tempfile.TemporaryDirectory() as folder:
+    with (
+        synthetic_orgs.emulator_process(scale.keys) as served,
+        tempfile.TemporaryDirectory() as folder,
+    ):
         environment = {
             **os.environ,
-            "PYTHONPATH": str(org.ROOT),
+            "PYTHONPATH": str(synthetic_orgs.ROOT),
             "SERVICE_BASE_URL": served.base_url,
             "SERVICE_AUTH_KEY": served.admin_key,
             "SERVICE_HISTORY_PATH": folder,

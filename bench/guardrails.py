@@ -45,20 +45,20 @@ from pydantic import SecretStr
 from analytics.capacity.budgets import BudgetFile, parse_budgets
 from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.guardrails import apply
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.reading import plan_now
-from analytics.guardrails.state import Memory
+from analytics.guardrails.inputs_from_reader import plan_now
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.memory import Memory
 from analytics.keys.audit import AuditLog
 from analytics.service.client import ServiceClient
 from analytics.service.errors import QuotaExceededError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.storage.bundle import bundle_folder
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_today
 from analytics.usage.pipeline import FetchedRange, fetch_usage
 from analytics.usage.records import Records
-from bench import org
-from bench.lines import Result, keep, result
+from bench import synthetic_orgs
+from bench.result_lines import Result, keep, result
 from emulator import Emulator, EmulatorConfig, create_app
 
 SCENARIO = "guardrails"
@@ -118,7 +118,7 @@ def schedule(
 ) -> Schedule:
     """Each key's natural day (its rate, noise, the spike) spread over the simulated hours by
     the hours' weights; the new key from the slot after its creation."""
-    rng = np.random.default_rng(org.SEED)
+    rng = np.random.default_rng(synthetic_orgs.SEED)
     weights = _hour_weights()
     step = 24 // hours
     slots = list(range(0, 24, step))
@@ -219,13 +219,13 @@ class Tally:
 class Replay:
     """The emulator, the product's clients over it and the guardrail's files, in one folder."""
 
-    def __init__(self, folder: Path, scale: org.Scale, stack: ExitStack) -> None:
+    def __init__(self, folder: Path, scale: synthetic_orgs.Scale, stack: ExitStack) -> None:
         self.folder = folder
         self.hours = scale.replay_hours
         set_clock(dt.datetime.combine(START, dt.time(), dt.UTC))
         self.db = folder / "emulator.sqlite"
         config = EmulatorConfig(
-            seed=org.SEED, keys=scale.replay_keys, days=HISTORY_DAYS, db=self.db
+            seed=synthetic_orgs.SEED, keys=scale.replay_keys, days=HISTORY_DAYS, db=self.db
         )
         self.app = create_app(config)
         self.emulator: Emulator = self.app.state.emulator
@@ -322,7 +322,7 @@ class Replay:
                 self.tally.disagreements.append(f"{day}: {mask} {count} ≠ {shown.get(mask, 0)}")
 
 
-def guardrails(scale: org.Scale) -> list[Result]:
+def guardrails(scale: synthetic_orgs.Scale) -> list[Result]:
     with tempfile.TemporaryDirectory() as name, simulated_clock(), ExitStack() as stack:
         folder = Path(name)
         began = time.perf_counter()

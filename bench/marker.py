@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from analytics.anomalies.marks import Marks
-from analytics.storage.store import open_store
+from analytics.storage.state_store import open_store
 from analytics.usage.records import Records
 
 

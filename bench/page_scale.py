@@ -7,15 +7,15 @@ import os
 import tempfile
 from collections.abc import Callable
 
-from bench import org
-from bench.lines import MAX_FIGURE_BYTES, Result, result
+from bench import synthetic_orgs
+from bench.result_lines import MAX_FIGURE_BYTES, Result, result
 from bench.timing import medians, rounded
 
 SMALL_KEYS = 10
 PAGES = ("trends", "keys")
 
 
-def pages(scale: org.Scale) -> list[Result]:
+def pages(scale: synthetic_orgs.Scale) -> list[Result]:
     """Trends and Keys over the whole five years, warm cache, big organization against small."""
     from streamlit.testing.v1 import AppTest
 
@@ -25,7 +25,7 @@ def pages(scale: org.Scale) -> list[Result]:
         def run() -> None:
             os.environ["SERVICE_DEMO_KEYS"] = str(keys)
             for page in PAGES:
-                at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=600)
+                at = AppTest.from_string(synthetic_orgs.APP_LAUNCHER, default_timeout=600)
                 at.query_params["period"] = "All history"
                 at.run()
                 at.switch_page(str(page_at(page).file)).run()
@@ -36,7 +36,7 @@ def pages(scale: org.Scale) -> list[Result]:
         return run
 
     sizes: dict[str, list[int]] = {"big": [], "small": []}
-    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
+    with tempfile.TemporaryDirectory() as folder, synthetic_orgs.demo_environment(folder):
         times = medians(
             {
                 "big": render(scale.keys, sizes["big"]),

@@ -8,13 +8,13 @@ import numpy as np
 from analytics.usage import frames
 from analytics.usage.metrics import METRICS
 from analytics.usage.pipeline import fetch_pair_keys, fetch_pairs
-from bench import org
+from bench import synthetic_orgs
 from bench.fetches import against_key_days
-from bench.lines import Result, result
+from bench.result_lines import Result, result
 from bench.timing import rounded
 
 
-def pair_fetch(scale: org.Scale) -> list[Result]:
+def pair_fetch(scale: synthetic_orgs.Scale) -> list[Result]:
     """Five years of the pair-day frame (every page of six windows) against five years of the
     key-day frame; each day's pairs must add up to its characters. The pair-key-day frame of
     the same range, fetched once, must be the pair-day frame when summed over its keys."""

@@ -11,9 +11,9 @@ from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import load_teams
 from analytics.storage.bundle import bundle_folder
 from analytics.usage.metrics import METRICS
-from bench import org
+from bench import synthetic_orgs
 from bench.exports import five_year_usage
-from bench.lines import Result, result
+from bench.result_lines import Result, result
 from bench.timing import medians, rounded
 
 # Prices over the whole five years: a change halfway, a base fee and included volumes, so that
@@ -53,7 +53,7 @@ def key_months(key_day: pd.DataFrame) -> pd.DataFrame:
     return key_day.groupby(["api_key", month], observed=True)[list(METRICS)].sum()
 
 
-def chargeback_pricing(scale: org.Scale) -> list[Result]:
+def chargeback_pricing(scale: synthetic_orgs.Scale) -> list[Result]:
     """The five-year key-day frame priced and grouped by team (teams.example.toml assigned,
     every line priced, shared out and the base fee apportioned: the chargeback) against the
     same frame summed per key and month; both must agree on each month's usage."""

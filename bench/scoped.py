@@ -31,12 +31,12 @@ from typing import Any
 import tomlkit
 from itsdangerous import URLSafeTimedSerializer
 
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.settings.versions import import_once
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import records_of
-from bench import browser, org
-from bench.lines import Result, result
+from bench import browser, synthetic_orgs
+from bench.result_lines import Result, result
 
 VIEWER = "viewer@example.org"
 LEAD = "lead@example.org"
@@ -51,7 +51,7 @@ SCOPED_TARGET = 1.1
 
 def teams_text() -> str:
     """The example teams settings with each label claiming its numbered copies as well."""
-    settings = tomlkit.parse((org.ROOT / "teams.example.toml").read_text())
+    settings = tomlkit.parse((synthetic_orgs.ROOT / "teams.example.toml").read_text())
     for team in settings["team"]:  # type: ignore[union-attr]
         copies = [f"{label} [0-9]*" for label in team.get("labels", [])]
         if copies:
@@ -64,7 +64,10 @@ def put_teams_in_force(history: Path, keys: int) -> None:
     whose history folder is `history`: imported into its state store, once, as a teams.toml
     found at the dashboard's first start would be."""
     settings = Settings(
-        history_path=history, demo_keys=keys, demo_days=org.DAYS, demo_seed=org.SEED
+        history_path=history,
+        demo_keys=keys,
+        demo_days=synthetic_orgs.DAYS,
+        demo_seed=synthetic_orgs.SEED,
     )
     records = records_of(settings, demo=True)
     assert records is not None  # the demo with a history folder keeps records
@@ -125,7 +128,7 @@ def signed_in(base_url: str, cookie_secret: str, emails: list[str]) -> Iterator[
             chromium.close()
 
 
-def scoped_pages(scale: org.Scale) -> list[Result]:
+def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     """The pages `Scale.scoped_pages` names, each warm and cold as `browser_pages` times them
     (the server's caches warm: each person has shown every page once), over All history, for
     the organization viewer and for the lead of Marketing on the same dashboard, alternated

@@ -1,6 +1,6 @@
-"""The state store on PostgreSQL against the embedded file (`analytics.storage.store`): anomaly
-marks written by several processes at once, and the Anomalies page with its marks read from
-either, each in the same run.
+"""The state store on PostgreSQL against the embedded file (`analytics.storage.state_store`):
+anomaly marks written by several processes at once, and the Anomalies page with its marks read
+from either, each in the same run.
 
 PostgreSQL is a throw-away cluster of the run's own (`bench.postgres.durable_cluster`) with
 PostgreSQL's default durability, on the same disk as the embedded file it is measured against:
@@ -25,15 +25,15 @@ from sqlalchemy import Connection
 
 from analytics.anomalies.marks import Marks
 from analytics.storage.schema import marks as marks_table
-from analytics.storage.store import Store, embedded_store, postgresql_store, upsert
+from analytics.storage.state_store import Store, embedded_store, postgresql_store, upsert
 from analytics.usage.calendar import utc_now
 from analytics.usage.history import account_name
 from analytics.usage.metrics import TOTAL_CHARACTERS
 from analytics.usage.records import Records
-from bench import org
-from bench.lines import Result, keep, result
+from bench import synthetic_orgs
 from bench.postgres import Cluster, durable_cluster
 from bench.processes import stop_process
+from bench.result_lines import Result, keep, result
 from bench.timing import rounded, timed
 
 # state_marks: `Scale.state_marks` marks (1,000 at full scale) by this many processes at once,
@@ -54,9 +54,10 @@ SIDES = ("postgresql", "embedded")
 
 def mark_ids(count: int) -> list[str]:
     """`count` distinct anomaly ids as `mark-anomaly` takes them: spikes of masked keys on days
-    of the year before the page's range (which ends the day before `org.TODAY`)."""
+    of the year before the page's range (which ends the day before `synthetic_orgs.TODAY`)."""
+    today = synthetic_orgs.TODAY
     return [
-        f"spike:k{n:03d}****wxyz:{TOTAL_CHARACTERS}:{org.TODAY - dt.timedelta(days=40 + n % 365)}"
+        f"spike:k{n:03d}****wxyz:{TOTAL_CHARACTERS}:{today - dt.timedelta(days=40 + n % 365)}"
         for n in range(count)
     ]
 
@@ -72,8 +73,8 @@ class Writers:
         for _ in range(WRITERS):
             process = subprocess.Popen(
                 [sys.executable, "-m", "bench.marker"],
-                cwd=org.ROOT,
-                env={**os.environ, "PYTHONPATH": str(org.ROOT)},
+                cwd=synthetic_orgs.ROOT,
+                env={**os.environ, "PYTHONPATH": str(synthetic_orgs.ROOT)},
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -125,7 +126,7 @@ def _kept(store: Store, ids: list[str]) -> bool:
     return Marks(Records(store, ACCOUNT)).read() == dict.fromkeys(ids, "expected")
 
 
-def state_marks(scale: org.Scale) -> list[Result]:
+def state_marks(scale: synthetic_orgs.Scale) -> list[Result]:
     """`scale.state_marks` marks by WRITERS processes at once into PostgreSQL, against the same
     into the embedded store; each round into a fresh database and a fresh folder, rounds
     alternated."""
@@ -209,7 +210,25 @@ def _page_runs(at: Any, runs: int) -> float:
     return seconds
 
 
-def state_pages(scale: org.Scale) -> list[Result]:
+def _configured(
+    stack: ExitStack, keys: int
+) -> tuple[synthetic_orgs.Served, str, dict[str, str | None]]:
+    """The emulator serving `keys` keys, an empty history folder and a PostgreSQL database,
+    the dashboard's environment set to the first two, all ended with `stack`: the page reads
+    the same service whichever store holds its marks (the addresses of both stores)."""
+    cluster = stack.enter_context(durable_cluster())
+    served = stack.enter_context(synthetic_orgs.emulator_process(keys))
+    folder = stack.enter_context(tempfile.TemporaryDirectory())
+    service = {"SERVICE_BASE_URL": served.base_url, "SERVICE_AUTH_KEY": served.admin_key}
+    stack.enter_context(
+        synthetic_orgs.environment(
+            {**service, "SERVICE_HISTORY_PATH": folder}, ["SERVICE_STATE_URL"]
+        )
+    )
+    return served, folder, {"postgresql": cluster.url(cluster.create_database()), "embedded": None}
+
+
+def state_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     """The Anomalies page over its default range (Last 30 days) for a configured service, with
     the caches warm, its marks in PostgreSQL against the same marks in the embedded store: one
     session whose runs alternate between the two stores, PAGE_RUNS runs at a time."""
@@ -220,17 +239,10 @@ def state_pages(scale: org.Scale) -> list[Result]:
     runs: dict[str, list[float]] = {side: [] for side in SIDES}
     tiles: set[tuple[tuple[str, str], ...]] = set()  # what the page showed in its tiles
     with ExitStack() as stack:
-        cluster = stack.enter_context(durable_cluster())
-        served = stack.enter_context(org.emulator_process(scale.keys))
-        folder = stack.enter_context(tempfile.TemporaryDirectory())
-        service = {"SERVICE_BASE_URL": served.base_url, "SERVICE_AUTH_KEY": served.admin_key}
-        stack.enter_context(
-            org.environment({**service, "SERVICE_HISTORY_PATH": folder}, ["SERVICE_STATE_URL"])
-        )
-        addresses = {"postgresql": cluster.url(cluster.create_database()), "embedded": None}
+        served, folder, addresses = _configured(stack, scale.keys)
         # The first run fetches the range (and the weeks before it) and finds its anomalies,
         # in caches both stores' runs share; nothing is marked yet, so the page lists them all.
-        at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
+        at = AppTest.from_string(synthetic_orgs.APP_LAUNCHER, default_timeout=900)
         at.run()
         at.switch_page(str(page_at("anomalies").file))
         _page_runs(at, 1)

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from analytics.usage.pipeline import fetch_tags
-from bench import org
+from bench import synthetic_orgs
 from bench.fetches import against_key_days, tags_within_text
-from bench.lines import MAX_FIGURE_BYTES, Result, result
+from bench.result_lines import MAX_FIGURE_BYTES, Result, result
 from bench.timing import medians, rounded
 
 MANY_TAGS = 10_000
@@ -22,7 +22,7 @@ FEW_TAGS = 100  # the same organization's usage under a hundred tags
 YEAR = 365  # one window of the analytics operations
 
 
-def tag_fetch(scale: org.Scale) -> list[Result]:
+def tag_fetch(scale: synthetic_orgs.Scale) -> list[Result]:
     """Five years of the tag-day frame (every page of six windows) against five years of the
     key-day frame; the tags of each day must fit in that day's text characters."""
     tags, usage, times, _ = against_key_days(scale, fetch_tags, "tag_day")
@@ -40,12 +40,12 @@ def tag_fetch(scale: org.Scale) -> list[Result]:
     ]
 
 
-def tag_fetch_10k(scale: org.Scale) -> list[Result]:
+def tag_fetch_10k(scale: synthetic_orgs.Scale) -> list[Result]:
     """One year of the tag-day frame (every page of one window) against the key-day frame of
     the same year, both fetched and merged from an organization of the benchmark's keys with a
     year of history and 10,000 tags, so that the year holds every one of them. Each day's tags
     must fit in its text characters, and the frame must name all 10,000."""
-    app = org.app(scale.keys, YEAR, MANY_TAGS)
+    app = synthetic_orgs.app(scale.keys, YEAR, MANY_TAGS)
     tags, usage, times, _ = against_key_days(scale, fetch_tags, "tag_day", app=app, days=YEAR)
     distinct = int(tags.frame["custom_tag"].nunique())
     return [
@@ -66,7 +66,7 @@ def tag_fetch_10k(scale: org.Scale) -> list[Result]:
     ]
 
 
-def tags_scale(scale: org.Scale) -> list[Result]:
+def tags_scale(scale: synthetic_orgs.Scale) -> list[Result]:
     """The Tags page over the five years, warm (a rerun of an open page: every table cached),
     at 10,000 tags against 100 tags over the same usage. The page must render, its tag table
     hold every tag, its chart only the top N, Other and Untagged, and every figure stay under
@@ -84,7 +84,7 @@ def tags_scale(scale: org.Scale) -> list[Result]:
 
     def opened(tags: int) -> Any:
         demo(tags)
-        at = AppTest.from_string(org.APP_LAUNCHER, default_timeout=900)
+        at = AppTest.from_string(synthetic_orgs.APP_LAUNCHER, default_timeout=900)
         at.query_params["period"] = "All history"
         at.run()
         at.switch_page(page).run()
@@ -97,7 +97,7 @@ def tags_scale(scale: org.Scale) -> list[Result]:
 
         return run
 
-    with tempfile.TemporaryDirectory() as folder, org.demo_environment(folder):
+    with tempfile.TemporaryDirectory() as folder, synthetic_orgs.demo_environment(folder):
         sessions = {name: opened(tags) for name, tags in counts.items()}
         times = medians(
             {name: rerun(sessions[name], counts[name]) for name in counts},

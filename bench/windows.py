@@ -17,10 +17,10 @@ from analytics.service.client import Policy, ServiceClient
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange, fetch_usage, last_closed_day
-from bench import org
+from bench import synthetic_orgs
 from bench.decoding import same_frame
 from bench.exports import run_export
-from bench.lines import Result, keep, result
+from bench.result_lines import Result, keep, result
 from bench.timing import medians, rounded, timed
 from emulator import EmulatorConfig
 
@@ -28,7 +28,7 @@ LATENCY_MS = 200
 LATENCY_BOUND_KEYS = EmulatorConfig().keys
 
 
-def concurrent_windows(scale: org.Scale) -> list[Result]:
+def concurrent_windows(scale: synthetic_orgs.Scale) -> list[Result]:
     """Five years (five windows) from the emulator process answering after 200 ms: the same
     client one window at a time against its default concurrency.
 
@@ -55,8 +55,8 @@ def concurrent_windows(scale: org.Scale) -> list[Result]:
 def _fetch_times(keys: int, repeat: int) -> dict[str, Any]:
     """Seconds to fetch five years one window at a time and with the client's default
     concurrency."""
-    with org.emulator_process(keys, latency_ms=LATENCY_MS) as served:
-        start, end = org.five_years(utc_today())
+    with synthetic_orgs.emulator_process(keys, latency_ms=LATENCY_MS) as served:
+        start, end = synthetic_orgs.five_years(utc_today())
         key = SecretStr(served.admin_key)
         with (
             ServiceClient(served.base_url, key, policy=Policy(concurrency=1)) as one_by_one,
@@ -83,11 +83,14 @@ def _fetcher(client: ServiceClient, start: dt.date, end: dt.date) -> Callable[[]
     return lambda: fetch_usage(client, start, end)
 
 
-def incremental_refresh(scale: org.Scale) -> list[Result]:
+def incremental_refresh(scale: synthetic_orgs.Scale) -> list[Result]:
     """The same five-year CSV export twice against one history store: the second run fetches
     only the days that can still change."""
-    with org.emulator_process(scale.keys) as served, tempfile.TemporaryDirectory() as folder:
-        start, end = org.five_years(utc_today())
+    with (
+        synthetic_orgs.emulator_process(scale.keys) as served,
+        tempfile.TemporaryDirectory() as folder,
+    ):
+        start, end = synthetic_orgs.five_years(utc_today())
         key = SecretStr(served.admin_key)
         first_runs, second_runs, outcomes = [], [], []
         with ServiceClient(served.base_url, key) as client:

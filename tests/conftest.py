@@ -31,7 +31,7 @@ from support.servers import (
     small_config,
 )
 
-from analytics.storage.store import Store, embedded_store, postgresql_store
+from analytics.storage.state_store import Store, embedded_store, postgresql_store
 from analytics.usage import calendar
 from bench.processes import stop_process, wait_until_healthy
 from emulator import EmulatorConfig, create_app

@@ -22,9 +22,9 @@ import pandas as pd
 from analytics.alerts.events import Event
 from analytics.capacity.evaluation import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.guardrails.plan import Plan
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.plan_tables import blocked, exhausted
 from analytics.guardrails.rules import MEASURE_NAMES, limit_of, limit_text
-from analytics.guardrails.tables import blocked, exhausted
 from analytics.usage.metrics import METRIC_LABELS, share_text
 
 LINK = "/capacity"  # the dashboard page with budgets and forecasts

@@ -24,10 +24,10 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from analytics.alerts.config import AlertsConfig, Email, Webhook
+from analytics.alerts.alerts_file import AlertsConfig, Email, Webhook
+from analytics.alerts.delivery_state import DeliveryState
 from analytics.alerts.events import Event
-from analytics.alerts.messages import event_mail, webhook_payload
-from analytics.alerts.state import DeliveryState
+from analytics.alerts.message_forms import event_mail, webhook_payload
 from analytics.service.errors import one_line
 
 SMTP_TIMEOUT = 30.0
@@ -165,8 +165,8 @@ def deliver(
     events: Sequence[Event], config: AlertsConfig, state: DeliveryState, dry_run: bool = False
 ) -> list[Delivery]:
     """Send each event that is new or escalated for a destination, recording the intent before
-    and the success at once after (see `analytics.alerts.state`), as the one notifier of the
-    store; ``dry_run`` shows the messages instead and records nothing."""
+    and the success at once after (see `analytics.alerts.delivery_state`), as the one notifier
+    of the store; ``dry_run`` shows the messages instead and records nothing."""
     deliveries = []
     one_notifier = nullcontext() if dry_run else state.exclusive()
     with (

@@ -20,9 +20,9 @@ import msgspec
 from sqlalchemy import Connection, delete, select
 
 from analytics.anomalies.model import KINDS, ORGANIZATION
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.storage.schema import marks as table
-from analytics.storage.store import upsert
+from analytics.storage.state_store import upsert
 from analytics.usage.calendar import utc_now
 from analytics.usage.metrics import METRICS
 from analytics.usage.records import Records, records_of

@@ -15,13 +15,13 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
+from analytics.alerts.alerts_file import AlertsConfig
 from analytics.alerts.anomaly_events import anomaly_events
 from analytics.alerts.budget_events import budget_amount, budget_events, guardrail_events
-from analytics.alerts.config import AlertsConfig
 from analytics.alerts.delivery import deliver
+from analytics.alerts.delivery_state import DeliveryState, delivery_store
 from analytics.alerts.events import Event
 from analytics.alerts.rotation_events import key_age_events, rotation_events
-from analytics.alerts.state import DeliveryState, delivery_store
 from analytics.anomalies.listing import anomaly_name, new_anomalies
 from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
@@ -47,10 +47,10 @@ from analytics.cli.shared import (
     app,
 )
 from analytics.exports.shaping import Costing
-from analytics.guardrails import state as guardrail_state
-from analytics.guardrails.reading import NoUsagePeriod, plan_now
+from analytics.guardrails import memory as guardrail_state
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
 from analytics.keys.rotation import RotationLog, watched
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.usage import calendar
 from analytics.usage.frames import labels
 from analytics.usage.records import records_of

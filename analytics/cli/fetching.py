@@ -24,9 +24,9 @@ from analytics.cli import shared
 from analytics.exports.vocabulary import REPORTS, Report
 from analytics.keys.audit import AuditLog
 from analytics.keys.listed import LimitStatus, limit_status
+from analytics.service.connection_settings import Settings
 from analytics.service.errors import AuthorizationError
 from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.service.settings import Settings
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange
 

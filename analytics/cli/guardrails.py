@@ -35,11 +35,12 @@ from analytics.cli.shared import (
 )
 from analytics.exports.commands import plan_ending
 from analytics.exports.shaping import Costing
-from analytics.guardrails import apply, state
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.reading import NoUsagePeriod, plan_now
-from analytics.guardrails.state import Memory
-from analytics.guardrails.tables import (
+from analytics.guardrails import apply
+from analytics.guardrails import memory as guardrail_state
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.memory import Memory
+from analytics.guardrails.plan_tables import (
     beside_plan,
     key_table,
     largest_cuts_first,
@@ -50,7 +51,7 @@ from analytics.guardrails.tables import (
     warnings,
 )
 from analytics.keys.audit import AuditLog
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 from analytics.usage.records import Records, records_of
@@ -96,7 +97,7 @@ class _Session:
         return planned
 
     def plan(self, leave_out: frozenset[str] = frozenset()) -> Plan:
-        return self.planner(leave_out)(state.read(self.records).keys)
+        return self.planner(leave_out)(guardrail_state.read(self.records).keys)
 
     def run(
         self, action: Literal["apply", "restore"], leave_out: frozenset[str], only: str | None
@@ -240,12 +241,12 @@ def restore_command(
     with _session(budgets, pricing, teams, demo, debug) as session:
         titles = frozenset(b.title for b in session.budgets.enforced)
         if budget is not None:
-            remembered = {m.by for m in state.read(session.records).keys.values()}
+            remembered = {m.by for m in guardrail_state.read(session.records).keys.values()}
             if budget not in remembered | titles:
                 raise UsageProblem(f"no enforced budget is named {budget!r}; nothing was changed")
         leave_out = titles if budget is None else frozenset({budget})
         planned = session.plan(leave_out)
-        memory = state.read(session.records).keys
+        memory = guardrail_state.read(session.records).keys
         chosen = [k for k in apply.chosen_keys(planned, memory, budget) if k.changes]
         for k in chosen:
             typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}")

@@ -36,8 +36,8 @@ from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
 from analytics.keys.limits import KeyRow, key_view_table, with_owners
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
+from analytics.service.connection_settings import Settings
 from analytics.service.models import DeveloperKey
-from analytics.service.settings import Settings
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 

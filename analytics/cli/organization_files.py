@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
-from analytics.alerts.config import AlertsConfig, Rotations, parse_alerts, rotation_settings
+from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
 from analytics.capacity.budgets import BudgetFile, BudgetFileError
 from analytics.capacity.costs import Prices
 from analytics.cli.shared import UsageProblem, settings

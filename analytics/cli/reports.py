@@ -13,10 +13,10 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
+from analytics.alerts.alerts_file import Email
 from analytics.alerts.budget_events import LINK as CAPACITY_LINK
-from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
-from analytics.alerts.messages import Attachment, mail, with_attachment
+from analytics.alerts.message_forms import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile, contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
@@ -45,9 +45,9 @@ from analytics.cli.what_ifs import (
 )
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
+from analytics.reports.paper import ReportSettingsError, report_page_size
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.reports.settings import ReportSettingsError, report_page_size
 from analytics.storage.files import write_atomic
 from analytics.usage import calendar
 from analytics.usage.calendar import range_text

@@ -32,7 +32,7 @@ from analytics.cli.shared import (
     UsageProblem,
     fail,
 )
-from analytics.guardrails import state as guardrail_state
+from analytics.guardrails import memory as guardrail_state
 from analytics.keys.rotation import (
     ReplacementFailed,
     RotationLog,

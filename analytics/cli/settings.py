@@ -20,7 +20,7 @@ import typer
 from analytics.cli import organization_files, shared
 from analytics.cli.keys import at_terminal, who
 from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
-from analytics.settings.changes import differences
+from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place, document, first_start
 from analytics.settings.parts import PARTS, Part, SettingsProblem, check, file_name, part_of
 from analytics.settings.versions import NONE_YET, SavedMeanwhile, history, latest, save, version

@@ -23,7 +23,7 @@ import typer
 from pydantic import ValidationError
 from typer.core import TyperGroup, TyperOption
 
-from analytics.alerts.config import AlertsFileError
+from analytics.alerts.alerts_file import AlertsFileError
 from analytics.connection import service_client
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
@@ -43,10 +43,10 @@ from analytics.exports.commands import (
     exit_codes_text,
 )
 from analytics.service.client import ServiceClient
+from analytics.service.connection_settings import Settings, setting_problems
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
-from analytics.service.settings import Settings, setting_problems
 from analytics.settings.parts import SettingsProblem
-from analytics.storage.store import StoreError, StoreUnavailable
+from analytics.storage.state_store import StoreError, StoreUnavailable
 from analytics.usage.calendar import Preset, resolve
 
 # The exit codes by the names the commands give them; what each one says is the one table,

@@ -11,13 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
-from analytics.alerts import state as deliveries
+from analytics.alerts import delivery_state as deliveries
 from analytics.anomalies import marks
 from analytics.cli import shared
 from analytics.cli.shared import EXIT_USAGE, DebugOption, OneLineErrors, UsageProblem, app
-from analytics.guardrails import state as guardrails
+from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
-from analytics.storage.store import EMBEDDED_FILE, Store, check_text, embedded_store
+from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embedded_store
 from analytics.usage.records import Records, store_of
 
 state_app = typer.Typer(

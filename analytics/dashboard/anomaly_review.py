@@ -15,7 +15,7 @@ from analytics.dashboard.data import USAGE_TTL, Cached
 from analytics.dashboard.messages import show_store_error, store_errors
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
-from analytics.storage.store import StoreError
+from analytics.storage.state_store import StoreError
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")

@@ -17,7 +17,7 @@ import streamlit as st
 
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
-from analytics.guardrails.tables import COLUMN_HELP, LIMIT_COLUMNS
+from analytics.guardrails.plan_tables import COLUMN_HELP, LIMIT_COLUMNS
 from analytics.languages import RESOURCE_LABELS
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -408,7 +408,7 @@ def audit_columns() -> dict[str, Any]:
 
 def guardrail_columns(table: pd.DataFrame) -> dict[str, Any]:
     """A guardrails table's columns named as sentences name them, each with what it means
-    (``guardrails.tables.COLUMN_HELP``) as its header's help; counts with separators, limits
+    (``guardrails.plan_tables.COLUMN_HELP``) as its header's help; counts with separators, limits
     as text right-aligned ("no limit" where there is none), the label pinned."""
     counts = set(table.select_dtypes("number").columns)
 

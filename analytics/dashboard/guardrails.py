@@ -32,10 +32,11 @@ from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.money_files import file_in_force, money_text
 from analytics.dashboard.source import Source
-from analytics.guardrails import apply, state
-from analytics.guardrails.plan import KeyPlan, Plan
-from analytics.guardrails.reading import plan_now
-from analytics.guardrails.state import LastRun, Memory
+from analytics.guardrails import apply
+from analytics.guardrails import memory as guardrail_state
+from analytics.guardrails.inputs_from_reader import plan_now
+from analytics.guardrails.limit_plan import KeyPlan, Plan
+from analytics.guardrails.memory import LastRun, Memory
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
@@ -108,7 +109,7 @@ def records(src: Source) -> Records | None:
 def remembered(src: Source) -> dict[str, Memory]:
     """The keys' remembered limits, read on every run (a run elsewhere changes them)."""
     kept = records(src)
-    return {} if kept is None else state.read(kept).keys
+    return {} if kept is None else guardrail_state.read(kept).keys
 
 
 def last_run(src: Source) -> LastRun | None:

@@ -19,9 +19,9 @@ from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.source import Source
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.reading import NoUsagePeriod
-from analytics.guardrails.tables import (
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.plan_tables import (
     Moment,
     beside_plan,
     blocked_table,

@@ -18,8 +18,8 @@ from typing import TypeVar
 
 import streamlit as st
 
-from analytics.alerts.config import AlertsFileError, Rotations
-from analytics.alerts.config import rotation_settings as config_rotations
+from analytics.alerts.alerts_file import AlertsFileError, Rotations
+from analytics.alerts.alerts_file import rotation_settings as config_rotations
 from analytics.capacity.evaluation import Evaluation
 from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
@@ -28,7 +28,7 @@ from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.money_files import in_force, money_text, settings_place
 from analytics.dashboard.session import choice_in_address, chosen_range
 from analytics.dashboard.source import Source
-from analytics.guardrails import state as guardrail_state
+from analytics.guardrails import memory as guardrail_state
 from analytics.keys import changes, listed, rotation
 from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
 from analytics.keys.join import KeyNotFound, pick
@@ -37,7 +37,7 @@ from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
 from analytics.service.models import DeveloperKey
 from analytics.settings.succession import carry_over
-from analytics.storage.store import StoreError
+from analytics.storage.state_store import StoreError
 
 T = TypeVar("T")
 KEYS_TTL = "1m"

@@ -15,7 +15,7 @@ from analytics.service.errors import (
     RateLimitError,
     ServiceError,
 )
-from analytics.storage.store import StoreError
+from analytics.storage.state_store import StoreError
 
 
 @contextmanager

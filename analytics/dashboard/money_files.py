@@ -26,7 +26,7 @@ from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
 from analytics.settings.in_force import Document, Place, document
 from analytics.settings.parts import Part
-from analytics.storage.store import StoreError
+from analytics.storage.state_store import StoreError
 from analytics.usage.records import records_of
 
 READ: Final = "settings_read"  # this run's settings, by source and part

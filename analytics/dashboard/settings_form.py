@@ -21,9 +21,9 @@ from analytics.cost.teams import parse_teams
 from analytics.dashboard import data, guardrails, money_files, permissions
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.source import Source
-from analytics.guardrails.reading import NoUsagePeriod
-from analytics.settings.changes import differences
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.settings.effects import plan_effect, team_effects, total_cost
+from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place
 from analytics.settings.parts import Part, SettingsProblem, check
 from analytics.settings.versions import NONE_YET, Version, save

@@ -27,10 +27,10 @@ from analytics.exports.vocabulary import (
     TAG_GROUPINGS,
     USAGE_GROUPINGS,
     ExportSource,
-    GroupBy,
-    PairGroupBy,
+    PairGrouping,
     Report,
-    TagGroupBy,
+    TagGrouping,
+    UsageGrouping,
     offered,
 )
 
@@ -83,7 +83,7 @@ class ExportRequest:
             return shape_tag_export(frame, start, end, _as(self.group_by, TAG_GROUPINGS), priced)
         if self.source == "language-pairs":
             return shape_pair_export(frame, _as(self.group_by, PAIR_GROUPINGS))
-        grouping: GroupBy = _as(self.group_by, USAGE_GROUPINGS)
+        grouping: UsageGrouping = _as(self.group_by, USAGE_GROUPINGS)
         return shape_export(frame, start, end, grouping, costing, self.with_cost, share)
 
     def warning(self, costing: Costing, start: date, end: date) -> str | None:
@@ -101,7 +101,7 @@ class ExportRequest:
         return f"{self.source}_{grouping}_{start:%Y-%m-%d}_{end:%Y-%m-%d}.{fmt}"
 
 
-G = TypeVar("G", GroupBy, TagGroupBy, PairGroupBy)
+G = TypeVar("G", UsageGrouping, TagGrouping, PairGrouping)
 
 
 def _as(grouping: str, allowed: tuple[G, ...]) -> G:

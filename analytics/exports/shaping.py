@@ -47,10 +47,10 @@ from analytics.exports.vocabulary import (
     CostNotOffered,
     ExportSource,
     FileNeeded,
-    GroupBy,
     Grouping,
-    PairGroupBy,
-    TagGroupBy,
+    PairGrouping,
+    TagGrouping,
+    UsageGrouping,
     offered,
 )
 from analytics.usage.frames import (
@@ -97,7 +97,7 @@ def shape_export(
     key_day: pd.DataFrame,
     start: date,
     end: date,
-    group_by: GroupBy,
+    group_by: UsageGrouping,
     costing: Costing = Costing(),
     with_cost: bool = False,
     share: Share | None = None,
@@ -162,7 +162,7 @@ def _with_cost(
     key_day: pd.DataFrame,
     start: date,
     end: date,
-    group_by: GroupBy,
+    group_by: UsageGrouping,
     costing: Costing,
     share: Share | None,
 ) -> pd.DataFrame:
@@ -310,7 +310,7 @@ def shape_tag_export(
     tag_day: pd.DataFrame,
     start: date,
     end: date,
-    group_by: TagGroupBy,
+    group_by: TagGrouping,
     costing: Costing | None = None,
 ) -> pd.DataFrame:
     """Tag-day rows or per-tag totals (biggest first) of `start`–`end`, columns exactly the
@@ -339,7 +339,7 @@ def shape_tag_export(
     return _dated(table) if per_day else table
 
 
-def shape_pair_export(pairs: pd.DataFrame, group_by: PairGroupBy) -> pd.DataFrame:
+def shape_pair_export(pairs: pd.DataFrame, group_by: PairGrouping) -> pd.DataFrame:
     """Per-pair totals (biggest first), per pair and day, per pair and key, or the
     pair-key-day rows themselves, from the pair-day frame, or the pair-key-day frame for the
     groupings that read the pair-key-day report; unattributed usage keeps its key `-` (label

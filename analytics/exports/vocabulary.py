@@ -26,19 +26,19 @@ from analytics.usage.pipeline import (
 # What an export reads: usage per key (the analytics report), characters per custom tag, or
 # usage per language pair.
 ExportSource = Literal["usage", "tags", "language-pairs"]
-GroupBy = Literal["key_and_day", "key", "team", "team_and_day", "none"]
-TagGroupBy = Literal["tag_and_day", "tag"]
-PairGroupBy = Literal["pair", "pair_and_day", "pair_and_key", "pair_key_and_day"]
+UsageGrouping = Literal["key_and_day", "key", "team", "team_and_day", "none"]
+TagGrouping = Literal["tag_and_day", "tag"]
+PairGrouping = Literal["pair", "pair_and_day", "pair_and_key", "pair_key_and_day"]
 # Every grouping of every source (each source takes its own).
-Grouping = Literal[GroupBy, TagGroupBy, PairGroupBy]
+Grouping = Literal[UsageGrouping, TagGrouping, PairGrouping]
 # The daily report an export reads, by the pipeline's name for it.
 Report = Literal["usage", "tags", "pairs", "pair_keys"]
 # The choices of an export a problem can name.
 Field = Literal["source", "grouping", "with_cost", "format"]
 
-USAGE_GROUPINGS: Final[tuple[GroupBy, ...]] = get_args(GroupBy)
-TAG_GROUPINGS: Final[tuple[TagGroupBy, ...]] = get_args(TagGroupBy)
-PAIR_GROUPINGS: Final[tuple[PairGroupBy, ...]] = get_args(PairGroupBy)
+USAGE_GROUPINGS: Final[tuple[UsageGrouping, ...]] = get_args(UsageGrouping)
+TAG_GROUPINGS: Final[tuple[TagGrouping, ...]] = get_args(TagGrouping)
+PAIR_GROUPINGS: Final[tuple[PairGrouping, ...]] = get_args(PairGrouping)
 
 
 @dataclass(frozen=True)

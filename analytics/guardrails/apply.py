@@ -21,8 +21,8 @@ from typing import Literal
 
 import msgspec
 
-from analytics.guardrails.plan import KeyPlan, Plan
-from analytics.guardrails.state import (
+from analytics.guardrails.limit_plan import KeyPlan, Plan
+from analytics.guardrails.memory import (
     GuardrailState,
     LastRun,
     Memory,

@@ -25,9 +25,9 @@ import msgspec
 import pandas as pd
 from sqlalchemy import Connection, delete, insert, select
 
+from analytics.service.connection_settings import DemoFiles, Settings
 from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
-from analytics.service.settings import DemoFiles, Settings
 from analytics.storage.schema import audit as table
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import Records, records_of

@@ -24,7 +24,7 @@ from analytics.keys.preview import Preview, label_problem
 from analytics.service.client import KeyChange, ServiceClient
 from analytics.service.errors import ConnectionFailedError, ServiceError
 from analytics.service.models import CreatedKey, DeveloperKey
-from analytics.storage.store import StoreError, StoreUnavailable
+from analytics.storage.state_store import StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

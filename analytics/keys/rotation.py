@@ -85,7 +85,7 @@ class ReplacementFailed(RuntimeError):
 
 
 # What else must follow the old key to its replacement (old key id, new key id): the
-# guardrails' memory of it (`guardrails.state.inherit`), which this layer cannot import.
+# guardrails' memory of it (`guardrails.memory.inherit`), which this layer cannot import.
 Inherit = Callable[[str, str], object]
 
 

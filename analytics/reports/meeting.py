@@ -25,7 +25,7 @@ from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.reports import blocks
 from analytics.reports.decision import decision_section
-from analytics.reports.settings import PageSize
+from analytics.reports.paper import PageSize
 from analytics.reports.spend import spend_section
 from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
 from analytics.usage.frames import within

@@ -1,7 +1,8 @@
 """The Language Service as the rest of the library sees it: one client for every operation
-(`client`, sync and async), how patiently it waits (`Policy`), its settings (`settings`) and
-one error class per failure a caller reacts to (`errors`). The answers' shapes are in
-`models`; how a request travels is `transport`, and the sync bridge `sync`."""
+(`client`, sync and async), how patiently it waits (`Policy`), its settings
+(`connection_settings`) and one error class per failure a caller reacts to (`errors`). The
+answers' shapes are in `models`; how a request travels is `transport`, and the sync bridge
+`sync`."""
 
 from analytics.service.client import (
     DEFAULT_POLICY,
@@ -13,6 +14,7 @@ from analytics.service.client import (
     Policy,
     ServiceClient,
 )
+from analytics.service.connection_settings import Settings
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -24,7 +26,6 @@ from analytics.service.errors import (
     ServerError,
     ServiceError,
 )
-from analytics.service.settings import Settings
 
 __all__ = [
     "DEFAULT_POLICY",

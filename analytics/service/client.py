@@ -51,7 +51,7 @@ from analytics.service.transport import (
 )
 
 if TYPE_CHECKING:
-    from analytics.service.settings import Settings
+    from analytics.service.connection_settings import Settings
 
 # The clients, and what a caller makes one with or hands to an operation.
 __all__ = [
@@ -69,11 +69,12 @@ T = TypeVar("T")
 K = TypeVar("K", DeveloperKey, CreatedKey)
 Body = TypeVar("Body")
 P = ParamSpec("P")
-GroupBy = Literal["key", "key_and_day"] | None
+# How the usage report groups its rows: per key, per key and day, or (None) not at all.
+UsageReportGroupBy = Literal["key", "key_and_day"] | None
 # How a paged analytics report sums its rows: over the whole range, or per day.
 AggregateBy = Literal["period", "day"]
 # The language-pair report's one grouping: by key (absent: every key's usage together).
-PairGroupBy = Literal["key"]
+PairReportGroupBy = Literal["key"]
 Formality = Literal["default", "more", "less", "prefer_more", "prefer_less"]
 
 DETECT_BATCH = 50
@@ -153,7 +154,7 @@ class AsyncServiceClient(Transport):
     """
 
     async def usage_report_raw(
-        self, start: date, end: date, group_by: GroupBy = "key_and_day"
+        self, start: date, end: date, group_by: UsageReportGroupBy = "key_and_day"
     ) -> httpx.Response:
         """The undecoded analytics answer (its trace id names it in errors); `start` and `end`
         are sent as the start_date/end_date values."""
@@ -163,7 +164,7 @@ class AsyncServiceClient(Transport):
         return await self.request("GET", ANALYTICS_PATH, idempotent=True, request=Request(params))
 
     async def usage_report(
-        self, start: date, end: date, group_by: GroupBy = None
+        self, start: date, end: date, group_by: UsageReportGroupBy = None
     ) -> UsageReport[KeyAndDayUsage]:
         response = await self.usage_report_raw(start, end, group_by)
         return decode(usage_report_decoder, response).usage_report
@@ -201,7 +202,7 @@ class AsyncServiceClient(Transport):
         end: date,
         aggregate_by: AggregateBy = "day",
         page: int | None = None,
-        group_by: PairGroupBy | None = None,
+        group_by: PairReportGroupBy | None = None,
     ) -> httpx.Response:
         """One undecoded page of usage per language pair (and day); by key, each pair's keys
         are known and unattributed usage stays apart under key `-`, in several times the

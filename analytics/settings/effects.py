@@ -6,7 +6,7 @@ preview is what `export --group-by team --with-cost` and `guardrails plan` give 
   chargeback (`cost.chargeback`, usage cost and base fee share) before → after;
 - prices: the organization's cost of the range before → after;
 - budgets: the guardrails plan's limit changes before → after (`guardrails.plan`), and each
-  enforced budget whose keys will all be stopped (`guardrails.tables.stopping`).
+  enforced budget whose keys will all be stopped (`guardrails.plan_tables.stopping`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from analytics.cost.chargeback import chargeback
 from analytics.cost.money import as_decimal
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, key_teams
-from analytics.guardrails.plan import Plan
-from analytics.guardrails.tables import stopping
+from analytics.guardrails.limit_plan import Plan
+from analytics.guardrails.plan_tables import stopping
 from analytics.usage.frames import labels
 
 

@@ -10,7 +10,7 @@ among them). Beyond its file's rules, a budget marked
 is refused here, where it is set, instead of being reported "not enforced" at every run.
 
 Alert routes name the environment variables holding their secrets, never the secrets: a route
-whose variable is not set is refused when the alerts are sent (``alerts.config.load_alerts``),
+whose variable is not set is refused when the alerts are sent (``alerts.alerts_file.load_alerts``),
 not here, since the host that edits the settings need not hold the secrets.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from analytics.alerts.config import AlertsFileError, parse_alerts_file
+from analytics.alerts.alerts_file import AlertsFileError, parse_alerts_file
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, parse_teams

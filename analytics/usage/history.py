@@ -25,7 +25,7 @@ import duckdb
 import pandas as pd
 from pydantic import SecretStr
 
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.storage.files import move_aside
 from analytics.usage.frames import (
     DATE_DTYPE,

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from emulator.bodies import Params, read_params, required
 from emulator.errors import json_response
-from emulator.routers.access import AnalyticsAdmin, Served
+from emulator.routers.dependencies import AnalyticsAdmin, Served
 from emulator.schemas import (
     ANALYTICS_PARAMETERS,
     CUSTOM_TAGS_PARAMETERS,

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from emulator import documents
 from emulator.errors import json_response
-from emulator.routers.access import Metered, Served
+from emulator.routers.dependencies import Metered, Served
 from emulator.schemas import DOCUMENT_PARAMETERS, DocumentHandle, errors
 
 router = APIRouter(tags=["document translation"])

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from emulator import developer_keys
 from emulator.bodies import JSON, BodyRule, read_params, required
 from emulator.errors import json_response
-from emulator.routers.access import KeysAdmin, Served
+from emulator.routers.dependencies import KeysAdmin, Served
 from emulator.schemas import ApiKey, CreatedApiKey, errors
 
 router = APIRouter(

@@ -14,7 +14,7 @@ from emulator.languages_data import (
     resource_list,
     v2_languages,
 )
-from emulator.routers.access import Caller
+from emulator.routers.dependencies import Caller
 from emulator.schemas import (
     V2_LANGUAGES_PARAMETERS,
     V3_LANGUAGES_PARAMETERS,

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from emulator.bodies import read_params
 from emulator.errors import json_response
-from emulator.routers.access import Caller, Served
+from emulator.routers.dependencies import Caller, Served
 from emulator.schemas import UsageResponse, errors
 
 router = APIRouter(tags=["usage and limits"])

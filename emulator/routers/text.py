@@ -8,7 +8,7 @@ from starlette.responses import Response
 from emulator.bodies import TRANSLATE_BODIES, read_params, texts_of
 from emulator.detection import detect
 from emulator.errors import ServiceError, json_response
-from emulator.routers.access import Caller, Metered, Served
+from emulator.routers.dependencies import Caller, Metered, Served
 from emulator.schemas import (
     DETECT_PARAMETERS,
     TRANSLATE_PARAMETERS,

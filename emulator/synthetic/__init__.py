@@ -1,7 +1,7 @@
 """A deterministic synthetic organization with realistic usage shapes, generated with numpy.
 
 The first eight keys each carry one shape the dashboard must cope with (see SIGNATURE_KEYS);
-further keys get random mixes (`key_specs`, `series`). Every key-day is drawn at once as a
+further keys get random mixes (`key_specs`, `shapes`). Every key-day is drawn at once as a
 keys × days matrix. Unless asked not to, a few known anomalies are then put into the last
 months, and listed (`injection`). Custom tags (`custom_tags`) and language pairs
 (`language_pairs`) are shares of that usage, drawn from generators of their own.
@@ -33,7 +33,7 @@ from emulator.synthetic.key_specs import (
 from emulator.synthetic.language_pairs import draw_pairs
 from emulator.synthetic.regimes import draw_regimes, key_profile
 from emulator.synthetic.seasons import ONBOARDING_SCALE, day_factors, onboarding
-from emulator.synthetic.series import (
+from emulator.synthetic.shapes import (
     CHARACTERS_PER_MINUTE,
     MIXES,
     PLAN_DAYS,

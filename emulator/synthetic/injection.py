@@ -11,7 +11,7 @@ import numpy as np
 
 from emulator.org import Injected, KeySpec
 from emulator.synthetic.key_specs import SIGNATURE_KEYS
-from emulator.synthetic.series import CHARACTERS_PER_MINUTE
+from emulator.synthetic.shapes import CHARACTERS_PER_MINUTE
 
 # Injected anomalies fall in the last INJECT_DAYS days, on keys with at least BASELINE_DAYS of
 # history before them (eight weeks, and one more), in organizations of MIN_INJECT_DAYS or more.

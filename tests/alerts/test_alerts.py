@@ -18,12 +18,12 @@ from support.receivers import self_signed, smtp_server, webhook_receiver
 from support.servers import file_app
 from typer.testing import CliRunner
 
+from analytics.alerts.alerts_file import load_alerts, parse_alerts
 from analytics.alerts.budget_events import budget_amount, in_units
-from analytics.alerts.config import load_alerts, parse_alerts
+from analytics.alerts.delivery_state import DeliveryState, read_file, take
 from analytics.alerts.events import Event
-from analytics.alerts.state import DeliveryState, read_file, take
 from analytics.cli import app
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from bench.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

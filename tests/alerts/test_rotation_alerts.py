@@ -17,7 +17,7 @@ from support.servers import file_app
 from analytics.alerts.rotation_events import rotation_events
 from analytics.keys.join import masked
 from analytics.keys.rotation import Rotation, RotationLog, watch
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.usage.records import records_of
 
 BEGUN = dt.date(2025, 3, 1)

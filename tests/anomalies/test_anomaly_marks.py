@@ -20,8 +20,8 @@ from analytics.anomalies.listing import (
     new_anomalies,
 )
 from analytics.anomalies.marks import Marks, check_id, read_file, take
-from analytics.service.settings import Settings
-from analytics.storage.store import embedded_store
+from analytics.service.connection_settings import Settings
+from analytics.storage.state_store import embedded_store
 from analytics.usage.records import Records
 
 SPIKE = "spike:k001****z001:total_characters:2025-03-05"

@@ -30,7 +30,7 @@ from support.servers import ROOT
 
 from bench.__main__ import STATE_SCENARIOS, machine
 from bench.decoding import naive_key_day, tidy_key_day
-from bench.scenarios import SCENARIOS
+from bench.targets import SCENARIOS
 from emulator import EmulatorConfig, create_app
 from emulator.synthetic import generate
 from emulator.usage_report import build_report

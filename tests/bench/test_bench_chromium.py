@@ -11,7 +11,7 @@ from support.bench import IN_CHROMIUM, KEYS, SCALE, Smoke, assert_reported, by_n
 from support.builders import ledger_totals
 
 from analytics.dashboard import navigation
-from bench import browser, org
+from bench import browser, synthetic_orgs
 
 pytestmark = pytest.mark.smoke
 
@@ -36,8 +36,11 @@ def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
 
 def test_the_full_run_opens_every_page_and_the_smoke_run_two():
     every = {page.address: page.title for page in navigation.PAGES}
-    assert browser.opened(org.Scale(1.0).browser_pages) == every
-    assert browser.opened(org.Scale(SCALE).browser_pages) == {"": "Overview", "trends": "Trends"}
+    assert browser.opened(synthetic_orgs.Scale(1.0).browser_pages) == every
+    assert browser.opened(synthetic_orgs.Scale(SCALE).browser_pages) == {
+        "": "Overview",
+        "trends": "Trends",
+    }
 
 
 def test_every_page_loaded_in_chromium_shows_the_ledgers_usage(smoke, five_years):

@@ -28,7 +28,7 @@ from support.servers import ROOT, file_app, run_cli, small_config
 
 from analytics.connection import demo_app
 from analytics.service.client import ServiceClient
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.usage.calendar import utc_today
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app

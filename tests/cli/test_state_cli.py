@@ -13,7 +13,7 @@ from support.builders import invoke
 
 from analytics.anomalies.marks import Marks
 from analytics.keys.audit import AuditLog, entry
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from analytics.usage.records import Records
 
 SPIKE = "spike:k001****z001:total_characters:2025-03-05"

@@ -27,7 +27,7 @@ from support import kept
 from support.headless import open_page
 from support.servers import forget_demo
 
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 
 MAX_LABEL = 100  # the documented longest label (docs/dashboard.md)
 

@@ -23,7 +23,7 @@ from analytics.dashboard.access import SETTINGS, change_refusal
 from analytics.dashboard.money_files import FALLBACK
 from analytics.dashboard.navigation import page_at
 from analytics.settings.parts import PARTS
-from analytics.storage.store import StoreUnavailable
+from analytics.storage.state_store import StoreUnavailable
 from analytics.usage.calendar import resolve
 
 EXAMPLES = {part: (ROOT / f"{part}.example.toml").read_text() for part in PARTS}

@@ -25,7 +25,7 @@ from support.servers import ROOT, auth, emulator_server, file_app
 from typer.testing import CliRunner
 
 from analytics.cli import app
-from analytics.guardrails.state import GuardrailState, Memory, highest
+from analytics.guardrails.memory import GuardrailState, Memory, highest
 from analytics.service.models import UsageLimits
 from analytics.usage.calendar import CLOCK_VARIABLE
 

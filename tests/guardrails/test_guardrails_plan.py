@@ -18,10 +18,10 @@ from analytics.capacity.budgets import parse_budgets
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import key_teams, parse_teams
-from analytics.guardrails.plan import make_plan
-from analytics.guardrails.sharing import apportion, capped
-from analytics.guardrails.situation import KeyUse, Situation
-from analytics.guardrails.state import Memory
+from analytics.guardrails.budget_sharing import apportion, capped
+from analytics.guardrails.limit_plan import make_plan
+from analytics.guardrails.memory import Memory
+from analytics.guardrails.plan_inputs import KeyUse, Situation
 from analytics.service.models import DeveloperKey, UsageLimits
 from analytics.settings.succession import succeeded
 
@@ -589,7 +589,7 @@ TEAMS_DOCUMENT = (
 def test_a_rotated_keys_replacement_is_planned_as_the_old_key_was():
     """A applied its guardrail limits; its replacement A2 (made with those limits, its
     traffic moved over, the old key deactivated) takes the old key's memory
-    (`guardrails.state.inherit`) and its team from the teams document the rotation saved
+    (`guardrails.memory.inherit`) and its team from the teams document the rotation saved
     (`settings.succession`): the plan is the one before, but for the key id. Without the
     memory, A2's limits would be taken for hand-set ones."""
     masks = {**MASKS, "A2": "aaaa****0009"}

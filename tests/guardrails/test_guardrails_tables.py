@@ -11,9 +11,9 @@ from test_guardrails_plan import PERIOD, TODAY, key, situation
 
 from analytics.capacity.budgets import parse_budgets
 from analytics.exports.commands import plan_ending
-from analytics.guardrails.plan import KeyPlan, Plan, make_plan
-from analytics.guardrails.situation import KeyUse
-from analytics.guardrails.tables import (
+from analytics.guardrails.limit_plan import KeyPlan, Plan, make_plan
+from analytics.guardrails.plan_inputs import KeyUse
+from analytics.guardrails.plan_tables import (
     COLUMN_HELP,
     beside_plan,
     blocked_table,

@@ -29,7 +29,7 @@ from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
 from analytics.service.models import DeveloperKey
 from analytics.storage.schema import audit as audit_table
-from analytics.storage.store import Store, StoreUnavailable, embedded_store
+from analytics.storage.state_store import Store, StoreUnavailable, embedded_store
 from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage
 from analytics.usage.records import Records

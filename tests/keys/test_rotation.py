@@ -18,8 +18,8 @@ from support.rotation_org import ADMIN, BEGUN, ORG, SPEECH, TODAY, WEB, traffic
 from support.servers import file_app
 
 from analytics.capacity.plan import billing_period
-from analytics.guardrails import state as guardrail_state
-from analytics.guardrails.state import GuardrailState, Memory
+from analytics.guardrails import memory as guardrail_state
+from analytics.guardrails.memory import GuardrailState, Memory
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog
 from analytics.keys.join import join, masked
@@ -38,7 +38,7 @@ from analytics.keys.rotation import (
 )
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import UsageLimits
-from analytics.storage.store import embedded_store
+from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE
 from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage

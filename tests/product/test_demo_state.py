@@ -25,8 +25,8 @@ from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data
 from analytics.dashboard.source import Source
 from analytics.keys.audit import AuditLog, entry
-from analytics.service.settings import Settings
-from analytics.storage.store import embedded_store
+from analytics.service.connection_settings import Settings
+from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from analytics.usage.records import Records
 from emulator import EmulatorConfig

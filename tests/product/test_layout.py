@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import tomllib
+from collections import defaultdict
 from pathlib import Path
 
 from support.servers import ROOT
@@ -24,8 +25,8 @@ LONG_FUNCTIONS_BEING_SPLIT = {
     "analytics/anomalies/usual.py:usual_days",
     "analytics/cost/spend.py:price_usage",
     "analytics/guardrails/apply.py:run",
-    "analytics/guardrails/reading.py:read_situation",
-    "analytics/guardrails/sharing.py:share_room",
+    "analytics/guardrails/inputs_from_reader.py:read_situation",
+    "analytics/guardrails/budget_sharing.py:share_room",
     "analytics/keys/changes.py:_changed",
     "bench/browser.py:browser_pages",
     "bench/guardrails.py:_lines",
@@ -104,6 +105,139 @@ def test_the_product_imports_only_public_modules():
         if private(module)
     }
     assert found == set()
+
+
+# The module names (a file's, or a package's folder's) that several modules share, each for
+# one idea served from several sides: a domain and its front ends (command, page, figure,
+# report section), the emulator's side of an operation the library calls, a benchmark of what
+# it measures. Any other repeat is a name that says too little of what its module holds.
+SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
+    "access": (
+        "who may see and change what",
+        {"analytics/access", "analytics/dashboard/access.py"},
+    ),
+    "anomalies": (
+        "the anomalies",
+        {
+            "analytics/anomalies",
+            "analytics/figures/anomalies.py",
+            "app_pages/anomalies.py",
+            "bench/anomalies.py",
+        },
+    ),
+    "capacity": (
+        "the capacity review",
+        {
+            "analytics/capacity",
+            "analytics/cli/capacity.py",
+            "analytics/figures/capacity.py",
+            "app_pages/capacity.py",
+            "bench/capacity.py",
+        },
+    ),
+    "chargeback": (
+        "the chargeback per team",
+        {"analytics/cost/chargeback.py", "app_pages/chargeback.py"},
+    ),
+    "dashboard": ("the dashboard", {"analytics/dashboard", "bench/dashboard.py"}),
+    "decision": (
+        "the capacity decision",
+        {
+            "analytics/capacity/decision.py",
+            "analytics/figures/decision.py",
+            "analytics/reports/decision.py",
+        },
+    ),
+    "decoding": (
+        "the service's answers decoded",
+        {"analytics/service/decoding.py", "bench/decoding.py"},
+    ),
+    "demo": ("the demo organization", {"analytics/cli/demo.py", "analytics/service/demo.py"}),
+    "documents": (
+        "the document upload",
+        {"emulator/documents.py", "emulator/routers/documents.py"},
+    ),
+    "errors": (
+        "the service's errors, raised by its client and answered by the emulator",
+        {"analytics/service/errors.py", "emulator/errors.py"},
+    ),
+    "exports": (
+        "the exports",
+        {"analytics/exports", "analytics/cli/exports.py", "bench/exports.py"},
+    ),
+    "guardrails": (
+        "the guardrails",
+        {
+            "analytics/guardrails",
+            "analytics/cli/guardrails.py",
+            "analytics/dashboard/guardrails.py",
+            "bench/guardrails.py",
+        },
+    ),
+    "keys": (
+        "the developer keys",
+        {
+            "analytics/keys",
+            "analytics/cli/keys.py",
+            "analytics/usage/tables/keys.py",
+            "app_pages/keys.py",
+            "emulator/routers/keys.py",
+        },
+    ),
+    "languages": (
+        "the languages and their detection",
+        {"analytics/languages.py", "app_pages/languages.py", "emulator/routers/languages.py"},
+    ),
+    "limits": ("the keys' own limits", {"analytics/keys/limits.py", "app_pages/limits.py"}),
+    "pairs": (
+        "the language pairs",
+        {"analytics/usage/tables/pairs.py", "app_pages/pairs.py", "bench/pairs.py"},
+    ),
+    # capacity's `plan.py` (the plan snapshot) is about to be renamed with that package's split.
+    "plan": (
+        "the plan and its usage, `GET /v2/usage`",
+        {"analytics/capacity/plan.py", "emulator/plan.py", "emulator/routers/plan.py"},
+    ),
+    "reports": ("the meeting report", {"analytics/reports", "analytics/cli/reports.py"}),
+    "settings": (
+        "the organization's settings",
+        {"analytics/settings", "analytics/cli/settings.py", "app_pages/settings.py"},
+    ),
+    "spend": ("the spend", {"analytics/cost/spend.py", "analytics/reports/spend.py"}),
+    "state": ("the state store", {"analytics/cli/state.py", "bench/state.py"}),
+    "tags": (
+        "the custom tags",
+        {"analytics/usage/tables/tags.py", "app_pages/tags.py", "bench/tags.py"},
+    ),
+    "usage": ("the usage", {"analytics/usage", "analytics/figures/usage.py"}),
+    "windows": ("the request windows", {"analytics/usage/windows.py", "bench/windows.py"}),
+}
+NAMED_FOLDERS = ("analytics", "app_pages", "bench", "emulator")
+
+
+def module_names() -> dict[str, set[str]]:
+    """Each module name of the product with the paths that carry it: a module's file, or a
+    package's folder (its ``__init__``); ``__main__`` and the top folders are no names."""
+    names: dict[str, set[str]] = defaultdict(set)
+    for path in python_files(*NAMED_FOLDERS):
+        if path.name == "__init__.py" and path.parent.name not in NAMED_FOLDERS:
+            names[path.parent.name].add(str(path.parent.relative_to(ROOT)))
+        elif path.name not in {"__init__.py", "__main__.py"}:
+            names[path.stem].add(str(path.relative_to(ROOT)))
+    return names
+
+
+def test_two_modules_share_a_name_only_to_serve_one_idea():
+    """A name found in more places than `SHARED_NAMES` declares is a new module to name after
+    what it holds (or, serving the same idea from another side, a path to declare there)."""
+    found = {name: paths for name, paths in module_names().items() if len(paths) > 1}
+    declared = {name: paths for name, (_, paths) in SHARED_NAMES.items()}
+    wrong = [
+        f"{name}: {sorted(found.get(name, set()))}, declared {sorted(declared.get(name, set()))}"
+        for name in sorted(found.keys() | declared.keys())
+        if found.get(name) != declared.get(name)
+    ]
+    assert wrong == [], "modules sharing a name:\n" + "\n".join(wrong)
 
 
 def test_the_type_check_follows_every_package_the_library_imports():

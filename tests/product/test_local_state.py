@@ -28,7 +28,7 @@ from support.servers import FIXED_TODAY, ROOT, small_config
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.storage.files import DAMAGED_KEPT, move_aside
 from emulator import create_app
 

@@ -28,8 +28,8 @@ from support.headless import open_page
 from support.servers import ROOT
 
 from analytics.service.client import Policy, ServiceClient
+from analytics.service.connection_settings import Settings
 from analytics.service.errors import ServiceError
-from analytics.service.settings import Settings
 from analytics.usage.pipeline import fetch_usage
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app

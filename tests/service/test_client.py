@@ -18,6 +18,7 @@ from support.builders import BASE, asgi_client, async_asgi_client
 from support.servers import FIXED_TODAY
 
 from analytics.service import AsyncServiceClient, Policy, ServiceClient
+from analytics.service.connection_settings import Settings
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -27,7 +28,6 @@ from analytics.service.errors import (
     ServerError,
 )
 from analytics.service.models import LanguageResource, ResourceFeature
-from analytics.service.settings import Settings
 from analytics.service.transport import retry_after_seconds
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"

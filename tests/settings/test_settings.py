@@ -22,7 +22,7 @@ from sqlalchemy import insert
 from support.builders import invoke
 from support.servers import ROOT
 
-from analytics.alerts.config import AlertsFileError
+from analytics.alerts.alerts_file import AlertsFileError
 from analytics.cli import organization_files
 from analytics.cli.shared import UsageProblem
 from analytics.cost.prices import PricingFileError
@@ -31,7 +31,7 @@ from analytics.settings.in_force import Place, document
 from analytics.settings.parts import PARTS, SettingsProblem, check
 from analytics.settings.versions import SavedMeanwhile, history, latest, save
 from analytics.storage.schema import settings_versions
-from analytics.storage.store import embedded_store, open_store
+from analytics.storage.state_store import embedded_store, open_store
 from analytics.usage.records import Records
 
 AT = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -132,8 +132,9 @@ NOT_A_VALUE = (
 #   (the Settings page edits text); tests/capacity, tests/cost and tests/alerts refuse those.
 # - `_Claims.team_of`'s key or tag matched by two teams' patterns, and `assign_keys`' "a key has
 #   two labels": about the keys of the usage data, not the file.
-# - `alerts.config._email` and `_webhook` (credentials, an unset or wrong webhook variable): the
-#   environment's, read when alerts are sent, since the host editing settings holds no secret.
+# - `alerts.alerts_file._email` and `_webhook` (credentials, an unset or wrong webhook
+#   variable): the environment's, read when alerts are sent, since the host editing settings
+#   holds no secret.
 # - `Budget.kind` and `Budget.fixed_limit`: asked of a budget already parsed, by the code.
 # - `parts.part_of`'s "not a settings file": about a file's name, not its text.
 REFUSED = [

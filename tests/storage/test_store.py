@@ -30,9 +30,9 @@ from sqlalchemy import Connection, Engine, create_engine, insert, inspect, selec
 from sqlalchemy.engine import make_url
 from support.postgres import Cluster
 
-from analytics.storage import store as store_module
+from analytics.storage import state_store as store_module
 from analytics.storage.schema import HEAD, audit, marks, metadata
-from analytics.storage.store import (
+from analytics.storage.state_store import (
     EMBEDDED_FILE,
     Store,
     StoreError,
@@ -59,7 +59,7 @@ logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(me
 import alembic.command  # imported before the start line, so the processes race on the store
 from sqlalchemy import insert
 from analytics.storage.schema import marks
-from analytics.storage.store import open_store
+from analytics.storage.state_store import open_store
 def opened():
     return open_store(Path(os.environ["STORE_FOLDER"]), os.environ.get("STORE_ADDRESS"))
 print("ready", flush=True)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import org
+from bench import synthetic_orgs
 from bench.__main__ import MISSED
 from support.servers import ROOT
 
@@ -58,7 +58,7 @@ def run_smoke(folder: Path, *only: str) -> Smoke:
     assert run.returncode in (0, MISSED), run.stderr[-3000:]
     printed = [json.loads(line) for line in run.stdout.splitlines()]
     report = json.loads(output.read_text())
-    return Smoke(run.returncode, printed, report, kept, began, ended, org.TODAY)
+    return Smoke(run.returncode, printed, report, kept, began, ended, synthetic_orgs.TODAY)
 
 
 def assert_reported(smoke: Smoke, targets: set[str]) -> None:

@@ -21,7 +21,7 @@ from support.servers import FIXED_TODAY, emulator_of, small_config
 
 from analytics.exports.formats import export_bytes
 from analytics.exports.shaping import shape_export
-from analytics.service.settings import Settings
+from analytics.service.connection_settings import Settings
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_usage
 

@@ -1,5 +1,5 @@
 """Alembic's entry point: migrations always run on the connection the store hands over
-(`analytics.storage.store`), inside its transaction and under its migration lock."""
+(`analytics.storage.state_store`), inside its transaction and under its migration lock."""
 
 from alembic import context
 

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, delete, select
 
 from analytics.service.models import NO_LIMITS, UsageLimits
 from analytics.storage.schema import guardrails as table
-from analytics.storage.store import upsert
+from analytics.storage.state_store import upsert
 from analytics.usage.records import Records
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid, parseaddr
 
-from analytics.alerts.config import Email, WebhookKind
+from analytics.alerts.alerts_file import Email, WebhookKind
 from analytics.alerts.events import Event
 
 OPEN = "Open the dashboard"

@@ -18,18 +18,18 @@ from bench import (
     exports,
     forecasts,
     guardrails,
-    org,
     page_scale,
     pairs,
     pricing,
     scoped,
     state,
+    synthetic_orgs,
     tags,
     windows,
 )
-from bench.lines import Result
+from bench.result_lines import Result
 
-SCENARIOS: dict[str, Callable[[org.Scale], list[Result]]] = {
+SCENARIOS: dict[str, Callable[[synthetic_orgs.Scale], list[Result]]] = {
     "decoding": decoding.decoding,
     "csv_export": exports.csv_export,
     "memory": exports.memory,

@@ -1,6 +1,6 @@
 """One enforced budget's measure shared out as its keys' limits: the room held back by a reserve
 per sharing key, the pool shared by forecast, and today's use the keys' own limits already
-bound shared out again (the rules are the plan's, `analytics.guardrails.plan`)."""
+bound shared out again (the rules are the plan's, `analytics.guardrails.limit_plan`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from analytics.capacity.budgets import Budget
+from analytics.guardrails.plan_inputs import KeyUse
 from analytics.guardrails.rules import MEASURE_NAMES, Measure, limit_of
-from analytics.guardrails.situation import KeyUse
 from analytics.service.models import UsageLimits
 
 # The keys given a share of a budget's room, and each one's share (key id → units).
@@ -93,7 +93,7 @@ def share_room(
     turning: bool,
     unbounded: int | None,
 ) -> BudgetShare:
-    """One measure of one budget shared out (the plan's rules, `analytics.guardrails.plan`);
+    """One measure of one budget shared out (the plan's rules, `analytics.guardrails.limit_plan`);
     ``limits_seen``: each key's hand-set limits and the highest it had today; ``turning``:
     today is the last day of a usage period the budget's period goes on after;
     ``unbounded``: the most the budget's other use today (keys outside the plan) can be, None

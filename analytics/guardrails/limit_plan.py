@@ -62,6 +62,9 @@ from analytics.capacity.budgets import Budget, BudgetFile
 from analytics.capacity.evaluation import matching_keys
 from analytics.capacity.plan import BillingPeriod
 from analytics.cost.prices import Pricing
+from analytics.guardrails.budget_sharing import BudgetShare, most_today, share_room
+from analytics.guardrails.memory import Memory
+from analytics.guardrails.plan_inputs import KeyUse, Situation
 from analytics.guardrails.rules import (
     MEASURE_METRICS,
     MEASURE_NAMES,
@@ -77,9 +80,6 @@ from analytics.guardrails.rules import (
     units,
     with_limit,
 )
-from analytics.guardrails.sharing import BudgetShare, most_today, share_room
-from analytics.guardrails.situation import KeyUse, Situation
-from analytics.guardrails.state import Memory
 from analytics.service.models import DeveloperKey, UsageLimits
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.frames import within

@@ -25,9 +25,9 @@ from typing import Final, Literal, NamedTuple
 from sqlalchemy import Connection, delete, select
 
 from analytics.alerts.events import LEVELS, Event, rank
-from analytics.service.settings import Settings, default_history_path
+from analytics.service.connection_settings import Settings, default_history_path
 from analytics.storage.schema import deliveries as table
-from analytics.storage.store import Store, embedded_store, upsert
+from analytics.storage.state_store import Store, embedded_store, upsert
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import store_of
 

@@ -19,10 +19,10 @@ from analytics.capacity.paths import expected_days
 from analytics.capacity.plan import BillingPeriod, billing_period, plan_limits
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
-from analytics.guardrails.plan import Plan, make_plan
+from analytics.guardrails.limit_plan import Plan, make_plan
+from analytics.guardrails.memory import Memory
+from analytics.guardrails.plan_inputs import KeyUse, Situation
 from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
-from analytics.guardrails.situation import KeyUse, Situation
-from analytics.guardrails.state import Memory
 from analytics.keys.join import join, masked
 from analytics.keys.listed import KeyReader
 from analytics.service.models import DeveloperKey

@@ -18,7 +18,8 @@ from typing import Final, Literal
 import pandas as pd
 
 from analytics.cost.teams import UNASSIGNED
-from analytics.guardrails.plan import KeyPlan, Plan
+from analytics.guardrails.budget_sharing import BudgetShare
+from analytics.guardrails.limit_plan import KeyPlan, Plan
 from analytics.guardrails.rules import (
     MEASURE_NAMES,
     MEASURES,
@@ -27,7 +28,6 @@ from analytics.guardrails.rules import (
     limit_of,
     limit_text,
 )
-from analytics.guardrails.sharing import BudgetShare
 from analytics.keys.limits import shown_limits
 
 Moment = Literal["now", "planned"]  # the limits in force now, or the plan's
