@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pandas as pd
 import typer
@@ -31,7 +31,14 @@ from analytics.capacity.recommend import Costed
 from analytics.capacity.review import decision_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
-from analytics.cli.shared import DebugOption, DemoOption, PricingOption, UsageProblem, app
+from analytics.cli.shared import (
+    DebugOption,
+    DemoOption,
+    PricingOption,
+    TableOrJsonOption,
+    UsageProblem,
+    app,
+)
 from analytics.cli.what_ifs import (
     DEFAULT_RISK_TEXT,
     AddOption,
@@ -53,15 +60,11 @@ from analytics.usage.metrics import (
     share_text,
 )
 
-Format = Literal["table", "json"]
-FormatOption = Annotated[Format, typer.Option("--format", help="table or json.")]
-
-capacity_app = typer.Typer(
-    cls=shared.OneLineErrors,
-    help="The capacity decision: forecasts with their measured accuracy, and what to buy next.",
-    no_args_is_help=True,
+capacity_app = shared.command_group(
+    app,
+    "capacity",
+    "The capacity decision: forecasts with their measured accuracy, and what to buy next.",
 )
-app.add_typer(capacity_app, name="capacity")
 
 
 def _outlooks(demo: bool) -> dict[str, Outlook]:
@@ -87,7 +90,7 @@ YearStartOption = Annotated[str | None, typer.Option("--year-start", hidden=True
 
 @capacity_app.command("backtest")
 def backtest(
-    fmt: FormatOption = "table", demo: DemoOption = False, debug: DebugOption = False
+    fmt: TableOrJsonOption = "table", demo: DemoOption = False, debug: DebugOption = False
 ) -> None:
     """Print how wrong the forecast and each candidate behind it have been on the
     organization's own history, from each month start of the last 24 months, per horizon
@@ -132,7 +135,7 @@ def recommend(
     budgets: BudgetsOption = None,
     year_start: YearStartOption = None,
     pricing: PricingOption = None,
-    fmt: FormatOption = "table",
+    fmt: TableOrJsonOption = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
