@@ -19,16 +19,12 @@ from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
     plain_verdict,
-    plan_for_term,
     plan_sentence,
-    read_history,
     read_outlooks,
-    service_limits,
     verdict,
 )
 from analytics.capacity.outlook import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
 from analytics.capacity.recommend import Costed
-from analytics.capacity.review import decision_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import (
@@ -46,6 +42,7 @@ from analytics.cli.what_ifs import (
     RiskOption,
     TermOption,
     asked,
+    decided,
 )
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
@@ -160,12 +157,9 @@ def recommend(
                 f"recommend weighs the pricing file's catalogue, and {where}: give --pricing "
                 "FILE with [[option]] entries (see pricing.example.toml)"
             )
-        settings = shared.settings()
-        reader = fetching.Fetches(settings, demo)
-        demo_days = settings.demo_days if demo else None
-        found, mix = read_history(reader, calendar.utc_today(), demo_days)
-        plan = plan_for_term(found, service_limits(reader), PricesInForce(prices), mix)
-        decision = decision_of(found, prices.catalogue, given, contract_year(budget_file), plan)
+        reader = fetching.Fetches(shared.settings(), demo)
+        contract, cost = contract_year(budget_file), PricesInForce(prices)
+        decision = decided(reader, calendar.utc_today(), prices.catalogue, given, contract, cost)
         for warning in decision.warnings:
             typer.echo(f"warning: {warning}", err=True)
         if fmt == "json":

@@ -16,13 +16,8 @@ from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
 from analytics.capacity.budgets import DEFAULT_WARNING, contract_year
-from analytics.capacity.decision import (
-    DEFAULT_TERM,
-    plan_for_term,
-    read_history,
-    service_limits,
-)
-from analytics.capacity.review import decision_of, review_of
+from analytics.capacity.decision import DEFAULT_TERM
+from analytics.capacity.review import review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
@@ -39,6 +34,7 @@ from analytics.cli.what_ifs import (
     RiskOption,
     TermOption,
     asked,
+    decided,
 )
 from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
@@ -133,11 +129,8 @@ def report(
         if visible.scope.teams is None:
             cost = organization_files.capacity_prices(costing, budget_file)
             review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
-            demo_days = shared.settings().demo_days if demo else None
-            found, mix = read_history(reader, today, demo_days)
             options = costing.pricing.catalogue if costing.pricing else ()
-            plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
-            decision = decision_of(found, options, given, review.year_start, plan)
+            decision = decided(reader, today, options, given, review.year_start, cost)
             for warning in decision.warnings:
                 typer.echo(f"warning: {warning}", err=True)
             note = None
