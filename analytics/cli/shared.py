@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Literal
 
 import stamina
 import typer
@@ -188,18 +188,6 @@ def fail(code: int, message: str) -> None:
     raise typer.Exit(code)
 
 
-# The store's and the service's failures a command reports in one line, each with its exit
-# code: the first class the failure is an instance of decides, so a narrower class stands
-# before the one it refines.
-_REPORTED: Final[tuple[tuple[type[Exception], int], ...]] = (
-    (StoreUnavailable, EXIT_STORE),
-    (StoreError, EXIT_USAGE),  # configured wrongly: a password, a database, a newer schema
-    (AuthorizationError, EXIT_FORBIDDEN),
-    (BadRequestError, EXIT_USAGE),  # the service refused an argument the user gave
-    (ServiceError, EXIT_SERVICE),
-)
-
-
 @contextmanager
 def reported(debug: bool) -> Iterator[None]:
     """Turn failures into one readable stderr line and the documented exit code.
@@ -233,10 +221,26 @@ def reported(debug: bool) -> Iterator[None]:
         SettingsProblem,
     ) as exc:
         fail(EXIT_USAGE, str(exc))
-    except (StoreError, ServiceError) as exc:
+    except StoreUnavailable as exc:
         if debug:
             raise
-        fail(next(code for kind, code in _REPORTED if isinstance(exc, kind)), str(exc))
+        fail(EXIT_STORE, str(exc))
+    except StoreError as exc:  # configured wrongly: a password, a database, a newer schema
+        if debug:
+            raise
+        fail(EXIT_USAGE, str(exc))
+    except AuthorizationError as exc:
+        if debug:
+            raise
+        fail(EXIT_FORBIDDEN, str(exc))
+    except BadRequestError as exc:  # the service refused an argument the user gave
+        if debug:
+            raise
+        fail(EXIT_USAGE, str(exc))
+    except ServiceError as exc:
+        if debug:
+            raise
+        fail(EXIT_SERVICE, str(exc))
     except OSError as exc:
         if debug:
             raise
