@@ -88,6 +88,20 @@ class KeySeries:
     label: str
     metric: Metric
 
+    def anomaly(
+        self,
+        kind: Kind,
+        days: tuple[date, date],
+        figures: tuple[float, float, float],
+        severity: Severity,
+        sentence: str,
+    ) -> Anomaly:
+        """This series' anomaly from its first to its last day of `days`, its `figures` the
+        observed, expected and bound of `Anomaly`: the one place its fields are put in order."""
+        return Anomaly(
+            kind, self.api_key, self.label, self.metric, *days, *figures, severity, sentence
+        )
+
 
 def spike(
     who: KeySeries,
@@ -111,10 +125,7 @@ def spike(
             f" Above its usual level for {(last - first).days + 1} days, "
             f"{day_text(first)} to {day_text(last)}."
         )
-    return Anomaly(
-        "spike", who.api_key, who.label, metric, first, last, observed, median, bound, severity,
-        sentence,
-    )  # fmt: skip
+    return who.anomaly("spike", (first, last), (observed, median, bound), severity, sentence)
 
 
 def drop(
@@ -133,10 +144,7 @@ def drop(
         f"({(last - first).days + 1} days), where about {format_value(usual, metric)} would be "
         "usual."
     )
-    return Anomaly(
-        "drop", who.api_key, who.label, metric, first, last, observed, usual, bound, severity,
-        sentence,
-    )  # fmt: skip
+    return who.anomaly("drop", (first, last), (observed, usual, bound), severity, sentence)
 
 
 def new_key(
@@ -155,10 +163,7 @@ def new_key(
         f"{_subject(who)} is a new key, first used on {day_text(first)}: up to "
         f"{format_value(peak, metric)} {units(metric)} a day in its first week, {share}."
     )
-    return Anomaly(
-        "new", who.api_key, who.label, metric, first, peak_day, peak, 0.0, material, severity,
-        sentence,
-    )  # fmt: skip
+    return who.anomaly("new", (first, peak_day), (peak, 0.0, material), severity, sentence)
 
 
 def dormant(who: KeySeries, day: date, silent: int, observed: float, severity: Severity) -> Anomaly:
@@ -168,10 +173,7 @@ def dormant(who: KeySeries, day: date, silent: int, observed: float, severity: S
         f"{_subject(who)} was used again on {day_text(day)} after {silent} days without "
         f"usage: {format_value(observed, metric)} {units(metric)}."
     )
-    return Anomaly(
-        "dormant", who.api_key, who.label, metric, day, day, observed, 0.0, 0.0, severity,
-        sentence,
-    )  # fmt: skip
+    return who.anomaly("dormant", (day, day), (observed, 0.0, 0.0), severity, sentence)
 
 
 # --- words ---------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pandas as pd
 import typer
@@ -19,19 +19,22 @@ from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
     plain_verdict,
-    plan_for_term,
     plan_sentence,
-    read_history,
     read_outlooks,
-    service_limits,
     verdict,
 )
 from analytics.capacity.outlook import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
 from analytics.capacity.recommend import Costed
-from analytics.capacity.review import decision_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
-from analytics.cli.shared import DebugOption, DemoOption, PricingOption, UsageProblem, app
+from analytics.cli.shared import (
+    DebugOption,
+    DemoOption,
+    PricingOption,
+    TableOrJsonOption,
+    UsageProblem,
+    app,
+)
 from analytics.cli.what_ifs import (
     DEFAULT_RISK_TEXT,
     AddOption,
@@ -39,6 +42,7 @@ from analytics.cli.what_ifs import (
     RiskOption,
     TermOption,
     asked,
+    decided,
 )
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
@@ -53,15 +57,11 @@ from analytics.usage.metrics import (
     share_text,
 )
 
-Format = Literal["table", "json"]
-FormatOption = Annotated[Format, typer.Option("--format", help="table or json.")]
-
-capacity_app = typer.Typer(
-    cls=shared.OneLineErrors,
-    help="The capacity decision: forecasts with their measured accuracy, and what to buy next.",
-    no_args_is_help=True,
+capacity_app = shared.command_group(
+    app,
+    "capacity",
+    "The capacity decision: forecasts with their measured accuracy, and what to buy next.",
 )
-app.add_typer(capacity_app, name="capacity")
 
 
 def _outlooks(demo: bool) -> dict[str, Outlook]:
@@ -87,7 +87,7 @@ YearStartOption = Annotated[str | None, typer.Option("--year-start", hidden=True
 
 @capacity_app.command("backtest")
 def backtest(
-    fmt: FormatOption = "table", demo: DemoOption = False, debug: DebugOption = False
+    fmt: TableOrJsonOption = "table", demo: DemoOption = False, debug: DebugOption = False
 ) -> None:
     """Print how wrong the forecast and each candidate behind it have been on the
     organization's own history, from each month start of the last 24 months, per horizon
@@ -132,7 +132,7 @@ def recommend(
     budgets: BudgetsOption = None,
     year_start: YearStartOption = None,
     pricing: PricingOption = None,
-    fmt: FormatOption = "table",
+    fmt: TableOrJsonOption = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -157,12 +157,9 @@ def recommend(
                 f"recommend weighs the pricing file's catalogue, and {where}: give --pricing "
                 "FILE with [[option]] entries (see pricing.example.toml)"
             )
-        settings = shared.settings()
-        reader = fetching.Fetches(settings, demo)
-        demo_days = settings.demo_days if demo else None
-        found, mix = read_history(reader, calendar.utc_today(), demo_days)
-        plan = plan_for_term(found, service_limits(reader), PricesInForce(prices), mix)
-        decision = decision_of(found, prices.catalogue, given, contract_year(budget_file), plan)
+        reader = fetching.Fetches(shared.settings(), demo)
+        contract, cost = contract_year(budget_file), PricesInForce(prices)
+        decision = decided(reader, calendar.utc_today(), prices.catalogue, given, contract, cost)
         for warning in decision.warnings:
             typer.echo(f"warning: {warning}", err=True)
         if fmt == "json":

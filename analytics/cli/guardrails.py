@@ -27,8 +27,8 @@ from analytics.cli.keys import at_terminal, who
 from analytics.cli.shared import (
     DebugOption,
     DemoOption,
-    OneLineErrors,
     PricingOption,
+    TableOrJsonOption,
     TeamsOption,
     UsageProblem,
     app,
@@ -56,13 +56,12 @@ from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 from analytics.usage.records import Records, records_of
 
-guardrails_app = typer.Typer(
-    cls=OneLineErrors,
-    help="Hold the budgets marked enforce = true with the keys' own limits: plan, apply, "
+guardrails_app = shared.command_group(
+    app,
+    "guardrails",
+    "Hold the budgets marked enforce = true with the keys' own limits: plan, apply, "
     "restore (an admin key is needed).",
-    no_args_is_help=True,
 )
-app.add_typer(guardrails_app, name="guardrails")
 
 YesOption = Annotated[
     bool, typer.Option("--yes", help="Do not ask before sending (for timers and scripts).")
@@ -180,9 +179,7 @@ def _sent(run: apply.Run) -> None:
 
 @guardrails_app.command("plan")
 def plan_command(
-    fmt: Annotated[
-        Literal["table", "json"], typer.Option("--format", help="table or json.")
-    ] = "table",
+    fmt: TableOrJsonOption = "table",
     budgets: BudgetsOption = None,
     pricing: PricingOption = None,
     teams: TeamsOption = None,

@@ -26,7 +26,6 @@ from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import (
     DebugOption,
     DemoOption,
-    OneLineErrors,
     UsageProblem,
     app,
 )
@@ -41,17 +40,19 @@ from analytics.service.models import DeveloperKey
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
-keys_app = typer.Typer(
-    cls=OneLineErrors,
-    help="List the organization's developer keys and change them (an admin key is needed).",
-    no_args_is_help=True,
+keys_app = shared.command_group(
+    app,
+    "keys",
+    "List the organization's developer keys and change them (an admin key is needed).",
 )
-app.add_typer(keys_app, name="keys")
 
 Format = Literal["table", "json", "csv"]
 FormatOption = Annotated[Format, typer.Option("--format", help="table, json or csv.")]
 KeyArgument = Annotated[str, typer.Argument(help="A key id, a masked key or a unique label.")]
 NONE = "none"
+LabelTypedOption = Annotated[
+    bool, typer.Option("--yes", help="Do not ask for the label (for scripts).")
+]
 
 
 def who() -> str:
@@ -118,6 +119,20 @@ def key_session(demo: bool, debug: bool) -> Iterator[KeySession]:
 def at_terminal() -> bool:
     """Whether a person can answer a question (a script's stdin is no terminal)."""
     return sys.stdin.isatty()
+
+
+def label_typed(key: DeveloperKey, said_first: str = "") -> None:
+    """A deactivation confirmed at a terminal by typing the key's label (`said_first` leads
+    the question); a script, or a label typed wrongly, changes nothing: exit 2."""
+    if not at_terminal():
+        raise UsageProblem("deactivation is permanent: give --yes to confirm in a script")
+    typed = typer.prompt(
+        f"{said_first}Deactivating {key.label} ({key.key_id}) cannot be undone. "
+        "Type its label to confirm",
+        err=True,
+    )
+    if typed.strip() != key.label.strip():
+        raise UsageProblem("the label did not match; nothing was changed")
 
 
 def said(message: str) -> None:
@@ -258,9 +273,7 @@ def limit(
 @keys_app.command()
 def deactivate(
     key: KeyArgument,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Do not ask for the label (for scripts).")
-    ] = False,
+    yes: LabelTypedOption = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -272,15 +285,7 @@ def deactivate(
             said(f"{named.label} ({named.key_id}) is already deactivated")
             return
         if not yes:
-            if not at_terminal():
-                raise UsageProblem("deactivation is permanent: give --yes to confirm in a script")
-            typed = typer.prompt(
-                f"Deactivating {named.label} ({named.key_id}) cannot be undone. "
-                "Type its label to confirm",
-                err=True,
-            )
-            if typed.strip() != named.label.strip():
-                raise UsageProblem("the label did not match; nothing was changed")
+            label_typed(named)
         gone = changes.deactivate(session.actor, named, api_key).key
         said(f"deactivated {gone.label} ({gone.key_id}): every request with it is refused")
 

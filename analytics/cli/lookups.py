@@ -11,13 +11,12 @@ import typer
 from analytics.capacity.current import current_plan
 from analytics.cli import fetching, shared
 from analytics.cli.json_output import json_text
-from analytics.cli.shared import DebugOption, DemoOption, app
+from analytics.cli.shared import DebugOption, DemoOption, TableOrJsonOption, app
 from analytics.languages import language_table
 from analytics.service.models import Resource
 from analytics.usage import calendar
 
 ListFormat = Literal["table", "csv"]
-PlanFormat = Literal["table", "json"]
 
 
 @app.command()
@@ -57,7 +56,7 @@ def languages(
 
 @app.command()
 def plan(
-    fmt: Annotated[PlanFormat, typer.Option("--format", help="table or json.")] = "table",
+    fmt: TableOrJsonOption = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:

@@ -21,11 +21,8 @@ from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile, contract_yea
 from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
-    plan_for_term,
-    read_history,
-    service_limits,
 )
-from analytics.capacity.review import Asked, CapacityReview, decision_of, review_of
+from analytics.capacity.review import Asked, CapacityReview, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,
@@ -42,6 +39,7 @@ from analytics.cli.what_ifs import (
     RiskOption,
     TermOption,
     asked,
+    decided,
 )
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
@@ -134,7 +132,7 @@ def report(
         reader = fetching.Fetches(shared.settings(), demo, visible=visible)
         if visible.scope.teams is None:
             review, usage, decision = _organization_review(
-                reader, budget_file, costing, given, today, (first, last), key_teams, demo
+                reader, budget_file, costing, given, today, (first, last), key_teams
             )
             note = None
         else:
@@ -201,7 +199,6 @@ def _organization_review(
     today: date,
     days: tuple[date, date],
     key_teams: Callable[[pd.DataFrame], dict[str, str]] | None,
-    demo: bool,
 ) -> tuple[CapacityReview, FetchedRange, Decision]:
     """The organization's review, the usage it read and its decision under the what-ifs
     `given`, today's plan priced when the pricing file has options to buy; the decision's
@@ -209,11 +206,8 @@ def _organization_review(
     first, last = days
     cost = organization_files.capacity_prices(costing, budget_file)
     review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
-    demo_days = shared.settings().demo_days if demo else None
-    found, mix = read_history(reader, today, demo_days)
     options = costing.pricing.catalogue if costing.pricing else ()
-    plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
-    decision = decision_of(found, options, given, review.year_start, plan)
+    decision = decided(reader, today, options, given, review.year_start, cost)
     for warning in decision.warnings:
         typer.echo(f"warning: {warning}", err=True)
     return review, usage, decision

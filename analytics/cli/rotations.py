@@ -7,19 +7,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
-from analytics.cli import fetching, organization_files
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text
 from analytics.cli.keys import (
     KeyArgument,
     KeySession,
+    LabelTypedOption,
     at_terminal,
     key_session,
     keys_app,
     label_checked,
+    label_typed,
     said,
     write_table,
 )
@@ -28,7 +30,7 @@ from analytics.cli.shared import (
     EXIT_STILL_IN_USE,
     DebugOption,
     DemoOption,
-    OneLineErrors,
+    TableOrJsonOption,
     UsageProblem,
     fail,
 )
@@ -49,12 +51,11 @@ from analytics.settings.succession import carry_over
 from analytics.usage import calendar
 from analytics.usage.records import records_of
 
-rotation_app = typer.Typer(
-    cls=OneLineErrors,
-    help="Key rotations: each one's old and new key side by side, and finishing one.",
-    no_args_is_help=True,
+rotation_app = shared.command_group(
+    keys_app,
+    "rotation",
+    "Key rotations: each one's old and new key side by side, and finishing one.",
 )
-keys_app.add_typer(rotation_app, name="rotation")
 
 
 def _rotations(session: KeySession) -> RotationLog:
@@ -140,9 +141,7 @@ def rotate_key(
 
 @rotation_app.command("list")
 def list_rotations(
-    fmt: Annotated[
-        Literal["table", "json"], typer.Option("--format", help="table or json.")
-    ] = "table",
+    fmt: TableOrJsonOption = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -183,9 +182,7 @@ def finish_rotation(
         bool,
         typer.Option("--force", help="Deactivate even though the old key is still in use."),
     ] = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Do not ask for the label (for scripts).")
-    ] = False,
+    yes: LabelTypedOption = False,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -204,15 +201,7 @@ def finish_rotation(
             raise UsageProblem(f"key {kept.old_key_id} is no longer listed; nothing was changed")
         seen = watched(fetching.Fetches(session.settings, session.demo), kept, calendar.utc_today())
         if not yes and kept.state == "watching":
-            if not at_terminal():
-                raise UsageProblem("deactivation is permanent: give --yes to confirm in a script")
-            typed = typer.prompt(
-                f"{seen.remaining} Deactivating {old.label} ({old.key_id}) cannot be undone. "
-                "Type its label to confirm",
-                err=True,
-            )
-            if typed.strip() != old.label.strip():
-                raise UsageProblem("the label did not match; nothing was changed")
+            label_typed(old, f"{seen.remaining} ")
         try:
             quiet = organization_files.rotations(None, session.demo).quiet_days
             done = finish(session.actor, log, seen, old, quiet, force=force)

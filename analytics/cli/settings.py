@@ -19,7 +19,7 @@ import typer
 
 from analytics.cli import organization_files, shared
 from analytics.cli.keys import at_terminal, who
-from analytics.cli.shared import DebugOption, DemoOption, OneLineErrors, UsageProblem, app
+from analytics.cli.shared import DebugOption, DemoOption, UsageProblem, app
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place, document, first_start
 from analytics.settings.parts import PARTS, Part, SettingsProblem, check, file_name, part_of
@@ -29,14 +29,13 @@ from analytics.storage.tomlfiles import read_text
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import Records
 
-settings_app = typer.Typer(
-    cls=OneLineErrors,
-    help="The organization's settings (prices, teams and key owners, budgets, alert routes): "
+settings_app = shared.command_group(
+    app,
+    "settings",
+    "The organization's settings (prices, teams and key owners, budgets, alert routes): "
     "exported as files, imported from files after a preview, their history, and an earlier "
     "version restored.",
-    no_args_is_help=True,
 )
-app.add_typer(settings_app, name="settings")
 
 YesOption = Annotated[
     bool, typer.Option("--yes", help="Save without asking (for scripts), after the preview.")

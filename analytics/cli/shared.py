@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import stamina
 import typer
@@ -129,6 +129,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def command_group(parent: typer.Typer, name: str, help: str) -> typer.Typer:
+    """A group of commands under `parent` (`keys rotation …`): its errors one line each, as
+    every command's, and its help shown when it is called alone."""
+    group = typer.Typer(cls=OneLineErrors, help=help, no_args_is_help=True)
+    parent.add_typer(group, name=name)
+    return group
+
+
 DemoOption = Annotated[
     bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")
 ]
@@ -164,6 +173,9 @@ TeamOption = Annotated[
 AlertsOption = Annotated[
     Path | None,
     typer.Option("--alerts", help="Alerts TOML file (default: alerts.toml here when present)."),
+]
+TableOrJsonOption = Annotated[
+    Literal["table", "json"], typer.Option("--format", help="table or json.")
 ]
 
 

@@ -14,19 +14,18 @@ import typer
 from analytics.alerts import delivery_state as deliveries
 from analytics.anomalies import marks
 from analytics.cli import shared
-from analytics.cli.shared import EXIT_USAGE, DebugOption, OneLineErrors, UsageProblem, app
+from analytics.cli.shared import EXIT_USAGE, DebugOption, UsageProblem, app
 from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
 from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embedded_store
 from analytics.usage.records import Records, store_of
 
-state_app = typer.Typer(
-    cls=OneLineErrors,
-    help="The state store: where it is and what it holds, and a history folder's records "
+state_app = shared.command_group(
+    app,
+    "state",
+    "The state store: where it is and what it holds, and a history folder's records "
     "brought into it.",
-    no_args_is_help=True,
 )
-app.add_typer(state_app, name="state")
 
 
 @dataclass(frozen=True)

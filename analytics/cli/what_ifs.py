@@ -1,19 +1,26 @@
 """The what-if options of the capacity decision, read once for every command that decides:
 `capacity recommend` and `report` take the same `--term`, `--growth`, `--add` and `--risk`, and
-refuse a bad one with the same line (exit 2)."""
+refuse a bad one with the same line (exit 2); and the decision under them, made once for both
+(`decided`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from datetime import date
 from typing import Annotated
 
 import typer
 
+from analytics.capacity.costs import Prices
+from analytics.capacity.decision import Decision, plan_for_term, read_history, service_limits
 from analytics.capacity.outlook import MAX_TERM_MONTHS
-from analytics.capacity.recommend import DEFAULT_RISK
-from analytics.capacity.review import Asked
+from analytics.capacity.recommend import DEFAULT_RISK, Option
+from analytics.capacity.review import Asked, decision_of
 from analytics.capacity.whatif import WhatIf, WhatIfError, parse_growth, parse_workload
+from analytics.cli.fetching import Fetches
 from analytics.cli.shared import UsageProblem
+from analytics.usage.calendar import YearStart
 
 TermOption = Annotated[
     int, typer.Option(min=1, max=MAX_TERM_MONTHS, help="Months of the next term.")
@@ -55,3 +62,20 @@ def _risk(text: str) -> float:
     if not 0 <= share <= 1:
         raise UsageProblem(f"--risk must be a percentage from 0% to 100%, not {text!r}")
     return share
+
+
+def decided(
+    reader: Fetches,
+    today: date,
+    options: Sequence[Option],
+    given: Asked,
+    year_start: YearStart,
+    cost: Prices | None,
+) -> Decision:
+    """The decision under the what-ifs `given`, as `capacity recommend` prints it and the
+    report renders it: the history read once (the demo's days in demo mode), today's plan
+    priced on it when there are `options` to weigh it against, and the decision among them."""
+    demo_days = reader.settings.demo_days if reader.demo else None
+    found, mix = read_history(reader, today, demo_days)
+    plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
+    return decision_of(found, options, given, year_start, plan)

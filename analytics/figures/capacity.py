@@ -8,8 +8,9 @@ import plotly.graph_objects as go
 from analytics.capacity.costs import COST
 from analytics.capacity.review import ForecastPath
 from analytics.figures.layout import HEIGHT, framed
-from analytics.figures.theme import BAND_FILL, LIMIT_COLOR, PALETTE, WARNING_COLOR
+from analytics.figures.theme import LIMIT_COLOR, PALETTE, WARNING_COLOR
 from analytics.figures.usage import (
+    band,
     line,
     number_format,
     tick_format,
@@ -29,20 +30,8 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
     joined = future | future.shift(-1, fill_value=False)
     x_ahead = [v for v, keep in zip(x, joined, strict=True) if keep]
     fig = go.Figure()
-    for side in ("high", "low"):
-        fig.add_trace(
-            line(
-                x_ahead,
-                path.loc[joined, side],
-                "Band" if side == "low" else "Band high",
-                side,
-                fmt,
-                line={"width": 0},
-                fill="tonexty" if side == "low" else None,
-                fillcolor=BAND_FILL,
-                showlegend=side == "low",
-            )
-        )
+    high, low = path.loc[joined, "high"], path.loc[joined, "low"]
+    fig.add_traces(band(x_ahead, high, low, "Band", ("low", "high"), fmt))
     dashed = {"color": PALETTE[0], "dash": "dash"}
     fig.add_trace(
         line(x_ahead, path.loc[joined, "expected"], "Forecast", "forecast", fmt, line=dashed)

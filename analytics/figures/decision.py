@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analytics.figures.layout import HEIGHT, framed
-from analytics.figures.theme import BAND_FILL, CURRENT_COLOR, PALETTE, RECOMMENDED_COLOR
-from analytics.figures.usage import line, number_format, tick_format, value_format
+from analytics.figures.theme import CURRENT_COLOR, PALETTE, RECOMMENDED_COLOR
+from analytics.figures.usage import band, line, number_format, tick_format, value_format
 from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS, share_text
 
 
@@ -25,20 +25,8 @@ def past_forecasts_figure(rows: pd.DataFrame, metric: str) -> go.Figure:
     fig = go.Figure()
     known = rows["low_80"].notna()
     banded = [month for month, has in zip(x, known, strict=True) if has]
-    for side in ("high_80", "low_80"):
-        fig.add_trace(
-            line(
-                banded,
-                rows.loc[known, side],
-                "80 % interval" if side == "low_80" else "80 % interval high",
-                "80 % low" if side == "low_80" else "80 % high",
-                fmt,
-                line={"width": 0},
-                fill="tonexty" if side == "low_80" else None,
-                fillcolor=BAND_FILL,
-                showlegend=side == "low_80",
-            )
-        )
+    high, low = rows.loc[known, "high_80"], rows.loc[known, "low_80"]
+    fig.add_traces(band(banded, high, low, "80 % interval", ("80 % low", "80 % high"), fmt))
     models = list(dict.fromkeys(rows["candidate"]))
     served = line(
         x,

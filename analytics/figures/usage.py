@@ -17,7 +17,7 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS
 from analytics.figures.layout import HEIGHT, framed
-from analytics.figures.theme import OTHER_COLOR, PALETTE, UNTAGGED_COLOR
+from analytics.figures.theme import BAND_FILL, OTHER_COLOR, PALETTE, UNTAGGED_COLOR
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -61,6 +61,21 @@ def line(
         hovertemplate=f"{hover}: %{{y:{fmt}}}<extra></extra>",
         **style,
     )
+
+
+def band(
+    x: Sequence[str], high: pd.Series, low: pd.Series, name: str, hovers: tuple[str, str], fmt: str
+) -> list[go.Scatter]:
+    """A band filled from `low` up to `high` (the high edge first, so the low one fills to
+    it), named `name` once in the legend; each edge hovers as its own of `hovers` (low, high)."""
+    hidden, shown = (
+        {"line": {"width": 0}, "fill": fill, "fillcolor": BAND_FILL, "showlegend": fill is not None}
+        for fill in (None, "tonexty")
+    )
+    return [
+        line(x, high, f"{name} high", hovers[1], fmt, **hidden),
+        line(x, low, name, hovers[0], fmt, **shown),
+    ]
 
 
 def _layout(fig: go.Figure, granularity: Granularity, y_title: str, ticks: str) -> go.Figure:

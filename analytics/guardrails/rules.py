@@ -164,24 +164,10 @@ def refusal(
 
     ``period`` is the usage period the service reports, ``team_names`` the teams of the teams
     file (None: no file), ``key_names`` the labels and masked keys of the active listed keys."""
-    reason = _metric_refusal(budget) or _situation_refusal(
-        budget, budgets, period, team_names, key_names, pricing
-    )
-    return None if reason is None else f"{budget.title}: not enforced: {reason}"
-
-
-def _situation_refusal(
-    budget: Budget,
-    budgets: BudgetFile,
-    period: BillingPeriod | None,
-    team_names: Collection[str] | None,
-    key_names: Collection[str],
-    pricing: Pricing | None,
-) -> str | None:
-    """Why the service's usage period, the teams, the keys or the prices keep the keys' limits
-    from holding ``budget`` (see ``refusal``)."""
     reason: str | None
-    if period is None:
+    if (metric := _metric_refusal(budget)) is not None:
+        reason = metric
+    elif period is None:
         reason = "the service reports no usage period (a free plan): key limits cannot hold it"
     elif budget.team is not None and (team_names is None or budget.team not in team_names):
         reason = (
@@ -197,7 +183,7 @@ def _situation_refusal(
             )
             assert span is not None
             reason = _cost_refusal(budget, pricing, span, period)
-    return reason
+    return None if reason is None else f"{budget.title}: not enforced: {reason}"
 
 
 @dataclass(frozen=True)

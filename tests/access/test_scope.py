@@ -141,6 +141,10 @@ class Organization:
     def in_scope(self, team: str | None) -> bool:
         return team in self.scope
 
+    def keys_in_scope(self, rows: list[Used]) -> list[Used]:
+        """The rows of the keys the test's matcher gives a team in scope."""
+        return [row for row in rows if self.in_scope(self.key_team(row.api_key, row.api_key_label))]
+
     def teams_file(self) -> str:
         """The teams file of these claims, as a person would write it."""
         entries = []
@@ -307,9 +311,7 @@ def visible(org: Organization) -> Visible:
 def test_a_team_scope_keeps_exactly_its_keys_rows(org):
     shown = visible(org)
     frame = key_day(org.key_rows)
-    kept = [
-        row for row in org.key_rows if org.in_scope(org.key_team(row.api_key, row.api_key_label))
-    ]
+    kept = org.keys_in_scope(org.key_rows)
 
     rows = shown.key_day(frame)
     assert_kept(rows, frame, kept, assert_matches_ledger)
@@ -345,9 +347,7 @@ def test_a_team_scope_keeps_exactly_its_tags_rows(org):
 def test_a_team_scopes_pairs_are_summed_from_its_keys_pair_rows(org):
     shown = visible(org)
     frame = pair_key_day(org.pair_rows)
-    kept = [
-        row for row in org.pair_rows if org.in_scope(org.key_team(row.api_key, row.api_key_label))
-    ]
+    kept = org.keys_in_scope(org.pair_rows)
 
     by_key = shown.key_day(frame)
     assert_kept(by_key, frame, kept, assert_matches_pair_ledger)

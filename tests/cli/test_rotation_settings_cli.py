@@ -56,26 +56,15 @@ key = "Web shop"
 owner = "ana@example.org"
 purpose = "Checkout"
 """
-CARRIED = """# Who pays for which key.
-[[team]]
-name = "Web"
-owner = "web@example.org"
-labels = ["Web shop", "Web shop (2025-07)"]  # the shop's key
-
-[[team]]
-name = "Support"
-label_patterns = ["Speech*"]
-
-[[key]]
-key = "Web shop"
-owner = "ana@example.org"
-purpose = "Checkout"
-
+# TEAMS as the rotation leaves it: the new label beside the old one, and the new key's entry.
+CARRIED = TEAMS.replace('["Web shop"]', '["Web shop", "Web shop (2025-07)"]') + (
+    """
 [[key]]
 key = "Web shop (2025-07)"
 owner = "ana@example.org"
 purpose = "Checkout"
 """
+)
 ADDED = (
     '"Web shop (2025-07)" to labels of [[team]] "Web"; [[key]] key = "Web shop (2025-07)", '
     'owner = "ana@example.org", purpose = "Checkout"'

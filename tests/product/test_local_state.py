@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from support.receivers import (
     smtp_server,
     webhook_receiver,
 )
-from support.servers import FIXED_TODAY, ROOT, small_config
+from support.servers import FIXED_TODAY, small_config, start_cli
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
@@ -47,14 +46,7 @@ def anomaly(index: int) -> str:
 def mark_command(history: Path, anomaly_id: str) -> subprocess.Popen[str]:
     """`mark-anomaly … expected` as cron or a script runs it, on the demo's marks file."""
     env = {**os.environ, "SERVICE_HISTORY_PATH": str(history)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "analytics", "mark-anomaly", anomaly_id, "expected", "--demo"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_cli("mark-anomaly", anomaly_id, "expected", "--demo", env=env)
 
 
 def demo_marks(history: Path) -> Marks:
@@ -174,14 +166,7 @@ def notify_command(folder: Path, hook: str) -> subprocess.Popen[str]:
     }
     alerts = str(folder / "alerts.toml")
     command = ["check-anomalies", "--days", "30", "--demo", "--notify", "--alerts", alerts]
-    return subprocess.Popen(
-        [sys.executable, "-m", "analytics", *command],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_cli(*command, env=env)
 
 
 def sent(mailbox: Mailbox, hooks: WebhookReceiver) -> tuple[list[str], list[str]]:

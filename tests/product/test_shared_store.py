@@ -20,7 +20,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ from support.receivers import (
     smtp_server,
     webhook_receiver,
 )
-from support.servers import ROOT, EmulatorProcess, auth, emulator_server
+from support.servers import EmulatorProcess, auth, emulator_server, start_cli
 
 from analytics.alerts.events import REPEATED
 from analytics.usage.calendar import CLOCK_VARIABLE
@@ -141,14 +140,7 @@ class Host:
             "TEST_HOOK_URL": self.hook,
             CLOCK_VARIABLE: f"{TODAY}T12:00:00Z",
         }
-        return subprocess.Popen(
-            [sys.executable, "-m", "analytics", *args],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        return start_cli(*args, env=env)
 
     def run(self, *args: str) -> Finished:
         return finish(self.start(*args))

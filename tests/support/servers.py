@@ -83,6 +83,19 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     )
 
 
+def start_cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """The real command started in a child process with `env` as its whole environment, as a
+    timer starts it beside others: its output read, as text, once it ends."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "analytics", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def auth(key: str) -> dict[str, str]:
     """The Authorization header the service expects."""
     return {"Authorization": f"Service-Auth-Key {key}"}
