@@ -6,7 +6,6 @@ download."""
 import math
 import os
 from functools import partial
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -26,7 +25,7 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import charts, data, deciding, guardrails, keys_and_limits, page, session
+from analytics.dashboard import charts, data, deciding, keys_and_limits, page, session
 from analytics.dashboard.budget_file import chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
@@ -45,6 +44,7 @@ from analytics.dashboard.plan import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
+from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
@@ -126,10 +126,10 @@ if budgets is not None and review.evaluations is not None:
     )
     st.caption("Limit reached: the day used, or usage as forecast, reaches the limit.")
     st.page_link(
-        Path(__file__).with_name("limits.py"),
+        page_at("limits").file,
         label="Guardrails: the enforced budgets held by the keys' own limits, on Keys & limits",
         icon=":material/shield:",
-        query_params={guardrails.SECTION: "true"},
+        query_params={GUARDRAILS_SECTION: "true"},
     )
 
 st.subheader("Keys against their own limits")
@@ -149,7 +149,7 @@ else:
         column_config=budget_columns(),
     )
     st.page_link(
-        Path(__file__).with_name("limits.py"),
+        page_at("limits").file,
         label="Set or clear a key's limits on Keys & limits",
         icon=":material/vpn_key:",
     )

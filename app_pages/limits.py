@@ -2,8 +2,6 @@
 period's use against its limits, and for one key the actions: rename, set or clear limits,
 deactivate; create a key; the audit log of every attempted change."""
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
@@ -54,6 +52,7 @@ from analytics.keys.preview import (
     rename_preview,
 )
 from analytics.keys.rotation import Watch, default_label
+from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.service.models import DeveloperKey
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
@@ -401,7 +400,7 @@ def guardrails_section() -> None:
 
 
 section = st.expander(
-    "Guardrails", key=guardrails.SECTION, bind="query-params", icon=":material/shield:"
+    "Guardrails", key=GUARDRAILS_SECTION, bind="query-params", icon=":material/shield:"
 )
 if section.open:  # planned only when shown
     with section, store_errors():
@@ -436,7 +435,7 @@ for allowance in (row.characters, row.speech):
     allowance_bar(allowance, of="this usage period")
 if row.joined.api_key:
     st.page_link(
-        Path(__file__).with_name("keys.py"),
+        page_at("keys").file,
         label=f"Usage of {key.label}",
         icon=":material/key:",
         query_params={"key": row.joined.api_key},

@@ -25,7 +25,6 @@ from analytics.capacity.decision import (
 from analytics.capacity.review import decision_of, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
-    EXIT_DELIVERY,
     AlertsOption,
     DebugOption,
     DemoOption,
@@ -40,6 +39,7 @@ from analytics.cli.what_ifs import (
     TermOption,
     asked,
 )
+from analytics.exit_codes import DELIVERY
 from analytics.reports.meeting import render, team_note
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
@@ -210,4 +210,4 @@ def _mail_report(
     try:
         send_mail(email, message)
     except DeliveryError as exc:
-        shared.fail(EXIT_DELIVERY, f"the report was not mailed: {exc}")
+        shared.fail(DELIVERY.code, f"the report was not mailed: {exc}")

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analytics.exports.commands import EXIT_CODES
+from analytics.exit_codes import EXIT_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
