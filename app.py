@@ -8,7 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.dashboard import data, keys_and_limits, money_files, navigation, scoping, session
+from analytics import pages
+from analytics.dashboard import data, keys_and_limits, money_files, scoping, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets
 from analytics.storage.allocator import use_system_allocator
@@ -107,7 +108,7 @@ def sidebar_range(src: Source) -> session.ChosenRange:
 
 PAGES = [
     st.Page(row.file, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default)
-    for row in navigation.PAGES
+    for row in pages.PAGES
 ]
 
 if gate() in (Access.SIGN_IN, Access.DENIED):
@@ -117,7 +118,7 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
         [st.Page(sign_in_page, title="Sign in", default=True)]
         + [
             st.Page(sign_in_page, title="Sign in", url_path=row.url_path)
-            for row in navigation.PAGES
+            for row in pages.PAGES
             if not row.default
         ],
         position="hidden",

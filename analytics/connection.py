@@ -123,9 +123,18 @@ def demo_client(settings: Settings) -> ServiceClient:
     app = demo_app(
         settings.demo_seed, settings.demo_keys, settings.demo_days, settings.demo_tags, files
     )
+    return in_process_client(app, auth_scheme=settings.auth_scheme)
+
+
+def in_process_client(
+    app: FastAPI, key: SecretStr | None = None, *, auth_scheme: str = "Service-Auth-Key"
+) -> ServiceClient:
+    """A client of an emulator app run in this process, reached without a port at the demo's
+    address, with the organization's admin key or `key` (one of its developer keys): the demo's
+    client, and the benchmark's of each organization it builds, so both are reached alike."""
     return ServiceClient(
         DEMO_BASE_URL,
-        SecretStr(app.state.emulator.admin_key),
-        auth_scheme=settings.auth_scheme,
+        key or SecretStr(app.state.emulator.admin_key),
+        auth_scheme=auth_scheme,
         transport=httpx.ASGITransport(app=app),
     )

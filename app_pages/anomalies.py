@@ -1,8 +1,6 @@
 """Anomalies: days that broke a key's (or the organization's) weekday habit in the range,
 spikes, drops, new keys and dormant keys used again, with a chart of one and its marks."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from analytics.anomalies import ORGANIZATION
@@ -21,6 +19,7 @@ from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.anomalies import anomaly_figure
+from analytics.pages import page_at
 from analytics.usage.metrics import METRIC_LABELS, count_text
 
 LISTED = {"new": "New", "all": "All"}
@@ -82,7 +81,7 @@ st.plotly_chart(charts.figure(anomaly_figure, days, anomaly.metric, title), key=
 st.markdown(anomaly.sentence)
 if anomaly.api_key != ORGANIZATION:
     st.page_link(
-        Path(__file__).with_name("limits.py"),
+        page_at("limits").file,
         label="Set a limit on this key or deactivate it",
         icon=":material/vpn_key:",
         query_params={"key": anomaly.api_key},

@@ -4,7 +4,6 @@ the option to buy next), period comparison, growth drivers, and the meeting repo
 download."""
 
 import os
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -26,7 +25,6 @@ from analytics.dashboard import (
     data,
     deciding,
     decision_panel,
-    guardrails,
     keys_and_limits,
     page,
     session,
@@ -46,6 +44,7 @@ from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
+from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.reports.meeting import render, team_note
 from analytics.reports.paper import ReportSettingsError, report_page_size
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
@@ -121,10 +120,10 @@ if budgets is not None and review.evaluations is not None:
     )
     st.caption("Limit reached: the day used, or usage as forecast, reaches the limit.")
     st.page_link(
-        Path(__file__).with_name("limits.py"),
+        page_at("limits").file,
         label="Guardrails: the enforced budgets held by the keys' own limits, on Keys & limits",
         icon=":material/shield:",
-        query_params={guardrails.SECTION: "true"},
+        query_params={GUARDRAILS_SECTION: "true"},
     )
 
 st.subheader("Keys against their own limits")
@@ -144,7 +143,7 @@ else:
         column_config=budget_columns(),
     )
     st.page_link(
-        Path(__file__).with_name("limits.py"),
+        page_at("limits").file,
         label="Set or clear a key's limits on Keys & limits",
         icon=":material/vpn_key:",
     )

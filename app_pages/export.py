@@ -9,12 +9,8 @@ from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.scoping import source as data_source
-from analytics.exports.commands import (
-    EXPORT_EXIT_CODES,
-    exit_codes_text,
-    export_command,
-    export_crontab,
-)
+from analytics.exit_codes import exit_codes_text
+from analytics.exports.commands import EXPORT_EXIT_CODES, export_command, export_crontab
 from analytics.exports.requests import ExportRequest
 from analytics.exports.vocabulary import COST_COLUMNS_TEXT, GROUPINGS, SOURCES, ExportSource
 

@@ -1,8 +1,6 @@
 """Languages: what each resource supports, side by side, with a pair check, glossary pairs and
 v2→v3 changes."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from analytics import languages
@@ -10,6 +8,7 @@ from analytics.dashboard import language_cache
 from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.scoping import source as data_source
+from analytics.pages import page_at
 
 source = data_source()
 
@@ -91,7 +90,7 @@ with pair_check:
             st.dataframe(usable, hide_index=True, column_config=language_columns(usable))
     if source_lang is not None:
         st.page_link(
-            Path(__file__).with_name("pairs.py"),
+            page_at("pairs").file,
             label=f"Usage of {source_lang} in language pairs",
             icon=":material/swap_horiz:",
             query_params={"language": source_lang},

@@ -2,12 +2,9 @@
 period's use against its limits, and for one key the actions: rename, set or clear limits,
 deactivate; create a key; the audit log of every attempted change."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from analytics.dashboard import (
-    guardrails,
     guardrails_panel,
     keys_and_limits,
     page,
@@ -37,6 +34,7 @@ from analytics.keys.preview import (
     minutes,
     rename_preview,
 )
+from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
@@ -150,7 +148,7 @@ st.caption(
 )
 
 section = st.expander(
-    "Guardrails", key=guardrails.SECTION, bind="query-params", icon=":material/shield:"
+    "Guardrails", key=GUARDRAILS_SECTION, bind="query-params", icon=":material/shield:"
 )
 if section.open:  # planned only when shown
     with section, store_errors():
@@ -185,7 +183,7 @@ for allowance in (row.characters, row.speech):
     allowance_bar(allowance, of="this usage period")
 if row.joined.api_key:
     st.page_link(
-        Path(__file__).with_name("keys.py"),
+        page_at("keys").file,
         label=f"Usage of {key.label}",
         icon=":material/key:",
         query_params={"key": row.joined.api_key},

@@ -1,8 +1,6 @@
 """Overview: totals of the range with their change (usage, or its cost), its new anomalies,
 the plan's billing period, and the service mix over time."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from analytics.anomalies.listing import new_anomalies
@@ -23,6 +21,7 @@ from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
+from analytics.pages import page_at
 from analytics.usage import calendar, tables
 from analytics.usage.frames import totals
 from analytics.usage.metrics import SERVICE_LABELS, TOTAL_CHARACTERS, format_value
@@ -123,7 +122,7 @@ with service_errors(source):
     found = anomaly_review.found(source, chosen)
 fresh = len(new_anomalies(found, given_marks(source)))
 st.page_link(
-    Path(__file__).with_name("anomalies.py"),
+    page_at("anomalies").file,
     label=f"{fresh:,} new {'anomaly' if fresh == 1 else 'anomalies'} in this range "
     f"({len(found):,} in all): spikes, drops, new and dormant keys",
     icon=":material/troubleshoot:",

@@ -16,15 +16,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import httpx
 from pydantic import SecretStr
 
 from analytics.anomalies.baseline import BASELINE_DAYS
 from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
 from analytics.anomalies.listing import new_anomalies
 from analytics.anomalies.marks import Marks
+from analytics.connection import in_process_client
 from analytics.service.client import ServiceClient
-from analytics.service.demo import DEMO_BASE_URL
 from analytics.storage.state_store import embedded_store
 from analytics.usage import frames
 from analytics.usage.calendar import utc_today
@@ -114,9 +113,7 @@ def anomaly_quality(keys: int, days: int, today: dt.date) -> Quality:
 def _checked(app: Any, start: dt.date, end: dt.date) -> FetchedRange:
     """The app's usage of start..end and the LOOKBACK_DAYS before, fetched like demo mode does;
     the app's ledger is closed afterwards."""
-    transport = httpx.ASGITransport(app=app)
-    key = SecretStr(app.state.emulator.admin_key)
-    with ServiceClient(DEMO_BASE_URL, key, transport=transport) as client:
+    with in_process_client(app) as client:
         usage = fetch_usage(client, start - dt.timedelta(days=LOOKBACK_DAYS), end)
     app.state.emulator.store.close()
     return usage

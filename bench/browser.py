@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analytics.dashboard import navigation
+import analytics.pages
 from analytics.reports import pdf
 from bench import synthetic_orgs
 from bench.processes import free_port, resident_kb, stop_process, wait_until_healthy
 from bench.result_lines import Result, keep, result
 
-PAGES = {page.address: page.title for page in navigation.PAGES}  # address → its link's title
+PAGES = {page.address: page.title for page in analytics.pages.PAGES}  # address → its link's title
 BARE = ("bare", "Bare")
 BARE_LINE = "A bare page: one line, no data."
 ALL_HISTORY, LAST_30_DAYS = synthetic_orgs.PAGE_RANGES  # the lines' range first
@@ -191,7 +191,7 @@ def opened(chosen: tuple[str, ...] | None) -> dict[str, str]:
     their `url_path` (`Scale.browser_pages`, `Scale.scoped_pages`), every page for None."""
     return {
         page.address: page.title
-        for page in navigation.PAGES
+        for page in analytics.pages.PAGES
         if chosen is None or page.url_path in chosen
     }
 

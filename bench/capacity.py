@@ -18,7 +18,7 @@ def capacity_rerun(scale: synthetic_orgs.Scale) -> list[Result]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from analytics.dashboard.navigation import page_at
+    from analytics.pages import page_at
 
     page = str(page_at("capacity").file)
     runs: dict[str, list[float]] = {"cold": [], "warm": []}

@@ -11,13 +11,10 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-import httpx
-from pydantic import SecretStr
-
+from analytics.connection import in_process_client
 from analytics.exports.formats import export_bytes, pandas_csv_bytes, spreadsheet_safe, write_export
 from analytics.exports.shaping import shape_export
 from analytics.service.client import ServiceClient
-from analytics.service.demo import DEMO_BASE_URL
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange, fetch_usage
@@ -72,10 +69,7 @@ def memory(scale: synthetic_orgs.Scale) -> list[Result]:
 def five_year_usage(keys: int) -> FetchedRange:
     """The whole five years of the in-process organization, fetched like demo mode does."""
     app = synthetic_orgs.app(keys)
-    transport = httpx.ASGITransport(app=app)
-    with ServiceClient(
-        DEMO_BASE_URL, SecretStr(app.state.emulator.admin_key), transport=transport
-    ) as client:
+    with in_process_client(app) as client:
         return fetch_usage(client, *synthetic_orgs.five_years(app.state.emulator.today()))
 
 

@@ -7,12 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pandas as pd
-from pydantic import SecretStr
 
-from analytics.service.client import ServiceClient
-from analytics.service.demo import DEMO_BASE_URL
+from analytics.connection import in_process_client
 from analytics.usage.metrics import TEXT_CHARACTERS
 from analytics.usage.pipeline import FetchedRange, fetch_usage
 from bench import synthetic_orgs
@@ -43,9 +40,8 @@ def against_key_days(
     app = app or synthetic_orgs.app(scale.keys)
     emulator = app.state.emulator
     start, end = synthetic_orgs.last_days(emulator.today(), days)
-    transport = httpx.ASGITransport(app=app)
     other = None
-    with ServiceClient(DEMO_BASE_URL, SecretStr(emulator.admin_key), transport=transport) as client:
+    with in_process_client(app) as client:
         report, usage = fetch(client, start, end), fetch_usage(client, start, end)
         times = medians(
             {

@@ -56,7 +56,7 @@ from analytics.capacity.accuracy import (
     wape,
 )
 from analytics.capacity.candidates import SEASONAL_NAIVE, History
-from analytics.exports.commands import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
+from analytics.exit_codes import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
 from bench import synthetic_orgs
 from bench.result_lines import Result, result
 from bench.timing import medians, rounded

@@ -36,13 +36,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import numpy as np
 import orjson
 import pandas as pd
 from pydantic import SecretStr
 
 from analytics.capacity.budgets import BudgetFile, parse_budgets
+from analytics.connection import in_process_client
 from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.guardrails import apply
 from analytics.guardrails.inputs_from_reader import plan_now
@@ -231,7 +231,6 @@ class Replay:
         self.emulator: Emulator = self.app.state.emulator
         if self.emulator.plan.period(START)[0] != START:
             raise RuntimeError(f"{START} does not start a usage period of the organization")
-        self.transport = httpx.ASGITransport(app=self.app)
         admin_key = self.emulator.admin_key
         assert admin_key is not None
         self.admin = stack.enter_context(self.client(admin_key))
@@ -245,7 +244,7 @@ class Replay:
         self.tally = Tally()
 
     def client(self, secret: str) -> ServiceClient:
-        return ServiceClient("http://emulator.replay", SecretStr(secret), transport=self.transport)
+        return in_process_client(self.app, SecretStr(secret))
 
     def keys(self) -> list[ReplayKey]:
         """The active developer keys, each with its natural daily use over RATE_DAYS; the key

@@ -19,7 +19,7 @@ def pages(scale: synthetic_orgs.Scale) -> list[Result]:
     """Trends and Keys over the whole five years, warm cache, big organization against small."""
     from streamlit.testing.v1 import AppTest
 
-    from analytics.dashboard.navigation import page_at
+    from analytics.pages import page_at
 
     def render(keys: int, figures: list[int]) -> Callable[[], None]:
         def run() -> None:

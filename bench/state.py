@@ -234,7 +234,7 @@ def state_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     session whose runs alternate between the two stores, PAGE_RUNS runs at a time."""
     from streamlit.testing.v1 import AppTest
 
-    from analytics.dashboard.navigation import page_at
+    from analytics.pages import page_at
 
     runs: dict[str, list[float]] = {side: [] for side in SIDES}
     tiles: set[tuple[tuple[str, str], ...]] = set()  # what the page showed in its tiles

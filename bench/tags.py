@@ -73,7 +73,7 @@ def tags_scale(scale: synthetic_orgs.Scale) -> list[Result]:
     1 MB."""
     from streamlit.testing.v1 import AppTest
 
-    from analytics.dashboard.navigation import page_at
+    from analytics.pages import page_at
 
     page = str(page_at("tags").file)
     counts = {"many": MANY_TAGS, "few": FEW_TAGS}

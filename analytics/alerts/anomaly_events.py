@@ -8,12 +8,12 @@ An anomaly's severity is its alert's level (low → ``info``, medium → ``warni
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlencode
 
 from analytics.alerts.events import Event
 from analytics.anomalies import Anomaly, anomaly_name
+from analytics.pages import page_at
 
-LINK = "/anomalies"  # the dashboard page with the table, the chart and the marks
+PAGE = page_at("anomalies")  # the dashboard page with the table, the chart and the marks
 SEVERITY_LEVELS = {"low": "info", "medium": "warning", "high": "exceeded"}
 
 
@@ -29,7 +29,7 @@ def anomaly_events(anomalies: Iterable[Anomaly]) -> list[Event]:
                 f"{anomaly.sentence} Mark it expected or acknowledged on the Anomalies page, "
                 f"or with mark-anomaly '{anomaly.id}' acknowledged, once it is understood."
             ),
-            link=f"{LINK}?{urlencode({'anomaly': anomaly.id})}",
+            link=PAGE.link(anomaly=anomaly.id),
         )
         for anomaly in anomalies
     ]

@@ -25,10 +25,12 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.guardrails.limit_plan import Plan
 from analytics.guardrails.plan_tables import blocked, exhausted
 from analytics.guardrails.rules import MEASURE_NAMES, limit_of, limit_text
+from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.usage.metrics import METRIC_LABELS, share_text
 
-LINK = "/capacity"  # the dashboard page with budgets and forecasts
-GUARDRAILS_LINK = "/limits?guardrails=true"  # the Keys & limits page, its Guardrails section open
+LINK = page_at("capacity").link()  # the dashboard page with budgets and forecasts
+# The Keys & limits page, its Guardrails section open.
+GUARDRAILS_LINK = page_at("limits").link(**{GUARDRAILS_SECTION: "true"})
 
 
 def unit_decimals(unit: str) -> int:

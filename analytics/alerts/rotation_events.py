@@ -9,9 +9,10 @@ from datetime import date, timedelta
 
 from analytics.alerts.events import Event
 from analytics.keys.rotation import Watch
+from analytics.pages import page_at
 from analytics.service.models import DeveloperKey
 
-LINK = "/limits"  # Keys & limits: the rotation's panel, and Rotate
+LINK = page_at("limits").link()  # Keys & limits: the rotation's panel, and Rotate
 
 
 def rotation_events(watches: Iterable[Watch], after_days: int) -> list[Event]:

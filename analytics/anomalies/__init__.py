@@ -1,18 +1,21 @@
 """Anomalies in daily usage: what one is (`model`), the days each day is judged from
 (`baseline`), a spike's usual day and bound (`usual`), their detection against each key's own
-habit (`detect`), the marks people give them (`marks`), their tables (`listing`), and how well
-spikes are found (`measured`)."""
+habit (`detect`), a range's anomalies read with the weeks before it (`lookback`), the marks
+people give them (`marks`), their tables (`listing`), and how well spikes are found
+(`measured`).
 
-from analytics.anomalies.baseline import LOOKBACK_DAYS
-from analytics.anomalies.detect import find_anomalies
+The face offers the answers (`anomalies_in`, `anomaly_days`) and what callers show of them; the
+steps an answer is made of (the detection and its look-back, one anomaly's window) stay in
+their modules, for the answers alone to compose (tests/product/test_questions_once.py)."""
+
 from analytics.anomalies.listing import (
     anomaly_counts,
     anomaly_name,
     anomaly_table,
-    anomaly_window,
     new_anomalies,
     shown_anomalies,
 )
+from analytics.anomalies.lookback import anomalies_in, anomaly_days
 from analytics.anomalies.marks import (
     MARKS,
     STATUSES,
@@ -23,12 +26,10 @@ from analytics.anomalies.marks import (
     status,
 )
 from analytics.anomalies.model import KIND_TITLES, KINDS, ORGANIZATION, Anomaly, Kind, Severity
-from analytics.anomalies.usual import baseline
 
 __all__ = [
     "KINDS",
     "KIND_TITLES",
-    "LOOKBACK_DAYS",
     "MARKS",
     "ORGANIZATION",
     "STATUSES",
@@ -38,13 +39,12 @@ __all__ = [
     "Marks",
     "Severity",
     "Status",
+    "anomalies_in",
     "anomaly_counts",
+    "anomaly_days",
     "anomaly_name",
     "anomaly_table",
-    "anomaly_window",
-    "baseline",
     "check_id",
-    "find_anomalies",
     "new_anomalies",
     "shown_anomalies",
     "status",

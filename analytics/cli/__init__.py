@@ -1,20 +1,19 @@
 """`python -m analytics` (installed: `usage-dashboard`): scheduled exports and quick look-ups,
 made for cron and systemd timers, and `serve` to start the dashboard.
 
-The exit codes are one table, `analytics.exports.commands.EXIT_CODES`: `--help` ends with
-them, the manual's Command line page and the Export page show them. Errors go to stderr in one
+The exit codes are one table, `analytics.exit_codes.EXIT_CODES`: `--help` ends with them,
+the manual's Command line page and the Export page show them. Errors go to stderr in one
 or two lines, without a traceback unless --debug is given.
 
-One module per area registers its commands on the one `app` of `shared`: exports, reports,
-checks and marks, capacity, look-ups, keys, their rotations, guardrails, serve, the demo's
-reset, the state store, the settings.
+One module per area registers its commands on the one `app` of `shared`, which `main` runs:
+exports, reports, checks and marks, capacity, look-ups, keys, their rotations, guardrails,
+serve, the demo's reset, the state store, the settings.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
 from analytics.cli import guardrails, serve, demo, state, settings
-from analytics.cli.shared import app
-from analytics.storage.allocator import use_system_allocator
+from analytics.cli.shared import app, main
 
 __all__ = [
     "app",
@@ -32,8 +31,3 @@ __all__ = [
     "settings",
     "state",
 ]
-
-
-def main() -> None:
-    use_system_allocator()
-    app()

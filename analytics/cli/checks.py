@@ -33,10 +33,6 @@ from analytics.capacity.evaluation import Evaluation, Status, evaluation_frame, 
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text
 from analytics.cli.shared import (
-    EXIT_BUDGET_EXCEEDED,
-    EXIT_BUDGET_WARNING,
-    EXIT_DELIVERY,
-    EXIT_NEW_ANOMALIES,
     AlertsOption,
     DebugOption,
     DemoOption,
@@ -46,6 +42,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, DELIVERY, NEW_ANOMALIES
 from analytics.exports.shaping import Costing
 from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
@@ -57,9 +54,9 @@ from analytics.usage.records import records_of
 
 BUDGET_EXIT_CODES: dict[Status, int] = {
     "ok": 0,
-    "unknown key": EXIT_BUDGET_WARNING,
-    "warning": EXIT_BUDGET_WARNING,
-    "exceeded": EXIT_BUDGET_EXCEEDED,
+    "unknown key": BUDGET_WARNING.code,
+    "warning": BUDGET_WARNING.code,
+    "exceeded": BUDGET_EXCEEDED.code,
 }
 
 BudgetsOption = Annotated[
@@ -132,13 +129,13 @@ def _check(
     notify: bool, alerts: Path | None, dry_run: bool, demo: bool, debug: bool
 ) -> Iterator[_Check]:
     """Run a check as every command runs, its outbox read first; at its end send its alerts
-    (with `--notify`) and exit with its code, EXIT_DELIVERY when an alert did not get through."""
+    (with `--notify`) and exit with its code, DELIVERY.code when an alert did not get through."""
     with shared.reported(debug):
         settings = shared.settings()
         check = _Check(settings, _outbox(notify, alerts, dry_run, settings, demo))
         yield check
         if check.outbox is not None and not _notify(check.events, check.outbox, check.data_out):
-            check.code = EXIT_DELIVERY
+            check.code = DELIVERY.code
     raise typer.Exit(check.code)
 
 
@@ -338,7 +335,7 @@ def check_anomalies(
             ]
             for line in shared.aligned(rows):
                 typer.echo(line)
-        check.code = EXIT_NEW_ANOMALIES if new else 0
+        check.code = NEW_ANOMALIES.code if new else 0
         check.events = anomaly_events(new)
 
 

@@ -1,6 +1,6 @@
 """`guardrails`: hold the budgets marked `enforce = true` with the keys' own limits. `plan`
 prints what would change and ends with a line saying what its status means (exit 10 when
-something would change, `commands.PLAN_ENDINGS`), `apply` sends it (the hourly timer's
+something would change, `exit_codes.PLAN_ENDINGS`), `apply` sends it (the hourly timer's
 command), `restore` gives the keys the limits they had before. Needs an admin key.
 
 The budgets, pricing and teams files are found as `check-budgets` finds them. Every change is
@@ -33,7 +33,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.commands import plan_ending
+from analytics.exit_codes import plan_ending
 from analytics.exports.shaping import Costing
 from analytics.guardrails import apply
 from analytics.guardrails import memory as guardrail_state

@@ -25,7 +25,6 @@ from analytics.capacity.decision import (
 from analytics.capacity.review import Asked, CapacityReview, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
-    EXIT_DELIVERY,
     AlertsOption,
     DebugOption,
     DemoOption,
@@ -41,6 +40,7 @@ from analytics.cli.what_ifs import (
     asked,
     decided,
 )
+from analytics.exit_codes import DELIVERY
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
 from analytics.reports.paper import ReportSettingsError, report_page_size
@@ -256,4 +256,4 @@ def _mail_report(
     try:
         send_mail(email, message)
     except DeliveryError as exc:
-        shared.fail(EXIT_DELIVERY, f"the report was not mailed: {exc}")
+        shared.fail(DELIVERY.code, f"the report was not mailed: {exc}")

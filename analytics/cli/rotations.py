@@ -26,14 +26,13 @@ from analytics.cli.keys import (
     write_table,
 )
 from analytics.cli.shared import (
-    EXIT_SERVICE,
-    EXIT_STILL_IN_USE,
     DebugOption,
     DemoOption,
     TableOrJsonOption,
     UsageProblem,
     fail,
 )
+from analytics.exit_codes import SERVICE, STILL_IN_USE
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys.rotation import (
     ReplacementFailed,
@@ -76,7 +75,7 @@ def _rotation_checked() -> Iterator[None]:
     except RotationRefused as exc:
         raise UsageProblem(f"{exc}; nothing was changed") from None
     except ReplacementFailed as exc:
-        fail(EXIT_SERVICE, str(exc))
+        fail(SERVICE.code, str(exc))
 
 
 @keys_app.command("rotate")
@@ -206,7 +205,7 @@ def finish_rotation(
             quiet = organization_files.rotations(None, session.demo).quiet_days
             done = finish(session.actor, log, seen, old, quiet, force=force)
         except StillInUse as exc:
-            fail(EXIT_STILL_IN_USE, f"{exc}; nothing was changed")
+            fail(STILL_IN_USE.code, f"{exc}; nothing was changed")
             return
         forced = " (forced)" if done.forced else ""
         said(f"rotation {done.id} finished{forced}: deactivated {old.label} ({old.key_id})")

@@ -1,5 +1,6 @@
-"""What every command needs: the typer app, the exit codes, the options several commands
-share, settings and the service client, the range of days asked for, and the one-line error.
+"""What every command needs: the typer app and the program that runs it (`main`), the options
+several commands share, settings and the service client, the range of days asked for, and the
+one-line error.
 
 A command runs inside `reported`, which turns any failure into one `error: …` line on stderr
 and the documented exit code, so cron mails say what went wrong without a traceback; the app's
@@ -27,16 +28,11 @@ from analytics.alerts.alerts_file import AlertsFileError
 from analytics.connection import service_client
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
-from analytics.exports.commands import (
-    BUDGET_EXCEEDED,
-    BUDGET_WARNING,
+from analytics.exit_codes import (
     CLOSED_PIPE,
-    DELIVERY,
     EXIT_CODES,
     FORBIDDEN,
-    NEW_ANOMALIES,
     SERVICE,
-    STILL_IN_USE,
     STORE,
     UNEXPECTED,
     USAGE,
@@ -46,22 +42,9 @@ from analytics.service.client import ServiceClient
 from analytics.service.connection_settings import Settings, setting_problems
 from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
 from analytics.settings.parts import SettingsProblem
+from analytics.storage.allocator import use_system_allocator
 from analytics.storage.state_store import StoreError, StoreUnavailable
 from analytics.usage.calendar import Preset, resolve
-
-# The exit codes by the names the commands give them; what each one says is the one table,
-# `EXIT_CODES`, printed by `--help` and shown by the Export page.
-EXIT_UNEXPECTED = UNEXPECTED.code
-EXIT_USAGE = USAGE.code
-EXIT_FORBIDDEN = FORBIDDEN.code
-EXIT_SERVICE = SERVICE.code
-EXIT_STORE = STORE.code
-EXIT_BUDGET_WARNING = BUDGET_WARNING.code
-EXIT_BUDGET_EXCEEDED = BUDGET_EXCEEDED.code
-EXIT_NEW_ANOMALIES = NEW_ANOMALIES.code
-EXIT_STILL_IN_USE = STILL_IN_USE.code
-EXIT_DELIVERY = DELIVERY.code
-EXIT_CLOSED_PIPE = CLOSED_PIPE.code
 
 # `--output -`: standard output rather than a file.
 STDOUT = Path("-")
@@ -84,7 +67,7 @@ class OneLineErrors(TyperGroup):
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("error: aborted", err=True)
-            sys.exit(EXIT_UNEXPECTED)
+            sys.exit(UNEXPECTED.code)
         sys.exit(code if isinstance(code, int) else 0)
 
     # The context and the command are classes of Typer's own copy of click, which it keeps
@@ -110,7 +93,7 @@ def _closed_output() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return EXIT_CLOSED_PIPE
+    return CLOSED_PIPE.code
 
 
 def _bare_flags(params: Sequence[object]) -> None:
@@ -136,6 +119,13 @@ def command_group(parent: typer.Typer, name: str, help: str) -> typer.Typer:
     group = typer.Typer(cls=OneLineErrors, help=help, no_args_is_help=True)
     parent.add_typer(group, name=name)
     return group
+
+
+def main() -> None:
+    """The program (`usage-dashboard`, `python -m analytics`): the commands, with Arrow's
+    buffers from the C library's allocator, as every program of ours starts."""
+    use_system_allocator()
+    app()
 
 
 DemoOption = Annotated[
@@ -209,7 +199,7 @@ def reported(debug: bool) -> Iterator[None]:
             AlertsFileError,
             SettingsProblem,
         ) as exc:
-            fail(EXIT_USAGE, str(exc))
+            fail(USAGE.code, str(exc))
         except Exception as exc:
             if debug:
                 raise
@@ -244,19 +234,19 @@ def _failure(exc: Exception) -> tuple[int, str]:
     """The exit code and the line a failure is reported with (--debug raises it instead): the
     first of these classes it is an instance of decides."""
     if isinstance(exc, StoreUnavailable):
-        return EXIT_STORE, str(exc)
+        return STORE.code, str(exc)
     if isinstance(exc, StoreError):  # configured wrongly: a password, a database, a newer schema
-        return EXIT_USAGE, str(exc)
+        return USAGE.code, str(exc)
     if isinstance(exc, AuthorizationError):
-        return EXIT_FORBIDDEN, str(exc)
+        return FORBIDDEN.code, str(exc)
     if isinstance(exc, BadRequestError):  # the service refused an argument the user gave
-        return EXIT_USAGE, str(exc)
+        return USAGE.code, str(exc)
     if isinstance(exc, ServiceError):
-        return EXIT_SERVICE, str(exc)
+        return SERVICE.code, str(exc)
     if isinstance(exc, OSError):
         place = f"{exc.filename}: " if exc.filename else ""
-        return EXIT_UNEXPECTED, f"{place}{exc.strerror or exc}"
-    return EXIT_UNEXPECTED, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)"
+        return UNEXPECTED.code, f"{place}{exc.strerror or exc}"
+    return UNEXPECTED.code, f"unexpected {type(exc).__name__}: {exc} (rerun with --debug)"
 
 
 def _say_retrying(details: stamina.instrumentation.RetryDetails) -> None:

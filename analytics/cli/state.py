@@ -14,7 +14,8 @@ import typer
 from analytics.alerts import delivery_state as deliveries
 from analytics.anomalies import marks
 from analytics.cli import shared
-from analytics.cli.shared import EXIT_USAGE, DebugOption, UsageProblem, app
+from analytics.cli.shared import DebugOption, UsageProblem, app
+from analytics.exit_codes import USAGE
 from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
 from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embedded_store
@@ -142,4 +143,4 @@ def import_records(
             typer.echo(f"{name}: {taken:,} taken from {len(files)} file(s){from_store}")
         typer.echo(f"into {target.where}")
     if problems:
-        raise typer.Exit(EXIT_USAGE)
+        raise typer.Exit(USAGE.code)

@@ -44,9 +44,6 @@ from analytics.settings.parts import checked_budgets
 from analytics.usage.frames import labels
 from analytics.usage.records import Records, records_of
 
-# The section's expander key, and the address's parameter that opens it (``?guardrails=true``,
-# the Capacity page's link and the alerts' link).
-SECTION = "guardrails"
 Action = Literal["apply", "restore"]
 
 

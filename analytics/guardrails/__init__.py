@@ -3,3 +3,19 @@ enforces on its live counters. ``rules`` says which budgets can be held, ``limit
 each out as limits (pure; one budget's measure in ``budget_sharing``, over the ``plan_inputs``
 it reads), ``inputs_from_reader`` reads what the plan needs, ``apply`` sends the changes and
 gives the limits back (``memory`` remembers what they were), ``plan_tables`` shows the plan."""
+
+from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
+from analytics.guardrails.limit_plan import KeyPlan, Plan, make_plan
+from analytics.guardrails.memory import LastRun, Memory
+from analytics.guardrails.rules import never_enforceable
+
+__all__ = [
+    "KeyPlan",
+    "LastRun",
+    "Memory",
+    "NoUsagePeriod",
+    "Plan",
+    "make_plan",
+    "never_enforceable",
+    "plan_now",
+]

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from support.builders import FIRST, usage_frame
 
-from analytics.anomalies import ORGANIZATION, baseline, find_anomalies
+from analytics.anomalies import ORGANIZATION
+from analytics.anomalies.detect import find_anomalies
+from analytics.anomalies.usual import baseline
 
 DAYS = 70
 CHECKED = FIRST + timedelta(days=56)

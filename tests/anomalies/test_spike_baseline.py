@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from support.builders import usage_frame
 from support.servers import ROOT
 
-from analytics.anomalies import baseline, find_anomalies
+from analytics.anomalies.detect import find_anomalies
 from analytics.anomalies.measured import MEASURED, method_caption
+from analytics.anomalies.usual import baseline
 
 MONDAY = date(2025, 1, 6)
 WEEKS = 36  # the half year the spread is read from, and ten weeks more

@@ -10,7 +10,7 @@ import pytest
 from support.bench import IN_CHROMIUM, KEYS, SCALE, Smoke, assert_reported, by_name, run_smoke
 from support.builders import ledger_totals
 
-from analytics.dashboard import navigation
+from analytics import pages
 from bench import browser, synthetic_orgs
 
 pytestmark = pytest.mark.smoke
@@ -35,7 +35,7 @@ def test_every_target_is_reported_once_with_a_finite_positive_ratio(smoke):
 
 
 def test_the_full_run_opens_every_page_and_the_smoke_run_two():
-    every = {page.address: page.title for page in navigation.PAGES}
+    every = {page.address: page.title for page in pages.PAGES}
     assert browser.opened(synthetic_orgs.Scale(1.0).browser_pages) == every
     assert browser.opened(synthetic_orgs.Scale(SCALE).browser_pages) == {
         "": "Overview",

@@ -15,8 +15,8 @@ from support.orgfiles import contract_year_end
 from typer.testing import CliRunner
 
 from analytics.cli import app
-from analytics.cli.shared import EXIT_USAGE
 from analytics.cost.prices import PricingFileError, load_pricing, parse_pricing
+from analytics.exit_codes import USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -79,7 +79,7 @@ def test_a_bad_catalogue_stops_recommend_with_one_line_and_exit_2(tmp_path, demo
     bad = tmp_path / "pricing.toml"
     bad.write_text(f'{PRICES}\n[[option]]\nname = "Yearly"\nprice_per_million_characters = -1\n')
     result = runner.invoke(app, ["capacity", "recommend", "--pricing", str(bad), "--demo"])
-    assert result.exit_code == EXIT_USAGE
+    assert result.exit_code == USAGE.code
     assert result.stderr.splitlines() == [
         f"error: {bad}: [[option]] #1: 'Yearly' (price_per_million_characters): must be a "
         "finite amount ≥ 0, not -1"
@@ -167,7 +167,7 @@ def test_recommend_json_carries_the_what_ifs_the_curve_and_the_accuracy(demo_env
 )
 def test_recommend_refuses_a_bad_what_if_or_setting_with_exit_2(extra, said, demo_env):
     result = runner.invoke(app, ["capacity", "recommend", "--demo", *extra])
-    assert result.exit_code == EXIT_USAGE
+    assert result.exit_code == USAGE.code
     assert said in result.stderr
 
 
@@ -175,7 +175,7 @@ def test_recommend_without_a_catalogue_says_where_to_write_one(tmp_path, demo_en
     bare = tmp_path / "pricing.toml"
     bare.write_text(PRICES)
     result = runner.invoke(app, ["capacity", "recommend", "--pricing", str(bare), "--demo"])
-    assert result.exit_code == EXIT_USAGE
+    assert result.exit_code == USAGE.code
     assert f"{bare} has no [[option]] entries" in result.stderr
 
 

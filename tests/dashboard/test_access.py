@@ -25,7 +25,7 @@ from support.servers import ROOT, running_dashboard
 
 from analytics.access import rights, role_settings
 from analytics.dashboard.access import MIN_COOKIE_SECRET, Access, access_decision, sign_in_error
-from analytics.dashboard.navigation import page_at
+from analytics.pages import page_at
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 COOKIE_SECRET = "cookie-secret-for-the-gate-tests-0001"

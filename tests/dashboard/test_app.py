@@ -18,7 +18,7 @@ from support.builders import ledger_totals
 from support.headless import PAGES, ROOT, TODAY, chart_specs, open_page
 from support.shown import change_as_written
 
-from analytics.dashboard.navigation import page_at
+from analytics.pages import page_at
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServerError
 from analytics.usage.calendar import all_history_range, utc_today

@@ -27,8 +27,8 @@ from support.browsers import (
 from support.servers import running_dashboard
 from test_key_actions import stored
 
+from analytics import pages
 from analytics.cost.teams import UNASSIGNED, key_teams, parse_teams
-from analytics.dashboard import navigation
 from analytics.dashboard.column_config import is_decisive
 from analytics.figures.theme import (
     MINIMUM_CONTRAST,
@@ -43,7 +43,7 @@ from analytics.usage.frames import KEY_DAY_COLUMNS
 
 pytestmark = pytest.mark.browser
 
-PAGES = {page.url_path: page for page in navigation.PAGES}  # screenshots are named by address
+PAGES = {page.url_path: page for page in pages.PAGES}  # screenshots are named by address
 
 
 @pytest.fixture(scope="module")

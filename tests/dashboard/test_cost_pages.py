@@ -19,7 +19,7 @@ import pytest
 from streamlit.proto.Metric_pb2 import Metric
 from support.headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, open_page
 
-from analytics.dashboard.navigation import page_at
+from analytics.pages import page_at
 from analytics.storage import bundle
 
 DAY = timedelta(days=1)

@@ -21,8 +21,8 @@ from test_access import AUTH
 
 from analytics.access import rights, role_settings
 from analytics.dashboard.access import KEYS, change_refusal
-from analytics.dashboard.navigation import page_at
 from analytics.keys.join import masked
+from analytics.pages import page_at
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServiceError
 from analytics.usage.calendar import CLOCK_VARIABLE

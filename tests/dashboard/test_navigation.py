@@ -7,7 +7,7 @@ import ast
 
 from support.servers import ROOT
 
-from analytics.dashboard.navigation import PAGES, PAGES_FOLDER
+from analytics.pages import PAGES, PAGES_FOLDER
 
 
 def test_every_page_file_is_a_row_of_the_table_and_every_row_has_its_file():

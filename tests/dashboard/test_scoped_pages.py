@@ -19,7 +19,7 @@ from support.headless import app_test
 from support.shown import shown_texts
 from test_access import AUTH
 
-from analytics.dashboard import navigation
+from analytics import pages
 
 LEAD = "lead@example.org"
 VIEWER = "admin@example.org"
@@ -40,7 +40,7 @@ def signed_in(email: str, page: str, **params: str) -> object:
     at.query_params["period"] = "All history"
     for name, value in params.items():
         at.query_params[name] = value
-    shown = navigation.page_at(page)
+    shown = pages.page_at(page)
     if not shown.default:
         at.switch_page(str(shown.file))
     at.run()
@@ -99,7 +99,7 @@ def organization(demo) -> dict[str, set[str]]:
     }
 
 
-@pytest.mark.parametrize("page", [row.url_path for row in navigation.PAGES])
+@pytest.mark.parametrize("page", [row.url_path for row in pages.PAGES])
 def test_a_team_lead_sees_nothing_of_another_team(organization, page):
     at = signed_in(LEAD, page)
     text = every_text(at)

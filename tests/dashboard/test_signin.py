@@ -45,7 +45,7 @@ from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
 from support.manual import dashboard_options
 from support.servers import base_path, running_dashboard
 
-from analytics.dashboard import navigation
+from analytics import pages
 from analytics.usage.calendar import resolve, utc_today
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
@@ -79,7 +79,7 @@ USER_COOKIE = "_streamlit_user"
 RETURN_COOKIE = "dashboard_return_to"  # the asked-for address, kept through the sign-in
 # Every page's address (deep links first, so a fresh server meets one before any other visit),
 # the default page's at the root last.
-PAGE_PATHS = [f"/{page.url_path}" for page in navigation.PAGES if not page.default] + ["/"]
+PAGE_PATHS = [f"/{page.url_path}" for page in pages.PAGES if not page.default] + ["/"]
 DATA_KINDS = ("stSidebar", "stMetric", "stDataFrame", "stPlotlyChart", "stDownloadButton")
 
 
@@ -699,7 +699,7 @@ def test_a_team_lead_signed_in_by_group_sees_only_the_team(
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / "team-lead-overview.png")
     shown = {"Overview": page_texts(page)}
-    for row in navigation.PAGES:
+    for row in pages.PAGES:
         if not row.default:
             open_by_link(page, row.title)
             shown[row.title] = page_texts(page)

@@ -1,5 +1,6 @@
 """The manual stays true: the command reference is the commands' own help, the exit codes are
-the code's table, and every link of the README (which GitHub shows, outside the site `mkdocs
+the code's table, the dashboard's addresses it writes are the page table's, and every link of
+the README (which GitHub shows, outside the site `mkdocs
 build --strict` checks) resolves."""
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analytics.exports.commands import EXIT_CODES
+from analytics.exit_codes import EXIT_CODES
+from analytics.pages import GUARDRAILS_SECTION, PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+# A dashboard address the manual writes with its query: `/limits?guardrails=true`.
+ADDRESS = re.compile(r"`/([a-z]+)\?([a-z]+)=[^`]*`")
 CELL = re.compile(r"(?<!\\)\|")  # a table's cell border, not an escaped pipe inside a cell
 # What `make cli-reference` runs: typer's own Markdown of every command's help.
 REFERENCE = ["-m", "typer", "analytics.cli", "utils", "docs", "--name", "usage-dashboard"]
@@ -50,6 +54,16 @@ def anchors(page: Path) -> set[str]:
     """The anchors of a page's headings, as the site's table of contents names them."""
     headings = re.findall(r"^#+ (.+)$", page.read_text(), re.MULTILINE)
     return {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+
+
+def test_the_dashboard_addresses_of_the_manual_are_pages_of_the_table():
+    written = {
+        found.groups()
+        for path in (ROOT / "docs").glob("*.md")
+        for found in ADDRESS.finditer(path.read_text())
+    }
+    assert ("limits", GUARDRAILS_SECTION) in written  # the guardrails' and the alerts' pages
+    assert {page for page, _ in written} <= {page.url_path for page in PAGES}
 
 
 def test_every_link_of_the_readme_resolves():

@@ -14,7 +14,7 @@ from support.orgfiles import contract_year_end
 from typer.testing import CliRunner
 
 from analytics.cli import app
-from analytics.cli.shared import EXIT_USAGE
+from analytics.exit_codes import USAGE
 from analytics.usage.metrics import format_value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_the_report_decides_as_recommend_does_under_the_same_what_ifs(demo_env, 
 def test_a_bad_what_if_stops_the_report_as_it_stops_recommend(extra, said, demo_env, tmp_path):
     for command in (["report", "-o", str(tmp_path / "r.html")], ["capacity", "recommend"]):
         done = runner.invoke(app, [*command, *extra, "--demo"])
-        assert done.exit_code == EXIT_USAGE
+        assert done.exit_code == USAGE.code
         assert said in done.output
 
 

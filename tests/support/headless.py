@@ -13,13 +13,13 @@ from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.testing.v1 import AppTest
 
-from analytics.dashboard import navigation
+from analytics import pages
 from analytics.usage.calendar import utc_today
 from support.installed import remember_distributions
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-PAGES = [page.url_path for page in navigation.PAGES]  # each page by its address
+PAGES = [page.url_path for page in pages.PAGES]  # each page by its address
 # The day the headless dashboard runs on (the `demo_env` fixture pins it), so a run across UTC
 # midnight compares like with like.
 TODAY = utc_today()
@@ -46,7 +46,7 @@ def open_page(page: str, **params: str | list[str]) -> AppTest:
     at = app_test()
     for name, value in params.items():
         at.query_params[name] = value
-    shown = navigation.page_at(page)
+    shown = pages.page_at(page)
     if not shown.default:
         at.switch_page(str(shown.file))
     return at.run()

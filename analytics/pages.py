@@ -1,23 +1,32 @@
 """The dashboard's pages, one table: the title, icon and address of each, in the order the
-navigation lists them. app.py registers them with `st.navigation`; the benchmark and the tests
-visit them from here too, so a new page is a row here and its file in `app_pages/`.
+navigation lists them. app.py registers them with `st.navigation`, the pages link to each other
+by them, the alerts link to them (`DashboardPage.link`), and the benchmark and the tests visit
+them from here too, so a new page is a row here and its file in `app_pages/`.
 
 A page's file is named by its address (`limits` is `app_pages/limits.py`): the address is what
 shared links, the sign-in's return and alerts carry, so it stays when a title changes, and
 Streamlit's AppTest finds a page by its file's name before the first run of a session.
-Streamlit is not imported: the benchmark and the tests read the table without starting it.
+
+Plain data, low in the layers (it reads only where the shipped files are, `analytics.storage`):
+the alerts sit below the dashboard and never import Streamlit, yet link to the same addresses
+the dashboard registers; the benchmark and the tests read the table without starting Streamlit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 from analytics.storage.bundle import bundle_folder
 
 # Not `pages/`: Streamlit would take a folder of that name beside app.py for its older
 # convention and start a deep link on the page's file instead of app.py.
 PAGES_FOLDER = bundle_folder() / "app_pages"
+# The Keys & limits page's address parameter that opens its Guardrails section
+# (`/limits?guardrails=true`): the section's expander is bound to it, and the Capacity page and
+# the alerts link with it.
+GUARDRAILS_SECTION = "guardrails"
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,12 @@ class DashboardPage:
     def address(self) -> str:
         """The path a browser opens the page at: the default page's is the root."""
         return "" if self.default else self.url_path
+
+    def link(self, **query: str) -> str:
+        """The page's path from the dashboard's root, with ``query`` in its address
+        (``/limits?guardrails=true``): what an alert links to, after the dashboard's URL."""
+        path = f"/{self.url_path}"
+        return f"{path}?{urlencode(query)}" if query else path
 
 
 PAGES = (
