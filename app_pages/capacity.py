@@ -12,16 +12,22 @@ import pandas as pd
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
-from analytics.capacity.budgets import DEFAULT_WARNING
-from analytics.capacity.compare import comparison_text
-from analytics.capacity.costs import COST
-from analytics.capacity.current import all_evaluations
-from analytics.capacity.decision import DEFAULT_TERM, Decision, plain_verdict, plan_sentence
-from analytics.capacity.evaluation import evaluation_frame
-from analytics.capacity.outlook import PERIOD_NAMES
-from analytics.capacity.recommend import DEFAULT_RISK
-from analytics.capacity.review import Asked, accuracy_text
-from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workload
+from analytics.capacity import Asked, accuracy_text, comparison_text
+from analytics.capacity.budgets import COST, DEFAULT_WARNING, all_evaluations, evaluation_frame
+from analytics.capacity.decision import (
+    DEFAULT_RISK,
+    DEFAULT_TERM,
+    Decision,
+    plain_verdict,
+    plan_sentence,
+)
+from analytics.capacity.forecasting import (
+    PERIOD_NAMES,
+    WhatIf,
+    WhatIfError,
+    Workload,
+    parse_workload,
+)
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.cost.prices import PricingFileError, unpriced_text

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
-from analytics.capacity.evaluation import evaluation_frame
+from analytics.capacity.budgets import evaluation_frame
 from analytics.dashboard import guardrails, keys_and_limits, page, permissions
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,

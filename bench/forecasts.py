@@ -47,15 +47,16 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.accuracy import (
+from analytics.capacity.forecasting import (
     HORIZONS,
     MIN_FORECAST,
+    SEASONAL_NAIVE,
+    History,
     backtest,
     coverage,
     months_later,
     wape,
 )
-from analytics.capacity.candidates import SEASONAL_NAIVE, History
 from analytics.exports.commands import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
 from bench import org
 from bench.lines import Result, result

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from analytics.alerts.events import Event
-from analytics.capacity.evaluation import Evaluation
+from analytics.capacity.budgets import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.guardrails.plan import Plan
 from analytics.guardrails.rules import MEASURE_NAMES, limit_of, limit_text

@@ -14,9 +14,11 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 import typer
 
+from analytics.capacity import decision_of
 from analytics.capacity.budgets import contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
+    Costed,
     Decision,
     plain_verdict,
     plan_for_term,
@@ -26,9 +28,7 @@ from analytics.capacity.decision import (
     service_limits,
     verdict,
 )
-from analytics.capacity.outlook import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
-from analytics.capacity.recommend import Costed
-from analytics.capacity.review import decision_of
+from analytics.capacity.forecasting import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import DebugOption, DemoOption, PricingOption, UsageProblem, app

@@ -27,9 +27,7 @@ from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
 from analytics.anomalies.marks import Status as AnomalyStatus
 from analytics.anomalies.model import Anomaly
-from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
-from analytics.capacity.current import budget_status
-from analytics.capacity.evaluation import Evaluation, Status, evaluation_frame, worst
+from analytics.capacity import budgets as budgeting
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text
 from analytics.cli.shared import (
@@ -55,7 +53,7 @@ from analytics.usage import calendar
 from analytics.usage.frames import labels
 from analytics.usage.records import records_of
 
-BUDGET_EXIT_CODES: dict[Status, int] = {
+BUDGET_EXIT_CODES: dict[budgeting.Status, int] = {
     "ok": 0,
     "unknown key": EXIT_BUDGET_WARNING,
     "warning": EXIT_BUDGET_WARNING,
@@ -188,7 +186,7 @@ def check_budgets(
         costing = organization_files.costing(pricing, teams, demo)
         visible = organization_files.visible(team, costing)
         budget_file = organization_files.budgets(budgets, demo)
-        warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
+        warning_at = budgeting.DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         if budget_file is not None:
             budget_file = visible.budgets(budget_file)
         today = calendar.utc_today()
@@ -206,12 +204,12 @@ def check_budgets(
                 else "nothing to check: give --budgets FILE (or put budgets.toml here), or use "
                 "an admin key, whose keys' own limits are checked"
             )
-        evaluations: list[Evaluation] = []
+        evaluations: list[budgeting.Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
             cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo, visible=visible)
-            evaluations, read = budget_status(
+            evaluations, read = budgeting.budget_status(
                 reader, budget_file, today, cost, organization_files.team_mapping(costing)
             )
             names = labels(read.frame)
@@ -219,9 +217,11 @@ def check_budgets(
             evaluations += limits.evaluations
             names |= limits.labels
         currency = costing.pricing.currency if costing.pricing else None
-        for line in shared.aligned(_budget_rows(evaluation_frame(evaluations, currency or ""))):
+        for line in shared.aligned(
+            _budget_rows(budgeting.evaluation_frame(evaluations, currency or ""))
+        ):
             typer.echo(line)
-        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
+        check.code = BUDGET_EXIT_CODES[budgeting.worst(evaluations)]
         check.events = budget_events(evaluations, names, currency)
         # Only for delivery, where the key list can be read, and for the organization: the
         # guardrails hold the organization's enforced budgets.
@@ -232,7 +232,7 @@ def check_budgets(
 
 
 def _guardrail_events(
-    settings: Settings, demo: bool, budgets: BudgetFile, costing: Costing, today: date
+    settings: Settings, demo: bool, budgets: budgeting.BudgetFile, costing: Costing, today: date
 ) -> list[Event]:
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state

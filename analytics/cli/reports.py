@@ -15,6 +15,7 @@ from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.config import Email
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.messages import Attachment, mail, with_attachment
+from analytics.capacity import decision_of, review_of
 from analytics.capacity.budgets import DEFAULT_WARNING, contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
@@ -22,7 +23,6 @@ from analytics.capacity.decision import (
     read_history,
     service_limits,
 )
-from analytics.capacity.review import decision_of, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     EXIT_DELIVERY,

@@ -9,10 +9,15 @@ from typing import Annotated
 
 import typer
 
-from analytics.capacity.outlook import MAX_TERM_MONTHS
-from analytics.capacity.recommend import DEFAULT_RISK
-from analytics.capacity.review import Asked
-from analytics.capacity.whatif import WhatIf, WhatIfError, parse_growth, parse_workload
+from analytics.capacity import Asked
+from analytics.capacity.decision import DEFAULT_RISK
+from analytics.capacity.forecasting import (
+    MAX_TERM_MONTHS,
+    WhatIf,
+    WhatIfError,
+    parse_growth,
+    parse_workload,
+)
 from analytics.cli.shared import UsageProblem
 
 TermOption = Annotated[

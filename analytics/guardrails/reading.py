@@ -13,10 +13,8 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.paths import expected_days
-from analytics.capacity.plan import BillingPeriod, billing_period, plan_limits
+from analytics.capacity.budgets import BillingPeriod, BudgetFile, billing_period, plan_limits
+from analytics.capacity.forecasting import expected_days, forecast_start
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
 from analytics.guardrails.plan import Plan, make_plan

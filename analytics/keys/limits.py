@@ -18,10 +18,16 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget
-from analytics.capacity.evaluation import Evaluation, status_for
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.capacity.budgets import (
+    Allowance,
+    BillingPeriod,
+    Budget,
+    Evaluation,
+    Measure,
+    allowance,
+    status_for,
+)
+from analytics.capacity.forecasting import forecast_start
 from analytics.cost.teams import Teams, key_owners
 from analytics.keys.join import JoinedKey, join
 from analytics.keys.preview import limit_text, minutes

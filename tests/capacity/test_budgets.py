@@ -16,8 +16,9 @@ from support.builders import (
     usage_frame,
 )
 
-from analytics.capacity.budgets import BudgetFileError, load_budgets, parse_budgets
-from analytics.capacity.evaluation import (
+from analytics.capacity.budgets.billing import Allowance, BillingPeriod, PlanSnapshot
+from analytics.capacity.budgets.definitions import BudgetFileError, load_budgets, parse_budgets
+from analytics.capacity.budgets.evaluation import (
     EVALUATION_COLUMNS,
     evaluate,
     evaluate_plan,
@@ -26,7 +27,6 @@ from analytics.capacity.evaluation import (
     status_for,
     worst,
 )
-from analytics.capacity.plan import Allowance, BillingPeriod, PlanSnapshot
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.usage.calendar import YearStart

@@ -84,3 +84,21 @@ def test_the_type_check_follows_every_package_the_library_imports():
         for module in imported_modules(path)
     }
     assert imported & unfollowed == set()
+
+
+def test_the_pages_and_the_benchmark_read_capacity_through_its_faces():
+    """The library's packages are held to capacity's faces by import-linter (pyproject.toml);
+    the pages, app.py and the benchmark lie outside the packages it reads, so this holds them:
+    a module inside a face may move or split without a caller noticing."""
+    capacity = ROOT / "analytics" / "capacity"
+    faces = {"analytics.capacity"} | {
+        f"analytics.capacity.{face.parent.name}" for face in capacity.glob("*/__init__.py")
+    }
+    assert faces >= {"analytics.capacity.budgets", "analytics.capacity.forecasting"}
+    found = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in [ROOT / "app.py", *python_files("app_pages", "bench")]
+        for module in imported_modules(path)
+        if module.startswith("analytics.capacity") and module not in faces
+    }
+    assert found == set()

@@ -19,11 +19,8 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.capacity.costs import PriceList, Prices
-from analytics.capacity.current import PlanReader
-from analytics.capacity.outlook import Outlook, backtest_table, forecast_rows, outlooks
-from analytics.capacity.plan import PlanLimits, plan_limits
-from analytics.capacity.recommend import (
+from analytics.capacity.budgets import PlanLimits, PlanReader, PriceList, Prices, plan_limits
+from analytics.capacity.decision.recommend import (
     DEFAULT_RISK,
     Option,
     PlanTerms,
@@ -32,8 +29,16 @@ from analytics.capacity.recommend import (
     TodaysPlan,
     recommend,
 )
-from analytics.capacity.scenarios import term_scenarios, term_start
-from analytics.capacity.whatif import TODAY_DAYS, WhatIf, warnings
+from analytics.capacity.decision.usage_scenarios import term_scenarios, term_start
+from analytics.capacity.forecasting import (
+    TODAY_DAYS,
+    Outlook,
+    WhatIf,
+    backtest_table,
+    forecast_rows,
+    outlooks,
+    warnings,
+)
 from analytics.service.errors import ServiceError
 from analytics.usage.calendar import YearStart, all_history_range
 from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, format_value, share_text

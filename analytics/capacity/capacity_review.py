@@ -10,24 +10,36 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile, contract_year
-from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
-from analytics.capacity.costs import COST, Prices, cost_path
-from analytics.capacity.current import PlanReader
-from analytics.capacity.decision import DEFAULT_TERM, Decision, decide
-from analytics.capacity.evaluation import Evaluation, evaluate
-from analytics.capacity.forecast import required_start
-from analytics.capacity.outlook import Outlook
-from analytics.capacity.outlook import accuracy_text as outlook_accuracy_text
-from analytics.capacity.paths import (
+from analytics.capacity.budgets import (
+    COST,
+    BudgetFile,
+    Evaluation,
+    PlanReader,
+    Prices,
+    billing_period,
+    contract_year,
+    cost_path,
+    evaluate,
+)
+from analytics.capacity.comparison import Comparison, compare, comparison_start, growth_drivers
+from analytics.capacity.decision import (
+    DEFAULT_RISK,
+    DEFAULT_TERM,
+    Decision,
+    Option,
+    TodaysPlan,
+    decide,
+)
+from analytics.capacity.forecasting import (
+    Outlook,
+    WhatIf,
     forecast_table,
     key_forecasts,
     organization_outlook,
     projection_path,
+    required_start,
 )
-from analytics.capacity.plan import billing_period
-from analytics.capacity.recommend import DEFAULT_RISK, Option, TodaysPlan
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.forecasting import accuracy_text as outlook_accuracy_text
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,

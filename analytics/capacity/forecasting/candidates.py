@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.forecast import RunRate, run_rate_of
+from analytics.capacity.forecasting.run_rate_model import RunRate, run_rate_of
 
 Floats = npt.NDArray[np.float64]
 

@@ -34,7 +34,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.accuracy import (
+from analytics.capacity.forecasting.backtesting import (
     CENTRE,
     LEVELS,
     SERVED,
@@ -45,7 +45,7 @@ from analytics.capacity.accuracy import (
     months_later,
     ratio_quantiles,
 )
-from analytics.capacity.candidates import (
+from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
     PREDICTORS,
     RUN_RATE,
@@ -53,8 +53,8 @@ from analytics.capacity.candidates import (
     History,
     predict_all,
 )
-from analytics.capacity.forecast import daily_series, forecast_start
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.forecasting.run_rate_model import daily_series, forecast_start
+from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage.calendar import ONE_DAY, PERIOD_TITLES, YearStart, period_bounds, shift_years
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
 

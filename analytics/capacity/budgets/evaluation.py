@@ -36,10 +36,10 @@ from typing import Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget, BudgetFile
-from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.paths import projection_path
-from analytics.capacity.plan import PlanSnapshot, reaches
+from analytics.capacity.budgets.billing import PlanSnapshot, reaches
+from analytics.capacity.budgets.costs import Prices, cost_path
+from analytics.capacity.budgets.definitions import Budget, BudgetFile
+from analytics.capacity.forecasting import projection_path
 from analytics.usage.calendar import YearStart, period_bounds, range_text
 from analytics.usage.metrics import is_minutes
 

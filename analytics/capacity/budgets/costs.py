@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.paths import expected_days
+from analytics.capacity.forecasting import expected_days
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS
 
 COST = "cost"  # the metric of a cost budget or forecast, in the pricing currency

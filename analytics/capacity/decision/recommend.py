@@ -44,8 +44,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.candidates import Floats
-from analytics.capacity.plan import PlanLimits
+from analytics.capacity.budgets import PlanLimits
+from analytics.capacity.forecasting import Floats
 
 DEFAULT_RISK: Final = 0.10
 PER_MILLION: Final = 1_000_000

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import msgspec
 
-from analytics.capacity.costs import COST
-from analytics.capacity.forecast import ORGANIZATION
+from analytics.capacity.budgets.costs import COST
+from analytics.capacity.forecasting import ORGANIZATION
 from analytics.storage.tomlfiles import parse_toml, read_text
 from analytics.usage.calendar import (
     PERIOD_KINDS,

@@ -30,9 +30,8 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.paths import projection_path
+from analytics.capacity.budgets.costs import Prices, cost_path
+from analytics.capacity.forecasting import forecast_start, projection_path
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
 from analytics.usage.frames import within

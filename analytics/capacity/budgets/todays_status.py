@@ -10,11 +10,16 @@ from typing import Protocol
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.costs import Prices
-from analytics.capacity.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
-from analytics.capacity.forecast import required_start
-from analytics.capacity.plan import PlanSnapshot, billing_period, plan_snapshot, usage_range
+from analytics.capacity.budgets.billing import (
+    PlanSnapshot,
+    billing_period,
+    plan_snapshot,
+    usage_range,
+)
+from analytics.capacity.budgets.costs import Prices
+from analytics.capacity.budgets.definitions import BudgetFile
+from analytics.capacity.budgets.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
+from analytics.capacity.forecasting import required_start
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.pipeline import FetchedRange

@@ -18,9 +18,9 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.candidates import Floats
-from analytics.capacity.forecast import LEVEL_DAYS, ORGANIZATION, daily_series
-from analytics.capacity.outlook import ROW_SHARES, Outlook, outlook
+from analytics.capacity.forecasting.candidates import Floats
+from analytics.capacity.forecasting.outlook import ROW_SHARES, Outlook, outlook
+from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS, ORGANIZATION, daily_series
 from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
 from analytics.usage.frames import labels
 from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
