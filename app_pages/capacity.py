@@ -13,7 +13,7 @@ import streamlit as st
 
 from analytics.alerts.budget_events import in_units
 from analytics.capacity import Asked, accuracy_text, comparison_text
-from analytics.capacity.budgets import COST, DEFAULT_WARNING, all_evaluations, evaluation_frame
+from analytics.capacity.budgets import COST, DEFAULT_WARNING, evaluation_frame
 from analytics.capacity.decision import (
     DEFAULT_RISK,
     DEFAULT_TERM,
@@ -33,7 +33,7 @@ from analytics.cost.money import estimate_text
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import charts, data, deciding, guardrails, keys_and_limits, page, session
-from analytics.dashboard.budget_file import chosen_budgets
+from analytics.dashboard.budget_file import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     budget_columns,
@@ -105,22 +105,25 @@ with st.expander("Budgets", icon=":material/savings:"):
 money = page.money_in_force(source)
 plan = plan_panel(source, today)
 
+priced = money  # the files the review and the budget status are priced with
 try:
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets, money)
+        review, read = data.review(source, chosen, today, budgets, priced)
 except (PricingFileError, TeamFileError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
+    priced = data.USAGE_BY_KEY
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets)
+        review, read = data.review(source, chosen, today, budgets, priced)
 if review.unpriced:
     what = "cost budgets, cost forecasts and the report's spend"
     st.info(unpriced_text(review.unpriced, what), icon=":material/money_off:")
 
-if budgets is not None and review.evaluations is not None:
+if budgets is not None:
     st.subheader("Budget status")
     if budgets.cost_budgets and review.currency is None:
         st.info(NEEDS_PRICING, icon=":material/payments:")
-    evaluations = all_evaluations(budgets, review.evaluations, plan)
+    with service_errors(source):
+        evaluations = budget_statuses(source, budgets, today, priced, plan is not None)
     if plan is None and budgets.plan_budgets:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
     status = evaluation_frame(evaluations, review.currency or "")

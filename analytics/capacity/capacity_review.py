@@ -73,7 +73,7 @@ class Limit:
 @dataclass(frozen=True)
 class ForecastPath:
     """Cumulative usage of one metric (or cost) over one period with its forecast (see
-    ``paths.projection_path`` for the columns) and the org-wide budgets on it."""
+    ``forecasting.projection_path`` for the columns) and the org-wide budgets on it."""
 
     metric: str  # a metric, or COST
     kind: PeriodKind
@@ -139,7 +139,7 @@ class CapacityReview:
     def forecast_note(self) -> str:
         """How the forecasts are made and how well they did, as the decision states it: the
         one accuracy figure, the model serving each horizon and how often the intervals held
-        (``outlook.accuracy_text``), of the organization's characters as of today."""
+        (``forecasting.accuracy_text``), of the organization's characters as of today."""
         return (
             "Each projection is the one forecast: the candidate the backtest chose for the "
             "horizon, centred on its past errors, with the 80 % interval they give. Characters: "
@@ -370,5 +370,5 @@ def decision_of(
 def accuracy_text(found: Outlook) -> str:
     """What a forecast states beside it, on the page and in the report: the one accuracy
     figure, the model serving each horizon and how often the intervals held
-    (``outlook.accuracy_text``)."""
+    (``forecasting.accuracy_text``)."""
     return outlook_accuracy_text(found)

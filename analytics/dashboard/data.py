@@ -150,7 +150,7 @@ def _plan(fingerprint: str, _source: Source) -> PlanUsage:
 
 @dataclass(frozen=True)
 class Cached:
-    """The dashboard's reader of what a question asks for (``analytics.capacity.current``'s
+    """The dashboard's reader of what a question asks for (``analytics.capacity.budgets``'
     ``PlanReader``): usage from the shared frames, the plan asked at most every five minutes
     (the service's counts move during the day)."""
 

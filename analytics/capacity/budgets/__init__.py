@@ -39,7 +39,6 @@ from analytics.capacity.budgets.evaluation import (
 )
 from analytics.capacity.budgets.todays_status import (
     PlanReader,
-    all_evaluations,
     budget_status,
     current_plan,
 )
@@ -61,7 +60,6 @@ __all__ = [
     "PriceList",
     "Prices",
     "Status",
-    "all_evaluations",
     "allowance",
     "billing_period",
     "budget_period",

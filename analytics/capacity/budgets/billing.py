@@ -6,7 +6,7 @@ frame holds closed days only. The two are combined so that neither is lost:
 
 * **used** is the service's count, as reported;
 * the **projection** is cumulative usage from the billing period's first day to its last
-  (``paths.projection_path``): the frame's closed days, then the forecast from today on (the
+  (``forecasting.projection_path``): the frame's closed days, then the forecast from today on (the
   point, the centre of its 80 % interval). From today on the path is lifted to the service's count
   where that is higher, so the end of today is the larger of the service's count and the closed
   days plus today's expected usage; each later day adds its expected usage;
@@ -237,7 +237,7 @@ class PlanSnapshot:
 
 def period_range(period: BillingPeriod | None, today: date) -> tuple[date, date]:
     """The closed days a projection over `period` reads: the period's so far and the
-    forecast's history (``forecast.forecast_start``)."""
+    forecast's history (``forecasting.forecast_start``)."""
     first = forecast_start(today)
     if period is not None:
         first = min(first, period.start)

@@ -3,7 +3,7 @@ meeting report alike: the forecasts with their accuracy record, and the option t
 next term with the curve it was chosen from and the what-ifs it assumed.
 
 Today's plan is asked of the service, never of the catalogue: ``todays_plan`` takes the plan's
-limits as the service reports them (``plan.plan_limits``, the Plan card's figures) and prices
+limits as the service reports them (``budgets.plan_limits``, the Plan card's figures) and prices
 them at the ``[[price]]`` period in force on the term's first day (``plan_terms``). A what-if
 outside the plausible range is named (``whatif.warnings``), and whenever there are what-ifs
 the decision carries its ``plain`` twin without them, shown beside it.
@@ -114,7 +114,7 @@ def todays_plan(
 
 
 def service_limits(reader: PlanReader) -> PlanLimits | None:
-    """The plan's limits as the service reports them now (``plan.plan_limits``, as the Plan
+    """The plan's limits as the service reports them now (``budgets.plan_limits``, as the Plan
     card reads them); None when the service does not answer: the catalogue is still weighed,
     and today's plan named as not read."""
     try:
