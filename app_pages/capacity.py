@@ -9,15 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
-from analytics.capacity.budgets import DEFAULT_WARNING
-from analytics.capacity.compare import comparison_text
-from analytics.capacity.costs import COST
-from analytics.capacity.current import all_evaluations
-from analytics.capacity.decision import DEFAULT_TERM, Decision
-from analytics.capacity.evaluation import evaluation_frame
-from analytics.capacity.recommend import DEFAULT_RISK
-from analytics.capacity.review import Asked
-from analytics.capacity.whatif import WhatIf, WhatIfError, Workload, parse_workload
+from analytics.capacity import Asked, comparison_text
+from analytics.capacity.budgets import COST, DEFAULT_WARNING, evaluation_frame
+from analytics.capacity.decision import (
+    DEFAULT_RISK,
+    DEFAULT_TERM,
+    Decision,
+)
+from analytics.capacity.forecasting import WhatIf, WhatIfError, Workload, parse_workload
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import (
@@ -29,7 +28,7 @@ from analytics.dashboard import (
     page,
     session,
 )
-from analytics.dashboard.budget_file import chosen_budgets
+from analytics.dashboard.budget_file import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     budget_columns,
@@ -93,22 +92,25 @@ with st.expander("Budgets", icon=":material/savings:"):
 money = page.money_in_force(source)
 plan = plan_panel(source, today)
 
+priced = money  # the files the review and the budget status are priced with
 try:
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets, money)
+        review, read = data.review(source, chosen, today, budgets, priced)
 except (PricingFileError, TeamFileError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
+    priced = data.USAGE_BY_KEY
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets)
+        review, read = data.review(source, chosen, today, budgets, priced)
 if review.unpriced:
     what = "cost budgets, cost forecasts and the report's spend"
     st.info(unpriced_text(review.unpriced, what), icon=":material/money_off:")
 
-if budgets is not None and review.evaluations is not None:
+if budgets is not None:
     st.subheader("Budget status")
     if budgets.cost_budgets and review.currency is None:
         st.info(NEEDS_PRICING, icon=":material/payments:")
-    evaluations = all_evaluations(budgets, review.evaluations, plan)
+    with service_errors(source):
+        evaluations = budget_statuses(source, budgets, today, priced, plan is not None)
     if plan is None and budgets.plan_budgets:
         st.caption("Plan budgets are left out: the plan could not be loaded (see above).")
     status = evaluation_frame(evaluations, review.currency or "")

@@ -13,7 +13,7 @@ holiday dips at the year's turn, a team onboarding on one day: `seasons=True`):
   recovery, a step up, a product launch with a slow ramp, a key whose usage stops); its series
   are its total characters and each of those keys'.
 
-Each series is backtested as the product backtests it (`capacity.accuracy.backtest`), from
+Each series is backtested as the product backtests it (`capacity.forecasting.backtest`), from
 every month start of the five years (`ORIGINS`) instead of the last 24, so that every horizon
 has its own errors: at each origin the served forecast is what the product would have served
 then (`Backtest.served`: the candidate chosen per horizon from the errors known then, its
@@ -47,15 +47,16 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.accuracy import (
+from analytics.capacity.forecasting import (
     HORIZONS,
     MIN_FORECAST,
+    SEASONAL_NAIVE,
+    History,
     backtest,
     coverage,
     months_later,
     wape,
 )
-from analytics.capacity.candidates import SEASONAL_NAIVE, History
 from analytics.exit_codes import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
 from bench import synthetic_orgs
 from bench.result_lines import Result, result
@@ -134,8 +135,8 @@ def forecast_lines(scale: synthetic_orgs.Scale, hard: bool) -> list[Result]:
         served, naive = at[at["candidate"] == "served"], at[at["candidate"] == SEASONAL_NAIVE]
         covered = coverage(served, "80")
         with_interval = int(served["low_80"].notna().sum())
-        # A total forecast at zero has no interval (`capacity.accuracy`): a key before its
-        # launch or after it stopped.
+        # A total forecast at zero has no interval (`capacity.forecasting.backtesting`): a key
+        # before its launch or after it stopped.
         forecast_above_zero = int((served["raw"] >= MIN_FORECAST).sum())
         models = served["model"].value_counts().sort_index()
         facts = {

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from analytics.alerts.events import Event
-from analytics.capacity.evaluation import Evaluation
+from analytics.capacity.budgets import Evaluation
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.guardrails.limit_plan import Plan
 from analytics.guardrails.plan_tables import blocked, exhausted

@@ -17,14 +17,14 @@ import typer
 from analytics.capacity.budgets import contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
+    Costed,
     Decision,
     plain_verdict,
     plan_sentence,
     read_outlooks,
     verdict,
 )
-from analytics.capacity.outlook import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
-from analytics.capacity.recommend import Costed
+from analytics.capacity.forecasting import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import (

@@ -1,13 +1,10 @@
-"""The checks cron runs and the marks people give: `check-budgets`, `check-anomalies` (each
-exits with a code a timer can act on and, with `--notify`, sends its alerts once per level)
-and `mark-anomaly`."""
+"""The checks cron runs and the marks people give: `check-budgets`, `check-anomalies` and
+`check-rotations` (each exits with a code a timer can act on and, with `--notify`, sends its
+alerts once per level, as `check_run` runs it) and `mark-anomaly`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
@@ -15,11 +12,8 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
-from analytics.alerts.alerts_file import AlertsConfig
 from analytics.alerts.anomaly_events import anomaly_events
 from analytics.alerts.budget_events import budget_amount, budget_events, guardrail_events
-from analytics.alerts.delivery import deliver
-from analytics.alerts.delivery_state import DeliveryState, delivery_store
 from analytics.alerts.events import Event
 from analytics.alerts.rotation_events import key_age_events, rotation_events
 from analytics.anomalies.listing import anomaly_name, new_anomalies
@@ -27,10 +21,9 @@ from analytics.anomalies.lookback import anomalies_in
 from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
 from analytics.anomalies.marks import Status as AnomalyStatus
 from analytics.anomalies.model import Anomaly
-from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
-from analytics.capacity.current import budget_status
-from analytics.capacity.evaluation import Evaluation, Status, evaluation_frame, worst
+from analytics.capacity import budgets as budgeting
 from analytics.cli import fetching, organization_files, shared
+from analytics.cli.check_run import DryRunOption, NotifyOption, check_run
 from analytics.cli.json_output import json_text
 from analytics.cli.shared import (
     AlertsOption,
@@ -42,7 +35,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, DELIVERY, NEW_ANOMALIES
+from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, NEW_ANOMALIES
 from analytics.exports.shaping import Costing
 from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
@@ -52,7 +45,7 @@ from analytics.usage import calendar
 from analytics.usage.frames import labels
 from analytics.usage.records import records_of
 
-BUDGET_EXIT_CODES: dict[Status, int] = {
+BUDGET_EXIT_CODES: dict[budgeting.Status, int] = {
     "ok": 0,
     "unknown key": BUDGET_WARNING.code,
     "warning": BUDGET_WARNING.code,
@@ -73,99 +66,9 @@ KeyLimitsOption = Annotated[
         "--key-limits/--no-key-limits", help="Check every key's own limits (an admin key)."
     ),
 ]
-NotifyOption = Annotated[
-    bool,
-    typer.Option(
-        "--notify",
-        help="Send each new or escalated alert to the alerts file's destinations, once per level.",
-    ),
-]
-DryRunOption = Annotated[
-    bool,
-    typer.Option(
-        "--dry-run", help="With --notify: print the messages instead; send and record nothing."
-    ),
-]
 
 
-@dataclass(frozen=True)
-class _Outbox:
-    """Where a check's alerts go (`--notify`): the alerts file's destinations, what was
-    delivered before, and whether to show the messages instead (`--dry-run`)."""
-
-    config: AlertsConfig
-    state: DeliveryState
-    dry_run: bool
-
-
-def _outbox(
-    notify: bool, alerts: Path | None, dry_run: bool, settings: Settings, demo: bool
-) -> _Outbox | None:
-    """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
-    alerts file stops the run at once; None without `--notify`."""
-    if (dry_run or alerts) and not notify:
-        raise UsageProblem("--alerts and --dry-run go with --notify")
-    if not notify:
-        return None
-    config = organization_files.alerts(alerts, "--notify")
-    return _Outbox(config, DeliveryState(delivery_store(settings, demo)), dry_run)
-
-
-@dataclass
-class _Check:
-    """A check command's run: its settings, its outbox (None without `--notify`), the exit
-    code and alerts it ends with, and whether its standard output is one document for a
-    script (`--format json`), which what `--notify` did must not break."""
-
-    settings: Settings
-    outbox: _Outbox | None
-    code: int = 0
-    events: Sequence[Event] = ()
-    data_out: bool = False
-
-
-@contextmanager
-def _check(
-    notify: bool, alerts: Path | None, dry_run: bool, demo: bool, debug: bool
-) -> Iterator[_Check]:
-    """Run a check as every command runs, its outbox read first; at its end send its alerts
-    (with `--notify`) and exit with its code, DELIVERY.code when an alert did not get through."""
-    with shared.reported(debug):
-        settings = shared.settings()
-        check = _Check(settings, _outbox(notify, alerts, dry_run, settings, demo))
-        yield check
-        if check.outbox is not None and not _notify(check.events, check.outbox, check.data_out):
-            check.code = DELIVERY.code
-    raise typer.Exit(check.code)
-
-
-def _notify(events: Sequence[Event], outbox: _Outbox, data_out: bool) -> bool:
-    """Deliver new and escalated events; say what was sent or shown (dry run) on stdout, or
-    on stderr where stdout holds a script's document (`data_out`), and what was not delivered
-    on stderr. False when a message did not get through."""
-    config, state, dry_run = outbox.config, outbox.state, outbox.dry_run
-    deliveries = deliver(events, config, state, dry_run)
-    for delivery in deliveries:
-        subject, destination = delivery.event.subject, delivery.destination
-        if delivery.preview:
-            typer.echo(f"--- dry run: {destination} ---\n{delivery.preview.rstrip()}", err=data_out)
-        elif delivery.error:
-            typer.echo(
-                f"error: not delivered to {destination}: {subject}: {delivery.error} "
-                "(sent again at the next run)",
-                err=True,
-            )
-        else:
-            typer.echo(f"notified {destination}: {subject}", err=data_out)
-    if dry_run and not deliveries:
-        typer.echo(
-            "--- dry run: nothing to send (every alert was delivered already) ---", err=data_out
-        )
-    return not any(delivery.error for delivery in deliveries)
-
-
-# Both checks list their options alike: what to check, the alert options, the check's own
-# options, then --demo and --debug.
+# Both checks list what to check, the alert options, their own options, --demo and --debug.
 @app.command("check-budgets")
 def check_budgets(
     budgets: BudgetsOption = None,
@@ -182,11 +85,11 @@ def check_budgets(
     """Print the status of each budget and of each key's own limits (warning at the file's
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
     was not delivered). With --team: that team's budgets and its keys' own limits only."""
-    with _check(notify, alerts, dry_run, demo, debug) as check:
+    with check_run(notify, alerts, dry_run, demo, debug) as check:
         costing = organization_files.costing(pricing, teams, demo)
         visible = organization_files.visible(team, costing)
         budget_file = organization_files.budgets(budgets, demo)
-        warning_at = DEFAULT_WARNING if budget_file is None else budget_file.warning_at
+        warning_at = budgeting.DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         if budget_file is not None:
             budget_file = visible.budgets(budget_file)
         today = calendar.utc_today()
@@ -196,20 +99,13 @@ def check_budgets(
             else None
         )
         if budget_file is None and limits is None:
-            raise UsageProblem(
-                f"nothing to check: {visible.scope.name} has no budgets in characters or "
-                "minutes and the keys' own limits are not checked (--no-key-limits, or not an "
-                "admin key)"
-                if team is not None
-                else "nothing to check: give --budgets FILE (or put budgets.toml here), or use "
-                "an admin key, whose keys' own limits are checked"
-            )
-        evaluations: list[Evaluation] = []
+            raise _nothing_tocheck_run(visible.scope.name if team is not None else None)
+        evaluations: list[budgeting.Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
             cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo, visible=visible)
-            evaluations, read = budget_status(
+            evaluations, read = budgeting.budget_status(
                 reader, budget_file, today, cost, organization_files.team_mapping(costing)
             )
             names = labels(read.frame)
@@ -217,9 +113,11 @@ def check_budgets(
             evaluations += limits.evaluations
             names |= limits.labels
         currency = costing.pricing.currency if costing.pricing else None
-        for line in shared.aligned(_budget_rows(evaluation_frame(evaluations, currency or ""))):
+        for line in shared.aligned(
+            _budget_rows(budgeting.evaluation_frame(evaluations, currency or ""))
+        ):
             typer.echo(line)
-        check.code = BUDGET_EXIT_CODES[worst(evaluations)]
+        check.code = BUDGET_EXIT_CODES[budgeting.worst(evaluations)]
         check.events = budget_events(evaluations, names, currency)
         # Only for delivery, where the key list can be read, and for the organization: the
         # guardrails hold the organization's enforced budgets.
@@ -229,8 +127,21 @@ def check_budgets(
             check.events = [*check.events, *guarded]
 
 
+def _nothing_tocheck_run(team: str | None) -> UsageProblem:
+    """Why nothing can be checked: `team`'s scope holds no budget, or what would give one."""
+    if team is not None:
+        return UsageProblem(
+            f"nothing to check: {team} has no budgets in characters or minutes and the keys' own "
+            "limits are not checked (--no-key-limits, or not an admin key)"
+        )
+    return UsageProblem(
+        "nothing to check: give --budgets FILE (or put budgets.toml here), or use an admin key, "
+        "whose keys' own limits are checked"
+    )
+
+
 def _guardrail_events(
-    settings: Settings, demo: bool, budgets: BudgetFile, costing: Costing, today: date
+    settings: Settings, demo: bool, budgets: budgeting.BudgetFile, costing: Costing, today: date
 ) -> list[Event]:
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
@@ -310,7 +221,7 @@ def check_anomalies(
 ) -> None:
     """Print one line per anomaly nobody has marked yet (severity, the anomaly in words, what
     happened); exit 0 when there is none, 12 when there is (13: an alert was not delivered)."""
-    with _check(notify, alerts, dry_run, demo, debug) as check:
+    with check_run(notify, alerts, dry_run, demo, debug) as check:
         marks = _marks(check.settings, demo)
         marked = marks.read() if marks else {}
         today = calendar.utc_today()
@@ -429,7 +340,7 @@ def check_rotations(
     after it began, and each active key older than the maximum age (when one is set); the
     days are the alert routes' rotations settings unless given here. Exit 0 (13: an alert
     was not delivered)."""
-    with _check(notify, alerts, dry_run, demo, debug) as check:
+    with check_run(notify, alerts, dry_run, demo, debug) as check:
         set_days = organization_files.rotations(alerts, demo)
         after = set_days.remind_after_days if after is None else after
         max_age = set_days.max_age_days if max_age is None else max_age

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.capacity.current import current_plan
+from analytics.capacity.budgets import current_plan
 from analytics.cli import fetching, shared
 from analytics.cli.json_output import json_text
 from analytics.cli.shared import DebugOption, DemoOption, TableOrJsonOption, app

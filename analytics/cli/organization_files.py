@@ -14,8 +14,7 @@ import pandas as pd
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
 from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
-from analytics.capacity.budgets import BudgetFile, BudgetFileError
-from analytics.capacity.costs import Prices
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, Prices
 from analytics.cli.shared import UsageProblem, settings
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, parse_pricing

@@ -17,12 +17,12 @@ from analytics.alerts.alerts_file import Email
 from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.message_forms import Attachment, mail, with_attachment
+from analytics.capacity import Asked, CapacityReview, review_of
 from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile, contract_year
 from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
 )
-from analytics.capacity.review import Asked, CapacityReview, review_of
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.shared import (
     AlertsOption,

@@ -12,12 +12,23 @@ from typing import Annotated
 
 import typer
 
-from analytics.capacity.costs import Prices
-from analytics.capacity.decision import Decision, plan_for_term, read_history, service_limits
-from analytics.capacity.outlook import MAX_TERM_MONTHS
-from analytics.capacity.recommend import DEFAULT_RISK, Option
-from analytics.capacity.review import Asked, decision_of
-from analytics.capacity.whatif import WhatIf, WhatIfError, parse_growth, parse_workload
+from analytics.capacity import Asked, decision_of
+from analytics.capacity.budgets import Prices
+from analytics.capacity.decision import (
+    DEFAULT_RISK,
+    Decision,
+    Option,
+    plan_for_term,
+    read_history,
+    service_limits,
+)
+from analytics.capacity.forecasting import (
+    MAX_TERM_MONTHS,
+    WhatIf,
+    WhatIfError,
+    parse_growth,
+    parse_workload,
+)
 from analytics.cli.fetching import Fetches
 from analytics.cli.shared import UsageProblem
 from analytics.usage.calendar import YearStart

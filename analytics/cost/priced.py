@@ -167,7 +167,7 @@ def why_free(
 @dataclass(frozen=True)
 class PricesInForce:
     """The prices (and teams) in force, as capacity's budgets, forecasts, plan and review take
-    them: ``analytics.capacity.costs.Prices``, which capacity declares without importing this
+    them: ``analytics.capacity.budgets.Prices``, which capacity declares without importing this
     layer."""
 
     pricing: Pricing

@@ -15,7 +15,7 @@ documents every field and names what the usage data cannot express (and so is no
 An optional **catalogue** (``[[option]]`` entries) lists what the organization could buy next:
 plans and commitments, each with a base fee a month, an included volume of characters and
 speech-to-text minutes (per month or per commitment term), prices beyond it, a commitment term
-and a discount. It prices no usage: capacity's recommendation (``analytics.capacity.recommend``)
+and a discount. It prices no usage: capacity's recommendation (``analytics.capacity.decision``)
 weighs its options against the forecast, as alternatives to today's plan (the plan the service
 reports, priced at the ``[[price]]`` period in force).
 """
@@ -155,7 +155,7 @@ class PricePeriod(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
 
 class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """One ``[[option]]`` entry: a plan or commitment the organization could buy (it fulfils
-    ``analytics.capacity.recommend.Option``)."""
+    ``analytics.capacity.decision.Option``)."""
 
     name: str
     price_per_million_characters: Decimal
@@ -168,7 +168,7 @@ class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     discount: Decimal = Decimal(0)  # a fraction of the whole amount, 0.1 for 10 %
     # Read so that files written when the catalogue marked today's plan still load; it marks
     # nothing now: today's plan is the plan the service reports, priced at the [[price]] in
-    # force (analytics.capacity.recommend.TodaysPlan), and every option is an alternative to it.
+    # force (analytics.capacity.decision.TodaysPlan), and every option is an alternative to it.
     current: bool = False
 
     def __post_init__(self) -> None:

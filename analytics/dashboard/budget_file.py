@@ -1,9 +1,23 @@
 """The budgets the Capacity page uses: an upload, or the budgets in force (the settings every
-surface reads, as the `report` command does)."""
+surface reads, as the `report` command does), and their status, the one answer `check-budgets`
+prints."""
 
 from __future__ import annotations
 
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
+from datetime import date
+
+import msgspec
+import streamlit as st
+
+from analytics.capacity.budgets import (
+    BudgetFile,
+    BudgetFileError,
+    Evaluation,
+    budget_status,
+    parse_budgets,
+)
+from analytics.cost.priced import prices_in_force
+from analytics.dashboard import data
 from analytics.dashboard.money_files import in_force
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
@@ -24,3 +38,34 @@ def chosen_budgets(
     except (BudgetFileError, UnicodeDecodeError) as exc:
         return None, str(exc)
     return None, None
+
+
+# Kept as long as the plan it reads: the plan budgets move with the service's counts.
+@st.cache_data(
+    ttl=data.PLAN_TTL,
+    max_entries=4,
+    show_spinner=False,
+    # Streamlit cannot hash a msgspec struct itself: the file's content names it.
+    hash_funcs={BudgetFile: msgspec.json.encode},
+)
+def _status(
+    fingerprint: str,
+    today: date,
+    budgets: BudgetFile,
+    pricing: str | None,
+    teams: str | None,
+    plan_budgets: bool,
+    _source: Source,
+) -> list[Evaluation]:
+    prices = prices_in_force(pricing, teams)
+    return budget_status(data.Cached(_source), budgets, today, prices, plan_budgets=plan_budgets)[0]
+
+
+def budget_statuses(
+    src: Source, budgets: BudgetFile, today: date, view: data.View, plan_budgets: bool
+) -> list[Evaluation]:
+    """Every budget's status as of `today`, from the answer `check-budgets` prints
+    (`budget_status`), priced with `view`'s files; a team budget is left unevaluated, as the
+    page reads no keys' teams. Without `plan_budgets` (the Plan panel could not read the plan)
+    the plan budgets are left out rather than asked of a failing service again."""
+    return _status(src.fingerprint, today, budgets, view.pricing, view.teams, plan_budgets, src)

@@ -22,8 +22,8 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
+from analytics.capacity import CapacityReview, review_of
 from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.review import CapacityReview, review_of
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback, chargeback_rows
 from analytics.cost.priced import price_key_day, priced_totals, prices_in_force
@@ -150,7 +150,7 @@ def _plan(fingerprint: str, _source: Source) -> PlanUsage:
 
 @dataclass(frozen=True)
 class Cached:
-    """The dashboard's reader of what a question asks for (``analytics.capacity.current``'s
+    """The dashboard's reader of what a question asks for (``analytics.capacity.budgets``'
     ``PlanReader``): usage from the shared frames, the plan asked at most every five minutes
     (the service's counts move during the day)."""
 

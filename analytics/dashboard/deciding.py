@@ -9,11 +9,10 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.capacity.decision import Decision, plan_for_term, read_history
-from analytics.capacity.outlook import Outlook
-from analytics.capacity.plan import PlanLimits
-from analytics.capacity.recommend import TodaysPlan
-from analytics.capacity.review import Asked, decision_of
+from analytics.capacity import Asked, decision_of
+from analytics.capacity.budgets import PlanLimits
+from analytics.capacity.decision import Decision, TodaysPlan, plan_for_term, read_history
+from analytics.capacity.forecasting import Outlook
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.dashboard.data import USAGE_TTL, Cached, View

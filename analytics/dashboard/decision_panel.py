@@ -10,10 +10,15 @@ from functools import partial
 
 import streamlit as st
 
-from analytics.capacity.decision import Decision, plain_verdict, plan_sentence
-from analytics.capacity.outlook import PERIOD_NAMES
-from analytics.capacity.recommend import Costed, Recommendation
-from analytics.capacity.review import accuracy_text
+from analytics.capacity import accuracy_text
+from analytics.capacity.decision import (
+    Costed,
+    Decision,
+    Recommendation,
+    plain_verdict,
+    plan_sentence,
+)
+from analytics.capacity.forecasting import PERIOD_NAMES
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.dashboard import charts

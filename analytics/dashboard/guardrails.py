@@ -22,9 +22,7 @@ from typing import Literal
 import msgspec
 import streamlit as st
 
-from analytics.capacity.budgets import BudgetFile, BudgetFileError
-from analytics.capacity.current import budget_status
-from analytics.capacity.evaluation import Evaluation
+from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, budget_status
 from analytics.cost.priced import prices_in_force
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics.alerts.budget_events import in_units
-from analytics.capacity.evaluation import Evaluation, evaluation_frame
+from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.dashboard import guardrails, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns

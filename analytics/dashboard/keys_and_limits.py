@@ -20,7 +20,7 @@ import streamlit as st
 
 from analytics.alerts.alerts_file import AlertsFileError, Rotations
 from analytics.alerts.alerts_file import rotation_settings as config_rotations
-from analytics.capacity.evaluation import Evaluation
+from analytics.capacity.budgets import Evaluation
 from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
 from analytics.dashboard.access import Permission

@@ -8,8 +8,7 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.capacity.current import current_plan
-from analytics.capacity.plan import Allowance, PlanSnapshot
+from analytics.capacity.budgets import Allowance, PlanSnapshot, current_plan
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
 from analytics.cost.priced import prices_in_force

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from analytics.capacity.costs import COST
-from analytics.capacity.review import ForecastPath
+from analytics.capacity import ForecastPath
+from analytics.capacity.budgets import COST
 from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.theme import LIMIT_COLOR, PALETTE, WARNING_COLOR
 from analytics.figures.usage import (

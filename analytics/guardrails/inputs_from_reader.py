@@ -1,9 +1,9 @@
 """What the plan reads, asked through a ``KeyReader`` (the command line's or the dashboard's):
 the usage period and the organization's count now (``/v2/usage``), the key list joined to
 usage, and the closed days from the earliest enforced budget's start (and the forecast's
-history, ``capacity.forecast.forecast_start``) through yesterday. Each key's forecast for the
+history, ``capacity.forecasting.forecast_start``) through yesterday. Each key's forecast for the
 rest of the usage period is its share of the organization's one forecast
-(``capacity.paths.expected_days``, as ``capacity.plan.allowance`` projects).
+(``capacity.forecasting.expected_days``, as ``capacity.budgets.allowance`` projects).
 ``plan_now`` is the one answer the front ends ask for: the plan as of a day."""
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.paths import expected_days
-from analytics.capacity.plan import BillingPeriod, billing_period, plan_limits
+from analytics.capacity.budgets import BillingPeriod, BudgetFile, billing_period, plan_limits
+from analytics.capacity.forecasting import expected_days, forecast_start
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
 from analytics.guardrails.limit_plan import Plan, make_plan

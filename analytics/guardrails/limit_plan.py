@@ -58,9 +58,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget, BudgetFile
-from analytics.capacity.evaluation import matching_keys
-from analytics.capacity.plan import BillingPeriod
+from analytics.capacity.budgets import BillingPeriod, Budget, BudgetFile, matching_keys
 from analytics.cost.prices import Pricing
 from analytics.guardrails.budget_sharing import BudgetShare, most_today, share_room
 from analytics.guardrails.memory import Memory

@@ -9,7 +9,7 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.plan import BillingPeriod
+from analytics.capacity.budgets import BillingPeriod
 from analytics.guardrails.rules import MEASURES, Measure
 from analytics.keys.join import masked
 from analytics.service.models import DeveloperKey

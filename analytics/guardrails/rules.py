@@ -27,10 +27,14 @@ from typing import Final, Literal
 
 import msgspec
 
-from analytics.capacity.budgets import USAGE_PERIOD, Budget, BudgetFile
-from analytics.capacity.costs import COST
-from analytics.capacity.evaluation import budget_period
-from analytics.capacity.plan import BillingPeriod
+from analytics.capacity.budgets import (
+    COST,
+    USAGE_PERIOD,
+    BillingPeriod,
+    Budget,
+    BudgetFile,
+    budget_period,
+)
 from analytics.cost.prices import PricePeriod, Pricing
 from analytics.keys.preview import NO_LIMIT
 from analytics.service.models import UsageLimits

@@ -1,6 +1,6 @@
 """Each developer key against its own limits: its state, when it was last used, and this usage
 period's characters and speech minutes against its limits with the day each is reached at the
-key's share of the organization's forecast (``analytics.capacity.plan.allowance``).
+key's share of the organization's forecast (``analytics.capacity.budgets.allowance``).
 
 A key's limits cap its one-month usage period, which is the organization's billing period.
 Usage is the analytics data, which runs through yesterday (UTC): today's use is projected.
@@ -18,10 +18,16 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget
-from analytics.capacity.evaluation import Evaluation, status_for
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.plan import Allowance, BillingPeriod, Measure, allowance
+from analytics.capacity.budgets import (
+    Allowance,
+    BillingPeriod,
+    Budget,
+    Evaluation,
+    Measure,
+    allowance,
+    status_for,
+)
+from analytics.capacity.forecasting import forecast_start
 from analytics.cost.teams import Teams, key_owners
 from analytics.keys.join import JoinedKey, join
 from analytics.keys.preview import limit_text, minutes
@@ -114,7 +120,7 @@ def key_counts(rows: Sequence[KeyRow]) -> dict[str, int]:
 
 def usage_start(keys: Sequence[DeveloperKey], period: BillingPeriod | None, today: date) -> date:
     """The first day the view reads: the oldest key's creation (so "never used" is true), the
-    billing period's start and the forecast's history (``forecast.forecast_start``)."""
+    billing period's start and the forecast's history (``capacity.forecasting.forecast_start``)."""
     days = [forecast_start(today)]
     days += [k.creation_time.date() for k in keys if k.creation_time is not None]
     if period is not None:

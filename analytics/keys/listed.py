@@ -9,9 +9,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import NamedTuple, Protocol
 
-from analytics.capacity.current import PlanReader
-from analytics.capacity.evaluation import Evaluation
-from analytics.capacity.plan import billing_period, period_range
+from analytics.capacity.budgets import Evaluation, PlanReader, billing_period, period_range
 from analytics.keys.limits import KeyRow, limit_evaluations, overview, view_range
 from analytics.service.models import DeveloperKey
 from analytics.usage.frames import labels

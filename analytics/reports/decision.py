@@ -12,10 +12,9 @@ from functools import partial
 
 import pandas as pd
 
-from analytics.capacity.decision import Decision, plain_verdict, plan_sentence, verdict
-from analytics.capacity.outlook import PERIOD_NAMES
-from analytics.capacity.recommend import Costed
-from analytics.capacity.review import accuracy_text
+from analytics.capacity import accuracy_text
+from analytics.capacity.decision import Costed, Decision, plain_verdict, plan_sentence, verdict
+from analytics.capacity.forecasting import PERIOD_NAMES
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports import blocks
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text

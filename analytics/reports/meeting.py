@@ -17,10 +17,9 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 import plotly.offline
 
-from analytics.capacity.compare import comparison_text
+from analytics.capacity import CapacityReview, comparison_text
+from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.capacity.decision import Decision
-from analytics.capacity.evaluation import Evaluation, evaluation_frame
-from analytics.capacity.review import CapacityReview
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
 from analytics.reports import blocks

@@ -7,7 +7,7 @@ import html
 
 import pandas as pd
 
-from analytics.capacity.review import CapacityReview
+from analytics.capacity import CapacityReview
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.money import amount_text
 from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST

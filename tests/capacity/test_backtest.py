@@ -10,8 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics.capacity.accuracy import Accuracy, Backtest, accuracy, backtest, origins, wape
-from analytics.capacity.candidates import (
+from analytics.capacity.forecasting.backtesting import (
+    Accuracy,
+    Backtest,
+    accuracy,
+    backtest,
+    origins,
+    wape,
+)
+from analytics.capacity.forecasting.candidates import (
     COMBINATION,
     ETS_AUTO,
     ETS_WEEKLY,
@@ -20,8 +27,8 @@ from analytics.capacity.candidates import (
     SEASONAL_NAIVE,
     History,
 )
-from analytics.capacity.outlook import accuracy_text, forecast_rows, outlook
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.forecasting.outlook import accuracy_text, forecast_rows, outlook
+from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage.metrics import TOTAL_CHARACTERS
 
 FIRST = date(2024, 1, 1)  # a Monday

@@ -16,8 +16,9 @@ from support.builders import (
     usage_frame,
 )
 
-from analytics.capacity.budgets import BudgetFileError, load_budgets, parse_budgets
-from analytics.capacity.evaluation import (
+from analytics.capacity.budgets.billing import Allowance, BillingPeriod, PlanSnapshot
+from analytics.capacity.budgets.definitions import BudgetFileError, load_budgets, parse_budgets
+from analytics.capacity.budgets.evaluation import (
     EVALUATION_COLUMNS,
     evaluate,
     evaluate_plan,
@@ -26,10 +27,11 @@ from analytics.capacity.evaluation import (
     status_for,
     worst,
 )
-from analytics.capacity.plan import Allowance, BillingPeriod, PlanSnapshot
+from analytics.capacity.budgets.todays_status import budget_status
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.usage.calendar import YearStart
+from analytics.usage.pipeline import FetchedRange
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_OF = date(2025, 3, 11)  # ten closed days of March
@@ -310,6 +312,29 @@ def test_usage_and_plan_budgets_together_in_the_files_order(flat):
     together = in_file_order(parsed, usage, evaluate_plan(parsed, plan_of(1, 10, 2.0)))
     assert [e.budget.metric for e in together] == ["total_characters", "plan", "total_characters"]
     assert worst(together) == "exceeded"
+
+
+class PlanUnreadable:
+    """A reader of the flat usage whose plan cannot be read, as from a failing service."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def usage(self, first, last):
+        return FetchedRange(self.frame, FIRST, last)
+
+    def plan(self):
+        raise RuntimeError("the plan cannot be read")
+
+
+def test_without_the_plan_a_front_end_has_the_other_budgets_and_asks_no_plan(flat):
+    parsed = parse_budgets(budgets(ORG_MONTH.format(limit=1000), PLAN_BUDGET))
+    reader = PlanUnreadable(flat)
+    [usage], read = budget_status(reader, parsed, AS_OF, None, plan_budgets=False)
+    assert (usage.budget.metric, usage.used, usage.status) == ("total_characters", 1000, "exceeded")
+    assert read.end == date(2025, 3, 10)
+    with pytest.raises(RuntimeError, match="the plan cannot be read"):
+        budget_status(reader, parsed, AS_OF, None)  # the plan budget asks for the plan
 
 
 # -- cost budgets ------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from analytics.capacity.accuracy import backtest
-from analytics.capacity.candidates import (
+from analytics.capacity.forecasting.backtesting import backtest
+from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
     COMBINATION,
     ETS_AUTO,

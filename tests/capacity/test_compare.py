@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.builders import METRICS, pattern, usage_frame
 
-from analytics.capacity.compare import compare, comparison_start, comparison_text, growth_drivers
+from analytics.capacity.comparison import compare, comparison_start, comparison_text, growth_drivers
 from analytics.usage.calendar import previous_range, range_last_year
 
 START = date(2024, 1, 1)

@@ -8,7 +8,12 @@ from datetime import date, timedelta
 import pytest
 from support.builders import FIRST, pattern, usage_frame
 
-from analytics.capacity.forecast import daily_series, forecast_start, required_start, run_rate
+from analytics.capacity.forecasting.run_rate_model import (
+    daily_series,
+    forecast_start,
+    required_start,
+    run_rate,
+)
 from analytics.usage.calendar import YearStart
 
 WORKWEEK = pattern(400, FIRST, lambda d, _: 10.0 if d.weekday() >= 5 else 100.0)

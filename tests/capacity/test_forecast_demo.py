@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from support.builders import METRICS, demo_usage
 
-from analytics.capacity.paths import organization_outlook
+from analytics.capacity.forecasting.projections import organization_outlook
 from analytics.usage.calendar import ONE_DAY
 
 # The served month-ahead forecasts of the demo organization miss total characters by about

@@ -12,10 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.capacity.accuracy import HORIZONS, MIN_ERRORS, accuracy, backtest, ratio_quantiles
-from analytics.capacity.candidates import RUN_RATE, SEASONAL_NAIVE, History
-from analytics.capacity.outlook import PERIODS, outlook
-from analytics.capacity.whatif import WhatIf, Workload
+from analytics.capacity.forecasting.backtesting import (
+    HORIZONS,
+    MIN_ERRORS,
+    accuracy,
+    backtest,
+    ratio_quantiles,
+)
+from analytics.capacity.forecasting.candidates import RUN_RATE, SEASONAL_NAIVE, History
+from analytics.capacity.forecasting.outlook import PERIODS, outlook
+from analytics.capacity.forecasting.whatif import WhatIf, Workload
 from analytics.usage.metrics import TOTAL_CHARACTERS
 
 FIRST = date(2021, 1, 1)

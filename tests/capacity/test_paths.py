@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.builders import FIRST, METRICS, pattern, usage_frame
 
-from analytics.capacity.paths import (
+from analytics.capacity.forecasting.projections import (
     expected_days,
     forecast_table,
     key_forecasts,

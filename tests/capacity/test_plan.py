@@ -23,7 +23,7 @@ from support.builders import (
 )
 from support.servers import FIXED_TODAY, file_app, small_config
 
-from analytics.capacity.plan import (
+from analytics.capacity.budgets.billing import (
     Allowance,
     BillingPeriod,
     PlanSnapshot,

@@ -12,8 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.capacity.plan import PlanLimits
-from analytics.capacity.recommend import PlanTerms, Scenarios, TodaysPlan, cost_option, recommend
+from analytics.capacity.budgets.billing import PlanLimits
+from analytics.capacity.decision.recommend import (
+    PlanTerms,
+    Scenarios,
+    TodaysPlan,
+    cost_option,
+    recommend,
+)
 from analytics.cost.prices import CatalogueOption
 
 MONTHS = tuple(date(2027, m, 1) for m in range(1, 13))

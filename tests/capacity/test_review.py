@@ -13,8 +13,8 @@ from datetime import date, timedelta
 import pytest
 from support.builders import FIRST, budgets, pattern, usage_frame
 
-from analytics.capacity.budgets import parse_budgets
-from analytics.capacity.review import Limit, build_review, review_range
+from analytics.capacity.budgets.definitions import parse_budgets
+from analytics.capacity.capacity_review import Limit, build_review, review_range
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams

@@ -10,9 +10,14 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from analytics.capacity.budgets import contract_year, parse_budgets
-from analytics.capacity.decision import plan_sentence, plan_terms, service_mix, todays_plan
-from analytics.capacity.plan import UNLIMITED_CHARACTERS, PlanLimits, plan_limits, plan_snapshot
+from analytics.capacity.budgets.billing import (
+    UNLIMITED_CHARACTERS,
+    PlanLimits,
+    plan_limits,
+    plan_snapshot,
+)
+from analytics.capacity.budgets.definitions import contract_year, parse_budgets
+from analytics.capacity.decision.buying import plan_sentence, plan_terms, service_mix, todays_plan
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
 from analytics.service.models import PlanUsage

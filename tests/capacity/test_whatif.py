@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.capacity.decision import decide, plain_verdict
-from analytics.capacity.outlook import Outlook, outlook
-from analytics.capacity.scenarios import term_scenarios
-from analytics.capacity.whatif import (
+from analytics.capacity.decision.buying import decide, plain_verdict
+from analytics.capacity.decision.usage_scenarios import term_scenarios
+from analytics.capacity.forecasting.outlook import Outlook, outlook
+from analytics.capacity.forecasting.whatif import (
     WhatIf,
     WhatIfError,
     Workload,

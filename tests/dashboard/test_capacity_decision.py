@@ -16,7 +16,7 @@ from support.builders import ledger_totals
 from support.headless import DEMO_DAYS, ROOT, TODAY, open_clean_page
 from typer.testing import CliRunner
 
-from analytics.capacity.forecast import run_rate
+from analytics.capacity.forecasting.run_rate_model import run_rate
 from analytics.cli import app
 from analytics.storage import bundle
 from analytics.usage.metrics import share_text

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics.capacity.review import ForecastPath, Limit
+from analytics.capacity.capacity_review import ForecastPath, Limit
 from analytics.dashboard import charts
 
 BUILT: list[tuple[pd.DataFrame | pd.Series, str]] = []

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from support.builders import make_key_day, month_projection
 
-from analytics.capacity.review import ForecastPath
+from analytics.capacity.capacity_review import ForecastPath
 from analytics.figures.anomalies import anomaly_figure
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.theme import DARK_PAGE, LIGHT_PAGE, contrast_ratio, over, rgba

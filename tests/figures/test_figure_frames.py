@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 from support.browsers import CHROMIUM, fresh_browser, unavailable
 from support.builders import make_key_day, month_projection
 
-from analytics.capacity.review import ForecastPath, Limit
+from analytics.capacity.capacity_review import ForecastPath, Limit
 from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure
 from analytics.usage import tables

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from support.builders import SERVICE_CHARACTERS, make_key_day
 
-from analytics.capacity.paths import projection_path
-from analytics.capacity.review import ForecastPath, Limit
+from analytics.capacity.capacity_review import ForecastPath, Limit
+from analytics.capacity.forecasting.projections import projection_path
 from analytics.cost.prices import PRICED_METRICS
 from analytics.figures import usage as figures
 from analytics.figures.capacity import forecast_figure

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 from support.builders import key_day_rows, price_from, pricing
 
-from analytics.capacity.budgets import parse_budgets
-from analytics.capacity.plan import BillingPeriod
+from analytics.capacity.budgets.billing import BillingPeriod
+from analytics.capacity.budgets.definitions import parse_budgets
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import key_teams, parse_teams
 from analytics.guardrails.budget_sharing import apportion, capped

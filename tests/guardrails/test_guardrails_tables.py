@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_guardrails_plan import PERIOD, TODAY, key, situation
 
-from analytics.capacity.budgets import parse_budgets
+from analytics.capacity.budgets.definitions import parse_budgets
 from analytics.exit_codes import plan_ending
 from analytics.guardrails.limit_plan import KeyPlan, Plan, make_plan
 from analytics.guardrails.plan_inputs import KeyUse

@@ -19,7 +19,7 @@ from support.orgfiles import KEYS_TODAY as TODAY
 from support.orgfiles import KEYS_WEB as WEB
 from support.servers import file_app
 
-from analytics.capacity.plan import BillingPeriod, billing_period
+from analytics.capacity.budgets.billing import BillingPeriod, billing_period
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog, entry, read_file, take
 from analytics.keys.join import JoinedKey, join, masked

@@ -17,7 +17,7 @@ from support.orgfiles import org_key, org_usage, organization
 from support.rotation_org import ADMIN, BEGUN, ORG, SPEECH, TODAY, WEB, traffic
 from support.servers import file_app
 
-from analytics.capacity.plan import billing_period
+from analytics.capacity.budgets.billing import billing_period
 from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.memory import GuardrailState, Memory
 from analytics.keys import changes

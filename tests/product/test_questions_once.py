@@ -26,15 +26,25 @@ STEPS: dict[str, tuple[str, ...]] = {
     # analytics.anomalies.lookback
     "analytics.anomalies.detect": ("LOOKBACK_DAYS", "find_anomalies"),
     "analytics.anomalies.listing": ("anomaly_window",),
-    # analytics.capacity.current, analytics.keys.listed
-    "analytics.capacity.plan": ("plan_snapshot", "usage_range", "period_range", "billing_period"),
-    "analytics.capacity.evaluation": ("evaluate", "evaluate_plan", "in_file_order"),
-    "analytics.capacity.forecast": ("required_start",),
+    # analytics.capacity.budgets.todays_status, analytics.keys.listed
+    "analytics.capacity.budgets.billing": (
+        "plan_snapshot",
+        "usage_range",
+        "period_range",
+        "billing_period",
+    ),
+    "analytics.capacity.budgets.evaluation": ("evaluate", "evaluate_plan", "in_file_order"),
+    "analytics.capacity.forecasting.run_rate_model": ("required_start",),
+    # the steps the faces hand on to the library's packages (the keys, the guardrails, the
+    # review)
+    "analytics.capacity.budgets": ("billing_period", "period_range", "evaluate"),
+    "analytics.capacity.forecasting": ("required_start",),
     "analytics.keys.limits": ("limit_evaluations", "view_range", "overview"),
-    # analytics.capacity.review.review_of
-    "analytics.capacity.review": ("review_range", "build_review"),
-    # analytics.capacity.decision.plan_for_term (today's plan, the Plan card's limits priced)
-    "analytics.capacity.decision": ("todays_plan", "service_mix", "plan_terms"),
+    # analytics.capacity.capacity_review.review_of
+    "analytics.capacity.capacity_review": ("review_range", "build_review"),
+    # analytics.capacity.decision.buying.plan_for_term (today's plan, the Plan card's limits
+    # priced)
+    "analytics.capacity.decision.buying": ("todays_plan", "service_mix", "plan_terms"),
     # analytics.connection.service_client
     "analytics.connection": ("demo_client", "demo_app"),
 }
@@ -42,7 +52,7 @@ STEPS: dict[str, tuple[str, ...]] = {
 
 def steps_used(tree: ast.Module) -> set[str]:
     """The steps a module names: imported from their module, or read as an attribute of it
-    (``import analytics.capacity.plan as plan`` then ``plan.usage_range``)."""
+    (``import analytics.capacity.budgets.billing as billing`` then ``billing.usage_range``)."""
     modules: dict[str, str] = {}  # local name -> module
     used = set()
     for node in ast.walk(tree):
@@ -72,7 +82,7 @@ def test_the_steps_exist() -> None:
 
 def test_a_composed_step_is_found() -> None:
     source = """
-from analytics.capacity.plan import PlanSnapshot, usage_range
+from analytics.capacity.budgets.billing import PlanSnapshot, usage_range
 import analytics.anomalies.detect as detect
 from analytics.keys import limits
 from analytics import connection
@@ -83,7 +93,7 @@ connection.service_client(settings, demo)
 detect.Anomaly
 """
     assert steps_used(ast.parse(source)) == {
-        "analytics.capacity.plan.usage_range",
+        "analytics.capacity.budgets.billing.usage_range",
         "analytics.anomalies.detect.find_anomalies",
         "analytics.keys.limits.limit_evaluations",
     }

@@ -14,8 +14,8 @@ from support.browsers import CHROMIUM, fresh_browser, unavailable
 from support.builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
 from typer.testing import CliRunner
 
-from analytics.capacity.budgets import load_budgets, parse_budgets
-from analytics.capacity.review import build_review
+from analytics.capacity.budgets.definitions import load_budgets, parse_budgets
+from analytics.capacity.capacity_review import build_review
 from analytics.cli import app
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing

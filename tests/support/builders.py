@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from typer.testing import CliRunner, Result
 
-from analytics.capacity.paths import projection_path
+from analytics.capacity.forecasting.projections import projection_path
 from analytics.cli import app as cli_app
 from analytics.cost.teams import parse_teams
 from analytics.service.client import AsyncServiceClient, Policy, ServiceClient

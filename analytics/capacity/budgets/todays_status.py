@@ -10,11 +10,16 @@ from typing import Protocol
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile
-from analytics.capacity.costs import Prices
-from analytics.capacity.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
-from analytics.capacity.forecast import required_start
-from analytics.capacity.plan import PlanSnapshot, billing_period, plan_snapshot, usage_range
+from analytics.capacity.budgets.billing import (
+    PlanSnapshot,
+    billing_period,
+    plan_snapshot,
+    usage_range,
+)
+from analytics.capacity.budgets.costs import Prices
+from analytics.capacity.budgets.definitions import BudgetFile
+from analytics.capacity.budgets.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
+from analytics.capacity.forecasting import required_start
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.pipeline import FetchedRange
@@ -54,13 +59,17 @@ def budget_status(
     today: date,
     prices: Prices | None,
     key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
+    *,
+    plan_budgets: bool = True,
 ) -> tuple[list[Evaluation], FetchedRange]:
     """Every budget of the file evaluated as of ``today`` (``all_evaluations``), and the usage
     read for them: one range, from the earliest day a budget's period or the plan's projection
     reads (the plan is asked only when the file has plan or usage-period budgets, whose period
     is the plan's billing period); ``key_teams`` gives each masked key of the usage read its
-    team, for team budgets."""
-    asks_plan = budgets.plan_budgets or budgets.usage_period_budgets
+    team, for team budgets. Without ``plan_budgets`` the plan budgets are left out, as when a
+    front end already failed to read the plan: a failing service is not asked again for them."""
+    with_plan = plan_budgets and bool(budgets.plan_budgets)
+    asks_plan = with_plan or budgets.usage_period_budgets
     answer = reader.plan() if asks_plan else None
     first = required_start(today, budgets.year_start)
     period = None
@@ -74,6 +83,6 @@ def budget_status(
         budgets, read.frame, today, read.start, prices, usage_period=period, teams=teams
     )
     plan = None
-    if answer is not None and budgets.plan_budgets:
+    if answer is not None and with_plan:
         plan = plan_snapshot(answer, read.frame, today, read.start)
     return all_evaluations(budgets, evaluated, plan), read

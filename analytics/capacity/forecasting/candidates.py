@@ -1,7 +1,7 @@
 """The forecasting candidates a series' backtest chooses between, each a daily forecast made
 from what was known before an origin day.
 
-* ``run rate`` — the explainable baseline, ``forecast.run_rate`` as the Capacity page has
+* ``run rate`` — the explainable baseline, ``run_rate_model.run_rate`` as the Capacity page has
   always shown it: the last four weeks' mean day, shaped by the weekday rhythm; no growth.
 * ``seasonal naive`` — each day is the same weekday 52 weeks earlier (the same time of year)
   when a year of history is known before the origin, else the same weekday of the last week.
@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.forecast import RunRate, run_rate_of
+from analytics.capacity.forecasting.run_rate_model import RunRate, run_rate_of
 
 Floats = npt.NDArray[np.float64]
 
@@ -90,7 +90,7 @@ class History:
 
     @classmethod
     def of(cls, series: pd.Series, first: date, last: date) -> History:
-        """The days ``first``–``last`` of a daily series (``forecast.daily_series``)."""
+        """The days ``first``–``last`` of a daily series (``run_rate_model.daily_series``)."""
         days = pd.date_range(pd.Timestamp(first), pd.Timestamp(last), freq="D")
         values = series.reindex(days, fill_value=0.0).to_numpy(dtype=float)
         return cls(first, values)
@@ -106,7 +106,7 @@ class History:
         return (day - self.first).days
 
     def rate(self, origin: int) -> RunRate:
-        """The run rate (``forecast.run_rate``) at the day ``origin``, learnt once: the run
+        """The run rate (``run_rate_model.run_rate``) at the day ``origin``, learnt once: the run
         rate and the automatic model's weekday shares both read it."""
         if origin not in self._rates:
             self._rates[origin] = run_rate_of(self.values, self.first, self.day(origin))
@@ -134,7 +134,7 @@ class History:
 
 
 def _weekday_shares(history: History, origin: int, days: int) -> Floats:
-    """The run rate's weekday factors (``forecast.run_rate``) of the ``days`` from the origin,
+    """The run rate's weekday factors (``run_rate_model.run_rate``) of the ``days`` from the origin,
     each divided by 7: the share of a week's total each day takes."""
     rate = history.rate(origin)
     weekdays = (history.day(origin).weekday() + np.arange(days)) % 7

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.paths import expected_days
+from analytics.capacity.forecasting import expected_days
 from analytics.usage.metrics import CHARACTER_METRICS, METRICS
 
 COST = "cost"  # the metric of a cost budget or forecast, in the pricing currency
@@ -92,8 +92,8 @@ def cost_path(
     prices: Prices,
 ) -> pd.DataFrame:
     """Cumulative cost over the period ``window = (start, end, as_of, covered_from)``
-    (``paths.projection_path``'s columns, no band): the closed days' usage before ``as_of``,
-    then each metric's forecast (``paths.expected_days``: the keys' share of the
+    (``forecasting.projection_path``'s columns, no band): the closed days' usage before ``as_of``,
+    then each metric's forecast (``forecasting.expected_days``: the keys' share of the
     organization's, and the rest's), priced together; of the masked ``keys``, or of the
     organization, base fee included, when none are given."""
     start, end, as_of, covered_from = window

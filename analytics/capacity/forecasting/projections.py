@@ -5,7 +5,7 @@ the Capacity page's and the report's forecast tables.
 A part of the organization (its keys, a team's keys, one service's characters) is not forecast
 on its own: it takes its share of the organization's forecast of the whole (of the metric, or
 of total characters for a service's characters), the share of it that it used over the last
-four weeks (``forecast.LEVEL_DAYS``). The parts add up to the organization's forecast,
+four weeks (``run_rate_model.LEVEL_DAYS``). The parts add up to the organization's forecast,
 and a key with a few weeks of history, too short to backtest, is projected by the model the
 organization's backtest chose.
 """
@@ -18,9 +18,9 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.candidates import Floats
-from analytics.capacity.forecast import LEVEL_DAYS, ORGANIZATION, daily_series
-from analytics.capacity.outlook import ROW_SHARES, Outlook, outlook
+from analytics.capacity.forecasting.candidates import Floats
+from analytics.capacity.forecasting.outlook import ROW_SHARES, Outlook, outlook
+from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS, ORGANIZATION, daily_series
 from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
 from analytics.usage.frames import labels
 from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS

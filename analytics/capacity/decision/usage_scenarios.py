@@ -15,11 +15,15 @@ from typing import Final
 
 import numpy as np
 
-from analytics.capacity.accuracy import months_later, ratio_quantiles
-from analytics.capacity.candidates import Floats
-from analytics.capacity.outlook import MAX_TERM_MONTHS, Outlook
-from analytics.capacity.recommend import Scenarios
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.decision.recommend import Scenarios
+from analytics.capacity.forecasting import (
+    MAX_TERM_MONTHS,
+    Floats,
+    Outlook,
+    WhatIf,
+    months_later,
+    ratio_quantiles,
+)
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
 
 SCENARIO_SHARES: Final = np.arange(1, 100) / 100

@@ -52,7 +52,13 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.candidates import CANDIDATES, RUN_RATE, Floats, History, predict_all
+from analytics.capacity.forecasting.candidates import (
+    CANDIDATES,
+    RUN_RATE,
+    Floats,
+    History,
+    predict_all,
+)
 from analytics.usage.metrics import share_text
 
 ORIGINS: Final = 24

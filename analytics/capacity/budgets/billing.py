@@ -6,7 +6,7 @@ frame holds closed days only. The two are combined so that neither is lost:
 
 * **used** is the service's count, as reported;
 * the **projection** is cumulative usage from the billing period's first day to its last
-  (``paths.projection_path``): the frame's closed days, then the forecast from today on (the
+  (``forecasting.projection_path``): the frame's closed days, then the forecast from today on (the
   point, the centre of its 80 % interval). From today on the path is lifted to the service's count
   where that is higher, so the end of today is the larger of the service's count and the closed
   days plus today's expected usage; each later day adds its expected usage;
@@ -30,9 +30,8 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.forecast import forecast_start
-from analytics.capacity.paths import projection_path
+from analytics.capacity.budgets.costs import Prices, cost_path
+from analytics.capacity.forecasting import forecast_start, projection_path
 from analytics.service.models import PlanUsage
 from analytics.usage.calendar import ONE_DAY, range_text
 from analytics.usage.frames import within
@@ -238,7 +237,7 @@ class PlanSnapshot:
 
 def period_range(period: BillingPeriod | None, today: date) -> tuple[date, date]:
     """The closed days a projection over `period` reads: the period's so far and the
-    forecast's history (``forecast.forecast_start``)."""
+    forecast's history (``forecasting.forecast_start``)."""
     first = forecast_start(today)
     if period is not None:
         first = min(first, period.start)

@@ -1,7 +1,7 @@
 """Which plan or commitment to buy for the next term, priced across the forecast's range.
 
 **Scenarios.** The next term's usage is not one number: ``Scenarios`` holds equally likely
-monthly paths of characters and speech-to-text minutes (``outlook.term_scenarios`` makes 99
+monthly paths of characters and speech-to-text minutes (``usage_scenarios.term_scenarios`` makes 99
 of them from the forecast and its backtested errors; a test may write two by hand).
 
 **An option's cost in a scenario.** The term is cut into the option's commitment terms (an
@@ -44,8 +44,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.capacity.candidates import Floats
-from analytics.capacity.plan import PlanLimits
+from analytics.capacity.budgets import PlanLimits
+from analytics.capacity.forecasting import Floats
 
 DEFAULT_RISK: Final = 0.10
 PER_MILLION: Final = 1_000_000
@@ -79,7 +79,7 @@ TODAYS_PLAN: Final = "Today's plan"
 
 @dataclass(frozen=True)
 class PlanTerms:
-    """What the prices in force charge for today's plan a month (``decision.plan_terms``): the
+    """What the prices in force charge for today's plan a month (``buying.plan_terms``): the
     base fee, the volume included, and the price of each unit beyond it; which price period
     these come from (its first day and name), for the sentence that names the plan."""
 
@@ -182,7 +182,7 @@ def _beyond(values: Floats, included: float, per_month: bool, term: int) -> tupl
 
 def _reaches(values: Floats, limit: float) -> npt.NDArray[np.bool_]:
     """Per scenario, whether a month's usage reaches ``limit`` (at or over it, or any use of a
-    zero limit: ``plan.reaches``), after which the service refuses more."""
+    zero limit: ``budgets.billing.reaches``), after which the service refuses more."""
     at_limit = (values >= limit) if limit > 0 else (values > limit)
     reached: npt.NDArray[np.bool_] = np.asarray(at_limit.any(axis=1), dtype=bool)
     return reached

@@ -10,17 +10,17 @@ days, and the backtest's ratios actual ÷ forecast of that candidate at that hor
 it before today plus the remaining days' forecast times the median ratio (the centre of its
 own range, so the projection always lies inside its 80 % interval); its intervals are the used
 part plus the forecast times the ratios' 10th and 90th (2.5th and 97.5th) percentiles. Day by
-day (``paths.projection_path``) the same model and ratios scale the cumulative forecast, so a
+day (``projections.projection_path``) the same model and ratios scale the cumulative forecast, so a
 period's path ends on its row's figures. The what-ifs scale the forecast (growth) or add to
 every bound alike (a planned workload).
 
 **Which history.** A forecast as of a day reads the series' closed days from
-``forecast.forecast_start`` (five years back) or its first day covered, whichever is later,
+``run_rate_model.forecast_start`` (five years back) or its first day covered, whichever is later,
 leaving out the days before its first use (an organization or a key that had not started is
 not a level of zero): every surface that reads from ``forecast_start`` forecasts from the same
 days, and so states the same figures. The outlook of a series is computed once per process and
 history (``outlook`` is cached on the days' values).
-Day by day, and for a part of the organization, see ``paths``.
+Day by day, and for a part of the organization, see ``projections``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.accuracy import (
+from analytics.capacity.forecasting.backtesting import (
     CENTRE,
     LEVELS,
     SERVED,
@@ -45,7 +45,7 @@ from analytics.capacity.accuracy import (
     months_later,
     ratio_quantiles,
 )
-from analytics.capacity.candidates import (
+from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
     PREDICTORS,
     RUN_RATE,
@@ -53,8 +53,8 @@ from analytics.capacity.candidates import (
     History,
     predict_all,
 )
-from analytics.capacity.forecast import daily_series, forecast_start
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.forecasting.run_rate_model import daily_series, forecast_start
+from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage.calendar import ONE_DAY, PERIOD_TITLES, YearStart, period_bounds, shift_years
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
 
@@ -95,7 +95,7 @@ def _listed(items: list[str]) -> str:
 @dataclass(frozen=True)
 class Outlook:
     """One metric's series, its backtest, the candidate serving each horizon (``models``) and
-    each serving candidate's daily forecast from ``as_of`` (``paths``: each day from
+    each serving candidate's daily forecast from ``as_of`` (``projections``: each day from
     ``as_of``, ``MAX_TERM_MONTHS`` months and more ahead)."""
 
     metric: str
@@ -126,7 +126,7 @@ class Outlook:
 
     @cached_property
     def accuracy(self) -> Accuracy:
-        """The forecast's one accuracy figure (``accuracy.accuracy``)."""
+        """The forecast's one accuracy figure (``backtesting.accuracy``)."""
         return accuracy(self.backtest)
 
     def cumulative(self, days: int, serving: int | None = None) -> Floats:
@@ -263,7 +263,7 @@ def backtest_table(found: dict[str, Outlook]) -> pd.DataFrame:
 
 def accuracy_text(found: Outlook) -> str:
     """What a forecast states beside it, in one sentence, wherever it is shown: the one
-    accuracy figure with its window (``accuracy.Accuracy``), which model serves which
+    accuracy figure with its window (``backtesting.Accuracy``), which model serves which
     horizon, and how often the intervals held."""
     figure = found.accuracy
     return f"{figure.text}; {serving_text(found.models)}; {figure.coverage_text}."

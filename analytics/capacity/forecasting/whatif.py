@@ -29,7 +29,7 @@ from typing import Final
 
 import numpy as np
 
-from analytics.capacity.candidates import Floats
+from analytics.capacity.forecasting.candidates import Floats
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, with_unit
 
 UNITS: Final[dict[str, str]] = {

@@ -3,7 +3,7 @@ meeting report alike: the forecasts with their accuracy record, and the option t
 next term with the curve it was chosen from and the what-ifs it assumed.
 
 Today's plan is asked of the service, never of the catalogue: ``todays_plan`` takes the plan's
-limits as the service reports them (``plan.plan_limits``, the Plan card's figures) and prices
+limits as the service reports them (``budgets.plan_limits``, the Plan card's figures) and prices
 them at the ``[[price]]`` period in force on the term's first day (``plan_terms``). A what-if
 outside the plausible range is named (``whatif.warnings``), and whenever there are what-ifs
 the decision carries its ``plain`` twin without them, shown beside it.
@@ -19,11 +19,8 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.capacity.costs import PriceList, Prices
-from analytics.capacity.current import PlanReader
-from analytics.capacity.outlook import Outlook, backtest_table, forecast_rows, outlooks
-from analytics.capacity.plan import PlanLimits, plan_limits
-from analytics.capacity.recommend import (
+from analytics.capacity.budgets import PlanLimits, PlanReader, PriceList, Prices, plan_limits
+from analytics.capacity.decision.recommend import (
     DEFAULT_RISK,
     Option,
     PlanTerms,
@@ -32,8 +29,16 @@ from analytics.capacity.recommend import (
     TodaysPlan,
     recommend,
 )
-from analytics.capacity.scenarios import term_scenarios, term_start
-from analytics.capacity.whatif import TODAY_DAYS, WhatIf, warnings
+from analytics.capacity.decision.usage_scenarios import term_scenarios, term_start
+from analytics.capacity.forecasting import (
+    TODAY_DAYS,
+    Outlook,
+    WhatIf,
+    backtest_table,
+    forecast_rows,
+    outlooks,
+    warnings,
+)
 from analytics.service.errors import ServiceError
 from analytics.usage.calendar import YearStart, all_history_range
 from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, format_value, share_text
@@ -109,7 +114,7 @@ def todays_plan(
 
 
 def service_limits(reader: PlanReader) -> PlanLimits | None:
-    """The plan's limits as the service reports them now (``plan.plan_limits``, as the Plan
+    """The plan's limits as the service reports them now (``budgets.plan_limits``, as the Plan
     card reads them); None when the service does not answer: the catalogue is still weighed,
     and today's plan named as not read."""
     try:

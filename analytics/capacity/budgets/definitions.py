@@ -1,5 +1,5 @@
 """Usage budgets from ``budgets.toml``: what a budget says, parsed and checked (each one measured
-against usage by ``analytics.capacity.evaluation``).
+against usage by ``evaluation``).
 
 A budget caps one metric over a month, a calendar quarter, the contract year or the usage period
 (``period = "usage"``: the billing period as the service reports it, over which each key's own
@@ -7,7 +7,7 @@ limits count), for the whole organization, one team of the teams file (``team``)
 (named by its label or its masked key). ``enforce = true`` asks ``analytics.guardrails`` to hold
 the budget with the keys' own limits; here it is only read. A **plan budget**
 (``metric = "plan"``) instead warns before the plan's own character limit is used up in the
-current billing period; its limit and period are the plan's (``analytics.capacity.plan``).
+current billing period; its limit and period are the plan's (``billing``).
 
 A **cost budget** (``metric = "cost"``) caps what the period costs, in the pricing file's
 currency, for the organization (usage and base fee) or one key (its share of the
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import msgspec
 
-from analytics.capacity.costs import COST
-from analytics.capacity.forecast import ORGANIZATION
+from analytics.capacity.budgets.costs import COST
+from analytics.capacity.forecasting import ORGANIZATION
 from analytics.storage.tomlfiles import parse_toml, read_text
 from analytics.usage.calendar import (
     PERIOD_KINDS,

@@ -1,8 +1,8 @@
 """Budgets measured against usage: what is used, the projection, the day the limit is reached and
-a status, per budget of ``budgets.toml`` (``analytics.capacity.budgets``).
+a status, per budget of ``budgets.toml`` (``definitions``).
 
 Evaluating a budget gives what is used, the projection to the period's end (the one forecast,
-``paths.projection_path``: a key's or a team's budget takes its keys' share of the
+``forecasting.projection_path``: a key's or a team's budget takes its keys' share of the
 organization's), the day the projection crosses the limit and a status:
 
 * ``exceeded`` — the limit is used up (used ≥ limit; with a zero limit, any use);
@@ -17,7 +17,7 @@ lives in the money layer, which capacity does not import): without them it is no
 (status ok, with a note saying why).
 
 This package does not price: the caller passes the ``Prices`` in
-force (``analytics.capacity.costs``). Used is the cost of the period's closed days; the
+force (``costs``). Used is the cost of the period's closed days; the
 projection (``costs.cost_path``) prices, at the prices in force each day, the closed days'
 usage followed by the forecast of every metric's usage for the remaining days (of the
 budget's keys and of the rest of the organization, which shares the included volume); it has
@@ -36,10 +36,10 @@ from typing import Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import Budget, BudgetFile
-from analytics.capacity.costs import Prices, cost_path
-from analytics.capacity.paths import projection_path
-from analytics.capacity.plan import PlanSnapshot, reaches
+from analytics.capacity.budgets.billing import PlanSnapshot, reaches
+from analytics.capacity.budgets.costs import Prices, cost_path
+from analytics.capacity.budgets.definitions import Budget, BudgetFile
+from analytics.capacity.forecasting import projection_path
 from analytics.usage.calendar import YearStart, period_bounds, range_text
 from analytics.usage.metrics import is_minutes
 
@@ -150,6 +150,98 @@ def budget_keys(
     return ()
 
 
+def _unread(
+    budget: Budget,
+    span: tuple[date, date] | None,
+    keys: tuple[str, ...] | None,
+    prices: Prices | None,
+) -> str:
+    """Why a budget cannot be measured: what was not read for it; "" when it can be."""
+    return (
+        "the usage period was not read"
+        if span is None
+        else "the keys' teams were not read"
+        if keys is None
+        else "no pricing file: cost not evaluated"
+        if budget.is_cost and prices is None
+        else ""
+    )
+
+
+def _not_measured(
+    budget: Budget,
+    threshold: float,
+    span: tuple[date, date] | None,
+    keys: tuple[str, ...] | None,
+    unread: str,
+) -> Evaluation:
+    """A budget left unmeasured (status ok, its figures NaN), with the note saying what was
+    not read for it."""
+    nan = math.nan
+    first, last = (None, None) if span is None else span
+    return Evaluation(
+        budget,
+        threshold,
+        budget.fixed_limit,
+        first,
+        last,
+        nan,
+        nan,
+        nan,
+        nan,
+        None,
+        "ok",
+        keys or (),
+        note=unread,
+    )
+
+
+def _measured(
+    budget: Budget,
+    threshold: float,
+    span: tuple[date, date],
+    keys: tuple[str, ...],
+    key_day: pd.DataFrame,
+    as_of: date,
+    covered_from: date,
+    prices: Prices | None,
+) -> Evaluation:
+    """A usage or cost budget measured over ``span`` on the path of its keys' (() for the
+    organization's) use: closed days, then the forecast."""
+    start, end = span
+    limit = budget.fixed_limit
+    if budget.is_cost:
+        assert prices is not None
+        path = cost_path(key_day, keys, (start, end, as_of, covered_from), prices)
+        unpriced = prices.unpriced(start, end)
+        note = f"{unpriced}: cost of the priced days only" if unpriced else ""
+    else:
+        note = ""
+        path = projection_path(
+            key_day, budget.metric, (start, end), as_of, covered_from, keys or None
+        )
+    closed = path["actual"].dropna()
+    used = float(closed.iloc[-1]) if len(closed) else 0.0
+    projected = float(path["expected"].iloc[-1])
+    reached = path.loc[path["expected"] >= limit, "day"]
+    overrun = reached.iloc[0].date() if limit > 0 and len(reached) else None
+    return Evaluation(
+        budget=budget,
+        threshold=threshold,
+        limit=limit,
+        start=start,
+        end=end,
+        used=used,
+        projected=projected,
+        low=float(path["low"].iloc[-1]),
+        high=float(path["high"].iloc[-1]),
+        overrun=overrun,
+        status=status_for(used, projected, limit, threshold),
+        keys=keys,
+        note=note,
+    )
+
+
 def evaluate(
     budgets: BudgetFile,
     key_day: pd.DataFrame,
@@ -166,7 +258,7 @@ def evaluate(
     team budgets).
 
     ``key_day`` must cover ``covered_from`` up to the day before ``as_of``; use
-    ``analytics.forecast.required_start`` for the earliest day the evaluation reads.
+    ``forecasting.required_start`` for the earliest day the evaluation reads.
     """
     results = []
     for budget in budgets.budgets:
@@ -183,71 +275,13 @@ def evaluate(
                     budget, threshold, limit, start, end, 0, 0, 0, 0, None, "unknown key", keys
                 )
             )
-            continue
-        unread = (
-            "the usage period was not read"
-            if span is None
-            else "the keys' teams were not read"
-            if keys is None
-            else "no pricing file: cost not evaluated"
-            if budget.is_cost and prices is None
-            else ""
-        )
-        if unread:
-            nan = math.nan
-            first, last = (None, None) if span is None else span
-            results.append(
-                Evaluation(
-                    budget,
-                    threshold,
-                    limit,
-                    first,
-                    last,
-                    nan,
-                    nan,
-                    nan,
-                    nan,
-                    None,
-                    "ok",
-                    keys or (),
-                    note=unread,
-                )
-            )
-            continue
-        assert span is not None and keys is not None
-        start, end = span
-        if budget.is_cost:
-            assert prices is not None
-            path = cost_path(key_day, keys, (start, end, as_of, covered_from), prices)
-            unpriced = prices.unpriced(start, end)
-            note = f"{unpriced}: cost of the priced days only" if unpriced else ""
+        elif unread := _unread(budget, span, keys, prices):
+            results.append(_not_measured(budget, threshold, span, keys, unread))
         else:
-            note = ""
-            path = projection_path(
-                key_day, budget.metric, (start, end), as_of, covered_from, keys or None
+            assert span is not None and keys is not None
+            results.append(
+                _measured(budget, threshold, span, keys, key_day, as_of, covered_from, prices)
             )
-        closed = path["actual"].dropna()
-        used = float(closed.iloc[-1]) if len(closed) else 0.0
-        projected = float(path["expected"].iloc[-1])
-        reached = path.loc[path["expected"] >= limit, "day"]
-        overrun = reached.iloc[0].date() if limit > 0 and len(reached) else None
-        results.append(
-            Evaluation(
-                budget=budget,
-                threshold=threshold,
-                limit=limit,
-                start=start,
-                end=end,
-                used=used,
-                projected=projected,
-                low=float(path["low"].iloc[-1]),
-                high=float(path["high"].iloc[-1]),
-                overrun=overrun,
-                status=status_for(used, projected, limit, threshold),
-                keys=keys,
-                note=note,
-            )
-        )
     return results
 
 

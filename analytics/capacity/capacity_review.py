@@ -10,24 +10,36 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from analytics.capacity.budgets import BudgetFile, contract_year
-from analytics.capacity.compare import Comparison, compare, comparison_start, growth_drivers
-from analytics.capacity.costs import COST, Prices, cost_path
-from analytics.capacity.current import PlanReader
-from analytics.capacity.decision import DEFAULT_TERM, Decision, decide
-from analytics.capacity.evaluation import Evaluation, evaluate
-from analytics.capacity.forecast import required_start
-from analytics.capacity.outlook import Outlook
-from analytics.capacity.outlook import accuracy_text as outlook_accuracy_text
-from analytics.capacity.paths import (
+from analytics.capacity.budgets import (
+    COST,
+    BudgetFile,
+    Evaluation,
+    PlanReader,
+    Prices,
+    billing_period,
+    contract_year,
+    cost_path,
+    evaluate,
+)
+from analytics.capacity.comparison import Comparison, compare, comparison_start, growth_drivers
+from analytics.capacity.decision import (
+    DEFAULT_RISK,
+    DEFAULT_TERM,
+    Decision,
+    Option,
+    TodaysPlan,
+    decide,
+)
+from analytics.capacity.forecasting import (
+    Outlook,
+    WhatIf,
     forecast_table,
     key_forecasts,
     organization_outlook,
     projection_path,
+    required_start,
 )
-from analytics.capacity.plan import billing_period
-from analytics.capacity.recommend import DEFAULT_RISK, Option, TodaysPlan
-from analytics.capacity.whatif import WhatIf
+from analytics.capacity.forecasting import accuracy_text as outlook_accuracy_text
 from analytics.usage.calendar import (
     PERIOD_KINDS,
     PERIOD_TITLES,
@@ -61,7 +73,7 @@ class Limit:
 @dataclass(frozen=True)
 class ForecastPath:
     """Cumulative usage of one metric (or cost) over one period with its forecast (see
-    ``paths.projection_path`` for the columns) and the org-wide budgets on it."""
+    ``forecasting.projection_path`` for the columns) and the org-wide budgets on it."""
 
     metric: str  # a metric, or COST
     kind: PeriodKind
@@ -127,7 +139,7 @@ class CapacityReview:
     def forecast_note(self) -> str:
         """How the forecasts are made and how well they did, as the decision states it: the
         one accuracy figure, the model serving each horizon and how often the intervals held
-        (``outlook.accuracy_text``), of the organization's characters as of today."""
+        (``forecasting.accuracy_text``), of the organization's characters as of today."""
         return (
             "Each projection is the one forecast: the candidate the backtest chose for the "
             "horizon, centred on its past errors, with the 80 % interval they give. Characters: "
@@ -358,5 +370,5 @@ def decision_of(
 def accuracy_text(found: Outlook) -> str:
     """What a forecast states beside it, on the page and in the report: the one accuracy
     figure, the model serving each horizon and how often the intervals held
-    (``outlook.accuracy_text``)."""
+    (``forecasting.accuracy_text``)."""
     return outlook_accuracy_text(found)

@@ -11,7 +11,7 @@ The run rate is deliberately simple so that it can be explained in a capacity me
 
 Only closed days before ``as_of`` are used. It is one of the candidates the backtest chooses
 among (``candidates``), named beside the forecast it serves (``outlook``), never a second
-answer: every projection reads the one forecast (``outlook``, ``paths``).
+answer: every projection reads the one forecast (``outlook``, ``projections``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,83 @@
+"""How much will be used, and how far to trust it: the run rate and the other forecasting
+candidates (``run_rate_model``, ``candidates``), their rolling-origin backtest
+(``backtesting``), the one forecast of a series served from it (``outlook``), every projection
+read from that forecast day by day (``projections``) and the what-ifs a meeting asks
+(``whatif``).
+
+The budgets and the buying decision read forecasts through this face only."""
+
+from analytics.capacity.forecasting.backtesting import (
+    HORIZONS,
+    MIN_FORECAST,
+    backtest,
+    coverage,
+    months_later,
+    ratio_quantiles,
+    wape,
+)
+from analytics.capacity.forecasting.candidates import SEASONAL_NAIVE, Floats, History
+from analytics.capacity.forecasting.outlook import (
+    MAX_TERM_MONTHS,
+    PERIOD_NAMES,
+    Outlook,
+    accuracy_text,
+    backtest_table,
+    forecast_rows,
+    outlooks,
+)
+from analytics.capacity.forecasting.projections import (
+    expected_days,
+    forecast_table,
+    key_forecasts,
+    organization_outlook,
+    projection_path,
+)
+from analytics.capacity.forecasting.run_rate_model import (
+    ORGANIZATION,
+    forecast_start,
+    required_start,
+)
+from analytics.capacity.forecasting.whatif import (
+    TODAY_DAYS,
+    WhatIf,
+    WhatIfError,
+    Workload,
+    parse_growth,
+    parse_workload,
+    warnings,
+)
+
+__all__ = [
+    "HORIZONS",
+    "MAX_TERM_MONTHS",
+    "MIN_FORECAST",
+    "ORGANIZATION",
+    "PERIOD_NAMES",
+    "SEASONAL_NAIVE",
+    "TODAY_DAYS",
+    "Floats",
+    "History",
+    "Outlook",
+    "WhatIf",
+    "WhatIfError",
+    "Workload",
+    "accuracy_text",
+    "backtest",
+    "backtest_table",
+    "coverage",
+    "expected_days",
+    "forecast_rows",
+    "forecast_start",
+    "forecast_table",
+    "key_forecasts",
+    "months_later",
+    "organization_outlook",
+    "outlooks",
+    "parse_growth",
+    "parse_workload",
+    "projection_path",
+    "ratio_quantiles",
+    "required_start",
+    "wape",
+    "warnings",
+]
