@@ -20,21 +20,6 @@ PRODUCT = ("analytics", "emulator", "app_pages", "bench")
 LONG_FUNCTIONS_BEING_SPLIT = {
     # analytics/capacity/ is being reorganized by idea; the reorganization splits this one.
     "analytics/capacity/evaluation.py:evaluate",
-    # Not split yet.
-    "analytics/anomalies/usual.py:usual_days",
-    "analytics/cost/spend.py:price_usage",
-    "analytics/guardrails/apply.py:run",
-    "analytics/guardrails/reading.py:read_situation",
-    "analytics/guardrails/sharing.py:share_room",
-    "analytics/keys/changes.py:_changed",
-    "bench/browser.py:browser_pages",
-    "bench/guardrails.py:_lines",
-    "bench/scoped.py:scoped_pages",
-    "bench/tags.py:tags_scale",
-    "emulator/__main__.py:serve",
-    "emulator/store/loading.py:load",
-    "emulator/synthetic/custom_tags.py:draw_many_tags",
-    "emulator/synthetic/injection.py:inject",
 }
 # Streamlit's documented modules; anything else under `streamlit.` is its own business.
 PUBLIC_STREAMLIT = {"streamlit", "streamlit.delta_generator", "streamlit.testing.v1"}
