@@ -276,23 +276,8 @@ def browser_pages(scale: synthetic_orgs.Scale) -> list[Result]:
         keep("browser_pages", name, seen["text"].encode())
     checks = {"pages_render_their_data": rendered(loads, scale.keys)}
     ratios = {kind: _ratios(visits, ALL_HISTORY, pages) for kind, visits in loads.items()}
-    medians = {
-        kind: {
-            period: {
-                pages.get(path, BARE[1]): round(visits.median(period, path), 4)
-                for path in [*pages, BARE[0]]
-            }
-            for period in periods
-        }
-        for kind, visits in loads.items()
-    }
-    shown_pages = {
-        period: {
-            pages.get(path, BARE[1]): _summary(loads["warm"].shown[(period, path)])
-            for path in [*pages, BARE[0]]
-        }
-        for period in periods
-    }
+    medians = {kind: _median_seconds(visits, periods, pages) for kind, visits in loads.items()}
+    shown_pages = _shown_pages(loads["warm"], periods, pages)
     warm = ratios["warm"]
     others = [ratio for path, ratio in warm.items() if path != ""]
     slowest = {kind: pages[max(r, key=r.__getitem__)] for kind, r in ratios.items()}
@@ -378,6 +363,34 @@ def rendered(loads: dict[str, Visits], keys: int) -> bool:
 def _ratios(visits: Visits, period: str, pages: dict[str, str]) -> dict[str, float]:
     bare = visits.median(period, BARE[0])
     return {path: visits.median(period, path) / bare for path in pages}
+
+
+def _median_seconds(
+    visits: Visits, periods: Sequence[str], pages: dict[str, str]
+) -> dict[str, dict[str, float]]:
+    """The median seconds of each page and the bare page, by period and page title: the
+    figures the ratios are read from, kept beside them."""
+    return {
+        period: {
+            pages.get(path, BARE[1]): round(visits.median(period, path), 4)
+            for path in [*pages, BARE[0]]
+        }
+        for period in periods
+    }
+
+
+def _shown_pages(
+    visits: Visits, periods: Sequence[str], pages: dict[str, str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """What each page and the bare page showed the last time it loaded, by period and page
+    title: a line that measured an empty or failing page says so."""
+    return {
+        period: {
+            pages.get(path, BARE[1]): _summary(visits.shown[(period, path)])
+            for path in [*pages, BARE[0]]
+        }
+        for period in periods
+    }
 
 
 def _summary(seen: dict[str, Any]) -> dict[str, Any]:

@@ -370,16 +370,15 @@ def guardrails(scale: synthetic_orgs.Scale) -> list[Result]:
     return _lines(replay, frame, bounds, limits, natural, seconds)
 
 
-def _lines(
+def _used_and_refused(
     replay: Replay,
     frame: pd.DataFrame,
     bounds: list[tuple[dt.date, dt.date]],
     limits: dict[str, int],
-    natural: dict[str, list[int]],
-    seconds: float,
-) -> list[Result]:
-    """The two lines from analytics' usage of the replayed days and the refusals counted."""
-    tally = replay.tally
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Each budget's characters used in each period, as analytics reads them from the
+    replayed days, and its requests refused there by its limits: what the overrun and the
+    stranded room are read from."""
     frame_team = replay.team_of(dict(zip(frame["api_key"], frame["api_key_label"], strict=True)))
     used: dict[str, list[int]] = {}
     refused: dict[str, list[int]] = {}
@@ -394,8 +393,22 @@ def _lines(
                 days = days[days["api_key"].isin(frame_team)]
             used[name].append(int(days["total_characters"].sum()))
             refused[name].append(
-                sum(n for (p, _, by), n in tally.refused.items() if (p, by) == (first, name))
+                sum(n for (p, _, by), n in replay.tally.refused.items() if (p, by) == (first, name))
             )
+    return used, refused
+
+
+def _lines(
+    replay: Replay,
+    frame: pd.DataFrame,
+    bounds: list[tuple[dt.date, dt.date]],
+    limits: dict[str, int],
+    natural: dict[str, list[int]],
+    seconds: float,
+) -> list[Result]:
+    """The two lines from analytics' usage of the replayed days and the refusals counted."""
+    tally = replay.tally
+    used, refused = _used_and_refused(replay, frame, bounds, limits)
     overrun = max(max(0, u - limits[name]) / limits[name] for name in limits for u in used[name])
     stranded = max(
         (

@@ -47,6 +47,7 @@ USER_COOKIE = "_streamlit_user"
 # What every page of the lead's shows in the sidebar (`Scope.line`).
 SCOPE_LINE = re.compile(rf"Team {TEAM}: ([\d,]+) key\(s\), ([\d,]+) tag\(s\)")
 SCOPED_TARGET = 1.1
+KINDS = ("warm", "cold")  # the loads timed, in the order of the figures
 
 
 def teams_text() -> str:
@@ -148,13 +149,7 @@ def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
                 contexts, served.base_url, [period], repeat, pages, bare=False
             )
     viewer, lead = loads
-    ratios = {
-        kind: {
-            title: lead[kind].median(period, path) / viewer[kind].median(period, path)
-            for path, title in pages.items()
-        }
-        for kind in ("warm", "cold")
-    }
+    ratios = _lead_over_viewer(viewer, lead, period, pages)
     kind, page = max(
         ((kind, page) for kind, by_page in ratios.items() for page in by_page),
         key=lambda chosen: ratios[chosen[0]][chosen[1]],
@@ -166,15 +161,7 @@ def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
         # Every lead's page named the team in the sidebar; no viewer's page did.
         "lead_sees_the_team": team is not None and scope_lines(viewer) == {None},
     }
-    seconds = {
-        kind: {
-            person: {
-                title: round(side[kind].median(period, path), 4) for path, title in pages.items()
-            }
-            for person, side in zip(PEOPLE, loads, strict=True)
-        }
-        for kind in ratios
-    }
+    seconds = _median_seconds(loads, period, pages)
     return [
         result(
             "scoped_pages",
@@ -196,6 +183,39 @@ def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
             repeat=repeat,
         )
     ]
+
+
+def _lead_over_viewer(
+    viewer: dict[str, browser.Visits],
+    lead: dict[str, browser.Visits],
+    period: str,
+    pages: dict[str, str],
+) -> dict[str, dict[str, float]]:
+    """The lead's median seconds over the viewer's, warm and cold, by page title: the same
+    page on the same dashboard, so the ratio is what the team's scope costs."""
+    return {
+        kind: {
+            title: lead[kind].median(period, path) / viewer[kind].median(period, path)
+            for path, title in pages.items()
+        }
+        for kind in KINDS
+    }
+
+
+def _median_seconds(
+    loads: list[dict[str, browser.Visits]], period: str, pages: dict[str, str]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Each person's median seconds, warm and cold, by page title: the figures the ratios
+    are read from, kept beside them."""
+    return {
+        kind: {
+            person: {
+                title: round(side[kind].median(period, path), 4) for path, title in pages.items()
+            }
+            for person, side in zip(PEOPLE, loads, strict=True)
+        }
+        for kind in KINDS
+    }
 
 
 def scope_lines(loads: dict[str, browser.Visits]) -> set[tuple[int, int] | None]:

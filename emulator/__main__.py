@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 import uvicorn
+from fastapi import FastAPI
 
 from emulator.app import create_app
 from emulator.config import EmulatorConfig, EndDateReading, SpeechUnit
@@ -70,11 +71,23 @@ def serve(
         speech_to_text_unit=speech_to_text_unit,
         anomalies=anomalies,
     )
+    _run(_app(config), host, port)
+
+
+def _app(config: EmulatorConfig) -> FastAPI:
+    """The emulator's app; an organization file or a setting it cannot use is a one-line
+    error and exit 2, before anything listens."""
     try:
-        app = create_app(config)
+        return create_app(config)
     except (OrgFileError, ValueError) as exc:
         typer.echo(f"Cannot start the emulator: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _run(app: FastAPI, host: str, port: int) -> None:
+    """Listen on `host`:`port` and serve `app` until stopped. The socket is bound before
+    the address is printed, so `--port 0` prints the port it picked, and a caller reading the
+    first line knows where to connect (and, for a synthetic organization, its admin key)."""
     try:
         listener = socket.create_server((host, port))
     except OSError as exc:

@@ -156,6 +156,19 @@ class Usual:
         return unsure
 
 
+def _kind_centres(of_day: np.ndarray, weekend: np.ndarray) -> np.ndarray:
+    """Each cell's centre of each column's kind (working days, or the weekend, as `weekend`
+    marks the columns): the median of the kind's weekdays' medians `of_day`, so that a weekday
+    is measured against the days it is usually like, and one odd weekday does not move it."""
+    centre = np.empty_like(of_day)
+    for kind in (False, True):
+        columns = np.nonzero(weekend == kind)[0]
+        of_kind_days = np.sort(of_day[:, columns], axis=1)
+        seen = np.count_nonzero(~np.isnan(of_kind_days), axis=1)
+        centre[:, columns] = middle(of_kind_days, seen)[:, None]
+    return centre
+
+
 # A half year of days before a cell, as SPREAD_WEEKS weeks × 7 in the order of the days: its
 # first column holds the cell's own weekday, its last BASELINE_WEEKS rows the recent weeks.
 OWN_WEEKDAY: Final = 0
@@ -193,14 +206,8 @@ def usual_days(
             on_day += used[:, week]
         by_day = np.sort(logs.transpose(0, 2, 1), axis=2).reshape(len(cells) * 7, SPREAD_WEEKS)
         of_day = middle(by_day, on_day.ravel()).reshape(len(cells), 7)
-        # Each kind's centre: the median of its weekdays' medians.
         weekend = (judged + np.arange(7)) % 7 >= 5  # each column's kind
-        centre = np.empty_like(of_day)
-        for kind in (False, True):
-            columns = np.nonzero(weekend == kind)[0]
-            of_kind_days = np.sort(of_day[:, columns], axis=1)
-            seen = np.count_nonzero(~np.isnan(of_kind_days), axis=1)
-            centre[:, columns] = middle(of_kind_days, seen)[:, None]
+        centre = _kind_centres(of_day, weekend)
         # A weekday's own level, where its median stands further from its kind's centre than
         # its error allows: √(π / 2n) of its own spread (read from its quartiles) for a median
         # of n days.

@@ -168,6 +168,80 @@ def _rows(
     )
 
 
+def _checked(
+    frame: pd.DataFrame, start: date, end: date, by: str | pd.Series
+) -> tuple[list[Metric], pd.Series]:
+    """The priced metrics the frame has and its rows' groups, once the range, the groups and
+    the rows' days are known to fit: a bad input is refused before anything is priced."""
+    if end < start:
+        raise ValueError(f"the range ends before it starts: {range_text(start, end)}")
+    metrics = [metric for metric in PRICED_METRICS if metric in frame.columns]
+    if not metrics:
+        raise ValueError(f"the frame has none of the priced metrics {', '.join(PRICED_METRICS)}")
+    groups = frame[by] if isinstance(by, str) else by
+    if groups.name is None:
+        raise ValueError("name the series of groups: it becomes the items' column")
+    if len(groups) != len(frame):
+        raise ValueError(f"{len(groups)} groups for {len(frame)} rows")
+    days = frame["usage_date"]
+    if len(days) and (days.min() < pd.Timestamp(start) or days.max() > pd.Timestamp(end)):
+        raise ValueError(f"the frame has usage outside the range {range_text(start, end)}")
+    return metrics, groups
+
+
+@dataclass(frozen=True)
+class _Items:
+    """The line items as arrays, one entry an item, before they become the items' frame."""
+
+    group: Ints
+    metric: Ints  # index into the priced metrics
+    out: Ints  # the month, or (``per="day"``) the day from the range's start
+    month: Ints
+    units: Ints
+    list_amount: Ints
+    amount: Ints
+
+    def by_month(self) -> _Items:
+        """One item per group, month and metric: a month that spans a price change has an
+        item per price until here, and the month's item is their sum."""
+        merged = (
+            pd.DataFrame({"units": self.units, "list": self.list_amount, "amount": self.amount})
+            .groupby([self.group, self.month, self.metric])
+            .sum()
+        )
+        group, month, metric = (merged.index.get_level_values(i).to_numpy() for i in range(3))
+        return _Items(
+            group=group,
+            metric=metric,
+            out=month,
+            month=month,
+            units=merged["units"].to_numpy(),
+            list_amount=merged["list"].to_numpy(),
+            amount=merged["amount"].to_numpy(),
+        )
+
+    def frame(
+        self, cells: Cells, per: Per, groups: tuple[str, pd.Index], metrics: list[Metric]
+    ) -> pd.DataFrame:
+        """The items' frame (`Spend.items`), in the order of their month (or day), group and
+        metric; ``groups``: the column's name and the names the group codes point to."""
+        name, names = groups
+        months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
+        order = np.lexsort((self.metric, self.group, self.out))
+        items: dict[str, object] = {"month": months[self.month[order]]}
+        if per == "day":
+            day = np.datetime64(cells.start, "D") + self.out[order]
+            items["usage_date"] = day.astype(DATE_DTYPE)
+        items[name] = pd.Categorical.from_codes(self.group[order], categories=names)
+        items |= {
+            "metric": pd.Categorical.from_codes(self.metric[order], categories=pd.Index(metrics)),
+            "usage": in_metric_units(self.units[order], self.metric[order], metrics),
+            "list_amount_minor": self.list_amount[order],
+            "amount_minor": self.amount[order],
+        }
+        return pd.DataFrame(items)
+
+
 def price_usage(
     frame: pd.DataFrame,
     pricing: Pricing,
@@ -184,23 +258,11 @@ def price_usage(
     every priced metric the frame has a column of is priced (a tag-day frame has two). Rows
     must lie in the range; those of days without a price are left out (``Spend.unpriced``).
     """
-    if end < start:
-        raise ValueError(f"the range ends before it starts: {range_text(start, end)}")
-    metrics = [metric for metric in PRICED_METRICS if metric in frame.columns]
-    if not metrics:
-        raise ValueError(f"the frame has none of the priced metrics {', '.join(PRICED_METRICS)}")
-    groups = frame[by] if isinstance(by, str) else by
-    if groups.name is None:
-        raise ValueError("name the series of groups: it becomes the items' column")
+    metrics, groups = _checked(frame, start, end, by)
     name = str(groups.name)
-    if len(groups) != len(frame):
-        raise ValueError(f"{len(groups)} groups for {len(frame)} rows")
-    days = frame["usage_date"]
-    if len(days) and (days.min() < pd.Timestamp(start) or days.max() > pd.Timestamp(end)):
-        raise ValueError(f"the frame has usage outside the range {range_text(start, end)}")
     unpriced = pricing.unpriced(start, end)
     if unpriced is not None:
-        priced = (days > pd.Timestamp(unpriced.last)).to_numpy()
+        priced = (frame["usage_date"] > pd.Timestamp(unpriced.last)).to_numpy()
         frame, groups = frame.loc[priced], groups.loc[priced]
     cells = cells_of(pricing, pricing.priced_from(start), end)
     codes, names = _group_codes(groups)
@@ -217,37 +279,16 @@ def price_usage(
     list_amount = scaled_half_up(rows.units, price, lines.denominator)
     month = cells.month[rows.cell]
     out = rows.slot if per == "day" else month
+    items = _Items(rows.group, rows.metric, out, month, rows.units, list_amount, amount)
     if per == "month" and len(cells.days) > len(cells.months):  # months with a price change
-        merged = (
-            pd.DataFrame({"units": rows.units, "list": list_amount, "amount": amount})
-            .groupby([rows.group, month, rows.metric])
-            .sum()
-        )
-        group, out, metric = (merged.index.get_level_values(i).to_numpy() for i in range(3))
-        month, units = out, merged["units"].to_numpy()
-        list_amount, amount = merged["list"].to_numpy(), merged["amount"].to_numpy()
-    else:
-        group, metric, units = rows.group, rows.metric, rows.units
-
-    months = np.array(cells.months, dtype="datetime64[D]").astype(DATE_DTYPE)
-    order = np.lexsort((metric, group, out))
-    items: dict[str, object] = {"month": months[month[order]]}
-    if per == "day":
-        items["usage_date"] = (np.datetime64(cells.start, "D") + out[order]).astype(DATE_DTYPE)
-    items[name] = pd.Categorical.from_codes(group[order], categories=names)
-    items |= {
-        "metric": pd.Categorical.from_codes(metric[order], categories=pd.Index(metrics)),
-        "usage": in_metric_units(units[order], metric[order], metrics),
-        "list_amount_minor": list_amount[order],
-        "amount_minor": amount[order],
-    }
+        items = items.by_month()
     fees = fee_frame(pricing, cells)
     return Spend(
         currency=pricing.currency,
         start=start,
         end=end,
         by=name,
-        items=pd.DataFrame(items),
+        items=items.frame(cells, per, (name, names), metrics),
         organization=lines.frame(pricing, cells, metrics),
         fees=fees.iloc[:0] if at_list_prices else fees,
         unpriced=unpriced,

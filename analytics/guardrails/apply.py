@@ -73,6 +73,26 @@ def chosen_keys(plan: Plan, memory: Mapping[str, Memory], only: str | None) -> t
     )
 
 
+def _remember(memory: dict[str, Memory], plan: Plan, chosen: tuple[KeyPlan, ...]) -> None:
+    """Note in ``memory``, before any call, each chosen key's hand-set limits, the limits it
+    has and those about to be sent: a run killed half-way so leaves a state the next run
+    completes, and tells the guardrail's limits from ones set elsewhere."""
+    for k in chosen:
+        old = memory.get(k.key.key_id)
+        by = k.by or (old.by if old else "")
+        pending = (k.lower_step, k.new) if k.changes else ()
+        # A key first guarded today may have had any limit before: none, for today.
+        seen = [NO_LIMITS] if old is None else [old.highest_on(plan.today, k.current)]
+        memory[k.key.key_id] = Memory(
+            hand=k.hand,
+            applied=k.current,
+            pending=pending,
+            by=by,
+            day=plan.today,
+            highest=highest([*seen, *pending]),
+        )
+
+
 def run(
     records: Records,
     planned: Callable[[Mapping[str, Memory]], Plan],
@@ -90,20 +110,7 @@ def run(
         listed = {k.key.key_id for k in plan.keys}
         memory = {kid: m for kid, m in state.keys.items() if kid in listed}
         chosen = chosen_keys(plan, memory, only)
-        for k in chosen:
-            old = memory.get(k.key.key_id)
-            by = k.by or (old.by if old else "")
-            pending = (k.lower_step, k.new) if k.changes else ()
-            # A key first guarded today may have had any limit before: none, for today.
-            seen = [NO_LIMITS] if old is None else [old.highest_on(plan.today, k.current)]
-            memory[k.key.key_id] = Memory(
-                hand=k.hand,
-                applied=k.current,
-                pending=pending,
-                by=by,
-                day=plan.today,
-                highest=highest([*seen, *pending]),
-            )
+        _remember(memory, plan, chosen)
         changing = [k for k in chosen if k.changes]
         started = utc_now()
 

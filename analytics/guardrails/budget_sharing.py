@@ -109,21 +109,11 @@ def share_room(
         held = 0
         limits = apportion(max(0, allowance - fixed - hidden), by_use, 0)
     elif turning and room < counted:  # spent by the turn: stopped until it, limits after it
-        # At or below each count, so no key can send a request before the turn; after it, a
-        # reserve for each key given a limit (one that used some), the largest users first.
         held = reserve
-        ranked = sorted((k for k in ids if by_use[k] > 0), key=lambda k: (-by_use[k], k))
-        sharing = ranked[: max(0, room) // (reserve + 1)]
-        counts = {k: ids[k].counted[measure] for k in sharing}
-        shares = capped(max(0, room) - held * len(sharing), counts, 0, counts)
-        limits = {k: shares.get(k, 0) for k in ids}
+        limits = _until_the_turn(ids, measure, by_use, room, reserve)
     else:
         room = (room - counted) // 2 if turning else room
-        caps = {
-            k: max(0, hand - use.counted[measure])
-            for k, use in ids.items()
-            if (hand := limit_of(hands[k], measure)) is not None
-        }
+        caps = _hand_caps(ids, hands, measure)
         weights = {k: use.forecast[measure] for k, use in ids.items()}
         # A reserve for each sharing key and at least as much again to share (one key, when
         # the room holds a reserve and a unit more): what is held back never outgrows what
@@ -145,6 +135,36 @@ def share_room(
             budget, measure, allowance, prior, fixed, hidden, counted, reserve, limits, gained
         )
     return BudgetShare(budget, measure, allowance, prior, fixed, hidden, counted, held, limits)
+
+
+def _until_the_turn(
+    ids: Mapping[str, KeyUse],
+    measure: Measure,
+    by_use: Mapping[str, float],
+    room: int,
+    reserve: int,
+) -> dict[str, int]:
+    """Each key's limit when the budget is spent by the turn of the usage period: at or below
+    each count, so no key can send a request before the turn; after it, a reserve for each key
+    given a limit (one that used some), the largest users first (``by_use``: each key's
+    count)."""
+    ranked = sorted((k for k in ids if by_use[k] > 0), key=lambda k: (-by_use[k], k))
+    sharing = ranked[: max(0, room) // (reserve + 1)]
+    counts = {k: ids[k].counted[measure] for k in sharing}
+    shares = capped(max(0, room) - reserve * len(sharing), counts, 0, counts)
+    return {k: shares.get(k, 0) for k in ids}
+
+
+def _hand_caps(
+    ids: Mapping[str, KeyUse], hands: Mapping[str, UsageLimits], measure: Measure
+) -> dict[str, int]:
+    """What each key with a hand-set limit may still use under it: its share of the budget
+    is never more, and what it cannot use goes to the others (`capped`)."""
+    return {
+        k: max(0, hand - use.counted[measure])
+        for k, use in ids.items()
+        if (hand := limit_of(hands[k], measure)) is not None
+    }
 
 
 def _today_bounds(

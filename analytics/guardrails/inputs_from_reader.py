@@ -23,7 +23,7 @@ from analytics.guardrails.plan_inputs import KeyUse, Situation
 from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
 from analytics.keys.join import join, masked
 from analytics.keys.listed import KeyReader
-from analytics.service.models import DeveloperKey
+from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.frames import labels, within
 
@@ -46,6 +46,51 @@ def _forecast(
     return float(expected.sum()) * units(measure, 1)
 
 
+def _used_this_period(
+    usage: pd.DataFrame, period: BillingPeriod, today: date
+) -> dict[Measure, dict[str, float]]:
+    """Each key's use of each measure over the usage period's closed days (api key → units
+    of the frame): what the keys' counts and the budgets' room start from."""
+    now = within(usage, period.start, today - ONE_DAY)
+    sums = now.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()
+    return {
+        m: dict(zip(map(str, sums.index), sums[MEASURE_METRICS[m]].astype(float), strict=True))
+        for m in MEASURES
+    }
+
+
+def _using(usage: pd.DataFrame) -> dict[Measure, set[str]]:
+    """The keys that used each measure in what was read. A forecast only for the keys a plan
+    shares among (active ones) and for the measures they used in what was read: the others
+    forecast nothing, and a plan with a thousand listed keys, most of them deactivated or
+    never used, reads in a moment."""
+    read_totals = usage.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()
+    return {
+        m: {str(k) for k, v in read_totals[MEASURE_METRICS[m]].items() if v > 0} for m in MEASURES
+    }
+
+
+def _live(answer: PlanUsage) -> dict[Measure, int]:
+    """The organization's count now, in service units: beyond the closed days' usage it
+    holds today's use so far, which no key's count shows yet."""
+    return {
+        "characters": answer.character_count,
+        "speech": units("speech", answer.speech_to_text_minutes_count or 0),
+    }
+
+
+def _plan_limits(answer: PlanUsage) -> dict[Measure, int | None]:
+    """The plan's own limits in service units (None: none): the service's cap on the whole
+    organization, which an enforced budget is shown beside."""
+    limits = plan_limits(answer)
+    return {
+        "characters": None if limits.characters is None else units("characters", limits.characters),
+        "speech": None
+        if limits.speech_to_text_minutes is None
+        else units("speech", limits.speech_to_text_minutes),
+    }
+
+
 def read_situation(
     reader: KeyReader, budgets: BudgetFile, teams: Teams | None, today: date
 ) -> Situation:
@@ -62,23 +107,12 @@ def read_situation(
     read = reader.usage(first, today - ONE_DAY)
     usage = read.frame
     joined = join(listed, labels(usage), reader.recorded_masks())
-    now = within(usage, period.start, today - ONE_DAY)
-    sums = now.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()
-    used = {
-        m: dict(zip(map(str, sums.index), sums[MEASURE_METRICS[m]].astype(float), strict=True))
-        for m in MEASURES
-    }
+    used = _used_this_period(usage, period, today)
 
     def counted(api_key: str | None, measure: Measure) -> int:
         return units(measure, used[measure].get(api_key or "", 0.0), up=True)
 
-    # A forecast only for the keys a plan shares among (active ones) and for the measures
-    # they used in what was read: the others forecast nothing, and a plan with a thousand
-    # listed keys, most of them deactivated or never used, reads in a moment.
-    read_totals = usage.groupby("api_key", observed=True)[list(MEASURE_METRICS.values())].sum()
-    using = {
-        m: {str(k) for k, v in read_totals[MEASURE_METRICS[m]].items() if v > 0} for m in MEASURES
-    }
+    using = _using(usage)
 
     def forecast(key: DeveloperKey, api_key: str | None, measure: Measure) -> float:
         if key.is_deactivated or api_key is None or api_key not in using[measure]:
@@ -102,27 +136,15 @@ def read_situation(
         for row in joined
         if row.key is not None
     )
-    live: dict[Measure, int] = {
-        "characters": answer.character_count,
-        "speech": units("speech", answer.speech_to_text_minutes_count or 0),
-    }
-    limits = plan_limits(answer)
     return Situation(
         today=today,
         period=period,
         keys=keys,
         usage=usage,
         frame_teams={} if teams is None else key_teams(teams, labels(usage)),
-        live=live,
+        live=_live(answer),
         team_names=None if teams is None else tuple(t.name for t in teams.teams),
-        plan_limits={
-            "characters": None
-            if limits.characters is None
-            else units("characters", limits.characters),
-            "speech": None
-            if limits.speech_to_text_minutes is None
-            else units("speech", limits.speech_to_text_minutes),
-        },
+        plan_limits=_plan_limits(answer),
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
 
 from analytics.keys.audit import Action, AuditLog, Outcome, encode, entry
@@ -53,6 +54,43 @@ def _outcome(exc: ServiceError) -> Outcome:
     return "refused" if exc.status is not None and exc.status < 500 else "failed"
 
 
+def _record(
+    actor: Actor,
+    action: Action,
+    key: DeveloperKey | None,
+    label: str,
+    outcome: Outcome,
+    message: str = "",
+    trace_id: str | None = None,
+    after: DeveloperKey | None = None,
+    masked_key: str | None = None,
+) -> None:
+    """Write one attempt to the actor's audit log (none: nothing to write). An entry the store
+    does not keep goes to the log output instead, and `AuditNotKept` says so: the change was
+    made, and its entry can be added by hand."""
+    if actor.audit is None:
+        return
+    attempt = entry(
+        action,
+        actor.who,
+        key,
+        outcome,
+        after=after,
+        label=label,
+        masked_key=masked_key,
+        message=message,
+        trace_id=trace_id,
+    )
+    try:
+        actor.audit.append(attempt)
+    except StoreError as exc:
+        log.error("key audit entry not kept: %s", encode(attempt).decode())
+        raise AuditNotKept(
+            f"the {action} was {outcome} at the service, but its audit entry was not kept "
+            f"(written to the log instead): {exc}"
+        ) from None
+
+
 def _changed(
     actor: Actor,
     action: Action,
@@ -61,35 +99,9 @@ def _changed(
     label: str = "",
     api_key: str | None = None,
 ) -> KeyChange[K]:
-    def record(
-        outcome: Outcome,
-        message: str = "",
-        trace_id: str | None = None,
-        after: DeveloperKey | None = None,
-        masked_key: str | None = None,
-    ) -> None:
-        if actor.audit is None:
-            return
-        attempt = entry(
-            action,
-            actor.who,
-            key,
-            outcome,
-            after=after,
-            label=label,
-            masked_key=masked_key,
-            message=message,
-            trace_id=trace_id,
-        )
-        try:
-            actor.audit.append(attempt)
-        except StoreError as exc:
-            log.error("key audit entry not kept: %s", encode(attempt).decode())
-            raise AuditNotKept(
-                f"the {action} was {outcome} at the service, but its audit entry was not kept "
-                f"(written to the log instead): {exc}"
-            ) from None
-
+    """Make one change (``call``) once the audit log's store answered, and write its attempt
+    whatever its outcome: refused, failed, unknown (a create's lost answer) or done."""
+    record = partial(_record, actor, action, key, label)
     if actor.audit is not None:
         actor.audit.records.store.ping()  # unreachable: StoreUnavailable, and nothing is sent
     try:

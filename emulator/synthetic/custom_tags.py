@@ -86,6 +86,33 @@ def draw_tags(
     return tags
 
 
+def _tag_names(n_tags: int, n_customers: int) -> list[str]:
+    """The tags' names by rank, customers first, numbered to one width so that they sort in
+    rank order: ``customer-00001`` … ``doc-10000``."""
+    width = len(str(n_tags))
+    return [
+        f"{'customer' if rank <= n_customers else 'doc'}-{rank:0{width}d}"
+        for rank in range(1, n_tags + 1)
+    ]
+
+
+def _customer_shares(
+    rng: np.random.Generator, n_keys: int, roomy_keys: np.ndarray, customers: list[str]
+) -> list[list[TagShare]]:
+    """Each key's customer tags (`customers` by rank), dealt out to the keys with room in a
+    random order, round after round: a key's customers share CUSTOMER_SHARE of its text in
+    proportion to 1 / rank, at least MIN_CUSTOMER_SHARE each, for the whole history."""
+    shares: list[list[TagShare]] = [[] for _ in range(n_keys)]
+    owner = np.resize(rng.permutation(roomy_keys), len(customers))
+    for key in np.unique(owner).tolist():
+        ranks = np.flatnonzero(owner == key)
+        weight = 1.0 / (ranks + 1)
+        free = CUSTOMER_SHARE - len(ranks) * MIN_CUSTOMER_SHARE
+        part = MIN_CUSTOMER_SHARE + free * weight / weight.sum()
+        shares[key] += [TagShare(customers[r], float(p)) for r, p in zip(ranks, part, strict=True)]
+    return shares
+
+
 def draw_many_tags(
     rng: np.random.Generator, taggable: np.ndarray, first_day: dt.date, n_tags: int
 ) -> list[tuple[TagShare, ...]]:
@@ -110,20 +137,8 @@ def draw_many_tags(
     n_customers = min(n_tags, round(CUSTOMERS_PER_ROOT * math.sqrt(n_tags)))
     if not len(roomy_keys) or -(-n_customers // len(roomy_keys)) > MAX_CUSTOMERS_PER_KEY:
         raise ValueError(f"too little text in this organization to carry {n_tags:,} tags")
-    width = len(str(n_tags))
-    names = [
-        f"{'customer' if rank <= n_customers else 'doc'}-{rank:0{width}d}"
-        for rank in range(1, n_tags + 1)
-    ]
-    shares: list[list[TagShare]] = [[] for _ in range(n_keys)]
-    # Customers, dealt out to the keys with room in a random order, round after round.
-    owner = np.resize(rng.permutation(roomy_keys), n_customers)
-    for key in np.unique(owner).tolist():
-        ranks = np.flatnonzero(owner == key)
-        weight = 1.0 / (ranks + 1)
-        free = CUSTOMER_SHARE - len(ranks) * MIN_CUSTOMER_SHARE
-        part = MIN_CUSTOMER_SHARE + free * weight / weight.sum()
-        shares[key] += [TagShare(names[r], float(p)) for r, p in zip(ranks, part, strict=True)]
+    names = _tag_names(n_tags, n_customers)
+    shares = _customer_shares(rng, n_keys, roomy_keys, names[:n_customers])
     # Documents: runs per tag, each run on a key-day with room, then the days it covers.
     ranks = np.arange(n_customers, n_tags)
     runs = np.maximum(1, np.rint(DOCUMENT_RUNS * (n_customers + 1) / (ranks + 1))).astype(int)

@@ -134,6 +134,18 @@ def inject(
         event("new", key, new_from, new_from)
     busy = {k for k in range(n_keys) if shapes[k] in ("dormant", "launch")}
     busy |= {k for k in range(n_keys) if keys[k].masked in {i.api_key for i in injected}}
+    return injected + _spikes(rng, drawn, keys, busy)
+
+
+def _spikes(
+    rng: np.random.Generator, drawn: Drawn, keys: list[KeySpec], busy: set[int]
+) -> list[Injected]:
+    """Spikes of SPIKE_FACTORS times a key's usual level on one working day of the last
+    INJECT_DAYS, on keys in a random order, one each, leaving out the `busy` ones (whose shape
+    or event a spike would blur) and a day where the jump would not be MATERIAL_SPIKE: one per
+    SPIKE_EVERY keys, at least MIN_SPIKES, as many as fit."""
+    n_keys, n_days = drawn.active.shape
+    spiked: list[Injected] = []
     spikes = max(MIN_SPIKES, -(-n_keys // SPIKE_EVERY))
     for key in rng.permutation(n_keys).tolist():
         if spikes == 0:
@@ -154,8 +166,8 @@ def inject(
             continue
         metric = str(rng.choice(material))
         drawn.set(key, day, metric, factor * drawn.usual[key, day])
-        injected.append(
+        spiked.append(
             Injected("spike", keys[key].masked, metric, drawn.day(day), drawn.day(day), factor)
         )
         spikes -= 1
-    return injected
+    return spiked
