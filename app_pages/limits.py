@@ -262,31 +262,21 @@ with limits_col.container(border=True):
     ):
         st.rerun()
 
-deactivate_col, rotate_col, leak_col = st.columns(3)
-deactivate_col.button(
-    "Deactivate…",
-    icon=":material/block:",
-    disabled=not changeable,
-    key="deactivate_open",
-    on_click=keys_and_limits.open_dialog,
-    args=("deactivate", key.key_id),
+# The chosen key's dialogs, side by side: each one's name (its button's key), label and icon.
+KEY_DIALOGS = (
+    ("deactivate", "Deactivate…", ":material/block:"),
+    ("rotate", "Rotate…", ":material/autorenew:"),
+    ("leak", "Leaked: deactivate now and replace…", ":material/emergency_home:"),
 )
-rotate_col.button(
-    "Rotate…",
-    icon=":material/autorenew:",
-    disabled=not changeable,
-    key="rotate_open",
-    on_click=keys_and_limits.open_dialog,
-    args=("rotate", key.key_id),
-)
-leak_col.button(
-    "Leaked: deactivate now and replace…",
-    icon=":material/emergency_home:",
-    disabled=not changeable,
-    key="leak_open",
-    on_click=keys_and_limits.open_dialog,
-    args=("leak", key.key_id),
-)
+for column, (dialog, label, icon) in zip(st.columns(len(KEY_DIALOGS)), KEY_DIALOGS, strict=True):
+    column.button(
+        label,
+        icon=icon,
+        disabled=not changeable,
+        key=f"{dialog}_open",
+        on_click=keys_and_limits.open_dialog,
+        args=(dialog, key.key_id),
+    )
 opened = keys_and_limits.dialog()
 if (
     opened

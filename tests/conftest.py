@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from hypothesis import settings
 from support import clock  # noqa: F401 - pins the run's clock before anything reads it
 from support.faultserver import FaultServer
-from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY
+from support.headless import DEMO, TODAY, demo_config
 from support.postgres import Cluster, PostgresMissing, claim_shared, shared_cluster, stop_shared
 from support.servers import (
     FIXED_TODAY,
@@ -34,7 +34,7 @@ from support.servers import (
 from analytics.storage.state_store import Store, embedded_store, postgresql_store
 from analytics.usage import calendar
 from bench.processes import stop_process, wait_until_healthy
-from emulator import EmulatorConfig, create_app
+from emulator import create_app
 
 # Property tests draw the same examples on every run, so CI failures reproduce anywhere, and
 # carry no per-example deadline: how long an example takes on a busy machine is no verdict.
@@ -206,7 +206,7 @@ def changed_demo(demo_env) -> Iterator[None]:
 def demo_ledger() -> Iterator:
     """The emulator of the headless dashboard's demo organization (see `demo_env`), built again
     from its settings: its ledger is what the pages must show."""
-    app = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    app = create_app(demo_config(today=TODAY))
     yield app.state.emulator
     app.state.emulator.store.close()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -25,7 +25,7 @@ ORGANIZATION: Final = "organization"
 ORGANIZATION_LABEL: Final = "Organization"
 
 Kind = Literal["spike", "drop", "new", "dormant"]
-KINDS: Final[tuple[Kind, ...]] = ("spike", "drop", "new", "dormant")
+KINDS: Final[tuple[Kind, ...]] = get_args(Kind)
 KIND_TITLES: Final[dict[str, str]] = {
     "spike": "Spike",
     "drop": "Drop",
@@ -33,7 +33,7 @@ KIND_TITLES: Final[dict[str, str]] = {
     "dormant": "Dormant key used",
 }
 Severity = Literal["high", "medium", "low"]
-SEVERITIES: Final[tuple[Severity, ...]] = ("high", "medium", "low")
+SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)
 
 
 @dataclass(frozen=True)

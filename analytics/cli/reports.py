@@ -23,22 +23,13 @@ from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
 )
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import fetching, organization_files, shared, what_ifs
 from analytics.cli.shared import (
     AlertsOption,
     DebugOption,
     DemoOption,
     UsageProblem,
     app,
-)
-from analytics.cli.what_ifs import (
-    DEFAULT_RISK_TEXT,
-    AddOption,
-    GrowthOption,
-    RiskOption,
-    TermOption,
-    asked,
-    decided,
 )
 from analytics.exit_codes import DELIVERY
 from analytics.exports.shaping import Costing
@@ -105,10 +96,10 @@ def report(
     pricing: shared.PricingOption = None,
     team: shared.TeamOption = None,
     teams: shared.TeamsOption = None,
-    term: TermOption = DEFAULT_TERM,
-    growth: GrowthOption = None,
-    add: AddOption = None,
-    risk: RiskOption = DEFAULT_RISK_TEXT,
+    term: what_ifs.TermOption = DEFAULT_TERM,
+    growth: what_ifs.GrowthOption = None,
+    add: what_ifs.AddOption = None,
+    risk: what_ifs.RiskOption = what_ifs.DEFAULT_RISK_TEXT,
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -116,7 +107,7 @@ def report(
     days, with the Decision section under the what-ifs given (as `capacity recommend`), and
     mail it. With --team, the team's report: its usage, keys, forecasts and budgets only."""
     with shared.reported(debug):
-        given = asked(term, growth, add, risk)
+        given = what_ifs.asked(term, growth, add, risk)
         today = calendar.utc_today()
         first, last = shared.day_range(start, end, period, today, demo)
         file_format, chromium = _file_format(output, fmt, mail_to)
@@ -207,7 +198,7 @@ def _organization_review(
     cost = organization_files.capacity_prices(costing, budget_file)
     review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
     options = costing.pricing.catalogue if costing.pricing else ()
-    decision = decided(reader, today, options, given, review.year_start, cost)
+    decision = what_ifs.decided(reader, today, options, given, review.year_start, cost)
     for warning in decision.warnings:
         typer.echo(f"warning: {warning}", err=True)
     return review, usage, decision

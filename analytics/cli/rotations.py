@@ -34,17 +34,13 @@ from analytics.cli.shared import (
 )
 from analytics.exit_codes import SERVICE, STILL_IN_USE
 from analytics.guardrails import memory as guardrail_state
+from analytics.keys import RotationLog, finish, leaked, rotate, watched
 from analytics.keys.rotation import (
     ReplacementFailed,
-    RotationLog,
     RotationRefused,
     StillInUse,
     default_label,
-    finish,
-    leaked,
-    rotate,
     rotation_table,
-    watched,
 )
 from analytics.settings.succession import carry_over
 from analytics.usage import calendar

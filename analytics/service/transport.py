@@ -20,30 +20,20 @@ import stamina
 from pydantic import SecretStr
 
 from analytics import __version__
+from analytics.service import errors
 from analytics.service.decoding import NOT_DOCUMENTED, Decoder
-from analytics.service.errors import (
-    AuthorizationError,
-    BadRequestError,
-    ConnectionFailedError,
-    InvalidResponseError,
-    NotFoundError,
-    QuotaExceededError,
-    RateLimitError,
-    ServerError,
-    ServiceError,
-)
 from analytics.service.models import ErrorBody
 
 T = TypeVar("T")
 
 USER_AGENT = f"usage-dashboard/{__version__} python-httpx/{httpx.__version__}"
 
-_ERRORS_BY_STATUS: dict[int, type[ServiceError]] = {
-    400: BadRequestError,
-    401: AuthorizationError,
-    403: AuthorizationError,
-    404: NotFoundError,
-    456: QuotaExceededError,
+_ERRORS_BY_STATUS: dict[int, type[errors.ServiceError]] = {
+    400: errors.BadRequestError,
+    401: errors.AuthorizationError,
+    403: errors.AuthorizationError,
+    404: errors.NotFoundError,
+    456: errors.QuotaExceededError,
 }
 # Transport failures after which the request certainly never reached the service.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -68,7 +58,7 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def error_from_response(response: httpx.Response) -> ServiceError:
+def error_from_response(response: httpx.Response) -> errors.ServiceError:
     """The typed error for a non-2xx response, with the service's message, code and trace id."""
     status = response.status_code
     trace_id = response.headers.get("X-Trace-ID")
@@ -80,15 +70,17 @@ def error_from_response(response: httpx.Response) -> ServiceError:
     message = message or response.reason_phrase or "no message"
     if status == 429:
         wait = retry_after_seconds(response.headers.get("Retry-After"))
-        return RateLimitError(message, retry_after=wait, code=code, trace_id=trace_id)
-    kind = ServerError if status >= 500 else _ERRORS_BY_STATUS.get(status, ServiceError)
+        return errors.RateLimitError(message, retry_after=wait, code=code, trace_id=trace_id)
+    kind = (
+        errors.ServerError if status >= 500 else _ERRORS_BY_STATUS.get(status, errors.ServiceError)
+    )
     return kind(message, status=status, code=code, trace_id=trace_id)
 
 
-def invalid_response(response: httpx.Response, problem: str) -> InvalidResponseError:
+def invalid_response(response: httpx.Response, problem: str) -> errors.InvalidResponseError:
     """The error for a 2xx answer that cannot be used, quoting its status and trace id."""
     request = response.request
-    return InvalidResponseError(
+    return errors.InvalidResponseError(
         f"{request.method} {request.url.path} answered {response.status_code}: {problem}",
         status=response.status_code,
         trace_id=response.headers.get("X-Trace-ID"),
@@ -180,13 +172,13 @@ class Transport:
 
     def _should_retry(self, idempotent: bool) -> Callable[[Exception], bool | float]:
         def hook(exc: Exception) -> bool | float:
-            if isinstance(exc, RateLimitError):
+            if isinstance(exc, errors.RateLimitError):
                 if exc.retry_after is None:
                     return True
                 return min(exc.retry_after, self.policy.max_retry_wait)
-            if isinstance(exc, ConnectionFailedError):
+            if isinstance(exc, errors.ConnectionFailedError):
                 return idempotent or not exc.request_sent
-            return idempotent and isinstance(exc, ServerError)
+            return idempotent and isinstance(exc, errors.ServerError)
 
         return hook
 
@@ -203,7 +195,7 @@ class Transport:
                     files=request.files,
                 )
         except httpx.TransportError as exc:
-            raise ConnectionFailedError(
+            raise errors.ConnectionFailedError(
                 f"{method} {path} to {self._http.base_url.host}: {type(exc).__name__} {exc}",
                 request_sent=not isinstance(exc, _NEVER_SENT),
             ) from None

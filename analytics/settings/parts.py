@@ -16,7 +16,7 @@ not here, since the host that edits the settings need not hold the secrets.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from analytics.alerts.alerts_file import AlertsFileError, parse_alerts_file
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
@@ -25,7 +25,7 @@ from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.guardrails.rules import never_enforceable
 
 Part = Literal["pricing", "teams", "budgets", "alerts"]
-PARTS: Final[tuple[Part, ...]] = ("pricing", "teams", "budgets", "alerts")
+PARTS: Final[tuple[Part, ...]] = get_args(Part)
 TITLES: Final[dict[Part, str]] = {
     "pricing": "Prices",
     "teams": "Teams and key owners",

@@ -45,11 +45,19 @@ class Moment(TypeDecorator[datetime]):
 
 metadata = MetaData()
 
+
+def _account(*, primary_key: bool) -> Column[str]:
+    """The column naming a record's account, as wide in every table that has one: part of the
+    primary key, or else indexed."""
+    index = None if primary_key else True
+    return Column("account", String(80), primary_key=primary_key, nullable=False, index=index)
+
+
 # One row per marked anomaly: a mark is replaced, never two for one id.
 marks = Table(
     "anomaly_marks",
     metadata,
-    Column("account", String(80), primary_key=True),
+    _account(primary_key=True),
     Column("anomaly", String(300), primary_key=True),
     Column("mark", String(20), nullable=False),
     Column("marked_at", Moment(), nullable=False),
@@ -73,7 +81,7 @@ audit = Table(
     "key_audit",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("account", String(80), nullable=False, index=True),
+    _account(primary_key=False),
     Column("time", Moment(), nullable=False),
     Column("entry", Text, nullable=False),
 )
@@ -83,7 +91,7 @@ audit = Table(
 guardrails = Table(
     "guardrail_state",
     metadata,
-    Column("account", String(80), primary_key=True),
+    _account(primary_key=True),
     Column("state", Text, nullable=False),
 )
 
@@ -95,7 +103,7 @@ guardrails = Table(
 settings_versions = Table(
     "settings_versions",
     metadata,
-    Column("account", String(80), primary_key=True),
+    _account(primary_key=True),
     Column("part", String(20), primary_key=True),
     Column("version", Integer, primary_key=True, autoincrement=False),
     Column("text", Text, nullable=False),
@@ -112,7 +120,7 @@ rotations = Table(
     "key_rotations",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("account", String(80), nullable=False, index=True),
+    _account(primary_key=False),
     Column("old_key_id", String(200), nullable=False),
     Column("open_key_id", String(200), nullable=True),
     Column("started", Moment(), nullable=False),

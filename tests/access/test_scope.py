@@ -303,18 +303,22 @@ def visible(org: Organization) -> Visible:
     return Visible(Scope(org.scope), parse_teams(org.teams_file()))
 
 
+def keys_kept(org: Organization, rows: list, frame_of: Callable, matches: Callable) -> tuple:
+    """The team's view, the frame of the ledger's `rows`, the rows of the team's keys among
+    them, and the view's per-key rows of that frame, checked to be exactly those."""
+    shown, frame, kept = visible(org), frame_of(rows), org.keys_in_scope(rows)
+    by_key = shown.key_day(frame)
+    assert_kept(by_key, frame, kept, matches)
+    return shown, frame, kept, by_key
+
+
 # --- a team's scope --------------------------------------------------------------------------
 
 
 @settings(max_examples=30)
 @given(organizations())
 def test_a_team_scope_keeps_exactly_its_keys_rows(org):
-    shown = visible(org)
-    frame = key_day(org.key_rows)
-    kept = org.keys_in_scope(org.key_rows)
-
-    rows = shown.key_day(frame)
-    assert_kept(rows, frame, kept, assert_matches_ledger)
+    shown, frame, kept, rows = keys_kept(org, org.key_rows, key_day, assert_matches_ledger)
     assert rows[METRICS].sum().to_dict() == pytest.approx(ledger_totals(kept))
     assert categories(rows, "api_key") == {row.api_key for row in kept}
     assert categories(rows, "api_key_label") == {row.api_key_label for row in kept}
@@ -345,12 +349,9 @@ def test_a_team_scope_keeps_exactly_its_tags_rows(org):
 @settings(max_examples=30)
 @given(organizations())
 def test_a_team_scopes_pairs_are_summed_from_its_keys_pair_rows(org):
-    shown = visible(org)
-    frame = pair_key_day(org.pair_rows)
-    kept = org.keys_in_scope(org.pair_rows)
-
-    by_key = shown.key_day(frame)
-    assert_kept(by_key, frame, kept, assert_matches_pair_ledger)
+    shown, frame, kept, by_key = keys_kept(
+        org, org.pair_rows, pair_key_day, assert_matches_pair_ledger
+    )
     assert categories(by_key, "api_key") == {row.api_key for row in kept}
 
     pairs = shown.pair_day(frame)

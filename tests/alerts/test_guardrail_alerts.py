@@ -8,44 +8,21 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from support.builders import invoke, serve_to_cli
-from support.orgfiles import org_key, org_usage, organization
-from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
+from support.builders import enforced, guarded, invoke, serve_to_cli
+from support.orgfiles import ORG_ADMIN, admin_organization, org_key, org_usage
+from support.receivers import HOOK, alert_receivers
 from support.servers import file_app
 
 TODAY = dt.date(2025, 7, 10)
-ADMIN = "alert-admin-001-aaaa:adm"
 WEB, BATCH = "web-key-0001-1111-2222-webb", "batch-key-03-5555-bbbb"
-HOOK = "/hooks/guardrails-token-1a2b"
 # July's closed days (1st to 9th): Web 900 characters (over its own budget of 600), Batch 100.
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
+ORG = admin_organization(
     org_key(WEB, "Web", 'created = "2025-05-01T00:00:00Z"'),
     org_key(BATCH, "Batch", 'created = "2025-05-01T00:00:00Z"'),
     *(org_usage(WEB, f"2025-07-0{n}", text=100) for n in range(1, 10)),
     org_usage(BATCH, "2025-07-03", text=100),
 )
-BUDGETS = """
-[guardrails]
-reserve_characters = 10
-floor_characters = 20
-
-[[budget]]
-name = "Web key"
-metric = "total_characters"
-period = "usage"
-limit = 600
-key = "Web"
-enforce = true
-
-[[budget]]
-name = "Organization"
-metric = "total_characters"
-period = "usage"
-limit = 50_000
-enforce = true
-"""
+BUDGETS = guarded(10, 20, enforced("Web key", 600, 'key = "Web"'), enforced("Organization", 50_000))
 PERIOD = "2025-07-01 – 2025-07-31 (UTC)"
 
 
@@ -54,14 +31,12 @@ def guarded(monkeypatch, tmp_path, instant_retries):
     """The organization served to the command line, its budgets and alerts files in the
     working folder, the guardrails applied once (as the hourly timer does)."""
     app = file_app(tmp_path, ORG, today=TODAY)
-    serve_to_cli(monkeypatch, app, ADMIN, TODAY, tmp_path / "history")
+    serve_to_cli(monkeypatch, app, ORG_ADMIN, TODAY, tmp_path / "history")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "budgets.toml").write_text(BUDGETS, encoding="utf-8")
     applied = invoke("guardrails", "apply", "--yes")
     assert applied.exit_code == 0, applied.output
-    with smtp_server() as mailbox, webhook_receiver() as hooks:
-        monkeypatch.setenv("TEST_JSON_URL", hooks.url(HOOK))
-        mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+    with alert_receivers(monkeypatch, tmp_path) as (mailbox, hooks, _):
         yield mailbox, hooks
 
 

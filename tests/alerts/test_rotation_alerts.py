@@ -10,8 +10,8 @@ import datetime as dt
 
 import pandas as pd
 from support.builders import invoke, serve_to_cli
-from support.orgfiles import org_key, org_usage, organization
-from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
+from support.orgfiles import ORG_ADMIN, admin_organization, org_key, org_usage
+from support.receivers import HOOK, alert_receivers
 from support.servers import file_app
 
 from analytics.alerts.rotation_events import rotation_events
@@ -22,12 +22,8 @@ from analytics.usage.records import records_of
 
 BEGUN = dt.date(2025, 3, 1)
 TODAY = BEGUN + dt.timedelta(days=20)
-ADMIN = "remind-admin-01-aaaa:adm"
 OLD, NEW = "old0key-0001-1111-2222-oldd", "new0key-0002-3333-4444-neww"
-HOOK = "/hooks/rotations-token-9f8e"
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
+ORG = admin_organization(
     org_key(OLD, "Web shop", 'created = "2024-01-01T00:00:00Z"'),
     org_key(NEW, "Web shop (2025-03)", 'created = "2025-03-01T09:00:00Z"'),
     org_usage(OLD, "2025-03-01", text=30_000),
@@ -38,7 +34,7 @@ ORG = organization(
 
 def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
     app = file_app(tmp_path, ORG, today=TODAY)
-    serve_to_cli(monkeypatch, app, ADMIN, TODAY, tmp_path / "history")
+    serve_to_cli(monkeypatch, app, ORG_ADMIN, TODAY, tmp_path / "history")
     monkeypatch.chdir(tmp_path)
     records = records_of(Settings(), demo=False)
     assert records is not None
@@ -55,9 +51,7 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
             started=dt.datetime(2025, 3, 1, 9, tzinfo=dt.UTC),
         )
     )
-    with smtp_server() as mailbox, webhook_receiver() as hooks:
-        monkeypatch.setenv("TEST_JSON_URL", hooks.url(HOOK))
-        routes = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+    with alert_receivers(monkeypatch, tmp_path) as (mailbox, hooks, routes):
         with routes.open("a", encoding="utf-8") as file:  # the maximum age is a setting
             file.write("\n[rotations]\nmax_age_days = 365\n")
         first = invoke("check-rotations", "--notify")

@@ -14,15 +14,9 @@ from hypothesis import strategies as st
 
 from analytics.capacity.decision.buying import decide, plain_verdict
 from analytics.capacity.decision.usage_scenarios import term_scenarios
+from analytics.capacity.forecasting import whatif
 from analytics.capacity.forecasting.outlook import Outlook, outlook
-from analytics.capacity.forecasting.whatif import (
-    WhatIf,
-    WhatIfError,
-    Workload,
-    parse_growth,
-    parse_workload,
-    warnings,
-)
+from analytics.capacity.forecasting.whatif import WhatIf, WhatIfError, Workload
 from analytics.cost.prices import CatalogueOption
 from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
 
@@ -45,22 +39,22 @@ AS_OF = date(2026, 5, 20)  # history through 19 May 2026: 870 days
     ],
 )
 def test_workloads_are_read_as_a_meeting_says_them(text, expected):
-    assert parse_workload(text) == expected
+    assert whatif.parse_workload(text) == expected
 
 
 @pytest.mark.parametrize("text", ["2026-13:5 characters", "500 pages", "characters 500"])
 def test_a_workload_that_cannot_be_read_is_refused_saying_how_to_write_it(text):
     with pytest.raises(WhatIfError, match=r"2026-06:2000000 characters|is not a month"):
-        parse_workload(text)
+        whatif.parse_workload(text)
 
 
 def test_growth_is_a_percentage():
-    assert parse_growth("10%") == pytest.approx(0.10)
-    assert parse_growth("-5 %") == pytest.approx(-0.05)
-    assert parse_growth("+12.5") == pytest.approx(0.125)
+    assert whatif.parse_growth("10%") == pytest.approx(0.10)
+    assert whatif.parse_growth("-5 %") == pytest.approx(-0.05)
+    assert whatif.parse_growth("+12.5") == pytest.approx(0.125)
     for bad in ("ten", "-100%"):
         with pytest.raises(WhatIfError):
-            parse_growth(bad)
+            whatif.parse_growth(bad)
 
 
 def test_a_workload_adds_its_month_share_to_each_day_from_its_month():
@@ -131,7 +125,7 @@ def test_what_ifs_shift_the_term_and_the_recommendation(flat):
 @settings(max_examples=200)
 @given(st.floats(min_value=-0.99, max_value=50, allow_nan=False))
 def test_a_growth_outside_minus_90_to_plus_1000_percent_is_named(growth):
-    said = warnings(WhatIf(growth), {})
+    said = whatif.warnings(WhatIf(growth), {})
     implausible = growth < -0.9 or growth > 10
     assert bool(said) == implausible
     if implausible:
@@ -142,7 +136,7 @@ def test_a_growth_outside_minus_90_to_plus_1000_percent_is_named(growth):
 
 @pytest.mark.parametrize(("growth", "named"), [(-0.9, False), (10.0, False), (-0.91, True)])
 def test_the_plausible_range_holds_its_ends(growth, named):
-    assert bool(warnings(WhatIf(growth), {})) == named
+    assert bool(whatif.warnings(WhatIf(growth), {})) == named
 
 
 @settings(max_examples=200)
@@ -152,7 +146,7 @@ def test_the_plausible_range_holds_its_ends(growth, named):
 )
 def test_a_workload_over_ten_times_todays_usage_is_named(today, per_month):
     workload = Workload(TOTAL_CHARACTERS, per_month, None, "pilot")
-    said = warnings(WhatIf(0.0, (workload,)), {TOTAL_CHARACTERS: today})
+    said = whatif.warnings(WhatIf(0.0, (workload,)), {TOTAL_CHARACTERS: today})
     assert bool(said) == (per_month > 10 * today)
     if said:
         assert said[0].startswith(f"the workload '{workload}' is more than 10 times today's")

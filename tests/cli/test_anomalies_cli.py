@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 from support import kept
 from support.builders import invoke, serve_to_cli
-from support.receivers import mail_and_webhook_alerts, smtp_server, webhook_receiver
+from support.receivers import HOOK, alert_receivers
 from support.servers import ROOT, small_config
 
 from analytics.anomalies.marks import check_id
@@ -248,9 +248,7 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
     emulator = served.state.emulator
     admin = emulator.admin_key
     serve_to_cli(monkeypatch, served, admin, today, tmp_path / "history")
-    with smtp_server() as mailbox, webhook_receiver() as hooks:
-        monkeypatch.setenv("TEST_JSON_URL", hooks.url("/hooks/json-token-5e6f"))
-        alerts = mail_and_webhook_alerts(tmp_path, mailbox, "TEST_JSON_URL")
+    with alert_receivers(monkeypatch, tmp_path) as (mailbox, hooks, alerts):
         args = ["check-anomalies", "--days", "30", "--notify", "--alerts", str(alerts)]
         # Run for a script, its standard output stays one JSON document: what was sent is
         # said on stderr.
@@ -260,7 +258,7 @@ def test_notify_sends_each_new_anomaly_once_linked_to_its_chart(monkeypatch, tmp
         notified = first.stderr.splitlines()
         assert len(notified) == 2 * len(found)
         assert all(line.startswith("notified ") for line in notified)
-        posted = hooks.at("/hooks/json-token-5e6f")
+        posted = hooks.at(HOOK)
         # One alert per new anomaly, at both destinations, named in words as the table names
         # it; its id only in the alert's id, its link and the mark command.
         assert sorted(body["subject"] for body in posted) == sorted(

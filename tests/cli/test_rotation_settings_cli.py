@@ -13,27 +13,22 @@ import datetime as dt
 import pandas as pd
 import pytest
 from support.builders import invoke, serve_to_cli
-from support.orgfiles import org_key, org_usage, organization
+from support.orgfiles import org_usage
+from support.rotation_org import ADMIN, SPEECH, WEB, rotation_organization
 from support.servers import file_app
 
 from analytics.usage import calendar
 from analytics.usage.calendar import CLOCK_VARIABLE
 
-ADMIN, WEB, SPEECH = (
-    "rotset-admin-01-aaaa:adm",
-    "web0shop-7777-8888-9999-0000cafe",
-    "speech-5555-dddd",
-)
 BEGUN = dt.date(2025, 7, 5)  # day 0 of the rotation
 TODAY = BEGUN + dt.timedelta(days=5)  # analytics closed through day 4
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
-    org_key(WEB, "Web shop", 'created = "2025-01-05T00:00:00Z"', "character_limit = 90000"),
-    org_key(SPEECH, "Speech desk", 'created = "2025-01-05T00:00:00Z"'),
+ORG = rotation_organization(
+    "2025-01-05T00:00:00Z",
     # The old key's last use is day 2 of the rotation: quiet for 2 whole days through day 4.
     *(org_usage(WEB, str(BEGUN + dt.timedelta(days=n)), text=700) for n in range(3)),
     org_usage(SPEECH, "2025-07-01", text=10),
+    character_limit=90000,
+    speech="Speech desk",
 )
 ROUTES = """base_url = "https://dash.example.org/usage"
 

@@ -13,21 +13,13 @@ from urllib.parse import parse_qsl
 
 from support import kept
 from support.builders import asgi_client
-from support.headless import (
-    DEMO_DAYS,
-    DEMO_KEYS,
-    DEMO_SEED,
-    TODAY,
-    chart_specs,
-    open_clean_page,
-    open_page,
-)
+from support.headless import TODAY, chart_specs, demo_config, open_clean_page, open_page
 
 from analytics.alerts.anomaly_events import anomaly_events
 from analytics.anomalies.detect import NEW_KEY, find_anomalies
 from analytics.anomalies.measured import MEASURED
 from analytics.usage.pipeline import fetch_usage
-from emulator import EmulatorConfig, create_app
+from emulator import create_app
 
 DAY = timedelta(days=1)
 
@@ -152,7 +144,7 @@ def test_an_alerts_link_opens_its_anomaly(demo_env, demo_ledger):
     """The link an alert carries (`/anomalies?anomaly=…`) picks that anomaly on the page."""
     new = events(demo_ledger)["new"]
     wanted = f"new:{new.api_key}:total_characters:{new.first}"
-    served = create_app(EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY))
+    served = create_app(demo_config(today=TODAY))
     client, _ = asgi_client(served)
     with client:
         usage = fetch_usage(client, TODAY - 86 * DAY, TODAY - DAY, today=TODAY)

@@ -41,7 +41,7 @@ from support.browsers import (
 )
 from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
-from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
+from support.headless import DEMO, DEMO_DAYS, demo_config
 from support.manual import dashboard_options
 from support.servers import base_path, running_dashboard
 
@@ -165,8 +165,7 @@ def dashboard(provider, demo_folder) -> Iterator[str]:
 def demo_org() -> Iterator[Emulator]:
     """The dashboard's demo organization built again from its settings: its ledger is the
     oracle of what each team's keys and tags are."""
-    config = EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=utc_today())
-    app = create_app(config)
+    app = create_app(demo_config(today=utc_today()))
     yield app.state.emulator
     app.state.emulator.store.close()
 

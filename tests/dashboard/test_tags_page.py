@@ -7,17 +7,9 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from support.headless import (
-    DEMO_DAYS,
-    DEMO_KEYS,
-    DEMO_SEED,
-    TODAY,
-    chart_specs,
-    open_clean_page,
-    open_page,
-)
+from support.headless import TODAY, chart_specs, demo_config, open_clean_page, open_page
 
-from emulator import EmulatorConfig, create_app
+from emulator import create_app
 
 DAY = timedelta(days=1)
 
@@ -126,10 +118,7 @@ MANY_TAGS = 2_000
 
 @pytest.fixture(scope="module")
 def many_tags_ledger():
-    config = EmulatorConfig(
-        seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, today=TODAY, tags=MANY_TAGS
-    )
-    app = create_app(config)
+    app = create_app(demo_config(today=TODAY, tags=MANY_TAGS))
     yield app.state.emulator
     app.state.emulator.store.close()
 

@@ -20,7 +20,7 @@ import msgspec
 import pytest
 from support import kept
 from support.builders import serve_to_cli
-from support.orgfiles import GUARDED_BUDGETS, org_key, org_usage, organization
+from support.orgfiles import GUARDED_BUDGETS, admin_organization, org_key, org_usage
 from support.servers import ROOT, auth, emulator_server, file_app
 from typer.testing import CliRunner
 
@@ -39,15 +39,14 @@ WEB, SHOP, BATCH = (
 )
 JUNE_1 = dt.date(2025, 6, 1)
 # July's closed days (1st to 9th): Web 900, Shop 180, Batch 1,000. Shop is capped at 500 by hand.
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
+ORG = admin_organization(
     org_key(WEB, "Web", 'created = "2025-05-01T00:00:00Z"'),
     org_key(SHOP, "Shop", 'created = "2025-05-01T00:00:00Z"', "character_limit = 500"),
     org_key(BATCH, "Batch", 'created = "2025-05-01T00:00:00Z"'),
     *(org_usage(WEB, str(JUNE_1 + dt.timedelta(days=n)), text=100) for n in range(39)),
     *(org_usage(SHOP, str(JUNE_1 + dt.timedelta(days=n)), text=20) for n in range(39)),
     org_usage(BATCH, "2025-07-03", document=1_000),
+    admin=ADMIN,
 )
 TEAMS = """
 [[team]]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from support import kept
-from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED
+from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, demo_config
 from support.servers import ROOT, emulator_of, run_cli
 
 from analytics.connection import demo_app, demo_client, reset_demo
@@ -29,7 +29,6 @@ from analytics.service.connection_settings import Settings
 from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from analytics.usage.records import Records
-from emulator import EmulatorConfig
 from emulator.store import Store
 
 RENAMED = "Renamed in the demo"
@@ -50,7 +49,7 @@ def env(history) -> dict[str, str]:
 def original() -> Iterator[dict[str, str]]:
     """The demo organization's developer keys as generated (published id -> label), from an
     emulator of the same shape in memory."""
-    config = EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS)
+    config = demo_config()
     with emulator_of(config) as app:
         yield {k.published_id: k.label for k in app.state.emulator.store.developer_keys()}
 

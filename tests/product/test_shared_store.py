@@ -28,7 +28,7 @@ import httpx
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
-from support.orgfiles import GUARDED_BUDGETS, org_key, org_usage, organization
+from support.orgfiles import GUARDED_BUDGETS, admin_organization, org_key, org_usage
 from support.postgres import Cluster
 from support.receivers import (
     Mailbox,
@@ -56,9 +56,7 @@ JUNE_1 = dt.date(2025, 6, 1)
 # Steady keys (Web, Shop, capped at 500 by hand), four keys first used in the last 30 days
 # (new-key anomalies; Fresh C capped at 30,000 by hand), a key silent for 77 days and used
 # again (a drop and a dormant key) and a key never used, to be renamed.
-ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(ADMIN, "Admin", admin=True),
+ORG = admin_organization(
     org_key(WEB, "Web", CREATED),
     org_key(SHOP, "Shop", CREATED, "character_limit = 500"),
     org_key(BATCH, "Batch", CREATED),
@@ -75,6 +73,7 @@ ORG = organization(
     org_usage(FRESH_C, "2025-07-08", text=3_500),
     *(org_usage(SLEEPER, f"2025-04-{day:02}", text=300) for day in range(1, 20)),
     org_usage(SLEEPER, "2025-07-06", text=800),
+    admin=ADMIN,
 )
 # What `check-anomalies --days 30` finds in ORG: each anomaly's id, and its name in words, as
 # its alert names it.

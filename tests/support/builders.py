@@ -164,6 +164,20 @@ def budgets(*entries: str, head: str = "") -> str:
     return head + "".join(f"\n[[budget]]\n{entry}\n" for entry in entries)
 
 
+def enforced(name: str, limit: int, *lines: str) -> str:
+    """A budget of characters over the usage period marked ``enforce = true``, an entry of
+    ``guarded``: its own lines (the key or team it covers) after its limit."""
+    fields = [f'name = "{name}"', 'metric = "total_characters"', 'period = "usage"']
+    return "\n".join([*fields, f"limit = {limit:_}", *lines, "enforce = true"])
+
+
+def guarded(reserve: int, floor: int, *entries: str) -> str:
+    """A budgets file of ``enforced`` budgets, after the guardrails' reserve and floor (in
+    characters)."""
+    head = f"[guardrails]\nreserve_characters = {reserve}\nfloor_characters = {floor}\n"
+    return budgets(*entries, head=head)
+
+
 def assert_unreadable_files_refused(load: Callable, error: type[Exception], folder: Path) -> None:
     """`load` of a settings file that is not there, and of one that is no text, raises one
     clear `error` naming the file: a scheduled job's log then says what to fix."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -15,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics import pages
 from analytics.usage.calendar import utc_today
+from emulator import EmulatorConfig
 from support.installed import remember_distributions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +32,14 @@ DEMO = {
     "SERVICE_DEMO_DAYS": str(DEMO_DAYS),
     "SERVICE_DEMO_SEED": str(DEMO_SEED),
 }
+
+
+def demo_config(**settings: Any) -> EmulatorConfig:
+    """The emulator's settings of the demo organization of the headless tests (`DEMO`), for
+    building it again beside the dashboard, with `settings` (its day, its tags) added."""
+    return EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DEMO_DAYS, **settings)
+
+
 # Each AppTest looks through the installed distributions: read once per process.
 remember_distributions()
 

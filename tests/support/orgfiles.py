@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from emulator.orgfile import OrgFileError, load
+from support.builders import enforced, guarded
 
 # The file's usage fields by the short names the tests write them with.
 USAGE_FIELDS = {
@@ -52,6 +53,16 @@ def organization(*tables: str) -> str:
     return "\n".join(tables)
 
 
+# The admin key of an organization whose test needs no admin key of its own.
+ORG_ADMIN = "org-admin-0001-aaaa:adm"
+
+
+def admin_organization(*tables: str, admin: str = ORG_ADMIN) -> str:
+    """An organization file billed from the 1st of each month, its admin key `admin` (labelled
+    Admin) and then the given tables: the organization most command-line tests serve."""
+    return organization("[plan]\nbilling_day = 1\n", org_key(admin, "Admin", admin=True), *tables)
+
+
 def load_org(directory: Path, text: str):
     """The organization file `text` (written to `directory/org.toml`) as the emulator loads
     it."""
@@ -74,9 +85,7 @@ def org_file_error(directory: Path, text: str) -> str:
 KEYS_ADMIN, KEYS_WEB = "keys-admin-0001-aaaa:adm", "ab12cd34-5555-6666-7777-8888ef56"
 KEYS_SPEECH = "speech-team-9999-cccc"
 KEYS_TODAY = dt.date(2025, 7, 10)
-KEYS_ORG = organization(
-    "[plan]\nbilling_day = 1\n",
-    org_key(KEYS_ADMIN, "Admin", admin=True),
+KEYS_ORG = admin_organization(
     org_key(KEYS_WEB, "Web shop", 'created = "2025-04-01T00:00:00Z"', "character_limit = 1000"),
     org_key(
         KEYS_SPEECH,
@@ -92,31 +101,15 @@ KEYS_ORG = organization(
     ),
     org_usage(KEYS_SPEECH, "2025-07-02", stt=2.5),
     org_usage(KEYS_ADMIN, "2025-07-03", text=7),
+    admin=KEYS_ADMIN,
 )
 
 
 # Two enforced budgets over a small organization (small reserves and floors: 100 and 200
 # characters): the organization within 50,000 characters and the Web team within 5,000.
-GUARDED_BUDGETS = """
-[guardrails]
-reserve_characters = 100
-floor_characters = 200
-
-[[budget]]
-name = "Organization"
-metric = "total_characters"
-period = "usage"
-limit = 50_000
-enforce = true
-
-[[budget]]
-name = "Web team"
-metric = "total_characters"
-period = "usage"
-limit = 5_000
-team = "Web"
-enforce = true
-"""
+GUARDED_BUDGETS = guarded(
+    100, 200, enforced("Organization", 50_000), enforced("Web team", 5_000, 'team = "Web"')
+)
 
 
 def contract_year_end(today: dt.date) -> dt.date:

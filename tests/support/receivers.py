@@ -16,6 +16,7 @@ from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from cryptography import x509
@@ -208,3 +209,18 @@ url_env = "{url_env}"
         encoding="utf-8",
     )
     return path
+
+
+# The JSON webhook's path on the receiver, a channel's secret token in it as in a real address.
+HOOK = "/hooks/json-token-5e6f"
+
+
+@contextmanager
+def alert_receivers(
+    monkeypatch: pytest.MonkeyPatch, folder: Path
+) -> Iterator[tuple[Mailbox, WebhookReceiver, Path]]:
+    """A real SMTP server and webhook receiver on loopback, and an alerts file in `folder`
+    sending to both: to the webhook at HOOK, its address in TEST_JSON_URL."""
+    with smtp_server() as mailbox, webhook_receiver() as hooks:
+        monkeypatch.setenv("TEST_JSON_URL", hooks.url(HOOK))
+        yield mailbox, hooks, mail_and_webhook_alerts(folder, mailbox, "TEST_JSON_URL")
