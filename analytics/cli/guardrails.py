@@ -10,11 +10,13 @@ is kept in the guardrail state, in the state store.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 import typer
@@ -69,6 +71,49 @@ YesOption = Annotated[
 
 
 @dataclass(frozen=True)
+class _Files:
+    """What every guardrails command is told besides its own options: the organization's
+    files, demo mode and debugging."""
+
+    budgets: Path | None
+    pricing: Path | None
+    teams: Path | None
+    demo: bool
+    debug: bool
+
+
+_FILE_OPTIONS = tuple(
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=option)
+    for name, option, default in (
+        ("budgets", BudgetsOption, None),
+        ("pricing", PricingOption, None),
+        ("teams", TeamsOption, None),
+        ("demo", DemoOption, False),
+        ("debug", DebugOption, False),
+    )
+)
+
+
+def _with_files(command: Callable[..., None]) -> Callable[..., None]:
+    """`command`, which takes `files: _Files`, as Typer sees it: its own options, then the ones
+    every guardrails command shares (`_FILE_OPTIONS`, declared once), in that order in its
+    `--help`; given, they reach it together as `files`."""
+    own = inspect.signature(command, eval_str=True)
+
+    @functools.wraps(command)
+    def with_files(**given: Any) -> None:
+        files = _Files(**{option.name: given.pop(option.name) for option in _FILE_OPTIONS})
+        command(**given, files=files)
+
+    kept = [parameter for parameter in own.parameters.values() if parameter.name != "files"]
+    # Typer reads a command's options from its signature, which `__signature__` gives.
+    with_files.__signature__ = own.replace(  # type: ignore[attr-defined]
+        parameters=[*kept, *_FILE_OPTIONS]
+    )
+    return with_files
+
+
+@dataclass(frozen=True)
 class _Session:
     """A guardrails command's settings, files and the state it remembers limits in."""
 
@@ -109,13 +154,12 @@ class _Session:
 
 
 @contextmanager
-def _session(
-    budgets: Path | None, pricing: Path | None, teams: Path | None, demo: bool, debug: bool
-) -> Iterator[_Session]:
-    with shared.reported(debug):
+def _session(files: _Files) -> Iterator[_Session]:
+    demo = files.demo
+    with shared.reported(files.debug):
         settings = shared.settings()
         shared.configured(settings, demo)
-        found = organization_files.budgets(budgets, demo)
+        found = organization_files.budgets(files.budgets, demo)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
         records = records_of(settings, demo)
@@ -124,7 +168,7 @@ def _session(
                 "the guardrails remember the keys' own limits in the state store: set "
                 "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
-        costing = organization_files.costing(pricing, teams, demo)
+        costing = organization_files.costing(files.pricing, files.teams, demo)
         yield _Session(settings, demo, found, costing, records)
 
 
@@ -178,19 +222,13 @@ def _sent(run: apply.Run) -> None:
 
 
 @guardrails_app.command("plan")
-def plan_command(
-    fmt: TableOrJsonOption = "table",
-    budgets: BudgetsOption = None,
-    pricing: PricingOption = None,
-    teams: TeamsOption = None,
-    demo: DemoOption = False,
-    debug: DebugOption = False,
-) -> None:
+@_with_files
+def plan_command(files: _Files, fmt: TableOrJsonOption = "table") -> None:
     """Print each enforced budget's allowance beside the plan's own limit, each key's planned
     limit, with why, the changes (the largest reductions first), and the budgets refused for
     enforcement; the table ends with what the status means: exit 0 nothing to change, 10
     changes pending."""
-    with _session(budgets, pricing, teams, demo, debug) as session:
+    with _session(files) as session:
         planned = session.plan()
         code, ending = plan_ending(len(planned.changes))
         if fmt == "json":
@@ -202,17 +240,11 @@ def plan_command(
 
 
 @guardrails_app.command("apply")
-def apply_command(
-    yes: YesOption = False,
-    budgets: BudgetsOption = None,
-    pricing: PricingOption = None,
-    teams: TeamsOption = None,
-    demo: DemoOption = False,
-    debug: DebugOption = False,
-) -> None:
+@_with_files
+def apply_command(files: _Files, yes: YesOption = False) -> None:
     """Send the plan's limit changes, lowering before raising; one run at a time. Keys no
     enforced budget covers any more get their hand-set limits back."""
-    with _session(budgets, pricing, teams, demo, debug) as session:
+    with _session(files) as session:
         planned = session.plan()
         _show(planned)
         if _confirmed(len(planned.changes), yes, "apply"):
@@ -220,22 +252,19 @@ def apply_command(
 
 
 @guardrails_app.command("restore")
+@_with_files
 def restore_command(
+    files: _Files,
     budget: Annotated[
         str | None,
         typer.Option("--budget", help="Only the keys this budget (its name or title) set."),
     ] = None,
     yes: YesOption = False,
-    budgets: BudgetsOption = None,
-    pricing: PricingOption = None,
-    teams: TeamsOption = None,
-    demo: DemoOption = False,
-    debug: DebugOption = False,
 ) -> None:
     """Give each guarded key the limits it had before the guardrails (its hand-set ones, or
     none). An enforced budget is applied again by the next `apply`: set enforce = false to
     end it."""
-    with _session(budgets, pricing, teams, demo, debug) as session:
+    with _session(files) as session:
         titles = frozenset(b.title for b in session.budgets.enforced)
         if budget is not None:
             remembered = {m.by for m in guardrail_state.read(session.records).keys.values()}
