@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email import policy
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid, parseaddr
 
@@ -14,6 +15,10 @@ from analytics.alerts.alerts_file import Email, WebhookKind
 from analytics.alerts.events import Event
 
 OPEN = "Open the dashboard"
+# Headers as long as a line may be (RFC 5322, 998 characters), so a subject is never folded:
+# the standard library folds before an encoded word (a "·", an "é") keeping the space before
+# the fold, and a reader then sees two spaces where the subject has one.
+UNFOLDED = policy.default.clone(max_line_length=998)
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,7 @@ class Attachment:
 
 def mail(email: Email, recipients: Sequence[str], subject: str, body: str) -> EmailMessage:
     """A plain-text message from the configured sender."""
-    message = EmailMessage()
+    message = EmailMessage(policy=UNFOLDED)
     message["Subject"] = subject
     message["From"] = email.sender
     message["To"] = ", ".join(recipients)

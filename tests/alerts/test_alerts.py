@@ -5,23 +5,30 @@ oracle."""
 
 from __future__ import annotations
 
+import email
+import email.policy
+import io
 import json
 import ssl
 from datetime import UTC, datetime
+from email.generator import BytesGenerator
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.builders import PLAN_ADMIN, PLAN_TODAY, plan_org, price_from, pricing, serve_to_cli
 from support.manual import blocks
 from support.receivers import self_signed, smtp_server, webhook_receiver
 from support.servers import file_app
 from typer.testing import CliRunner
 
-from analytics.alerts.alerts_file import load_alerts, parse_alerts
+from analytics.alerts.alerts_file import Email, load_alerts, parse_alerts
 from analytics.alerts.budget_events import budget_amount, in_units
 from analytics.alerts.delivery_state import DeliveryState, read_file, take
 from analytics.alerts.events import Event
+from analytics.alerts.message_forms import mail
 from analytics.cli import app
 from analytics.storage.state_store import embedded_store
 from bench.processes import free_port
@@ -551,3 +558,23 @@ def test_records_older_than_the_horizon_are_pruned(state_store):
     assert not state.is_due("email", old)
     state.record("chat", new, now=datetime(2024, 6, 30, 0, 1, tzinfo=UTC))  # 181 days later
     assert state.is_due("email", old) and not state.is_due("email", new)
+
+
+SMTP_SERVER = Email("localhost", 25, "none", "alerts@example.org", ("ops@example.org",), None, None)
+
+
+@given(
+    lead=st.text(alphabet="abc (:*", max_size=90),
+    rest=st.lists(
+        st.sampled_from(["key used", "·", "é", "Finance", "(2416****2:fx)"]), max_size=12
+    ),
+)
+def test_a_subject_arrives_as_it_was_written(lead, rest):
+    """Whatever its length and wherever its non-ASCII characters fall, a subject reads the same
+    to the recipient, as smtplib sends it: a fold before an encoded word once doubled a space
+    ("key used  · Finance")."""
+    subject = " ".join(["Usage anomaly (high):", lead, *rest]).strip()
+    sent = io.BytesIO()  # as smtplib's send_message writes it: the message's own policy
+    BytesGenerator(sent).flatten(mail(SMTP_SERVER, SMTP_SERVER.to, subject, "text"), linesep="\r\n")
+    received = email.message_from_bytes(sent.getvalue(), policy=email.policy.default)
+    assert str(received["Subject"]) == subject

@@ -104,7 +104,7 @@ HAND_SET = {"Shop": 500, "Fresh C": 30_000}
 # The keys the guardrails change: every key without a limit, and Fresh C's 30,000 lowered to
 # its share; Shop's 500 is below its share and kept.
 GUARDED = ["Batch", "Fresh A", "Fresh B", "Fresh C", "Sleeper", "Spare", "Web"]
-MARKERS = 8  # `mark-anomaly` processes per host: 16 at once race for the schema and the rows
+MARKERS = 16  # `mark-anomaly` processes per host: 32 at once race for the schema and the rows
 RECORDS = ("anomaly_marks", "alert_deliveries", "key_audit", "guardrail_state")
 
 
@@ -267,7 +267,7 @@ def budget_options(folder: Path) -> list[str]:
 
 
 def test_marks_made_at_once_on_two_hosts_are_all_kept(tmp_path, service, postgres_url):
-    # The database is empty: the 16 processes also race to create the schema.
+    # The database is empty: the 32 processes also race to create the schema.
     a, b = two_hosts(tmp_path, service.base_url, postgres_url)
     ids = [anomaly(index) for index in range(2 * MARKERS)]
     hosts = [a] * MARKERS + [b] * MARKERS
