@@ -35,6 +35,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.cost.teams import frame_key_teams
 from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, NEW_ANOMALIES
 from analytics.exports.shaping import Costing
 from analytics.guardrails import memory as guardrail_state
@@ -106,7 +107,7 @@ def check_budgets(
             cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo, visible=visible)
             evaluations, read = budgeting.budget_status(
-                reader, budget_file, today, cost, organization_files.team_mapping(costing)
+                reader, budget_file, today, cost, frame_key_teams(costing.teams)
             )
             names = labels(read.frame)
         if limits is not None:

@@ -7,10 +7,7 @@ error line (exit 2), an enforced budget no key limit can hold included."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-
-import pandas as pd
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
 from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
@@ -18,11 +15,10 @@ from analytics.capacity.budgets import BudgetFile, BudgetFileError, Prices
 from analytics.cli.shared import UsageProblem, settings
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, parse_pricing
-from analytics.cost.teams import NO_TEAMS, Teams, key_teams, parse_teams
+from analytics.cost.teams import NO_TEAMS, Teams, parse_teams
 from analytics.exports.shaping import Costing
 from analytics.settings.in_force import Document, Place, document
 from analytics.settings.parts import Part, checked_budgets
-from analytics.usage.frames import labels
 from analytics.usage.records import records_of
 
 
@@ -77,15 +73,6 @@ def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None
             raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
         return None
     return PricesInForce(given.pricing, given.teams)
-
-
-def team_mapping(given: Costing) -> Callable[[pd.DataFrame], dict[str, str]] | None:
-    """Each masked key of a key-day frame and its team, by the teams file in force (for team
-    budgets); None without one."""
-    teams = given.teams
-    if teams is None:
-        return None
-    return lambda frame: key_teams(teams, labels(frame))
 
 
 def budgets(given: Path | None, demo: bool) -> BudgetFile | None:

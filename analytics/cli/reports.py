@@ -31,6 +31,7 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.cost.teams import frame_key_teams
 from analytics.exit_codes import DELIVERY
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
@@ -119,7 +120,7 @@ def report(
         budget_file = organization_files.budgets(budgets, demo)
         costing = organization_files.costing(pricing, teams, demo)
         visible = organization_files.visible(team, costing)
-        key_teams = organization_files.team_mapping(costing)
+        key_teams = frame_key_teams(costing.teams)
         reader = fetching.Fetches(shared.settings(), demo, visible=visible)
         if visible.scope.teams is None:
             review, usage, decision = _organization_review(

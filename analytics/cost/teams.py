@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.storage.tomlfiles import parse_toml, read_text
+from analytics.usage.frames import labels
 from analytics.usage.metrics import METRICS
 
 UNASSIGNED: Final = "Unassigned"
@@ -209,6 +210,14 @@ def key_teams(teams: Teams, labels: Mapping[str, str]) -> dict[str, str]:
     """Each key's team, from masked key → label (``analytics.usage.frames.labels``)."""
     claims = _claims(teams, KEY_FIELDS)
     return {key: claims.key_team(key, label) for key, label in labels.items()}
+
+
+def frame_key_teams(teams: Teams | None) -> Callable[[pd.DataFrame], dict[str, str]] | None:
+    """What team budgets are evaluated with: each masked key of a key-day frame and its team,
+    by `teams`; None without teams (a team budget is then not evaluated)."""
+    if teams is None:
+        return None
+    return lambda frame: key_teams(teams, labels(frame))
 
 
 def tag_teams(teams: Teams, tags: Iterable[str]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from analytics.capacity.budgets import (
     parse_budgets,
 )
 from analytics.cost.priced import prices_in_force
+from analytics.cost.teams import frame_key_teams, parse_teams
 from analytics.dashboard import data
 from analytics.dashboard.money_files import in_force
 from analytics.dashboard.source import Source
@@ -58,14 +59,16 @@ def _status(
     _source: Source,
 ) -> list[Evaluation]:
     prices = prices_in_force(pricing, teams)
-    return budget_status(data.Cached(_source), budgets, today, prices, plan_budgets=plan_budgets)[0]
+    by_team = frame_key_teams(parse_teams(teams) if teams else None)
+    reader = data.Cached(_source)
+    return budget_status(reader, budgets, today, prices, by_team, plan_budgets=plan_budgets)[0]
 
 
 def budget_statuses(
     src: Source, budgets: BudgetFile, today: date, view: data.View, plan_budgets: bool
 ) -> list[Evaluation]:
     """Every budget's status as of `today`, from the answer `check-budgets` prints
-    (`budget_status`), priced with `view`'s files; a team budget is left unevaluated, as the
-    page reads no keys' teams. Without `plan_budgets` (the Plan panel could not read the plan)
-    the plan budgets are left out rather than asked of a failing service again."""
+    (`budget_status`), priced with `view`'s files, a team budget over its teams' keys. Without
+    `plan_budgets` (the Plan panel could not read the plan) the plan budgets are left out
+    rather than asked of a failing service again."""
     return _status(src.fingerprint, today, budgets, view.pricing, view.teams, plan_budgets, src)

@@ -25,7 +25,7 @@ import streamlit as st
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, budget_status
 from analytics.cost.priced import prices_in_force
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
-from analytics.cost.teams import TeamFileError, Teams, key_teams, parse_teams
+from analytics.cost.teams import TeamFileError, Teams, frame_key_teams, parse_teams
 from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.money_files import file_in_force, money_text
@@ -39,7 +39,6 @@ from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.settings.parts import checked_budgets
-from analytics.usage.frames import labels
 from analytics.usage.records import Records, records_of
 
 Action = Literal["apply", "restore"]
@@ -161,10 +160,10 @@ def _status(
     guarded = parsed(Files(*texts, name="budgets.toml"))
     assert guarded.budgets is not None
     only = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
-    teams = guarded.teams
     prices = prices_in_force(texts[2], texts[1])
-    mapping = None if teams is None else (lambda frame: key_teams(teams, labels(frame)))
-    return budget_status(data.Cached(_source), only, today, prices, mapping)[0]
+    return budget_status(data.Cached(_source), only, today, prices, frame_key_teams(guarded.teams))[
+        0
+    ]
 
 
 def status(src: Source, files: Files, today: date) -> list[Evaluation]:

@@ -29,6 +29,14 @@ from analytics.usage.calendar import resolve
 EXAMPLES = {part: (ROOT / f"{part}.example.toml").read_text() for part in PARTS}
 BUDGETS, TEAMS = EXAMPLES["budgets"], EXAMPLES["teams"]
 LAST_MONTH = [day.isoformat() for day in resolve("last-month", TODAY)]
+TEAM_BUDGET = """
+[[budget]]
+name = "Marketing, monthly"
+team = "Marketing"
+metric = "total_characters"
+period = "month"
+limit = 3
+"""
 
 
 def edit(at, part: str, text: str):
@@ -262,3 +270,11 @@ def test_the_budget_status_reads_the_same_on_the_page_and_the_command_around_a_c
     # Exceeded, or on a month's first day (nothing of it closed yet) warned of as projected.
     [lowered] = [row for row in page if row[0] == "All characters, monthly"]
     assert lowered[1] == "3,200" and lowered[2] in ("exceeded", "warning")
+    # A team's budget is measured over the team's keys on both, as the teams settings name them.
+    at = open_clean_page("settings")
+    assert errors(edit(at, "budgets", BUDGETS + TEAM_BUDGET)) == []
+    at.button(key="settings_save_budgets").click().run()
+    page, command = budget_status_on_both_surfaces()
+    assert page == command
+    [team] = [row for row in page if row[0] == "Marketing, monthly"]
+    assert team[1] == "3" and team[2] in ("exceeded", "warning")
