@@ -105,6 +105,7 @@ if review.unpriced:
     what = "cost budgets, cost forecasts and the report's spend"
     st.info(unpriced_text(review.unpriced, what), icon=":material/money_off:")
 
+evaluations = None  # the budgets' status, as check-budgets prints it; the report's too
 if budgets is not None:
     st.subheader("Budget status")
     if budgets.cost_budgets and review.currency is None:
@@ -305,6 +306,7 @@ def report_page() -> str:
     return render(
         read.frame,
         review,
+        budgets=evaluations,
         key_limits=key_limits or (),
         page_size=paper,
         decision=decision,

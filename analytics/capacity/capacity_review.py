@@ -4,7 +4,7 @@ Capacity page and the meeting report."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -13,13 +13,9 @@ import pandas as pd
 from analytics.capacity.budgets import (
     COST,
     BudgetFile,
-    Evaluation,
-    PlanReader,
     Prices,
-    billing_period,
     contract_year,
     cost_path,
-    evaluate,
 )
 from analytics.capacity.comparison import Comparison, compare, comparison_start, growth_drivers
 from analytics.capacity.decision import (
@@ -50,6 +46,7 @@ from analytics.usage.calendar import (
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
 from analytics.usage.pipeline import FetchedRange
+from analytics.usage.reader import UsageReader
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
 CHARTED_PERIODS: tuple[PeriodKind, ...] = ("month", "year")
@@ -100,7 +97,6 @@ class CapacityReview:
     key_forecasts: pd.DataFrame  # total characters this month, per key, largest first
     outlook: Outlook  # the organization's characters: the forecast's accuracy and models
     paths: tuple[ForecastPath, ...]
-    evaluations: tuple[Evaluation, ...] | None  # None without a budgets file
     mismatches: tuple[str, ...]
     # With prices (None without): their currency; the organization's cost per period kind so
     # far and projected (``COST_FORECAST_COLUMNS``, currency units); the spend per team of the
@@ -259,15 +255,13 @@ def build_review(
     start: date,
     end: date,
     prices: Prices | None = None,
-    usage_period: tuple[date, date] | None = None,
-    key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
     year_start: YearStart | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
-    ``prices``, cost budgets are evaluated and the spend and its forecasts are part of it;
-    with the ``usage_period`` the service reports, usage-period budgets; with ``key_teams``
-    (each masked key of the usage and its team), team budgets. The contract year is
-    ``year_start``, by default ``budgets``' (a team's budgets may be none of the file's)."""
+    ``prices``, the spend and the cost forecasts are part of it; ``budgets`` draw their
+    limits on the forecasts (their status is ``budgets.budget_status``'s, which both front
+    ends read beside the review). The contract year is ``year_start``, by default
+    ``budgets``' (a team's budgets may be none of the file's)."""
     key_day, covered_from = usage.frame, usage.start
     year_start = year_start or contract_year(budgets)
     comparison = compare(key_day, start, end, covered_from=covered_from)
@@ -286,19 +280,6 @@ def build_review(
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
         outlook=organization_outlook(key_day, TOTAL_CHARACTERS, covered_from, today),
         paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
-        evaluations=None
-        if budgets is None
-        else tuple(
-            evaluate(
-                budgets,
-                key_day,
-                today,
-                covered_from,
-                prices,
-                usage_period=usage_period,
-                teams=None if key_teams is None else key_teams(key_day),
-            )
-        ),
         mismatches=tuple(usage.mismatches),
         currency=None if prices is None else prices.currency,
         cost_forecasts=None if prices is None else _cost_forecasts(cost_paths),
@@ -311,27 +292,20 @@ def build_review(
 
 
 def review_of(
-    reader: PlanReader,
+    reader: UsageReader,
     budgets: BudgetFile | None,
     today: date,
     start: date,
     end: date,
     prices: Prices | None = None,
-    key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
     year_start: YearStart | None = None,
 ) -> tuple[CapacityReview, FetchedRange]:
     """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
-    days ``review_range`` names, so the page and the report read the same days, and for the
-    plan's billing period when a budget runs over the usage period; ``key_teams`` gives each
-    masked key of the usage its team, for team budgets; ``year_start`` as ``build_review``."""
+    days ``review_range`` names, so the page and the report read the same days;
+    ``year_start`` as ``build_review``."""
     year_start = year_start or contract_year(budgets)
     read = reader.usage(*review_range(start, end, today, year_start))
-    period = None
-    if budgets is not None and budgets.usage_period_budgets:
-        billing = billing_period(reader.plan())
-        period = None if billing is None else (billing.start, billing.end)
-    review = build_review(read, budgets, today, start, end, prices, period, key_teams, year_start)
-    return review, read
+    return build_review(read, budgets, today, start, end, prices, year_start), read
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,6 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.cost.teams import frame_key_teams
 from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, NEW_ANOMALIES
 from analytics.exports.shaping import Costing
 from analytics.guardrails import memory as guardrail_state
@@ -104,10 +103,9 @@ def check_budgets(
         evaluations: list[budgeting.Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
-            cost = organization_files.capacity_prices(costing, budget_file)
             reader = fetching.Fetches(check.settings, demo, visible=visible)
-            evaluations, read = budgeting.budget_status(
-                reader, budget_file, today, cost, frame_key_teams(costing.teams)
+            evaluations, read = organization_files.priced_status(
+                reader, budget_file, costing, today
             )
             names = labels(read.frame)
         if limits is not None:

@@ -7,18 +7,27 @@ error line (exit 2), an enforced budget no key limit can hold included."""
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
 from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, Prices
+from analytics.capacity.budgets import (
+    BudgetFile,
+    BudgetFileError,
+    Evaluation,
+    PlanReader,
+    Prices,
+    budget_status,
+)
 from analytics.cli.shared import UsageProblem, settings
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, parse_pricing
-from analytics.cost.teams import NO_TEAMS, Teams, parse_teams
+from analytics.cost.teams import NO_TEAMS, Teams, frame_key_teams, parse_teams
 from analytics.exports.shaping import Costing
 from analytics.settings.in_force import Document, Place, document
 from analytics.settings.parts import Part, checked_budgets
+from analytics.usage.pipeline import FetchedRange
 from analytics.usage.records import records_of
 
 
@@ -73,6 +82,15 @@ def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None
             raise UsageProblem("cost budgets need a pricing file: give --pricing FILE")
         return None
     return PricesInForce(given.pricing, given.teams)
+
+
+def priced_status(
+    reader: PlanReader, budgets: BudgetFile, costing: Costing, today: date
+) -> tuple[list[Evaluation], FetchedRange]:
+    """Every budget's status as ``check-budgets`` prints it and the report shows it
+    (``budget_status``): priced with the prices in force, a team budget over its team's keys."""
+    prices = capacity_prices(costing, budgets)
+    return budget_status(reader, budgets, today, prices, frame_key_teams(costing.teams))
 
 
 def budgets(given: Path | None, demo: bool) -> BudgetFile | None:

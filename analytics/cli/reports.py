@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
-import pandas as pd
 import typer
 
+from analytics.access import Visible
 from analytics.alerts.alerts_file import Email
 from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.delivery import DeliveryError, send_mail
@@ -31,11 +30,10 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.cost.teams import frame_key_teams
 from analytics.exit_codes import DELIVERY
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
-from analytics.reports.paper import ReportSettingsError, report_page_size
+from analytics.reports.paper import PageSize, ReportSettingsError, report_page_size
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
 from analytics.reports.pdf import find_chromium, html_to_pdf
 from analytics.storage.files import write_atomic
@@ -120,29 +118,52 @@ def report(
         budget_file = organization_files.budgets(budgets, demo)
         costing = organization_files.costing(pricing, teams, demo)
         visible = organization_files.visible(team, costing)
-        key_teams = frame_key_teams(costing.teams)
-        reader = fetching.Fetches(shared.settings(), demo, visible=visible)
-        if visible.scope.teams is None:
-            review, usage, decision = _organization_review(
-                reader, budget_file, costing, given, today, (first, last), key_teams
-            )
-            note = None
-        else:
-            shown = visible.budgets(budget_file) if budget_file else None
-            year = contract_year(budget_file)
-            review, usage = review_of(reader, shown, today, first, last, None, key_teams, year)
-            decision, note = None, team_note(visible.scope.name)
-        warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
-        limits = fetching.key_limits(shared.settings(), demo, today, warning_at, visible)
-        page = render(
-            usage.frame,
-            review,
-            key_limits=limits[0] if limits else (),
-            page_size=paper,
-            decision=decision,
-            scope_note=note,
+        days = (first, last)
+        page = _report_page(visible, budget_file, costing, given, today, days, paper, demo)
+        _deliver(page, days, output, file_format, chromium, mail_server, mail_to or [])
+
+
+def _report_page(
+    visible: Visible,
+    budget_file: BudgetFile | None,
+    costing: Costing,
+    given: Asked,
+    today: date,
+    days: tuple[date, date],
+    paper: PageSize,
+    demo: bool,
+) -> str:
+    """The report of ``days``: the organization's review with its decision, or a team's
+    review saying under its title what it leaves out; the budgets' status as `check-budgets`
+    prints it; each key against its own limits."""
+    first, last = days
+    reader = fetching.Fetches(shared.settings(), demo, visible=visible)
+    if visible.scope.teams is None:
+        review, usage, decision = _organization_review(
+            reader, budget_file, costing, given, today, days
         )
-        _deliver(page, (first, last), output, file_format, chromium, mail_server, mail_to or [])
+        shown, note = budget_file, None
+    else:
+        shown = visible.budgets(budget_file) if budget_file else None
+        year = contract_year(budget_file)
+        review, usage = review_of(reader, shown, today, first, last, None, year)
+        decision, note = None, team_note(visible.scope.name)
+    status = (
+        None
+        if shown is None
+        else organization_files.priced_status(reader, shown, costing, today)[0]
+    )
+    warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
+    limits = fetching.key_limits(shared.settings(), demo, today, warning_at, visible)
+    return render(
+        usage.frame,
+        review,
+        budgets=status,
+        key_limits=limits[0] if limits else (),
+        page_size=paper,
+        decision=decision,
+        scope_note=note,
+    )
 
 
 def _deliver(
@@ -190,14 +211,13 @@ def _organization_review(
     given: Asked,
     today: date,
     days: tuple[date, date],
-    key_teams: Callable[[pd.DataFrame], dict[str, str]] | None,
 ) -> tuple[CapacityReview, FetchedRange, Decision]:
     """The organization's review, the usage it read and its decision under the what-ifs
     `given`, today's plan priced when the pricing file has options to buy; the decision's
     warnings said on stderr, as `capacity recommend` says them."""
     first, last = days
     cost = organization_files.capacity_prices(costing, budget_file)
-    review, usage = review_of(reader, budget_file, today, first, last, cost, key_teams)
+    review, usage = review_of(reader, budget_file, today, first, last, cost)
     options = costing.pricing.catalogue if costing.pricing else ()
     decision = what_ifs.decided(reader, today, options, given, review.year_start, cost)
     for warning in decision.warnings:

@@ -29,7 +29,7 @@ from analytics.cost.chargeback import chargeback, chargeback_rows
 from analytics.cost.priced import price_key_day, priced_totals, prices_in_force
 from analytics.cost.prices import parse_pricing
 from analytics.cost.spend import base_fees
-from analytics.cost.teams import NO_TEAMS, frame_key_teams, parse_teams, team_day
+from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.formats import Format, export_bytes
@@ -410,9 +410,8 @@ def _review(
     teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
-    by_team = frame_key_teams(parse_teams(teams) if teams else None)
     prices = prices_in_force(pricing, teams)
-    return review_of(Cached(_source), budgets, today, start, end, prices, by_team)
+    return review_of(Cached(_source), budgets, today, start, end, prices)
 
 
 def review(

@@ -174,13 +174,16 @@ def render(
     key_day: pd.DataFrame,
     review: CapacityReview,
     title: str = "Capacity review",
+    budgets: Sequence[Evaluation] | None = None,
     key_limits: Sequence[Evaluation] = (),
     page_size: PageSize = "A4",
     decision: Decision | None = None,
     scope_note: str | None = None,
 ) -> str:
     """The review as one HTML page, with usage charts of its range from ``key_day`` (which
-    covers at least that range), and each key against its own limits (``key_limits``, as
+    covers at least that range), the ``budgets``' status (``budgets.budget_status``'s, the one
+    ``check-budgets`` prints and the Capacity page shows; None without a budgets file), each
+    key against its own limits (``key_limits``, as
     ``analytics.keys.limits`` evaluates them) when there are any, and the capacity
     ``decision`` (its options priced in the review's currency, the pricing file's) when given;
     printed (by a browser or ``pdf.html_to_pdf``) on ``page_size`` paper. ``scope_note`` says
@@ -190,7 +193,7 @@ def render(
         sections.append(decision_section(decision, review.currency))
     if review.currency is not None:
         sections.append(spend_section(review, review.currency))
-    sections.extend(_limit_sections(review, key_limits))
+    sections.extend(_limit_sections(review.currency, budgets, key_limits))
     header = _header(review, title, scope_note)
     body = header + "".join(sections)
     return (
@@ -272,16 +275,20 @@ def _usage_sections(key_day: pd.DataFrame, review: CapacityReview) -> list[str]:
     ]
 
 
-def _limit_sections(review: CapacityReview, key_limits: Sequence[Evaluation]) -> list[str]:
-    """The budgets' status when the review has budgets, and each key against its own limits
-    when any has one: the sections a review without them leaves out."""
+def _limit_sections(
+    currency: str | None,
+    budgets: Sequence[Evaluation] | None,
+    key_limits: Sequence[Evaluation],
+) -> list[str]:
+    """The budgets' status when there is a budgets file, and each key against its own limits
+    when any has one: the sections a report without them leaves out."""
     sections = []
-    if review.evaluations is not None:
-        budgets = evaluation_frame(review.evaluations, review.currency or "")
+    if budgets is not None:
+        status = evaluation_frame(budgets, currency or "")
         sections.append(
             blocks.section(
                 "Budget status",
-                blocks.table(_budget_rows(budgets, review.currency), ["Budget", "Period"]),
+                blocks.table(_budget_rows(status, currency), ["Budget", "Period"]),
             )
         )
     if key_limits:

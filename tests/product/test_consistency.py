@@ -491,3 +491,8 @@ def test_every_named_figure_has_one_value_on_every_surface(
     )
     lonely = [name for name, values in seen.items() if len(values) < 2]
     assert not lonely, f"read on one surface only: {lonely}"
+    # Every budget and key limit check-budgets prints, plan budgets included, is listed on the
+    # page and in both reports.
+    listed = {"Capacity", "report download", "report command", "check-budgets"}
+    partly = {n: set(v) for n, v in seen.items() if n.startswith("Used · ") and set(v) != listed}
+    assert not partly, f"budgets missing from a surface: {partly}"

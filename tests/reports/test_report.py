@@ -15,6 +15,7 @@ from support.builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, us
 from typer.testing import CliRunner
 
 from analytics.capacity.budgets.definitions import load_budgets, parse_budgets
+from analytics.capacity.budgets.evaluation import evaluate
 from analytics.capacity.capacity_review import build_review
 from analytics.cli import app
 from analytics.cost.priced import PricesInForce
@@ -47,9 +48,10 @@ def key_day() -> pd.DataFrame:
 def report(key_day) -> str:
     """The report on March 2025, as of 20 April."""
     usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
-    limits = budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000')
-    review = build_review(usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31))
-    return render(key_day, review, title="Review <Q1>")
+    limits = parse_budgets(budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000'))
+    review = build_review(usage, limits, TODAY, date(2025, 3, 1), date(2025, 3, 31))
+    status = evaluate(limits, key_day, TODAY, FIRST)
+    return render(key_day, review, title="Review <Q1>", budgets=status)
 
 
 def outside_plotly(html: str) -> str:
@@ -167,7 +169,8 @@ def test_report_renders_offline_in_chromium(tmp_path):
     usage = demo_usage()
     budget_file = load_budgets(ROOT / "budgets.example.toml")
     review = build_review(usage, budget_file, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
-    html = render(usage.frame, review)
+    status = evaluate(budget_file, usage.frame, DEMO_TODAY, usage.start)
+    html = render(usage.frame, review, budgets=status)
     page_file = tmp_path / "report.html"
     page_file.write_text(html, encoding="utf-8")
     screenshots = ROOT / "test-artifacts" / "screenshots"
@@ -208,14 +211,12 @@ REPORT_PRICES = (
 @pytest.fixture(scope="module")
 def priced_report(key_day) -> str:
     usage = FetchedRange(frame=key_day, start=FIRST, end=date(2025, 4, 19))
-    limits = budgets('metric = "cost"\nperiod = "month"\nlimit = 500')
+    limits = parse_budgets(budgets('metric = "cost"\nperiod = "month"\nlimit = 500'))
     prices = PricesInForce(
         parse_pricing(REPORT_PRICES), parse_teams('[[team]]\nname = "Web"\nlabels = ["Website"]')
     )
-    review = build_review(
-        usage, parse_budgets(limits), TODAY, date(2025, 3, 1), date(2025, 3, 31), prices
-    )
-    return render(key_day, review)
+    review = build_review(usage, limits, TODAY, date(2025, 3, 1), date(2025, 3, 31), prices)
+    return render(key_day, review, budgets=evaluate(limits, key_day, TODAY, FIRST, prices))
 
 
 def test_the_spend_section_by_service_team_and_period(priced_report):
