@@ -7,11 +7,11 @@ from what was known before an origin day.
   when a year of history is known before the origin, else the same weekday of the last week.
   It is the yardstick: a model worth its keep beats it.
 * ``ETS weekly`` — statsmodels' Holt-Winters exponential smoothing (additive damped trend,
-  additive weekly season) fitted to the last 16 weeks of the spike-damped daily series: its
+  additive weekly season) fitted to the last 16 weeks of the outlier-damped daily series: its
   level adapts to a step change within days, its damped trend carries growth.
-* ``ETS yearly`` — the same family fitted to the spike-damped series' monthly totals with a
+* ``ETS yearly`` — the same family fitted to the outlier-damped series' monthly totals with a
   12-month season, once 24 whole months are known: the time of year, and the trend over years.
-* ``ETS auto`` — statsmodels' exponential smoothing on the spike-damped series' weekly totals
+* ``ETS auto`` — statsmodels' exponential smoothing on the outlier-damped series' weekly totals
   (the last ``AUTO_WEEKS`` weeks, at least ``AUTO_MIN_WEEKS``), its form chosen by the small
   sample information criterion (AICc) among a level alone and a level with a damped trend, as
   automatic ETS does; each week's total is shared out over its days by the weekday rhythm of
@@ -30,10 +30,17 @@ statsmodels' bound.
   follows no single candidate far astray (a trend carried past a recovery, a year-old level
   after a key stopped).
 
-The **spike-damped** series caps each day at ``SPIKE_FACTOR`` times the larger of the median
+The **outlier-damped** series caps each day at ``SPIKE_FACTOR`` times the larger of the median
 and the mean of the 28 days before it, so a one-off spike inside the last weeks is not
 projected over the next month, while a step change lifts that bound within days and is
-followed. The baselines read the series as it is: they are the yardstick.
+followed. It lifts each day, the same way, to the smaller of the two over ``SPIKE_FACTOR``, so
+a week of holidays is not read as a new level or a falling trend (on the benchmark's
+organization, forecast on 1 January, the automatic model's damped trend had carried the
+year's-turn dip down to nothing for the year). A longer dip pulls the floor down as its days
+fill the window, as a crash or a stop must, and is followed once they are half of it, within
+about two weeks: there the models that know the time of year (``ETS yearly``, ``seasonal
+naive``) are the ones that hold. The baselines read the series as it is: they are the
+yardstick.
 
 Every candidate forecasts days from the origin on, never below zero; ``None`` when the history
 before the origin is too short for it.
@@ -114,11 +121,13 @@ class History:
 
     @cached_property
     def damped(self) -> Floats:
-        """The spike-damped series (see the module). Each day's cap reads only the days
+        """The outlier-damped series (see the module). Each day's bounds read only the days
         before it, so the series computed once serves every origin."""
         before = pd.Series(self.values).shift(1).rolling(SPIKE_WINDOW, min_periods=WEEK)
-        cap = SPIKE_FACTOR * np.maximum(before.median().to_numpy(), before.mean().to_numpy())
-        return np.where(np.isnan(cap), self.values, np.minimum(self.values, cap))
+        median, mean = before.median().to_numpy(), before.mean().to_numpy()
+        cap = SPIKE_FACTOR * np.maximum(median, mean)
+        floor = np.minimum(median, mean) / SPIKE_FACTOR
+        return np.where(np.isnan(cap), self.values, np.clip(self.values, floor, cap))
 
     @cached_property
     def months(self) -> tuple[tuple[date, ...], Floats]:
