@@ -36,8 +36,11 @@ def daily_characters(demo_ledger, first: date, last: date) -> dict[date, int]:
 
 def test_the_stated_error_is_the_backtests_worked_out_from_the_ledger(demo_env, demo_ledger):
     at = open_clean_page("capacity", period="Last 30 days")
-    first, last = TODAY - DEMO_DAYS * DAY, TODAY - DAY  # the demo's whole history
-    days = daily_characters(demo_ledger, first, last)
+    covered, last = TODAY - DEMO_DAYS * DAY, TODAY - DAY  # the demo's whole history
+    days = daily_characters(demo_ledger, covered, last)
+    # A forecast's history begins on the first day of use: the days before it are not a level
+    # of zero (a demo whose first days are a weekend begins on the Monday).
+    first = min(day for day, used in days.items() if used > 0)
     series = pd_series(days, first, last)
     # A month is scored from its first day when four weeks are known before it and it has
     # ended; with fewer than six such months the run rate is the model used.
