@@ -161,9 +161,9 @@ def _status(
     assert guarded.budgets is not None
     only = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
     prices = prices_in_force(texts[2], texts[1])
-    return budget_status(data.Cached(_source), only, today, prices, frame_key_teams(guarded.teams))[
-        0
-    ]
+    by_team = frame_key_teams(guarded.teams)
+    evaluations, _ = budget_status(data.Cached(_source), only, today, prices, by_team)
+    return evaluations
 
 
 def status(src: Source, files: Files, today: date) -> list[Evaluation]:
