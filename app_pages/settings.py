@@ -85,7 +85,9 @@ def show_preview(part: Part, kept: list[Version]) -> None:
             st.code("\n".join(effects), language=None, wrap_lines=True)
         if st.button("Save", key=f"settings_save_{part}", type="primary", icon=":material/save:"):
             try:
-                form.save_pending(place.records, pending, allowed.who)
+                form.save_pending(place.records, pending, allowed)
+            except PermissionError as exc:
+                st.error(f"{exc} Nothing was saved.", icon=":material/block:")
             except SavedMeanwhile as exc:
                 st.error(str(exc), icon=":material/group:")
                 mine, theirs = st.columns(2)

@@ -49,6 +49,7 @@ from analytics.guardrails.inputs_from_reader import plan_now
 from analytics.guardrails.limit_plan import Plan
 from analytics.guardrails.memory import Memory
 from analytics.keys.audit import AuditLog
+from analytics.keys.changes import Actor, every_key
 from analytics.service.client import ServiceClient
 from analytics.service.errors import QuotaExceededError
 from analytics.service.models import DeveloperKey, PlanUsage
@@ -274,7 +275,7 @@ class Replay:
         def plan(memory: Mapping[str, Memory]) -> Plan:
             return plan_now(self.reader, budgets, (self.teams, None), utc_today(), memory)
 
-        run = apply.run(self.records, plan, self.admin, self.audit, "timer")
+        run = apply.run(self.records, plan, Actor(self.admin, "timer", self.audit, every_key))
         self.tally.runs += 1
         self.setters = {k.key.label: k.setters["characters"] for k in run.plan.keys}
         self.tally.changes_sent += run.sent

@@ -52,6 +52,7 @@ from analytics.guardrails.plan_tables import (
     stopping,
     warnings,
 )
+from analytics.keys import changes
 from analytics.keys.audit import AuditLog
 from analytics.service.connection_settings import Settings
 from analytics.usage import calendar
@@ -148,9 +149,8 @@ class _Session:
     ) -> apply.Run:
         with shared.client(self.settings, self.demo) as client:
             audit = AuditLog.for_settings(self.settings, self.demo)
-            return apply.run(
-                self.records, self.planner(leave_out), client, audit, who(), action, only
-            )
+            actor = changes.Actor(client, who(), audit, changes.every_key)
+            return apply.run(self.records, self.planner(leave_out), actor, action, only)
 
 
 @contextmanager

@@ -112,7 +112,8 @@ def key_session(demo: bool, debug: bool) -> Iterator[KeySession]:
     with shared.reported(debug):
         settings = shared.settings()
         with shared.client(settings, demo) as client:
-            actor = changes.Actor(client, who(), AuditLog.for_settings(settings, demo))
+            audit = AuditLog.for_settings(settings, demo)
+            actor = changes.Actor(client, who(), audit, changes.every_key)
             yield KeySession(settings, demo, actor)
 
 

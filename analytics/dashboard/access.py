@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from analytics.access import AccessSettingsError, Reach, Rights, role_settings
+from analytics.keys.changes import KeyRule
 
 # Streamlit signs the identity cookie with `cookie_secret`; shorter secrets are guessable.
 MIN_COOKIE_SECRET = 32
@@ -53,10 +54,12 @@ SETTINGS = Right(
 
 @dataclass(frozen=True)
 class Permission:
-    """Whether this session may change keys (or the settings), as whom, and why not."""
+    """Whether this session may change keys (or the settings), as whom, and why not; ``rule``
+    is the same answer for any key, which the key changes ask again below the page."""
 
     who: str
     refusal: str | None
+    rule: KeyRule
 
     @property
     def allowed(self) -> bool:
@@ -78,10 +81,9 @@ def change_refusal(
     the roles that hold it (a key or settings administrator, from the right's e-mail list or
     the token's groups); without sign-in nobody can be told apart, so changes are off unless
     the right's setting says the deployment is trusted. The demo organization is the
-    emulator's, and anyone may try changes on it.
+    emulator's, and the anonymous visitor of a demo without sign-in may try changes on it;
+    once someone signs in, their roles decide, in the demo too.
     """
-    if demo:
-        return None
     if auth_configured:
         if reach:
             return None
@@ -89,7 +91,7 @@ def change_refusal(
             f"{email or 'This account'} may look but not change {right.things}: ask an "
             f"administrator to add the address to {right.admins}."
         )
-    if allowed_without_sign_in:
+    if demo or allowed_without_sign_in:
         return None
     return (
         f"Changes of {right.things} are off: this dashboard has no sign-in, so it cannot tell "

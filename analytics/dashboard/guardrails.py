@@ -35,6 +35,7 @@ from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.inputs_from_reader import plan_now
 from analytics.guardrails.limit_plan import KeyPlan, Plan
 from analytics.guardrails.memory import LastRun, Memory
+from analytics.keys.changes import NotAllowed
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
@@ -220,9 +221,11 @@ def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action:
         costing = (guarded.teams, guarded.pricing)
         return plan_now(_Now(src), budgets, costing, today, memory, leave_out)
 
-    audit = keys_and_limits.audit_log(src)
     try:
-        done = apply.run(kept, planned, data.client(src), audit, allowed.who, action)
+        done = apply.run(kept, planned, keys_and_limits.actor(src, allowed), action)
+    except NotAllowed as exc:
+        st.error(f"{exc} Nothing was sent.", icon=":material/block:")
+        return False
     except ServiceError as exc:
         st.error(
             f"The guardrails {action} stopped: {exc}. What was sent is in the audit log; the "

@@ -183,8 +183,10 @@ def key_reader(src: Source) -> listed.KeyReader:
     return _Keys(src, _recorded(src))
 
 
-def _actor(src: Source, allowed: Permission) -> changes.Actor:
-    return changes.Actor(data.client(src), allowed.who, audit_log(src))
+def actor(src: Source, allowed: Permission) -> changes.Actor:
+    """This session as the key changes see it: its client, its name, its audit log and the
+    rule of which keys it may change."""
+    return changes.Actor(data.client(src), allowed.who, audit_log(src), allowed.rule)
 
 
 def choose(rows: list[KeyRow], src: Source) -> str:
@@ -302,8 +304,9 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
     refused it (said on the page)."""
     try:
         result, message = change()
-    except changes.LabelRefused as exc:
-        st.error(f"{str(exc).capitalize()}: nothing was changed.", icon=":material/block:")
+    except (changes.LabelRefused, changes.NotAllowed) as exc:
+        said = str(exc)
+        st.error(f"{said[:1].upper()}{said[1:]}: nothing was changed.", icon=":material/block:")
         return None
     except ServiceError as exc:
         _refused(exc, src)
@@ -330,7 +333,7 @@ def create(src: Source, allowed: Permission, label: str, shared: bool = False) -
     """Create a key and return its secret (to be shown this once); None when refused."""
 
     def change() -> tuple[str | None, str]:
-        made = changes.create(_actor(src, allowed), label, organization_keys(src), shared).key
+        made = changes.create(actor(src, allowed), label, organization_keys(src), shared).key
         return made.key, f"Created {made.label} ({made.key_id})."
 
     return _attempt(src, change)
@@ -342,8 +345,8 @@ def rename(
     """Make the planned rename of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
-        actor = _actor(src, allowed)
-        changes.rename(actor, planned, organization_keys(src), shared, row.joined.api_key)
+        acting = actor(src, allowed)
+        changes.rename(acting, planned, organization_keys(src), shared, row.joined.api_key)
         return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
@@ -353,7 +356,7 @@ def limit(src: Source, allowed: Permission, row: KeyRow, planned: Preview) -> bo
     """Set the planned limits of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
-        changes.limit(_actor(src, allowed), planned, row.joined.api_key)
+        changes.limit(actor(src, allowed), planned, row.joined.api_key)
         return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
@@ -363,7 +366,7 @@ def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
     key = _listed(row)
 
     def change() -> tuple[bool, str]:
-        changes.deactivate(_actor(src, allowed), key, row.joined.api_key)
+        changes.deactivate(actor(src, allowed), key, row.joined.api_key)
         return True, f"Deactivated {key.label}: every request with it is refused from now on."
 
     return _attempt(src, change) is not None
@@ -410,20 +413,20 @@ def rotate(
     inherit = partial(guardrail_state.inherit, log.records)
 
     def change() -> tuple[str, str]:
-        actor = _actor(src, allowed)
+        acting = actor(src, allowed)
         if leak:
-            made = rotation.leaked(actor, log, rows, row, label, inherit)
+            made = rotation.leaked(acting, log, rows, row, label, inherit)
             said = (
                 f"Deactivated {made.rotation.old_label} and made {made.rotation.new_label} "
                 f"({made.rotation.new_key_id})."
             )
         else:
-            made = rotation.rotate(actor, log, rows, row, label, today, inherit)
+            made = rotation.rotate(acting, log, rows, row, label, today, inherit)
             said = (
                 f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
                 f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."
             )
-        teams = carry_over(settings_place(src), made.rotation, actor.who)
+        teams = carry_over(settings_place(src), made.rotation, acting.who)
         return made.secret, said if teams is None else f"{said} {teams[:1].upper()}{teams[1:]}."
 
     return _attempt(src, change)
@@ -438,7 +441,7 @@ def finish(
 
     def change() -> tuple[bool, str]:
         quiet = rotation_settings(src).quiet_days
-        done = rotation.finish(_actor(src, allowed), log, watched, old, quiet, force=force)
+        done = rotation.finish(actor(src, allowed), log, watched, old, quiet, force=force)
         forced = " (forced)" if done.forced else ""
         return True, f"Rotation {done.id} finished{forced}: deactivated {old.label}."
 

@@ -170,9 +170,14 @@ def _plan_effect(src: Source, after: guardrails.Files) -> list[str]:
     return plan_effect(planned_before, planned_after)
 
 
-def save_pending(records: Records, pending: Pending, who: str) -> Version:
-    """Save the previewed edit against its version; `SavedMeanwhile` when someone saved
-    since, and nothing is written. The edit is then done, and the settings read again."""
+def save_pending(records: Records, pending: Pending, allowed: Permission) -> Version:
+    """Save the previewed edit against its version as ``allowed.who``; `SavedMeanwhile` when
+    someone saved since, and `PermissionError` when the session may not change the settings
+    (whatever button was pressed): nothing is written. The edit is then done, and the
+    settings read again."""
+    if allowed.refusal is not None:
+        raise PermissionError(allowed.refusal)
+    who = allowed.who
     author = who if pending.restoring is None else f"{who}, restoring version {pending.restoring}"
     saved = save(records, pending.part, pending.text, pending.base, author, calendar.utc_now())
     forget_edit(pending.part)

@@ -33,9 +33,7 @@ from analytics.guardrails.memory import (
     write,
 )
 from analytics.keys import changes
-from analytics.keys.audit import AuditLog
 from analytics.keys.preview import limit_preview
-from analytics.service.client import ServiceClient
 from analytics.service.errors import ServiceError
 from analytics.service.models import NO_LIMITS, UsageLimits
 from analytics.usage.calendar import utc_now
@@ -54,13 +52,14 @@ class Run:
 
 
 def _send(
-    client: ServiceClient, audit: AuditLog | None, planned: KeyPlan, now: UsageLimits,
-    target: UsageLimits, by: str,
-) -> None:  # fmt: skip
-    """One call: the key from ``now`` to ``target``, audited as the guardrail of ``by``."""
+    actor: changes.Actor, planned: KeyPlan, now: UsageLimits, target: UsageLimits, by: str
+) -> None:
+    """One call: the key from ``now`` to ``target``, audited as the guardrail of ``by``
+    (under the rule of the person who runs it)."""
     key = msgspec.structs.replace(planned.key, usage_limits=now)
     preview = limit_preview(key, target.characters, target.speech_to_text_milliseconds)
-    changes.limit(changes.Actor(client, ACTOR + by, audit), preview, planned.use.api_key)
+    guardrail = changes.Actor(actor.client, ACTOR + by, actor.audit, actor.rule)
+    changes.limit(guardrail, preview, planned.use.api_key)
 
 
 def chosen_keys(plan: Plan, memory: Mapping[str, Memory], only: str | None) -> tuple[KeyPlan, ...]:
@@ -96,14 +95,16 @@ def _remember(memory: dict[str, Memory], plan: Plan, chosen: tuple[KeyPlan, ...]
 def run(
     records: Records,
     planned: Callable[[Mapping[str, Memory]], Plan],
-    client: ServiceClient,
-    audit: AuditLog | None,
-    who: str,
+    actor: changes.Actor,
     action: Literal["apply", "restore"] = "apply",
     only: str | None = None,
 ) -> Run:
-    """Plan from the remembered state (``planned``) and send the plan's changes, under the
-    state's lock; ``only``: the keys a budget of that title set last (restore one budget)."""
+    """Plan from the remembered state (``planned``) and send the plan's changes as ``actor``,
+    under the state's lock; ``only``: the keys a budget of that title set last (restore one
+    budget). The guardrails hold the organization's budgets over every key: an actor whose
+    rule refuses a change of the organization's is refused before anything is read or sent."""
+    if (refusal := actor.rule(None)) is not None:
+        raise changes.NotAllowed(refusal)
     with records.store.lock(lock_name(records)):
         state = read(records)
         plan = planned(state.keys)
@@ -117,7 +118,7 @@ def run(
         def record(outcome: Outcome, sent: int, message: str = "") -> None:
             last = LastRun(
                 time=started,
-                who=who,
+                who=actor.who,
                 action=action,
                 outcome=outcome,
                 changes=sent,
@@ -135,7 +136,7 @@ def run(
                     target = k.lower_step if step == "lower" else k.new
                     if target == now:
                         continue
-                    _send(client, audit, k, now, target, memory[kid].by)
+                    _send(actor, k, now, target, memory[kid].by)
                     rest = () if target == k.new else memory[kid].pending
                     memory[kid] = msgspec.structs.replace(memory[kid], applied=target, pending=rest)
                     sent += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
@@ -40,13 +41,34 @@ class UnknownOutcome(ServiceError):
     """A create whose answer was lost: the key may exist. The message says where to look."""
 
 
+class NotAllowed(PermissionError):
+    """The actor may not make this change: nothing was sent. The message says why."""
+
+
+# Why an actor may not change ``key``, or None when it may. None for the key is a change of
+# the organization's own: a new key, or the guardrails over every key.
+KeyRule = Callable[[DeveloperKey | None], str | None]
+
+
+def every_key(key: DeveloperKey | None) -> str | None:
+    """The rule of whoever holds the organization's admin key (the command line): any key."""
+    return None
+
+
+def no_key(refusal: str) -> KeyRule:
+    """The rule of someone who may change no key, ``refusal`` saying why."""
+    return lambda key: refusal
+
+
 @dataclass(frozen=True)
 class Actor:
-    """Who changes keys, through which client, and where their attempts are written."""
+    """Who changes keys, through which client, where their attempts are written, and which
+    keys they may change."""
 
     client: ServiceClient
     who: str
     audit: AuditLog | None
+    rule: KeyRule
 
 
 def _outcome(exc: ServiceError) -> Outcome:
@@ -91,6 +113,18 @@ def _record(
         ) from None
 
 
+def allowed(actor: Actor, action: Action, key: DeveloperKey | None, label: str = "") -> None:
+    """`NotAllowed` when the actor's rule refuses ``action`` on ``key`` (None: a change of the
+    organization's), its attempt written as refused; nothing is sent either way."""
+    refusal = actor.rule(key)
+    if refusal is None:
+        return
+    # An entry the store does not keep is in the log output; the refusal is what to hear.
+    with suppress(AuditNotKept):
+        _record(actor, action, key, label, "refused", message=refusal)
+    raise NotAllowed(refusal)
+
+
 def _changed(
     actor: Actor,
     action: Action,
@@ -98,9 +132,12 @@ def _changed(
     call: Callable[[], KeyChange[K]],
     label: str = "",
     api_key: str | None = None,
+    over: DeveloperKey | None = None,
 ) -> KeyChange[K]:
-    """Make one change (``call``) once the audit log's store answered, and write its attempt
-    whatever its outcome: refused, failed, unknown (a create's lost answer) or done."""
+    """Make one change (``call``) once the actor's rule allows it over ``over`` (the key
+    changed, else ``key``) and the audit log's store answered, and write its attempt whatever
+    its outcome: refused, failed, unknown (a create's lost answer) or done."""
+    allowed(actor, action, over or key, label)
     record = partial(_record, actor, action, key, label)
     if actor.audit is not None:
         actor.audit.records.store.ping()  # unreachable: StoreUnavailable, and nothing is sent
@@ -149,12 +186,19 @@ def create(
     label: str | None,
     listed: Sequence[DeveloperKey] = (),
     shared: bool = False,
+    replacing: DeveloperKey | None = None,
 ) -> KeyChange[CreatedKey]:
     """A new key; its secret is in the answer alone (never in the log: its mask is). Without
-    a label the service gives its default one; a label is checked against `listed`."""
+    a label the service gives its default one; a label is checked against `listed`. A key
+    made to replace another (``replacing``, a rotation) is allowed as a change of that key."""
     given = checked_label(listed, label, None, shared) if label and label.strip() else None
     return _changed(
-        actor, "create", None, lambda: actor.client.create_developer_key(given), given or ""
+        actor,
+        "create",
+        None,
+        lambda: actor.client.create_developer_key(given),
+        given or "",
+        over=replacing,
     )
 
 

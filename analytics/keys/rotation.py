@@ -201,7 +201,7 @@ def _replacement(
 ) -> tuple[DeveloperKey, str]:
     """The replacement key with the old key's limits (and what `inherit` carries over), and
     its secret."""
-    made = changes.create(actor, label, listed).key
+    made = changes.create(actor, label, listed, replacing=old).key
     if made.key is None:  # the service's answer always carries it; a key without is no use
         raise ServiceError(f"the service made key {made.key_id} but gave no secret")
     if inherit is not None:
@@ -219,6 +219,8 @@ def _begun(actor: changes.Actor, row: KeyRow, label: str, leaked: bool) -> Rotat
         raise RotationRefused(f"{row.joined.label} is not a listed key: it cannot be rotated")
     if old.is_deactivated:
         raise RotationRefused(f"{old.label} is deactivated: there is nothing to rotate")
+    # Before the rotation is claimed: a refused actor leaves no rotation behind.
+    changes.allowed(actor, "create", old, label.strip())
     return Rotation(
         old_key_id=old.key_id,
         old_label=old.label,

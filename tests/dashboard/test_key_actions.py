@@ -24,9 +24,11 @@ from hypothesis.stateful import (
 )
 from streamlit.testing.v1 import AppTest
 from support import kept
-from support.headless import open_page
+from support.headless import app_test, open_page
 from support.servers import forget_demo
+from test_access import AUTH
 
+from analytics.pages import page_at
 from analytics.service.connection_settings import Settings
 
 MAX_LABEL = 100  # the documented longest label (docs/dashboard.md)
@@ -326,3 +328,54 @@ def test_any_walk_through_the_key_actions_changes_only_the_key_acted_on(changed_
     run_state_machine_as_test(
         KeyPageWalk, settings=settings(max_examples=20, stateful_step_count=10)
     )
+
+
+def signed_in_limits(email: str, groups: list[str]) -> AppTest:
+    """Keys & limits in the demo, signed in as ``email`` holding the roles of ``groups``:
+    Marketing's lead, or the organization's key administrator."""
+    at = app_test()
+    at.secrets.update(
+        AUTH
+        | {
+            "ADMIN_EMAILS": [],
+            "roles": {
+                "claim": "groups",
+                "groups": {"leads": ["team lead of Marketing"], "keys": ["key administrator"]},
+            },
+        }
+    )
+    at.user = {"is_logged_in": True, "email": email, "groups": groups}
+    at.switch_page(str(page_at("limits").file))
+    return at.run()
+
+
+# Every action Keys & limits offers a person who may change keys (the guardrails' Apply and
+# Restore are offered only with enforced budgets, which the example budgets have none of).
+ACTIONS = [
+    "Create a key…",
+    "Rename",
+    "Save limits",
+    "Deactivate…",
+    "Rotate…",
+    "Leaked: deactivate now and replace…",
+]
+
+
+def test_a_lead_signed_in_to_the_demo_has_no_action_and_an_administrator_is_named(changed_demo):
+    """Signed in, roles decide in the demo too: a team lead's Keys & limits offers no
+    enabled action, and a key administrator's rename is audited under the token's e-mail."""
+    lead = signed_in_limits("lead@example.org", ["leads"])
+    assert not lead.exception
+    assert [(b.label, b.disabled) for b in lead.button if b.label != "Sign out"] == [
+        (label, True) for label in ACTIONS
+    ]
+    admin = signed_in_limits("ops@example.org", ["keys"])
+    assert [(b.label, b.disabled) for b in admin.button if b.label != "Sign out"] == [
+        (label, False) for label in ACTIONS
+    ]
+    before = stored()
+    target = shown_key(admin)
+    admin = rename(admin, "Renamed by ops")
+    assert not admin.exception
+    assert stored()[target].label == "Renamed by ops" != before[target].label
+    assert [e["who"] for e in audit_entries()] == ["ops@example.org"]

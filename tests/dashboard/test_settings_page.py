@@ -57,6 +57,9 @@ def errors(at) -> list[str]:
     ("demo", "configured", "email", "admins", "allowed", "expected"),
     [
         (True, False, None, [], False, None),
+        # Signed in to the demo, the person's roles decide, as anywhere else.
+        (True, True, "viewer@example.org", ["ops@example.org"], False, "SETTINGS_ADMIN_EMAILS"),
+        (True, True, "ops@example.org", ["ops@example.org"], False, None),
         (False, True, "ops@example.org", ["OPS@example.org"], False, None),
         (False, True, "viewer@example.org", ["ops@example.org"], True, "SETTINGS_ADMIN_EMAILS"),
         (False, False, None, [], False, "SERVICE_ALLOW_SETTINGS_CHANGES"),
@@ -89,6 +92,25 @@ def test_a_viewer_sees_every_setting_and_no_form(monkeypatch, tmp_path, emulator
     assert not at.text_area and [button.label for button in at.button] == ["Sign out"]
     assert any("SETTINGS_ADMIN_EMAILS" in info.value for info in at.info)
     assert TEAMS.strip() in codes(at)  # the teams file found, imported once, shown
+
+
+def test_a_save_names_the_signed_in_person_in_the_demo_too(demo_env, monkeypatch, tmp_path):
+    """Signed in to the demo as a settings administrator: the version saved, and the
+    history, name the person by the identity token's e-mail, not "demo dashboard"."""
+    monkeypatch.chdir(tmp_path)
+    at = app_test()
+    at.secrets.update(AUTH | {"ADMIN_EMAILS": [], "SETTINGS_ADMIN_EMAILS": ["ops@example.org"]})
+    at.user = {"is_logged_in": True, "email": "ops@example.org"}
+    at.switch_page(str(page_at("settings").file))
+    at.run()
+    assert not at.exception
+    edit(at, "budgets", BUDGETS.replace("limit = 3_200_000", "limit = 3_300_000"))
+    at.button(key="settings_save_budgets").click().run()
+    assert not at.exception and not errors(at)
+    history = invoke("settings", "history", "--demo")
+    assert history.exit_code == 0, history.stderr
+    [newest] = [line for line in history.stdout.splitlines() if "budgets" in line][:1]
+    assert "ops@example.org" in newest and "demo dashboard" not in newest
 
 
 def test_with_settings_source_files_every_part_is_read_only(demo_env, monkeypatch, tmp_path):

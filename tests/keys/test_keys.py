@@ -178,7 +178,7 @@ def test_every_change_is_audited_with_its_outcome_and_never_the_secret(app, tmp_
     log = AuditLog(Records(store, "acct"))
     client, _ = asgi_client(app, ADMIN)
     with client:
-        actor = changes.Actor(client, "ana@example.org", log)
+        actor = changes.Actor(client, "ana@example.org", log, changes.every_key)
         made = changes.create(actor, "Mobile app").key
         assert made.key is not None
         renamed = changes.rename(actor, rename_preview(made.listed, "Mobile (iOS)"))
@@ -211,7 +211,7 @@ def test_a_refusal_for_a_non_admin_key_is_audited(app, tmp_path):
     log = AuditLog(Records(embedded_store(tmp_path), "acct"))
     client, _ = asgi_client(app, WEB)
     with client, pytest.raises(AuthorizationError):
-        changes.create(changes.Actor(client, "cli:ops", log), "Nope")
+        changes.create(changes.Actor(client, "cli:ops", log, changes.every_key), "Nope")
     [refused] = log.read()
     assert (refused.action, refused.outcome, refused.key_id) == ("create", "refused", None)
 
@@ -222,7 +222,7 @@ def test_a_create_whose_answer_is_lost_is_audited_as_unknown(app, tmp_path):
         policy = Policy(max_attempts=3, backoff=(0.001, 0.002))
         with ServiceClient(server.base_url, SecretStr(ADMIN), policy=policy) as client:
             with pytest.raises(changes.UnknownOutcome, match="key list"):
-                changes.create(changes.Actor(client, "cli:ops", log), "Lost")
+                changes.create(changes.Actor(client, "cli:ops", log, changes.every_key), "Lost")
             assert len(server.seen) == 1
     [unknown] = log.read()
     assert (unknown.outcome, unknown.label) == ("unknown", "Lost")
@@ -236,7 +236,10 @@ def test_no_change_is_sent_while_the_store_cannot_be_reached(app):
     with client:
         before = client.developer_keys()
         with pytest.raises(StoreUnavailable, match="nowhere") as refused:
-            changes.rename(changes.Actor(client, "ana", log), rename_preview(before[0], "Moved"))
+            changes.rename(
+                changes.Actor(client, "ana", log, changes.every_key),
+                rename_preview(before[0], "Moved"),
+            )
         assert client.developer_keys() == before
     assert "pw-9c1e" not in str(refused.value)
 
@@ -247,7 +250,7 @@ def test_a_change_whose_entry_cannot_be_written_says_so_and_logs_the_entry(app, 
     client, _ = asgi_client(app, ADMIN)
     with client:
         key = client.developer_keys()[0]
-        actor = changes.Actor(client, "ana", AuditLog(Records(store, "acct")))
+        actor = changes.Actor(client, "ana", AuditLog(Records(store, "acct")), changes.every_key)
         with pytest.raises(changes.AuditNotKept, match="rename was done at the service"):
             changes.rename(actor, rename_preview(key, "Renamed"))
         assert [k.label for k in client.developer_keys() if k.key_id == key.key_id] == ["Renamed"]

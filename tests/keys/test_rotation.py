@@ -55,7 +55,12 @@ def org(tmp_path, monkeypatch):
     records = Records(embedded_store(tmp_path), "acct")
     audit = AuditLog(records)
     with client:
-        yield app, client, changes.Actor(client, "ops@example.org", audit), RotationLog(records)
+        yield (
+            app,
+            client,
+            changes.Actor(client, "ops@example.org", audit, changes.every_key),
+            RotationLog(records),
+        )
     app.state.emulator.store.close()
 
 
@@ -161,7 +166,7 @@ def test_no_room_at_25_active_keys_names_the_unused_ones_and_changes_nothing(tmp
     client, _ = asgi_client(app, ADMIN)
     with client:
         log = RotationLog(Records(embedded_store(tmp_path), "acct"))
-        actor = changes.Actor(client, "ops", AuditLog(log.records))
+        actor = changes.Actor(client, "ops", AuditLog(log.records), changes.every_key)
         rows = rows_of(client, log)
         before = client.developer_keys()
         [busy_22] = [k.key_id for k in before if k.label == "Busy 22"]
@@ -183,7 +188,9 @@ def test_a_leaked_key_is_deactivated_first_and_a_failed_replacement_says_how_to_
     refused = Reply(403, b'{"message": "Too many active keys"}')
     with FaultServer(app, [PASS, refused]) as server:  # the deactivation, then the create
         with ServiceClient(server.base_url, SecretStr(ADMIN), policy=Policy()) as failing:
-            failing_actor = changes.Actor(failing, "ops@example.org", actor.audit)
+            failing_actor = changes.Actor(
+                failing, "ops@example.org", actor.audit, changes.every_key
+            )
             with pytest.raises(ReplacementFailed) as failed:
                 leaked(failing_actor, log, rows, old, "Web shop (2026-03)")
         assert [seen.method for seen in server.seen] == ["PUT", "POST"]
