@@ -29,6 +29,8 @@ RESOURCE_LABELS = {
     "glossary": "Glossaries",
     "voice": "Voice",
     "write": "Write",
+    "style_rules": "Style rule lists",
+    "translation_memory": "Translation memories",
 }
 # Each feature key of the language lists by the name people know it by, on the page and in the
 # `languages` command's table; a key the service adds later reads as its words until named here.
@@ -36,14 +38,26 @@ FEATURE_LABELS = {
     "auto_detection": "Auto-detection",
     "formality": "Formality",
     "glossary": "Glossary",
+    "spoken_terms": "Spoken terms",
     "style_rules": "Style rules",
     "tag_handling": "Tag handling",
     "tone": "Tone",
     "transcription": "Transcription",
+    "translated_speech": "Translated speech",
+    "translation_memory": "Translation memory",
     "writing_style": "Writing style",
 }
 NOT_AVAILABLE = "—"
 STABLE = "stable"
+
+
+def offered(resources: Sequence[LanguageResource]) -> tuple[Resource, ...]:
+    """The resources whose lists to ask for, in this client's order: those the service's
+    resource list names. A service of the spec's revision names five and would refuse the two
+    its later revision adds, so it is not asked for them; a resource this client does not know
+    yet is left out, having no name to show."""
+    named = {resource.name for resource in resources}
+    return tuple(resource for resource in RESOURCES if resource in named)
 
 
 def base_language(code: str) -> str:

@@ -27,7 +27,7 @@ with service_errors(source):
 resource = (
     st.segmented_control(
         "Resource",
-        languages.RESOURCES,
+        tuple(lists),  # the resources the service offers
         help="Shown in the By resource, Feature matrix and Pair check tabs.",
         default="translate_text",
         format_func=languages.RESOURCE_LABELS.__getitem__,
@@ -74,7 +74,8 @@ with pair_check:
         bind="query-params",
     )
     if source_lang is None or target_lang is None:
-        st.info(f"{label} lists no source or no target language.")
+        missing = "source" if source_lang is None else "target"
+        st.info(f"No language is usable as a {missing} for {label.lower()}: no pair to check.")
     else:
         usable = languages.pair_features(resources, entries, resource, source_lang, target_lang)
         names = {e.lang: languages.marked(e.name, e.status) for e in entries}

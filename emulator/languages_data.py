@@ -1,8 +1,10 @@
 """The language tables behind every language list, translation and detection rule.
 
-One row per base language; the v3 lists of all five resources, their feature keys, the
-resource list and the v2 list are derived from these rows and from `RESOURCE_FEATURES`, so
-they stay consistent with each other and with what translation accepts by construction.
+One row per base language; the v3 lists of every resource (the spec's five, and the style rule
+lists and translation memories its later revision, the published interface 3.12.0, adds), their
+feature keys, the resource list and the v2 list are derived from these rows and from
+`RESOURCE_FEATURES`, so they stay consistent with each other and with what translation accepts
+by construction.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class Feature:
 _AUTO_DETECTION = Feature("auto_detection", source=True, target=False)
 _FORMALITY = Feature("formality", source=False, target=True)
 _GLOSSARY = Feature("glossary", source=True, target=True)
+# A translation memory holds segments of one source language in some target languages: a pair
+# uses one when both its languages are among the memory's (text and document translation).
+_TRANSLATION_MEMORY = Feature("translation_memory", source=True, target=True)
 # The features of each resource: what `/v3/languages/resources` lists, and the only keys a
 # language entry of that resource can carry (each on the side it belongs to).
 RESOURCE_FEATURES: dict[str, tuple[Feature, ...]] = {
@@ -35,14 +40,26 @@ RESOURCE_FEATURES: dict[str, tuple[Feature, ...]] = {
         _GLOSSARY,
         Feature("style_rules", source=False, target=True, status="beta"),
         Feature("tag_handling", source=True, target=True),
+        _TRANSLATION_MEMORY,
     ),
-    "translate_document": (_AUTO_DETECTION, _FORMALITY, _GLOSSARY),
+    "translate_document": (_AUTO_DETECTION, _FORMALITY, _GLOSSARY, _TRANSLATION_MEMORY),
     "glossary": (),
-    "voice": (Feature("transcription", source=True, target=False),),
+    # Spoken terms inform the transcription of the source (beta); translated speech is audio
+    # synthesized in a target language (a closed beta: early access).
+    "voice": (
+        _GLOSSARY,
+        Feature("spoken_terms", source=True, target=False, status="beta"),
+        Feature("transcription", source=True, target=False),
+        Feature("translated_speech", source=False, target=True, status="early_access"),
+    ),
     "write": (
         Feature("tone", source=False, target=True),
         Feature("writing_style", source=False, target=True),
     ),
+    # The languages a style rule list or a translation memory can be made in; what they do
+    # for a pair is a feature of the translation resources, so they have none of their own.
+    "style_rules": (),
+    "translation_memory": (),
 }
 RESOURCES = tuple(RESOURCE_FEATURES)
 # Values of `/v3/languages?include=`: `beta` adds what is not yet stable; `external` would add
@@ -65,9 +82,12 @@ class Language:
     variants: tuple[tuple[str, str], ...] = ()
     formality: bool = False
     glossary: bool = True
+    spoken_terms: bool = False
     style_rules: bool = False
     transcription: bool = False
     tag_handling: bool = True
+    translated_speech: bool = False
+    translation_memory: bool = False
 
     @property
     def auto_detection(self) -> bool:
@@ -80,7 +100,16 @@ LANGUAGES = (
     Language("bg", "Bulgarian"),
     Language("cs", "Czech"),
     Language("da", "Danish", transcription=True),
-    Language("de", "German", formality=True, style_rules=True, transcription=True),
+    Language(
+        "de",
+        "German",
+        formality=True,
+        style_rules=True,
+        transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
+    ),
     Language("el", "Greek"),
     Language(
         "en",
@@ -88,6 +117,9 @@ LANGUAGES = (
         variants=(("en-GB", "English (British)"), ("en-US", "English (American)")),
         style_rules=True,
         transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
     ),
     Language(
         "es",
@@ -96,20 +128,50 @@ LANGUAGES = (
         formality=True,
         style_rules=True,
         transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
     ),
     Language("et", "Estonian"),
     Language("fi", "Finnish"),
-    Language("fr", "French", formality=True, style_rules=True, transcription=True),
+    Language(
+        "fr",
+        "French",
+        formality=True,
+        style_rules=True,
+        transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
+    ),
     Language("he", "Hebrew", glossary=False),
     Language("hu", "Hungarian"),
     Language("id", "Indonesian"),
-    Language("it", "Italian", formality=True, style_rules=True, transcription=True),
-    Language("ja", "Japanese", formality=True, style_rules=True, transcription=True),
-    Language("ko", "Korean", style_rules=True, transcription=True),
+    Language(
+        "it",
+        "Italian",
+        formality=True,
+        style_rules=True,
+        transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
+    ),
+    Language(
+        "ja",
+        "Japanese",
+        formality=True,
+        style_rules=True,
+        transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
+        translation_memory=True,
+    ),
+    Language("ko", "Korean", style_rules=True, transcription=True, translation_memory=True),
     Language("lt", "Lithuanian"),
     Language("lv", "Latvian"),
     Language("nb", "Norwegian Bokmål"),
-    Language("nl", "Dutch", formality=True, transcription=True),
+    Language("nl", "Dutch", formality=True, transcription=True, spoken_terms=True),
     Language("pl", "Polish", formality=True, transcription=True),
     Language(
         "pt",
@@ -117,6 +179,8 @@ LANGUAGES = (
         variants=(("pt-BR", "Portuguese (Brazilian)"), ("pt-PT", "Portuguese (European)")),
         formality=True,
         transcription=True,
+        spoken_terms=True,
+        translated_speech=True,
     ),
     Language("ro", "Romanian"),
     Language("ru", "Russian", formality=True, transcription=True),
@@ -133,6 +197,8 @@ LANGUAGES = (
         variants=(("zh-Hans", "Chinese (simplified)"), ("zh-Hant", "Chinese (traditional)")),
         style_rules=True,
         transcription=True,
+        translated_speech=True,
+        translation_memory=True,
     ),
     Language("ca", "Catalan", status="beta", glossary=False),
     Language("hr", "Croatian", status="beta", glossary=False),
@@ -229,6 +295,18 @@ def language_entries(resource: str) -> list[dict[str, Any]]:
             _entry(resource, lang.code, lang.name, lang.status, True, True, _supports(lang))
             for lang in WRITE_LANGUAGES
         ]
+    elif resource == "style_rules":
+        # A style rule list is made in one language and applies to translations into it.
+        entries = [
+            _entry(resource, lang.code, lang.name, lang.status, False, True, _supports(lang))
+            for lang in LANGUAGES
+            if lang.style_rules
+        ]
+    elif resource == "translation_memory":
+        # A memory's source is a base language; its targets are any code of its languages.
+        for language in LANGUAGES:
+            if language.translation_memory:
+                entries += _base_and_variants(resource, language, source=True)
     else:
         raise ValueError(f"unknown resource {resource!r}")
     return sorted(entries, key=lambda e: e["lang"].lower())

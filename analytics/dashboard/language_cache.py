@@ -10,20 +10,29 @@ import streamlit as st
 from analytics import languages
 from analytics.dashboard.data import client
 from analytics.dashboard.source import Source
-from analytics.service.models import DetectionResult, LanguageEntry, LanguageResource, V2Language
+from analytics.service.models import (
+    DetectionResult,
+    LanguageEntry,
+    LanguageResource,
+    Resource,
+    V2Language,
+)
 
 LANGUAGES_TTL = "1h"
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner="Loading language lists…")
-def _language_lists(fingerprint: str, _source: Source) -> dict[str, list[LanguageEntry]]:
-    return {r: client(_source).languages(r, include_beta=True) for r in languages.RESOURCES}
+def _language_lists(
+    fingerprint: str, _source: Source, resources: tuple[Resource, ...]
+) -> dict[str, list[LanguageEntry]]:
+    return {r: client(_source).languages(r, include_beta=True) for r in resources}
 
 
 def language_lists(src: Source) -> dict[str, list[LanguageEntry]]:
-    """The v3 list of every resource, refreshed at most hourly; beta and early-access entries
-    included, since the page shows (and marks) everything the service offers."""
-    return _language_lists(src.fingerprint, src)
+    """The v3 list of every resource the service offers (`languages.offered`, from its
+    resource list), refreshed at most hourly; beta and early-access entries included, since
+    the page shows (and marks) everything the service offers."""
+    return _language_lists(src.fingerprint, src, languages.offered(language_resources(src)))
 
 
 @st.cache_data(ttl=LANGUAGES_TTL, show_spinner=False)

@@ -251,8 +251,18 @@ class DocumentHandle(msgspec.Struct, frozen=True):
         return f"DocumentHandle(document_id={self.document_id!r}, document_key='****')"
 
 
-# The resources the language lists are published for (`GET /v3/languages?resource=`).
-Resource = Literal["translate_text", "translate_document", "glossary", "voice", "write"]
+# The resources the language lists are published for (`GET /v3/languages?resource=`): the
+# spec's five, and the style rule lists and translation memories of the published interface's
+# later revision (3.12.0).
+Resource = Literal[
+    "translate_text",
+    "translate_document",
+    "glossary",
+    "voice",
+    "write",
+    "style_rules",
+    "translation_memory",
+]
 
 
 class LanguageEntry(msgspec.Struct, frozen=True):

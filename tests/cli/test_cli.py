@@ -193,8 +193,10 @@ def test_languages_lines_as_scripts_read_them():
     lines = table.stdout.splitlines()
     assert lines[0] == "lang     name                      source  target  features"
     assert {
-        "de       German                    yes     yes     Auto-detection, Formality, Glossary",
-        "en       English                   yes     yes     Auto-detection, Glossary",
+        "de       German                    yes     yes     Auto-detection, Formality, Glossary, "
+        "Translation memory",
+        "en       English                   yes     yes     Auto-detection, Glossary, "
+        "Translation memory",
         "pt-BR    Portuguese (Brazilian)    no      yes     Formality, Glossary",
     } <= set(lines)
     assert not [line for line in lines if line.split()[0] in ("ca", "hr", "ms")]
@@ -219,8 +221,8 @@ def test_languages_lines_as_scripts_read_them():
         "lang,name,source,target,features",
         "ar,Arabic,yes,yes,auto_detection glossary",
     ]
-    assert "en-GB,English (British),no,yes,glossary" in rows
-    assert "es-419,Spanish (Latin American),no,yes,formality glossary" in rows
+    assert "en-GB,English (British),no,yes,glossary translation_memory" in rows
+    assert "es-419,Spanish (Latin American),no,yes,formality glossary translation_memory" in rows
     assert "ca,Catalan,yes,yes," in rows
     assert len(rows) == 1 + 43  # 36 languages and 7 regional target variants
 
@@ -240,9 +242,50 @@ def test_languages_beta_adds_beta_features():
             env=SMALL_DEMO,
         )
         german[options] = next(row for row in out.stdout.splitlines() if row.startswith("de,"))
-    assert german[()] == "de,German,yes,yes,auto_detection formality glossary tag_handling"
+    assert german[()] == (
+        "de,German,yes,yes,auto_detection formality glossary tag_handling translation_memory"
+    )
     assert german[("--beta",)] == (
-        "de,German,yes,yes,auto_detection formality glossary style_rules tag_handling"
+        "de,German,yes,yes,auto_detection formality glossary style_rules tag_handling "
+        "translation_memory"
+    )
+
+
+def test_languages_of_style_rule_lists_translation_memories_and_voice():
+    """The resources and features of the published interface's later revision: a style rule
+    list's eight languages are targets only; a memory's bases are both, its regional codes
+    targets; voice names spoken terms and translated speech with --beta."""
+    style = invoke("languages", "--resource", "style_rules", "--demo", env=SMALL_DEMO)
+    assert style.exit_code == 0, style.stderr
+    lines = style.stdout.splitlines()
+    assert lines[0] == "lang  name      source  target  features"
+    assert [line.split()[:4] for line in lines[1:3]] == [
+        ["de", "German", "no", "yes"],
+        ["en", "English", "no", "yes"],
+    ]
+    assert len(lines) == 1 + 8
+    memory = invoke(
+        "languages", "--resource", "translation_memory", "--format", "csv", "--demo", env=SMALL_DEMO
+    )
+    assert memory.exit_code == 0, memory.stderr
+    rows = memory.stdout.splitlines()
+    assert rows[:3] == [
+        "lang,name,source,target,features",
+        "de,German,yes,yes,",
+        "en,English,yes,yes,",
+    ]
+    assert "zh-Hans,Chinese (simplified),no,yes," in rows
+    assert len(rows) == 1 + 8 + 5
+    voice = invoke(
+        "languages", "--resource", "voice", "--beta", "--format", "csv", "--demo", env=SMALL_DEMO
+    )
+    assert "de,German,yes,yes,glossary spoken_terms transcription translated_speech" in (
+        voice.stdout.splitlines()
+    )
+    named = invoke("languages", "--resource", "voice", "--beta", "--demo", env=SMALL_DEMO)
+    french = next(line for line in named.stdout.splitlines() if line.startswith("fr "))
+    assert french.endswith(
+        "Glossary, Spoken terms (beta), Transcription, Translated speech (early access)"
     )
 
 

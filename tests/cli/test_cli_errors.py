@@ -22,7 +22,10 @@ from emulator import create_app
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 SMALL_DEMO = {"SERVICE_DEMO_KEYS": "4", "SERVICE_DEMO_DAYS": "60"}
-RESOURCES = "'translate_text', 'translate_document', 'glossary', 'voice', 'write'"
+RESOURCES = (
+    "'translate_text', 'translate_document', 'glossary', 'voice', 'write', 'style_rules', "
+    "'translation_memory'"
+)
 
 
 @pytest.mark.parametrize(

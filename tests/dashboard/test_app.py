@@ -417,6 +417,8 @@ def test_languages_page_shows_the_service_lists(demo_env):
         "glossary",
         "voice",
         "write",
+        "style_rules",
+        "translation_memory",
     ]
     # Beta and early access are marked: statuses, the beta style-rules feature, names in the
     # matrix, and roles where a language is not stable in one resource (Japanese in write).
@@ -425,7 +427,7 @@ def test_languages_page_shows_the_service_lists(demo_env):
     assert list(shown.loc[["de", "ca", "ms"], "status"]) == ["stable", "beta", "early access"]
     # Every feature by its name, never the service's key.
     assert shown.loc["de", "features"] == (
-        "Auto-detection, Formality, Glossary, Style rules (beta), Tag handling"
+        "Auto-detection, Formality, Glossary, Style rules (beta), Tag handling, Translation memory"
     )
     assert "The Glossary feature is present on both languages of document translation." in [
         caption.value for caption in at.caption
@@ -439,6 +441,7 @@ def test_languages_page_shows_the_service_lists(demo_env):
         "Glossary",
         "Style rules (beta)",
         "Tag handling",
+        "Translation memory",
     ]
     assert list(matrix.set_index("lang").loc[["ca", "ms"], "name"]) == [
         "Catalan (beta)",
@@ -454,9 +457,10 @@ def test_languages_page_shows_the_service_lists(demo_env):
         ["Glossary", "source and target", True, "", "stable"],
         ["Style rules", "target", True, "", "beta"],
         ["Tag handling", "source and target", True, "", "stable"],
+        ["Translation memory", "source and target", True, "", "stable"],
     ]
     assert (
-        "4 of 5 features of text translation available for German → English (American). A "
+        "5 of 6 features of text translation available for German → English (American). A "
         "feature is available when each language it is needed on supports it."
         in [caption.value for caption in at.caption]
     )

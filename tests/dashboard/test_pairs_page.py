@@ -99,6 +99,7 @@ def test_a_pair_shows_its_features_until_its_keys_are_asked_for(demo_env):
         "Glossary",
         "Style rules",
         "Tag handling",
+        "Translation memory",
     ]
     at.segmented_control(key="pair_view").set_value("keys").run()
     assert not at.exception and not at.error

@@ -19,6 +19,9 @@ FEATURES = {
     "transcription",
     "tone",
     "writing_style",
+    "spoken_terms",
+    "translated_speech",
+    "translation_memory",
 }
 BCP47 = re.compile(r"^[a-z]{2,3}(-([A-Z]{2}|\d{3}|[A-Z][a-z]{3}))?$")
 
@@ -193,6 +196,11 @@ async def test_include_takes_the_published_values_only(emulator_client, value):
 
 
 async def test_resources_list_every_resource_and_the_side_each_feature_needs(emulator_client):
+    memory = {
+        "name": "translation_memory",
+        "needs_source_support": True,
+        "needs_target_support": True,
+    }
     response = await emulator_client.get("/v3/languages/resources")
     assert response.status_code == 200
     assert response.json() == [
@@ -208,6 +216,7 @@ async def test_resources_list_every_resource_and_the_side_each_feature_needs(emu
                     "needs_source_support": True,
                     "needs_target_support": True,
                 },
+                memory,
             ],
         },
         {
@@ -216,10 +225,19 @@ async def test_resources_list_every_resource_and_the_side_each_feature_needs(emu
                 {"name": "auto_detection", "needs_source_support": True},
                 {"name": "formality", "needs_target_support": True},
                 {"name": "glossary", "needs_source_support": True, "needs_target_support": True},
+                memory,
             ],
         },
         {"name": "glossary", "features": []},
-        {"name": "voice", "features": [{"name": "transcription", "needs_source_support": True}]},
+        {
+            "name": "voice",
+            "features": [
+                {"name": "glossary", "needs_source_support": True, "needs_target_support": True},
+                {"name": "spoken_terms", "needs_source_support": True},
+                {"name": "transcription", "needs_source_support": True},
+                {"name": "translated_speech", "needs_target_support": True},
+            ],
+        },
         {
             "name": "write",
             "features": [
@@ -227,6 +245,8 @@ async def test_resources_list_every_resource_and_the_side_each_feature_needs(emu
                 {"name": "writing_style", "needs_target_support": True},
             ],
         },
+        {"name": "style_rules", "features": []},
+        {"name": "translation_memory", "features": []},
     ]
 
 
@@ -278,3 +298,69 @@ async def test_v2_lists_match_v3_translate_text(emulator_client, method):
 async def test_v2_rejects_unknown_type(emulator_client):
     response = await emulator_client.get("/v2/languages", params={"type": "both"})
     assert response.status_code == 400
+
+
+STYLE_RULE_LANGUAGES = ["de", "en", "es", "fr", "it", "ja", "ko", "zh"]
+
+
+async def test_style_rule_lists_are_made_in_the_languages_style_rules_translate_into(
+    emulator_client,
+):
+    """A style rule list has one language, the target its rules apply to: the eight languages
+    whose text translation carries the style-rules feature, never a regional variant."""
+    entries = await v3(emulator_client, "style_rules")
+    assert [e["lang"] for e in entries] == STYLE_RULE_LANGUAGES
+    assert all(e["usable_as_target"] and not e["usable_as_source"] for e in entries)
+    assert all(e["features"] == {} for e in entries)
+    text = await v3(emulator_client, "translate_text", include="beta")
+    styled = sorted({e["lang"].split("-")[0] for e in text if "style_rules" in e["features"]})
+    assert styled == STYLE_RULE_LANGUAGES
+
+
+async def test_translation_memories_and_the_pairs_that_use_them(emulator_client):
+    """A memory's source is one of eight base languages, its targets those and their regional
+    codes; text and document translation carry the feature on exactly those codes."""
+    entries = {e["lang"]: e for e in await v3(emulator_client, "translation_memory")}
+    sources = sorted(lang for lang, e in entries.items() if e["usable_as_source"])
+    assert sources == STYLE_RULE_LANGUAGES
+    assert sorted(lang for lang, e in entries.items() if not e["usable_as_source"]) == [
+        "en-GB",
+        "en-US",
+        "es-419",
+        "zh-Hans",
+        "zh-Hant",
+    ]
+    assert all(e["usable_as_target"] for e in entries.values())
+    for resource in ("translate_text", "translate_document"):
+        remembered = {
+            e["lang"]
+            for e in await v3(emulator_client, resource)
+            if e["features"].get("translation_memory") == {"status": "stable"}
+        }
+        assert remembered == set(entries)
+
+
+async def test_voice_glossaries_spoken_terms_and_translated_speech(emulator_client):
+    """Spoken terms (beta) sit on transcribed sources, translated speech (early access) on
+    targets; neither is listed unless beta is asked for."""
+    stable = await v3(emulator_client, "voice")
+    assert not any({"spoken_terms", "translated_speech"} & set(e["features"]) for e in stable)
+    voice = {e["lang"]: e for e in await v3(emulator_client, "voice", include="beta")}
+    spoken = {lang for lang, e in voice.items() if "spoken_terms" in e["features"]}
+    assert spoken == {"de", "en", "es", "fr", "it", "ja", "nl", "pt"}
+    assert voice["de"]["features"]["spoken_terms"] == {"status": "beta"}
+    speaking = {lang for lang, e in voice.items() if "translated_speech" in e["features"]}
+    assert speaking >= {"de", "en-GB", "en-US", "pt-BR", "zh-Hant"}
+    assert "ko" not in speaking and "nl" not in speaking
+    assert voice["fr"]["features"]["translated_speech"] == {"status": "early_access"}
+    assert {"th", "vi", "he"}.isdisjoint(
+        lang for lang, e in voice.items() if "glossary" in e["features"]
+    )
+    assert "glossary" in voice["de"]["features"]
+
+
+async def test_the_new_resources_are_refused_in_other_casings(emulator_client):
+    for resource in ("STYLE_RULES", "translation-memory", "translation_memories"):
+        response = await emulator_client.get(V3, params={"resource": resource})
+        assert response.status_code == 400
+        assert "style_rules, translation_memory" in response.json()["message"]

@@ -62,6 +62,9 @@ def test_language_table_flags_status_and_features():
         ("tone", "Tone"),
         ("transcription", "Transcription"),
         ("writing_style", "Writing style"),
+        ("spoken_terms", "Spoken terms"),
+        ("translated_speech", "Translated speech"),
+        ("translation_memory", "Translation memory"),
         ("speaker_labels", "Speaker labels"),  # a key the service adds later: its words
     ],
 )
@@ -177,6 +180,61 @@ def test_pair_features_of_a_resource_without_features():
         languages.pair_features(RESOURCE_LIST, TEXT, "translate_text", "fr", "de")
 
 
+def test_pair_features_of_voice_name_spoken_terms_and_translated_speech():
+    """Spoken terms need the spoken source, translated speech the target; each carries the
+    status its language gives it."""
+    voice_features = LanguageResource(
+        "voice",
+        [
+            ResourceFeature("spoken_terms", needs_source_support=True),
+            ResourceFeature("translated_speech", needs_target_support=True),
+        ],
+    )
+    voice = [
+        entry("de", "German", True, True, beta=["spoken_terms"]),
+        entry("ko", "Korean", True, True),
+        LanguageEntry(
+            "fr", "French", "stable", {"translated_speech": {"status": "early_access"}}, True, True
+        ),
+    ]
+    german_to_french = languages.pair_features([voice_features], voice, "voice", "de", "fr")
+    assert german_to_french.values.tolist() == [
+        ["Spoken terms", "source", True, "", "beta"],
+        ["Translated speech", "target", True, "", "early access"],
+    ]
+    korean_to_german = languages.pair_features([voice_features], voice, "voice", "ko", "de")
+    assert korean_to_german["why_not"].tolist() == ["source lacks it", "target lacks it"]
+
+
+def test_every_resource_has_a_name():
+    assert languages.RESOURCE_LABELS == {
+        "translate_text": "Text translation",
+        "translate_document": "Document translation",
+        "glossary": "Glossaries",
+        "voice": "Voice",
+        "write": "Write",
+        "style_rules": "Style rule lists",
+        "translation_memory": "Translation memories",
+    }
+    assert tuple(languages.RESOURCE_LABELS) == languages.RESOURCES
+
+
+def test_the_lists_asked_for_are_the_known_resources_the_service_names():
+    """In this client's order; a service of the spec's revision names five, and a resource
+    this client does not know is left out."""
+    later = [LanguageResource(name, []) for name in ("translation_memory", "glossary", "dubbing")]
+    assert languages.offered(later) == ("glossary", "translation_memory")
+    spec = [LanguageResource(name, []) for name in languages.RESOURCES[:5]]
+    assert languages.offered(spec) == (
+        "translate_text",
+        "translate_document",
+        "glossary",
+        "voice",
+        "write",
+    )
+    assert languages.offered([]) == ()
+
+
 def test_default_target_is_another_language():
     targets = ["en", "en-GB", "en-US", "es"]
     assert languages.other_language(targets, "en") == 3
@@ -239,9 +297,11 @@ def test_detection_table():
         DetectionResult("success", "de"),
         DetectionResult("no_language_detected"),
     ]
-    table = languages.detection_table(texts, results, {"glossary": GLOSSARY, "voice": VOICE})
+    memories = [entry("de", "German", True, True), entry("en-GB", "English (British)", False, True)]
+    lists = {"glossary": GLOSSARY, "voice": VOICE, "translation_memory": memories}
+    table = languages.detection_table(texts, results, lists)
     assert table.loc[0, "name"] == "German"
-    assert table.loc[0, "usable_as_source_in"] == "Glossaries, Voice"
+    assert table.loc[0, "usable_as_source_in"] == "Glossaries, Voice, Translation memories"
     assert table.loc[1, "status"] == "no language detected"
     assert table.loc[1, "language"] == ""
 

@@ -229,6 +229,7 @@ async def test_beta_languages_and_features_only_when_asked_for(emulator_app):
         "formality",
         "glossary",
         "tag_handling",
+        "translation_memory",
     ]
     assert by_code["de"].features["style_rules"] == {"status": "beta"}
 
@@ -247,6 +248,7 @@ async def test_language_resources_name_the_sides_each_feature_needs(emulator_app
                 ResourceFeature("glossary", *both),
                 ResourceFeature("style_rules", *target),
                 ResourceFeature("tag_handling", *both),
+                ResourceFeature("translation_memory", *both),
             ],
         ),
         LanguageResource(
@@ -255,15 +257,43 @@ async def test_language_resources_name_the_sides_each_feature_needs(emulator_app
                 ResourceFeature("auto_detection", *source),
                 ResourceFeature("formality", *target),
                 ResourceFeature("glossary", *both),
+                ResourceFeature("translation_memory", *both),
             ],
         ),
         LanguageResource("glossary", []),
-        LanguageResource("voice", [ResourceFeature("transcription", *source)]),
+        LanguageResource(
+            "voice",
+            [
+                ResourceFeature("glossary", *both),
+                ResourceFeature("spoken_terms", *source),
+                ResourceFeature("transcription", *source),
+                ResourceFeature("translated_speech", *target),
+            ],
+        ),
         LanguageResource(
             "write",
             [ResourceFeature("tone", *target), ResourceFeature("writing_style", *target)],
         ),
+        LanguageResource("style_rules", []),
+        LanguageResource("translation_memory", []),
     ]
+
+
+async def test_the_lists_of_style_rule_lists_and_translation_memories(emulator_app):
+    """The two resources of the published interface's later revision decode like the others:
+    a style rule list's languages are targets only, a memory's base languages both."""
+    client, transport = async_asgi_client(emulator_app)
+    async with client:
+        style = await client.languages("style_rules")
+        memory = await client.languages("translation_memory", usable_as_source=True)
+    assert [r.url.params["resource"] for r in transport.requests] == [
+        "style_rules",
+        "translation_memory",
+    ]
+    assert [e.lang for e in style] == ["de", "en", "es", "fr", "it", "ja", "ko", "zh"]
+    assert all(e.usable_as_target and not e.usable_as_source for e in style)
+    assert [e.lang for e in memory] == [e.lang for e in style]
+    assert all(e.usable_as_target and e.status == "stable" for e in memory)
 
 
 def test_resource_flags_default_to_false_and_unknown_fields_are_ignored():
