@@ -41,8 +41,12 @@ class Source:
 
     @property
     def description(self) -> str:
+        """The sidebar's line of where the figures come from. A team's scope is told no count
+        of the organization's (its keys, its tags): its own are the scope's line."""
         if self.demo:
             s = self.settings
+            if not self.visible.scope.whole:
+                return f"Demo organization generated over {s.demo_days:,} days, seed {s.demo_seed}"
             tags = "" if s.demo_tags is None else f", {s.demo_tags:,} tags"
             return (
                 f"Demo organization generated from {s.demo_keys} keys and {s.demo_days:,} days"

@@ -15,7 +15,7 @@ import shlex
 import pandas as pd
 import pytest
 from support.builders import invoke
-from support.headless import app_test
+from support.headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, app_test
 from support.shown import shown_texts
 from test_access import AUTH
 
@@ -99,7 +99,7 @@ def organization(demo) -> dict[str, set[str]]:
     }
 
 
-@pytest.mark.parametrize("page", [row.url_path for row in pages.PAGES])
+@pytest.mark.parametrize("page", [row.url_path for row in pages.listed(whole=False)])
 def test_a_team_lead_sees_nothing_of_another_team(organization, page):
     at = signed_in(LEAD, page)
     text = every_text(at)
@@ -110,6 +110,24 @@ def test_a_team_lead_sees_nothing_of_another_team(organization, page):
     assert [info.value for info in at.sidebar.info] == [
         f"Team Marketing: {ours} key(s), {tags} tag(s)"
     ]
+    # The demo's line names no count of the organization's (its keys, its tags).
+    assert f"Demo organization generated over {DEMO_DAYS} days, seed {DEMO_SEED}" in [
+        caption.value for caption in at.sidebar.caption
+    ]
+
+
+def test_settings_are_in_the_navigation_of_the_whole_organization_only(demo):
+    """The Settings page, every team's documents in one, is no page of a team lead's: not
+    listed, and no address opens it; the organization viewer's navigation has it."""
+    settings = str(pages.page_at("settings").file)
+    lead = signed_in(LEAD, "overview")
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        lead.switch_page(settings)
+    viewer = signed_in(VIEWER, "overview")
+    viewer.switch_page(settings).run()
+    assert not viewer.exception
+    assert [title.value for title in viewer.title] == ["Settings"]
+    assert f"generated from {DEMO_KEYS} keys" in viewer.sidebar.caption[-1].value
 
 
 def test_the_viewer_sees_every_team(organization):
