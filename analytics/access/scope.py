@@ -21,6 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analytics.access.roles import Reach
+from analytics.anomalies import Whole
 from analytics.capacity.budgets import BudgetFile
 from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
 from analytics.keys.join import join, masked
@@ -59,6 +60,13 @@ class Scope:
             return "the organization"
         names = sorted(self.teams)
         return f"team{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+    @property
+    def whole_series(self) -> Whole:
+        """What the scope's keys add up to, as an anomaly's sentence names it ("a new key, 3 %
+        of team Marketing's usual day"): the organization's series is judged and told only
+        for the whole organization."""
+        return Whole(self.name, judged=self.whole)
 
     def refusal(self, what: str) -> OutOfScope:
         """The refusal of ``what`` (a key id as typed, a team, a grouping)."""

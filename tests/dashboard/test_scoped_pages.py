@@ -157,6 +157,30 @@ def test_an_address_naming_another_teams_key_is_refused(organization, page, para
     assert not [thing for thing in organization["theirs"] if thing in text]
 
 
+@pytest.mark.parametrize("whose", ["another team's key", "the organization", "by its name"])
+def test_an_address_naming_an_anomaly_outside_the_scope_is_refused(organization, whose):
+    """An anomaly of another team's key (by its id, as an alert links it, or by its name in
+    words, as an older link does) or of the organization's own series: the one refusal line,
+    and nothing of it, rather than one of the team's own anomalies in its place."""
+    viewer = signed_in(VIEWER, "anomalies", listed="all")
+    table = viewer.dataframe[0].value
+    theirs = table.loc[table["api_key"].isin(organization["their_masks"])]
+    assert not theirs.empty
+    row = theirs.sort_values("id").iloc[0]
+    if whose == "the organization":
+        asked = f"spike:organization:total_characters:{row['first']:%Y-%m-%d}"
+    elif whose == "by its name":
+        asked = viewer.selectbox(key="anomaly").format_func(row["id"])
+    else:
+        asked = row["id"]
+    at = signed_in(LEAD, "anomalies", anomaly=asked, listed="all")
+    refusal = f"anomaly {asked!r} is outside your scope (team Marketing): nothing of it is shown"
+    assert [error.value for error in at.error] == [refusal]
+    text = every_text(at).replace(refusal, "")
+    assert not [thing for thing in organization["theirs"] if thing in text]
+    assert "organization's usual day" not in text
+
+
 @pytest.mark.parametrize("group", ["Key", "Team", "Key and day"])
 def test_a_team_leads_export_is_what_the_command_it_shows_writes(demo, tmp_path, group):
     """The Export page under a team's scope: its file's rows (the preview holds them all, a
