@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -53,6 +53,14 @@ class Source:
                 f"{tags}, seed {s.demo_seed} (Keys & limits counts its keys)"
             )
         return f"Organization at {self.settings.base_url}"
+
+
+def whole_of(src: Source) -> Source:
+    """The organization's source behind a session's: what a table of the whole organization
+    reads before it is narrowed to the session's scope in one place (the guardrails' plan,
+    ``guardrails.seen.seen_plan``), so a team's keys are shown the limits the organization's
+    plan gives them."""
+    return replace(src, visible=EVERYTHING, scope_key="")
 
 
 def secrets() -> Mapping[str, Any]:

@@ -181,6 +181,31 @@ def test_an_address_naming_an_anomaly_outside_the_scope_is_refused(organization,
     assert "organization's usual day" not in text
 
 
+def test_a_team_leads_guardrails_show_only_the_teams_own(organization):
+    """The Guardrails section for Marketing's lead: the example budgets enforce none of
+    Marketing's, so neither the organization's enforced budget (its use, what is left, the
+    plan's limit) nor Data team notebook's is shown, said once in the Overview's words;
+    the keys under a guardrail are Marketing's own."""
+    at = signed_in(LEAD, "limits", guardrails="true")
+    text = every_text(at)
+    assert not [thing for thing in organization["theirs"] if thing in text]
+    captions = [caption.value for caption in at.caption]
+    said = "The plan's figures are the organization's: not shown to team Marketing."
+    assert captions.count(said) == 1
+    assert [c for c in captions if c.startswith("None of the enforced budgets of ")] == [
+        "None of the enforced budgets of budgets, version 1 of the settings store (imported "
+        "from budgets.example.toml) is team Marketing's."
+    ]
+    for organizations in ("All characters, usage period", "Data team notebook", "the plan"):
+        assert organizations not in text
+    assert not at.warning
+    [guarded] = [t.value for t in at.dataframe if "planned character limit" in t.value.columns]
+    assert set(guarded["label"]) <= organization["ours"]
+    assert set(guarded["set by"]) <= {"a budget not shown", "hand-set"}
+    viewer = every_text(signed_in(VIEWER, "limits", guardrails="true"))
+    assert "All characters, usage period, enforced" in viewer and "the plan" in viewer
+
+
 @pytest.mark.parametrize("group", ["Key", "Team", "Key and day"])
 def test_a_team_leads_export_is_what_the_command_it_shows_writes(demo, tmp_path, group):
     """The Export page under a team's scope: its file's rows (the preview holds them all, a
