@@ -106,11 +106,6 @@ def sidebar_range(src: Source) -> session.ChosenRange:
     return session.ChosenRange(start, end, preset)
 
 
-PAGES = [
-    st.Page(row.file, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default)
-    for row in pages.PAGES
-]
-
 if gate() in (Access.SIGN_IN, Access.DENIED):
     # Every page's address shows the sign-in page, so a shared link meets it instead of a
     # "Page not found" notice; none of the dashboard's pages is registered.
@@ -125,8 +120,13 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
     ).run()
     st.stop()
 
-# Every page listed, however many: Streamlit folds a menu of more than twelve behind a
-# "View more" button, where a person (and a link's click) would not find the last ones.
+# The pages of the session's scope (a team's leaves out the organization's own), every one
+# listed, however many: Streamlit folds a menu of more than twelve behind a "View more"
+# button, where a person (and a link's click) would not find the last ones.
+PAGES = [
+    st.Page(row.file, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default)
+    for row in pages.listed(scoping.session_rights().see.whole)
+]
 page = st.navigation(PAGES, expanded=True)
 session.keep_shown()
 if "auth" in secrets():

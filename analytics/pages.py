@@ -37,6 +37,9 @@ class DashboardPage:
     icon: str  # a Material Symbols name, drawn from the font Streamlit serves itself
     url_path: str  # the page's address, and its file's name
     default: bool = False  # served at the dashboard's root
+    # Of the whole organization only: a team's scope would see no more than that it is not
+    # shown (the settings are every team's documents in one), so its navigation leaves it out.
+    whole_only: bool = False
 
     @property
     def file(self) -> Path:
@@ -67,8 +70,15 @@ PAGES = (
     DashboardPage("Anomalies", ":material/troubleshoot:", "anomalies"),
     DashboardPage("Chargeback", ":material/payments:", "chargeback"),
     DashboardPage("Export", ":material/download:", "export"),
-    DashboardPage("Settings", ":material/settings:", "settings"),
+    DashboardPage("Settings", ":material/settings:", "settings", whole_only=True),
 )
+
+
+def listed(whole: bool) -> tuple[DashboardPage, ...]:
+    """The pages a session's navigation lists and registers: every page for a scope of the
+    whole organization (``whole``), a team's scope all but those of the whole organization
+    only, which it could not open either."""
+    return tuple(page for page in PAGES if whole or not page.whole_only)
 
 
 def page_at(url_path: str) -> DashboardPage:

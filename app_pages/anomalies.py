@@ -32,6 +32,7 @@ st.caption(method_caption())
 
 with service_errors(source):
     found = anomaly_review.found(source, chosen)
+    anomaly_review.refuse_outside(source, chosen, "anomaly")
 marks = given_marks(source)
 table = anomaly_table(found, marks)
 

@@ -18,10 +18,9 @@ place = form.place(source)
 allowed = form.permission(source)
 editable = place.in_store and allowed.allowed
 
+# Listed only for a scope of the whole organization (`pages.listed`): the settings are every
+# team's documents in one.
 st.title("Settings")
-if not source.visible.scope.whole:
-    st.info(form.OUT_OF_SCOPE.format(scope=source.visible.scope.name), icon=":material/lock:")
-    st.stop()
 if place.source == "files":
     st.info(
         "SETTINGS_SOURCE=files: each setting is read from its file, named below, and shown "

@@ -186,12 +186,13 @@ def shown(tab: Any) -> dict[str, Any]:
     return dict(tab.evaluate(SHOWN))
 
 
-def opened(chosen: tuple[str, ...] | None) -> dict[str, str]:
-    """The pages a line opens, address → title, in the navigation's order: those `chosen` by
-    their `url_path` (`Scale.browser_pages`, `Scale.scoped_pages`), every page for None."""
+def opened(chosen: tuple[str, ...] | None, whole: bool = True) -> dict[str, str]:
+    """The pages a line opens, address → title, in the navigation's order: of those a scope
+    of the whole organization (``whole``) or a team's lists, those `chosen` by their
+    `url_path` (`Scale.browser_pages`, `Scale.scoped_pages`), every one for None."""
     return {
         page.address: page.title
-        for page in analytics.pages.PAGES
+        for page in analytics.pages.listed(whole)
         if chosen is None or page.url_path in chosen
     }
 
@@ -274,7 +275,7 @@ def browser_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     for (period, path), seen in loads["warm"].shown.items():
         name = f"{period.lower().replace(' ', '-')}-{path or 'overview'}.txt"
         keep("browser_pages", name, seen["text"].encode())
-    checks = {"pages_render_their_data": rendered(loads, scale.keys)}
+    checks = {"pages_render_their_data": rendered(loads, demo_line(scale.keys))}
     ratios = {kind: _ratios(visits, ALL_HISTORY, pages) for kind, visits in loads.items()}
     medians = {kind: _median_seconds(visits, periods, pages) for kind, visits in loads.items()}
     shown_pages = _shown_pages(loads["warm"], periods, pages)
@@ -343,9 +344,20 @@ def session_memory(scale: synthetic_orgs.Scale) -> list[Result]:
     ]
 
 
-def rendered(loads: dict[str, Visits], keys: int) -> bool:
-    """Every load showed its page's title (the bare page its line), no error, the organization
-    of `keys` keys and the chosen range in the sidebar."""
+def demo_line(keys: int) -> str:
+    """How the sidebar of the organization's pages names the demo organization of `keys`
+    keys (a team's names no count of the organization's: `team_demo_line`)."""
+    return f"Demo organization generated from {keys} keys"
+
+
+def team_demo_line() -> str:
+    """How the sidebar of a team's pages names the demo organization."""
+    return f"Demo organization generated over {synthetic_orgs.DAYS:,} days"
+
+
+def rendered(loads: dict[str, Visits], sidebar: str) -> bool:
+    """Every load showed its page's title (the bare page its line), no error, the demo's line
+    `sidebar` and the chosen range in the sidebar."""
     for visits in loads.values():
         for (period, path), seen in visits.shown.items():
             heading = PAGES.get(path, "")
@@ -353,7 +365,7 @@ def rendered(loads: dict[str, Visits], keys: int) -> bool:
                 return False
             if path == BARE[0] and BARE_LINE not in seen["text"]:
                 return False
-            if f"Demo organization generated from {keys} keys" not in seen["sidebar"]:
+            if sidebar not in seen["sidebar"]:
                 return False
             if f"({RANGE_DAYS[period]} days)" not in seen["sidebar"]:
                 return False

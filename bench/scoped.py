@@ -136,7 +136,7 @@ def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     page by page, `Scale.scoped_visits` times. The figure: the largest, over pages and over
     warm and cold, of the lead's median seconds over the viewer's for the same page."""
     repeat, period = scale.scoped_visits, browser.ALL_HISTORY
-    pages = browser.opened(scale.scoped_pages)
+    pages = browser.opened(scale.scoped_pages, whole=False)  # the pages both people have
     cookie_secret = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -157,7 +157,8 @@ def scoped_pages(scale: synthetic_orgs.Scale) -> list[Result]:
     lines = scope_lines(lead)
     team = next(iter(lines)) if len(lines) == 1 else None  # every lead's page alike
     checks = {
-        "pages_render_their_data": all(browser.rendered(side, scale.keys) for side in loads),
+        "pages_render_their_data": browser.rendered(viewer, browser.demo_line(scale.keys))
+        and browser.rendered(lead, browser.team_demo_line()),
         # Every lead's page named the team in the sidebar; no viewer's page did.
         "lead_sees_the_team": team is not None and scope_lines(viewer) == {None},
     }

@@ -21,6 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analytics.access.roles import Reach
+from analytics.anomalies import Whole
 from analytics.capacity.budgets import BudgetFile
 from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
 from analytics.keys.join import join, masked
@@ -60,6 +61,13 @@ class Scope:
         names = sorted(self.teams)
         return f"team{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
+    @property
+    def whole_series(self) -> Whole:
+        """What the scope's keys add up to, as an anomaly's sentence names it ("a new key, 3 %
+        of team Marketing's usual day"): the organization's series is judged and told only
+        for the whole organization."""
+        return Whole(self.name, judged=self.whole)
+
     def refusal(self, what: str) -> OutOfScope:
         """The refusal of ``what`` (a key id as typed, a team, a grouping)."""
         return OutOfScope(f"{what} is outside your scope ({self.name}): nothing of it is shown")
@@ -84,7 +92,8 @@ class Visible:
     scope: Scope
     teams: Teams = NO_TEAMS
 
-    def _in(self, team: str) -> bool:
+    def sees(self, team: str) -> bool:
+        """Whether the scope sees ``team`` (every team, for the whole organization)."""
         return self.scope.teams is None or team in self.scope.teams
 
     def report(self, name: str, read: Callable[[str], FetchedRange]) -> FetchedRange:
@@ -102,7 +111,7 @@ class Visible:
 
     def outside_team(self, name: str) -> bool:
         """Whether ``name`` is a team of the settings (or ``Unassigned``) outside the scope."""
-        return name in self.teams.names and not self._in(name)
+        return name in self.teams.names and not self.sees(name)
 
     def key_day(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The rows of a key-day (or pair-key-day) frame whose key is in the scope."""
@@ -117,7 +126,7 @@ class Visible:
         if self.scope.whole or frame.empty:
             return frame
         team_of = tag_teams(self.teams, map(str, frame["custom_tag"].unique()))
-        kept = frame["custom_tag"].astype(str).map(team_of).map(self._in).to_numpy(bool)
+        kept = frame["custom_tag"].astype(str).map(team_of).map(self.sees).to_numpy(bool)
         return _rows(frame, kept)
 
     def pair_day(self, pair_key_day: pd.DataFrame) -> pd.DataFrame:
@@ -137,7 +146,7 @@ class Visible:
         (the included volume and the base fee are shared over every key)."""
         if self.scope.whole or frame.empty:
             return frame
-        return _rows(frame, frame[column].astype(str).map(self._in).to_numpy(bool))
+        return _rows(frame, frame[column].astype(str).map(self.sees).to_numpy(bool))
 
     def budgets(self, file: BudgetFile) -> BudgetFile | None:
         """The budgets of a file the scope sees: those of its teams and of its keys (a key
@@ -153,8 +162,8 @@ class Visible:
             for budget in file.budgets
             if not budget.is_cost
             and (
-                (budget.team is not None and self._in(budget.team))
-                or (budget.key is not None and self._in(self.team_of_key(budget.key, budget.key)))
+                (budget.team is not None and self.sees(budget.team))
+                or (budget.key is not None and self.sees(self.team_of_key(budget.key, budget.key)))
             )
         )
         return msgspec.structs.replace(file, budgets=kept) if kept else None
@@ -164,7 +173,7 @@ class Visible:
         if self.scope.whole:
             return dict(masks_to_labels)
         team_of = key_teams(self.teams, masks_to_labels)
-        return {mask: label for mask, label in masks_to_labels.items() if self._in(team_of[mask])}
+        return {mask: label for mask, label in masks_to_labels.items() if self.sees(team_of[mask])}
 
     def developer_keys(
         self,
@@ -193,7 +202,7 @@ class Visible:
             row.key.key_id
             for row in join(keys, usage_labels, recorded)
             if row.key is not None
-            and self._in(self.team_of_key(row.api_key or masked(row.key.key_id), row.label))
+            and self.sees(self.team_of_key(row.api_key or masked(row.key.key_id), row.label))
         )
 
     def team_of_key(self, mask: str, label: str) -> str:
@@ -206,7 +215,7 @@ class Visible:
         if self.scope.whole:
             return given
         team_of = tag_teams(self.teams, given)
-        return [tag for tag in given if self._in(team_of[tag])]
+        return [tag for tag in given if self.sees(team_of[tag])]
 
 
 # The organization seen whole: what a session without a team scope reads through.

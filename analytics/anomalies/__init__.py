@@ -25,7 +25,15 @@ from analytics.anomalies.marks import (
     check_id,
     status,
 )
-from analytics.anomalies.model import KIND_TITLES, KINDS, ORGANIZATION, Anomaly, Kind, Severity
+from analytics.anomalies.model import (
+    KIND_TITLES,
+    KINDS,
+    ORGANIZATION,
+    Anomaly,
+    Kind,
+    Severity,
+    Whole,
+)
 
 __all__ = [
     "KINDS",
@@ -39,6 +47,7 @@ __all__ = [
     "Marks",
     "Severity",
     "Status",
+    "Whole",
     "anomalies_in",
     "anomaly_counts",
     "anomaly_days",

@@ -27,7 +27,13 @@ import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
-from analytics.anomalies.model import ORGANIZATION, ORGANIZATION_LABEL, KeySeries
+from analytics.anomalies.model import (
+    ORGANIZATION,
+    ORGANIZATION_LABEL,
+    WHOLE_ORGANIZATION,
+    KeySeries,
+    Whole,
+)
 from analytics.usage.frames import labels, within
 from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
@@ -71,7 +77,8 @@ class Grid:
     row_first: np.ndarray
     active: np.ndarray  # rows × days
     used: np.ndarray  # keys × days: any usage
-    usual: np.ndarray  # metrics × days: the organization's mean day over the days before
+    usual: np.ndarray  # metrics × days: the whole's mean day over the days before
+    whole: Whole = WHOLE_ORGANIZATION  # what the keys add up to: the organization, or a team's
 
     @property
     def values(self) -> np.ndarray:
@@ -120,13 +127,22 @@ class Grid:
     def who(self, row: int) -> KeySeries:
         """The series of a row: its masked key and label (the organization's own for its
         rows) and its metric."""
-        key, metric = int(self.row_key[row]), METRICS[int(self.row_metric[row])]
+        key, m = int(self.row_key[row]), int(self.row_metric[row])
         if key < 0:
-            return KeySeries(ORGANIZATION, ORGANIZATION_LABEL, metric)
-        return KeySeries(self.keys[key], self.labels[key], metric)
+            return KeySeries(ORGANIZATION, ORGANIZATION_LABEL, METRICS[m], self.whole)
+        return self.key_series(key, m)
+
+    def key_series(self, key: int, m: int) -> KeySeries:
+        """The series of the grid's ``key`` (an index into ``keys``) and metric ``m`` (into
+        ``METRICS``)."""
+        return KeySeries(self.keys[key], self.labels[key], METRICS[m], self.whole)
 
 
-def key_grid(key_day: pd.DataFrame, covered_from: date, end: date) -> Grid:
+def key_grid(
+    key_day: pd.DataFrame, covered_from: date, end: date, whole: Whole = WHOLE_ORGANIZATION
+) -> Grid:
+    """The grid of a key-day frame over ``covered_from``–``end``, its keys adding up to
+    ``whole`` (the organization's series judged only when ``whole.judged``)."""
     frame = within(key_day, covered_from, end)
     n_days = (end - covered_from).days + 1
     day = frame["usage_date"].to_numpy("datetime64[D]") - np.datetime64(covered_from, "D")
@@ -142,7 +158,7 @@ def key_grid(key_day: pd.DataFrame, covered_from: date, end: date) -> Grid:
     some = series[:, :-1] > 0
     used = np.asarray(some.any(axis=0))
     first_used = np.where(used.any(axis=1), used.argmax(axis=1), n_days)
-    row_key, row_metric = _rows(series, np.asarray(some.any(axis=2)))
+    row_key, row_metric = _rows(series, np.asarray(some.any(axis=2)), whole.judged)
     row_first = np.append(first_used, 0)[row_key]
     padded = np.full((len(row_key), LOOKBACK_DAYS + n_days), np.nan)
     existed = np.arange(n_days) >= row_first[:, None]
@@ -159,13 +175,16 @@ def key_grid(key_day: pd.DataFrame, covered_from: date, end: date) -> Grid:
         active=over_weeks((padded > 0).view(np.int8), np.add),
         used=used,
         usual=_trailing_mean(series[:, -1]),
+        whole=whole,
     )
 
 
-def _rows(series: np.ndarray, some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rows(
+    series: np.ndarray, some: np.ndarray, organization: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """The judged rows' keys (-1: the organization) and metrics: each key's metrics it used
-    (a service equal to its total characters on every day is judged as the total), each
-    metric's organization once ORG_MIN_KEYS keys use it."""
+    (a service equal to its total characters on every day is judged as the total), and with
+    ``organization`` each metric's organization once ORG_MIN_KEYS keys use it."""
     total = series[METRICS.index(TOTAL_CHARACTERS), :-1]
     row_key: list[np.ndarray] = []
     row_metric: list[np.ndarray] = []
@@ -174,9 +193,9 @@ def _rows(series: np.ndarray, some: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         if metric in SERVICE_CHARACTERS:
             judged = judged & ~(series[m, :-1] == total).all(axis=1)
         keys_judged = np.nonzero(judged)[0]
-        organization = np.full(int(some[m].sum() >= ORG_MIN_KEYS), -1)
-        row_key += [keys_judged, organization]
-        row_metric.append(np.full(len(keys_judged) + len(organization), m))
+        whole = np.full(int(organization and some[m].sum() >= ORG_MIN_KEYS), -1)
+        row_key += [keys_judged, whole]
+        row_metric.append(np.full(len(keys_judged) + len(whole), m))
     return np.concatenate(row_key).astype(np.int64), np.concatenate(row_metric)
 
 

@@ -17,8 +17,11 @@ each day against its baseline (`baseline`, `usual`), four kinds found on one gri
 * **dormant** — a key used again after DORMANT_DAYS or more days without any usage.
 
 Drops, new keys and dormant keys are ranked by their share of the organization's usual day
-(SHARE_SEVERITY). A key's spikes (or drops) of several metrics starting on the same day are
-one anomaly, on the metric furthest from usual (for drops, the first metric).
+(SHARE_SEVERITY). Under a team's scope the frame holds the team's keys, whose sum stands in
+for the organization's everywhere ("the organization's" above): a team's new key is weighed
+against the team's usual day, and said so (`model.Whole`). A key's spikes (or drops) of
+several metrics starting on the same day are one anomaly, on the metric furthest from usual
+(for drops, the first metric).
 
 The constants were chosen on the emulator's synthetic organizations, whose keys vary by about
 35 % from day to day and are used on 40-85 % of working days (bench/anomalies.py measures the
@@ -51,7 +54,7 @@ from analytics.anomalies.baseline import (
     over_weeks,
     reaching,
 )
-from analytics.anomalies.model import Anomaly, KeySeries, Severity
+from analytics.anomalies.model import WHOLE_ORGANIZATION, Anomaly, Severity, Whole
 from analytics.anomalies.usual import WEEKDAY_RATIO, spike_bounds
 from analytics.usage.metrics import METRICS, is_minutes
 
@@ -107,14 +110,19 @@ def _runs(rows: np.ndarray, days: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 
 
 def find_anomalies(
-    key_day: pd.DataFrame, covered_from: date, start: date, end: date
+    key_day: pd.DataFrame,
+    covered_from: date,
+    start: date,
+    end: date,
+    whole: Whole = WHOLE_ORGANIZATION,
 ) -> list[Anomaly]:
     """Anomalies of the checked days ``start``–``end`` in a key-day frame that covers
     ``covered_from``–``end`` (LOOKBACK_DAYS before ``start`` give full baselines), most severe
-    first, then newest first."""
+    first, then newest first; the frame's keys add up to ``whole`` (the organization, or a
+    team's scope), whose usual day their shares are of."""
     if end < start or start < covered_from:
         raise ValueError(f"the checked days {start}–{end} must lie within {covered_from}–{end}")
-    grid = key_grid(key_day, covered_from, end)
+    grid = key_grid(key_day, covered_from, end, whole)
     if not len(grid.row_key):
         return []
     checked = (start - covered_from).days
@@ -319,7 +327,7 @@ def _new_key(
 ) -> Anomaly:
     """A new key from its first day to the day of its first week's peak (``observed``)."""
     first, peak_day = days
-    who = KeySeries(grid.keys[key], grid.labels[key], METRICS[m])
+    who = grid.key_series(key, m)
     usual = float(grid.usual[m, first])
     severity = _share_severity(peak, usual)
     return model.new_key(
@@ -341,7 +349,7 @@ def _dormant(grid: Grid, key: int, day: int, silent: int) -> Anomaly:
     """A key used again after `silent` days, told by its first metric used that day."""
     day_values = np.nan_to_num(grid.series[:, key, day])
     m = int((day_values > 0).argmax())
-    who, observed = KeySeries(grid.keys[key], grid.labels[key], METRICS[m]), float(day_values[m])
+    who, observed = grid.key_series(key, m), float(day_values[m])
     severity = _share_severity(observed, float(grid.usual[m, day]))
     return model.dormant(who, grid.day(day), silent, observed, severity)
 

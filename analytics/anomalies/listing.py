@@ -9,8 +9,15 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.anomalies.marks import Mark, status
-from analytics.anomalies.model import KIND_TITLES, ORGANIZATION, Anomaly, day_text, units
+from analytics.anomalies.marks import ID_FORM, Mark, status
+from analytics.anomalies.model import (
+    KIND_TITLES,
+    ORGANIZATION,
+    ORGANIZATION_LABEL,
+    Anomaly,
+    day_text,
+    units,
+)
 from analytics.anomalies.usual import baseline
 from analytics.usage.metrics import METRIC_LABELS, is_minutes
 from analytics.usage.tables import key_display
@@ -40,6 +47,22 @@ def anomaly_name(anomaly: Anomaly) -> str:
         else f"from {day_text(anomaly.first)} to {day_text(anomaly.last)}"
     )
     return f"{KIND_TITLES[anomaly.kind]} · {who} · {units(anomaly.metric)} · {days}"
+
+
+def named_series(text: str) -> str | None:
+    """The series an anomaly's id or name in words (`anomaly_name`, as an older link names it)
+    is of: its masked key, or ``ORGANIZATION``; None when the text is neither. What an address
+    naming an anomaly is checked by, found or not."""
+    if (found := ID_FORM.fullmatch(text.strip())) is not None:
+        return found["key"]
+    parts = text.split(" · ")  # kind · who · units · days; a label may hold the separator
+    if len(parts) < 4 or parts[0] not in KIND_TITLES.values():
+        return None
+    who = " · ".join(parts[1:-2])
+    if who == ORGANIZATION_LABEL:
+        return ORGANIZATION
+    # "label (masked key)", or the bare masked key of a key without a label (`key_display`)
+    return who.rsplit(" (", 1)[-1].removesuffix(")") if who.endswith(")") else who
 
 
 def anomaly_table(anomalies: Sequence[Anomaly], marks: Mapping[str, Mark]) -> pd.DataFrame:

@@ -9,19 +9,30 @@ import pandas as pd
 
 from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
 from analytics.anomalies.listing import anomaly_window
+from analytics.anomalies.model import WHOLE_ORGANIZATION, Whole
 from analytics.usage.pipeline import FetchedRange
 from analytics.usage.reader import UsageReader
 
 
+def judged_days(start: date, end: date) -> tuple[date, date]:
+    """The days the anomalies of ``start``–``end`` are judged over: the range and the
+    baseline's weeks before it (the keys a range's anomalies can be of are those used in
+    them: a drop's key may be unused in the range itself)."""
+    return start - timedelta(days=LOOKBACK_DAYS), end
+
+
 def _with_lookback(reader: UsageReader, start: date, end: date) -> FetchedRange:
     """The range's usage and the baseline's weeks before it."""
-    return reader.usage(start - timedelta(days=LOOKBACK_DAYS), end)
+    return reader.usage(*judged_days(start, end))
 
 
-def anomalies_in(reader: UsageReader, start: date, end: date) -> list[Anomaly]:
-    """The anomalies of ``start``–``end``, most severe first."""
+def anomalies_in(
+    reader: UsageReader, start: date, end: date, whole: Whole = WHOLE_ORGANIZATION
+) -> list[Anomaly]:
+    """The anomalies of ``start``–``end``, most severe first; ``reader``'s keys add up to
+    ``whole`` (a team's scope: ``access.Scope.whole_series``)."""
     read = _with_lookback(reader, start, end)
-    return find_anomalies(read.frame, read.start, start, end)
+    return find_anomalies(read.frame, read.start, start, end, whole)
 
 
 def anomaly_days(reader: UsageReader, start: date, end: date, anomaly: Anomaly) -> pd.DataFrame:

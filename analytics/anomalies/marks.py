@@ -32,13 +32,16 @@ MARKS: Final[tuple[Mark, ...]] = ("expected", "acknowledged")
 # An anomaly's status: new until someone marks it.
 Status = Literal["new", "expected", "acknowledged"]
 STATUSES: Final[tuple[Status, ...]] = ("new", "expected", "acknowledged")
-_ID = re.compile(r"(?P<kind>[a-z]+):(?P<key>.+):(?P<metric>[a-z_]+):(?P<day>\d{4}-\d{2}-\d{2})")
+# An anomaly's id as `model.anomaly_id` writes it; its `key` is the series' masked key.
+ID_FORM: Final = re.compile(
+    r"(?P<kind>[a-z]+):(?P<key>.+):(?P<metric>[a-z_]+):(?P<day>\d{4}-\d{2}-\d{2})"
+)
 
 
 def check_id(text: str) -> str:
     """An anomaly id as `kind:key:metric:YYYY-MM-DD`, or ValueError saying what is wrong; a mark
     may be given before the anomaly is found (planned activity)."""
-    found = _ID.fullmatch(text.strip())
+    found = ID_FORM.fullmatch(text.strip())
     problem = None
     if found is None:
         problem = "is not kind:key:metric:YYYY-MM-DD"

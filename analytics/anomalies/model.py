@@ -24,6 +24,26 @@ from analytics.usage.metrics import (
 ORGANIZATION: Final = "organization"
 ORGANIZATION_LABEL: Final = "Organization"
 
+
+@dataclass(frozen=True)
+class Whole:
+    """What the keys of a judged frame add up to, as the sentences name it: the organization,
+    whose own series is judged too, or a team's scope (``name`` as ``access.Scope.name``
+    writes it, "team Marketing"), whose keys are judged against their own sum (a new key's
+    share of the team's usual day) but whose sum is not told as a series: an anomaly's id
+    names the organization's series, never a team's."""
+
+    name: str = "the organization"
+    judged: bool = True  # the sum judged as a series of its own (ORGANIZATION)
+
+    @property
+    def title(self) -> str:
+        """The name at the start of a sentence: "The organization", "Team Marketing"."""
+        return f"{self.name[0].upper()}{self.name[1:]}"
+
+
+WHOLE_ORGANIZATION: Final = Whole()
+
 Kind = Literal["spike", "drop", "new", "dormant"]
 KINDS: Final[tuple[Kind, ...]] = get_args(Kind)
 KIND_TITLES: Final[dict[str, str]] = {
@@ -82,11 +102,12 @@ def ordered(anomalies: Sequence[Anomaly]) -> list[Anomaly]:
 @dataclass(frozen=True)
 class KeySeries:
     """One judged series: a masked key's daily usage of one metric, or the organization's
-    (`ORGANIZATION`)."""
+    (`ORGANIZATION`), and what the frame's keys add up to (`Whole`), which its sentences name."""
 
     api_key: str
     label: str
     metric: Metric
+    whole: Whole = WHOLE_ORGANIZATION  # what the frame's keys add up to
 
     def anomaly(
         self,
@@ -152,12 +173,13 @@ def new_key(
     severity: Severity,
 ) -> Anomaly:  # fmt: skip
     """A new key from its first day to the day of its first week's `peak` (``observed``),
-    against the organization's `usual` day."""
+    against the `usual` day of its whole (the organization's, or its team scope's)."""
     metric = who.metric
+    whose = f"{who.whole.name}'s"
     share = (
-        f"{share_text(peak / usual)} of the organization's usual day"
+        f"{share_text(peak / usual)} of {whose} usual day"
         if usual > 0
-        else "the organization's first such usage"
+        else f"{whose} first such usage"
     )
     sentence = (
         f"{_subject(who)} is a new key, first used on {day_text(first)}: up to "
@@ -191,7 +213,7 @@ def day_text(day: date) -> str:
 
 def _subject(who: KeySeries) -> str:
     if who.api_key == ORGANIZATION:
-        return "The organization"
+        return who.whole.title
     return who.label or who.api_key
 
 

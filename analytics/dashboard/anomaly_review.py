@@ -9,23 +9,43 @@ import pandas as pd
 import streamlit as st
 
 from analytics.anomalies.detect import Anomaly
-from analytics.anomalies.lookback import anomalies_in, anomaly_days
+from analytics.anomalies.listing import named_series
+from analytics.anomalies.lookback import anomalies_in, anomaly_days, judged_days
 from analytics.anomalies.marks import Mark, Marks
-from analytics.dashboard.data import USAGE_TTL, Cached
+from analytics.anomalies.model import ORGANIZATION
+from analytics.dashboard.data import USAGE_TTL, Cached, unseen_keys
 from analytics.dashboard.messages import show_store_error, store_errors
-from analytics.dashboard.session import ChosenRange
+from analytics.dashboard.session import ChosenRange, refuse_unseen
 from analytics.dashboard.source import Source
 from analytics.storage.state_store import StoreError
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")
 def _found(fingerprint: str, start: date, end: date, _source: Source) -> list[Anomaly]:
-    return anomalies_in(Cached(_source), start, end)
+    return anomalies_in(Cached(_source), start, end, _source.visible.scope.whole_series)
 
 
 def found(src: Source, chosen: ChosenRange) -> list[Anomaly]:
-    """The range's anomalies, each day against the weeks before it (read with it)."""
+    """The range's anomalies, each day against the weeks before it (read with it), a team's
+    keys against the team's own sum (cached per scope: the fingerprint names it)."""
     return _found(src.fingerprint, chosen.start, chosen.end, src)
+
+
+def refuse_outside(src: Source, chosen: ChosenRange, param: str) -> None:
+    """Say, in the one refusal line of a key outside the scope, that the address's anomaly
+    (``param``: its id, or its name in words) is of a series the session's scope does not see:
+    another team's key, or the organization's own series. Checked whether or not the range
+    finds it, so it is never silently replaced by one of the scope's own."""
+    scope = src.visible.scope
+    if scope.whole:
+        return
+    unseen = unseen_keys(src, *judged_days(chosen.start, chosen.end))
+
+    def outside(asked: str) -> bool:
+        series = named_series(asked)
+        return series == ORGANIZATION or series in unseen
+
+    refuse_unseen(param, outside, scope)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=32, show_spinner=False)

@@ -29,12 +29,13 @@ from analytics.cost.teams import TeamFileError, Teams, frame_key_teams, parse_te
 from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.money_files import file_in_force, money_text
-from analytics.dashboard.source import Source
+from analytics.dashboard.source import Source, whole_of
 from analytics.guardrails import apply
 from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.inputs_from_reader import plan_now
 from analytics.guardrails.limit_plan import KeyPlan, Plan
 from analytics.guardrails.memory import LastRun, Memory
+from analytics.guardrails.seen import seen_plan
 from analytics.keys.changes import NotAllowed
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
@@ -137,10 +138,13 @@ def _plan(
 
 def plan(src: Source, files: Files, today: date, leave_out: frozenset[str] = frozenset()) -> Plan:
     """The guardrails' plan as of ``today`` (``leave_out``: the budgets a restore ends), from
-    the cached key list and usage; ``reading.NoUsagePeriod`` on a free plan."""
-    reader = keys_and_limits.key_reader(src)
-    return _plan(
-        src.fingerprint,
+    the cached key list and usage; ``reading.NoUsagePeriod`` on a free plan. Planned over the
+    organization, as ``guardrails apply`` plans, and shown as the session's scope sees it
+    (``guardrails.seen``)."""
+    whole = whole_of(src)
+    reader = keys_and_limits.key_reader(whole)
+    planned = _plan(
+        whole.fingerprint,
         today,
         msgspec.json.encode(reader.developer_keys()),
         tuple(sorted(reader.recorded_masks().items())),
@@ -149,6 +153,9 @@ def plan(src: Source, files: Files, today: date, leave_out: frozenset[str] = fro
         tuple(sorted(leave_out)),
         reader,
     )
+    budgets = parsed(files).budgets
+    assert budgets is not None  # a plan is made of a budgets file
+    return seen_plan(planned, src.visible, budgets)
 
 
 @st.cache_data(ttl=data.USAGE_TTL, show_spinner=False)
@@ -160,7 +167,10 @@ def _status(
 ) -> list[Evaluation]:
     guarded = parsed(Files(*texts, name="budgets.toml"))
     assert guarded.budgets is not None
-    only = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
+    enforced = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
+    only = _source.visible.budgets(enforced)  # a team's own, over its keys
+    if only is None:
+        return []
     prices = prices_in_force(texts[2], texts[1])
     by_team = frame_key_teams(guarded.teams)
     evaluations, _ = budget_status(data.Cached(_source), only, today, prices, by_team)
@@ -168,7 +178,8 @@ def _status(
 
 
 def status(src: Source, files: Files, today: date) -> list[Evaluation]:
-    """The enforced budgets evaluated as ``check-budgets`` evaluates them: used on the closed
+    """The enforced budgets the session's scope sees, evaluated as ``check-budgets``
+    evaluates them (a team's over its keys, as ``check-budgets --team``): used on the closed
     days, and projected by the forecast as if no limit stopped a key."""
     return _status(src.fingerprint, today, files.texts, src)
 

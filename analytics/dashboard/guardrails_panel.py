@@ -12,12 +12,14 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
+from analytics.access import Scope
 from analytics.alerts.budget_events import in_units
 from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.dashboard import guardrails, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan_panel import not_shown
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.guardrails.limit_plan import Plan
@@ -127,9 +129,13 @@ def budgets_held(
     guarded: guardrails.Guarded,
     planned: Plan,
     evaluations: list[Evaluation],
+    scope: Scope,
 ) -> None:
     """Each enforced budget's status beside the plan's own limit and how it is shared out: what
-    the limits are there to hold, before the keys that hold it."""
+    the limits are there to hold, before the keys that hold it; a team's scope, its own."""
+    if not (planned.whole or evaluations or planned.shares or planned.refusals):
+        st.caption(f"None of the enforced budgets of {files.name} is {scope.name}'s.")
+        return
     st.caption(
         f"The enforced budgets of {files.name}, held by each key's own limit, which the "
         "service enforces on its live counters; the usage period "
@@ -222,7 +228,9 @@ def guardrails_section(src: Source, allowed: Permission, today: date) -> None:
     except NoUsagePeriod as exc:
         st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
         return
-    budgets_held(files, guarded, planned, evaluations)
+    if not src.visible.scope.whole:  # said once, in the Plan panel's words
+        st.caption(not_shown(src.visible.scope))
+    budgets_held(files, guarded, planned, evaluations, src.visible.scope)
     keys_guarded(planned)
     st.caption(guardrails.last_run_text(guardrails.last_run(src)))
     if allowed.allowed:

@@ -8,6 +8,7 @@ from datetime import date
 
 import streamlit as st
 
+from analytics.access import Scope
 from analytics.capacity.budgets import Allowance, PlanSnapshot, current_plan
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
@@ -38,6 +39,12 @@ def current_snapshot(src: Source, today: date, pricing: str | None = None) -> Pl
     return _snapshot(src.fingerprint, today, pricing, src)
 
 
+def not_shown(scope: Scope) -> str:
+    """The one line a team's scope is told where the plan's figures, the organization's, would
+    be (the Plan panel, the guardrails' budgets beside the plan and the organization's use)."""
+    return f"The plan's figures are the organization's: not shown to {scope.name}."
+
+
 def allowance_bar(allowance: Allowance, of: str = "") -> None:
     """One limit's use as a filling bar (a line without a limit) and the day it is reached;
     `of` says whose use it is ("this usage period")."""
@@ -55,9 +62,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     rest of the page goes on. The plan is the organization's: a team's scope is told so, and
     shown none of it."""
     if not src.visible.scope.whole:
-        st.caption(
-            f"The plan's figures are the organization's: not shown to {src.visible.scope.name}."
-        )
+        st.caption(not_shown(src.visible.scope))
         return None
     with st.container(border=True, key="plan_panel"):
         try:

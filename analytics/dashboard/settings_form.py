@@ -33,12 +33,6 @@ from analytics.usage.records import Records
 PENDING: Final = "settings_pending"  # part → the edit previewed, awaiting Save
 SAVED: Final = "settings_saved"  # part → what the last save said
 
-# The settings are the organization's documents: every team's keys, budgets and prices.
-OUT_OF_SCOPE = (
-    "The settings are the organization's, every team's in one document: not shown to "
-    "{scope}. Ask a settings administrator for a change."
-)
-
 
 def text_key(part: Part) -> str:
     """The text area's key: its text is the session's edit of ``part``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -41,14 +41,26 @@ class Source:
 
     @property
     def description(self) -> str:
+        """The sidebar's line of where the figures come from. A team's scope is told no count
+        of the organization's (its keys, its tags): its own are the scope's line."""
         if self.demo:
             s = self.settings
+            if not self.visible.scope.whole:
+                return f"Demo organization generated over {s.demo_days:,} days, seed {s.demo_seed}"
             tags = "" if s.demo_tags is None else f", {s.demo_tags:,} tags"
             return (
                 f"Demo organization generated from {s.demo_keys} keys and {s.demo_days:,} days"
                 f"{tags}, seed {s.demo_seed} (Keys & limits counts its keys)"
             )
         return f"Organization at {self.settings.base_url}"
+
+
+def whole_of(src: Source) -> Source:
+    """The organization's source behind a session's: what a table of the whole organization
+    reads before it is narrowed to the session's scope in one place (the guardrails' plan,
+    ``guardrails.seen.seen_plan``), so a team's keys are shown the limits the organization's
+    plan gives them."""
+    return replace(src, visible=EVERYTHING, scope_key="")
 
 
 def secrets() -> Mapping[str, Any]:

@@ -2,7 +2,8 @@
 enforces on its live counters. ``rules`` says which budgets can be held, ``limit_plan`` shares
 each out as limits (pure; one budget's measure in ``budget_sharing``, over the ``plan_inputs``
 it reads), ``inputs_from_reader`` reads what the plan needs, ``apply`` sends the changes and
-gives the limits back (``memory`` remembers what they were), ``plan_tables`` shows the plan."""
+gives the limits back (``memory`` remembers what they were), ``plan_tables`` shows the plan,
+as ``seen`` narrows it to a session's scope."""
 
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
 from analytics.guardrails.limit_plan import KeyPlan, Plan, make_plan

@@ -152,7 +152,9 @@ class KeyPlan:
 @dataclass(frozen=True)
 class Plan:
     """The budgets shared out, each key's limits, the budgets refused for enforcement, and the
-    plan's own limits (service units; None: none), which the budgets are named beside."""
+    plan's own limits (service units; None: none), which the budgets are named beside.
+    ``whole``: seen by the whole organization; a team's scope (``seen.seen_plan``) is shown
+    neither the plan's limits nor the organization's use, which a budget's use now holds."""
 
     today: date
     period: BillingPeriod
@@ -162,6 +164,7 @@ class Plan:
     plan_limits: Mapping[Measure, int | None] = field(
         default_factory=lambda: dict.fromkeys(MEASURES)
     )
+    whole: bool = True
 
     @property
     def changes(self) -> tuple[KeyPlan, ...]:

@@ -106,12 +106,18 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     return shown_limits(table, [c for c in LIMIT_COLUMNS if c in table.columns])
 
 
+# The share table's columns that hold the organization's use (today's use not yet in
+# analytics is counted for the whole organization): left out of a team's scope.
+ORGANIZATION_USE: Final = ["used now", "left", "in limits"]
+
+
 def share_table(plan: Plan) -> pd.DataFrame:
     """One row per enforced budget and measure: the usage period's allowance, what its keys
     used in earlier usage periods of the budget's period and in this one (closed days, keys no
     limit caps, today's not yet in analytics), what is left, what of today's use the keys' own
-    limits already bound (shared out again), the reserve per key."""
-    return pd.DataFrame(
+    limits already bound (shared out again), the reserve per key; for a team's scope without
+    the columns holding the organization's use (``ORGANIZATION_USE``)."""
+    table = pd.DataFrame(
         [
             [
                 s.budget.title,
@@ -128,6 +134,7 @@ def share_table(plan: Plan) -> pd.DataFrame:
         ],
         columns=SHARE_COLUMNS,
     )
+    return table if plan.whole else table.drop(columns=ORGANIZATION_USE)
 
 
 def _limits(k: KeyPlan, measure: Measure) -> list[float | None]:
@@ -325,9 +332,10 @@ def changes_table(keys: Sequence[KeyPlan]) -> pd.DataFrame:
 def beside_plan(plan: Plan) -> list[str]:
     """Each enforced budget's allowance this usage period named beside the plan's own limit of
     the measure, with why the two differ: the guardrails share out the budget, while the
-    service caps the whole organization at the plan's limit by itself."""
-    lines = []
-    for s in plan.shares:
+    service caps the whole organization at the plan's limit by itself. None for a team's
+    scope: the plan's limits are the organization's figures."""
+    lines: list[str] = []
+    for s in plan.shares if plan.whole else ():
         m = s.measure
         allowed = f"{s.title}: {limit_text(m, s.allowance)} this usage period"
         plan_limit = plan.plan_limits.get(m)
@@ -373,7 +381,11 @@ def stopping(plan: Plan) -> list[str]:
         if not s.limits or s.left > s.reserve:
             continue
         m = s.measure
-        left = f"{limit_text(m, max(0, s.left))} left this usage period"
+        left = (
+            f"{limit_text(m, max(0, s.left))} left this usage period"
+            if plan.whole  # what is left holds the organization's use of today
+            else "room left this usage period"
+        )
         lines.append(
             f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: the "
             f"{left} is not more than one key's reserve of {limit_text(m, s.reserve)}. "

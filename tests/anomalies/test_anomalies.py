@@ -14,9 +14,12 @@ import pandas as pd
 import pytest
 from support.builders import FIRST, usage_frame
 
+from analytics.access import Scope, Visible
 from analytics.anomalies import ORGANIZATION
 from analytics.anomalies.detect import find_anomalies
+from analytics.anomalies.listing import named_series
 from analytics.anomalies.usual import baseline
+from analytics.cost.teams import parse_teams
 
 DAYS = 70
 CHECKED = FIRST + timedelta(days=56)
@@ -192,6 +195,64 @@ def test_a_new_key_with_material_usage():
     )
 
 
+# Two teams by masked key: A and C are Marketing's, B (the organization's ballast) Web shop's.
+TEAMS = parse_teams(
+    f'[[team]]\nname = "Marketing"\nkeys = ["{A}", "{C}"]\n\n'
+    f'[[team]]\nname = "Web shop"\nkeys = ["{B}"]\n'
+)
+MARKETING = Scope(frozenset({"Marketing"}))
+
+
+def found_by(scope: Scope, frame: pd.DataFrame) -> list:
+    """The anomalies a scope is shown: its keys' rows, judged against their own sum."""
+    return find_anomalies(
+        Visible(scope, TEAMS).key_day(frame), FIRST, CHECKED, LAST, scope.whole_series
+    )
+
+
+def test_a_teams_new_key_is_weighed_against_the_teams_usual_day_and_says_so():
+    fresh = [0] * 63 + [30_000, 12_000] + [0] * 5
+    frame = usage_frame({A: steady(), B: BIG, C: fresh})
+    [whole] = found_by(Scope(), frame)
+    assert whole.sentence == (
+        "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
+        "in its first week, 14.3 % of the organization's usual day."
+    )
+    # Marketing's usual day is A's 10,000 alone: the new key is three of them.
+    [team] = found_by(MARKETING, frame)
+    assert team.id == whole.id
+    assert team.sentence == (
+        "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
+        "in its first week, 300.0 % of team Marketing's usual day."
+    )
+    assert team.bound == pytest.approx(1_000)  # MIN_EXCESS over 1 % of the team's 10,000
+
+
+def test_a_teams_first_usage_of_a_metric_is_the_teams():
+    spoken = [0.0] * 63 + [40.0] + [0.0] * 6
+    frame = usage_frame({A: steady(), B: BIG, C: [0] * DAYS}, minutes={C: spoken})
+    [team] = found_by(MARKETING, frame)
+    assert team.sentence == (
+        "Label k003 is a new key, first used on Wed 2025-03-05: up to 40.00 speech-to-text "
+        "minutes a day in its first week, team Marketing's first such usage."
+    )
+
+
+def test_the_organizations_series_is_judged_for_the_organization_only():
+    """Twenty keys of one team spiking together: the organization's series spikes for the
+    organization; a team's scope sees its keys' spikes, and no series named the
+    organization's (an anomaly's id names the organization's series, never a team's)."""
+    team = {f"k{i:03d}****z{i:03d}": steady(d63=40_000) for i in range(20)}
+    teams = parse_teams(f'[[team]]\nname = "Marketing"\nkeys = {list(team)!r}\n'.replace("'", '"'))
+    frame = usage_frame(team)
+    whole = find_anomalies(frame, FIRST, CHECKED, LAST, Scope().whole_series)
+    assert ORGANIZATION in {a.api_key for a in whole}
+    seen = Visible(MARKETING, teams).key_day(frame)
+    shown = find_anomalies(seen, FIRST, CHECKED, LAST, MARKETING.whole_series)
+    assert {a.api_key for a in shown} == set(team)
+    assert not [a for a in shown if "organization" in a.sentence.lower()]
+
+
 def test_a_new_keys_days_end_on_the_day_its_observed_peak_is_from():
     fresh = [0] * 63 + [8_000, 12_000, 30_000] + [0] * 4
     [new] = found(usage_frame({A: steady(), B: BIG, C: fresh}))
@@ -271,3 +332,19 @@ def test_the_organizations_metric_made_up_of_few_keys_is_left_to_them():
     # with fewer than twenty keys using documents that says nothing their own spikes do not.
     assert organization_spikes(19) == []
     assert organization_spikes(20) == ["document_translation_characters"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "series"),
+    [
+        ("spike:k001****z001:total_characters:2025-03-05", A),
+        ("drop:organization:speech_to_text_minutes:2025-03-05", ORGANIZATION),
+        ("New key · Mail · merge (k003****z003) · characters · on Wed 2025-03-05", C),
+        ("Dormant key used · k002****z002 · characters · on Wed 2025-03-05", B),
+        ("Spike · Organization · characters · from Wed 2025-03-05 to Fri 2025-03-07", ORGANIZATION),
+        ("Finance reporting", None),
+        ("", None),
+    ],
+)
+def test_an_anomaly_is_of_the_series_its_id_or_name_says(asked, series):
+    assert named_series(asked) == series

@@ -15,7 +15,7 @@ import shlex
 import pandas as pd
 import pytest
 from support.builders import invoke
-from support.headless import app_test
+from support.headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, app_test
 from support.shown import shown_texts
 from test_access import AUTH
 
@@ -99,7 +99,7 @@ def organization(demo) -> dict[str, set[str]]:
     }
 
 
-@pytest.mark.parametrize("page", [row.url_path for row in pages.PAGES])
+@pytest.mark.parametrize("page", [row.url_path for row in pages.listed(whole=False)])
 def test_a_team_lead_sees_nothing_of_another_team(organization, page):
     at = signed_in(LEAD, page)
     text = every_text(at)
@@ -110,6 +110,24 @@ def test_a_team_lead_sees_nothing_of_another_team(organization, page):
     assert [info.value for info in at.sidebar.info] == [
         f"Team Marketing: {ours} key(s), {tags} tag(s)"
     ]
+    # The demo's line names no count of the organization's (its keys, its tags).
+    assert f"Demo organization generated over {DEMO_DAYS} days, seed {DEMO_SEED}" in [
+        caption.value for caption in at.sidebar.caption
+    ]
+
+
+def test_settings_are_in_the_navigation_of_the_whole_organization_only(demo):
+    """The Settings page, every team's documents in one, is no page of a team lead's: not
+    listed, and no address opens it; the organization viewer's navigation has it."""
+    settings = str(pages.page_at("settings").file)
+    lead = signed_in(LEAD, "overview")
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        lead.switch_page(settings)
+    viewer = signed_in(VIEWER, "overview")
+    viewer.switch_page(settings).run()
+    assert not viewer.exception
+    assert [title.value for title in viewer.title] == ["Settings"]
+    assert f"generated from {DEMO_KEYS} keys" in viewer.sidebar.caption[-1].value
 
 
 def test_the_viewer_sees_every_team(organization):
@@ -137,6 +155,55 @@ def test_an_address_naming_another_teams_key_is_refused(organization, page, para
     ]
     text = every_text(at).replace(refusals[0], "")
     assert not [thing for thing in organization["theirs"] if thing in text]
+
+
+@pytest.mark.parametrize("whose", ["another team's key", "the organization", "by its name"])
+def test_an_address_naming_an_anomaly_outside_the_scope_is_refused(organization, whose):
+    """An anomaly of another team's key (by its id, as an alert links it, or by its name in
+    words, as an older link does) or of the organization's own series: the one refusal line,
+    and nothing of it, rather than one of the team's own anomalies in its place."""
+    viewer = signed_in(VIEWER, "anomalies", listed="all")
+    table = viewer.dataframe[0].value
+    theirs = table.loc[table["api_key"].isin(organization["their_masks"])]
+    assert not theirs.empty
+    row = theirs.sort_values("id").iloc[0]
+    if whose == "the organization":
+        asked = f"spike:organization:total_characters:{row['first']:%Y-%m-%d}"
+    elif whose == "by its name":
+        asked = viewer.selectbox(key="anomaly").format_func(row["id"])
+    else:
+        asked = row["id"]
+    at = signed_in(LEAD, "anomalies", anomaly=asked, listed="all")
+    refusal = f"anomaly {asked!r} is outside your scope (team Marketing): nothing of it is shown"
+    assert [error.value for error in at.error] == [refusal]
+    text = every_text(at).replace(refusal, "")
+    assert not [thing for thing in organization["theirs"] if thing in text]
+    assert "organization's usual day" not in text
+
+
+def test_a_team_leads_guardrails_show_only_the_teams_own(organization):
+    """The Guardrails section for Marketing's lead: the example budgets enforce none of
+    Marketing's, so neither the organization's enforced budget (its use, what is left, the
+    plan's limit) nor Data team notebook's is shown, said once in the Overview's words;
+    the keys under a guardrail are Marketing's own."""
+    at = signed_in(LEAD, "limits", guardrails="true")
+    text = every_text(at)
+    assert not [thing for thing in organization["theirs"] if thing in text]
+    captions = [caption.value for caption in at.caption]
+    said = "The plan's figures are the organization's: not shown to team Marketing."
+    assert captions.count(said) == 1
+    assert [c for c in captions if c.startswith("None of the enforced budgets of ")] == [
+        "None of the enforced budgets of budgets, version 1 of the settings store (imported "
+        "from budgets.example.toml) is team Marketing's."
+    ]
+    for organizations in ("All characters, usage period", "Data team notebook", "the plan"):
+        assert organizations not in text
+    assert not at.warning
+    [guarded] = [t.value for t in at.dataframe if "planned character limit" in t.value.columns]
+    assert set(guarded["label"]) <= organization["ours"]
+    assert set(guarded["set by"]) <= {"a budget not shown", "hand-set"}
+    viewer = every_text(signed_in(VIEWER, "limits", guardrails="true"))
+    assert "All characters, usage period, enforced" in viewer and "the plan" in viewer
 
 
 @pytest.mark.parametrize("group", ["Key", "Team", "Key and day"])

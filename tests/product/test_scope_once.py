@@ -30,6 +30,9 @@ READERS: dict[tuple[str, str], set[str]] = {
     },
     # the organization's source, before the session's scope
     ("analytics.dashboard.source", "organization_source"): {"analytics/dashboard/scoping.py"},
+    # the organization's source behind a session's, for the guardrails' plan, which
+    # `guardrails.seen.seen_plan` narrows
+    ("analytics.dashboard.source", "whole_of"): {"analytics/dashboard/guardrails.py"},
     # the organization's key list, which only a change checks against
     ("analytics.dashboard.keys_and_limits", "organization_keys"): {
         "analytics/dashboard/keys_and_limits.py",
