@@ -43,7 +43,7 @@ from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
-from analytics.pages import GUARDRAILS_SECTION, page_at
+from analytics.pages import COMPARISON_TABS, GUARDRAILS_SECTION, PER_KEY_TAB, page_at
 from analytics.reports.meeting import render, team_note
 from analytics.reports.paper import ReportSettingsError, report_page_size
 from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
@@ -55,7 +55,6 @@ from analytics.usage.metrics import (
 )
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
-PER_KEY = "Per key this month"  # the forecast tab of the keys' total characters
 TERMS = [1, 3, 6, 12, 24, 36]  # months
 
 source = data_source()
@@ -178,7 +177,7 @@ st.caption(review.forecast_note)
 # One measure at a time, or the keys' month, its tab in the address; only the open tab is
 # drawn (each table and chart costs the browser a draw).
 charted = review.paths_by_label
-*measures, per_key = st.tabs([*charted, PER_KEY], key="forecast", bind="query-params")
+*measures, per_key = st.tabs([*charted, PER_KEY_TAB], key="forecast", bind="query-params")
 for tab, paths in zip(measures, charted.values(), strict=True):
     if tab.open:
         with tab:
@@ -281,9 +280,7 @@ comparison = review.comparison
 changes = change_columns()
 st.subheader("Comparison")
 # One comparison at a time, its tab in the address.
-against, drivers = st.tabs(
-    ["Period comparison", "Growth drivers"], key="compare", bind="query-params"
-)
+against, drivers = st.tabs(list(COMPARISON_TABS), key="compare", bind="query-params")
 if against.open:
     with against:
         st.caption(comparison_text(comparison).capitalize())
@@ -316,9 +313,10 @@ def report_page() -> str:
 
 report_name = f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}"
 chromium = find_chromium()
+downloads = page_at("capacity")
 with st.container(horizontal=True):
     st.download_button(
-        "Download the meeting report (HTML)",
+        downloads.download("download_report").text(),
         data=report_page,
         file_name=f"{report_name}.html",
         mime="text/html",
@@ -329,7 +327,7 @@ with st.container(horizontal=True):
     )
     if chromium is not None:
         st.download_button(
-            f"Download the meeting report (PDF, {paper})",
+            downloads.download("download_report_pdf").text(paper=paper),
             data=lambda: html_to_pdf(report_page(), chromium),
             file_name=f"{report_name}.pdf",
             mime="application/pdf",

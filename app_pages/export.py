@@ -13,6 +13,7 @@ from analytics.exit_codes import exit_codes_text
 from analytics.exports.commands import EXPORT_EXIT_CODES, export_command, export_crontab
 from analytics.exports.requests import ExportRequest
 from analytics.exports.vocabulary import COST_COLUMNS_TEXT, GROUPINGS, SOURCES, ExportSource
+from analytics.pages import page_at
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row
 # Each source's grouping control keeps its own URL parameter (`group` is usage's, as before).
@@ -21,7 +22,8 @@ GROUP_KEYS: dict[ExportSource, str] = {
     "tags": "tag_group",
     "language-pairs": "pair_group",
 }
-FORMATS = {"csv": ("CSV", "text/csv"), "xlsx": ("Excel", None), "parquet": ("Parquet", None)}
+# Each format's file type; its button's key is `download_<format>`, its label the page table's.
+FORMATS = {"csv": "text/csv", "xlsx": None, "parquet": None}
 
 source = data_source()
 chosen = session.chosen_range()
@@ -74,10 +76,11 @@ if rows == 0:
     st.info("No usage in this range: the files would only hold a header row.")
 
 with st.container(horizontal=True):
-    for fmt, (label, mime) in FORMATS.items():
+    for fmt, mime in FORMATS.items():
         too_big = fmt == "xlsx" and rows > EXCEL_MAX_ROWS
+        download = page_at("export").download(f"download_{fmt}")
         st.download_button(
-            f"Download {label}",
+            download.text(),
             data=lambda fmt=fmt: data.export(source, chosen, request, shown_money, fmt),
             file_name=request.file_name(chosen.start, chosen.end, fmt),
             mime=mime,
@@ -86,7 +89,7 @@ with st.container(horizontal=True):
             disabled=too_big,
             help="More rows than one Excel sheet holds; use CSV or Parquet." if too_big else None,
             on_click="ignore",
-            key=f"download_{fmt}",
+            key=download.key,
         )
 st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
 if rows:

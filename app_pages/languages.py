@@ -8,7 +8,7 @@ from analytics.dashboard import language_cache
 from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.scoping import source as data_source
-from analytics.pages import page_at
+from analytics.pages import LANGUAGE_TABS, page_at
 
 source = data_source()
 
@@ -39,15 +39,7 @@ resource = (
 )
 label = languages.RESOURCE_LABELS[resource]
 by_resource, matrix, pair_check, side_by_side, glossary, versions, detection = st.tabs(
-    [
-        "By resource",
-        "Feature matrix",
-        "Pair check",
-        "Availability",
-        "Glossary pairs",
-        "v2 → v3",
-        "Detect language (beta)",
-    ]
+    list(LANGUAGE_TABS), key="languages_view"
 )
 
 with by_resource:

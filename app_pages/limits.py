@@ -148,7 +148,10 @@ st.caption(
 )
 
 section = st.expander(
-    "Guardrails", key=GUARDRAILS_SECTION, bind="query-params", icon=":material/shield:"
+    page_at("limits").section(GUARDRAILS_SECTION),
+    key=GUARDRAILS_SECTION,
+    bind="query-params",
+    icon=":material/shield:",
 )
 if section.open:  # planned only when shown
     with section, store_errors():

@@ -180,6 +180,7 @@ def versions_kept(part: Part, kept: list[Version], latest: Version | None) -> No
             )
 
 
-for part, tab in zip(PARTS, st.tabs([TITLES[part] for part in PARTS]), strict=True):
+documents = st.tabs([TITLES[part] for part in PARTS], key="settings_document")
+for part, tab in zip(PARTS, documents, strict=True):
     with tab, store_errors():
         part_section(part)

@@ -60,6 +60,7 @@ DEMO_MODULES = frozenset(
         "test_local_state",
         "test_report",
         "test_signin",
+        "test_team_walk",
     }
 )
 

@@ -12,38 +12,39 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shlex
-import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
 
-import pandas as pd
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from playwright.sync_api import (
-    Browser,
-    BrowserContext,
-    Page,
-    WebSocket,
-    expect,
-    sync_playwright,
-)
-from support.browsers import (
-    CHROMIUM,
-    SHOTS,
-    WAIT_MS,
-    fresh_context,
-    grid_texts,
-    one_chromium,
-    settled,
-    unavailable,
-)
+from playwright.sync_api import BrowserContext, Page, expect
+from support.browsers import SHOTS, WAIT_MS, fresh_context, settled
 from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
-from support.headless import DEMO, DEMO_DAYS, demo_config
+from support.headless import DEMO
 from support.manual import dashboard_options
-from support.servers import base_path, running_dashboard
+from support.servers import base_path
+from support.signin import (
+    ADMIN,
+    COOKIE_SECRET,
+    GUEST,
+    KEY_ADMIN,
+    LEAD,
+    MARKETING_LABELS,
+    MARKETING_TAGS,
+    SERVICE_KEY,
+    assert_no_secrets,
+    downloaded,
+    file_text,
+    open_by_link,
+    page_texts,
+    received_frames,
+    run_over,
+    sign_in,
+    signed_in_with_data,
+    signin_dashboard,
+)
 
 from analytics import pages
 from analytics.usage.calendar import resolve, utc_today
@@ -53,28 +54,6 @@ from emulator.served import Emulator
 
 pytestmark = pytest.mark.oidc
 
-ADMIN = "admin@example.org"
-GUEST = "guest@example.org"
-COOKIE_SECRET = "cookie-secret-of-the-sign-in-tests-0123456789"
-CLIENT_ID = "usage-dashboard"
-CLIENT_SECRET = "client-secret-of-the-sign-in-tests-0001"
-SERVICE_KEY = "service-key-of-the-sign-in-tests-0001:adm"
-SECRETS = (COOKIE_SECRET, CLIENT_SECRET, SERVICE_KEY)
-# Signed in through the token's `groups` claim, not an e-mail list: Marketing's lead, its key
-# administrator, and the guest, whose group maps to no role.
-LEAD = "lead@example.org"
-KEY_ADMIN = "keys@example.org"
-GROUPS = {LEAD: ["marketing-leads"], KEY_ADMIN: ["marketing-key-admins"], GUEST: ["interns"]}
-ROLES = """[roles]
-claim = "groups"
-
-[roles.groups]
-"marketing-leads" = ["team lead of Marketing"]
-"marketing-key-admins" = ["key administrator of Marketing"]
-"""
-# teams.example.toml's Marketing team, as written there.
-MARKETING_LABELS = {"Marketing launch", "Sales enablement", "Email assistant", "CRM connector"}
-MARKETING_TAGS = {"launch-campaign", "newsletter", "email-drafts"}
 USER_COOKIE = "_streamlit_user"
 RETURN_COOKIE = "dashboard_return_to"  # the asked-for address, kept through the sign-in
 # Every page's address (deep links first, so a fresh server meets one before any other visit),
@@ -86,133 +65,7 @@ DATA_KINDS = ("stSidebar", "stMetric", "stDataFrame", "stPlotlyChart", "stDownlo
 # -- the provider, the dashboard, the browser ---------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def provider() -> Iterator[str]:
-    """`oidc-provider-mock` in a thread, on a free loopback port; its address."""
-    try:
-        import oidc_provider_mock
-        from werkzeug.serving import WSGIRequestHandler, make_server
-    except ImportError:
-        unavailable("oidc-provider-mock is not installed (pip install -r requirements-dev.txt)")
-
-    class Quiet(WSGIRequestHandler):
-        def log_request(self, *args: object) -> None:
-            """Request lines carry tokens; test output does not need them."""
-
-    users = [
-        oidc_provider_mock.User(sub=email, claims={"email": email, "groups": groups})
-        for email, groups in GROUPS.items()
-    ]
-    app = oidc_provider_mock.app(user_claims=users)
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
-
-
-def secrets_text(base: str, provider: str) -> str:
-    """The dashboard's secrets: the allow-list, the roles of the token's groups and an
-    `[auth]` section naming the provider."""
-    return (
-        f"ADMIN_EMAILS = [{ADMIN!r}]\n\n{ROLES}\n[auth]\n"
-        f"redirect_uri = '{base}/oauth2callback'\n"
-        f"cookie_secret = '{COOKIE_SECRET}'\n"
-        f"client_id = '{CLIENT_ID}'\n"
-        f"client_secret = '{CLIENT_SECRET}'\n"
-        f"server_metadata_url = '{provider}/.well-known/openid-configuration'\n"
-    )
-
-
-@contextmanager
-def signin_dashboard(
-    folder: Path, provider: str, env: dict[str, str], *options: str, port: int | None = None
-) -> Iterator[str]:
-    """`streamlit run app.py` with sign-in through `provider`, its secrets in `folder`; its
-    address. Afterwards, its log holds no traceback and none of the secrets."""
-    port = port or free_port()
-    secrets = folder / "secrets.toml"
-    secrets.write_text(secrets_text(f"http://127.0.0.1:{port}{base_path(options)}", provider))
-    log = folder / "streamlit.log"
-    env = {"SERVICE_HISTORY_PATH": str(folder / "history"), **env}
-    with running_dashboard(
-        env, "--secrets.files", str(secrets), *options, log=log, port=port
-    ) as base:
-        yield base
-    text = log.read_text()
-    assert "Traceback" not in text
-    assert_no_secrets(text, "the dashboard's log")
-
-
-@pytest.fixture(scope="module")
-def demo_folder(tmp_path_factory) -> Path:
-    """The demo dashboard's folder: its secrets, its log and its history folder."""
-    return tmp_path_factory.mktemp("dashboard")
-
-
-@pytest.fixture(scope="module")
-def dashboard(provider, demo_folder) -> Iterator[str]:
-    """The demo organization behind sign-in."""
-    with signin_dashboard(demo_folder, provider, DEMO) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def demo_org() -> Iterator[Emulator]:
-    """The dashboard's demo organization built again from its settings: its ledger is the
-    oracle of what each team's keys and tags are."""
-    app = create_app(demo_config(today=utc_today()))
-    yield app.state.emulator
-    app.state.emulator.store.close()
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    if CHROMIUM is None:
-        unavailable("chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as driver:
-        started = one_chromium(driver)
-        yield started
-        started.close()
-
-
-@pytest.fixture
-def browser(chromium) -> Iterator[Callable[[], BrowserContext]]:
-    """Opens browsers, each with a fresh profile; afterwards, no address any of them asked for
-    held a secret."""
-    opened: list[BrowserContext] = []
-    urls: list[str] = []
-
-    def open_browser() -> BrowserContext:
-        context = fresh_context(chromium)
-        context.on("request", lambda request: urls.append(request.url))
-        opened.append(context)
-        return context
-
-    yield open_browser
-    for context in opened:
-        context.close()
-    assert urls
-    assert_no_secrets("\n".join(urls), "an address the browser asked for")
-
-
-def assert_no_secrets(text: str, where: str) -> None:
-    for secret in SECRETS:
-        assert secret not in text, f"a secret appears in {where}"
-
-
 # -- what a page shows --------------------------------------------------------------------------
-
-
-def run_over(page: Page) -> None:
-    """The app's run has finished and all it drew is shown (call once something of the run is
-    visible): no status widget, and the run's end reached the page (`settled`)."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
-    settled(page)
 
 
 def only_sign_in(page: Page) -> None:
@@ -230,30 +83,6 @@ def no_dashboard(page: Page) -> None:
     expect(page.get_by_text("Demo data")).to_have_count(0)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert_no_secrets(page.content(), f"the page at {page.url}")
-
-
-def signed_in_with_data(page: Page, title: str, days: int = 30) -> None:
-    """`title`'s page with its figures and the sidebar's sign-out button."""
-    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
-    run_over(page)
-    expect(page.get_by_text(f"({days} days)")).to_be_visible()
-    sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar.get_by_role("button", name="Sign out")).to_be_visible()
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    assert_no_secrets(page.content(), f"the page at {page.url}")
-
-
-def authorize(page: Page, provider: str, email: str) -> None:
-    """At the provider's page (after "Sign in"): sign in as `email`."""
-    page.wait_for_url(f"{provider}/oauth2/authorize?*", timeout=WAIT_MS)
-    page.get_by_placeholder("sub").fill(email)
-    page.get_by_role("button", name="Authorize").click()
-
-
-def sign_in(page: Page, provider: str, email: str) -> None:
-    page.get_by_role("button", name="Sign in").click()
-    authorize(page, provider, email)
 
 
 def sign_out(page: Page, provider: str) -> None:
@@ -589,58 +418,6 @@ def refusal(asked: str) -> str:
     return f"key {asked!r} is outside your scope (team Marketing): nothing of it is shown"
 
 
-def received_frames(page: Page) -> list[str]:
-    """Every websocket frame the page receives from now on, as text: all the dashboard sends
-    the browser (each table's cells and each chart's data among it, whatever is drawn)."""
-    frames: list[str] = []
-
-    def listen(socket: WebSocket) -> None:
-        socket.on(
-            "framereceived",
-            lambda payload: frames.append(
-                payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
-            ),
-        )
-
-    page.on("websocket", listen)
-    return frames
-
-
-def page_texts(page: Page) -> list[str]:
-    """What the page shows: its text as rendered (`innerText`) and every table's cells and
-    headings as its grid's accessible table lists them (a table in a tab not open has none
-    drawn: the frames received hold its cells)."""
-    texts = [page.evaluate("document.body.innerText")]
-    for grid in page.get_by_test_id("stDataFrame").all():
-        if grid.is_visible():
-            texts += grid_texts(grid, "columnheader") + grid_texts(grid, "gridcell")
-    return texts
-
-
-def downloaded(page: Page, button: str) -> Path:
-    """The file that clicking `button` downloads."""
-    settled(page)
-    with page.expect_download(timeout=WAIT_MS) as info:
-        page.get_by_role("button", name=button).click()
-    return Path(info.value.path())
-
-
-def file_text(path: Path, name: str) -> str:
-    """A downloaded export's cells and headings as text, whatever its format."""
-    if name.endswith(".xlsx"):
-        return pd.read_excel(path, dtype=str).to_csv()
-    if name.endswith(".parquet"):
-        return pd.read_parquet(path).astype(str).to_csv()
-    return path.read_text(encoding="utf-8-sig")
-
-
-def open_by_link(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
-    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=WAIT_MS)
-    run_over(page)
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-
-
 def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
     """Every format of the Export page's current choice, downloaded; the CSV must equal, byte
     for byte, the file the command the page shows writes over the same demo history."""
@@ -658,24 +435,6 @@ def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
             assert invoke(*words, env=env).exit_code == 0
             assert path.read_bytes() == out.read_bytes(), command
     return texts
-
-
-@pytest.fixture(scope="module")
-def others(demo_org) -> dict[str, set[str]]:
-    """Of the demo organization: every key's label, masked key and key id outside Marketing
-    (whose keys are known by teams.example.toml's labels), and every tag outside it."""
-    today = utc_today()
-    tags = {
-        row.custom_tag for row in demo_org.store.tag_ledger(today - dt.timedelta(DEMO_DAYS), today)
-    }
-    theirs = [spec for spec in demo_org.keys if spec.label not in MARKETING_LABELS]
-    return {
-        "things": {text for spec in theirs for text in (spec.label, spec.masked, spec.published_id)}
-        | (tags - MARKETING_TAGS),
-        "ids": {spec.published_id for spec in theirs if not spec.admin},
-        "labels": {spec.label for spec in demo_org.keys if not spec.admin},
-        "tags": tags,
-    }
 
 
 def test_a_team_lead_signed_in_by_group_sees_only_the_team(

@@ -13,6 +13,9 @@ from pathlib import Path
 from support.browsers import unavailable
 from support.manual import dashboard_options, nginx_config, page, systemd_units
 
+from analytics import pages
+from analytics.access.roles import TEAM_ROLES, Grant, Role
+
 INSTALLED = "/opt/usage-dashboard"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +88,35 @@ def test_proxy_unit_and_sign_in_agree_on_address_port_and_path():
     assert "proxy_set_header Upgrade $http_upgrade;" in proxy
     assert "proxy_set_header Host $host;" in proxy
     assert 'redirect_uri = "https://dash.example.org/usage/oauth2callback"' in page("deployment")
+
+
+def who_sees_what() -> tuple[list[str], dict[str, list[str]]]:
+    """The deployment guide's table of every surface, role by role: its role columns, and
+    each row's cells by its first."""
+    lines = page("deployment").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| surface |"))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    head, _, *body = rows
+    return head[1:], {row[0]: row[1:] for row in body}
+
+
+def test_who_sees_what_has_every_role_page_and_download():
+    """A column per role of `analytics.access.roles` (a team's roles over team T), a row per
+    page of the page table and per download a page declares, each row a cell per role."""
+    columns, rows = who_sees_what()
+    teams = {role: (None, "T") if role in TEAM_ROLES else (None,) for role in Role}
+    teams[Role.TEAM_LEAD] = ("T",)  # a team lead always names a team
+    expected = [str(Grant(role, team)) for role in Role for team in teams[role]]
+    assert sorted(columns) == sorted(expected)
+    assert {row.title for row in pages.PAGES} <= set(rows)
+    downloads = {
+        f"{row.title}: {download.text(paper='A4')}"
+        for row in pages.PAGES
+        for download in row.downloads
+    }
+    assert downloads <= set(rows)
+    assert all(len(cells) == len(columns) for cells in rows.values()), rows
