@@ -22,13 +22,13 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
-from analytics.capacity import CapacityReview, review_of
+from analytics.access import ScopedMoney, scoped_review
+from analytics.capacity import CapacityReview
 from analytics.capacity.budgets import BudgetFile
 from analytics.connection import service_client
-from analytics.cost.chargeback import chargeback, chargeback_rows
-from analytics.cost.priced import price_key_day, priced_totals, prices_in_force
+from analytics.cost.chargeback import chargeback_rows
+from analytics.cost.priced import RangeCost, price_key_day, prices_in_force
 from analytics.cost.prices import parse_pricing
-from analytics.cost.spend import base_fees
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
@@ -51,7 +51,6 @@ _TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (
         totals,
-        priced_totals,
         tables.usage_over_time,
         tables.top_n_over_time,
         tables.top_n_totals,
@@ -295,22 +294,6 @@ def wholly_priced(pricing: str, *ranges: ChosenRange) -> bool:
     return all(prices.unpriced(chosen.start, chosen.end) is None for chosen in ranges)
 
 
-def base_fee(src: Source, chosen: ChosenRange, pricing: str) -> int:
-    """The base fee of the range in minor units: each month's, for the range's days of it; a
-    team scope's is its teams' share of it, their Chargeback rows' (never the whole fee)."""
-    if src.visible.scope.whole:
-        fees = base_fees(parse_pricing(pricing), chosen.start, chosen.end)
-        return int(fees["amount_minor"].sum())
-    return _fee_share(src.fingerprint, chosen.start, chosen.end, pricing, src)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
-def _fee_share(fingerprint: str, start: date, end: date, pricing: str, _source: Source) -> int:
-    key_day = _days(_source.origin, "usage", start, end, _source).frame
-    bill = chargeback(key_day, parse_pricing(pricing), _source.visible.teams, start, end)
-    return int(_source.visible.team_rows(bill.table)["base_fee_minor"].sum())
-
-
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
 def _tags_table(
     fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
@@ -402,16 +385,15 @@ def export(
 )
 def _review(
     fingerprint: str,
-    start: date,
-    end: date,
-    today: date,
+    days: tuple[date, date, date],
     budgets: BudgetFile | None,
     pricing: str | None,
     teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
     prices = prices_in_force(pricing, teams)
-    return review_of(Cached(_source), budgets, today, start, end, prices)
+    readers = (Cached(_source), _Organization(_source))
+    return scoped_review(_source.visible, readers, budgets, days, prices)
 
 
 def review(
@@ -421,11 +403,30 @@ def review(
     budgets: BudgetFile | None,
     view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, FetchedRange]:
-    """The capacity review of the range and the usage it read, priced with `view`'s files
-    (cost budgets, cost forecasts, spend per team): built once per range, day, budgets and
-    files, so other widgets of the page recompute nothing."""
-    return _review(
-        src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
+    """The capacity review of the range as the session's scope sees it (``scoped_review``:
+    ``budgets`` is the document in force, whose contract year every scope's review reads) and
+    the usage it read, priced with `view`'s files (cost budgets, cost forecasts, spend per
+    team): built once per range, day, budgets and files, so other widgets of the page
+    recompute nothing."""
+    days = (chosen.start, chosen.end, today)
+    return _review(src.fingerprint, days, budgets, view.pricing, view.teams, src)
+
+
+@dataclass(frozen=True)
+class _Organization:
+    """The organization's usage, whatever the session's scope: what its money is priced
+    over before a team's rows are taken from it (``access.scoped_money``)."""
+
+    source: Source
+
+    def usage(self, first: date, last: date) -> FetchedRange:
+        return _days(self.source.origin, "usage", first, last, self.source)
+
+
+def _money(src: Source, pricing: str, teams: str | None) -> ScopedMoney:
+    """The session's scope's money at the given files' texts."""
+    return ScopedMoney(
+        src.visible, parse_pricing(pricing), parse_teams(teams) if teams else NO_TEAMS
     )
 
 
@@ -433,16 +434,28 @@ def review(
 def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
-    # Over the organization's usage, then the scope's teams' rows: a team's share of the base
-    # fee and of the included volume is its share of the organization's.
-    key_day = _days(_source.origin, "usage", start, end, _source).frame
-    cost_centres = parse_teams(teams) if teams else NO_TEAMS
-    bill = chargeback(key_day, parse_pricing(pricing), cost_centres, start, end)
-    return _source.visible.team_rows(chargeback_rows(bill))
+    organization = _Organization(_source).usage(start, end).frame
+    return chargeback_rows(_money(_source, pricing, teams).chargeback(organization, start, end))
 
 
 def chargeback_table(
     src: Source, chosen: ChosenRange, pricing: str, teams: str | None
 ) -> pd.DataFrame:
-    """The Chargeback page's table, cached by the files' texts and the range."""
+    """The Chargeback page's table as the session's scope sees it (``ScopedMoney``: a team's
+    rows and their total), cached by the files' texts and the range."""
     return _chargeback(src.fingerprint, chosen.start, chosen.end, pricing, teams, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
+def _range_cost(
+    fingerprint: str, start: date, end: date, pricing: str, _source: Source
+) -> RangeCost:
+    organization = _Organization(_source).usage(start, end).frame
+    return _money(_source, pricing, None).range_cost(organization, start, end)
+
+
+def range_cost(src: Source, chosen: ChosenRange, pricing: str) -> RangeCost:
+    """What the range cost the session's scope (``ScopedMoney.range_cost``): the
+    organization's usage cost and base fee, or a team's rows of Chargeback (their teams are
+    the scope's; the organization's total needs none)."""
+    return _range_cost(src.fingerprint, chosen.start, chosen.end, pricing, src)

@@ -55,9 +55,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     rest of the page goes on. The plan is the organization's: a team's scope is told so, and
     shown none of it."""
     if not src.visible.scope.whole:
-        st.caption(
-            f"The plan's figures are the organization's: not shown to {src.visible.scope.name}."
-        )
+        st.caption(src.visible.scope.withheld("The plan's figures"))
         return None
     with st.container(border=True, key="plan_panel"):
         try:
