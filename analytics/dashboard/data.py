@@ -14,7 +14,7 @@ Tag-day frames are shared like key-day frames. No cache key holds the API key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final, TypeVar
 
@@ -148,12 +148,16 @@ def _plan(fingerprint: str, _source: Source) -> PlanUsage:
 @dataclass(frozen=True)
 class Cached:
     """The dashboard's reader of what a question asks for (``analytics.capacity.budgets``'
-    ``PlanReader``): usage from the shared frames, the plan asked at most every five minutes
-    (the service's counts move during the day)."""
+    ``PlanReader``): usage from the shared frames (the scope's; the organization's with
+    ``whole``, what money is priced over before a team's rows are taken from it), the plan
+    asked at most every five minutes (the service's counts move during the day)."""
 
     source: Source
+    whole: bool = field(default=False, kw_only=True)
 
     def usage(self, first: date, last: date) -> FetchedRange:
+        if self.whole:
+            return _days(self.source.origin, "usage", first, last, self.source)
         return usage(self.source, first, last)
 
     def plan(self) -> PlanUsage:
@@ -392,7 +396,7 @@ def _review(
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
     prices = prices_in_force(pricing, teams)
-    readers = (Cached(_source), _Organization(_source))
+    readers = (Cached(_source), Cached(_source, whole=True))
     return scoped_review(_source.visible, readers, budgets, days, prices)
 
 
@@ -403,39 +407,21 @@ def review(
     budgets: BudgetFile | None,
     view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, FetchedRange]:
-    """The capacity review of the range as the session's scope sees it (``scoped_review``:
-    ``budgets`` is the document in force, whose contract year every scope's review reads) and
-    the usage it read, priced with `view`'s files (cost budgets, cost forecasts, spend per
-    team): built once per range, day, budgets and files, so other widgets of the page
-    recompute nothing."""
+    """The capacity review of the range as the scope sees it (``scoped_review``, ``budgets``
+    the document in force) and the usage it read, priced with `view`'s files: built once per
+    range, day, budgets and files, so other widgets of the page recompute nothing."""
     days = (chosen.start, chosen.end, today)
     return _review(src.fingerprint, days, budgets, view.pricing, view.teams, src)
-
-
-@dataclass(frozen=True)
-class _Organization:
-    """The organization's usage, whatever the session's scope: what its money is priced
-    over before a team's rows are taken from it (``access.scoped_money``)."""
-
-    source: Source
-
-    def usage(self, first: date, last: date) -> FetchedRange:
-        return _days(self.source.origin, "usage", first, last, self.source)
-
-
-def _money(src: Source, pricing: str, teams: str | None) -> ScopedMoney:
-    """The session's scope's money at the given files' texts."""
-    return ScopedMoney(
-        src.visible, parse_pricing(pricing), parse_teams(teams) if teams else NO_TEAMS
-    )
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
-    organization = _Organization(_source).usage(start, end).frame
-    return chargeback_rows(_money(_source, pricing, teams).chargeback(organization, start, end))
+    cost_centres = parse_teams(teams) if teams else NO_TEAMS
+    money = ScopedMoney(_source.visible, parse_pricing(pricing), cost_centres)
+    organization = Cached(_source, whole=True).usage(start, end).frame
+    return chargeback_rows(money.chargeback(organization, start, end))
 
 
 def chargeback_table(
@@ -450,8 +436,8 @@ def chargeback_table(
 def _range_cost(
     fingerprint: str, start: date, end: date, pricing: str, _source: Source
 ) -> RangeCost:
-    organization = _Organization(_source).usage(start, end).frame
-    return _money(_source, pricing, None).range_cost(organization, start, end)
+    organization = Cached(_source, whole=True).usage(start, end).frame
+    return ScopedMoney(_source.visible, parse_pricing(pricing)).range_cost(organization, start, end)
 
 
 def range_cost(src: Source, chosen: ChosenRange, pricing: str) -> RangeCost:
