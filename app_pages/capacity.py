@@ -77,7 +77,8 @@ except ReportSettingsError as exc:
 
 with st.expander("Budgets", icon=":material/savings:"):
     uploaded = st.file_uploader("Budgets file (TOML)", type="toml", key="budgets_file")
-    budgets, problem = chosen_budgets(uploaded, source)
+    document, problem = chosen_budgets(uploaded, source)
+    budgets = None if document is None else source.visible.budgets(document)  # the scope's
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
@@ -94,12 +95,12 @@ plan = plan_panel(source, today)
 priced = money  # the files the review and the budget status are priced with
 try:
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets, priced)
+        review, read = data.review(source, chosen, today, document, priced)
 except (PricingFileError, TeamFileError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
     priced = data.USAGE_BY_KEY
     with service_errors(source):
-        review, read = data.review(source, chosen, today, budgets, priced)
+        review, read = data.review(source, chosen, today, document, priced)
 if review.unpriced:
     what = "cost budgets, cost forecasts and the report's spend"
     st.info(unpriced_text(review.unpriced, what), icon=":material/money_off:")
@@ -131,7 +132,7 @@ if budgets is not None:
 st.subheader("Keys against their own limits")
 with service_errors(source):
     key_limits = keys_and_limits.limit_status(
-        source, today, budgets.warning_at if budgets else DEFAULT_WARNING
+        source, today, document.warning_at if document else DEFAULT_WARNING
     )
 if key_limits is None:
     st.caption("Only an admin key can list the organization's keys and their limits.")
@@ -174,6 +175,8 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
 
 st.subheader("Forecasts")
 st.caption(review.forecast_note)
+if review.withheld:  # a team's: the cost forecasts are the organization's
+    st.caption(review.withheld)
 # One measure at a time, or the keys' month, its tab in the address; only the open tab is
 # drawn (each table and chart costs the browser a draw).
 charted = review.paths_by_label

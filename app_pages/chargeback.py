@@ -17,19 +17,28 @@ chosen = session.chosen_range()
 st.title("Chargeback")
 st.caption(f"{range_text(chosen.start, chosen.end)} (UTC), per team and month")
 
-with st.expander("Prices and teams", icon=":material/payments:"):
-    pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
-    teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
+team_scope = not source.visible.scope.whole
+pricing_upload = teams_upload = None
+if team_scope:  # a team's money is its rows of the organization's, at the files in force
     st.caption(
-        f"Prices from {file_in_force('pricing', source, pricing_upload)} and teams from "
-        f"{file_in_force('teams', source, teams_upload)}; choose other files here, "
-        "formatted as pricing.example.toml and teams.example.toml."
+        f"Prices from {file_in_force('pricing', source)} and teams from "
+        f"{file_in_force('teams', source)}."
     )
+else:
+    with st.expander("Prices and teams", icon=":material/payments:"):
+        pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
+        teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
+        st.caption(
+            f"Prices from {file_in_force('pricing', source, pricing_upload)} and teams from "
+            f"{file_in_force('teams', source, teams_upload)}; choose other files here, "
+            "formatted as pricing.example.toml and teams.example.toml."
+        )
 
 pricing = money_text("pricing", pricing_upload, source)
 teams = money_text("teams", teams_upload, source)
 if pricing is None:
-    st.info(f"{NEEDS_PRICING} Or choose the files above.", icon=":material/payments:")
+    more = "" if team_scope else " Or choose the files above."
+    st.info(f"{NEEDS_PRICING}{more}", icon=":material/payments:")
     st.stop()
 try:
     currency = parse_pricing(pricing).currency
@@ -38,7 +47,7 @@ except (PricingFileError, TeamFileError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
 say_unpriced(pricing, chosen.start, chosen.end, "the months and the Total row")
-# The organization's Total row under the teams' rows, column for column, never scrolled away.
+# The Total row under the teams' rows, column for column, never scrolled away.
 is_total = table["team"].eq(TOTAL)
 for rows in (table[~is_total], table[is_total]):
     st.dataframe(
@@ -47,8 +56,14 @@ for rows in (table[~is_total], table[is_total]):
         column_order=CHARGEBACK_ORDER,
         column_config=chargeback_columns(currency),
     )
+total = (
+    f"The Total row is {source.visible.scope.name}'s: the sum of its rows, each its share of the "
+    "organization's usage cost and base fee."
+    if team_scope
+    else "The Total row below the teams is the organization's: its total cost, usage cost and "
+    "base fee, which the teams add up to."
+)
 st.caption(
     "Total cost = usage cost + base fee share (the team's share of the base fee); keys no "
-    "team claims are Unassigned. The Total row below the teams is the organization's: its "
-    "total cost, usage cost and base fee, which the teams add up to."
+    f"team claims are Unassigned. {total}"
 )

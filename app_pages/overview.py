@@ -7,10 +7,10 @@ from analytics.anomalies.listing import new_anomalies
 from analytics.cost.money import amount_text
 from analytics.cost.priced import (
     BASE_FEE,
+    BASE_FEE_SHARE,
     TOTAL_COST,
     USAGE_COST,
     cost_tiles,
-    priced_totals,
     why_free,
 )
 from analytics.cost.prices import parse_pricing
@@ -52,16 +52,13 @@ if mismatches:
 
 # (metric, label, value, change or None, change text, help) per tile, in usage or in money.
 if view.cost and view.pricing is not None:
-    fee = data.base_fee(source, chosen, view.pricing)
     with service_errors(source):
+        # The scope's money: the organization's, or a team's rows of Chargeback.
+        spent = data.range_cost(source, chosen, view.pricing)
         # A change compares like with like: none when either range has days without a price.
         before = None
         if data.wholly_priced(view.pricing, chosen, previous):
-            before = (
-                data.table(source, previous, priced_totals, view=view),
-                data.base_fee(source, previous, view.pricing),
-            )
-        spent = data.table(source, chosen, priced_totals, view=view)
+            before = data.range_cost(source, previous, view.pricing)
     tiles = [
         (
             t.metric,
@@ -73,7 +70,6 @@ if view.cost and view.pricing is not None:
         )
         for t in cost_tiles(
             spent,
-            fee,
             before,
             view.currency,
             why_free(parse_pricing(view.pricing), current_totals, chosen.start, chosen.end),
@@ -110,10 +106,11 @@ for column, (metric, label, value, change, change_text, help_text) in zip(
         chart_type="area",
     )
 if view.cost and view.pricing is not None:
+    fee_name = BASE_FEE_SHARE if spent.shared else BASE_FEE
     st.caption(
-        f"{TOTAL_COST} {amount_text(spent[TOTAL_CHARACTERS] + fee, view.currency)} = "
-        f"{USAGE_COST.lower()} {amount_text(spent[TOTAL_CHARACTERS], view.currency)} + "
-        f"{BASE_FEE.lower()} {amount_text(fee, view.currency)}, at the prices of "
+        f"{TOTAL_COST} {amount_text(spent.total, view.currency)} = "
+        f"{USAGE_COST.lower()} {amount_text(spent.usage[TOTAL_CHARACTERS], view.currency)} + "
+        f"{fee_name.lower()} {amount_text(spent.fee, view.currency)}, at the prices of "
         f"{file_in_force('pricing', source)}. "
         "Compared with the previous period at its prices (N/A when it has none)."
     )

@@ -1,5 +1,6 @@
 """Who may see and change what: roles and their rights (``roles``), and the scope a session
-sees, applied where usage and keys are read (``scope``)."""
+sees, applied where usage and keys are read (``scope``), and where money is read
+(``scoped_money``: a team's money is its rows of the organization's Chargeback)."""
 
 from analytics.access.roles import (
     AccessSettingsError,
@@ -13,6 +14,7 @@ from analytics.access.roles import (
     role_settings,
 )
 from analytics.access.scope import EVERYTHING, WHOLE_ORGANIZATION, OutOfScope, Scope, Visible
+from analytics.access.scoped_money import ScopedMoney, scoped_review
 
 __all__ = [
     "EVERYTHING",
@@ -25,8 +27,10 @@ __all__ = [
     "Role",
     "RoleSettings",
     "Scope",
+    "ScopedMoney",
     "Visible",
     "parse_grant",
     "rights",
     "role_settings",
+    "scoped_review",
 ]

@@ -76,6 +76,11 @@ class Scope:
         """The line every page of a team scope shows: whose figures these are."""
         return f"{self.name[0].upper()}{self.name[1:]}: {keys:,} key(s), {tags:,} tag(s)"
 
+    def withheld(self, what: str) -> str:
+        """What a surface says, once, in place of the organization's figures a team's scope is
+        not shown (``what``: "The plan's figures", "The cost forecasts")."""
+        return f"{what} are the organization's: not shown to {self.name}."
+
     def check_team(self, team: str) -> None:
         """Refuse a team outside the scope, by the name it was asked by."""
         if self.teams is not None and team not in self.teams:

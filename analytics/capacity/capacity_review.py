@@ -109,6 +109,9 @@ class CapacityReview:
     spend: pd.DataFrame | None = None
     previous_spend: pd.DataFrame | None = None
     unpriced: str | None = None
+    # Some teams' review (None: the organization's): what it says once in place of the cost
+    # forecasts, which are the organization's; its spend is its teams' rows, ``Total`` theirs.
+    withheld: str | None = None
 
     @property
     def start(self) -> date:
@@ -256,12 +259,15 @@ def build_review(
     end: date,
     prices: Prices | None = None,
     year_start: YearStart | None = None,
+    withheld: str | None = None,
 ) -> CapacityReview:
     """The review of ``start``–``end``; ``usage`` should cover ``review_range`` of it. With
     ``prices``, the spend and the cost forecasts are part of it; ``budgets`` draw their
     limits on the forecasts (their status is ``budgets.budget_status``'s, which both front
     ends read beside the review). The contract year is ``year_start``, by default
-    ``budgets``' (a team's budgets may be none of the file's)."""
+    ``budgets``' (a team's budgets may be none of the file's). ``withheld``: some teams'
+    review, whose ``prices`` give their spend only (``access.scoped_money``), says this in
+    place of the cost forecasts."""
     key_day, covered_from = usage.frame, usage.start
     year_start = year_start or contract_year(budgets)
     comparison = compare(key_day, start, end, covered_from=covered_from)
@@ -269,7 +275,8 @@ def build_review(
     cost_paths: tuple[ForecastPath, ...] = ()
     unpriced = None
     if prices is not None:
-        cost_paths = _cost_paths(key_day, today, covered_from, year_start, budgets, prices)
+        if withheld is None:
+            cost_paths = _cost_paths(key_day, today, covered_from, year_start, budgets, prices)
         unpriced = _unpriced(prices, (start, end), cost_paths)
     return CapacityReview(
         today=today,
@@ -288,6 +295,7 @@ def build_review(
         if prices is None
         else _previous_spend(key_day, comparison, covered_from, prices),
         unpriced=unpriced,
+        withheld=withheld,
     )
 
 
@@ -299,13 +307,15 @@ def review_of(
     end: date,
     prices: Prices | None = None,
     year_start: YearStart | None = None,
+    withheld: str | None = None,
 ) -> tuple[CapacityReview, FetchedRange]:
     """The review of ``start``–``end`` and the usage it read: ``reader`` is asked for the
     days ``review_range`` names, so the page and the report read the same days;
-    ``year_start`` as ``build_review``."""
+    ``year_start`` and ``withheld`` as ``build_review``."""
     year_start = year_start or contract_year(budgets)
     read = reader.usage(*review_range(start, end, today, year_start))
-    return build_review(read, budgets, today, start, end, prices, year_start), read
+    review = build_review(read, budgets, today, start, end, prices, year_start, withheld)
+    return review, read
 
 
 @dataclass(frozen=True)

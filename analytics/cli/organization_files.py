@@ -17,7 +17,6 @@ from analytics.capacity.budgets import (
     BudgetFileError,
     Evaluation,
     PlanReader,
-    Prices,
     budget_status,
 )
 from analytics.cli.shared import UsageProblem, settings
@@ -74,7 +73,7 @@ def visible(team: str | None, given: Costing) -> Visible:
     return Visible(Scope(frozenset({team})), teams)
 
 
-def capacity_prices(given: Costing, budgets: BudgetFile | None) -> Prices | None:
+def capacity_prices(given: Costing, budgets: BudgetFile | None) -> PricesInForce | None:
     """How budgets and the report price usage (and share spend between teams); cost budgets
     without a pricing file are a usage problem."""
     if given.pricing is None:

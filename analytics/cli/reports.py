@@ -11,13 +11,13 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.access import Visible
+from analytics.access import Visible, scoped_review
 from analytics.alerts.alerts_file import Email
 from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.message_forms import Attachment, mail, with_attachment
 from analytics.capacity import Asked, CapacityReview, review_of
-from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile, contract_year
+from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
 from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
@@ -136,7 +136,6 @@ def _report_page(
     """The report of ``days``: the organization's review with its decision, or a team's
     review saying under its title what it leaves out; the budgets' status as `check-budgets`
     prints it; each key against its own limits."""
-    first, last = days
     reader = fetching.Fetches(shared.settings(), demo, visible=visible)
     if visible.scope.teams is None:
         review, usage, decision = _organization_review(
@@ -145,8 +144,11 @@ def _report_page(
         shown, note = budget_file, None
     else:
         shown = visible.budgets(budget_file) if budget_file else None
-        year = contract_year(budget_file)
-        review, usage = review_of(reader, shown, today, first, last, None, year)
+        organization = fetching.Fetches(shared.settings(), demo)
+        cost = organization_files.capacity_prices(costing, shown)
+        review, usage = scoped_review(
+            visible, (reader, organization), budget_file, (*days, today), cost
+        )
         decision, note = None, team_note(visible.scope.name)
     status = (
         None

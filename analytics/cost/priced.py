@@ -81,12 +81,6 @@ def price_key_day(key_day: pd.DataFrame, pricing: Pricing, start: date, end: dat
     return pd.DataFrame(columns, columns=KEY_DAY_COLUMNS)
 
 
-def priced_totals(priced_key_day: pd.DataFrame) -> dict[str, int]:
-    """Each metric's usage cost over a priced frame, and ``total_characters`` all of it (minor
-    units, exact)."""
-    return {metric: int(priced_key_day[metric].sum()) for metric in METRICS}
-
-
 @dataclass(frozen=True)
 class CostTile:
     """One figure of what a range cost, with its change against the previous range; a cost of
@@ -120,23 +114,43 @@ class CostTile:
         return self.free or format_change(self.change)
 
 
+@dataclass(frozen=True)
+class RangeCost:
+    """What a range cost someone, in minor units: each priced metric's usage cost and
+    ``total_characters`` all of it (``usage``), and the base fee (``fee``), or a team's share
+    of it (``shared``: pro rata to its usage at list prices, so none without usage)."""
+
+    usage: dict[str, int]
+    fee: int
+    shared: bool = False
+
+    @property
+    def total(self) -> int:
+        return self.usage[TOTAL_CHARACTERS] + self.fee
+
+    @property
+    def comparable(self) -> bool:
+        """Whether a range is something to compare with: it cost something for its usage.
+        The organization's base fee alone is charged without any usage (before its first day
+        too), so would make any range look like growth; a team's share follows its usage."""
+        return any(self.usage.values()) or (self.shared and self.fee > 0)
+
+
 def cost_tiles(
-    current: dict[str, int],
-    base_fee: int,
-    previous: tuple[dict[str, int], int] | None,
+    current: RangeCost,
+    previous: RangeCost | None,
     currency: str,
     why_free: Callable[[str], str | None] = lambda metric: None,
 ) -> list[CostTile]:
     """One tile per metric, as the usage tiles: ``total_characters`` is the whole cost (every
-    service and the base fee), each service its usage cost. ``previous`` is the previous
-    range's totals and base fee, None when it cannot be priced; a previous range without
-    usage cost counts as none, as for usage (its base fee alone would make any range look
-    like growth, before an organization's first day too). ``why_free`` says why a metric's
-    cost is 0 (None: it had no usage, and 0 needs no reason)."""
+    service and the base fee, or a team's share of it), each service its usage cost.
+    ``previous`` is the previous range's, None when it cannot be priced; one that is not
+    ``comparable`` counts as none, as a range without usage does for usage. ``why_free`` says
+    why a metric's cost is 0 (None: it had no usage, and 0 needs no reason)."""
     before = None
-    if previous is not None and any(previous[0].values()):
-        before = {**previous[0], TOTAL_CHARACTERS: previous[0][TOTAL_CHARACTERS] + previous[1]}
-    now = {**current, TOTAL_CHARACTERS: current[TOTAL_CHARACTERS] + base_fee}
+    if previous is not None and previous.comparable:
+        before = {**previous.usage, TOTAL_CHARACTERS: previous.total}
+    now = {**current.usage, TOTAL_CHARACTERS: current.total}
     return [
         CostTile(
             metric,

@@ -27,15 +27,15 @@ from analytics.dashboard.uploads import UploadedFile
 def chosen_budgets(
     uploaded: UploadedFile | None, src: Source
 ) -> tuple[BudgetFile | None, str | None]:
-    """The budgets in force (an upload, else the settings') the session's scope sees, and the
-    problem that stopped reading them, if any."""
+    """The budgets document in force (an upload, else the settings'), whose contract year
+    every scope reads (``Visible.budgets`` gives the budgets a scope sees of it), and the
+    problem that stopped reading it, if any."""
     try:
         if uploaded is not None:
-            read = parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name)
-            return src.visible.budgets(read), None
+            return parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name), None
         found = in_force("budgets", src)
         if found is not None:
-            return src.visible.budgets(parse_budgets(found.text, found.where)), None
+            return parse_budgets(found.text, found.where), None
     except (BudgetFileError, UnicodeDecodeError) as exc:
         return None, str(exc)
     return None, None

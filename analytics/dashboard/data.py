@@ -14,7 +14,7 @@ Tag-day frames are shared like key-day frames. No cache key holds the API key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final, TypeVar
 
@@ -22,13 +22,13 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
-from analytics.capacity import CapacityReview, review_of
+from analytics.access import ScopedMoney, scoped_review
+from analytics.capacity import CapacityReview
 from analytics.capacity.budgets import BudgetFile
 from analytics.connection import service_client
-from analytics.cost.chargeback import chargeback, chargeback_rows
-from analytics.cost.priced import price_key_day, priced_totals, prices_in_force
+from analytics.cost.chargeback import chargeback_rows
+from analytics.cost.priced import RangeCost, price_key_day, prices_in_force
 from analytics.cost.prices import parse_pricing
-from analytics.cost.spend import base_fees
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
@@ -51,7 +51,6 @@ _TABLES: dict[str, Callable[..., Any]] = {
     func.__name__: func
     for func in (
         totals,
-        priced_totals,
         tables.usage_over_time,
         tables.top_n_over_time,
         tables.top_n_totals,
@@ -149,12 +148,16 @@ def _plan(fingerprint: str, _source: Source) -> PlanUsage:
 @dataclass(frozen=True)
 class Cached:
     """The dashboard's reader of what a question asks for (``analytics.capacity.budgets``'
-    ``PlanReader``): usage from the shared frames, the plan asked at most every five minutes
-    (the service's counts move during the day)."""
+    ``PlanReader``): usage from the shared frames (the scope's; the organization's with
+    ``whole``, what money is priced over before a team's rows are taken from it), the plan
+    asked at most every five minutes (the service's counts move during the day)."""
 
     source: Source
+    whole: bool = field(default=False, kw_only=True)
 
     def usage(self, first: date, last: date) -> FetchedRange:
+        if self.whole:
+            return _days(self.source.origin, "usage", first, last, self.source)
         return usage(self.source, first, last)
 
     def plan(self) -> PlanUsage:
@@ -295,22 +298,6 @@ def wholly_priced(pricing: str, *ranges: ChosenRange) -> bool:
     return all(prices.unpriced(chosen.start, chosen.end) is None for chosen in ranges)
 
 
-def base_fee(src: Source, chosen: ChosenRange, pricing: str) -> int:
-    """The base fee of the range in minor units: each month's, for the range's days of it; a
-    team scope's is its teams' share of it, their Chargeback rows' (never the whole fee)."""
-    if src.visible.scope.whole:
-        fees = base_fees(parse_pricing(pricing), chosen.start, chosen.end)
-        return int(fees["amount_minor"].sum())
-    return _fee_share(src.fingerprint, chosen.start, chosen.end, pricing, src)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner=False)
-def _fee_share(fingerprint: str, start: date, end: date, pricing: str, _source: Source) -> int:
-    key_day = _days(_source.origin, "usage", start, end, _source).frame
-    bill = chargeback(key_day, parse_pricing(pricing), _source.visible.teams, start, end)
-    return int(_source.visible.team_rows(bill.table)["base_fee_minor"].sum())
-
-
 @st.cache_data(ttl=USAGE_TTL, max_entries=64, show_spinner=False)
 def _tags_table(
     fingerprint: str, start: date, end: date, name: str, args: tuple[Any, ...], _source: Source
@@ -402,16 +389,15 @@ def export(
 )
 def _review(
     fingerprint: str,
-    start: date,
-    end: date,
-    today: date,
+    days: tuple[date, date, date],
     budgets: BudgetFile | None,
     pricing: str | None,
     teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
     prices = prices_in_force(pricing, teams)
-    return review_of(Cached(_source), budgets, today, start, end, prices)
+    readers = (Cached(_source), Cached(_source, whole=True))
+    return scoped_review(_source.visible, readers, budgets, days, prices)
 
 
 def review(
@@ -421,28 +407,41 @@ def review(
     budgets: BudgetFile | None,
     view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, FetchedRange]:
-    """The capacity review of the range and the usage it read, priced with `view`'s files
-    (cost budgets, cost forecasts, spend per team): built once per range, day, budgets and
-    files, so other widgets of the page recompute nothing."""
-    return _review(
-        src.fingerprint, chosen.start, chosen.end, today, budgets, view.pricing, view.teams, src
-    )
+    """The capacity review of the range as the scope sees it (``scoped_review``, ``budgets``
+    the document in force) and the usage it read, priced with `view`'s files: built once per
+    range, day, budgets and files, so other widgets of the page recompute nothing."""
+    days = (chosen.start, chosen.end, today)
+    return _review(src.fingerprint, days, budgets, view.pricing, view.teams, src)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _chargeback(
     fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
 ) -> pd.DataFrame:
-    # Over the organization's usage, then the scope's teams' rows: a team's share of the base
-    # fee and of the included volume is its share of the organization's.
-    key_day = _days(_source.origin, "usage", start, end, _source).frame
     cost_centres = parse_teams(teams) if teams else NO_TEAMS
-    bill = chargeback(key_day, parse_pricing(pricing), cost_centres, start, end)
-    return _source.visible.team_rows(chargeback_rows(bill))
+    money = ScopedMoney(_source.visible, parse_pricing(pricing), cost_centres)
+    organization = Cached(_source, whole=True).usage(start, end).frame
+    return chargeback_rows(money.chargeback(organization, start, end))
 
 
 def chargeback_table(
     src: Source, chosen: ChosenRange, pricing: str, teams: str | None
 ) -> pd.DataFrame:
-    """The Chargeback page's table, cached by the files' texts and the range."""
+    """The Chargeback page's table as the session's scope sees it (``ScopedMoney``: a team's
+    rows and their total), cached by the files' texts and the range."""
     return _chargeback(src.fingerprint, chosen.start, chosen.end, pricing, teams, src)
+
+
+@st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
+def _range_cost(
+    fingerprint: str, start: date, end: date, pricing: str, _source: Source
+) -> RangeCost:
+    organization = Cached(_source, whole=True).usage(start, end).frame
+    return ScopedMoney(_source.visible, parse_pricing(pricing)).range_cost(organization, start, end)
+
+
+def range_cost(src: Source, chosen: ChosenRange, pricing: str) -> RangeCost:
+    """What the range cost the session's scope (``ScopedMoney.range_cost``): the
+    organization's usage cost and base fee, or a team's rows of Chargeback (their teams are
+    the scope's; the organization's total needs none)."""
+    return _range_cost(src.fingerprint, chosen.start, chosen.end, pricing, src)

@@ -19,7 +19,7 @@ from analytics.dashboard import guardrails, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.plan_panel import not_shown
+from analytics.dashboard.plan_panel import plan_withheld
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.guardrails.limit_plan import Plan
@@ -229,7 +229,7 @@ def guardrails_section(src: Source, allowed: Permission, today: date) -> None:
         st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
         return
     if not src.visible.scope.whole:  # said once, in the Plan panel's words
-        st.caption(not_shown(src.visible.scope))
+        st.caption(plan_withheld(src.visible.scope))
     budgets_held(files, guarded, planned, evaluations, src.visible.scope)
     keys_guarded(planned)
     st.caption(guardrails.last_run_text(guardrails.last_run(src)))

@@ -39,10 +39,10 @@ def current_snapshot(src: Source, today: date, pricing: str | None = None) -> Pl
     return _snapshot(src.fingerprint, today, pricing, src)
 
 
-def not_shown(scope: Scope) -> str:
+def plan_withheld(scope: Scope) -> str:
     """The one line a team's scope is told where the plan's figures, the organization's, would
     be (the Plan panel, the guardrails' budgets beside the plan and the organization's use)."""
-    return f"The plan's figures are the organization's: not shown to {scope.name}."
+    return scope.withheld("The plan's figures")
 
 
 def allowance_bar(allowance: Allowance, of: str = "") -> None:
@@ -62,7 +62,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     rest of the page goes on. The plan is the organization's: a team's scope is told so, and
     shown none of it."""
     if not src.visible.scope.whole:
-        st.caption(not_shown(src.visible.scope))
+        st.caption(plan_withheld(src.visible.scope))
         return None
     with st.container(border=True, key="plan_panel"):
         try:

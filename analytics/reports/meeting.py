@@ -165,8 +165,8 @@ def team_note(scope: str) -> str:
     "team Web shop"), in the report and on the Capacity page alike."""
     return (
         f"One team's review ({scope}): the organization-wide budgets, the plan's limits, the "
-        "spend and the capacity decision are the organization's figures and are left out; the "
-        "team's share of the money is its row of Chargeback (export --team --with-cost)"
+        "cost forecasts and the capacity decision are the organization's figures and are left "
+        "out; its spend is its rows of Chargeback, as export --team --with-cost writes them"
     )
 
 

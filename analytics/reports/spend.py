@@ -25,7 +25,8 @@ def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:
     lines = [*PRICED_METRICS, USAGE_MINOR, "base_fee_minor", "amount_minor"]
     now = _total(review.spend, lines)
     before = None if review.previous_spend is None else _total(review.previous_spend, lines)
-    names = [*(COST_LABELS[m] for m in PRICED_METRICS), USAGE_COST, BASE_FEE, TOTAL_COST]
+    fee = BASE_FEE if review.withheld is None else BASE_FEE_SHARE
+    names = [*(COST_LABELS[m] for m in PRICED_METRICS), USAGE_COST, fee, TOTAL_COST]
     return pd.DataFrame(
         {
             "Spend": names,
@@ -96,14 +97,14 @@ def _cost_forecast_rows(table: pd.DataFrame, currency: str) -> pd.DataFrame:
 
 
 def spend_section(review: CapacityReview, currency: str) -> str:
-    """Spend of the range (of its days with a price) and the cost forecast of each period."""
+    """Spend of the range (of its days with a price) and the cost forecast of each period; of
+    some teams' review, their rows of Chargeback and, once, why there is no forecast."""
     parts = []
     if review.spend is not None:
         parts += [
             blocks.table(_spend_rows(review, currency), ["Spend"]),
             "<h3>Spend by team</h3>",
-            '<p class="note">Usage cost shared between teams pro rata to usage, the base fee '
-            "pro rata to usage at list prices; keys no team claims are Unassigned.</p>",
+            f'<p class="note">{_SHARED if review.withheld is None else _TEAMS_SHARE}</p>',
             blocks.table(_team_rows(review.spend, currency), ["Team"]),
         ]
     else:
@@ -111,7 +112,9 @@ def spend_section(review: CapacityReview, currency: str) -> str:
     if review.unpriced:
         note = unpriced_text(review.unpriced, "the spend and its forecasts")
         parts.insert(0, f'<p class="note">{html.escape(note)}</p>')
-    if review.cost_forecasts is not None and len(review.cost_forecasts):
+    if review.withheld is not None:
+        parts += ["<h3>Spend forecast</h3>", f'<p class="note">{html.escape(review.withheld)}</p>']
+    elif review.cost_forecasts is not None and len(review.cost_forecasts):
         parts += [
             "<h3>Spend forecast</h3>",
             '<p class="note">The organization\'s cost, base fee included: the closed days, '
@@ -119,3 +122,13 @@ def spend_section(review: CapacityReview, currency: str) -> str:
             blocks.table(_cost_forecast_rows(review.cost_forecasts, currency), ["Period"]),
         ]
     return blocks.section(f"Spend ({currency})", *parts)
+
+
+_SHARED = (
+    "Usage cost shared between teams pro rata to usage, the base fee pro rata to usage at list "
+    "prices; keys no team claims are Unassigned."
+)
+_TEAMS_SHARE = (
+    "Each team's rows of Chargeback: its share of the organization's usage cost (pro rata to "
+    "usage) and of its base fee (pro rata to usage at list prices); Total is their sum."
+)

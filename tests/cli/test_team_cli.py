@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -186,6 +187,10 @@ def test_a_teams_report_shows_its_usage_and_budgets_and_nobody_elses(
     page = html.unescape(out.read_text(encoding="utf-8"))
     assert_none_of(page, others(demo_ledger))
     assert "Documents monthly" in page and "Marketing monthly" not in page
-    assert "Organization monthly" not in page and "<h2>Spend</h2>" not in page
+    assert "Organization monthly" not in page
+    # Its spend is its own row of Chargeback: no other team's, nor the Unassigned keys'.
+    spend = page[page.index("<h2>Spend (EUR)") :]
+    teams = {cell for cell in re.findall(r'<td class="text">([^<]+)</td>', spend)}
+    assert {TEAM, "Total"} <= teams and not teams & {"Marketing", "Unassigned", "Web shop"}
     assert "the organization-wide budgets, the plan's limits" in page
     assert f"{month_used(demo_ledger):,}" in page

@@ -10,16 +10,22 @@ tags written out by hand from teams.example.toml.
 
 from __future__ import annotations
 
+import html
 import shlex
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from support.builders import invoke
-from support.headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, app_test
+from support.headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY, app_test
 from support.shown import shown_texts
 from test_access import AUTH
 
 from analytics import pages
+from analytics.usage import calendar
 
 LEAD = "lead@example.org"
 VIEWER = "admin@example.org"
@@ -251,3 +257,67 @@ def test_a_team_leads_total_cost_is_its_row_of_the_organizations_chargeback(demo
     overview = signed_in(LEAD, "overview", show="cost", period="Last month")
     tiles = {metric.label: metric.value for metric in overview.metric}
     assert tiles["Total cost"] == f"{row} EUR"
+
+
+def viewers_row(period: str) -> dict[str, str]:
+    """Marketing's row of the organization's Chargeback, as its viewer's page shows it: the
+    oracle of a lead's money, computed over every team and never through the team's scope."""
+    bill = signed_in(VIEWER, "chargeback", period=period).dataframe[0].value
+    [row] = bill.loc[bill["team"] == "Marketing"].astype(str).to_dict("records")
+    return row
+
+
+def test_a_team_leads_meeting_report_bills_the_teams_row_of_chargeback(demo, monkeypatch):
+    """The meeting report the lead's Capacity page gives for last month: its spend is
+    Marketing's row of the organization's Chargeback (never the organization's base fee),
+    its contract year the budgets document's though none of its budgets is the team's, and
+    the cost forecasts are said to be the organization's, once, on the page and in the
+    report."""
+    made: dict[str, Callable[[], str]] = {}
+    add_deferred = MediaFileManager.add_deferred
+
+    def kept(manager, data, mimetype, coordinates, file_name=None, **named):
+        made[str(file_name)] = data
+        return add_deferred(manager, data, mimetype, coordinates, file_name, **named)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", kept)
+    row = viewers_row("Last month")
+    at = signed_in(LEAD, "capacity", period="Last month")
+    [report] = [page for name, page in made.items() if name.endswith(".html")]
+    text = html.unescape(report())
+    spend = text[text.index("<h2>Spend (EUR)") :]
+    assert f'<td class="text">Total cost</td><td>{row["amount"]} EUR</td>' in spend
+    assert f'<td class="text">Base fee share</td><td>{row["base_fee"]} EUR</td>' in spend
+    said = "The cost forecasts are the organization's: not shown to team Marketing."
+    assert said in spend
+    assert [c.value for c in at.caption].count(said) == 1
+    year = tomllib.loads(Path("budgets.example.toml").read_text())["contract_year_start"]
+    assert f"contract year starts {year}" in text
+
+
+def test_a_team_leads_chargeback_is_the_teams_rows_and_their_total(demo):
+    row = viewers_row("Last month")
+    at = signed_in(LEAD, "chargeback", period="Last month")
+    teams, total = (table.value.astype(str) for table in at.dataframe)
+    assert teams["team"].tolist() == ["Marketing"]
+    assert teams.to_dict("records") == [row]
+    assert total["amount"].tolist() == [row["amount"]]
+    assert not at.get("file_uploader")
+    assert not [c.value for c in at.caption if "is the organization's" in c.value]
+
+
+def test_a_team_leads_overview_in_cost_compares_the_teams_months(demo):
+    """Marketing's usage cost is within the organization's included volume, yet its months
+    cost it its base fee share, which follows its usage: its changes compare its month with
+    the month before, each its row of the organization's Chargeback (the viewer's, over all
+    history: a row per month and team), rather than saying N/A."""
+    start, end = calendar.resolve("last-month", TODAY)
+    before = calendar.previous_range(start, end)[0]
+    bill = signed_in(VIEWER, "chargeback").dataframe[0].value
+    months = bill.loc[bill["team"] == "Marketing"].set_index("month")["amount"]
+    now, then = months[f"{start:%Y-%m}"], months[f"{before:%Y-%m}"]
+    overview = signed_in(LEAD, "overview", show="cost", period="Last month")
+    total = {metric.label: metric for metric in overview.metric}["Total cost"]
+    assert total.value == f"{now} EUR"
+    assert total.help.endswith(f"previous period: {then} EUR")
+    assert total.delta.startswith("+" if now > then else "-" if now < then else "0")

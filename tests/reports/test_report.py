@@ -3,7 +3,9 @@ real browser."""
 
 from __future__ import annotations
 
+import html as html_text
 import re
+import tomllib
 from datetime import date
 from pathlib import Path
 
@@ -134,6 +136,43 @@ def test_cli_writes_the_report(tmp_path, monkeypatch):
         "2026-09-01 – 2026-09-30 · last year 2025-10-01 – 2025-10-31"
     ) in html
     assert [p.name for p in folder.iterdir()] == ["report.html"]  # no temporary left behind
+
+
+def test_a_teams_report_bills_its_row_of_the_organizations_chargeback(tmp_path, monkeypatch):
+    """`report --team Marketing`: its spend is Marketing's row of the organization's
+    chargeback (the oracle: the unscoped `export --group-by team --with-cost`), never the
+    organization's base fee; its contract year is the budgets document's; the cost forecasts,
+    the organization's, are said to be left out rather than shown."""
+    monkeypatch.setenv(CLOCK_VARIABLE, "2026-11-15T12:00:00Z")
+    days = ["--period", "last-month", "--demo"]
+    export = tmp_path / "teams.csv"
+    written = runner.invoke(
+        app, ["export", *days, "--group-by", "team", "--with-cost", "-o", str(export)]
+    )
+    assert written.exit_code == 0, written.output
+    teams = pd.read_csv(export, dtype=str).set_index("team")
+    output = tmp_path / "marketing.html"
+    result = runner.invoke(app, ["report", *days, "--team", "Marketing", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    html = output.read_text(encoding="utf-8")
+    spend = html[html.index("<h2>Spend (EUR)") :]
+    ours = teams.loc["Marketing"]
+    assert f'<td class="text">Total cost</td><td>{ours["total_cost_eur"]} EUR</td>' in spend
+    assert f'<td class="text">Base fee share</td><td>{ours["base_fee_share_eur"]} EUR</td>' in spend
+    assert (
+        f'<td class="text">Marketing</td><td>{ours["usage_cost_eur"]} EUR</td>'
+        f"<td>{ours['base_fee_share_eur']} EUR</td><td>{ours['total_cost_eur']} EUR</td>"
+    ) in spend
+    assert not [
+        team
+        for team in teams.index
+        if f'<td class="text">{team}</td>' in spend
+        if team != "Marketing"
+    ]
+    said = "The cost forecasts are the organization's: not shown to team Marketing."
+    assert said in html_text.unescape(spend)
+    year = tomllib.loads((ROOT / "budgets.example.toml").read_text())["contract_year_start"]
+    assert f"contract year starts {year}" in html
 
 
 @pytest.mark.parametrize(
