@@ -21,6 +21,7 @@ from bench import (
     page_scale,
     pairs,
     pricing,
+    real_series,
     scoped,
     state,
     synthetic_orgs,
@@ -52,5 +53,6 @@ SCENARIOS: dict[str, Callable[[synthetic_orgs.Scale], list[Result]]] = {
     "scoped_pages": scoped.scoped_pages,
     "forecast_quality": forecasts.forecast_quality,
     "forecast_quality_hard": forecasts.forecast_quality_hard,
+    "forecast_quality_real": real_series.forecast_quality_real,
     "recommend_time": forecasts.recommend_time,
 }

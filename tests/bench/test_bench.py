@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pandas as pd
 import pytest
@@ -60,6 +61,11 @@ TARGETS = {
         f"{line}_{hard}{horizon}"
         for line in ("forecast_wape_vs_naive", "interval_coverage_80")
         for hard in ("", "hard_")
+        for horizon in ("month", "quarter", "12_months")
+    ),
+    *(
+        f"{line}_real_{horizon}"
+        for line in ("forecast_wape_vs_naive", "forecast_wape_vs_library", "interval_coverage_80")
         for horizon in ("month", "quarter", "12_months")
     ),
     "recommend_time",
@@ -262,6 +268,66 @@ def test_forecast_lines_score_each_horizon_of_each_series_as_the_product_serves_
         assert inside == pytest.approx(round(inside), abs=0.01)
 
 
+# The smoke run's real series and the month starts it scores at each horizon: the last two
+# with a year before them whose horizon ended inside the series (bench/data/README.md).
+REAL_ORIGINS = {
+    "month": {"US births": ["2014-11", "2014-12"], "Capital Bikeshare": ["2012-11", "2012-12"]},
+    "quarter": {"US births": ["2014-09", "2014-10"], "Capital Bikeshare": ["2012-09", "2012-10"]},
+    "12 months": {"US births": ["2013-12", "2014-01"]},  # the bike share has two years only
+}
+MONTHS = {"month": 1, "quarter": 3, "12 months": 12}
+
+
+def births_naive_wape(starts: list[str], months: int) -> float:
+    """Seasonal naive's WAPE on US births, from the shipped file: each period's total
+    against the total of the same weekdays 52 weeks before (104 for a day 52 weeks or more
+    ahead: the 365th day of a 12-month period)."""
+    births = pd.read_csv(ROOT / "bench" / "data" / "us_births.csv.gz", index_col="day")
+    births.index = pd.to_datetime(births.index)
+    errors = actuals = 0.0
+    for start in starts:
+        days = pd.date_range(start, pd.Timestamp(start) + pd.DateOffset(months=months), freq="D")
+        ahead = np.arange(len(days) - 1)
+        earlier = days[:-1] - pd.to_timedelta(364 * (ahead // 364 + 1), unit="D")
+        actual = births.loc[days[:-1], "births"].sum()
+        errors += abs(actual - births.loc[earlier, "births"].sum())
+        actuals += actual
+    return errors / actuals
+
+
+@pytest.mark.parametrize("horizon", list(REAL_ORIGINS))
+def test_real_series_lines_score_every_method_from_the_same_origins(smoke, horizon):
+    """Each real line names its series and origins; seasonal naive's WAPE is the one read
+    from the shipped file; each ratio is what the series' figures say, each series' weighing
+    the same; the best library model is the lowest of the three."""
+    suffix = horizon.replace(" ", "_")
+    lines = by_name(smoke.printed)
+    naive = lines[f"forecast_wape_vs_naive_real_{suffix}"]
+    library = lines[f"forecast_wape_vs_library_real_{suffix}"]
+    covered = lines[f"interval_coverage_80_real_{suffix}"]
+    assert naive["series"] == library["series"]
+    figures = naive["series"]
+    assert set(figures) == set(REAL_ORIGINS[horizon])
+    for name, starts in REAL_ORIGINS[horizon].items():
+        assert figures[name]["origins"] == f"{starts[0]} to {starts[-1]}"
+        assert figures[name]["scored"] == 2 == sum(figures[name]["served_models"].values())
+        wape = figures[name]["wape"]
+        models = ("ETS (AICc, weekly)", "Theta (weekly)", "STL + ETS (weekly)")
+        assert figures[name]["best_library"] == min(models, key=lambda m: wape[m])
+    oracle = births_naive_wape(REAL_ORIGINS[horizon]["US births"], MONTHS[horizon])
+    assert figures["US births"]["wape"]["seasonal naive"] == pytest.approx(oracle, abs=1e-4)
+    served = sum(f["wape"]["served"] for f in figures.values())
+    assert naive["ratio"] == pytest.approx(
+        served / sum(f["wape"]["seasonal naive"] for f in figures.values()), abs=2e-3
+    )
+    assert library["ratio"] == pytest.approx(
+        served / sum(f["wape"][f["best_library"]] for f in figures.values()), abs=2e-3
+    )
+    assert naive["no_series_above_naive"] == (naive["worst_series"] <= 1.0)
+    assert covered["scored"] == 2 * len(figures) >= covered["with_interval"]
+    assert covered["ratio"] == pytest.approx(abs(covered["coverage_80"] - 0.8), abs=1e-4)
+
+
 def test_recommend_time_is_what_its_seconds_say(smoke):
     timing = by_name(smoke.printed)["recommend_time"]
     assert timing["keys"] == KEYS
@@ -299,6 +365,7 @@ def test_scenarios_cover_every_target_name():
         "scoped_pages",
         "forecast_quality",
         "forecast_quality_hard",
+        "forecast_quality_real",
         "recommend_time",
     }
 
