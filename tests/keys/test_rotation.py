@@ -225,3 +225,24 @@ def test_a_leaked_key_replaced_in_one_step_with_its_guardrail_memory(org):
     assert keys[made.rotation.new_key_id].usage_limits.characters == 50_000
     assert [e.action for e in actor.audit.read()] == ["deactivate", "create", "limit"]
     assert [(r.state, r.leaked) for r in log.read()] == [("finished", True)]
+
+
+def test_an_actor_who_may_not_change_the_key_begins_no_rotation_and_sends_nothing(org):
+    """Refused below the page: a rotation by someone whose rule refuses the key leaves no
+    rotation, no new key and no deactivated one; its attempt is audited as refused."""
+    _, client, actor, log = org
+    rows = rows_of(client, log)
+    keys = client.developer_keys()
+    refusal = "You may change the keys of Voice only: this key is not one of them."
+    lead = changes.Actor(client, "lead@example.org", actor.audit, changes.no_key(refusal))
+    for begin in (
+        lambda row: rotate(lead, log, rows, row, "Web shop (new)", BEGUN),
+        lambda row: leaked(lead, log, rows, row, "Web shop (new)"),
+    ):
+        with pytest.raises(changes.NotAllowed, match="Voice only"):
+            begin(row_named(rows, "Web shop"))
+    assert log.read() == [] and client.developer_keys() == keys
+    attempts = actor.audit.read()
+    assert [(e.who, e.action, e.outcome) for e in attempts] == [
+        ("lead@example.org", "create", "refused")
+    ] * 2
