@@ -168,10 +168,20 @@ class Visible:
             if not budget.is_cost
             and (
                 (budget.team is not None and self.sees(budget.team))
-                or (budget.key is not None and self.sees(self.team_of_key(budget.key, budget.key)))
+                or (budget.key is not None and self._sees_key_budget(budget.key))
             )
         )
         return msgspec.structs.replace(file, budgets=kept) if kept else None
+
+    def _sees_key_budget(self, key: str) -> bool:
+        """Whether a budget of the key named ``key`` (a masked key, or a label) is the
+        scope's. Named by a label, the key may be one a team outside the scope claims by its
+        masked key, which only the key list tells: while such claims exist, the budget is
+        left out rather than shown to a team that may not own it."""
+        masked_elsewhere = any(t.keys for t in self.teams.teams if not self.sees(t.name))
+        if "*" not in key and masked_elsewhere:
+            return False
+        return self.sees(self.team_of_key(key, key))
 
     def key_labels(self, masks_to_labels: Mapping[str, str]) -> dict[str, str]:
         """Of masked key → label, the keys in the scope."""

@@ -28,6 +28,7 @@ from support.builders import (
 )
 
 from analytics.access import WHOLE_ORGANIZATION, OutOfScope, Reach, Scope, Visible
+from analytics.capacity.budgets import parse_budgets
 from analytics.cost.teams import parse_teams
 from analytics.service.models import DeveloperKey
 from analytics.usage.frames import (
@@ -497,3 +498,67 @@ def test_a_scope_is_the_reach_of_the_right_to_see():
     assert Scope.of(Reach(teams=frozenset({"Apps"}))) == Scope(frozenset({"Apps"}))
     with pytest.raises(ValueError, match="no right to see"):
         Scope.of(Reach())
+
+
+# --- budgets --------------------------------------------------------------------------------
+
+
+@st.composite
+def budgets_of(draw, org: Organization) -> list[tuple[str, str | None, str | None, bool]]:
+    """Budgets over the organization: each (name, team, key label, in money), the team or the
+    key (a listed label) or neither (the organization's)."""
+    drawn = []
+    for n in range(draw(st.integers(1, 6))):
+        whose = draw(st.sampled_from(["team", "key", "organization"]))
+        team = draw(st.sampled_from([*org.teams, ELSEWHERE])) if whose == "team" else None
+        key = draw(st.sampled_from([k.label for k in org.keys])) if whose == "key" else None
+        drawn.append((f"Budget {n}", team, key, draw(st.booleans())))
+    return drawn
+
+
+def budgets_file(budgets: list[tuple[str, str | None, str | None, bool]]) -> str:
+    entries = []
+    for name, team, key, money in budgets:
+        lines = [f"name = {json.dumps(name)}", "period = 'month'", "limit = 1000"]
+        lines.append("metric = 'cost'" if money else "metric = 'total_characters'")
+        if team is not None:
+            lines.append(f"team = {json.dumps(team)}")
+        if key is not None:
+            lines.append(f"key = {json.dumps(key)}")
+        entries.append("[[budget]]\n" + "\n".join(lines))
+    return "contract_year_start = '04-01'\n\n" + "\n\n".join(entries) + "\n"
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_a_team_scope_keeps_exactly_its_budgets_and_the_documents_year(data):
+    """A team's budgets are those of its teams and of its keys (by the test's matcher), in
+    usage: the organization's and those in money are the organization's figures. Whatever is
+    kept (none: None), the whole organization keeps everything."""
+    org = data.draw(organizations())
+    drawn = data.draw(budgets_of(org))
+    file = parse_budgets(budgets_file(drawn))
+    # Named by label, a key budget is the scope's when the label's claim is, and no team
+    # outside the scope claims keys by masked key (one of them may carry the label).
+    masked_elsewhere = any(not org.in_scope(team) for team in org.mask_claims.values())
+
+    def by_label(label: str) -> str | None:
+        return next((c.team for c in org.label_claims if c.matches(label, "-")), None)
+
+    expected = [
+        name
+        for name, team, key, money in drawn
+        if not money
+        and (
+            (team is not None and org.in_scope(team))
+            or (key is not None and not masked_elsewhere and org.in_scope(by_label(key)))
+        )
+    ]
+    shown = visible(org).budgets(file)
+    kept = list(shown.budgets) if shown else []
+    assert [b.title for b in kept] == expected
+    # Never another team's: every key a kept budget names is, by the test's matcher, the scope's.
+    for budget in kept:
+        named = [k for k in org.keys if budget.key in (k.label, k.mask)]
+        assert all(org.in_scope(org.key_team(k.mask, k.label)) for k in named)
+    assert Visible(WHOLE_ORGANIZATION, parse_teams(org.teams_file())).budgets(file) == file
