@@ -24,7 +24,7 @@ from analytics.figures import usage as figures
 from analytics.pages import page_at
 from analytics.usage import calendar, tables
 from analytics.usage.frames import totals
-from analytics.usage.metrics import SERVICE_LABELS, TOTAL_CHARACTERS, format_value
+from analytics.usage.metrics import TOTAL_CHARACTERS, format_value
 
 source = data_source()
 chosen = session.chosen_range()
@@ -79,7 +79,7 @@ else:
     tiles = [
         (
             kpi.metric,
-            SERVICE_LABELS.get(kpi.metric, kpi.label),
+            kpi.label,  # the metric's name with its unit: the tiles' figures are bare
             kpi.value_text,
             kpi.change,
             kpi.change_text,

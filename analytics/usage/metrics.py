@@ -60,7 +60,7 @@ METRIC_LABELS: Final[dict[str, str]] = {
     MINUTES: "Speech-to-text minutes",
     SPEECH_TO_SPEECH: "Speech-to-speech minutes",
 }
-# Short names where the unit is clear from the context (legends, KPI tiles).
+# Short names where the unit is clear from the context (a chart's legend beside its axis).
 SERVICE_LABELS: Final[dict[str, str]] = {
     "text_translation_characters": "Text translation",
     "document_translation_characters": "Documents",

@@ -163,14 +163,14 @@ def test_every_published_shape_shows_on_the_overview(shape, organization, servic
     tiles = {metric.label: metric.value for metric in at.metric}
     # Text translation over four days and two keys: sum of 1000·(k+1) + d.
     assert (
-        tiles["Text translation"]
+        tiles["Text translation characters"]
         == f"{sum(1000 * (k + 1) + d for k in (0, 1) for d in range(4)):,}"
     )
     minutes = sum(0.25 * (k + d) for k in (0, 1) for d in range(4))
     speech = change in (without_speech, first_revision)
-    assert tiles["Speech-to-text"] == f"{0.0 if speech else minutes:,.2f}"
+    assert tiles["Speech-to-text minutes"] == f"{0.0 if speech else minutes:,.2f}"
     # Speech-to-speech: 0.5·k minutes a day for key k, never added to speech-to-text.
-    assert tiles["Speech-to-speech"] == f"{0.0 if speech else 0.5 * 4:,.2f}"
+    assert tiles["Speech-to-speech minutes"] == f"{0.0 if speech else 0.5 * 4:,.2f}"
 
 
 STRICT = {

@@ -369,7 +369,7 @@ def test_dashboard_through_a_fault(case, upstream, monkeypatch):
         ledger = upstream.state.emulator.ledger(START, END)
         total = sum(row.text_translation_characters for row in ledger)
         tiles = {metric.label: metric.value for metric in at.metric}
-        assert tiles["Text translation"] == f"{total:,}"
+        assert tiles["Text translation characters"] == f"{total:,}"
         return
     assert len(errors) == 1
     assert not at.metric
