@@ -101,6 +101,24 @@ if rows:
             column_config=export_preview_columns(export_source == "tags"),
         )
 
+st.subheader("FOCUS 1.2 for a FinOps tool")
+st.caption(
+    "The range's cost as the FinOps Open Cost and Usage Specification lays it out (Parquet): "
+    "a row per key, day and charged service, the plan's base fee a Purchase row of its month; "
+    "BilledCost adds up to Chargeback's total. "
+    + ("" if money.pricing is not None else NEEDS_PRICING)
+)
+focus_download = page_at("export").download("download_focus")
+st.download_button(
+    focus_download.text(),
+    data=lambda: data.focus_file(source, chosen, money, "parquet"),
+    file_name=f"focus_{chosen.start:%Y-%m-%d}_{chosen.end:%Y-%m-%d}.parquet",
+    icon=":material/download:",
+    disabled=money.pricing is None,
+    on_click="ignore",
+    key=focus_download.key,
+)
+
 if team is not None and len(team) > 1:
     st.caption(
         "The command line exports one team at a time (`--team`): each line below writes the "
