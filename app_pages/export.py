@@ -6,6 +6,7 @@ import streamlit as st
 from analytics.dashboard import data, page, session
 from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
+from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.scoping import source as data_source
@@ -111,7 +112,7 @@ st.caption(
 focus_download = page_at("export").download("download_focus")
 st.download_button(
     focus_download.text(),
-    data=lambda: data.focus_file(source, chosen, money, "parquet"),
+    data=lambda: focus_file(source, chosen, money, "parquet"),
     file_name=f"focus_{chosen.start:%Y-%m-%d}_{chosen.end:%Y-%m-%d}.parquet",
     icon=":material/download:",
     disabled=money.pricing is None,

@@ -32,7 +32,6 @@ from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
-from analytics.exports.focus import billing_account, focus_file_table, focus_table
 from analytics.exports.formats import Format, export_bytes
 from analytics.exports.requests import ExportRequest
 from analytics.exports.shaping import Costing, Share, shape_tag_export
@@ -379,37 +378,6 @@ def export(
 ) -> bytes:
     """The bytes of an export file, as the command line writes them."""
     return export_bytes(export_table(src, chosen, request, money), fmt)
-
-
-@st.cache_data(ttl=USAGE_TTL, max_entries=4, show_spinner="Writing the FOCUS file…")
-def _focus_file(
-    fingerprint: str,
-    start: date,
-    end: date,
-    files: tuple[str, str | None],
-    fmt: Format,
-    _source: Source,
-) -> bytes:
-    pricing, teams = files
-    organization = _days(_source.origin, "usage", start, end, _source).frame
-    table = focus_table(
-        organization,
-        parse_pricing(pricing),
-        parse_teams(teams) if teams else None,
-        start,
-        end,
-        billing_account(_source.settings, _source.demo),
-        _source.visible.scope.teams,
-    )
-    return export_bytes(focus_file_table(table, fmt == "csv"), fmt)
-
-
-def focus_file(src: Source, chosen: ChosenRange, money: View, fmt: Format) -> bytes:
-    """The range's FOCUS 1.2 file as ``export --focus`` writes it: the organization's, or the
-    scope's teams' rows and shares, priced from the organization's usage."""
-    assert money.pricing is not None
-    files = (money.pricing, money.teams)
-    return _focus_file(src.fingerprint, chosen.start, chosen.end, files, fmt, src)
 
 
 @st.cache_resource(
