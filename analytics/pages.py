@@ -157,6 +157,7 @@ PAGES = (
             Download("download_csv", "Download CSV"),
             Download("download_xlsx", "Download Excel"),
             Download("download_parquet", "Download Parquet"),
+            Download("download_focus", "Download FOCUS 1.2"),
         ),
     ),
     DashboardPage(

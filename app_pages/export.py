@@ -6,6 +6,7 @@ import streamlit as st
 from analytics.dashboard import data, page, session
 from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
+from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.scoping import source as data_source
@@ -100,6 +101,24 @@ if rows:
             height=280,
             column_config=export_preview_columns(export_source == "tags"),
         )
+
+st.subheader("FOCUS 1.2 for a FinOps tool")
+st.caption(
+    "The range's cost as the FinOps Open Cost and Usage Specification lays it out (Parquet): "
+    "a row per key, day and charged service, the plan's base fee a Purchase row of its month; "
+    "BilledCost adds up to Chargeback's total. "
+    + ("" if money.pricing is not None else NEEDS_PRICING)
+)
+focus_download = page_at("export").download("download_focus")
+st.download_button(
+    focus_download.text(),
+    data=lambda: focus_file(source, chosen, money, "parquet"),
+    file_name=f"focus_{chosen.start:%Y-%m-%d}_{chosen.end:%Y-%m-%d}.parquet",
+    icon=":material/download:",
+    disabled=money.pricing is None,
+    on_click="ignore",
+    key=focus_download.key,
+)
 
 if team is not None and len(team) > 1:
     st.caption(

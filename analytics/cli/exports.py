@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -25,9 +26,10 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
+from analytics.exports.focus import billing_account, focus_file_table, focus_table
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing, Share
+from analytics.exports.shaping import Costing, Share, unpriced_warning
 from analytics.exports.vocabulary import (
     COST_COLUMNS_TEXT,
     CostNotOffered,
@@ -119,6 +121,15 @@ FormatOption = Annotated[
 NoHistoryOption = Annotated[
     bool, typer.Option("--no-history", help="Fetch every day; do not use the history store.")
 ]
+FocusOption = Annotated[
+    bool,
+    typer.Option(
+        "--focus",
+        help="A FOCUS 1.2 cost and usage dataset (CSV or Parquet) for a FinOps tool: a row "
+        "per key, day and charged service, the plan's base fee a Purchase row of its month; "
+        "needs prices. --source, --group-by and --with-cost do not apply.",
+    ),
+]
 RawOption = Annotated[
     bool, typer.Option("--raw", help="Write text cells as they are (no formula guard).")
 ]
@@ -139,14 +150,20 @@ def export(
     fmt: FormatOption = None,
     demo: DemoOption = False,
     no_history: NoHistoryOption = False,
+    focus: FocusOption = False,
     raw: RawOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Export usage, custom-tag characters or language-pair usage of a range of UTC days to
-    CSV, Parquet or Excel; with --team, that team's rows and its share of the money only."""
+    CSV, Parquet or Excel, or their cost as FOCUS 1.2 (--focus); with --team, that team's rows
+    and its share of the money only."""
     with shared.reported(debug):
         first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
+        if focus:
+            how = _FocusRead(demo, not no_history, raw)
+            _export_focus(output, file_format, (first, last), (pricing, teams, team), how)
+            return
         request = ExportRequest(source, group_by, with_cost, team)
         try:
             # A file named here is read (and a bad one refused) whatever the choices.
@@ -174,6 +191,55 @@ def export(
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+@dataclass(frozen=True)
+class _FocusRead:
+    """How a FOCUS export reads and writes: the demo or the service, the history store, the
+    formula guard."""
+
+    demo: bool
+    history: bool
+    raw: bool
+
+
+def _export_focus(
+    output: Path,
+    file_format: Format,
+    days: tuple[date, date],
+    files: tuple[Path | None, Path | None, str | None],
+    how: _FocusRead,
+) -> None:
+    """`export --focus`: the FOCUS rows of the organization, or of ``--team``'s share, from
+    the organization's usage priced by the money layer."""
+    if file_format == "xlsx":
+        raise UsageProblem("--focus writes CSV or Parquet, not Excel")
+    pricing, teams, team = files
+    costing = organization_files.costing(pricing, teams, how.demo)
+    if costing.pricing is None:
+        raise UsageProblem("--focus needs prices: give --pricing FILE")
+    visible = organization_files.visible(team, costing)
+    first, last = days
+    given = shared.settings()
+    read = fetching.fetched("usage", given, how.demo, first, last, how.history, visible)
+    account = billing_account(given, how.demo)
+    table = focus_table(
+        read.organization.frame,
+        costing.pricing,
+        costing.teams,
+        first,
+        last,
+        account,
+        visible.scope.teams,
+    )
+    _say_unpriced(unpriced_warning(costing.pricing, first, last, "key_and_day"))
+    file_table = focus_file_table(table, file_format == "csv")
+    if output == shared.STDOUT:
+        _to_stdout(export_pieces(file_table, file_format, how.raw))
+        return
+    write_export(file_table, output, file_format, raw=how.raw)
+    if sys.stderr.isatty():
+        typer.echo(f"Wrote {len(table)} FOCUS rows to {output}", err=True)
 
 
 def _to_stdout(pieces: Iterable[Piece]) -> None:

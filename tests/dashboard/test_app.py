@@ -200,7 +200,7 @@ def test_keys_page_drill_down_to_a_key(demo_env):
     assert at.selectbox(key="key").value == quiet
 
 
-def test_export_page_offers_three_files_and_the_cli_command(demo_env):
+def test_export_page_offers_three_files_a_focus_file_and_the_cli_command(demo_env):
     at = open_page("export", period="Last 7 days", group="Key")
     start, end = last_days(7)
     commands = [block.value for block in at.code]
@@ -209,7 +209,10 @@ def test_export_page_offers_three_files_and_the_cli_command(demo_env):
         f"--output usage_key_{start}_{end}.csv --demo"
     )
     assert "--period last-7-days" in commands[1]
-    assert len(at.get("download_button")) == 3
+    buttons = at.get("download_button")
+    assert len(buttons) == 4
+    assert buttons[3].proto.label == "Download FOCUS 1.2"
+    assert not buttons[3].proto.disabled  # the demo's example prices are in force
     [schedule] = [caption.value for caption in at.caption if "CRON_TZ=UTC" in caption.value]
     assert schedule.endswith(
         "Exit codes: 0 done; 1 unexpected; 2 bad arguments or configuration; "

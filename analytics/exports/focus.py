@@ -1,0 +1,296 @@
+"""FOCUS 1.2: the organization's (or some teams') cost and usage in the FinOps Open Cost and
+Usage Specification's columns, as a FinOps tool consolidating every vendor's costs reads them.
+
+Every amount comes from the money layer, never priced here: the usage rows are the line items
+of ``cost.spend.price_usage`` per key, day and priced metric (one charged service each), the base
+fee is Chargeback's (``cost.chargeback``), shared below the teams by ``base_fee_shares`` as
+the export's ``base_fee_share`` columns are. So the rows' ``BilledCost`` adds up to Chargeback's
+total of each month, and to ``export --with-cost``'s ``total_cost`` columns, to the cent.
+
+The plan is read as the specification reads a commitment: its **base fee** is a ``Purchase`` row
+of its month (``ChargeFrequency`` "Recurring", ``BilledCost`` the fee, or a team's share of it
+in a team's file), and the included volume it buys is consumed by the usage rows: a usage row's
+``ListCost`` and ``ContractedCost`` are its usage at the prices in force, its ``BilledCost`` the
+part above the included volume, and its ``EffectiveCost`` that plus its amortized share of the
+base fee (``x_AmortizedBaseFee``). A Purchase row's ``EffectiveCost`` is the part of its fee no
+usage row carries (the fee of a month without usage), 0 otherwise; so ``EffectiveCost`` and
+``BilledCost`` have the same sum.
+
+Days without a price are left out (not priced is not free): ``unpriced_warning`` names them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
+from analytics.cost.money import Ints, apportion, as_decimals
+from analytics.cost.prices import Pricing
+from analytics.cost.spend import Spend, price_usage
+from analytics.cost.teams import NO_TEAMS, Teams, key_owners, key_teams
+from analytics.service.connection_settings import Settings
+from analytics.usage.frames import labels
+from analytics.usage.history import account_name
+from analytics.usage.metrics import METRIC_LABELS, MINUTES, SPEECH_TO_SPEECH, is_minutes
+
+FOCUS_VERSION: Final = "1.2"
+PROVIDER: Final = "Language Service"
+SERVICE_CATEGORY: Final = "AI and Machine Learning"
+SERVICE_SUBCATEGORY: Final = "Natural Language Processing"
+PLAN_SERVICE: Final = "Language Service plan"
+# Each priced metric is one charged service.
+SERVICE_NAMES: Final[dict[str, str]] = {
+    "text_translation_characters": "Text translation",
+    "document_translation_characters": "Document translation",
+    "text_improvement_characters": "Text improvement",
+    MINUTES: "Speech-to-text",
+    SPEECH_TO_SPEECH: "Speech-to-speech",
+}
+# Prices are per million characters and per minute (``cost.prices``).
+PRICING_UNITS: Final = ("1000000 Characters", "Minutes")
+CONSUMED_UNITS: Final = ("Characters", "Minutes")
+COST_COLUMNS: Final = ("BilledCost", "EffectiveCost", "ListCost", "ContractedCost")
+FOCUS_COLUMNS: Final = [
+    "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodStart",
+    "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "ChargeClass",
+    "ChargeDescription", "ChargeFrequency", *COST_COLUMNS, "PricingCategory", "PricingQuantity",
+    "PricingUnit", "ConsumedQuantity", "ConsumedUnit", "ProviderName", "PublisherName",
+    "InvoiceIssuerName", "InvoiceId", "SubAccountId", "SubAccountName", "ResourceId",
+    "ResourceName", "ResourceType", "ServiceCategory", "ServiceName", "ServiceSubcategory", "Tags",
+    "x_Metric", "x_UsageDate", "x_AmortizedBaseFee",
+]  # fmt: skip
+DATETIME_COLUMNS: Final = (
+    "BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BillingAccount:
+    """Who the service bills: the organization (an id that names no secret, and its name)."""
+
+    id: str
+    name: str
+
+
+def billing_account(settings: Settings, demo: bool) -> BillingAccount:
+    """The billed account: the demo organization by its name, else the configured account by
+    the digests its files are named with (never the key itself)."""
+    if demo:
+        return BillingAccount(settings.demo_name, "Demo organization")
+    if settings.is_configured and settings.auth_key and settings.base_url:
+        name = account_name(settings.base_url, settings.auth_key)
+        return BillingAccount(name, f"{PROVIDER} account {name}")
+    return BillingAccount("unconfigured", "Unconfigured account")
+
+
+def focus_table(
+    organization: pd.DataFrame,
+    pricing: Pricing,
+    teams: Teams | None,
+    start: date,
+    end: date,
+    account: BillingAccount,
+    shown: frozenset[str] | None = None,
+) -> pd.DataFrame:
+    """The FOCUS rows of ``start``–``end`` from the organization's key-day frame of that
+    range: a usage row per key, day and charged service, a Purchase row per month for the base
+    fee; with ``shown``, those teams' usage rows and Purchase rows of their shares only (each
+    amount the same as in the organization's file)."""
+    cost_centres = teams or NO_TEAMS
+    spend = price_usage(organization, pricing, start, end, "api_key", per="day")
+    bill = chargeback(organization, pricing, cost_centres, start, end)
+    label_of = labels(organization)
+    team_of = key_teams(cost_centres, label_of)
+    usage = _usage_rows(spend, bill, (team_of, label_of), cost_centres)
+    if shown is not None:
+        usage = usage[usage["team"].isin(list(shown))]
+    purchases = _purchase_rows(bill, usage, spend, shown)
+    return _columns(pd.concat([usage, purchases], ignore_index=True), pricing, account)
+
+
+def _usage_rows(
+    spend: Spend, bill: Chargeback, keys: tuple[dict[str, str], dict[str, str]], teams: Teams
+) -> pd.DataFrame:
+    """One row per key, day and metric with usage: its line item and its amortized share of
+    the base fee (its key-day's share, shared between its metrics pro rata to list cost);
+    ``keys``: each key's team and label."""
+    team_of, label_of = keys
+    items = spend.items.astype({"api_key": str, "metric": str}).reset_index(drop=True)
+    fees = base_fee_shares(bill, spend, team_of)
+    placed = fees[fees["group"].notna()].groupby(["usage_date", "group"])["base_fee_minor"].sum()
+    key_days = pd.MultiIndex.from_frame(items[["usage_date", "api_key"]])
+    codes, unique = pd.factorize(key_days)
+    wholes = placed.reindex(unique, fill_value=0).astype("int64").tolist()
+    weights = _weights(np.asarray(codes, dtype=np.int64), items["list_amount_minor"])
+    items["fee_minor"] = apportion(wholes, np.asarray(codes, dtype=np.int64), weights)
+    items["team"] = items["api_key"].map(team_of)
+    day = pd.DatetimeIndex(items["usage_date"])
+    items["period_start"], items["period_end"] = day, day + pd.Timedelta(days=1)
+    items["api_key_label"] = items["api_key"].map(label_of)
+    owners = key_owners(teams, zip(items["api_key"], items["api_key_label"], strict=True))
+    items["tags"] = [
+        _tags(team, owner.owner if owner else "", owner.purpose if owner else "")
+        for team, owner in zip(items["team"], owners, strict=True)
+    ]
+    return items
+
+
+def _weights(of: Ints, weights: pd.Series) -> Ints:
+    """Each row's weight in its whole: its list cost, every row 1 where all weigh 0."""
+    weight = weights.to_numpy(np.int64)
+    total = np.zeros(int(of.max(initial=-1)) + 1, dtype=np.int64)
+    np.add.at(total, of, weight)
+    return np.where(total[of] == 0, 1, weight)
+
+
+def _tags(team: str, owner: str, purpose: str) -> str:
+    """The key's tags as a JSON object: its team, and its owner and purpose where the teams
+    settings name them."""
+    tags = {"team": team} | ({"owner": owner} if owner else {})
+    return json.dumps(tags | ({"purpose": purpose} if purpose else {}), sort_keys=True)
+
+
+def _purchase_rows(
+    bill: Chargeback, usage: pd.DataFrame, spend: Spend, shown: frozenset[str] | None
+) -> pd.DataFrame:
+    """The base fee of each month as a Purchase row (the organization's), or each shown team's
+    share of it as one: ``EffectiveCost`` the part no usage row of the file amortizes."""
+    if shown is None:
+        fees = bill.total[["month", "base_fee_minor"]].assign(team=None)
+        placed = usage.groupby("month")["fee_minor"].sum()
+        amortized = placed.reindex(pd.DatetimeIndex(fees["month"]), fill_value=0)
+    else:
+        table = bill.table.astype({"team": str})
+        fees = table.loc[table["team"].isin(list(shown)), ["month", "team", "base_fee_minor"]]
+        placed = usage.groupby(["month", "team"])["fee_minor"].sum()
+        amortized = placed.reindex(pd.MultiIndex.from_frame(fees[["month", "team"]]), fill_value=0)
+    fees = fees.assign(amortized=amortized.to_numpy(np.int64))
+    fees = fees[fees["base_fee_minor"] != 0].reset_index(drop=True)
+    month = pd.DatetimeIndex(fees["month"])
+    first = pd.Timestamp(spend.start if spend.unpriced is None else spend.unpriced.last)
+    first += pd.Timedelta(days=0 if spend.unpriced is None else 1)
+    after = pd.Timestamp(spend.end) + pd.Timedelta(days=1)
+    return pd.DataFrame(
+        {
+            "month": month,
+            "team": fees["team"],
+            "amount_minor": fees["base_fee_minor"],
+            "list_amount_minor": fees["base_fee_minor"],
+            "fee_minor": fees["base_fee_minor"] - fees["amortized"],
+            "period_start": month.where(month > first, first),
+            "period_end": (month + pd.offsets.MonthBegin(1)).where(
+                month + pd.offsets.MonthBegin(1) < after, after
+            ),
+            "tags": [None if team is None else _tags(team, "", "") for team in fees["team"]],
+        }
+    )
+
+
+def _utc(values: pd.Series | pd.DatetimeIndex) -> pd.Series:
+    """Days as instants at UTC midnight (FOCUS's date/times are UTC)."""
+    return pd.Series(pd.DatetimeIndex(values).as_unit("s").tz_localize("UTC"))
+
+
+def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> pd.DataFrame:
+    """The rows in FOCUS's columns; a usage row has a metric, a Purchase row none."""
+    usage = rows["metric"].notna().to_numpy()
+    metric = rows["metric"].where(usage, None)
+    minutes = np.array([bool(m) and is_minutes(str(m)) for m in metric], dtype=bool)
+    currency = pricing.currency
+    month = pd.DatetimeIndex(rows["month"])
+    billed = rows["amount_minor"].to_numpy(np.int64)
+    effective = np.where(usage, billed, 0) + rows["fee_minor"].to_numpy(np.int64)
+    quantity = [_quantity(u, m) for u, m in zip(rows["usage"], minutes, strict=True)]
+    service = [
+        SERVICE_NAMES[str(m)] if u else PLAN_SERVICE for m, u in zip(metric, usage, strict=True)
+    ]
+    frame = pd.DataFrame(
+        {
+            **_constant_columns(account, currency),
+            "BillingPeriodStart": _utc(month),
+            "BillingPeriodEnd": _utc(month + pd.offsets.MonthBegin(1)),
+            "ChargePeriodStart": _utc(rows["period_start"]),
+            "ChargePeriodEnd": _utc(rows["period_end"]),
+            "ChargeCategory": np.where(usage, "Usage", "Purchase"),
+            "ChargeClass": None,
+            "ChargeDescription": [
+                METRIC_LABELS[str(m)] if u else f"Base fee of the plan, {day:%Y-%m}"
+                for m, u, day in zip(metric, usage, month, strict=True)
+            ],
+            "ChargeFrequency": np.where(usage, "Usage-Based", "Recurring"),
+            "BilledCost": as_decimals(billed, currency),
+            "EffectiveCost": as_decimals(effective, currency),
+            "ListCost": as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency),
+            "ContractedCost": as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency),
+            "PricingQuantity": [
+                q[0] if u else Decimal(1) for q, u in zip(quantity, usage, strict=True)
+            ],
+            "PricingUnit": [
+                PRICING_UNITS[int(m)] if u else "Months"
+                for m, u in zip(minutes, usage, strict=True)
+            ],
+            "ConsumedQuantity": [q[1] for q in quantity],
+            "ConsumedUnit": [
+                CONSUMED_UNITS[int(m)] if u else None for m, u in zip(minutes, usage, strict=True)
+            ],
+            "InvoiceId": [f"{account.id}-{day:%Y-%m}" for day in month],
+            "SubAccountId": rows["team"],
+            "SubAccountName": rows["team"],
+            "ResourceId": rows["api_key"].where(usage, None) if "api_key" in rows else None,
+            "ResourceName": rows["api_key_label"].where(usage, None) if "api_key" in rows else None,
+            "ResourceType": pd.Series("API key", index=rows.index).where(usage, None),
+            "ServiceName": service,
+            "Tags": rows["tags"],
+            "x_Metric": metric,
+            "x_UsageDate": pd.DatetimeIndex(rows["usage_date"]).date
+            if "usage_date" in rows
+            else None,
+            "x_AmortizedBaseFee": pd.Series(as_decimals(effective - billed, currency)).where(
+                usage, None
+            ),
+        }
+    )
+    return frame[FOCUS_COLUMNS]
+
+
+def _constant_columns(account: BillingAccount, currency: str) -> dict[str, str]:
+    """The columns every row has alike: the billed account, the currency, the provider, the
+    category of its services."""
+    return {
+        "BillingAccountId": account.id,
+        "BillingAccountName": account.name,
+        "BillingCurrency": currency,
+        "PricingCategory": "Standard",
+        "ProviderName": PROVIDER,
+        "PublisherName": PROVIDER,
+        "InvoiceIssuerName": PROVIDER,
+        "ServiceCategory": SERVICE_CATEGORY,
+        "ServiceSubcategory": SERVICE_SUBCATEGORY,
+    }
+
+
+def _quantity(usage: float, minutes: bool) -> tuple[Decimal | None, Decimal | None]:
+    """Pricing and consumed quantity of a usage row (none for a Purchase row): characters
+    priced per million, minutes per minute (to the micro-minute the money layer counts)."""
+    if usage != usage:  # a Purchase row: NaN
+        return None, None
+    if minutes:
+        consumed = Decimal(round(usage * 1_000_000)).scaleb(-6)
+        return consumed, consumed
+    characters = Decimal(int(usage))
+    return characters.scaleb(-6), characters
+
+
+def focus_file_table(table: pd.DataFrame, csv: bool) -> pd.DataFrame:
+    """The rows as a file holds them: in CSV the date/times in FOCUS's text form
+    (``2025-07-01T00:00:00Z``); Parquet keeps them as UTC timestamps."""
+    if not csv:
+        return table
+    return table.assign(**{c: table[c].dt.strftime("%Y-%m-%dT%H:%M:%SZ") for c in DATETIME_COLUMNS})
