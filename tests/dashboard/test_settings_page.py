@@ -139,20 +139,30 @@ def test_a_refused_budget_is_said_in_the_words_of_settings_import(demo_env, monk
     assert "settings_save_budgets" not in [button.key for button in at.button]
 
 
-def test_two_sessions_save_one_budget_the_second_is_refused_and_nothing_is_lost(
+def test_two_sessions_save_one_budget_the_second_sees_the_diff_and_takes_theirs(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
     ana, bo = open_clean_page("settings"), open_clean_page("settings")
     theirs = BUDGETS.replace("limit = 3_200_000", "limit = 3_300_000")
-    mine = BUDGETS.replace("limit = 3_200_000", "limit = 3_400_000")
+    mine = theirs.replace("limit = 1_500", "limit = 1_600")
     edit(bo, "budgets", theirs).button(key="settings_save_budgets").click().run()
     edit(ana, "budgets", mine).button(key="settings_save_budgets").click().run()
     [refused] = errors(ana)
     assert refused.startswith("budgets: someone changed these settings meanwhile: you edited")
-    assert {mine.strip(), theirs.strip()} <= set(codes(ana))  # both versions shown
+    [diff] = [code for code in ana.code if code.language == "diff"]
+    changed = [line for line in diff.value.splitlines() if line[:1] in "+-"]
+    assert changed == ["--- version 2", "+++ yours", "-limit = 1_500", "+limit = 1_600"]
+    ana.button(key="settings_take_theirs_budgets").click().run()
+    assert not errors(ana)
+    assert ana.text_area(key="settings_text_budgets").value == mine  # the text typed, kept
+    # Previewed wholly against version 2: only the change typed, nothing of version 1.
+    assert "[[budget]] #3 (limit): 1500 → 1600" in codes(ana)
+    assert not any("3200000" in code or "3,200,000" in code for code in codes(ana))
+    ana.button(key="settings_save_budgets").click().run()
+    assert not ana.exception and not errors(ana)
     invoke("settings", "export", "--to", "out", "--demo")
-    assert (tmp_path / "out" / "budgets.toml").read_text() == theirs
+    assert (tmp_path / "out" / "budgets.toml").read_text() == mine
 
 
 def test_restore_gives_back_an_earlier_version_as_a_new_one(demo_env, monkeypatch, tmp_path):
