@@ -771,9 +771,7 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
         f'{text}\n[[team]]\nname = "{team}"\nlabels = ["{first}", "{second}"]\n\n[[key]]\n'
         f'key = "{first}"\nowner = "ana@example.org"\npurpose = "Translations of the field app"\n',
     )
-    assert re.search(
-        rf"^{team} then holds 2 key\(s\) \(0 now\); its chargeback 0\.00 → ", effect, re.M
-    )
+    assert re.search(rf"^{team} then holds 2 keys \(0 now\); its chargeback 0\.00 → ", effect, re.M)
     page.screenshot(path=SHOTS / "settings-teams.png")
     saved(page, teams)
 
