@@ -23,7 +23,7 @@ from analytics.cli.keys import at_terminal, who
 from analytics.cli.shared import DebugOption, DemoOption, UsageProblem, app
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place, document, first_start
-from analytics.settings.names import Organization, organization, used_range
+from analytics.settings.organization_names import Organization, organization, used_range
 from analytics.settings.parts import (
     PARTS,
     Part,

@@ -26,7 +26,7 @@ from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.settings.effects import plan_effect, team_effects, total_cost
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place
-from analytics.settings.names import Organization, organization, used_range
+from analytics.settings.organization_names import Organization, organization, used_range
 from analytics.settings.parts import Part, SettingsProblem, check, route_warning
 from analytics.settings.versions import NONE_YET, SavedMeanwhile, Version, save
 from analytics.usage import calendar

@@ -9,10 +9,10 @@ among them). Beyond its file's rules, a budget marked
 ``enforce = true`` that the keys' limits can never hold (``guardrails.rules.never_enforceable``)
 is refused here, where it is set, instead of being reported "not enforced" at every run.
 
-Given the organization (`names.Organization`), the names a document gives are checked too: a
-budget's key or team, a key owner's key, a team's claimed labels and tags that do not exist are
-refused with the nearest existing name (`names.unknown_names`), on the page as by ``settings
-import``.
+Given the organization (`organization_names.Organization`), the names a document gives are
+checked too: a budget's key or team, a key owner's key, a team's claimed labels and tags that
+do not exist are refused with the nearest existing name (`organization_names.unknown_names`),
+on the page as by ``settings import``.
 
 Alert routes name the environment variables holding their secrets, never the secrets: a route
 whose variable is not set is refused when the alerts are sent (``alerts.alerts_file.load_alerts``),
@@ -30,7 +30,7 @@ from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budget
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.guardrails.rules import never_enforceable
-from analytics.settings.names import Organization, unknown_names
+from analytics.settings.organization_names import Organization, unknown_names
 
 Part = Literal["pricing", "teams", "budgets", "alerts"]
 PARTS: Final[tuple[Part, ...]] = get_args(Part)

@@ -16,7 +16,7 @@ from support.builders import invoke
 from support.servers import ROOT
 
 from analytics.exit_codes import USAGE
-from analytics.settings.names import Organization, unknown_names
+from analytics.settings.organization_names import Organization, unknown_names
 from analytics.settings.parts import SettingsProblem, check
 
 BUDGETS = (ROOT / "budgets.example.toml").read_text()
