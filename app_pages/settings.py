@@ -10,6 +10,7 @@ from analytics.dashboard import money_files
 from analytics.dashboard import settings_form as form
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.scoping import source as data_source
+from analytics.settings.field_changes import line_diff
 from analytics.settings.parts import PARTS, TITLES, Part
 from analytics.settings.versions import SavedMeanwhile, Version, history
 
@@ -60,9 +61,41 @@ def key_owners(text: str) -> None:
         )
 
 
+def show_conflict(part: Part) -> None:
+    """A save refused as someone saved meanwhile: their version against the text typed, line
+    by line, and the way on: take theirs and re-apply the text typed, previewed anew."""
+    conflict = form.conflict_of(part)
+    if conflict is None:
+        return
+    theirs = conflict.theirs
+    st.error(str(conflict), icon=":material/group:")
+    mine = st.session_state.get(form.text_key(part), "")
+    st.markdown(f"**Version {theirs.number} ({form.version_text(theirs)}) against yours**")
+    changed = line_diff(theirs.text, mine, f"version {theirs.number}", "yours")
+    st.code(changed or "(the same text)", language="diff", wrap_lines=True)
+    st.button(
+        "Take theirs and re-apply mine",
+        key=f"settings_take_theirs_{part}",
+        icon=":material/merge:",
+        help=f"Your text, kept, as an edit of version {theirs.number}: previewed against it.",
+        on_click=form.take_theirs,
+        args=(part, theirs),
+    )
+
+
+def check_and_preview(part: Part, text: str, base: int, before: str | None) -> None:
+    """The edit checked (its file's rules, and the names it gives) and kept for Save."""
+    form.drop_pending(part)
+    with service_errors(source):
+        if wrong := form.problem(source, part, text, before):
+            st.error(wrong, icon=":material/error:")
+            return
+        form.preview(form.Pending(part, text, base))
+
+
 def show_preview(part: Part, kept: list[Version]) -> None:
     """The edit previewed against the version it was made from: each field, the effect, and
-    Save."""
+    Save, enabled once the preview of exactly the text shown is complete."""
     pending = form.pending_of(part)
     if pending is None:
         return
@@ -77,31 +110,43 @@ def show_preview(part: Part, kept: list[Version]) -> None:
             return
         # Wrapped: a line cut at the box's edge would hide its after (a key's new limit).
         st.code("\n".join(lines), language=None, wrap_lines=True)
+        if warned := form.warning(part, pending.text):
+            st.warning(warned, icon=":material/notifications_off:")
         with service_errors(source):
-            effects = form.effect(source, pending)
+            effects = form.effect(source, pending, before)
+            form.previewed(pending)
         if effects:
             st.markdown("**Its effect**")
             st.code("\n".join(effects), language=None, wrap_lines=True)
-        if st.button("Save", key=f"settings_save_{part}", type="primary", icon=":material/save:"):
-            try:
-                form.save_pending(place.records, pending, allowed)
-            except PermissionError as exc:
-                st.error(f"{exc} Nothing was saved.", icon=":material/block:")
-            except SavedMeanwhile as exc:
-                st.error(str(exc), icon=":material/group:")
-                mine, theirs = st.columns(2)
-                mine.markdown(f"**Yours, edited from version {exc.mine}**")
-                mine.code(pending.text, language="toml")
-                theirs.markdown(f"**Version {exc.theirs.number}, {form.version_text(exc.theirs)}**")
-                theirs.code(exc.theirs.text, language="toml")
-                st.button(
-                    f"Start again from version {exc.theirs.number}",
-                    key=f"settings_again_{part}",
-                    on_click=form.forget_edit,
-                    args=(part,),
-                )
-            else:
-                st.rerun()
+        ready = form.savable(pending)
+        if not ready:
+            st.caption("The text changed since this preview: press Preview again to save it.")
+        if st.button(
+            "Save",
+            key=f"settings_save_{part}",
+            type="primary",
+            icon=":material/save:",
+            disabled=not ready,
+        ):
+            save_previewed(pending)
+
+
+def save_previewed(pending: form.Pending) -> None:
+    """Save, only for a preview complete for the text shown (a click on a stale Save refused)."""
+    assert place.records is not None
+    if not form.savable(pending):
+        st.error(
+            "The preview is not of the text shown: nothing was saved.", icon=":material/block:"
+        )
+        return
+    try:
+        form.save_pending(place.records, pending, allowed)
+    except PermissionError as exc:
+        st.error(f"{exc} Nothing was saved.", icon=":material/block:")
+    except SavedMeanwhile:
+        st.rerun()  # the conflict is shown above the preview, with the way on
+    else:
+        st.rerun()
 
 
 def part_section(part: Part) -> None:
@@ -129,26 +174,39 @@ def part_section(part: Part) -> None:
             key_owners(latest.text)
     form.start_edit(part, latest)
     base = st.session_state[form.base_key(part)]
-    if latest is not None and base != latest.number:
+    if latest is not None and base != latest.number and form.conflict_of(part) is None:
         st.warning(
             f"You are editing version {base}; {form.version_text(latest)} since.",
             icon=":material/group:",
         )
-    with st.form(f"settings_form_{part}"):
-        st.text_area(
-            f"{TITLES[part]}, as in {example}, which explains every field",
-            key=form.text_key(part),
-            height=320,
+    if form.unsaved(part, latest):
+        st.info(
+            f"Unsaved edit of version {base}: kept while you visit other pages, until you "
+            "save it or press Start again.",
+            icon=":material/edit_note:",
         )
-        if st.form_submit_button(
-            "Preview", key=f"settings_preview_{part}", icon=":material/preview:"
-        ):
-            text = st.session_state[form.text_key(part)]
-            if wrong := form.problem(part, text):
-                form.drop_pending(part)
-                st.error(wrong, icon=":material/error:")
-            else:
-                form.preview(form.Pending(part, text, base))
+    show_conflict(part)
+    edited = f"version {base}" if base else "a new document"
+    st.text_area(
+        f"{TITLES[part]}: your edit of {edited} ({example} explains every field)",
+        key=form.text_key(part),
+        height=320,
+        on_change=form.keep_draft,
+        args=(part,),
+    )
+    left, right = st.columns(2)
+    clicked = left.button("Preview", key=f"settings_preview_{part}", icon=":material/preview:")
+    if clicked or form.repreview(part):
+        base_text = next((v.text for v in kept if v.number == base), None)
+        check_and_preview(part, st.session_state[form.text_key(part)], base, base_text)
+    right.button(
+        "Start again",
+        key=f"settings_again_{part}",
+        icon=":material/undo:",
+        on_click=form.forget_edit,
+        args=(part,),
+        help="Drop your edit: the text of the version in force.",
+    )
     show_preview(part, kept)
     versions_kept(part, kept, latest)
 

@@ -12,21 +12,31 @@ version it read (someone who saved meanwhile is named, and nothing is overwritte
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from analytics.cli import organization_files, shared
+from analytics.cli import fetching, organization_files, shared
 from analytics.cli.keys import at_terminal, who
 from analytics.cli.shared import DebugOption, DemoOption, UsageProblem, app
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place, document, first_start
-from analytics.settings.parts import PARTS, Part, SettingsProblem, check, file_name, part_of
+from analytics.settings.organization_names import Organization, organization, used_range
+from analytics.settings.parts import (
+    PARTS,
+    Part,
+    SettingsProblem,
+    check,
+    file_name,
+    part_of,
+    route_warning,
+)
 from analytics.settings.versions import NONE_YET, SavedMeanwhile, history, latest, save, version
 from analytics.storage.files import write_atomic
 from analytics.storage.tomlfiles import read_text
-from analytics.usage.calendar import utc_now
+from analytics.usage.calendar import utc_now, utc_today
 from analytics.usage.records import Records
 
 settings_app = shared.command_group(
@@ -87,6 +97,18 @@ def _saved(
     typer.echo(f"{part}: saved as version {saved.number}")
 
 
+def _organization(demo: bool, place: Place, given: dict[Part, str]) -> Organization:
+    """What the imported files may name: the organization's keys and tags, and the teams of
+    the teams file imported with them, else of the teams in force."""
+    held = document("teams", place)
+    teams = given.get("teams", held.text if held else None)
+    given_settings = shared.settings()
+    first, last = used_range(utc_today())
+    reader = fetching.Fetches(given_settings, demo)
+    tags = fetching.fetched("tags", given_settings, demo, first, last, True).shown.frame
+    return organization(reader.developer_keys(), reader.usage(first, last).frame, tags, teams)
+
+
 @settings_app.command("export")
 def export(
     to: Annotated[
@@ -100,14 +122,19 @@ def export(
     (each written whole or not at all); the same settings always give the same bytes."""
     with shared.reported(debug):
         place = organization_files.place(demo)
+        found = {part: document(part, place) for part in PARTS}
+        if not any(found.values()):
+            raise UsageProblem(
+                "no settings in force, nothing written: import files with `settings import`, "
+                "or give --demo for the demo organization's"
+            )
         to.mkdir(parents=True, exist_ok=True)
-        for part in PARTS:
-            found = document(part, place)
-            if found is None:
+        for part, held in found.items():
+            if held is None:
                 typer.echo(f"{part}: none in force, no {file_name(part)} written")
                 continue
-            path = write_atomic(found.text.encode("utf-8"), to / file_name(part))
-            typer.echo(f"{path}: {found.where}")
+            path = write_atomic(held.text.encode("utf-8"), to / file_name(part))
+            typer.echo(f"{path}: {held.where}")
 
 
 @settings_app.command("import")
@@ -131,6 +158,12 @@ def import_files(
         for part, path in read:
             check(part, texts[path], str(path))
         first_start(place)
+        org = _organization(demo, place, {part: texts[path] for part, path in read})
+        for part, path in read:
+            held = latest(records, part)
+            check(part, texts[path], str(path), org, held.text if held else None)
+            if warned := route_warning(part, texts[path], os.environ):
+                typer.echo(f"warning: {warned}", err=True)
         planned = []
         for part, path in read:
             held = latest(records, part)

@@ -11,6 +11,7 @@ version it was read from, so of two people who saved from one version the second
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -18,25 +19,40 @@ import streamlit as st
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.dashboard import data, guardrails, money_files, permissions
+from analytics.dashboard import data, guardrails, keys_and_limits, money_files, permissions
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.settings.effects import plan_effect, team_effects, total_cost
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place
-from analytics.settings.parts import Part, SettingsProblem, check
-from analytics.settings.versions import NONE_YET, Version, save
+from analytics.settings.organization_names import Organization, organization, used_range
+from analytics.settings.parts import Part, SettingsProblem, check, route_warning
+from analytics.settings.versions import NONE_YET, SavedMeanwhile, Version, save
 from analytics.usage import calendar
 from analytics.usage.records import Records
 
 PENDING: Final = "settings_pending"  # part → the edit previewed, awaiting Save
 SAVED: Final = "settings_saved"  # part → what the last save said
+CONFLICT: Final = "settings_conflict"  # part → the save refused as someone saved meanwhile
+REPREVIEW: Final = "settings_repreview"  # the part whose edit was re-based, to preview anew
+PREVIEWED: Final = "settings_previewed"  # part → the (text, base) whose preview is complete
 
 
 def text_key(part: Part) -> str:
     """The text area's key: its text is the session's edit of ``part``."""
     return f"settings_text_{part}"
+
+
+def draft_key(part: Part) -> str:
+    """The session's own copy of the edit of ``part``: kept while the page is not drawn,
+    when Streamlit forgets the text area's value."""
+    return f"settings_draft_{part}"
+
+
+def keep_draft(part: Part) -> None:
+    """The text area changed: keep its text as the session's edit."""
+    st.session_state[draft_key(part)] = st.session_state[text_key(part)]
 
 
 def base_key(part: Part) -> str:
@@ -71,13 +87,22 @@ def version_text(held: Version) -> str:
 
 
 def start_edit(part: Part, latest: Version | None) -> None:
-    """Before the text area is drawn: an edit not begun yet starts from the latest version,
-    and so does one whose text Streamlit let go: a widget's value is forgotten once a run
-    does not draw it, so a visit to another page empties the text area, while the version it
-    was read from, not a widget's, would be kept."""
-    if text_key(part) not in st.session_state:
-        st.session_state[base_key(part)] = latest.number if latest else NONE_YET
-        st.session_state[text_key(part)] = latest.text if latest else ""
+    """Before the text area is drawn: an edit not begun yet starts from the latest version;
+    one whose text Streamlit let go (a widget's value is forgotten once a run does not draw
+    it, as on a visit to another page) is given back from the session's own copy."""
+    if text_key(part) in st.session_state:
+        return
+    if draft_key(part) in st.session_state and base_key(part) in st.session_state:
+        st.session_state[text_key(part)] = st.session_state[draft_key(part)]
+        return
+    st.session_state[base_key(part)] = latest.number if latest else NONE_YET
+    st.session_state[text_key(part)] = latest.text if latest else ""
+
+
+def unsaved(part: Part, latest: Version | None) -> bool:
+    """Whether the session holds an edit of ``part`` that differs from the version in force."""
+    text = st.session_state.get(text_key(part))
+    return text is not None and text != (latest.text if latest else "")
 
 
 def drop_pending(part: Part) -> None:
@@ -86,19 +111,75 @@ def drop_pending(part: Part) -> None:
 
 def forget_edit(part: Part) -> None:
     """The edit is done (saved) or dropped: the next run starts from the latest version."""
-    for key in (base_key(part), text_key(part)):
+    for key in (base_key(part), text_key(part), draft_key(part)):
         st.session_state.pop(key, None)
+    st.session_state.setdefault(CONFLICT, {}).pop(part, None)
     drop_pending(part)
 
 
-def problem(part: Part, text: str) -> str | None:
-    """The rule ``text`` breaks, in its file's words, or None: the check `settings import`
-    and every command reading the file apply."""
+def names(src: Source, part: Part) -> Organization:
+    """What a document may name: the organization's keys and tags, and the teams in force
+    (for the teams document its own teams are what budgets name, so its names do not matter)."""
+    first, last = used_range(calendar.utc_today())
+    teams = money_files.in_force("teams", src)
+    return organization(
+        keys_and_limits.key_list(src),
+        data.usage(src, first, last).frame,
+        data.tags(src, first, last).frame,
+        None if teams is None else teams.text,
+    )
+
+
+def problem(src: Source, part: Part, text: str, before: str | None) -> str | None:
+    """The rule ``text`` breaks, in its file's words, or a name it gives that the organization
+    does not have (``before``, the version edited, may keep its own), or None: the check
+    `settings import` and every command reading the file apply."""
     try:
-        check(part, text)
+        check(part, text, None, names(src, part), before)
     except SettingsProblem as exc:
         return str(exc)
     return None
+
+
+def warning(part: Part, text: str) -> str | None:
+    """What this host cannot send to among the alert routes of ``text``: said before Save."""
+    return route_warning(part, text, os.environ)
+
+
+def conflict_of(part: Part) -> SavedMeanwhile | None:
+    found: SavedMeanwhile | None = st.session_state.get(CONFLICT, {}).get(part)
+    return found
+
+
+def take_theirs(part: Part, theirs: Version) -> None:
+    """Re-base the session's edit on ``theirs``, the latest version, the typed text kept: it
+    is previewed again, wholly against that version."""
+    st.session_state[base_key(part)] = theirs.number
+    st.session_state.setdefault(CONFLICT, {}).pop(part, None)
+    st.session_state[REPREVIEW] = part
+    drop_pending(part)
+
+
+def repreview(part: Part) -> bool:
+    """Whether this run previews the edit of ``part`` again, as a take of theirs asked."""
+    if st.session_state.get(REPREVIEW) != part:
+        return False
+    del st.session_state[REPREVIEW]
+    return True
+
+
+def previewed(pending: Pending) -> None:
+    """The preview of ``pending`` and its effect are shown whole: Save may write it."""
+    st.session_state.setdefault(PREVIEWED, {})[pending.part] = (pending.text, pending.base)
+
+
+def savable(pending: Pending) -> bool:
+    """Whether Save may write ``pending``: its preview complete, for the text shown now."""
+    done = st.session_state.get(PREVIEWED, {}).get(pending.part)
+    shown = st.session_state.get(text_key(pending.part), pending.text)
+    return done == (pending.text, pending.base) and (
+        pending.restoring is not None or shown == pending.text
+    )
 
 
 def preview(pending: Pending) -> None:
@@ -121,18 +202,23 @@ def field_changes(before: str | None, pending: Pending) -> list[str]:
     return differences(before, pending.text)
 
 
-def effect(src: Source, pending: Pending) -> list[str]:
-    """What the edit would do, in lines: the chargeback of last month per team (teams), the
-    organization's cost of last month (prices), the guardrails plan (budgets)."""
+def effect(src: Source, pending: Pending, before: str | None) -> list[str]:
+    """What the edit would do against ``before``, the version it was made from, in lines: the
+    chargeback of last month per team (teams), the organization's cost of last month
+    (prices), the guardrails plan (budgets)."""
     start, end = calendar.resolve("last-month", calendar.utc_today())
     files = guardrails.files_in_force(src)
     if pending.part == "budgets":
-        return _plan_effect(src, replace(files, budgets=pending.text))
-    if pending.part not in ("teams", "pricing"):
+        before_files = replace(files, budgets=before)
+        return _plan_effect(src, before_files, replace(files, budgets=pending.text))
+    if pending.part == "teams":
+        files = replace(files, teams=before)
+    elif pending.part == "pricing":
+        files = replace(files, pricing=before)
+    else:
         return []
-    pricing_text = pending.text if pending.part == "pricing" else files.pricing
-    if pricing_text is None and pending.part == "pricing":
-        return []
+    if pending.part == "pricing" and files.pricing is None:
+        return []  # no prices before: no cost to compare
     key_day = data.usage(src, start, end).frame
     month = f"last month ({start:%Y-%m})"
     before_teams = None if files.teams is None else parse_teams(files.teams)
@@ -144,16 +230,15 @@ def effect(src: Source, pending: Pending) -> list[str]:
         return [f"{e.text} ({month})" for e in effects] or [
             f"no team's keys or chargeback of {month} change"
         ]
-    assert pricing_text is not None and files.pricing is not None
-    before = total_cost(key_day, parse_pricing(files.pricing), before_teams, start, end)
-    after_pricing = parse_pricing(pricing_text)
-    after = total_cost(key_day, after_pricing, before_teams, start, end)
-    return [f"the organization's cost of {month}: {before:,} → {after:,} {after_pricing.currency}"]
+    assert files.pricing is not None
+    now = total_cost(key_day, parse_pricing(files.pricing), before_teams, start, end)
+    after_pricing = parse_pricing(pending.text)
+    then = total_cost(key_day, after_pricing, before_teams, start, end)
+    return [f"the organization's cost of {month}: {now:,} → {then:,} {after_pricing.currency}"]
 
 
-def _plan_effect(src: Source, after: guardrails.Files) -> list[str]:
+def _plan_effect(src: Source, before: guardrails.Files, after: guardrails.Files) -> list[str]:
     today = calendar.utc_today()
-    before = guardrails.files_in_force(src)
     try:
         planned_after = guardrails.plan(src, after, today)
         planned_before = (
@@ -173,7 +258,11 @@ def save_pending(records: Records, pending: Pending, allowed: Permission) -> Ver
         raise PermissionError(allowed.refusal)
     who = allowed.who
     author = who if pending.restoring is None else f"{who}, restoring version {pending.restoring}"
-    saved = save(records, pending.part, pending.text, pending.base, author, calendar.utc_now())
+    try:
+        saved = save(records, pending.part, pending.text, pending.base, author, calendar.utc_now())
+    except SavedMeanwhile as exc:
+        st.session_state.setdefault(CONFLICT, {})[pending.part] = exc
+        raise
     forget_edit(pending.part)
     money_files.new_run()
     st.session_state.setdefault(SAVED, {})[pending.part] = (

@@ -333,9 +333,12 @@ def _key_plan(
             if limit is None or planned < limit:
                 setter, limit = share.budget.title, planned
             counted = use.counted[m]
+            # A limit below what was counted (the budget spent) takes the share away: written
+            # as a subtraction, never "+ -46,876".
+            sign = "+" if planned >= counted else "−"
             notes.append(
-                f"{share.title}: {limit_text(m, counted)} counted + "
-                f"{limit_text(m, planned - counted)} share = {limit_text(m, planned)}"
+                f"{share.title}: {limit_text(m, counted)} counted {sign} "
+                f"{limit_text(m, abs(planned - counted))} share = {limit_text(m, planned)}"
             )
         if setter == "" and limit_of(hand, m) is not None and any(s.measure == m for s in mine):
             notes.append(f"{MEASURE_NAMES[m]}: its smaller hand-set limit is kept")

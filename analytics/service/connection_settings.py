@@ -102,10 +102,23 @@ class Settings(BaseSettings):
         return bool(self.auth_key and self.auth_key.get_secret_value() and self.base_url)
 
 
+def variable_name(where: str) -> str:
+    """The environment variable a person sets for the setting pydantic-settings reports at
+    ``where``: a field under its ``SERVICE_`` name, one with its own name (``settings_source``,
+    read as ``SETTINGS_SOURCE``, reported by either) under that name, never prefixed."""
+    field = Settings.model_fields.get(where)
+    if field is None:  # reported by the name it was read under: an alias
+        return where.upper()
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return f"SERVICE_{where.upper()}"
+
+
 def setting_problems(exc: ValidationError) -> str:
-    """One line naming each bad `SERVICE_*` variable: pydantic's own text spans several lines
-    and quotes the input, which a cron mail or a page banner does not need."""
+    """One line naming each bad variable as a person sets it: pydantic's own text spans several
+    lines and quotes the input, which a cron mail or a page banner does not need."""
     return "; ".join(
-        f"SERVICE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg'].removeprefix('Value error, ')}"
+        f"{variable_name('_'.join(map(str, e['loc'])))}: {e['msg'].removeprefix('Value error, ')}"
         for e in exc.errors()
     )

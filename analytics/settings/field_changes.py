@@ -8,6 +8,7 @@ the same give no line.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
@@ -57,3 +58,16 @@ def differences(before: str | None, after: str | None) -> list[str]:
         for name in names
         if old.get(name, NOTHING) != new.get(name, NOTHING)
     ]
+
+
+def line_diff(theirs: str, yours: str, their_name: str, your_name: str) -> str:
+    """``yours`` against ``theirs`` line by line (a unified diff, ``-`` theirs, ``+`` yours):
+    what a conflicting save shows, so the lines that differ stand out of two whole files."""
+    return "".join(
+        difflib.unified_diff(
+            theirs.splitlines(keepends=True),
+            yours.splitlines(keepends=True),
+            fromfile=their_name,
+            tofile=your_name,
+        )
+    )

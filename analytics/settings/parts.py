@@ -9,20 +9,28 @@ among them). Beyond its file's rules, a budget marked
 ``enforce = true`` that the keys' limits can never hold (``guardrails.rules.never_enforceable``)
 is refused here, where it is set, instead of being reported "not enforced" at every run.
 
+Given the organization (`organization_names.Organization`), the names a document gives are
+checked too: a budget's key or team, a key owner's key, a team's claimed labels and tags that
+do not exist are refused with the nearest existing name (`organization_names.unknown_names`),
+on the page as by ``settings import``.
+
 Alert routes name the environment variables holding their secrets, never the secrets: a route
 whose variable is not set is refused when the alerts are sent (``alerts.alerts_file.load_alerts``),
-not here, since the host that edits the settings need not hold the secrets.
+not here, since the host that edits the settings need not hold the secrets; `route_warning`
+says so before the save, in the words the sending would use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
-from analytics.alerts.alerts_file import AlertsFileError, parse_alerts_file
+from analytics.alerts.alerts_file import AlertsFileError, parse_alerts, parse_alerts_file
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.guardrails.rules import never_enforceable
+from analytics.settings.organization_names import Organization, unknown_names
 
 Part = Literal["pricing", "teams", "budgets", "alerts"]
 PARTS: Final[tuple[Part, ...]] = get_args(Part)
@@ -73,9 +81,17 @@ def checked_budgets(text: str, source: str) -> BudgetFile:
     return budgets
 
 
-def check(part: Part, text: str, source: str | None = None) -> None:
-    """Nothing when ``text`` is a valid ``part``; else one `SettingsProblem` in the words of
-    its file's own error, naming ``source`` (by default the part's file name)."""
+def check(
+    part: Part,
+    text: str,
+    source: str | None = None,
+    organization: Organization | None = None,
+    before: str | None = None,
+) -> None:
+    """Nothing when ``text`` is a valid ``part`` (naming only what ``organization`` has, when
+    given, or what ``before``, the version in force, named already); else one
+    `SettingsProblem` in the words of its file's own error, naming ``source`` (by default the
+    part's file name)."""
     where = source or file_name(part)
     try:
         if part == "pricing":
@@ -88,3 +104,19 @@ def check(part: Part, text: str, source: str | None = None) -> None:
             parse_alerts_file(text, where)
     except (PricingFileError, TeamFileError, BudgetFileError, AlertsFileError) as exc:
         raise SettingsProblem(str(exc)) from None
+    unknown = [] if organization is None else unknown_names(part, text, organization, before)
+    if unknown:
+        raise SettingsProblem("; ".join(f"{where}: {line}" for line in unknown))
+
+
+def route_warning(part: Part, text: str, environ: Mapping[str, str]) -> str | None:
+    """For valid alert routes, the first route this host cannot send to (a variable it names
+    unset), in the words the sending would refuse it with; None when every route can be sent
+    to, or for another part. A warning, not a refusal: the host that sends may hold them."""
+    if part != "alerts":
+        return None
+    try:
+        parse_alerts(text, file_name(part), environ)
+    except AlertsFileError as exc:
+        return f"{exc}: alerts to it are refused when they are sent, until it is set"
+    return None

@@ -771,9 +771,7 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
         f'{text}\n[[team]]\nname = "{team}"\nlabels = ["{first}", "{second}"]\n\n[[key]]\n'
         f'key = "{first}"\nowner = "ana@example.org"\npurpose = "Translations of the field app"\n',
     )
-    assert re.search(
-        rf"^{team} then holds 2 key\(s\) \(0 now\); its chargeback 0\.00 → ", effect, re.M
-    )
+    assert re.search(rf"^{team} then holds 2 keys \(0 now\); its chargeback 0\.00 → ", effect, re.M)
     page.screenshot(path=SHOTS / "settings-teams.png")
     saved(page, teams)
 
@@ -830,3 +828,31 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
     for title, version, original in reversed(started):
         restored(page, title, version)
         expect(settings_tab(page, title).get_by_role("textbox")).to_have_value(original)
+
+
+def test_a_settings_typo_is_named_and_an_unsaved_edit_survives_a_visit(dashboard, page):
+    """A budget for a key typed wrong is refused on Preview, clicked once with the mouse, with
+    the name meant; the edit, left for Chargeback and come back to, is still there and said
+    to be unsaved, until Start again."""
+    open_page(page, dashboard, "settings", "Settings")
+    budgets = settings_tab(page, "Budgets")
+    area = budgets.get_by_role("textbox")
+    text = area.input_value()
+    typo = (
+        f'{text}\n[[budget]]\nkey = "Prodution website"\nmetric = "total_characters"\n'
+        'period = "month"\nlimit = 3\n'
+    )
+    area.click()
+    area.fill(typo)
+    budgets.get_by_role("button", name="Preview", exact=True).click()
+    meant = "key 'Prodution website' does not exist; did you mean 'Production website'?"
+    expect(budgets.get_by_text(meant)).to_be_visible(timeout=WAIT_MS)
+    expect(budgets.get_by_role("button", name="Save", exact=True)).to_have_count(0)
+    open_by_link(page, "Chargeback")
+    open_by_link(page, "Settings")
+    budgets = settings_tab(page, "Budgets")
+    expect(budgets.get_by_role("textbox")).to_have_value(typo, timeout=WAIT_MS)
+    expect(budgets.get_by_text(re.compile(r"^Unsaved edit of version \d+"))).to_be_visible()
+    budgets.get_by_role("button", name="Start again", exact=True).click()
+    expect(budgets.get_by_role("textbox")).to_have_value(text, timeout=WAIT_MS)
+    expect(budgets.get_by_text(re.compile(r"^Unsaved edit of version"))).to_have_count(0)

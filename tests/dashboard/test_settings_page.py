@@ -139,20 +139,30 @@ def test_a_refused_budget_is_said_in_the_words_of_settings_import(demo_env, monk
     assert "settings_save_budgets" not in [button.key for button in at.button]
 
 
-def test_two_sessions_save_one_budget_the_second_is_refused_and_nothing_is_lost(
+def test_two_sessions_save_one_budget_the_second_sees_the_diff_and_takes_theirs(
     demo_env, monkeypatch, tmp_path
 ):
     monkeypatch.chdir(tmp_path)
     ana, bo = open_clean_page("settings"), open_clean_page("settings")
     theirs = BUDGETS.replace("limit = 3_200_000", "limit = 3_300_000")
-    mine = BUDGETS.replace("limit = 3_200_000", "limit = 3_400_000")
+    mine = theirs.replace("limit = 1_500", "limit = 1_600")
     edit(bo, "budgets", theirs).button(key="settings_save_budgets").click().run()
     edit(ana, "budgets", mine).button(key="settings_save_budgets").click().run()
     [refused] = errors(ana)
     assert refused.startswith("budgets: someone changed these settings meanwhile: you edited")
-    assert {mine.strip(), theirs.strip()} <= set(codes(ana))  # both versions shown
+    [diff] = [code for code in ana.code if code.language == "diff"]
+    changed = [line for line in diff.value.splitlines() if line[:1] in "+-"]
+    assert changed == ["--- version 2", "+++ yours", "-limit = 1_500", "+limit = 1_600"]
+    ana.button(key="settings_take_theirs_budgets").click().run()
+    assert not errors(ana)
+    assert ana.text_area(key="settings_text_budgets").value == mine  # the text typed, kept
+    # Previewed wholly against version 2: only the change typed, nothing of version 1.
+    assert "[[budget]] #3 (limit): 1500 → 1600" in codes(ana)
+    assert not any("3200000" in code or "3,200,000" in code for code in codes(ana))
+    ana.button(key="settings_save_budgets").click().run()
+    assert not ana.exception and not errors(ana)
     invoke("settings", "export", "--to", "out", "--demo")
-    assert (tmp_path / "out" / "budgets.toml").read_text() == theirs
+    assert (tmp_path / "out" / "budgets.toml").read_text() == mine
 
 
 def test_restore_gives_back_an_earlier_version_as_a_new_one(demo_env, monkeypatch, tmp_path):
@@ -224,6 +234,66 @@ def test_back_from_another_page_each_text_is_the_version_in_force(demo_env, monk
     assert not at.exception and not at.error
     texts = {area.key: area.value for area in at.text_area}
     assert texts == {f"settings_text_{part}": EXAMPLES[part] for part in PARTS}
+    assert not [info for info in at.info if "Unsaved edit" in info.value]
+
+
+def test_an_unsaved_edit_is_kept_across_pages_and_said(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    typed = BUDGETS.replace("limit = 3_200_000", "limit = 3_100_000")
+    at.text_area(key="settings_text_budgets").set_value(typed).run()  # typed, not previewed
+    at.switch_page(str(page_at("chargeback").file)).run()
+    at.switch_page(str(page_at("settings").file)).run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="settings_text_budgets").value == typed
+    assert at.text_area(key="settings_text_teams").value == TEAMS
+    [said] = [info.value for info in at.info if "Unsaved edit" in info.value]
+    assert said.startswith("Unsaved edit of version 1")
+
+
+def test_a_typo_is_refused_with_its_suggestion_in_the_words_of_settings_import(
+    demo_env, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    typo = BUDGETS.replace('key = "Production website"', 'key = "Prodution website"')
+    typo += TEAM_BUDGET.replace('team = "Marketing"', 'team = "Marketting"')
+    at = edit(open_clean_page("settings"), "budgets", typo)
+    [said] = errors(at)
+    assert said == (
+        "budgets.toml: [[budget]] #4 (key): key 'Prodution website' does not exist; did you "
+        "mean 'Production website'?; budgets.toml: [[budget]] #10 (team): team 'Marketting' "
+        "does not exist; did you mean 'Marketing'?"
+    )
+    assert "settings_save_budgets" not in [button.key for button in at.button]
+    (tmp_path / "edits").mkdir()
+    (tmp_path / "edits" / "budgets.toml").write_text(typo)
+    imported = invoke("settings", "import", "edits/budgets.toml", "--yes", "--demo")
+    assert imported.exit_code == 2
+    assert imported.stderr == f"error: {said.replace('budgets.toml', 'edits/budgets.toml')}\n"
+    owner = TEAMS.replace('key = "Production website"', 'key = "Producton website"')
+    [said] = errors(edit(at, "teams", owner))
+    assert said.endswith(
+        "key 'Producton website' does not exist; did you mean 'Production website'?"
+    )
+
+
+def test_save_is_enabled_only_for_the_preview_of_the_text_shown(demo_env, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    at = open_clean_page("settings")
+    assert "settings_save_teams" not in [button.key for button in at.button]  # no preview yet
+    previewed = TEAMS.replace('"Marketing"', '"Growth"')
+    edit(at, "teams", previewed)
+    assert not at.button(key="settings_save_teams").disabled
+    at.text_area(key="settings_text_teams").set_value(previewed.replace("Growth", "Sales")).run()
+    assert at.button(key="settings_save_teams").disabled
+    assert any(c.value.startswith("The text changed since this preview") for c in at.caption)
+    history = invoke("settings", "history", "teams", "--demo").stdout.splitlines()[1:]
+    assert [line.split()[1] for line in history] == ["1"]
+    at.button(key="settings_preview_teams").click().run()
+    at.button(key="settings_save_teams").click().run()
+    assert not errors(at)
+    label = at.text_area(key="settings_text_teams").label
+    assert label.startswith("Teams and key owners: your edit of version 2 ")
 
 
 def test_a_failing_store_is_a_warning_and_the_files_are_read(demo_env, monkeypatch, tmp_path):

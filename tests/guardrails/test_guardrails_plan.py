@@ -622,3 +622,13 @@ def test_a_rotated_keys_replacement_is_planned_as_the_old_key_was():
     assert not after.changes
     forgotten = make_plan(budgets, after_situation, memory, None)
     assert planned_keys(forgotten, {"id-A2": "id-A"}) != planned_keys(before, {})
+
+
+def test_a_limit_below_what_was_counted_is_written_as_a_subtraction():
+    # B alone at 2,000 with 3,000 counted: its limit is under its use, the share taken away.
+    keys = [key("A"), key("B"), key("C")]
+    spent = budget("B alone", 2_000, 'key = "B"')
+    plan = make_plan(file(spent), situation(keys, NESTED_USAGE, NESTED_FORECAST), {})
+    b = next(k for k in plan.keys if k.key.label == "B")
+    [note] = [n for n in b.notes if n.startswith("B alone")]
+    assert " counted − " in note and "+ -" not in note and " counted + " not in note
