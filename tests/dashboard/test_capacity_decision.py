@@ -263,6 +263,7 @@ def test_decision_tiles_and_tables_show_whole_characters_and_minutes_to_the_hund
         ("-99", "Growth -99% is outside the plausible range (-90% to +1,000%): it is taken as"),
         ("-90", None),
         ("1000", None),
+        ("1500", "Growth +1,500% is outside the plausible range (-90% to +1,000%): it is taken as"),
     ],
 )
 def test_an_implausible_growth_is_taken_with_a_warning_beside_the_plain_forecast(
