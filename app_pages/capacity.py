@@ -277,7 +277,7 @@ def decision_section() -> Decision:
     st.caption(f"What-ifs: {decision.what_if}.")
     for warning in decision.warnings:
         st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
-    decision_panel.show_forecasts(decision)
+    decision_panel.show_forecasts(decision, review.year_start)
     if decision.recommendation.options and money.currency:
         decision_panel.show_recommendation(decision, money.currency)
     else:

@@ -118,7 +118,7 @@ def _forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             ],
             "Used so far": blocks.numbers(table["actual"], table["metric"]),
             "Projected": blocks.numbers(table["projected"], table["metric"]),
-            "Band": _bands(table, table["metric"]),
+            "80 % interval": _bands(table, table["metric"]),
         }
     )
 
@@ -138,7 +138,7 @@ def _key_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             "Masked key": table["api_key"],
             "Used so far": blocks.numbers(table["actual"], metric),
             "Projected": blocks.numbers(table["projected"], metric),
-            "Band": _bands(table, metric),
+            "80 % interval": _bands(table, metric),
         }
     )
 
@@ -190,7 +190,7 @@ def render(
     under the title what a team's report leaves out."""
     sections = _usage_sections(key_day, review)
     if decision is not None:
-        sections.append(decision_section(decision, review.currency))
+        sections.append(decision_section(decision, review.currency, review.year_start))
     if review.currency is not None:
         sections.append(spend_section(review, review.currency))
     sections.extend(_limit_sections(review.currency, budgets, key_limits))
