@@ -16,7 +16,13 @@ from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
 )
-from analytics.capacity.forecasting import WhatIf, WhatIfError, Workload, parse_workload
+from analytics.capacity.forecasting import (
+    WhatIf,
+    WhatIfError,
+    Workload,
+    parse_growth,
+    parse_workload,
+)
 from analytics.cost.prices import PricingFileError, unpriced_text
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import (
@@ -219,6 +225,16 @@ def planned_workloads(text: str) -> tuple[Workload, ...]:
     return tuple(found)
 
 
+def growth_share(percent: float) -> float:
+    """The growth asked, as `capacity recommend --growth` reads it; a growth it refuses is
+    named and none is used."""
+    try:
+        return parse_growth(f"{percent}%")
+    except WhatIfError as exc:
+        st.error(f"Left out: {exc}", icon=":material/error:")
+        return 0.0
+
+
 def decision_section() -> Decision:
     """The forecasts, the what-ifs and the option to buy: the organization's decision."""
     st.caption(
@@ -227,12 +243,13 @@ def decision_section() -> Decision:
         "what-ifs below stay in the page's address: a copied link shows the same view."
     )
     with st.container(horizontal=True):
+        # No bounds of the field's own: a value out of bounds would be refused in silence,
+        # the results left those of the value before. The one rule is `capacity recommend
+        # --growth`'s: -100 % and below refused, outside the plausible range a warning.
         growth = st.number_input(
             "Growth above the forecast (%)",
-            -99.0,
-            1000.0,
-            0.0,
-            5.0,
+            value=0.0,
+            step=5.0,
             key="growth",
             bind="query-params",
         )
@@ -253,14 +270,14 @@ def decision_section() -> Decision:
         bind="query-params",
         placeholder="2026-06:2000000 characters\nspeech pilot 500 minutes a month",
     )
-    asked = Asked(WhatIf(growth / 100, planned_workloads(planned)), risk / 100, term)
+    asked = Asked(WhatIf(growth_share(growth), planned_workloads(planned)), risk / 100, term)
     with service_errors(source):
         limits = None if plan is None else plan.limits  # today's plan: the Plan card's
         decision = deciding.decision(source, today, money, asked, review.year_start, limits)
     st.caption(f"What-ifs: {decision.what_if}.")
     for warning in decision.warnings:
         st.warning(f"{warning[:1].upper()}{warning[1:]}.", icon=":material/warning:")
-    decision_panel.show_forecasts(decision)
+    decision_panel.show_forecasts(decision, review.year_start)
     if decision.recommendation.options and money.currency:
         decision_panel.show_recommendation(decision, money.currency)
     else:

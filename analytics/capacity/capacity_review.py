@@ -137,12 +137,12 @@ class CapacityReview:
     @property
     def forecast_note(self) -> str:
         """How the forecasts are made and how well they did, as the decision states it: the
-        one accuracy figure, the model serving each horizon and how often the intervals held
+        one accuracy figure, the model serving each period and how often the intervals held
         (``forecasting.accuracy_text``), of the organization's characters as of today."""
         return (
             "Each projection is the one forecast: the candidate the backtest chose for the "
             "horizon, centred on its past errors, with the 80 % interval they give. Characters: "
-            f"{outlook_accuracy_text(self.outlook)}"
+            f"{outlook_accuracy_text(self.outlook, self.year_start)}"
         )
 
 
@@ -351,8 +351,8 @@ def decision_of(
     )
 
 
-def accuracy_text(found: Outlook) -> str:
+def accuracy_text(found: Outlook, year_start: YearStart) -> str:
     """What a forecast states beside it, on the page and in the report: the one accuracy
-    figure, the model serving each horizon and how often the intervals held
+    figure, the model serving each period and how often the intervals held
     (``forecasting.accuracy_text``)."""
-    return outlook_accuracy_text(found)
+    return outlook_accuracy_text(found, year_start)

@@ -24,7 +24,7 @@ from analytics.capacity.decision import (
     read_outlooks,
     verdict,
 )
-from analytics.capacity.forecasting import PERIOD_NAMES, Outlook, accuracy_text, backtest_table
+from analytics.capacity.forecasting import Outlook, accuracy_text, backtest_table, period_text
 from analytics.cli import fetching, organization_files, shared
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.shared import (
@@ -217,7 +217,7 @@ def _forecast_row(row: dict[str, Any], plain: bool) -> list[str]:
 
     return [
         METRIC_LABELS[metric],
-        f"{PERIOD_NAMES[row['period']]} to {row['end']}",
+        period_text(row["period"], row["end"]),
         value("used"),
         value("projected"),
         *([value("plain_projected")] if plain else []),

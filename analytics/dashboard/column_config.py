@@ -250,6 +250,7 @@ def outlook_columns(metric: str) -> dict[str, Any]:
         "plain_projected": metric_number(f"Without what-ifs ({unit})", metric),
         "range_80": st.column_config.TextColumn(f"80 % interval ({unit})"),
         "range_95": st.column_config.TextColumn(f"95 % interval ({unit})"),
+        "model": st.column_config.TextColumn("Model"),
     }
 
 

@@ -18,12 +18,13 @@ from analytics.capacity.decision import (
     plain_verdict,
     plan_sentence,
 )
-from analytics.capacity.forecasting import PERIOD_NAMES
+from analytics.capacity.forecasting import period_text
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.dashboard import charts
 from analytics.dashboard.column_config import option_columns, outlook_columns
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
+from analytics.usage.calendar import YearStart
 from analytics.usage.metrics import (
     METRIC_LABELS,
     MINUTES,
@@ -36,11 +37,13 @@ from analytics.usage.metrics import (
 )
 
 
-def show_forecasts(decision: Decision) -> None:
+def show_forecasts(decision: Decision, year_start: YearStart) -> None:
     """Each metric's forecasts with the what-ifs (and, with any, the projection without them
     beside), its measured accuracy beside them, and its past month-ahead forecasts against
     what happened: one metric at a time, its tab in the address, only the open tab drawn.
-    Figures hold the digits they are shown with, each column naming its unit."""
+    Figures hold the digits they are shown with, each column naming its unit; the model
+    serving each period beside it, named as the accuracy sentence names it (the contract year
+    from ``year_start``)."""
     outlooks = decision.outlooks
     forecasts = decision.forecasts_beside_plain
     plain = ["plain_projected"] if decision.plain is not None else []
@@ -52,12 +55,11 @@ def show_forecasts(decision: Decision) -> None:
         with tab:
             table, chart = st.columns(2)
             table.markdown(f"**{METRIC_LABELS[metric]}**")
-            table.caption(accuracy_text(found))
+            table.caption(accuracy_text(found, year_start))
             table.dataframe(
                 rows.assign(
                     period=[
-                        f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
-                        for p, e in zip(rows["period"], rows["end"], strict=True)
+                        period_text(p, e) for p, e in zip(rows["period"], rows["end"], strict=True)
                     ],
                     **{
                         column: [rounded(v, metric) for v in rows[column]]
@@ -74,7 +76,15 @@ def show_forecasts(decision: Decision) -> None:
                     },
                 ),
                 hide_index=True,
-                column_order=["period", "used", "projected", *plain, "range_80", "range_95"],
+                column_order=[
+                    "period",
+                    "used",
+                    "projected",
+                    *plain,
+                    "range_80",
+                    "range_95",
+                    "model",
+                ],
                 column_config=outlook_columns(metric),
             )
             chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric))

@@ -1,5 +1,6 @@
 """The meeting report: one self-contained HTML page (`meeting`, rendering only; its Spend and
-Decision sections in `spend` and `decision`, the blocks they share in `blocks`), the same
+Decision sections in `spend` and `decision`, the blocks they share in `blocks`, its charts
+drawn by the one small plotly.js it carries in `plotlyjs`), the same
 report printed as PDF by headless chromium (`pdf`), and its page size (`settings`)."""
 
 from analytics.reports.meeting import render, team_note

@@ -1,5 +1,5 @@
 """The meeting report's HTML building blocks: numbers in their metric's format, amounts in
-the currency, escaped tables, figures without their own plotly.js, sections."""
+the currency, escaped tables, figures drawn by the report's one plotly.js (`plotlyjs`), sections."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analytics.cost.money import estimate_text
+from analytics.reports import plotlyjs
 from analytics.usage.metrics import format_value
 
 
@@ -42,8 +43,7 @@ def table(frame: pd.DataFrame, text_columns: Iterable[str] = ()) -> str:
 
 def figure(fig: go.Figure) -> str:
     fig.update_layout(template="plotly_white", paper_bgcolor="#fff", plot_bgcolor="#fff")
-    div = fig.to_html(full_html=False, include_plotlyjs=False, config={"displayModeBar": False})
-    return f'<div class="chart">{div}</div>'
+    return f'<div class="chart">{plotlyjs.chart(fig)}</div>'
 
 
 def section(title: str, *parts: str) -> str:

@@ -14,9 +14,10 @@ import pandas as pd
 
 from analytics.capacity import accuracy_text
 from analytics.capacity.decision import Costed, Decision, plain_verdict, plan_sentence, verdict
-from analytics.capacity.forecasting import PERIOD_NAMES
+from analytics.capacity.forecasting import period_text
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports import blocks
+from analytics.usage.calendar import YearStart
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
 
 
@@ -29,8 +30,7 @@ def _decision_forecast_rows(table: pd.DataFrame, plain: bool) -> pd.DataFrame:
         {
             "Metric": [METRIC_LABELS[m] for m in metrics],
             "Period": [
-                f"{PERIOD_NAMES[p]} to {e:%Y-%m-%d}"
-                for p, e in zip(table["period"], table["end"], strict=True)
+                period_text(p, e) for p, e in zip(table["period"], table["end"], strict=True)
             ],
             "Used": blocks.numbers(table["used"], metrics),
             "Projected": blocks.numbers(table["projected"], metrics),
@@ -106,9 +106,10 @@ def _option_rows(options: Sequence[Costed], chosen: Costed | None, currency: str
     )
 
 
-def decision_section(decision: Decision, currency: str | None) -> str:
+def decision_section(decision: Decision, currency: str | None, year_start: YearStart) -> str:
     """The recommendation, its curve and every option (with a catalogue), the forecasts with
-    their accuracy and the backtest's record, and the what-ifs used."""
+    their accuracy (the contract year from ``year_start``) and the backtest's record, and the
+    what-ifs used."""
     found = decision.recommendation
     asked = (
         f"What-ifs: {decision.what_if} · risk setting {share_text(found.risk)} · term "
@@ -142,7 +143,7 @@ def decision_section(decision: Decision, currency: str | None) -> str:
     parts += ["<h3>Forecasts and their accuracy</h3>"]
     parts += [
         f'<p class="note">{html.escape(METRIC_LABELS[metric])}: '
-        f"{html.escape(accuracy_text(found_one))}</p>"
+        f"{html.escape(accuracy_text(found_one, year_start))}</p>"
         for metric, found_one in decision.outlooks.items()
     ]
     parts.append(

@@ -1,12 +1,13 @@
 """The capacity meeting report: one self-contained HTML file.
 
-Everything the file needs is inside it: the plotly.js library once in the head, then each
-figure as a div without its own copy. No web fonts, no CDN, no external links, so the report
-opens offline, can be mailed as an attachment, and prints on white with page breaks between
-sections. A review built with prices adds a Spend section (the range's spend by service and by
-team against the previous period, the cost forecast of each period) and budget status in the
-currency. Given the capacity decision, a Decision section carries the recommendation, the curve
-it was chosen from, the forecasts with their accuracy record and the what-ifs used.
+Everything the file needs is inside it: each figure as a div with its JSON, then plotly.js's
+basic bundle once, packed small enough to mail, which draws them (`plotlyjs`). No web fonts, no
+CDN, no external links, so the report opens offline, can be mailed as an attachment, and
+prints on white with page breaks between sections. A review built with prices adds a Spend
+section (the range's spend by service and by team against the previous period, the cost
+forecast of each period) and budget status in the currency. Given the capacity decision, a
+Decision section carries the recommendation, the curve it was chosen from, the forecasts with
+their accuracy record and the what-ifs used.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ import html
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
-import plotly.offline
 
 from analytics.capacity import CapacityReview, comparison_text
 from analytics.capacity.budgets import Evaluation, evaluation_frame
 from analytics.capacity.decision import Decision
 from analytics.figures.capacity import forecast_figure
 from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
-from analytics.reports import blocks
+from analytics.reports import blocks, plotlyjs
 from analytics.reports.decision import decision_section
 from analytics.reports.paper import PageSize
 from analytics.reports.spend import spend_section
@@ -118,7 +118,7 @@ def _forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             ],
             "Used so far": blocks.numbers(table["actual"], table["metric"]),
             "Projected": blocks.numbers(table["projected"], table["metric"]),
-            "Band": _bands(table, table["metric"]),
+            "80 % interval": _bands(table, table["metric"]),
         }
     )
 
@@ -138,7 +138,7 @@ def _key_forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
             "Masked key": table["api_key"],
             "Used so far": blocks.numbers(table["actual"], metric),
             "Projected": blocks.numbers(table["projected"], metric),
-            "Band": _bands(table, metric),
+            "80 % interval": _bands(table, metric),
         }
     )
 
@@ -190,7 +190,7 @@ def render(
     under the title what a team's report leaves out."""
     sections = _usage_sections(key_day, review)
     if decision is not None:
-        sections.append(decision_section(decision, review.currency))
+        sections.append(decision_section(decision, review.currency, review.year_start))
     if review.currency is not None:
         sections.append(spend_section(review, review.currency))
     sections.extend(_limit_sections(review.currency, budgets, key_limits))
@@ -200,8 +200,7 @@ def render(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title>"
         f"<style>{STYLE}@page {{ size: {page_size}; margin: 12mm; }}</style>"
-        f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>'
-        f"</head><body>{body}</body></html>\n"
+        f"</head><body>{body}{plotlyjs.library()}</body></html>\n"
     )
 
 

@@ -2,7 +2,8 @@
 
 Chromium is the one renderer that draws the report's plotly charts exactly as the browser
 does; it runs with a fresh profile in a temporary folder, no network services and no
-first-run work, and prints the self-contained HTML file without fetching anything.
+first-run work, waits for the charts to be drawn, and prints the self-contained HTML file
+without fetching anything.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import tempfile
 from pathlib import Path
 
 CHROMIUM = "chromium"  # Debian's package and program name
+# The report draws its charts once the page has loaded (`plotlyjs`): chromium prints only when
+# the page has been idle this long in its own virtual time, which passes at once while nothing
+# runs and stands still while the charts are drawn. (Printing only: a browser a person or a
+# test drives keeps real time.)
+CHARTS_BUDGET_MS = 10_000
 # Headless, and nothing running in the background that could reach the network.
 CHROMIUM_ARGS = (
     "--headless",
@@ -50,6 +56,7 @@ def html_to_pdf(html: str, chromium: str) -> bytes:
             *CHROMIUM_ARGS,
             f"--user-data-dir={Path(folder) / 'profile'}",
             "--no-pdf-header-footer",
+            f"--virtual-time-budget={CHARTS_BUDGET_MS}",
             f"--print-to-pdf={pdf}",
             page.as_uri(),
         ]

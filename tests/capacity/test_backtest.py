@@ -281,7 +281,19 @@ def test_each_period_names_the_model_serving_it_and_the_forecast_states_them_in_
         "12 months": SEASONAL_NAIVE,
     }
     said = accuracy_text(found)
-    models = "run rate serves the month, seasonal naive the quarter and the 12 months"
+    # Each calendar period named as its row is, served by its row's model.
+    ends = {kind: f"{end:%Y-%m-%d}" for kind, end in rows["end"].items()}
+    models = (
+        f"run rate serves the month to {ends['month']}, seasonal naive the quarter to "
+        f"{ends['quarter']}, the contract year to {ends['year']} and the next 12 months to "
+        f"{ends['next 12 months']}"
+    )
+    if rows.loc["quarter", "model"] == RUN_RATE:  # a quarter with a month or less to run
+        models = (
+            f"run rate serves the month to {ends['month']} and the quarter to "
+            f"{ends['quarter']}, seasonal naive the contract year to {ends['year']} and the "
+            f"next 12 months to {ends['next 12 months']}"
+        )
     assert said.startswith(f"{found.accuracy.text}; {models}; its 80 % intervals held in ")
     assert said.endswith(" 12-month periods.") and ". " not in said
     assert (rows["month_wape"] == found.accuracy.wape).all()

@@ -146,7 +146,7 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
     assert review.outlook.accuracy.months == (date(2025, 2, 1), date(2025, 3, 1))
     assert (
         "Characters: Month-ahead error (WAPE) over the 2 months 2025-02 to 2025-03, each "
-        "forecast on its first day: 11.6 %; run rate serves every horizon;"
+        "forecast on its first day: 11.6 %; run rate serves every period;"
     ) in review.forecast_note
     young = FetchedRange(usage.frame, date(2025, 4, 1), usage.end)
     note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note

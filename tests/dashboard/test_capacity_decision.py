@@ -4,6 +4,7 @@ accuracy against the backtest worked out from the ledger, and the what-ifs kept 
 
 from __future__ import annotations
 
+import html as html_text
 import json
 import re
 import tomllib
@@ -64,7 +65,7 @@ def test_the_stated_error_is_the_backtests_worked_out_from_the_ledger(demo_env, 
     )
     # The decision's first tab, open by default: total characters.
     [characters] = [c.value for c in at.caption if c.value.startswith("Month-ahead")]
-    assert characters.startswith(f"{said}; run rate serves every horizon;"), characters
+    assert characters.startswith(f"{said}; run rate serves every period;"), characters
 
 
 def pd_series(days: dict[date, int], first: date, last: date) -> pd.Series:
@@ -263,6 +264,7 @@ def test_decision_tiles_and_tables_show_whole_characters_and_minutes_to_the_hund
         ("-99", "Growth -99% is outside the plausible range (-90% to +1,000%): it is taken as"),
         ("-90", None),
         ("1000", None),
+        ("1500", "Growth +1,500% is outside the plausible range (-90% to +1,000%): it is taken as"),
     ],
 )
 def test_an_implausible_growth_is_taken_with_a_warning_beside_the_plain_forecast(
@@ -295,3 +297,31 @@ def test_a_workload_over_ten_times_todays_usage_is_named(demo_env, demo_ledger):
     assert f"({today:,} characters in the last 30 days)" in shown
     at = open_clean_page("capacity", period="Last 30 days", add=f"{10 * today} characters")
     assert not [w for w in at.warning if "times today's usage" in w.value]
+
+
+def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_env, tmp_path):
+    """The model serving a period is one name wherever the period is: the page's forecast
+    table (its model column) and its accuracy sentence, `capacity recommend`'s rows and the
+    report's sentence, each period named "Quarter to …" alike."""
+    at = open_clean_page("capacity", period="Last 30 days")
+    shown = forecast_table(at).value
+    assert "model" in forecast_table(at).proto.column_order
+    page = dict(zip(shown["period"], shown["model"], strict=True))
+    answer = runner.invoke(app, ["capacity", "recommend", "--demo", "--format", "json"])
+    rows = [r for r in json.loads(answer.stdout)["forecasts"] if r["metric"] == "total_characters"]
+    names = {"month": "Month", "quarter": "Quarter", "year": "Contract year"}
+    names["next 12 months"] = "Next 12 months"
+    assert {f"{names[r['period']]} to {r['end']}": r["model"] for r in rows} == page
+    said_twice = [c.value for c in at.caption if " serves " in c.value]
+    [sentence] = [s for s in said_twice if not s.startswith("Each projection")]
+    assert [s for s in said_twice if s.endswith(f"Characters: {sentence}")]
+    if len(set(page.values())) == 1:
+        assert f"; {next(iter(page.values()))} serves every period;" in sentence
+    for period, model in page.items() if len(set(page.values())) > 1 else ():
+        said = sentence[: sentence.index(f"the {period[:1].lower()}{period[1:]}")]
+        assert said.rfind(model) == max(said.rfind(m) for m in set(page.values()))
+    written = tmp_path / "report.html"
+    done = runner.invoke(app, ["report", "--period", "last-30-days", "-o", str(written), "--demo"])
+    assert done.exit_code == 0, done.output
+    report = html_text.unescape(written.read_text(encoding="utf-8"))
+    assert f"Total characters: {sentence}" in report

@@ -71,11 +71,19 @@ def report(*args: str):
     return result
 
 
+# Text only a drawn chart has: the axis title of the usage charts, a forecast chart's title.
+CHART_TEXT = ("Day (UTC)", "Total characters — month to date")
+
+
 def pdf_text(content: bytes) -> tuple[int, str]:
     """The page count and the text of the first page."""
     assert content.startswith(b"%PDF-")
     pages = PdfReader(io.BytesIO(content)).pages
     return len(pages), pages[0].extract_text()
+
+
+def all_text(content: bytes) -> str:
+    return "".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
 
 
 @pytest.mark.parametrize("how", [["--format", "pdf"], []])
@@ -84,10 +92,13 @@ def test_the_report_is_printed_to_pdf_by_chromium(org, needs_chromium, how):
     result = report("--output", str(output), *how)  # a .pdf name alone asks for PDF
     assert result.exit_code == 0, result.output
     count, first_page = pdf_text(output.read_bytes())
-    assert count >= 1
+    assert count >= 5  # a page a section at least: the summary, usage twice, drivers, forecasts
     assert first_page.startswith("Capacity review")
     for text in KPIS:
         assert text in first_page
+    printed = all_text(output.read_bytes())
+    for text in CHART_TEXT:  # the charts drawn before printing, not blank boxes
+        assert text in printed
     assert [path.name for path in org.iterdir()] == [output.name]  # no temporary left
 
 

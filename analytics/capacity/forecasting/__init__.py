@@ -24,6 +24,7 @@ from analytics.capacity.forecasting.outlook import (
     backtest_table,
     forecast_rows,
     outlooks,
+    period_text,
 )
 from analytics.capacity.forecasting.projections import (
     expected_days,
@@ -75,6 +76,7 @@ __all__ = [
     "outlooks",
     "parse_growth",
     "parse_workload",
+    "period_text",
     "projection_path",
     "ratio_quantiles",
     "required_start",

@@ -73,17 +73,25 @@ def horizon_for(days: int) -> str:
     return "month" if days <= 31 else "quarter" if days <= 92 else "12 months"
 
 
-def serving_text(models: dict[str, str]) -> str:
-    """Which model serves which horizon, as the page and the report say it: "ETS weekly
-    serves the month, combination the quarter and the 12 months"."""
+def period_text(kind: str, end: date) -> str:
+    """A forecast period as every surface names it: "Quarter to 2026-12-31"."""
+    return f"{PERIOD_NAMES[kind]} to {end:%Y-%m-%d}"
+
+
+def serving_text(rows: pd.DataFrame) -> str:
+    """Which model serves which period of one metric's ``forecast_rows``, each period named
+    as its row is ("ETS weekly serves the month to 2026-11-30, combination the quarter to
+    2026-12-31 …"): the model of a calendar period is its row's, the one serving the horizon
+    nearest its remaining days, so the sentence and the table never name two."""
     by_model: dict[str, list[str]] = {}
-    for horizon, model in models.items():
-        by_model.setdefault(model, []).append(f"the {horizon}")
+    for kind, end, model in zip(rows["period"], rows["end"], rows["model"], strict=True):
+        named = period_text(kind, end)
+        by_model.setdefault(str(model), []).append(f"the {named[:1].lower()}{named[1:]}")
     if len(by_model) == 1:
-        return f"{next(iter(by_model))} serves every horizon"
+        return f"{next(iter(by_model))} serves every period"
     parts = [
-        f"{model}{' serves' if i == 0 else ''} {_listed(horizons)}"
-        for i, (model, horizons) in enumerate(by_model.items())
+        f"{model}{' serves' if i == 0 else ''} {_listed(periods)}"
+        for i, (model, periods) in enumerate(by_model.items())
     ]
     return ", ".join(parts)
 
@@ -261,9 +269,10 @@ def backtest_table(found: dict[str, Outlook]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def accuracy_text(found: Outlook) -> str:
+def accuracy_text(found: Outlook, year_start: YearStart | None = None) -> str:
     """What a forecast states beside it, in one sentence, wherever it is shown: the one
     accuracy figure with its window (``backtesting.Accuracy``), which model serves which
-    horizon, and how often the intervals held."""
+    period (the contract year starting at ``year_start``), and how often the intervals held."""
     figure = found.accuracy
-    return f"{figure.text}; {serving_text(found.models)}; {figure.coverage_text}."
+    rows = forecast_rows({found.metric: found}, WhatIf(), year_start)
+    return f"{figure.text}; {serving_text(rows)}; {figure.coverage_text}."
