@@ -90,8 +90,8 @@ with st.expander("Budgets", icon=":material/savings:"):
     st.caption(
         f"Budgets from {file_in_force('budgets', source, uploaded)}; choose another file "
         "here, formatted as budgets.example.toml. Cost budgets and cost forecasts use the prices "
-        f"of {file_in_force('pricing', source)} (and the teams of "
-        f"{file_in_force('teams', source)} for the report's spend by team)."
+        f"in force ({file_in_force('pricing', source)}) and the report's spend by team the "
+        f"teams in force ({file_in_force('teams', source)})."
     )
 
 # The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
@@ -173,8 +173,8 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
         },
     )
     st.caption(
-        "The organization's cost, base fee included: the closed days at the prices of "
-        f"{file_in_force('pricing', source)}, then each service's forecast priced to the "
+        "The organization's cost, base fee included: the closed days at the prices in force "
+        f"({file_in_force('pricing', source)}), then each service's forecast priced to the "
         "period's end."
     )
 

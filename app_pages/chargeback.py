@@ -21,16 +21,15 @@ team_scope = not source.visible.scope.whole
 pricing_upload = teams_upload = None
 if team_scope:  # a team's money is its rows of the organization's, at the files in force
     st.caption(
-        f"Prices from {file_in_force('pricing', source)} and teams from "
-        f"{file_in_force('teams', source)}."
+        f"Prices: {file_in_force('pricing', source)}. Teams: {file_in_force('teams', source)}."
     )
 else:
     with st.expander("Prices and teams", icon=":material/payments:"):
         pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
         teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
         st.caption(
-            f"Prices from {file_in_force('pricing', source, pricing_upload)} and teams from "
-            f"{file_in_force('teams', source, teams_upload)}; choose other files here, "
+            f"Prices: {file_in_force('pricing', source, pricing_upload)}. Teams: "
+            f"{file_in_force('teams', source, teams_upload)}. Choose other files here, "
             "formatted as pricing.example.toml and teams.example.toml."
         )
 

@@ -28,7 +28,7 @@ if not view.by_team:  # each key's owner and purpose, as Keys & limits shows the
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
-        f"Usage cost per {noun} at the prices of {file_in_force('pricing', source)}: its "
+        f"Usage cost per {noun} at the prices in force ({file_in_force('pricing', source)}): its "
         "share of the organization's lines, the same amount exports and the Chargeback page "
         "show. The base fee is no key's: the Chargeback page shares it between teams (base fee "
         "share)."

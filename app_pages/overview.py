@@ -110,8 +110,8 @@ if view.cost and view.pricing is not None:
     st.caption(
         f"{TOTAL_COST} {amount_text(spent.total, view.currency)} = "
         f"{USAGE_COST.lower()} {amount_text(spent.usage[TOTAL_CHARACTERS], view.currency)} + "
-        f"{fee_name.lower()} {amount_text(spent.fee, view.currency)}, at the prices of "
-        f"{file_in_force('pricing', source)}. "
+        f"{fee_name.lower()} {amount_text(spent.fee, view.currency)}, at the prices in force "
+        f"({file_in_force('pricing', source)}). "
         "Compared with the previous period at its prices (N/A when it has none)."
     )
 

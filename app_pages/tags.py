@@ -81,9 +81,9 @@ if money.cost:
 shown = page.searchable_table(table, "tags", money)
 if money.cost:
     st.caption(
-        f"Cost at the list prices of {file_in_force('pricing', source)}: the included "
+        f"Cost at the list prices in force ({file_in_force('pricing', source)}): the included "
         "volume and the base fee are the organization's, never a tag's. A tag's team comes "
-        f"from {file_in_force('teams', source)}."
+        f"from the teams in force ({file_in_force('teams', source)})."
     )
 
 st.subheader("One tag by day")

@@ -89,7 +89,7 @@ st.caption(
     f"Click a bar, or pick a period below, to see each {noun}'s "
     f"{'cost' if view.cost else 'usage'} in it."
     + (
-        f" Cost at the prices of {file_in_force('pricing', source)}, without the base fee."
+        f" Cost at the prices in force ({file_in_force('pricing', source)}), without the base fee."
         if view.cost
         else ""
     )

@@ -134,10 +134,10 @@ def budgets_held(
     """Each enforced budget's status beside the plan's own limit and how it is shared out: what
     the limits are there to hold, before the keys that hold it; a team's scope, its own."""
     if not (planned.whole or evaluations or planned.shares or planned.refusals):
-        st.caption(f"None of the enforced budgets of {files.name} is {scope.name}'s.")
+        st.caption(f"None of the enforced budgets ({files.name}) is {scope.name}'s.")
         return
     st.caption(
-        f"The enforced budgets of {files.name}, held by each key's own limit, which the "
+        f"The enforced budgets ({files.name}), held by each key's own limit, which the "
         "service enforces on its live counters; the usage period "
         f"{planned.period.text}, closed days through yesterday."
     )

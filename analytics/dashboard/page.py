@@ -124,8 +124,8 @@ def money_switch(where: DeltaGenerator, src: Source) -> str:
         required=True,
         key=SWITCH_KEY,
         on_change=lambda: session.show(st.session_state[SWITCH_KEY]),
-        help="Usage in characters and minutes, or its cost at the prices of "
-        f"{file_in_force('pricing', src)}. One choice for every page of this session.",
+        help="Usage in characters and minutes, or its cost at the prices in force "
+        f"({file_in_force('pricing', src)}). One choice for every page of this session.",
     )
     return session.shown()
 

@@ -87,7 +87,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 f"{amount_text(projected, spend.currency)} projected for the billing period"
             )
             st.caption(
-                f"At the prices of {file_in_force('pricing', src)}, base fee included: the "
+                f"At the prices in force ({file_in_force('pricing', src)}), base fee included: the "
                 "closed days so far, and the forecast of each service priced to the period's "
                 "last day."
             )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from analytics.settings.parts import PARTS, Part, SettingsProblem, check
+from analytics.settings.parts import NAMES, PARTS, Part, SettingsProblem, check
 from analytics.settings.versions import held, import_once, latest
 from analytics.storage.bundle import organization_file
 from analytics.storage.tomlfiles import read_text
@@ -35,7 +35,8 @@ Source = Literal["store", "files"]
 @dataclass(frozen=True)
 class Document:
     """One settings document in force: its text, and where it is held, in words a page or an
-    error names (``teams.toml``, or ``teams, version 3 of the settings store``)."""
+    error names (``teams.toml``, or ``the teams, version 3, saved by ana@example.org on
+    2026-03-01``)."""
 
     part: Part
     text: str
@@ -100,7 +101,6 @@ def document(part: Part, place: Place, given: Path | None = None) -> Document | 
     held = latest(place.records, part)
     if held is None:
         return None
-    where = f"{part}, version {held.number} of the settings store"
-    if held.file is not None:
-        where += f" (imported from {held.file})"
+    how = f"imported from {held.file}" if held.file else f"saved by {held.origin}"
+    where = f"{NAMES[part]}, version {held.number}, {how} on {held.saved_at:%Y-%m-%d}"
     return Document(part, held.text, where, held.number)

@@ -40,6 +40,14 @@ TITLES: Final[dict[Part, str]] = {
     "budgets": "Budgets",
     "alerts": "Alert routes",
 }
+# Each document named in a sentence by what it holds ("the budgets, version 3, …"), never by
+# the word the settings store keys it with.
+NAMES: Final[dict[Part, str]] = {
+    "pricing": "the prices",
+    "teams": "the teams",
+    "budgets": "the budgets",
+    "alerts": "the alert routes",
+}
 
 
 class SettingsProblem(ValueError):

@@ -31,6 +31,7 @@ from analytics.alerts.events import Event
 from analytics.alerts.message_forms import mail
 from analytics.cli import app
 from analytics.storage.state_store import embedded_store
+from analytics.usage.calendar import utc_today
 from bench.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -439,7 +440,7 @@ def test_a_bad_alerts_file_exits_2_naming_file_entry_and_field(
     assert result.exit_code == 2, result.output
     # A file's own rule names the file, refused before its first import into the store; a
     # secret missing from the environment names the alerts imported from it.
-    imported = "alerts, version 1 of the settings store (imported from alerts.toml)"
+    imported = f"the alert routes, version 1, imported from alerts.toml on {utc_today()}"
     assert result.stderr.startswith((f"error: {path}: ", f"error: {imported}: "))
     assert message in result.stderr
     assert result.stdout == ""  # refused before anything was fetched or evaluated

@@ -25,9 +25,9 @@ LAST = TODAY - dt.timedelta(days=1)
 FIRST = LAST - dt.timedelta(days=59)
 RANGE = ["--demo", "--start", FIRST.isoformat(), "--end", LAST.isoformat()]
 NO_SUCH_TEAM = (
-    "error: --team 'Accounts' is no team of teams, version 1 of the settings store (imported "
-    "from teams.example.toml); its teams are Web shop, Customer support, Marketing, Documents, "
-    "Internal tools\n"
+    "error: --team 'Accounts' is no team of the teams, version 1, imported from "
+    f"teams.example.toml on {TODAY}; its teams are Web shop, Customer support, Marketing, "
+    "Documents, Internal tools\n"
 )
 
 

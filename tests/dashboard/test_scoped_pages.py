@@ -198,9 +198,9 @@ def test_a_team_leads_guardrails_show_only_the_teams_own(organization):
     captions = [caption.value for caption in at.caption]
     said = "The plan's figures are the organization's: not shown to team Marketing."
     assert captions.count(said) == 1
-    assert [c for c in captions if c.startswith("None of the enforced budgets of ")] == [
-        "None of the enforced budgets of budgets, version 1 of the settings store (imported "
-        "from budgets.example.toml) is team Marketing's."
+    assert [c for c in captions if c.startswith("None of the enforced budgets (")] == [
+        "None of the enforced budgets (the budgets, version 1, imported from "
+        f"budgets.example.toml on {TODAY}) is team Marketing's."
     ]
     for organizations in ("All characters, usage period", "Data team notebook", "the plan"):
         assert organizations not in text

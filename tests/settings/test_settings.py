@@ -32,6 +32,7 @@ from analytics.settings.parts import PARTS, SettingsProblem, check
 from analytics.settings.versions import SavedMeanwhile, history, latest, save
 from analytics.storage.schema import settings_versions
 from analytics.storage.state_store import embedded_store, open_store
+from analytics.usage.calendar import utc_today
 from analytics.usage.records import Records
 
 AT = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -652,9 +653,9 @@ def test_each_file_found_is_imported_once_when_the_store_holds_none_of_its_part(
     place = Place("store", Records(store, "acct"), folder, demo=False)
     found = document("pricing", place)
     assert found is not None
-    assert found.where == "pricing, version 1 of the settings store (imported from pricing.toml)"
+    assert found.where == f"the prices, version 1, imported from pricing.toml on {utc_today()}"
     (folder / "pricing.toml").write_text("not read any more")
     assert document("pricing", place).text == EXAMPLES["pricing"].read_text()
     assert document("teams", place) is None  # no teams.toml was found: none in force
     shutil.copy(EXAMPLES["teams"], folder / "teams.toml")  # a part the store never held
-    assert document("teams", place).where.endswith("(imported from teams.toml)")
+    assert document("teams", place).where.endswith(f"imported from teams.toml on {utc_today()}")
