@@ -121,10 +121,12 @@ def test_self_contained_plotly_once_and_no_urls(report):
 def demo_report(tmp_path_factory) -> str:
     """`report --demo` on the last twelve months, with the example budgets: the demo
     organization's largest report, every section, the Decision and the Spend among them."""
-    output = tmp_path_factory.mktemp("demo") / "report.html"
+    folder = tmp_path_factory.mktemp("demo")
+    output = folder / "report.html"
     args = ["report", "--period", "last-12-months", "-o", str(output), "--demo"]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CLOCK_VARIABLE, "2026-11-15T12:00:00Z")
+        patch.setenv("SERVICE_HISTORY_PATH", str(folder / "history"))  # a demo of its own
         result = runner.invoke(app, [*args, "--budgets", str(ROOT / "budgets.example.toml")])
     assert result.exit_code == 0, result.output
     return output.read_text(encoding="utf-8")
