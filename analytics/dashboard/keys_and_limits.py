@@ -46,6 +46,8 @@ SAID = "keys_said"
 # The dialog open in this session ("create" or "deactivate"): a dialog stays open across the
 # reruns its own widgets cause, until it is done or dismissed.
 DIALOG = "keys_dialog"
+# Whether the open dialog made a secret (never the secret): nothing may replace it there.
+MADE = "keys_secret_made"
 # The key chosen: the choice box's widget key and the address's parameter, a key id.
 CHOSEN = "key"
 
@@ -190,9 +192,8 @@ def actor(src: Source, allowed: Permission) -> changes.Actor:
 
 
 def choose(rows: list[KeyRow], src: Source) -> str:
-    """The key id of the key shown: the address's `key` (a key id, or the mask or unique
-    label a link names it by), else the session's choice, else the first listed key; a key
-    outside the session's scope is refused in one line."""
+    """The key id shown: the address's `key` (a key id, or a link's mask or unique label),
+    else the session's choice, else the first listed key; another scope's key refused."""
     ids = [row.key.key_id for row in rows if row.key is not None]
 
     def outside(asked: str) -> bool:
@@ -223,7 +224,8 @@ def open_dialog(name: str, key_id: str | None = None) -> None:
 
 
 def close_dialog() -> None:
-    st.session_state.pop(DIALOG, None)
+    for name in (DIALOG, MADE):
+        st.session_state.pop(name, None)
 
 
 def confirmed_for_good(name: str, key: DeveloperKey) -> bool:

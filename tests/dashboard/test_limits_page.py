@@ -278,6 +278,7 @@ def test_a_rotation_from_the_page_is_watched_and_finished_by_force(changed_demo,
     assert not at.exception
     assert table(at).loc[name, "state"] == "deactivated"
     assert any("Rotation 1 finished (forced)" in s.value for s in at.success)
+    assert any("Rotation 1 finished (forced)" in t.value for t in at.toast)  # in sight too
     assert [(e["action"], e["outcome"]) for e in audit(tmp_path)] == [
         ("create", "done"),
         ("limit", "done"),
