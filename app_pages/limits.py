@@ -20,6 +20,7 @@ from analytics.dashboard.plan_panel import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
 from analytics.keys.audit import audit_table
+from analytics.keys.join import key_name
 from analytics.keys.limits import (
     KeyRow,
     key_counts,
@@ -96,7 +97,7 @@ def deactivate_dialog(row: KeyRow) -> None:
     key = row.key
     assert key is not None
     st.warning(
-        f"Deactivating **{key.label}** (key id `{key.key_id}`) cannot be undone: every "
+        f"Deactivating **{key_name(key.label, key.key_id)}** cannot be undone: every "
         "request with it is refused at once and for good, and it can never be activated again.",
         icon=":material/warning:",
     )

@@ -16,6 +16,7 @@ from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import rotation_columns
 from analytics.dashboard.secret_dialog import Making, secret_form
 from analytics.dashboard.source import Source
+from analytics.keys.join import key_name
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import MAX_LABEL
 from analytics.keys.rotation import Watch, default_label
@@ -40,7 +41,7 @@ def _rotate_form(
     assert key is not None
     if leak:
         st.warning(
-            f"**{key.label}** (key id `{key.key_id}`) is deactivated first, at once and for "
+            f"**{key_name(key.label, key.key_id)}** is deactivated first, at once and for "
             "good: every request with it is refused, before its replacement exists. Then the "
             "replacement is made with its limits.",
             icon=":material/warning:",
@@ -76,7 +77,7 @@ def _rotate_form(
 @st.dialog("Finish a rotation", on_dismiss=keys_and_limits.close_dialog)
 def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
     st.warning(
-        f"Deactivating **{old.label}** (key id `{old.key_id}`) cannot be undone: every request "
+        f"Deactivating **{key_name(old.label, old.key_id)}** cannot be undone: every request "
         "with it is refused at once and for good.",
         icon=":material/warning:",
     )

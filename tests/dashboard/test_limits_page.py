@@ -353,7 +353,9 @@ def test_a_leaked_key_whose_replacement_fails_says_how_to_finish(
     assert not at.exception and not at.code
     said = [e.value for e in at.error]
     assert any(
-        text.startswith(f"{name} ({old_id}) is deactivated, but its replacement was not made")
+        text.startswith(
+            f"{name} ({old_id[:4]}****{old_id[-4:]}) is deactivated, but its replacement was not"
+        )
         and f"keys create --label '{name} ({TODAY:%Y-%m})'" in text
         for text in said
     ), said
