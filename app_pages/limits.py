@@ -2,6 +2,8 @@
 period's use against its limits, and for one key the actions: rename, set or clear limits,
 deactivate; create a key; the audit log of every attempted change."""
 
+from functools import partial
+
 import streamlit as st
 
 from analytics.dashboard import (
@@ -10,6 +12,7 @@ from analytics.dashboard import (
     page,
     permissions,
     rotation_panel,
+    secret_dialog,
 )
 from analytics.dashboard.column_config import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors, store_errors
@@ -17,6 +20,7 @@ from analytics.dashboard.plan_panel import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
 from analytics.keys.audit import audit_table
+from analytics.keys.join import key_name
 from analytics.keys.limits import (
     KeyRow,
     key_counts,
@@ -58,11 +62,8 @@ def label_check(label: str, key_id: str | None, where: str) -> tuple[bool, bool]
     return True, False
 
 
-@st.dialog("Create a key", on_dismiss=keys_and_limits.close_dialog)
-def create_dialog() -> None:
-    if st.session_state.get("create_done"):
-        keys_and_limits.close_dialog()
-        st.rerun()  # the secret leaves the page with the dialog
+def create_form() -> secret_dialog.Making | None:
+    """The new key's label and the buttons: the create asked for by Create, a label allowed."""
     label = st.text_input(
         "Label", key="create_label", placeholder="e.g. Mobile app (iOS)", max_chars=MAX_LABEL
     )
@@ -78,14 +79,17 @@ def create_dialog() -> None:
         create_col.button("Create", type="primary", key="create_submit", icon=":material/add:")
         and ok
     ):
-        secret = keys_and_limits.create(source, allowed, label, shared)
-        if secret is not None:
-            st.warning(
-                "Copy the secret now: it is shown this once and kept nowhere, not even here.",
-                icon=":material/warning:",
-            )
-            st.code(secret, language=None)
-            st.button("Done", key="create_done", type="primary")
+        return partial(keys_and_limits.create, source, allowed, label, shared)
+    return None
+
+
+@st.dialog("Create a key", on_dismiss=keys_and_limits.close_dialog)
+def create_dialog() -> None:
+    secret_dialog.secret_form(
+        "create",
+        create_form,
+        "Copy the secret now: it is shown this once and kept nowhere, not even here.",
+    )
 
 
 @st.dialog("Deactivate a key", on_dismiss=keys_and_limits.close_dialog)
@@ -93,7 +97,7 @@ def deactivate_dialog(row: KeyRow) -> None:
     key = row.key
     assert key is not None
     st.warning(
-        f"Deactivating **{key.label}** (key id `{key.key_id}`) cannot be undone: every "
+        f"Deactivating **{key_name(key.label, key.key_id)}** cannot be undone: every "
         "request with it is refused at once and for good, and it can never be activated again.",
         icon=":material/warning:",
     )
@@ -104,10 +108,11 @@ def deactivate_dialog(row: KeyRow) -> None:
         st.rerun()
 
 
+making = secret_dialog.secret_made()  # a dialog shows a secret: nothing may replace it
 title.button(
     "Create a key…",
     icon=":material/add:",
-    disabled=not allowed.allowed,
+    disabled=not allowed.allowed or making,
     key="create_open",
     on_click=keys_and_limits.open_dialog,
     args=("create",),
@@ -130,6 +135,9 @@ if outcome := keys_and_limits.said():
         st.error(message, icon=":material/error:")
     else:
         st.success(message, icon=":material/check_circle:")
+    # Said where the person is too: a change made far down the page (a rotation finished) is
+    # said at its top, out of sight at 1366×768.
+    st.toast(message, icon=":material/error:" if failed else ":material/check_circle:")
 
 with service_errors(source):
     rows = keys_and_limits.key_view(source, today)
@@ -206,13 +214,13 @@ with rename_col.container(border=True):
     renamed = rename_preview(key, new_label)
     ok, shared = label_check(new_label, key.key_id, this) if renamed.changes else (True, False)
     st.caption(f"Preview: {renamed.text}.")
-    # Enabled by who may act, never by what is typed: a value typed is sent as its input loses
-    # focus, to the very click on the button, which a button disabled until then would lose.
+    # Enabled by who may act on an active key, never by what is typed: a value typed is sent as
+    # its input loses focus, to the very click on the button, which a disabled one would lose.
     if (
         st.button(
             "Rename",
             key=f"rename_save:{this}",
-            disabled=not for_key.allowed,
+            disabled=not changeable,
             icon=":material/edit:",
         )
         and keys_and_limits.worth_sending(renamed, ok)
@@ -275,7 +283,7 @@ for column, (dialog, label, icon) in zip(st.columns(len(KEY_DIALOGS)), KEY_DIALO
     column.button(
         label,
         icon=icon,
-        disabled=not changeable,
+        disabled=not changeable or making,
         key=f"{dialog}_open",
         on_click=keys_and_limits.open_dialog,
         args=(dialog, key.key_id),

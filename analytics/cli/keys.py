@@ -31,8 +31,8 @@ from analytics.cli.shared import (
 )
 from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
-from analytics.keys.join import MASK_STARS, KeyNotFound, join, pick
-from analytics.keys.limits import KeyRow, key_view_table, with_owners
+from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, pick
+from analytics.keys.limits import KeyRow, key_view_table, shown_limits, with_owners
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
 from analytics.service.connection_settings import Settings
@@ -128,7 +128,7 @@ def label_typed(key: DeveloperKey, said_first: str = "") -> None:
     if not at_terminal():
         raise UsageProblem("deactivation is permanent: give --yes to confirm in a script")
     typed = typer.prompt(
-        f"{said_first}Deactivating {key.label} ({key.key_id}) cannot be undone. "
+        f"{said_first}Deactivating {key_name(key.label, key.key_id)} cannot be undone. "
         "Type its label to confirm",
         err=True,
     )
@@ -172,6 +172,8 @@ def list_keys(
         table = with_owners(table, teams)
         if not show_all:
             table = table[~table["state"].isin(["deactivated", "not in the key list"])]
+        if fmt == "table":  # in the page's words: a blank limit would read as unknown
+            table = shown_limits(table)
         write_table(table.reset_index(drop=True), fmt)
 
 
@@ -220,7 +222,7 @@ def create(
     with key_session(demo, debug) as session, label_checked():
         listed = session.actor.client.developer_keys()
         made = changes.create(session.actor, label, listed, allow_duplicate).key
-        said(f"created {made.label!r} ({made.key_id}); its secret is shown this once")
+        said(f"created {key_name(made.label, made.key_id)}; its secret is shown this once")
         typer.echo(made.key)
 
 
@@ -239,7 +241,7 @@ def rename(
         named, api_key, listed = session.named(key)
         planned = rename_preview(named, label)
         changes.rename(session.actor, planned, listed, allow_duplicate, api_key)
-        said(f"{planned.text} ({named.key_id})")
+        said(f"{planned.text} ({key_name(named.label, named.key_id)})")
 
 
 @keys_app.command()
@@ -268,7 +270,7 @@ def limit(
         speech = minutes_given if isinstance(minutes_given, Keep) else milliseconds(minutes_given)
         planned = limit_preview(named, characters_given, speech)
         changes.limit(session.actor, planned, api_key)
-        said(f"{planned.text} ({named.key_id})")
+        said(f"{planned.text} ({key_name(named.label, named.key_id)})")
 
 
 @keys_app.command()
@@ -283,12 +285,12 @@ def deactivate(
     with key_session(demo, debug) as session:
         named, api_key, _ = session.named(key)
         if named.is_deactivated:
-            said(f"{named.label} ({named.key_id}) is already deactivated")
+            said(f"{key_name(named.label, named.key_id)} is already deactivated")
             return
         if not yes:
             label_typed(named)
         gone = changes.deactivate(session.actor, named, api_key).key
-        said(f"deactivated {gone.label} ({gone.key_id}): every request with it is refused")
+        said(f"deactivated {key_name(gone.label, gone.key_id)}: every request with it is refused")
 
 
 @keys_app.command()

@@ -35,6 +35,7 @@ from analytics.cli.shared import (
 from analytics.exit_codes import SERVICE, STILL_IN_USE
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import RotationLog, finish, leaked, rotate, watched
+from analytics.keys.join import key_name
 from analytics.keys.rotation import (
     ReplacementFailed,
     RotationRefused,
@@ -111,7 +112,7 @@ def rotate_key(
                 raise UsageProblem("a rotation makes a key: give --yes to confirm in a script")
             asked = "Deactivate it now, for good, and replace it" if leak else "Replace it"
             given = typer.prompt(
-                f"{asked}: {named.label} ({named.key_id}). The replacement's label",
+                f"{asked}: {key_name(named.label, named.key_id)}. The replacement's label",
                 default=given,
                 err=True,
             )
@@ -120,7 +121,7 @@ def rotate_key(
         inherit = partial(guardrail_state.inherit, log.records)
         if leak:
             made = leaked(session.actor, log, rows, row, given, inherit)
-            said(f"deactivated {named.label} ({named.key_id})")
+            said(f"deactivated {key_name(named.label, named.key_id)}")
         else:
             made = rotate(session.actor, log, rows, row, given, today, inherit)
         new = made.rotation
@@ -204,4 +205,4 @@ def finish_rotation(
             fail(STILL_IN_USE.code, f"{exc}; nothing was changed")
             return
         forced = " (forced)" if done.forced else ""
-        said(f"rotation {done.id} finished{forced}: deactivated {old.label} ({old.key_id})")
+        said(f"rotation {done.id} finished{forced}: deactivated {key_name(old.label, old.key_id)}")

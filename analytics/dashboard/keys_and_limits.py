@@ -31,7 +31,7 @@ from analytics.dashboard.source import Source
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import changes, listed, rotation
 from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
-from analytics.keys.join import KeyNotFound, pick
+from analytics.keys.join import KeyNotFound, key_name, pick
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import Preview
 from analytics.service.errors import AuthorizationError, ServiceError
@@ -46,6 +46,8 @@ SAID = "keys_said"
 # The dialog open in this session ("create" or "deactivate"): a dialog stays open across the
 # reruns its own widgets cause, until it is done or dismissed.
 DIALOG = "keys_dialog"
+# Whether the open dialog made a secret (never the secret): nothing may replace it there.
+MADE = "keys_secret_made"
 # The key chosen: the choice box's widget key and the address's parameter, a key id.
 CHOSEN = "key"
 
@@ -190,9 +192,8 @@ def actor(src: Source, allowed: Permission) -> changes.Actor:
 
 
 def choose(rows: list[KeyRow], src: Source) -> str:
-    """The key id of the key shown: the address's `key` (a key id, or the mask or unique
-    label a link names it by), else the session's choice, else the first listed key; a key
-    outside the session's scope is refused in one line."""
+    """The key id shown: the address's `key` (a key id, or a link's mask or unique label),
+    else the session's choice, else the first listed key; another scope's key refused."""
     ids = [row.key.key_id for row in rows if row.key is not None]
 
     def outside(asked: str) -> bool:
@@ -223,7 +224,8 @@ def open_dialog(name: str, key_id: str | None = None) -> None:
 
 
 def close_dialog() -> None:
-    st.session_state.pop(DIALOG, None)
+    for name in (DIALOG, MADE):
+        st.session_state.pop(name, None)
 
 
 def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
@@ -240,8 +242,7 @@ def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
     return True
 
 
-def dialog() -> tuple[str, str | None] | None:
-    """The open dialog and the key id it is bound to."""
+def dialog() -> tuple[str, str | None] | None:  # the open dialog and its key id
     opened = st.session_state.get(DIALOG)
     return opened if isinstance(opened, tuple) else None
 
@@ -334,7 +335,7 @@ def create(src: Source, allowed: Permission, label: str, shared: bool = False) -
 
     def change() -> tuple[str | None, str]:
         made = changes.create(actor(src, allowed), label, organization_keys(src), shared).key
-        return made.key, f"Created {made.label} ({made.key_id})."
+        return made.key, f"Created {key_name(made.label, made.key_id)}."
 
     return _attempt(src, change)
 
@@ -417,14 +418,15 @@ def rotate(
         if leak:
             made = rotation.leaked(acting, log, rows, row, label, inherit)
             said = (
-                f"Deactivated {made.rotation.old_label} and made {made.rotation.new_label} "
-                f"({made.rotation.new_key_id})."
+                f"Deactivated {made.rotation.old_label} and made "
+                f"{key_name(made.rotation.new_label, made.rotation.new_key_id or '')}."
             )
         else:
             made = rotation.rotate(acting, log, rows, row, label, today, inherit)
             said = (
-                f"Rotation {made.rotation.id}: made {made.rotation.new_label} "
-                f"({made.rotation.new_key_id}) with {made.rotation.old_label}'s limits."
+                f"Rotation {made.rotation.id}: made "
+                f"{key_name(made.rotation.new_label, made.rotation.new_key_id or '')} with "
+                f"{made.rotation.old_label}'s limits."
             )
         teams = carry_over(settings_place(src), made.rotation, acting.who)
         return made.secret, said if teams is None else f"{said} {teams[:1].upper()}{teams[1:]}."

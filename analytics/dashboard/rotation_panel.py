@@ -7,13 +7,16 @@ day, as the Plan panel is, so the page only places them; the workings are
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 
 import streamlit as st
 
 from analytics.dashboard import keys_and_limits, permissions
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import rotation_columns
+from analytics.dashboard.secret_dialog import Making, secret_form
 from analytics.dashboard.source import Source
+from analytics.keys.join import key_name
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import MAX_LABEL
 from analytics.keys.rotation import Watch, default_label
@@ -22,14 +25,23 @@ from analytics.service.models import DeveloperKey
 
 @st.dialog("Rotate a key", on_dismiss=keys_and_limits.close_dialog)
 def rotate_dialog(src: Source, rows: list[KeyRow], row: KeyRow, leak: bool, today: date) -> None:
-    if st.session_state.get("rotate_done"):
-        keys_and_limits.close_dialog()
-        st.rerun()  # the secret leaves the page with the dialog
+    secret_form(
+        "rotate",
+        partial(_rotate_form, src, rows, row, leak, today),
+        "Copy the new key's secret now: it is shown this once and kept nowhere, not even here.",
+    )
+
+
+def _rotate_form(
+    src: Source, rows: list[KeyRow], row: KeyRow, leak: bool, today: date
+) -> Making | None:
+    """The rotation's label, for a leak the typed label, and its buttons: the rotation asked
+    for when the confirming button is pressed with the label matching."""
     key = row.key
     assert key is not None
     if leak:
         st.warning(
-            f"**{key.label}** (key id `{key.key_id}`) is deactivated first, at once and for "
+            f"**{key_name(key.label, key.key_id)}** is deactivated first, at once and for "
             "good: every request with it is refused, before its replacement exists. Then the "
             "replacement is made with its limits.",
             icon=":material/warning:",
@@ -53,26 +65,19 @@ def rotate_dialog(src: Source, rows: list[KeyRow], row: KeyRow, leak: bool, toda
     confirm_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="rotate_cancel", on_click=keys_and_limits.close_dialog)
     name = "Deactivate and replace" if leak else "Rotate"
-    if confirm_col.button(name, type="primary", key="rotate_confirm"):
-        if typed.strip() != key.label.strip():
-            st.error("The label does not match: nothing was changed.", icon=":material/block:")
-            return
-        acting = permissions.permission(src, key=key)
-        secret = keys_and_limits.rotate(src, acting, rows, row, label, leak, today)
-        if secret is not None:
-            st.warning(
-                "Copy the new key's secret now: it is shown this once and kept nowhere, not "
-                "even here.",
-                icon=":material/warning:",
-            )
-            st.code(secret, language=None)
-            st.button("Done", key="rotate_done", type="primary")
+    if not confirm_col.button(name, type="primary", key="rotate_confirm"):
+        return None
+    if typed.strip() != key.label.strip():
+        st.error("The label does not match: nothing was changed.", icon=":material/block:")
+        return None
+    acting = permissions.permission(src, key=key)
+    return partial(keys_and_limits.rotate, src, acting, rows, row, label, leak, today)
 
 
 @st.dialog("Finish a rotation", on_dismiss=keys_and_limits.close_dialog)
 def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
     st.warning(
-        f"Deactivating **{old.label}** (key id `{old.key_id}`) cannot be undone: every request "
+        f"Deactivating **{key_name(old.label, old.key_id)}** cannot be undone: every request "
         "with it is refused at once and for good.",
         icon=":material/warning:",
     )

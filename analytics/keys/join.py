@@ -31,6 +31,13 @@ JOINED: Final[tuple[How, ...]] = ("recorded", "key id", "label")
 MASK_STARS: Final = "****"
 
 
+def key_name(label: str, key_id: str) -> str:
+    """A key as people read it, in every refusal, table and message: its label with its
+    masked key id ("Partner portal (ab12****ef56)"); the key id itself, two UUIDs long, only
+    in JSON, where programs read it."""
+    return f"{label} ({masked(key_id)})"
+
+
 def masked(text: str) -> str:
     """The service's masked form of a secret (or of a key id): four characters, four stars,
     four characters; only the stars for a text too short to show any."""
@@ -145,4 +152,4 @@ def closest_labels(keys: Sequence[DeveloperKey], named: str, most: int = 3) -> l
 
 
 def _candidates(keys: Sequence[DeveloperKey]) -> str:
-    return "; ".join(f"{key.label} ({key.key_id})" for key in keys)
+    return "; ".join(f"{key_name(key.label, key.key_id)}" for key in keys)

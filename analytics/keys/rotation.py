@@ -29,7 +29,7 @@ from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from analytics.keys import changes
-from analytics.keys.join import masked
+from analytics.keys.join import key_name, masked
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import limit_preview
 from analytics.service.errors import ServiceError
@@ -117,7 +117,8 @@ class RotationLog:
         number = self.records.store.run(kept)
         if number is None:
             raise RotationRefused(
-                f"key {rotation.old_key_id} is already being rotated: finish that rotation first"
+                f"{key_name(rotation.old_label, rotation.old_key_id)} is already being rotated: "
+                "finish that rotation first"
             )
         claimed = msgspec.structs.replace(rotation, id=number)
         self.save(claimed)
@@ -177,7 +178,7 @@ def room_check(rows: Sequence[KeyRow], today: date) -> None:
     if len(active) < MAX_ACTIVE:
         return
     candidates = unused_keys(rows, today)
-    named = "; ".join(f"{k.label} ({k.key_id})" for k in candidates) or "none"
+    named = "; ".join(key_name(k.label, k.key_id) for k in candidates) or "none"
     raise NoRoom(
         f"{len(active)} keys are active, the most the service allows: deactivate one first. "
         f"Active keys unused for {UNUSED_DAYS} days: {named}"
@@ -288,7 +289,8 @@ def leaked(
     except ServiceError as exc:
         log.save(msgspec.structs.replace(claimed, state="replacement failed"))
         raise ReplacementFailed(
-            f"{row.key.label} ({row.key.key_id}) is deactivated, but its replacement was not "
+            f"{key_name(row.key.label, row.key.key_id)} is deactivated, but its replacement "
+            "was not "
             f"made: {exc}. Finish with `keys create --label {claimed.new_label!r}`, then set "
             "its limits with `keys limit`"
         ) from None
@@ -403,13 +405,15 @@ def rotation_table(watched: Sequence[Watch]) -> pd.DataFrame:
             [
                 w.rotation.id,
                 w.rotation.state,
-                f"{w.rotation.old_label} ({w.rotation.old_key_id})",
-                f"{w.rotation.new_label} ({w.rotation.new_key_id or '-'})",
+                key_name(w.rotation.old_label, w.rotation.old_key_id),
+                key_name(w.rotation.new_label, w.rotation.new_key_id)
+                if w.rotation.new_key_id
+                else f"{w.rotation.new_label} (not made)",
                 w.rotation.who,
                 f"{w.rotation.started:%Y-%m-%d %H:%M}",
                 w.last_used.isoformat() if w.last_used else "-",
                 w.quiet_days,
-                w.rotation.forced,
+                "yes" if w.rotation.forced else "no",
             ]
             for w in watched
         ],

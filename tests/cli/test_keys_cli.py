@@ -331,6 +331,14 @@ def test_a_rotation_from_the_command_line(served):
     assert rows[new_label]["character limit"] == 1000  # the old key's limit
     again = keys("rotate", "Web shop", "--label", "Web shop (B)", "--yes")
     assert again.exit_code == 2 and "already being rotated" in again.stderr
+    old_id = next(
+        r["key_id"]
+        for r in json.loads(keys("list", "--format", "json").stdout)
+        if r["label"] == "Web shop"
+    )
+    # Named as people read a key: its label and masked key id, never the two-UUID key id.
+    assert f"Web shop ({old_id[:4]}****{old_id[-4:]}) is already being rotated" in again.stderr
+    assert old_id not in again.stderr
     [rotation] = json.loads(keys("rotation", "list", "--format", "json").stdout)
     assert rotation["rotation"]["state"] == "watching"
     assert rotation["rotation"]["new_api_key"] == masked(secret)
@@ -344,6 +352,10 @@ def test_a_rotation_from_the_command_line(served):
     table = keys("rotation", "list")
     assert table.stdout.splitlines()[0].split()[:2] == ["rotation", "state"]
     assert "finished" in table.stdout
+    # Booleans in words, ids masked: no Python repr, no line of raw key ids.
+    _header, row = table.stdout.splitlines()
+    assert "True" not in row and "False" not in row and row.split()[-1] == "yes"
+    assert old_id not in table.stdout and f"Web shop ({old_id[:4]}****{old_id[-4:]})" in row
     audit = keys("audit", "--format", "json").stdout
     actions = [(e["action"], e["outcome"]) for e in json.loads(audit)]
     assert actions == [("create", "done"), ("limit", "done"), ("deactivate", "done")]
@@ -351,3 +363,14 @@ def test_a_rotation_from_the_command_line(served):
     for path in served.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+def test_keys_list_writes_limits_in_the_pages_words(served):
+    """`keys list` says "no limit" where a key has none, as the Keys & limits page does: a
+    "-" would read as unknown. JSON keeps null."""
+    table = keys("list", "--all")
+    assert table.exit_code == 0, table.output
+    _header, *rows = table.stdout.splitlines()
+    web = next(line for line in rows if line.startswith("Web shop"))
+    speech = next(line for line in rows if line.startswith("Speech"))
+    assert "1,000" in web and "no limit" in speech

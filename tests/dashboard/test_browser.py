@@ -3,6 +3,7 @@
 Screenshots of every page (1366×768) land in test-artifacts/screenshots/ for a human look.
 """
 
+import json
 import re
 import sqlite3
 from contextlib import closing
@@ -614,6 +615,60 @@ def test_a_rotation_shows_its_secret_once_and_its_panel(dashboard, page, server_
     assert secret not in log.read_text()
     for path in history.rglob("*"):
         assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+def test_rotate_clicked_twice_keeps_its_secret_and_makes_one_rotation(
+    dashboard, page, server_files
+):
+    """A person double-clicks Rotate, then clicks where it was once the secret shows: the
+    secret stays on the dialog, beside Done alone, and one replacement and one rotation exist."""
+    _log, history = server_files
+    open_page(page, dashboard, "limits", "Keys & limits")
+    choose(page, "Key", "Document pipeline", re.compile(r"^Document pipeline · "))
+    expect(page.get_by_text("Document pipeline: nothing to change")).to_have_count(
+        2, timeout=WAIT_MS
+    )
+    settled(page)
+    page.get_by_role("button", name="Rotate…").click()
+    dialog = page.get_by_role("dialog")
+    rotate = dialog.get_by_role("button", name="Rotate", exact=True)
+    expect(rotate).to_be_visible(timeout=WAIT_MS)
+    box = rotate.bounding_box()
+    assert box is not None
+    rotate.dblclick()
+    secret_block = dialog.get_by_test_id("stCode")
+    expect(secret_block).to_be_visible(timeout=WAIT_MS)
+    secret = secret_block.inner_text().strip()
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(1500)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(dialog.get_by_test_id("stCode")).to_have_text(secret)
+    expect(dialog.get_by_role("button", name="Rotate", exact=True)).to_have_count(0)
+    expect(dialog).not_to_contain_text("already being rotated")
+    made = [k for k in stored(history).values() if k.label.startswith("Document pipeline (")]
+    assert len(made) == 1
+    begun = kept.rows(history, "SELECT rotation FROM key_rotations")
+    assert [json.loads(r)["old_label"] for (r,) in begun].count("Document pipeline") == 1
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+
+    # Finished by force at once: the panel goes, and a confirmation says what was done.
+    panel = page.locator("[class*='st-key-rotation_panel_']").filter(has_text="Document pipeline →")
+    settled(page)
+    panel.get_by_role("button", name=re.compile("^Finish")).click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Finish anyway").click()
+    settled(page)
+    dialog.get_by_label("Type the key's label to confirm").fill("Document pipeline")
+    dialog.get_by_role("button", name="Deactivate for good").click()
+    expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
+    expect(panel).to_have_count(0, timeout=WAIT_MS)
+    settled(page)
+    said = page.get_by_test_id("stToast").filter(
+        has_text=re.compile(r"finished \(forced\): deactivated Document pipeline")
+    )
+    expect(said).to_be_in_viewport(timeout=WAIT_MS)
 
 
 def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):

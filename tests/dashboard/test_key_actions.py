@@ -239,7 +239,8 @@ class KeyPageWalk(RuleBasedStateMachine):
         new = label.strip()
         carried = any(k.label == new for i, k in self.model.items() if i != self.chosen)
         self.at = rename(self.at, label, share)
-        if new and new != key.label and len(new) <= MAX_LABEL and (share or not carried):
+        allowed = new and new != key.label and len(new) <= MAX_LABEL and (share or not carried)
+        if allowed and not key.deactivated:  # a deactivated key offers no Rename
             self.model[self.chosen] = replace(key, label=new)
             self.log.append(("rename", self.chosen, "done"))
 

@@ -278,6 +278,7 @@ def test_a_rotation_from_the_page_is_watched_and_finished_by_force(changed_demo,
     assert not at.exception
     assert table(at).loc[name, "state"] == "deactivated"
     assert any("Rotation 1 finished (forced)" in s.value for s in at.success)
+    assert any("Rotation 1 finished (forced)" in t.value for t in at.toast)  # in sight too
     assert [(e["action"], e["outcome"]) for e in audit(tmp_path)] == [
         ("create", "done"),
         ("limit", "done"),
@@ -352,7 +353,9 @@ def test_a_leaked_key_whose_replacement_fails_says_how_to_finish(
     assert not at.exception and not at.code
     said = [e.value for e in at.error]
     assert any(
-        text.startswith(f"{name} ({old_id}) is deactivated, but its replacement was not made")
+        text.startswith(
+            f"{name} ({old_id[:4]}****{old_id[-4:]}) is deactivated, but its replacement was not"
+        )
         and f"keys create --label '{name} ({TODAY:%Y-%m})'" in text
         for text in said
     ), said

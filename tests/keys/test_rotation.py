@@ -177,7 +177,11 @@ def test_no_room_at_25_active_keys_names_the_unused_ones_and_changes_nothing(tmp
     # Busy 22 never used; the others used within 90 days.
     said = str(refused.value)
     assert said.startswith("25 keys are active, the most the service allows")
-    assert said.endswith("Active keys unused for 90 days: Busy 22 (" + busy_22 + ")")
+    # Named by label and masked key id, never the two-UUID key id itself.
+    assert said.endswith(
+        f"Active keys unused for 90 days: Busy 22 ({busy_22[:4]}****{busy_22[-4:]})"
+    )
+    assert busy_22 not in said
     assert log.read() == [] and actor.audit.read() == []
 
 
@@ -195,7 +199,8 @@ def test_a_leaked_key_is_deactivated_first_and_a_failed_replacement_says_how_to_
                 leaked(failing_actor, log, rows, old, "Web shop (2026-03)")
         assert [seen.method for seen in server.seen] == ["PUT", "POST"]
     assert str(failed.value).startswith(
-        f"Web shop ({old.key.key_id}) is deactivated, but its replacement was not made: "
+        f"Web shop ({old.key.key_id[:4]}****{old.key.key_id[-4:]}) is deactivated, but its "
+        "replacement was not made: "
     )
     assert "keys create --label 'Web shop (2026-03)'" in str(failed.value)
     keys = client.developer_keys()

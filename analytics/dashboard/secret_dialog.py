@@ -1,0 +1,55 @@
+"""A dialog that makes a key and shows its secret (Create, Rotate, Leaked): once the secret is
+made, the dialog offers Copy (the code block's own button) and Done, and nothing else. A second
+click on the button that made it, or on any action that would make another key, would replace
+the one secret shown by a refusal, and the secret can never be seen again.
+
+The secret is one run's local variable, drawn in place of the form that made it; the session
+keeps only that one was made (``keys_and_limits.MADE``), dropped as the dialog closes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from analytics.dashboard import keys_and_limits
+
+# What a form's button asks for: the change that makes the key and returns its secret (None:
+# refused, said on the page).
+Making = Callable[[], str | None]
+
+
+def secret_made() -> bool:
+    """Whether the open dialog has made a key whose secret it shows (or showed): every action
+    that would make another is off until it closes."""
+    return st.session_state.get(keys_and_limits.MADE) is True
+
+
+def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -> None:
+    """The dialog `name`: `form` (its fields and buttons, returning what its button asks for,
+    or None) until a key is made, then in its place the secret with `shown_once`, and Done.
+    A refusal is said below the form, which stays for another try."""
+    if st.session_state.get(f"{name}_done"):
+        keys_and_limits.close_dialog()
+        st.rerun()  # the secret leaves the page with the dialog
+    if secret_made():  # a rerun after the secret was drawn: it was kept nowhere
+        st.info(
+            "The key was made and its secret shown once: it is kept nowhere, not even here.",
+            icon=":material/info:",
+        )
+        st.button("Done", key=f"{name}_done", type="primary")
+        return
+    drawn = st.empty()
+    with drawn.container():
+        making = form()
+    if making is None:
+        return
+    st.session_state[keys_and_limits.MADE] = True  # set before: a click meanwhile makes none
+    secret = making()
+    if secret is None:
+        st.session_state.pop(keys_and_limits.MADE, None)
+        return
+    with drawn.container():
+        st.warning(shown_once, icon=":material/warning:")
+        st.code(secret, language=None)
+        st.button("Done", key=f"{name}_done", type="primary")
