@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -20,6 +21,7 @@ from analytics.cli.shared import (
     StartOption,
     TeamOption,
     TeamsOption,
+    UsageProblem,
     app,
 )
 from analytics.exports.dataset import Days, Destination, write_dataset
@@ -64,7 +66,7 @@ def export_dataset(
         usage, _ = shaped_export(request, files, (first, last), how)
         focus = focus_rows(files, (first, last), how)
         days = Days(first, last, last_closed_day(today) + timedelta(days=1))
-        destination = Destination(to)
+        destination = _destination(to)
         outcome = write_dataset(
             destination, {"usage": usage, "focus": focus}, days, datetime.now(UTC)
         )
@@ -73,3 +75,14 @@ def export_dataset(
             f"{len(outcome.removed)} removed",
             err=True,
         )
+
+
+def _destination(to: str) -> Destination:
+    """The dataset's folder or bucket; a URL carrying credentials (``s3://key:secret@…``) is
+    refused before anything is read, since the URL is printed, logged and kept in the timer's
+    unit: the credentials belong in the environment."""
+    if "@" in urlsplit(to).netloc:
+        raise UsageProblem(
+            "--to takes no credentials: give them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        )
+    return Destination(to)

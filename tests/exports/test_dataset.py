@@ -211,3 +211,11 @@ def test_the_open_days_are_written_on_every_run(tmp_path, demo_env):
     listed = {p["path"] for p in manifest(to)["partitions"]}
     assert open_days == {p for p in listed if date.fromisoformat(p[-23:-13]) >= first_open}
     assert open_days
+
+
+def test_credentials_in_the_url_are_refused_and_never_printed(tmp_path, demo_env):
+    day = month_start_in_past()
+    code, stderr = run("s3://AKIDSECRET:hunter2@warehouse/usage", day, day)
+    assert code == 2
+    assert "AWS_ACCESS_KEY_ID" in stderr
+    assert "hunter2" not in stderr and "AKIDSECRET" not in stderr
