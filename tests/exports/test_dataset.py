@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 import s3fs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from moto.server import ThreadedMotoServer
 from support.builders import invoke
 
@@ -219,3 +221,67 @@ def test_credentials_in_the_url_are_refused_and_never_printed(tmp_path, demo_env
     assert code == 2
     assert "AWS_ACCESS_KEY_ID" in stderr
     assert "hunter2" not in stderr and "AKIDSECRET" not in stderr
+
+
+DAY0 = date(2025, 3, 1)
+day_rows = st.lists(
+    st.tuples(st.integers(0, 5), st.sampled_from(["a", "b", "c"]), st.integers(0, 10**9)),
+    max_size=12,
+)
+
+
+def hand_made(rows: list[tuple[int, str, int]]) -> dict[str, pd.DataFrame]:
+    """A usage and a FOCUS table of the same hand-made rows: (day offset, key, characters)."""
+    days = [DAY0 + timedelta(days=offset) for offset, _, _ in rows]
+    usage = pd.DataFrame(
+        {
+            "usage_date": days,
+            "api_key": [key for _, key, _ in rows],
+            "total_characters": pd.array([n for _, _, n in rows], dtype="int64"),
+        }
+    )
+    starts = pd.to_datetime(pd.Series(days, dtype="object")).dt.tz_localize("UTC")
+    focus = pd.DataFrame({"ChargePeriodStart": starts, "BilledCost": usage["total_characters"]})
+    return {"usage": usage, "focus": focus}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(before=day_rows, after=day_rows)
+def test_a_run_writes_exactly_the_days_whose_rows_changed(tmp_path, before, after):
+    """Hand-made rows written twice: the second run writes the days whose rows differ (both
+    tables), removes the days left without rows, and the folder holds what the manifest lists."""
+    to = tmp_path / f"hand-{len(list(tmp_path.iterdir()))}"
+    days = dataset.Days(DAY0, DAY0 + timedelta(days=5), DAY0 + timedelta(days=30))
+    run_at = datetime(2025, 4, 1, tzinfo=UTC)
+    dataset.write_dataset(dataset.Destination(str(to)), hand_made(before), days, run_at)
+    outcome = dataset.write_dataset(dataset.Destination(str(to)), hand_made(after), days, run_at)
+
+    def per_day(rows: list[tuple[int, str, int]]) -> dict[int, list[tuple[str, int]]]:
+        grouped: dict[int, list[tuple[str, int]]] = {}
+        for offset, key, n in rows:
+            grouped.setdefault(offset, []).append((key, n))
+        return grouped
+
+    old, new = per_day(before), per_day(after)
+    changed = {offset for offset in new if old.get(offset) != new[offset]}
+    assert {p.split("/")[1] for p in outcome.written} == {
+        f"date={DAY0 + timedelta(days=offset)}" for offset in changed
+    }
+    assert len(outcome.written) == 2 * len(changed)
+    assert {p.split("/")[1] for p in outcome.removed} == {
+        f"date={DAY0 + timedelta(days=offset)}" for offset in set(old) - set(new)
+    }
+    if after:
+        back = read_table(str(to), "usage").sort_values(
+            ["usage_date", "api_key", "total_characters"]
+        )
+        expected = hand_made(after)["usage"].sort_values(
+            ["usage_date", "api_key", "total_characters"]
+        )
+        assert back["total_characters"].tolist() == expected["total_characters"].tolist()
+    files = {p.relative_to(to).as_posix() for p in to.rglob("*.parquet")}
+    # No rows in either run: nothing written, not even a manifest.
+    listed = {p["path"] for p in manifest(str(to))["partitions"]} if before or after else set()
+    assert files == listed
