@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
@@ -55,6 +56,8 @@ def s3_bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         port = probe.getsockname()[1]
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
     server.start()
+    # moto's state is the process's: an earlier test's bucket is gone from this server too.
+    httpx.post(f"http://127.0.0.1:{port}/moto-api/reset").raise_for_status()
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-access")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
@@ -93,10 +96,22 @@ def read_table(to: str, table: str) -> pd.DataFrame:
     return read.to_table().to_pandas().drop(columns="date")
 
 
-def manifest(to: str) -> dict:
+def manifest_bytes(to: str) -> bytes:
     if to.startswith("s3://"):
-        return json.loads(s3fs.S3FileSystem().cat_file(f"{to}/manifest.json"))
-    return json.loads((Path(to) / "manifest.json").read_text())
+        return s3fs.S3FileSystem().cat_file(f"{to}/manifest.json")
+    return (Path(to) / "manifest.json").read_bytes()
+
+
+def manifest(to: str) -> dict:
+    return json.loads(manifest_bytes(to))
+
+
+def files_under(to: str) -> set[str]:
+    """Every file (object) under the destination, by its path there."""
+    if to.startswith("s3://"):
+        root = to.removeprefix("s3://")
+        return {path.removeprefix(f"{root}/") for path in s3fs.S3FileSystem().find(root)}
+    return {p.relative_to(to).as_posix() for p in Path(to).rglob("*") if p.is_file()}
 
 
 def same_rows(got: pd.DataFrame, expected: pd.DataFrame, order: list[str]) -> None:
@@ -162,12 +177,15 @@ def test_new_days_write_only_their_partitions(tmp_path, demo_env):
     assert {path: after[path] for path in before} == before
 
 
-def test_a_run_stopped_half_way_keeps_the_manifest_and_the_next_completes_it(tmp_path, demo_env):
-    to = str(tmp_path / "dataset")
+@pytest.mark.parametrize("where", ["folder", "s3"])
+def test_a_run_stopped_half_way_keeps_the_manifest_and_the_next_completes_it(
+    where, tmp_path, demo_env, request
+):
+    to = str(tmp_path / "dataset") if where == "folder" else request.getfixturevalue("s3_bucket")
     month = month_start_in_past()
     first, last = month - timedelta(days=6), month + timedelta(days=5)
     assert run(to, first, month - timedelta(days=1))[0] == 0
-    earlier = (Path(to) / "manifest.json").read_bytes()
+    earlier = manifest_bytes(to)
     put = dataset.Destination.put
     puts = []
 
@@ -181,8 +199,8 @@ def test_a_run_stopped_half_way_keeps_the_manifest_and_the_next_completes_it(tmp
         patch.setattr(dataset.Destination, "put", failing)
         code, stderr = run(to, first, last)
     assert code == 1, stderr
-    assert (Path(to) / "manifest.json").read_bytes() == earlier
-    files = {p.relative_to(to).as_posix() for p in Path(to).rglob("*") if p.is_file()}
+    assert manifest_bytes(to) == earlier
+    files = files_under(to)
     listed = {p["path"] for p in json.loads(earlier)["partitions"]}
     assert files == listed | set(puts) | {"manifest.json"}
 
