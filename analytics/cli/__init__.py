@@ -6,12 +6,12 @@ the manual's Command line page and the Export page show them. Errors go to stder
 or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`, which `main` runs:
-exports, reports, checks and marks, capacity, look-ups, keys, their rotations, guardrails,
-serve, the demo's reset, the state store, the settings.
+exports, the dataset, reports, checks and marks, capacity, look-ups, keys, their rotations,
+guardrails, serve, the demo's reset, the state store, the settings.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
-from analytics.cli import exports, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
+from analytics.cli import exports, datasets, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
 from analytics.cli import guardrails, serve, demo, state, settings
 from analytics.cli.shared import app, main
 
@@ -19,6 +19,7 @@ __all__ = [
     "app",
     "capacity",
     "checks",
+    "datasets",
     "demo",
     "exports",
     "guardrails",

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 
 from analytics.cli import fetching, organization_files, shared
@@ -165,25 +166,8 @@ def export(
             _export_focus(output, file_format, (first, last), (pricing, teams, team), how)
             return
         request = ExportRequest(source, group_by, with_cost, team)
-        try:
-            # A file named here is read (and a bad one refused) whatever the choices.
-            reads = request.reads_settings or (pricing, teams, team) != (None, None, None)
-            costing = organization_files.costing(pricing, teams, demo) if reads else Costing()
-            request.check(costing)
-        except ExportProblem as exc:
-            raise UsageProblem(_worded(exc)) from None
-        visible = organization_files.visible(team, costing)
-        history = not no_history
-        read = fetching.fetched(
-            request.report, shared.settings(), demo, first, last, history, visible
-        )
-        shown = read.shown
-        share = None
-        if visible.scope.teams is not None:
-            share = Share(visible.scope.teams, read.organization.frame)
-        table = request.shape(shown.frame, first, last, costing, share)
-        if shown.frame.empty:
-            _say_nothing_used(first, last)
+        files = (pricing, teams, team)
+        table, costing = shaped_export(request, files, (first, last), (demo, not no_history))
         _say_unpriced(request.warning(costing, first, last))
         if output == shared.STDOUT:
             _to_stdout(export_pieces(table, file_format, raw))
@@ -191,6 +175,36 @@ def export(
         write_export(table, output, file_format, raw=raw)
         if sys.stderr.isatty():
             typer.echo(f"Wrote {len(table)} rows to {output}", err=True)
+
+
+def shaped_export(
+    request: ExportRequest,
+    files: tuple[Path | None, Path | None, str | None],
+    days: tuple[date, date],
+    how: tuple[bool, bool],
+) -> tuple[pd.DataFrame, Costing]:
+    """The export's rows of ``request`` over ``days`` and the prices and teams they were
+    shaped with: ``files`` the pricing and teams files and the team, ``how`` the demo and the
+    history store. `export` writes them to a file, `export-dataset` to its partitions."""
+    pricing, teams, team = files
+    demo, history = how
+    try:
+        # A file named here is read (and a bad one refused) whatever the choices.
+        reads = request.reads_settings or files != (None, None, None)
+        costing = organization_files.costing(pricing, teams, demo) if reads else Costing()
+        request.check(costing)
+    except ExportProblem as exc:
+        raise UsageProblem(_worded(exc)) from None
+    visible = organization_files.visible(team, costing)
+    first, last = days
+    read = fetching.fetched(request.report, shared.settings(), demo, first, last, history, visible)
+    share = None
+    if visible.scope.teams is not None:
+        share = Share(visible.scope.teams, read.organization.frame)
+    table = request.shape(read.shown.frame, first, last, costing, share)
+    if read.shown.frame.empty:
+        _say_nothing_used(first, last)
+    return table, costing
 
 
 @dataclass(frozen=True)
@@ -210,19 +224,37 @@ def _export_focus(
     files: tuple[Path | None, Path | None, str | None],
     how: _FocusRead,
 ) -> None:
-    """`export --focus`: the FOCUS rows of the organization, or of ``--team``'s share, from
-    the organization's usage priced by the money layer."""
+    """`export --focus`: the FOCUS rows of the organization, or of ``--team``'s share."""
     if file_format == "xlsx":
         raise UsageProblem("--focus writes CSV or Parquet, not Excel")
+    table = focus_rows(files, days, (how.demo, how.history))
+    file_table = focus_file_table(table, file_format == "csv")
+    if output == shared.STDOUT:
+        _to_stdout(export_pieces(file_table, file_format, how.raw))
+        return
+    write_export(file_table, output, file_format, raw=how.raw)
+    if sys.stderr.isatty():
+        typer.echo(f"Wrote {len(table)} FOCUS rows to {output}", err=True)
+
+
+def focus_rows(
+    files: tuple[Path | None, Path | None, str | None],
+    days: tuple[date, date],
+    how: tuple[bool, bool],
+) -> pd.DataFrame:
+    """The FOCUS rows of ``days``, of the organization or of the team's share, from the
+    organization's usage priced by the money layer: ``files`` the pricing and teams files and
+    the team, ``how`` the demo and the history store."""
     pricing, teams, team = files
-    costing = organization_files.costing(pricing, teams, how.demo)
+    demo, history = how
+    costing = organization_files.costing(pricing, teams, demo)
     if costing.pricing is None:
-        raise UsageProblem("--focus needs prices: give --pricing FILE")
+        raise UsageProblem("FOCUS rows need prices: give --pricing FILE")
     visible = organization_files.visible(team, costing)
     first, last = days
     given = shared.settings()
-    read = fetching.fetched("usage", given, how.demo, first, last, how.history, visible)
-    account = billing_account(given, how.demo)
+    read = fetching.fetched("usage", given, demo, first, last, history, visible)
+    account = billing_account(given, demo)
     table = focus_table(
         read.organization.frame,
         costing.pricing,
@@ -233,13 +265,7 @@ def _export_focus(
         visible.scope.teams,
     )
     _say_unpriced(unpriced_warning(costing.pricing, first, last, "key_and_day"))
-    file_table = focus_file_table(table, file_format == "csv")
-    if output == shared.STDOUT:
-        _to_stdout(export_pieces(file_table, file_format, how.raw))
-        return
-    write_export(file_table, output, file_format, raw=how.raw)
-    if sys.stderr.isatty():
-        typer.echo(f"Wrote {len(table)} FOCUS rows to {output}", err=True)
+    return table
 
 
 def _to_stdout(pieces: Iterable[Piece]) -> None:

@@ -1,6 +1,7 @@
 """Exports: what an export can ask for (`vocabulary`, and one request's choices in `requests`),
 the rows of each grouping (`shaping`), the file's bytes in CSV, Parquet or Excel, written
-atomically (`formats`), and the command and crontab lines that write the same file as a
+atomically (`formats`), the incremental, day-partitioned Parquet dataset a warehouse reads
+(`dataset`), and the command and crontab lines that write the same file as a
 dashboard download (`commands`)."""
 
 from analytics.exports.commands import (

@@ -25,6 +25,8 @@ def test_the_manual_shows_the_dashboard_export_alert_and_report_units():
         "usage-dashboard.service",
         "usage-export.service",
         "usage-export.timer",
+        "usage-dataset.service",
+        "usage-dataset.timer",
         "usage-budget-alerts.service",
         "usage-budget-alerts.timer",
         "usage-anomaly-alerts.service",
