@@ -81,7 +81,8 @@ def create_app(settings: ApiSettings) -> FastAPI:
 
 
 def from_environment() -> FastAPI:
-    """The app `serve-api` starts (uvicorn's factory)."""
+    """The app `serve-api` starts (uvicorn's factory), its call log on stderr (the journal)."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return create_app(ApiSettings.from_environment())
 
 
