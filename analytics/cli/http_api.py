@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -66,7 +66,9 @@ def create(
 
 @tokens_app.command("list")
 def list_tokens(
-    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    fmt: Annotated[
+        Literal["table", "json"], typer.Option("--format", help="table or json.")
+    ] = "table",
     demo: DemoOption = False,
     debug: DebugOption = False,
 ) -> None:
