@@ -7,12 +7,13 @@ or two lines, without a traceback unless --debug is given.
 
 One module per area registers its commands on the one `app` of `shared`, which `main` runs:
 exports, the dataset, reports, checks and marks, capacity, look-ups, keys, their rotations,
-guardrails, serve, the demo's reset, the state store, the settings.
+guardrails, serve, the HTTP API's tokens and serve-api, the demo's reset, the state store, the
+settings.
 """
 
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, datasets, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
-from analytics.cli import guardrails, serve, demo, state, settings
+from analytics.cli import guardrails, serve, http_api, demo, state, settings
 from analytics.cli.shared import app, main
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "demo",
     "exports",
     "guardrails",
+    "http_api",
     "keys",
     "lookups",
     "main",

@@ -24,7 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-HEAD: Final = "0005"
+HEAD: Final = "0006"
 
 
 class Moment(TypeDecorator[datetime]):
@@ -128,6 +128,23 @@ rotations = Table(
     UniqueConstraint("account", "open_key_id", name="one_open_rotation_per_key"),
 )
 
+# The HTTP API's bearer tokens (`analytics.access.tokens`): the token itself is never kept,
+# only its SHA-256 `digest` (unique, what a request's token is looked up by); `team` NULL is
+# the whole organization's token; `revoked` is set once and the row kept, so the list tells
+# who made a token that no longer works and when it stopped.
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    _account(primary_key=False),
+    Column("name", String(200), nullable=False),
+    Column("team", String(200), nullable=True),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("made_by", String(200), nullable=False),
+    Column("made_at", Moment(), nullable=False),
+    Column("revoked", Moment(), nullable=True),
+)
+
 # What `state check` counts, by the names people read.
 RECORDS: Final = {
     "anomaly marks": marks,
@@ -136,4 +153,5 @@ RECORDS: Final = {
     "guardrail states": guardrails,
     "settings versions": settings_versions,
     "key rotations": rotations,
+    "API tokens": api_tokens,
 }

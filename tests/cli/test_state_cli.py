@@ -60,13 +60,14 @@ def test_the_files_of_a_history_folder_are_taken_once(tmp_path):
     checked = invoke("state", "check", env=env)
     assert checked.stdout.splitlines() == [
         f"State store: {history / 'state.sqlite'}",
-        "Schema version: 0005",
+        "Schema version: 0006",
         "anomaly marks: 2",
         "alert deliveries: 1",
         "key audit entries: 1",
         "guardrail states: 0",
         "settings versions: 0",
         "key rotations: 0",
+        "API tokens: 0",
         f"Files from before the store in {history}: 4 (see: state import)",
     ]
 

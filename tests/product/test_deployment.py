@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_manual_shows_the_dashboard_export_alert_and_report_units():
     assert set(systemd_units()) == {
         "usage-dashboard.service",
+        "usage-api.service",
         "usage-export.service",
         "usage-export.timer",
         "usage-dataset.service",
