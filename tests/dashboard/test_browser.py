@@ -22,6 +22,7 @@ from support.browsers import (
     WAIT_MS,
     fresh_browser,
     grid_texts,
+    said,
     settled,
     unavailable,
 )
@@ -502,7 +503,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.screenshot(path=SHOTS / "limits-preview-rename.png")
     settled(page)
     page.get_by_role("button", name="Rename").click()
-    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(page).to_have_url(address)
     # The forms are drawn anew for the renamed key: wait for them before typing.
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
@@ -517,7 +518,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.screenshot(path=SHOTS / "limits-preview-limits.png")
     settled(page)
     page.get_by_role("button", name="Save limits").click()
-    expect(page.get_by_text(f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
     expect(
         page.get_by_text(re.compile(r"Used this usage period: [\d,]+ of 2,000,000 "))
     ).to_be_visible(timeout=WAIT_MS)
@@ -529,7 +530,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     dialog.get_by_label("Type the key's label to confirm").fill("Production website (EU)")
     page.screenshot(path=SHOTS / "limits-deactivate.png")
     dialog.get_by_role("button", name="Deactivate for good").click()
-    expect(page.get_by_text("Deactivated Production website (EU)")).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, "Deactivated Production website (EU)")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()
     after = stored(history)
     assert after[target] == replace(
@@ -565,7 +566,7 @@ def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_
     page.get_by_label("New label").fill("Writing assistant (EU)")
     page.get_by_role("button", name="Rename").click()
     renamed = "Writing assistant: label 'Writing assistant' → 'Writing assistant (EU)'"
-    expect(page.get_by_text(f"Saved: {renamed}.")).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, f"Saved: {renamed}.")).to_be_visible(timeout=WAIT_MS)
     assert stored(history)[target] == replace(key, label="Writing assistant (EU)")
 
     settled(page)
@@ -575,7 +576,7 @@ def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_
     page.get_by_label("Characters", exact=True).fill("3000000")
     page.get_by_role("button", name="Save limits").click()
     expect(
-        page.get_by_text(re.compile(r"Saved: Writing assistant \(EU\): characters .* → 3,000,000"))
+        said(page, re.compile(r"Saved: Writing assistant \(EU\): characters .* → 3,000,000"))
     ).to_be_visible(timeout=WAIT_MS)
     assert stored(history)[target] == replace(
         key, label="Writing assistant (EU)", characters=3_000_000
@@ -691,7 +692,7 @@ def test_the_guardrails_section_applies_the_example_budget(dashboard, page, serv
     expect(dialog).to_be_visible(timeout=WAIT_MS)
     assert stored(history) == before
     dialog.get_by_role("button", name=re.compile(r"^Apply \d+ change")).click()
-    expect(page.get_by_text("Applied the guardrails")).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, "Applied the guardrails")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text(re.compile("apply by demo dashboard: done"))).to_be_visible()
     assert stored(history) != before
 

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect
-from support.browsers import SHOTS, WAIT_MS, fresh_context, settled
+from support.browsers import SHOTS, WAIT_MS, fresh_context, said, settled
 from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.headless import DEMO
@@ -517,7 +517,7 @@ def test_a_teams_key_administrator_changes_its_keys_only(counted, provider, brow
     page.get_by_label("Characters", exact=True).fill("2000000")
     page.get_by_role("button", name="Save limits").click()
     saved = "Saved: Marketing launch: characters no limit → 2,000,000."
-    expect(page.get_by_text(saved)).to_be_visible(timeout=WAIT_MS)
+    expect(said(page, saved)).to_be_visible(timeout=WAIT_MS)
     assert emulator.store.developer_key(ids["Marketing launch"]).character_limit == 2_000_000
     # Web shop's key by its id, in the address: refused, and left as it was.
     asked = ids["Team A"]

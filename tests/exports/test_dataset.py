@@ -276,18 +276,24 @@ def test_a_run_writes_exactly_the_days_whose_rows_changed(tmp_path, before, afte
     dataset.write_dataset(dataset.Destination(str(to)), hand_made(before), days, run_at)
     outcome = dataset.write_dataset(dataset.Destination(str(to)), hand_made(after), days, run_at)
 
-    def per_day(rows: list[tuple[int, str, int]]) -> dict[int, list[tuple[str, int]]]:
-        grouped: dict[int, list[tuple[str, int]]] = {}
+    def per_day(rows: list[tuple[int, str, int]], table: str) -> dict[int, list[tuple]]:
+        """Each day's rows of ``table`` as written: the usage rows name their key, the FOCUS
+        rows here only their cost (so a day whose keys changed and costs did not is the same
+        FOCUS partition)."""
+        grouped: dict[int, list[tuple]] = {}
         for offset, key, n in rows:
-            grouped.setdefault(offset, []).append((key, n))
+            grouped.setdefault(offset, []).append((key, n) if table == "usage" else (n,))
         return grouped
 
-    old, new = per_day(before), per_day(after)
-    changed = {offset for offset in new if old.get(offset) != new[offset]}
-    assert {p.split("/")[1] for p in outcome.written} == {
-        f"date={DAY0 + timedelta(days=offset)}" for offset in changed
+    changed = {
+        f"{table}/date={DAY0 + timedelta(days=offset)}/part.parquet"
+        for table in ("usage", "focus")
+        for old, new in [(per_day(before, table), per_day(after, table))]
+        for offset in new
+        if old.get(offset) != new[offset]
     }
-    assert len(outcome.written) == 2 * len(changed)
+    assert set(outcome.written) == changed
+    old, new = per_day(before, "usage"), per_day(after, "usage")
     assert {p.split("/")[1] for p in outcome.removed} == {
         f"date={DAY0 + timedelta(days=offset)}" for offset in set(old) - set(new)
     }

@@ -4,6 +4,7 @@ go, and how a missing tool is reported (a skip on a workstation, a failure in CI
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -74,3 +75,9 @@ def unavailable(what: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(what)
     pytest.skip(what)
+
+
+def said(page: Page, text: str | re.Pattern[str]) -> Locator:
+    """The page's message of a change made, ``text``, where it stays (the success box at the
+    top): the same words also pass by as a toast, which fades."""
+    return page.get_by_test_id("stAlertContentSuccess").get_by_text(text)
