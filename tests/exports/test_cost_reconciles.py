@@ -5,26 +5,29 @@ organization's total cost."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 import pandas as pd
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from support.builders import (
-    DOCS,
-    MINUTES,
     TEAMS,
-    TEXT,
     demo_usage,
-    key_day_rows,
-    price_from,
-    pricing,
+)
+from support.priced_draws import (
+    change_days,
+    drawn,
+    fees,
+    first_days,
+    included,
+    lengths,
+    masked_key,
+    usage_rows,
 )
 from support.servers import ROOT
 
 from analytics.cost.chargeback import chargeback
-from analytics.cost.prices import Pricing, load_pricing, parse_pricing
+from analytics.cost.prices import Pricing, load_pricing
 from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.exports.shaping import Costing, shape_export
 from analytics.usage.frames import labels, within
@@ -90,54 +93,12 @@ def test_the_demo_organizations_exports_reconcile_with_its_chargeback():
     assert_reconciles(frame, prices, teams, start, end, key_teams(teams, labels(frame)))
 
 
-usage = st.lists(
-    st.tuples(
-        st.integers(0, 4),  # key
-        st.sampled_from(["web-shop", "web-blog", "ios", "batch", "nightly"]),
-        st.integers(0, 100),  # day from 1 December 2024
-        st.integers(0, 2_000_000),  # characters
-        st.integers(0, 100_000),  # hundredths of a minute
-    ),
-    max_size=12,
-    unique_by=lambda r: (r[0], r[2]),
-)
-
-
 @settings(max_examples=40, deadline=None)
-@given(
-    usage,
-    st.integers(0, 100),  # the range's first day from 1 December 2024
-    st.integers(0, 100),  # its length
-    st.integers(1, 100),  # the price change's day
-    st.decimals(0, 1000, places=2),
-    st.integers(0, 3_000_000),
-)
-def test_exports_always_reconcile_with_the_chargeback(rows, first, days, change, fee, included):
-    origin = date(2024, 12, 1)
-    start, end = origin + timedelta(days=first), origin + timedelta(days=first + days)
-    label_of = {key: label for key, label, *_ in rows}  # one label per key, as in the contract
-    frame = key_day_rows(
-        (
-            origin + timedelta(days=day),
-            f"k{key:03d}****z{key:03d}",
-            label_of[key],
-            {TEXT: chars, DOCS: chars // 3, MINUTES: hundredths / 100},
-        )
-        for key, _, day, chars, hundredths in rows
-        if first <= day <= first + days
-    )
-    prices = parse_pricing(
-        pricing(
-            price_from("2024-11-01", f"monthly_fee = {fee}"),
-            price_from(
-                str(origin + timedelta(days=change)),
-                f"monthly_fee = {fee * 2}",
-                f"included_per_month = {{ {TEXT} = {included} }}",
-            ),
-        )
-    )
+@given(usage_rows, first_days, lengths, change_days, fees, included)
+def test_exports_always_reconcile_with_the_chargeback(rows, first, days, change, fee, volume):
+    world = drawn(rows, first, days, change, fee, volume)
     team_of_key = {
-        f"k{key:03d}****z{key:03d}": TEAM_OF_LABEL.get(label, "Unassigned")
-        for key, label in label_of.items()
+        masked_key(key): TEAM_OF_LABEL.get(label, "Unassigned")
+        for key, label in world.label_of.items()
     }
-    assert_reconciles(frame, prices, TEAMS, start, end, team_of_key)
+    assert_reconciles(world.frame, world.prices, TEAMS, world.start, world.end, team_of_key)

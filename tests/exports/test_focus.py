@@ -9,29 +9,31 @@ import json
 import os
 import re
 import subprocess
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from support.builders import (
-    DOCS,
-    MINUTES,
     TEAMS,
-    TEXT,
     demo_usage,
-    key_day_rows,
     make_key_day,
-    price_from,
-    pricing,
+)
+from support.priced_draws import (
+    change_days,
+    drawn,
+    fees,
+    first_days,
+    included,
+    lengths,
+    usage_rows,
 )
 from support.servers import ROOT
 
 from analytics.cost.chargeback import chargeback
-from analytics.cost.prices import load_pricing, parse_pricing
+from analytics.cost.prices import load_pricing
 from analytics.cost.teams import load_teams
 from analytics.exports.focus import BillingAccount, focus_file_table, focus_table
 from analytics.exports.formats import write_export
@@ -200,52 +202,11 @@ def test_a_teams_focus_file_is_its_chargeback_rows():
         )
 
 
-usage = st.lists(
-    st.tuples(
-        st.integers(0, 4),  # key
-        st.sampled_from(["web-shop", "web-blog", "ios", "batch", "nightly"]),
-        st.integers(0, 100),  # day from 1 December 2024
-        st.integers(0, 2_000_000),  # characters
-        st.integers(0, 100_000),  # hundredths of a minute
-    ),
-    max_size=12,
-    unique_by=lambda r: (r[0], r[2]),
-)
-
-
 @settings(max_examples=40, deadline=None)
-@given(
-    usage,
-    st.integers(0, 100),  # the range's first day from 1 December 2024
-    st.integers(0, 100),  # its length
-    st.integers(1, 100),  # the price change's day
-    st.decimals(0, 1000, places=2),
-    st.integers(0, 3_000_000),
-)
-def test_focus_totals_are_the_exports_total_cost(rows, first, days, change, fee, included):
-    origin = date(2024, 12, 1)
-    start, end = origin + timedelta(days=first), origin + timedelta(days=first + days)
-    label_of = {key: label for key, label, *_ in rows}
-    frame = key_day_rows(
-        (
-            origin + timedelta(days=day),
-            f"k{key:03d}****z{key:03d}",
-            label_of[key],
-            {TEXT: chars, DOCS: chars // 3, MINUTES: hundredths / 100},
-        )
-        for key, _, day, chars, hundredths in rows
-        if first <= day <= first + days
-    )
-    prices = parse_pricing(
-        pricing(
-            price_from("2024-11-01", f"monthly_fee = {fee}"),
-            price_from(
-                str(origin + timedelta(days=change)),
-                f"monthly_fee = {fee * 2}",
-                f"included_per_month = {{ {TEXT} = {included} }}",
-            ),
-        )
-    )
+@given(usage_rows, first_days, lengths, change_days, fees, included)
+def test_focus_totals_are_the_exports_total_cost(rows, first, days, change, fee, volume):
+    world = drawn(rows, first, days, change, fee, volume)
+    frame, prices, start, end = world.frame, world.prices, world.start, world.end
     table = focus_table(frame, prices, TEAMS, start, end, ACCOUNT)
     exported = shape_export(frame, start, end, "key_and_day", Costing(prices, TEAMS), True)
     assert cents(table["BilledCost"]) == cents(exported["total_cost_eur"])
