@@ -6,6 +6,9 @@ from what was known before an origin day.
 * ``seasonal naive`` — each day is the same weekday 52 weeks earlier (the same time of year)
   when a year of history is known before the origin, else the same weekday of the last week.
   It is the yardstick: a model worth its keep beats it.
+* ``seasonal naive, grown`` — the seasonal naive times the change of the last ``GROWTH_DAYS``
+  days over the same days a year earlier: the time of year and its holidays as they fell,
+  at this year's level. Once a year and 13 weeks are known.
 * ``ETS weekly`` — statsmodels' Holt-Winters exponential smoothing (additive damped trend,
   additive weekly season) fitted to the last 16 weeks of the outlier-damped daily series: its
   level adapts to a step change within days, its damped trend carries growth.
@@ -25,10 +28,10 @@ most ``MAX_DAMPING / (1 - MAX_DAMPING)`` = 49 steps of its slope however far ahe
 quarter or a year the forecast levels off rather than carrying the recovery on. The yearly
 model's trend, fitted on years of monthly totals, is the growth over years, and keeps
 statsmodels' bound.
-* ``combination`` — each day the median of the other candidates' forecasts (those that could
-  forecast from the origin): a combination of forecasts is hard to beat, and the median
-  follows no single candidate far astray (a trend carried past a recovery, a year-old level
-  after a key stopped).
+* ``combination`` — each day the median of the candidates above but the grown seasonal naive
+  (those that could forecast from the origin): a combination of forecasts is hard to beat,
+  and the median follows no single candidate far astray (a trend carried past a recovery, a
+  year-old level after a key stopped).
 
 The **outlier-damped** series caps each day at ``SPIKE_FACTOR`` times the larger of the median
 and the mean of the 28 days before it, so a one-off spike inside the last weeks is not
@@ -66,12 +69,13 @@ Floats = npt.NDArray[np.float64]
 
 RUN_RATE: Final = "run rate"
 SEASONAL_NAIVE: Final = "seasonal naive"
+GROWN_NAIVE: Final = "seasonal naive, grown"
 ETS_WEEKLY: Final = "ETS weekly"
 ETS_YEARLY: Final = "ETS yearly"
 ETS_AUTO: Final = "ETS auto"
 COMBINATION: Final = "combination"
 MEMBERS: Final = (RUN_RATE, SEASONAL_NAIVE, ETS_WEEKLY, ETS_YEARLY, ETS_AUTO)  # combined
-CANDIDATES: Final = (*MEMBERS, COMBINATION)
+CANDIDATES: Final = (*MEMBERS, GROWN_NAIVE, COMBINATION)
 
 SPIKE_FACTOR: Final = 3.0
 SPIKE_WINDOW: Final = 28
@@ -84,6 +88,7 @@ YEARLY_MONTHS: Final = 24  # two whole years before the yearly season is fitted
 TOLERANCES: Final = {"ftol": 1e-6, "xtol": 1e-6, "gtol": 1e-6}  # scipy's least_squares
 AUTO_WEEKS: Final = 52  # the automatic model's window of weekly totals
 AUTO_MIN_WEEKS: Final = 10  # the fewest statsmodels initializes a trend from
+GROWTH_DAYS: Final = 91  # the grown seasonal naive's window: 13 weeks against a year before
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,20 @@ def _seasonal_naive(history: History, origin: int, days: int) -> Floats | None:
     return same_days
 
 
+def _grown_naive(history: History, origin: int, days: int) -> Floats | None:
+    if origin < YEAR_WEEKS_DAYS + GROWTH_DAYS:
+        return None
+    year_before = origin - YEAR_WEEKS_DAYS
+    before = float(history.values[year_before - GROWTH_DAYS : year_before].sum())
+    if before <= 0:
+        return None  # nothing used a year before: the change is unknown
+    recent = float(history.values[origin - GROWTH_DAYS : origin].sum())
+    same_days = _seasonal_naive(history, origin, days)
+    assert same_days is not None  # a year is known
+    grown: Floats = same_days * (recent / before)
+    return grown
+
+
 def _holt_winters(
     values: Floats, steps: int, *, season: int | None, trend: bool, capped: bool = True
 ) -> tuple[Floats, float]:
@@ -253,6 +272,7 @@ def _month_end(day: date) -> date:
 PREDICTORS: Final[dict[str, Callable[[History, int, int], Floats | None]]] = {
     RUN_RATE: _run_rate,
     SEASONAL_NAIVE: _seasonal_naive,
+    GROWN_NAIVE: _grown_naive,
     ETS_WEEKLY: _ets_weekly,
     ETS_YEARLY: _ets_yearly,
     ETS_AUTO: _ets_auto,
@@ -269,10 +289,15 @@ def predict_all(
     wanted = tuple(candidates)
     if origin < MIN_DAYS:
         return {}
-    needed = MEMBERS if COMBINATION in wanted else tuple(c for c in wanted if c in MEMBERS)
-    found = {c: path for c in needed if (path := PREDICTORS[c](history, origin, days)) is not None}
-    if COMBINATION in wanted and found:
-        found[COMBINATION] = np.median(np.vstack(list(found.values())), axis=0)
+    needed = dict.fromkeys((*MEMBERS, *wanted) if COMBINATION in wanted else wanted)
+    found = {
+        c: path
+        for c in needed
+        if c in PREDICTORS and (path := PREDICTORS[c](history, origin, days)) is not None
+    }
+    members = [found[c] for c in MEMBERS if c in found]
+    if COMBINATION in wanted and members:
+        found[COMBINATION] = np.median(np.vstack(members), axis=0)
     return {c: found[c] for c in wanted if c in found}
 
 

@@ -5,11 +5,11 @@ their periods' ends, the day a limit is reached, and the keys' shares the guardr
 
 A period is served by the horizon nearest its remaining days (a month for up to 31 days, a
 quarter up to 92, else 12 months): that horizon's chosen candidate forecasts the remaining
-days, and the backtest's ratios actual ÷ forecast of that candidate at that horizon
-(``accuracy.Backtest.interval_ratios``) give its range. The period's total is what was used of
-it before today plus the remaining days' forecast times the median ratio (the centre of its
-own range, so the projection always lies inside its 80 % interval); its intervals are the used
-part plus the forecast times the ratios' 10th and 90th (2.5th and 97.5th) percentiles. Day by
+days, and the backtest's ratios actual ÷ forecast of every candidate at that horizon
+(``backtesting.Backtest.interval_ratios``) give its range. The period's total is what was used
+of it before today plus the remaining days' forecast; its intervals are the used part plus the
+forecast times the ratios' 10th and 90th (2.5th and 97.5th) percentiles, widened to hold the
+projection (``backtesting.interval_shares``). Day by
 day (``projections.projection_path``) the same model and ratios scale the cumulative forecast, so a
 period's path ends on its row's figures. The what-ifs scale the forecast (growth) or add to
 every bound alike (a planned workload).
@@ -35,15 +35,14 @@ import numpy as np
 import pandas as pd
 
 from analytics.capacity.forecasting.backtesting import (
-    CENTRE,
     LEVELS,
     SERVED,
     Accuracy,
     Backtest,
     accuracy,
     backtest,
+    interval_shares,
     months_later,
-    ratio_quantiles,
 )
 from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
@@ -63,9 +62,8 @@ NEXT_12_MONTHS: Final = "next 12 months"
 PERIODS: Final = ("month", "quarter", "year", NEXT_12_MONTHS)
 PERIOD_NAMES: Final = {**PERIOD_TITLES, NEXT_12_MONTHS: "Next 12 months"}
 MAX_TERM_MONTHS: Final = 36
-# The shares a period's row reads of its ratios: the centre, then each level's two bounds.
-ROW_SHARES: Final = (CENTRE, *(share for pair in LEVELS.values() for share in pair))
-NO_INTERVAL: Final = (1.0, *[np.nan] * (len(ROW_SHARES) - 1))  # the model's own forecast
+# A period's point (the model's own forecast), then each level's two bounds: none measured.
+NO_INTERVAL: Final = (1.0, *[np.nan] * (2 * len(LEVELS)))
 
 
 def horizon_for(days: int) -> str:
@@ -123,8 +121,9 @@ class Outlook:
         return self.models[horizon_for(days)]
 
     def ratios(self, days: int) -> list[float]:
-        """The ratios actual ÷ forecast of the model serving ``days`` days ahead."""
-        return self.backtest.interval_ratios(self.model_for(days), horizon_for(days))
+        """The ratios actual ÷ forecast an interval ``days`` days ahead reads (every
+        candidate's at its horizon, ``Backtest.interval_ratios``)."""
+        return self.backtest.interval_ratios(horizon_for(days))
 
     @property
     def recent(self) -> pd.DataFrame:
@@ -139,13 +138,13 @@ class Outlook:
 
     def cumulative(self, days: int, serving: int | None = None) -> Floats:
         """The cumulative forecast of each of the ``days`` days from ``as_of`` by the model
-        serving ``serving`` days ahead (default: ``days``), times its ratios' ``ROW_SHARES``:
-        one row for the centre (the point), then each level's low and high bound (NaN without
-        measured errors, where the point is the model's own forecast)."""
+        serving ``serving`` days ahead (default: ``days``), times its ratios' shares
+        (``interval_shares``): one row for the point, the model's own forecast, then each
+        level's low and high bound (NaN without measured errors)."""
         ahead = days if serving is None else serving
         cumulative = np.cumsum(self.paths[self.model_for(ahead)][: max(0, days)])
         ratios = self.ratios(ahead)
-        shares = ratio_quantiles(ratios, ROW_SHARES) if ratios else NO_INTERVAL
+        shares = interval_shares(ratios) if ratios else NO_INTERVAL
         scaled: Floats = np.asarray(shares)[:, None] * cumulative[None, :]
         return scaled
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.capacity.forecasting.candidates import Floats
-from analytics.capacity.forecasting.outlook import ROW_SHARES, Outlook, outlook
+from analytics.capacity.forecasting.outlook import NO_INTERVAL, Outlook, outlook
 from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS, ORGANIZATION, daily_series
 from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
 from analytics.usage.frames import labels
@@ -100,7 +100,7 @@ def projection_path(
     series = daily_series(key_day, metric, api_keys)
     actual = series.reindex(days[:closed], fill_value=0.0).to_numpy(dtype=float).cumsum()
     used = float(actual[-1]) if closed else 0.0
-    bounds = np.full((len(ROW_SHARES), len(days)), used)
+    bounds = np.full((len(NO_INTERVAL), len(days)), used)
     bounds[:, :closed] = actual
     if closed < len(days):
         offset = (days[closed].date() - as_of).days  # a period that starts after ``as_of``
