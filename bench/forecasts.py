@@ -6,28 +6,37 @@ holiday dips at the year's turn, a team onboarding on one day: `seasons=True`):
 
 * the **smooth** one, whose series are its total characters and those of its
   `Scale.forecast_keys` largest keys (their last year's characters) among those used for a
-  year before the first origin;
-* the **hard** one (`regimes=True`, `emulator.synthetic.regimes`): the same calendar with a
-  holiday freeze each year and a crash and a recovery of the whole organization, and its
+  year before the first origin, each backtested on its own;
+* the **hard** one (`regimes=True`, `emulator.synthetic.regimes`): the same calendar, and its
   largest further keys each going through a regime change of their own (a crash and a
-  recovery, a step up, a product launch with a slow ramp, a key whose usage stops); its series
-  are its total characters and each of those keys'.
+  recovery, a step up, a product launch with a slow ramp, a holiday freeze every year, a key
+  whose usage stops), the one-off ones on days drawn across the whole history, so its past
+  holds them as often as its future. Its series are chosen by what is known at the first
+  scored origin: its total characters and its `Scale.forecast_keys` largest keys by their
+  characters in the year before it, whatever happens to them later. A key is scored as the
+  product serves it (`capacity.forecasting.projections`): at each origin, its share of the
+  organization's characters over the four weeks before it (`projections.recent_share`) times
+  the organization's served forecast and its intervals; its seasonal naive is its own.
 
 Each series is backtested as the product backtests it (`capacity.forecasting.backtest`), from
 every month start of the five years (`ORIGINS`) instead of the last 24, so that every horizon
 has its own errors: at each origin the served forecast is what the product would have served
 then (`Backtest.served`: the candidate chosen per horizon from the errors known then, its
-point and intervals from them, within the product's window of 24 origins). A horizon is scored
-from the origins that had the product's whole window before them (`SCORED_FROM` origins on),
-every series pooled, per horizon (month, quarter, 12 months) and organization:
+point and intervals from them, within the product's window of 24 origins); a key of the hard
+organization takes its share of the organization's. A horizon is scored from the origins that
+had the product's whole window before them (`SCORED_FROM` origins on), every series pooled,
+per horizon (month, quarter, 12 months) and organization:
 
 * `forecast_wape_vs_naive_<horizon>` (`_hard_<horizon>` on the hard organization) — the served
   forecast's WAPE (Σ|error| over Σ actual) over the seasonal naive baseline's at the same
   origins, target ≤ 0.8 (smooth), ≤ 1.0 (hard), the hard month ≤ 0.85;
 * `interval_coverage_80_<horizon>` (and `_hard_`) — the distance from 0.8 of the share of the
   served forecast's totals inside its 80 % interval as known at its origin (a total forecast
-  at zero, or by a candidate that knew fewer than nine past errors then, has none and is not
-  counted), target ≤ 0.05.
+  at zero, a key's whose share is zero among them, or by a candidate that knew fewer than
+  nine past errors then, has none and is not counted), target ≤ 0.05.
+
+The hard lines also say how many of their keys went through a one-off change before the first
+scored origin and how many from it on (`keys_changed_before`, `keys_changed_within`).
 
 **Speed.** `recommend_time`: `capacity recommend` over `check-budgets`, both run as a cron job
 runs them (`python -m analytics …`, the example files) against an emulator of `Scale.keys`
@@ -57,10 +66,13 @@ from analytics.capacity.forecasting import (
     months_later,
     wape,
 )
+from analytics.capacity.forecasting.projections import recent_share
 from analytics.exit_codes import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
+from analytics.usage.metrics import TOTAL_CHARACTERS
 from bench import synthetic_orgs
 from bench.result_lines import Result, result
 from bench.timing import medians, rounded
+from emulator.org import Regime
 from emulator.synthetic import generate
 
 WAPE_TARGETS = {"smooth": 0.8, "hard": 1.0}
@@ -70,11 +82,16 @@ RECOMMEND_TARGET = 2.0
 ORIGINS = 57  # every month start of the five years with four weeks before it
 SCORED_FROM = 24  # the origins before the first scored one: the product's window
 YEAR = dt.timedelta(days=365)
+INTERVALS = ["low_80", "high_80", "low_95", "high_95"]  # a backtest row's intervals
 FAILURES = frozenset(code.code for code in (UNEXPECTED, USAGE, FORBIDDEN, SERVICE))
+FIRST = synthetic_orgs.TODAY - dt.timedelta(days=synthetic_orgs.DAYS)  # the history's days
+LAST = synthetic_orgs.TODAY - dt.timedelta(days=1)
 
 
-def daily_characters(scale: synthetic_orgs.Scale, hard: bool = False) -> dict[str, pd.Series]:
-    """The organization's total characters per day, and its scored keys' (see the module)."""
+def key_days(scale: synthetic_orgs.Scale, hard: bool) -> tuple[pd.DataFrame, list[Regime]]:
+    """One organization's used key-days (see the module) as the product's key-day frame holds
+    them (`usage_date`, `api_key`: the key's index as text, `total_characters`), and the
+    regime changes put into it."""
     # The hard organization has no injected anomalies: one could turn a key with a regime
     # into a new key, erasing the regime it was given.
     generated = generate(
@@ -89,31 +106,22 @@ def daily_characters(scale: synthetic_orgs.Scale, hard: bool = False) -> dict[st
     days, keys, counts = [], [], []
     for day, key, _, *characters in generated.usage:
         days.append(day)
-        keys.append(key)
+        keys.append(str(key))
         counts.append(sum(characters[:3]))
-    frame = pd.DataFrame({"day": pd.to_datetime(days), "key": keys, "characters": counts})
-    by_key = frame.pivot_table(index="day", columns="key", values="characters", aggfunc="sum")
-    series = {"organization": by_key.sum(axis=1)}
-    if hard:
-        changed = {r.key: r.kind for r in generated.regimes}
-        return series | {f"key {k} ({kind})": by_key[k].dropna() for k, kind in changed.items()}
-    # Keys used for a year before the first origin, so every origin has a history to read.
-    seasoned = by_key.columns[
-        by_key.notna().idxmax() <= pd.Timestamp(synthetic_orgs.TODAY - 3 * YEAR)
-    ]
-    last_year = by_key.loc[by_key.index >= pd.Timestamp(synthetic_orgs.TODAY - YEAR), seasoned]
-    largest = last_year.sum().nlargest(scale.forecast_keys).index
-    return series | {f"key {key}": by_key[key].dropna() for key in largest}
+    frame = {"usage_date": pd.to_datetime(days), "api_key": keys, TOTAL_CHARACTERS: counts}
+    return pd.DataFrame(frame), generated.regimes
 
 
-def scored_rows(series: pd.Series) -> pd.DataFrame:
+def history(usage: pd.DataFrame, key: str | None = None) -> History:
+    """The five years of the organization's (or of one ``key``'s) total characters."""
+    used = usage if key is None else usage[usage["api_key"] == key]
+    return History.of(used.groupby("usage_date")[TOTAL_CHARACTERS].sum(), FIRST, LAST)
+
+
+def scored_rows(series: History) -> pd.DataFrame:
     """The served forecast's rows and the seasonal naive's (under its own name, its raw
     forecast) at the scored origins of every horizon."""
-    first, last = (
-        synthetic_orgs.TODAY - dt.timedelta(days=synthetic_orgs.DAYS),
-        synthetic_orgs.TODAY - dt.timedelta(days=1),
-    )
-    tested = backtest(History.of(series, first, last), ORIGINS)
+    tested = backtest(series, ORIGINS)
     rows = tested.rows
     start = months_later(min(rows["origin"]), SCORED_FROM)
     naive = rows[rows["candidate"] == SEASONAL_NAIVE].assign(forecast=lambda r: r["raw"])
@@ -122,13 +130,71 @@ def scored_rows(series: pd.Series) -> pd.DataFrame:
     return both[both["origin"] >= start]
 
 
+def smooth_rows(scale: synthetic_orgs.Scale) -> pd.DataFrame:
+    """The smooth organization's scored rows: its total's and its largest keys' (their last
+    year's characters) among those used for a year before the first origin, so every origin
+    has a history to read, each backtested on its own."""
+    usage, _ = key_days(scale, hard=False)
+    used = usage.groupby("api_key")["usage_date"]
+    seasoned = used.min() <= pd.Timestamp(synthetic_orgs.TODAY - 3 * YEAR)
+    last_year = usage[usage["usage_date"] >= pd.Timestamp(synthetic_orgs.TODAY - YEAR)]
+    by_key = last_year.groupby("api_key")[TOTAL_CHARACTERS].sum()
+    largest = by_key[seasoned.reindex(by_key.index)].nlargest(scale.forecast_keys).index
+    parts = [scored_rows(history(usage)).assign(series="organization")]
+    for key in largest:
+        parts.append(scored_rows(history(usage, key)).assign(series=f"key {key}"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def shared_rows(organization: pd.DataFrame, usage: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One key's scored rows as the product serves it: at each origin the organization's
+    served point and intervals (``organization``'s rows) times the key's share of the
+    organization's usage over the four weeks before it (`projections.recent_share`), against
+    the key's own totals; beside them the key's own seasonal naive. A share forecast at zero
+    has no interval, as a series forecast at zero has none in the backtest."""
+    served = organization[organization["candidate"] == "served"]
+    naive = backtest(history(usage, key), ORIGINS, [SEASONAL_NAIVE]).rows
+    naive = naive[naive["origin"] >= min(served["origin"])].assign(forecast=naive["raw"])
+    shares = {
+        day: recent_share(usage, TOTAL_CHARACTERS, [key], day) for day in set(served["origin"])
+    }
+    share = served["origin"].map(shares).astype(float)
+    scaled = served.assign(**{c: served[c] * share for c in ("raw", "forecast", *INTERVALS)})
+    scaled.loc[scaled["raw"] < MIN_FORECAST, INTERVALS] = np.nan
+    actual = naive.set_index(["horizon", "origin"])["actual"]
+    at = pd.MultiIndex.from_frame(scaled[["horizon", "origin"]])
+    scaled["actual"] = actual.reindex(at).to_numpy()
+    return pd.concat([scaled, naive], ignore_index=True)
+
+
+def hard_rows(scale: synthetic_orgs.Scale) -> tuple[pd.DataFrame, dict[str, object]]:
+    """The hard organization's scored rows (see the module): its total's as served, and those
+    of its largest keys by their characters in the year before the first scored origin, each
+    scored as its share of the organization's forecast; and how many of those keys went
+    through a one-off change, before the first scored origin or from it on."""
+    usage, regimes = key_days(scale, hard=True)
+    organization = scored_rows(history(usage))
+    start = min(organization["origin"])
+    year = usage[
+        usage["usage_date"].between(pd.Timestamp(start - YEAR), pd.Timestamp(start), "left")
+    ]
+    largest = year.groupby("api_key")[TOTAL_CHARACTERS].sum().nlargest(scale.forecast_keys)
+    parts = [organization.assign(series="organization")]
+    for key in largest.index:
+        parts.append(shared_rows(organization, usage, key).assign(series=f"key {key}"))
+    changed = [r for r in regimes if str(r.key) in largest.index and r.kind != "freeze"]
+    within = [r for r in changed if FIRST + dt.timedelta(days=r.day) >= start]
+    counts = {
+        "keys_changed_before": len(changed) - len(within),
+        "keys_changed_within": len(within),
+    }
+    return pd.concat(parts, ignore_index=True), counts
+
+
 def forecast_lines(scale: synthetic_orgs.Scale, hard: bool) -> list[Result]:
     """Both quality lines per horizon over every series of one organization."""
     kind = "hard" if hard else "smooth"
-    parts = []
-    for name, series in daily_characters(scale, hard).items():
-        parts.append(scored_rows(series).assign(series=name))
-    rows = pd.concat(parts, ignore_index=True)
+    rows, changes = hard_rows(scale) if hard else (smooth_rows(scale), {})
     lines = []
     for horizon in HORIZONS:
         at = rows[rows["horizon"] == horizon]
@@ -146,6 +212,7 @@ def forecast_lines(scale: synthetic_orgs.Scale, hard: bool) -> list[Result]:
             "scored": len(served),
             "origins": f"{min(served['origin']):%Y-%m} to {max(served['origin']):%Y-%m}",
             "models": {str(m): int(n) for m, n in models.items()},
+            **changes,
         }
         suffix = f"{'hard_' if hard else ''}{horizon.replace(' ', '_')}"
         target = HARD_MONTH_TARGET if hard and horizon == "month" else WAPE_TARGETS[kind]

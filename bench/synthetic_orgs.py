@@ -119,7 +119,7 @@ class Scale:
 
     @property
     def forecast_keys(self) -> int:
-        """The largest keys backtested beside the organization: twenty at full scale, three in
+        """The largest keys scored beside the organization: twenty at full scale, three in
         the smoke run."""
         return 20 if self.factor >= 0.5 else 3
 

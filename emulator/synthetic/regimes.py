@@ -14,9 +14,10 @@ of their own) each go through one, the kinds in turn:
   usage (a holiday freeze, on top of the seasons' holiday dips);
 * **stop** — its usage stops for good.
 
-The day of each one-off change is drawn from a generator of its own, between
-`EARLIEST_DAYS_AGO` and `LATEST_DAYS_AGO` (the months the benchmark scores), so every other
-figure of a seed stays as it was; a freeze recurs from the history's first year-end.
+The day of each one-off change is drawn from a generator of its own, so every other figure of
+a seed stays as it was, anywhere in the history after its first day: a forecast backtested on
+the history meets changes in its past at the rate it meets them ahead, as it would on a real
+organization's. A freeze recurs from the history's first year-end.
 """
 
 from __future__ import annotations
@@ -41,8 +42,6 @@ STEP_SCALE: Final = 3.0
 RAMP_DAYS: Final = 180
 RAMP_FROM: Final = 0.05  # a launched key's first day, as a share of its level once ramped up
 REGIME_KEYS_SHARE: Final = 0.02  # of the keys, at least one of each kind
-EARLIEST_DAYS_AGO: Final = 1000
-LATEST_DAYS_AGO: Final = 120
 SIGNATURE_COUNT: Final = 8  # `key_specs.SIGNATURE_KEYS`, which keep their own shapes
 
 
@@ -74,9 +73,8 @@ def draw_regimes(
     count = max(len(KINDS), round(len(scale) * REGIME_KEYS_SHARE))
     further = np.arange(SIGNATURE_COUNT, min(team, len(scale)))
     largest = further[np.argsort(-scale[further], kind="stable")][:count]
-    earliest = max(n_days - EARLIEST_DAYS_AGO, 1)
-    latest = max(n_days - LATEST_DAYS_AGO, earliest + 1)
-    days = rng.integers(earliest, latest, len(largest))
+    # From the second day: a key stopped on the first would never have been used.
+    days = rng.integers(1, max(n_days, 2), len(largest))
     first_freeze = int(np.argmax(freeze_factors(first_day, n_days) < 1))
     kinds = [KINDS[i % len(KINDS)] for i in range(len(largest))]
     return [

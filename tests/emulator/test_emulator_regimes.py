@@ -32,7 +32,7 @@ def both():
     return plain, hard
 
 
-def test_each_kind_goes_to_one_of_the_largest_further_keys_in_the_scored_months(both):
+def test_each_kind_goes_to_one_of_the_largest_further_keys_anywhere_in_the_history(both):
     plain, hard = both
     assert plain.regimes == []
     assert [r.kind for r in hard.regimes] == list(KINDS)  # 60 keys: one of each
@@ -41,7 +41,16 @@ def test_each_kind_goes_to_one_of_the_largest_further_keys_in_the_scored_months(
         if regime.kind == "freeze":
             assert FIRST + dt.timedelta(days=regime.day) == dt.date(2022, 12, 22)
         else:
-            assert DAYS - 1000 <= regime.day < DAYS - 120
+            assert 1 <= regime.day < DAYS
+
+
+def test_one_off_changes_fall_across_the_whole_history():
+    """A benchmark backtesting the history meets changes in its past as often as ahead: the
+    one-off days of a thousand keys' twenty changes span it, its first and last years too."""
+    org = generate(42, 1000, 1826, TODAY, anomalies=False, seasons=True, regimes=True)
+    days = sorted(r.day for r in org.regimes if r.kind != "freeze")
+    assert len(days) == 16
+    assert 1 <= days[0] < 365 and 1826 - 365 <= days[-1] < 1826
 
 
 def test_a_key_with_a_regime_follows_its_profile_and_the_others_are_untouched(both):
