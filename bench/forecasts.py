@@ -64,9 +64,9 @@ from analytics.capacity.forecasting import (
     backtest,
     coverage,
     months_later,
+    recent_share,
     wape,
 )
-from analytics.capacity.forecasting.projections import recent_share
 from analytics.exit_codes import FORBIDDEN, SERVICE, UNEXPECTED, USAGE
 from analytics.usage.metrics import TOTAL_CHARACTERS
 from bench import synthetic_orgs

@@ -349,12 +349,6 @@ def test_the_type_check_follows_every_package_the_library_imports():
     assert imported & unfollowed == set()
 
 
-# The one read past a face: the benchmark scores a key as the product projects it, with the
-# projections' own share of the organization (`recent_share`), which the forecasting face does
-# not offer yet; it goes once the face re-exports it.
-PAST_THE_FACES = {"bench/forecasts.py: analytics.capacity.forecasting.projections"}
-
-
 def test_the_pages_and_the_benchmark_read_capacity_through_its_faces():
     """The library's packages are held to capacity's faces by import-linter (pyproject.toml);
     the pages, app.py and the benchmark lie outside the packages it reads, so this holds them:
@@ -370,4 +364,4 @@ def test_the_pages_and_the_benchmark_read_capacity_through_its_faces():
         for module in imported_modules(path)
         if module.startswith("analytics.capacity") and module not in faces
     }
-    assert found == PAST_THE_FACES
+    assert found == set()

@@ -32,6 +32,7 @@ from analytics.capacity.forecasting.projections import (
     key_forecasts,
     organization_outlook,
     projection_path,
+    recent_share,
 )
 from analytics.capacity.forecasting.run_rate_model import (
     ORGANIZATION,
@@ -78,6 +79,7 @@ __all__ = [
     "parse_workload",
     "period_text",
     "projection_path",
+    "recent_share",
     "ratio_quantiles",
     "required_start",
     "wape",
