@@ -60,9 +60,11 @@ from analytics.capacity.forecasting import (
     HORIZONS,
     MIN_FORECAST,
     SEASONAL_NAIVE,
+    Backtest,
     History,
     backtest,
     coverage,
+    interval_shares,
     months_later,
     recent_share,
     wape,
@@ -121,7 +123,11 @@ def history(usage: pd.DataFrame, key: str | None = None) -> History:
 def scored_rows(series: History) -> pd.DataFrame:
     """The served forecast's rows and the seasonal naive's (under its own name, its raw
     forecast) at the scored origins of every horizon."""
-    tested = backtest(series, ORIGINS)
+    return tested_rows(backtest(series, ORIGINS))
+
+
+def tested_rows(tested: Backtest) -> pd.DataFrame:
+    """``scored_rows`` of a backtest."""
     rows = tested.rows
     start = months_later(min(rows["origin"]), SCORED_FROM)
     naive = rows[rows["candidate"] == SEASONAL_NAIVE].assign(forecast=lambda r: r["raw"])
@@ -146,12 +152,16 @@ def smooth_rows(scale: synthetic_orgs.Scale) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def shared_rows(organization: pd.DataFrame, usage: pd.DataFrame, key: str) -> pd.DataFrame:
+def shared_rows(
+    organization: pd.DataFrame, usage: pd.DataFrame, key: str, tested: Backtest
+) -> pd.DataFrame:
     """One key's scored rows as the product serves it: at each origin the organization's
-    served point and intervals (``organization``'s rows) times the key's share of the
-    organization's usage over the four weeks before it (`projections.recent_share`), against
-    the key's own totals; beside them the key's own seasonal naive. A share forecast at zero
-    has no interval, as a series forecast at zero has none in the backtest."""
+    served point (``organization``'s rows, of the backtest ``tested``) times the key's share
+    of the organization's usage over the four weeks before it (`projections.recent_share`),
+    against the key's own totals, and the interval the product gives a key then: from its
+    own errors so projected, the organization's while too few are known
+    (`Backtest.part_ratios`); beside them the key's own seasonal naive. A share forecast at
+    zero has no interval, as a series forecast at zero has none in the backtest."""
     served = organization[organization["candidate"] == "served"]
     naive = backtest(history(usage, key), ORIGINS, [SEASONAL_NAIVE]).rows
     naive = naive[naive["origin"] >= min(served["origin"])].assign(forecast=naive["raw"])
@@ -159,8 +169,17 @@ def shared_rows(organization: pd.DataFrame, usage: pd.DataFrame, key: str) -> pd
         day: recent_share(usage, TOTAL_CHARACTERS, [key], day) for day in set(served["origin"])
     }
     share = served["origin"].map(shares).astype(float)
-    scaled = served.assign(**{c: served[c] * share for c in ("raw", "forecast", *INTERVALS)})
-    scaled.loc[scaled["raw"] < MIN_FORECAST, INTERVALS] = np.nan
+    scaled = served.assign(**{c: served[c] * share for c in ("raw", "forecast")})
+    whole, part = history(usage), history(usage, key).values
+    bounds = [
+        interval_shares(ratios)[1:] * point
+        if point >= MIN_FORECAST and (ratios := tested.part_ratios(whole, part, horizon, day))
+        else np.full(len(INTERVALS), np.nan)
+        for horizon, day, point in zip(
+            scaled["horizon"], scaled["origin"], scaled["raw"], strict=True
+        )
+    ]
+    scaled[INTERVALS] = np.asarray(bounds, dtype=float).reshape(len(scaled), len(INTERVALS))
     actual = naive.set_index(["horizon", "origin"])["actual"]
     at = pd.MultiIndex.from_frame(scaled[["horizon", "origin"]])
     scaled["actual"] = actual.reindex(at).to_numpy()
@@ -173,7 +192,8 @@ def hard_rows(scale: synthetic_orgs.Scale) -> tuple[pd.DataFrame, dict[str, obje
     scored as its share of the organization's forecast; and how many of those keys went
     through a one-off change, before the first scored origin or from it on."""
     usage, regimes = key_days(scale, hard=True)
-    organization = scored_rows(history(usage))
+    tested = backtest(history(usage), ORIGINS)
+    organization = tested_rows(tested)
     start = min(organization["origin"])
     year = usage[
         usage["usage_date"].between(pd.Timestamp(start - YEAR), pd.Timestamp(start), "left")
@@ -181,7 +201,7 @@ def hard_rows(scale: synthetic_orgs.Scale) -> tuple[pd.DataFrame, dict[str, obje
     largest = year.groupby("api_key")[TOTAL_CHARACTERS].sum().nlargest(scale.forecast_keys)
     parts = [organization.assign(series="organization")]
     for key in largest.index:
-        parts.append(shared_rows(organization, usage, key).assign(series=f"key {key}"))
+        parts.append(shared_rows(organization, usage, key, tested).assign(series=f"key {key}"))
     changed = [r for r in regimes if str(r.key) in largest.index and r.kind != "freeze"]
     within = [r for r in changed if FIRST + dt.timedelta(days=r.day) >= start]
     counts = {

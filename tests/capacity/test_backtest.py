@@ -10,11 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analytics.capacity.forecasting.accuracy import Accuracy, accuracy
 from analytics.capacity.forecasting.backtesting import (
     MIN_SCORED,
-    Accuracy,
     Backtest,
-    accuracy,
     backtest,
     origins,
     wape,

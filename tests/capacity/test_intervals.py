@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analytics.capacity.forecasting.accuracy import accuracy
 from analytics.capacity.forecasting.backtesting import (
     HORIZONS,
     MIN_ERRORS,
-    accuracy,
     backtest,
     ratio_quantiles,
 )

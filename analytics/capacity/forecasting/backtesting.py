@@ -70,7 +70,7 @@ from analytics.capacity.forecasting.candidates import (
     History,
     predict_all,
 )
-from analytics.usage.metrics import share_text
+from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS
 
 ORIGINS: Final = 24
 HORIZONS: Final[dict[str, int]] = {"month": 1, "quarter": 3, "12 months": 12}  # months ahead
@@ -198,6 +198,43 @@ class Backtest:
     @cached_property
     def _served_columns(self) -> _Columns:
         return _Columns.of(self.served)
+
+    def part_ratios(
+        self, whole: History, part: Floats, horizon: str, before: date | None = None
+    ) -> list[float]:
+        """The ratios an interval of a part of the series uses at ``horizon`` (known at
+        ``before``, when given): its own (``shared_ratios``) once it has ``MIN_ERRORS``, else
+        the whole's (``interval_ratios``)."""
+        own = self.shared_ratios(whole, part, horizon, before)
+        return own if len(own) >= MIN_ERRORS else self.interval_ratios(horizon, before)
+
+    def shared_ratios(
+        self, whole: History, part: Floats, horizon: str, before: date | None = None
+    ) -> list[float]:
+        """The ratios actual ÷ forecast at ``horizon`` (known at ``before``, when given) of a
+        part of the series (``part``: its daily values over ``whole``'s days), projected as a
+        part is (``projections``): at each origin its share of the whole over the
+        ``LEVEL_DAYS`` days before it, times the served forecast. A part strays from its
+        share further than the whole from its forecast: the benchmark's largest keys of a
+        thousand held an interval scaled from the whole's in a third of the months."""
+        served = self.served
+        rows = served[served["horizon"] == horizon]
+        if before is not None:
+            known = self._served_columns.known(horizon, before)[served["horizon"] == horizon]
+            rows = rows[known]
+        if rows.empty:
+            return []
+        parts = np.concatenate([[0.0], np.cumsum(part)])
+        wholes = np.concatenate([[0.0], np.cumsum(whole.values)])
+        start = np.array([whole.index(day) for day in rows["origin"]])
+        stop = np.array([whole.index(day) + 1 for day in rows["end"]])
+        level = np.maximum(start - LEVEL_DAYS, 0)
+        recent = wholes[start] - wholes[level]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(recent > 0, (parts[start] - parts[level]) / recent, 0.0)
+            forecast = share * rows["raw"].to_numpy(dtype=float)
+            ratio = (parts[stop] - parts[start]) / forecast
+        return [float(r) for r in ratio[forecast >= MIN_FORECAST]]
 
     def interval_ratios(self, horizon: str, before: date | None = None) -> list[float]:
         """The ratios an interval at ``horizon`` uses: the served forecast's at that horizon
@@ -328,66 +365,6 @@ def coverage(rows: pd.DataFrame, level: str) -> float:
     """The share of the rows with an interval whose actual lies inside it."""
     inside, known = held(rows, level)
     return inside / known if known else float("nan")
-
-
-@dataclass(frozen=True)
-class Accuracy:
-    """The forecast's one accuracy figure: the served forecast's month-ahead WAPE over the
-    last ``RECENT`` months scored (``months``, oldest first), and the measured coverage of
-    its 80 % and 95 % intervals at each horizon over the same window of that horizon."""
-
-    wape: float  # NaN when no month was scored
-    months: tuple[date, ...]  # the origins: each month forecast on its first day
-    coverage: dict[str, tuple[float, float]]  # horizon → (80 %, 95 %), NaN when not measured
-    held_80: dict[str, tuple[int, int]]  # horizon → (periods inside the 80 % interval, with one)
-
-    @property
-    def text(self) -> str:
-        """The figure as every surface states it, with its window: "Month-ahead error (WAPE)
-        over the 12 months 2025-03 to 2026-02, each forecast on its first day: 5.9 %"."""
-        if not self.months:
-            return "Month-ahead error: no month has been forecast and closed yet"
-        span = (
-            f"{self.months[0]:%Y-%m}"
-            if len(self.months) == 1
-            else f"{self.months[0]:%Y-%m} to {self.months[-1]:%Y-%m}"
-        )
-        count = "month" if len(self.months) == 1 else f"{len(self.months)} months"
-        return (
-            f"Month-ahead error (WAPE) over the {count} {span}, each forecast on its first "
-            f"day: {share_text(self.wape)}"
-        )
-
-    @property
-    def coverage_text(self) -> str:
-        """How often the 80 % intervals held, per horizon measured, as counts: "0.0 % of the
-        months" said nothing of whether two months or twelve were measured."""
-        held = [
-            f"{inside} of {known} {_plural(horizon, known)}"
-            for horizon, (inside, known) in self.held_80.items()
-            if known
-        ]
-        if not held:
-            return "its intervals are not measured yet (too few past errors)"
-        listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
-        return f"its 80 % intervals held in {listed}"
-
-
-def _plural(horizon: str, count: int) -> str:
-    one = {"month": "month", "quarter": "quarter"}.get(horizon, "12-month period")
-    return one if count == 1 else f"{one}s"
-
-
-def accuracy(tested: Backtest) -> Accuracy:
-    """The one accuracy figure of a series' forecast (``Accuracy``)."""
-    month = tested.recent("month")
-    recent = {horizon: tested.recent(horizon) for horizon in HORIZONS}
-    return Accuracy(
-        wape=wape(month) if len(month) else math.nan,
-        months=tuple(month["origin"]),
-        coverage={h: (coverage(rows, "80"), coverage(rows, "95")) for h, rows in recent.items()},
-        held_80={h: held(rows, "80") for h, rows in recent.items()},
-    )
 
 
 def backtest(

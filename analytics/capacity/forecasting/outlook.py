@@ -34,12 +34,11 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from analytics.capacity.forecasting.accuracy import Accuracy, accuracy
 from analytics.capacity.forecasting.backtesting import (
     LEVELS,
     SERVED,
-    Accuracy,
     Backtest,
-    accuracy,
     backtest,
     interval_shares,
     months_later,
@@ -146,6 +145,18 @@ class Outlook:
         ratios = self.ratios(ahead)
         shares = interval_shares(ratios) if ratios else NO_INTERVAL
         scaled: Floats = np.asarray(shares)[:, None] * cumulative[None, :]
+        return scaled
+
+    def part_cumulative(self, days: int, part: Floats, share: float) -> Floats:
+        """``cumulative`` of a part of the series (``part``: its daily values over the
+        history's days), projected as ``share`` of the whole: its point the share of the
+        whole's, its intervals from its own errors so projected, the whole's while it has too
+        few (``Backtest.part_ratios``)."""
+        horizon = horizon_for(days)
+        point = np.cumsum(self.paths[self.model_for(days)][: max(0, days)]) * share
+        ratios = self.backtest.part_ratios(self.history, part, horizon)
+        shares = interval_shares(ratios) if ratios else NO_INTERVAL
+        scaled: Floats = np.asarray(shares)[:, None] * point[None, :]
         return scaled
 
     def used(self, start: date, end: date) -> float:

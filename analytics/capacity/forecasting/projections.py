@@ -18,7 +18,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from analytics.capacity.forecasting.candidates import Floats
+from analytics.capacity.forecasting.candidates import Floats, History
 from analytics.capacity.forecasting.outlook import NO_INTERVAL, Outlook, outlook
 from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS, ORGANIZATION, daily_series
 from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
@@ -105,9 +105,15 @@ def projection_path(
     if closed < len(days):
         offset = (days[closed].date() - as_of).days  # a period that starts after ``as_of``
         found = organization_outlook(key_day, whole_of(metric), covered_from, as_of)
-        ahead = found.cumulative(offset + len(days) - closed)
+        count = offset + len(days) - closed
+        if api_keys is None and whole_of(metric) == metric:
+            ahead = found.cumulative(count)
+        else:
+            part = _over(series, found.history)
+            share = recent_share(key_day, metric, api_keys, as_of)
+            ahead = found.part_cumulative(count, part, share)
         ahead = ahead - (ahead[:, offset - 1 : offset] if offset else 0.0)
-        ahead = ahead[:, offset:] * recent_share(key_day, metric, api_keys, as_of)
+        ahead = ahead[:, offset:]
         ahead = np.where(np.isnan(ahead), ahead[0], ahead)
         bounds[:, closed:] += ahead
     return pd.DataFrame(
@@ -119,6 +125,13 @@ def projection_path(
             "high": bounds[2],
         }
     )
+
+
+def _over(series: pd.Series, history: History) -> Floats:
+    """A daily series' values over the days of ``history`` (0 on days it did not use)."""
+    days = pd.date_range(pd.Timestamp(history.first), pd.Timestamp(history.last), freq="D")
+    values: Floats = series.reindex(days, fill_value=0.0).to_numpy(dtype=float)
+    return values
 
 
 FORECAST_TABLE_COLUMNS = [
