@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,6 +30,9 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # recorded", and stays as sent.
 _INERT = frozenset({"-"})
 CSV_LINE_END = "\r\n"
+# What the csv writer may quote a field for: a delimiter, a quote, a line end; and, to be
+# safe, space at either end. A field without any is written as it is, without the writer.
+_MAY_BE_QUOTED = re.compile(r'[,"\r\n]|^\s|\s$').search
 # A part of a file's content, in order: bytes, or a view of Arrow's text of a block of CSV rows.
 Piece = bytes | memoryview
 # Rows rendered per Arrow join: big enough to be fast, small enough to add little memory.
@@ -53,15 +57,20 @@ def _defuse(value: object) -> object:
 
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """Text cells that a spreadsheet would run as a formula get a leading apostrophe."""
+    """Text cells that a spreadsheet would run as a formula get a leading apostrophe. Each
+    distinct text is looked at once; a column with none to defuse is left as it is."""
     safe = table.copy(deep=False)  # only replaced columns get new data
     for column in safe.columns:
         values = safe[column]
         if isinstance(values.dtype, pd.CategoricalDtype):
             safe[column] = values.map(_defuse)  # once per category, not once per row
-        elif pd.api.types.is_string_dtype(values):
+        elif pd.api.types.is_string_dtype(values) and _any_to_defuse(values):
             safe[column] = values.astype(object).map(_defuse)
     return safe
+
+
+def _any_to_defuse(values: pd.Series) -> bool:
+    return any(_defuse(text) is not text for text in pd.unique(values))
 
 
 def pandas_csv_bytes(table: pd.DataFrame) -> bytes:
@@ -160,6 +169,9 @@ def _csv_field_texts(texts: list[str], width: int) -> list[str]:
     writer = csv.writer(buffer, lineterminator=CSV_LINE_END)
     rendered = []
     for text in texts:
+        if text and not _MAY_BE_QUOTED(text):  # most texts: written as they are
+            rendered.append(text)
+            continue
         buffer.seek(0)
         buffer.truncate()
         writer.writerow([text] if width == 1 else [text, ""])
