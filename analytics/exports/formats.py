@@ -9,6 +9,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -154,12 +155,28 @@ def _csv_column(values: pd.Series, width: int, end: str) -> Callable[[slice], pa
         float_texts[np.isnan(distinct)] = _csv_field_texts([""], width)[0]
         rendered = list(float_texts)
     else:
+        uniques: object
         codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        if _written_apart(uniques):
+            # Equal amounts of another scale (60 characters, 60.000000 minutes) are one value
+            # to pandas, but each cell is written as it is.
+            missing_cells = pd.isna(values)
+            cells = [
+                None if gone else str(v) for v, gone in zip(values, missing_cells, strict=True)
+            ]
+            codes, uniques = pd.factorize(np.array(cells, dtype=object), use_na_sentinel=False)
         missing = pd.isna(uniques)
         texts = ["" if gone else str(value) for value, gone in zip(uniques, missing, strict=True)]
         rendered = _csv_field_texts(texts, width)
     dictionary = pa.array([text + end for text in rendered], pa.large_string())
     return lambda rows: pc.take(dictionary, pa.array(codes[rows]))
+
+
+def _written_apart(uniques: object) -> bool:
+    """Whether distinct Decimals of a column have more than one scale, so that one value may
+    stand for cells written differently."""
+    scales = {v.as_tuple().exponent for v in np.asarray(uniques) if isinstance(v, Decimal)}
+    return len(scales) > 1
 
 
 def _csv_field_texts(texts: list[str], width: int) -> list[str]:
