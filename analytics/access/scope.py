@@ -91,6 +91,15 @@ WHOLE_ORGANIZATION: Final = Scope()
 
 
 @dataclass(frozen=True)
+class Read:
+    """A daily report as a scope shows it (``shown``), and the organization's report it was
+    taken from, which is never written itself."""
+
+    shown: FetchedRange
+    organization: FetchedRange
+
+
+@dataclass(frozen=True)
 class Visible:
     """A scope over the teams settings in force: what of each frame and list it shows."""
 
@@ -113,6 +122,21 @@ class Visible:
         fetched = read(name)
         shown = self.tag_day if name == "tags" else self.key_day
         return replace(fetched, frame=shown(fetched.frame))
+
+    def read(self, name: str, read: Callable[[str], FetchedRange]) -> Read:
+        """The daily report ``name`` as the scope sees it, and the organization's report it was
+        taken from, each of ``read``'s reports fetched once: a team's money is its share of the
+        organization's, so pricing reads the organization's rows (a team's pairs: the team's own,
+        summed from its keys' report)."""
+        organization: dict[str, FetchedRange] = {}
+
+        def once(report: str) -> FetchedRange:
+            if report not in organization:
+                organization[report] = read(report)
+            return organization[report]
+
+        shown = self.report(name, once)
+        return Read(shown, once(name) if name in organization else shown)
 
     def outside_team(self, name: str) -> bool:
         """Whether ``name`` is a team of the settings (or ``Unassigned``) outside the scope."""

@@ -19,7 +19,6 @@ from analytics.cli.json_output import table_json
 from analytics.exports.focus import billing_account, focus_table
 from analytics.exports.formats import export_bytes
 from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Share
 from analytics.exports.vocabulary import ExportSource, Grouping
 from analytics.usage import calendar
 from analytics.usage.calendar import Preset
@@ -65,14 +64,8 @@ def usage(
     first, last = days(caller, start, end, period)
     request = ExportRequest(source, group_by, with_cost)
     request.check(caller.costing)
-    visible = caller.narrowed(team)
-    read = fetching.fetched(
-        request.report, caller.settings, caller.demo, first, last, True, visible
-    )
-    share = None
-    if visible.scope.teams is not None:
-        share = Share(visible.scope.teams, read.organization.frame)
-    table = request.shape(read.shown.frame, first, last, caller.costing, share)
+    read = fetching.reader(caller.settings, caller.demo, first, last, True)
+    table = request.rows(read, caller.narrowed(team), (first, last), caller.costing).table
     if fmt == "json":
         return Response(table_json(table), media_type=MEDIA_TYPES["json"])
     name = request.file_name(first, last, fmt)

@@ -30,7 +30,7 @@ from analytics.cli.shared import (
 from analytics.exports.focus import billing_account, focus_file_table, focus_table
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing, Share, unpriced_warning
+from analytics.exports.shaping import Costing, unpriced_warning
 from analytics.exports.vocabulary import (
     COST_COLUMNS_TEXT,
     CostNotOffered,
@@ -196,15 +196,11 @@ def shaped_export(
     except ExportProblem as exc:
         raise UsageProblem(_worded(exc)) from None
     visible = organization_files.visible(team, costing)
-    first, last = days
-    read = fetching.fetched(request.report, shared.settings(), demo, first, last, history, visible)
-    share = None
-    if visible.scope.teams is not None:
-        share = Share(visible.scope.teams, read.organization.frame)
-    table = request.shape(read.shown.frame, first, last, costing, share)
-    if read.shown.frame.empty:
-        _say_nothing_used(first, last)
-    return table, costing
+    read = fetching.reader(shared.settings(), demo, *days, history)
+    rows = request.rows(read, visible, days, costing)
+    if not rows.used:
+        _say_nothing_used(*days)
+    return rows.table, costing
 
 
 @dataclass(frozen=True)

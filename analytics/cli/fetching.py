@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analytics.access import EVERYTHING, Visible
+from analytics.access.scope import Read
 from analytics.cli import shared
 from analytics.exports.vocabulary import REPORTS, Report
 from analytics.keys.audit import AuditLog
@@ -64,15 +65,20 @@ def _fetch(
             return fetch(client, first, last, history=history, progress=arrived)
 
 
-@dataclass(frozen=True)
-class Read:
-    """A daily report as the command's ``Visible`` shows it (``shown``), and the
-    organization's report it was taken from, fetched once: a team's money is its share of the
-    organization's (as Chargeback shares it), so pricing reads the organization's rows; they
-    are never written themselves."""
+def reader(
+    settings: Settings, demo: bool, first: date, last: date, use_history: bool
+) -> Callable[[str], FetchedRange]:
+    """The organization's daily reports of first..last by name (``usage``, ``tags``, ``pairs``,
+    ``pair_keys``), through the history store of a configured service only.
 
-    shown: FetchedRange
-    organization: FetchedRange  # a team's pairs: the team's (summed from its keys' report)
+    A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
+    """
+
+    def read(name: str) -> FetchedRange:
+        how = REPORTS[cast(Report, name)]
+        return _fetch(how.fetch, how.what, settings, demo, first, last, use_history)
+
+    return read
 
 
 def fetched(
@@ -84,23 +90,9 @@ def fetched(
     use_history: bool,
     visible: Visible = EVERYTHING,
 ) -> Read:
-    """The daily report ``report`` of first..last through ``visible`` (history store only for
-    a configured service); a team's pairs come from the pair-key-day report, fetched once.
-
-    A reconciliation mismatch is logged as one WARNING line on stderr; the run still succeeds.
-    """
-    organization: dict[str, FetchedRange] = {}
-
-    def read(name: str) -> FetchedRange:
-        if name not in organization:
-            how = REPORTS[cast(Report, name)]
-            organization[name] = _fetch(
-                how.fetch, how.what, settings, demo, first, last, use_history
-            )
-        return organization[name]
-
-    shown = visible.report(report, read)
-    return Read(shown, read(report) if report in organization else shown)
+    """The daily report ``report`` of first..last through ``visible`` (``Visible.read``); a
+    team's pairs come from the pair-key-day report, fetched once."""
+    return visible.read(report, reader(settings, demo, first, last, use_history))
 
 
 @dataclass(frozen=True)

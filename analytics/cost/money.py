@@ -38,8 +38,14 @@ def as_decimals(
     minor: Sequence[int] | npt.NDArray[np.int64], currency: str
 ) -> npt.NDArray[np.object_]:
     """Amounts in minor units as a column of exact Decimals (written as 12.34 in files and
-    shown so on pages, never as a binary float)."""
-    return np.array([as_decimal(int(amount), currency) for amount in minor], dtype=object)
+    shown so on pages, never as a binary float). Each distinct amount is made once: a column
+    of a million rows holds far fewer distinct amounts, and a Decimal is immutable."""
+    values = np.asarray(minor)
+    if values.dtype.kind not in "iu":  # Python integers beyond int64 (or no amounts)
+        return np.array([as_decimal(int(amount), currency) for amount in values], dtype=object)
+    distinct, where = np.unique(values, return_inverse=True)
+    decimals = np.array([as_decimal(int(amount), currency) for amount in distinct], dtype=object)
+    return decimals[where.reshape(-1)]
 
 
 def amount_text(minor: int, currency: str) -> str:

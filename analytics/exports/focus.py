@@ -25,9 +25,10 @@ import json
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
@@ -125,21 +126,33 @@ def _usage_rows(
     items = spend.items.astype({"api_key": str, "metric": str}).reset_index(drop=True)
     fees = base_fee_shares(bill, spend, team_of)
     placed = fees[fees["group"].notna()].groupby(["usage_date", "group"])["base_fee_minor"].sum()
-    key_days = pd.MultiIndex.from_frame(items[["usage_date", "api_key"]])
-    codes, unique = pd.factorize(key_days)
+    codes, first = _key_days(items)
+    unique = pd.MultiIndex.from_frame(items.loc[first, ["usage_date", "api_key"]])
     wholes = placed.reindex(unique, fill_value=0).astype("int64").tolist()
-    weights = _weights(np.asarray(codes, dtype=np.int64), items["list_amount_minor"])
-    items["fee_minor"] = apportion(wholes, np.asarray(codes, dtype=np.int64), weights)
+    weights = _weights(codes, items["list_amount_minor"])
+    items["fee_minor"] = apportion(wholes, codes, weights)
     items["team"] = items["api_key"].map(team_of)
     day = pd.DatetimeIndex(items["usage_date"])
     items["period_start"], items["period_end"] = day, day + pd.Timedelta(days=1)
     items["api_key_label"] = items["api_key"].map(label_of)
-    owners = key_owners(teams, zip(items["api_key"], items["api_key_label"], strict=True))
-    items["tags"] = [
-        _tags(team, owner.owner if owner else "", owner.purpose if owner else "")
-        for team, owner in zip(items["team"], owners, strict=True)
-    ]
+    used = items["api_key"].unique()
+    owners = key_owners(teams, ((key, label_of[key]) for key in used))
+    tags = {
+        key: _tags(team_of[key], owner.owner if owner else "", owner.purpose if owner else "")
+        for key, owner in zip(used, owners, strict=True)
+    }
+    items["tags"] = items["api_key"].map(tags)  # made once per key
     return items
+
+
+def _key_days(items: pd.DataFrame) -> tuple[Ints, Ints]:
+    """Each row's key-day, numbered in the order they first come, and the row each first
+    comes in (a key-day as two codes, never a tuple per row)."""
+    day, _ = pd.factorize(items["usage_date"])
+    key, keys = pd.factorize(items["api_key"])
+    codes, _ = pd.factorize(day.astype(np.int64) * max(len(keys), 1) + key)
+    first: Ints = np.unique(codes, return_index=True)[1]
+    return codes.astype(np.int64), first
 
 
 def _weights(of: Ints, weights: pd.Series) -> Ints:
@@ -199,18 +212,22 @@ def _utc(values: pd.Series | pd.DatetimeIndex) -> pd.Series:
 
 
 def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> pd.DataFrame:
-    """The rows in FOCUS's columns; a usage row has a metric, a Purchase row none."""
+    """The rows in FOCUS's columns; a usage row has a metric, a Purchase row none. What a
+    row's metric or month decides is worked out once per metric or month, then taken by each
+    row (``_per``): a file holds a million rows of five metrics and sixty months."""
     usage = rows["metric"].notna().to_numpy()
-    metric = rows["metric"].where(usage, None)
-    minutes = np.array([bool(m) and is_minutes(str(m)) for m in metric], dtype=bool)
+    metric, metrics = pd.factorize(rows["metric"])
+    minutes = [is_minutes(str(m)) for m in metrics]
     currency = pricing.currency
     month = pd.DatetimeIndex(rows["month"])
+    in_month, months = pd.factorize(month)
     billed = rows["amount_minor"].to_numpy(np.int64)
     effective = np.where(usage, billed, 0) + rows["fee_minor"].to_numpy(np.int64)
-    quantity = [_quantity(u, m) for u, m in zip(rows["usage"], minutes, strict=True)]
-    service = [
-        SERVICE_NAMES[str(m)] if u else PLAN_SERVICE for m, u in zip(metric, usage, strict=True)
-    ]
+    listed = as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency)
+    purchases = ~usage
+    description = _per(metric, [METRIC_LABELS[str(m)] for m in metrics])
+    description[purchases] = [f"Base fee of the plan, {day:%Y-%m}" for day in month[purchases]]
+    pricing_quantity, consumed_quantity = _quantities(rows["usage"], metric, minutes)
     frame = pd.DataFrame(
         {
             **_constant_columns(account, currency),
@@ -220,44 +237,44 @@ def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> p
             "ChargePeriodEnd": _utc(rows["period_end"]),
             "ChargeCategory": np.where(usage, "Usage", "Purchase"),
             "ChargeClass": None,
-            "ChargeDescription": [
-                METRIC_LABELS[str(m)] if u else f"Base fee of the plan, {day:%Y-%m}"
-                for m, u, day in zip(metric, usage, month, strict=True)
-            ],
+            "ChargeDescription": description,
             "ChargeFrequency": np.where(usage, "Usage-Based", "Recurring"),
             "BilledCost": as_decimals(billed, currency),
             "EffectiveCost": as_decimals(effective, currency),
-            "ListCost": as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency),
-            "ContractedCost": as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency),
-            "PricingQuantity": [
-                q[0] if u else Decimal(1) for q, u in zip(quantity, usage, strict=True)
-            ],
-            "PricingUnit": [
-                PRICING_UNITS[int(m)] if u else "Months"
-                for m, u in zip(minutes, usage, strict=True)
-            ],
-            "ConsumedQuantity": [q[1] for q in quantity],
-            "ConsumedUnit": [
-                CONSUMED_UNITS[int(m)] if u else None for m, u in zip(minutes, usage, strict=True)
-            ],
-            "InvoiceId": [f"{account.id}-{day:%Y-%m}" for day in month],
+            "ListCost": listed,
+            "ContractedCost": listed,
+            "PricingQuantity": pricing_quantity,
+            "PricingUnit": _per(metric, [PRICING_UNITS[m] for m in minutes], "Months"),
+            "ConsumedQuantity": consumed_quantity,
+            "ConsumedUnit": _per(metric, [CONSUMED_UNITS[m] for m in minutes]),
+            "InvoiceId": _per(in_month, [f"{account.id}-{day:%Y-%m}" for day in months]),
             "SubAccountId": rows["team"],
             "SubAccountName": rows["team"],
             "ResourceId": rows["api_key"].where(usage, None) if "api_key" in rows else None,
             "ResourceName": rows["api_key_label"].where(usage, None) if "api_key" in rows else None,
             "ResourceType": pd.Series("API key", index=rows.index).where(usage, None),
-            "ServiceName": service,
+            "ServiceName": _per(metric, [SERVICE_NAMES[str(m)] for m in metrics], PLAN_SERVICE),
             "Tags": rows["tags"],
-            "x_Metric": metric,
-            "x_UsageDate": pd.DatetimeIndex(rows["usage_date"]).date
-            if "usage_date" in rows
-            else None,
+            "x_Metric": rows["metric"].where(usage, None),
+            "x_UsageDate": _days(rows["usage_date"]) if "usage_date" in rows else None,
             "x_AmortizedBaseFee": pd.Series(as_decimals(effective - billed, currency)).where(
                 usage, None
             ),
         }
     )
     return frame[FOCUS_COLUMNS]
+
+
+def _per(codes: npt.NDArray[np.intp], values: list[Any], missing: Any = None) -> npt.NDArray[Any]:
+    """Each row's value of its code (``pd.factorize``'s), ``missing`` for a row without one
+    (code -1)."""
+    return np.array([*values, missing], dtype=object)[codes]
+
+
+def _days(values: pd.Series) -> npt.NDArray[Any]:
+    """Each row's day as a date (NaT for none: a Purchase row), each distinct day made once."""
+    codes, days = pd.factorize(pd.DatetimeIndex(values))
+    return _per(codes, list(pd.DatetimeIndex(days).date), pd.NaT)
 
 
 def _constant_columns(account: BillingAccount, currency: str) -> dict[str, str]:
@@ -276,16 +293,25 @@ def _constant_columns(account: BillingAccount, currency: str) -> dict[str, str]:
     }
 
 
-def _quantity(usage: float, minutes: bool) -> tuple[Decimal | None, Decimal | None]:
-    """Pricing and consumed quantity of a usage row (none for a Purchase row): characters
-    priced per million, minutes per minute (to the micro-minute the money layer counts)."""
-    if usage != usage:  # a Purchase row: NaN
-        return None, None
-    if minutes:
-        consumed = Decimal(round(usage * 1_000_000)).scaleb(-6)
-        return consumed, consumed
-    characters = Decimal(int(usage))
-    return characters.scaleb(-6), characters
+def _quantities(
+    usage: pd.Series, metric: npt.NDArray[np.intp], minutes: list[bool]
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Pricing and consumed quantity of each row: characters priced per million, minutes per
+    minute (to the micro-minute the money layer counts); a Purchase row (its usage NaN) is one
+    month bought and consumes nothing. Each distinct quantity is made once."""
+    in_minutes = np.array([*minutes, False])[metric]
+    counted = usage.to_numpy(np.float64)
+    present = ~np.isnan(counted)
+    units = np.where(in_minutes, np.round(counted * 1_000_000), np.trunc(counted))
+    key = np.where(present, np.nan_to_num(units).astype(np.int64) * 2 + in_minutes, -1)
+    codes, distinct = pd.factorize(key)
+    priced, consumed = [], []
+    for each in distinct.tolist():
+        count, is_minutes = divmod(each, 2)
+        quantity = Decimal(count).scaleb(-6) if is_minutes else Decimal(count)
+        consumed.append(None if each < 0 else quantity)
+        priced.append(Decimal(1) if each < 0 else quantity if is_minutes else quantity.scaleb(-6))
+    return _per(codes, priced), _per(codes, consumed)
 
 
 def focus_file_table(table: pd.DataFrame, csv: bool) -> pd.DataFrame:
@@ -293,4 +319,10 @@ def focus_file_table(table: pd.DataFrame, csv: bool) -> pd.DataFrame:
     (``2025-07-01T00:00:00Z``); Parquet keeps them as UTC timestamps."""
     if not csv:
         return table
-    return table.assign(**{c: table[c].dt.strftime("%Y-%m-%dT%H:%M:%SZ") for c in DATETIME_COLUMNS})
+    return table.assign(**{c: _instants(table[c]) for c in DATETIME_COLUMNS})
+
+
+def _instants(values: pd.Series) -> npt.NDArray[Any]:
+    """FOCUS's text of each instant, each distinct one written once."""
+    codes, instants = pd.factorize(values)
+    return _per(codes, list(pd.DatetimeIndex(instants).strftime("%Y-%m-%dT%H:%M:%SZ")))

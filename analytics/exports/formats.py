@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +31,9 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # recorded", and stays as sent.
 _INERT = frozenset({"-"})
 CSV_LINE_END = "\r\n"
+# What the csv writer may quote a field for: a delimiter, a quote, a line end; and, to be
+# safe, space at either end. A field without any is written as it is, without the writer.
+_MAY_BE_QUOTED = re.compile(r'[,"\r\n]|^\s|\s$').search
 # A part of a file's content, in order: bytes, or a view of Arrow's text of a block of CSV rows.
 Piece = bytes | memoryview
 # Rows rendered per Arrow join: big enough to be fast, small enough to add little memory.
@@ -53,15 +58,20 @@ def _defuse(value: object) -> object:
 
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """Text cells that a spreadsheet would run as a formula get a leading apostrophe."""
+    """Text cells that a spreadsheet would run as a formula get a leading apostrophe. Each
+    distinct text is looked at once; a column with none to defuse is left as it is."""
     safe = table.copy(deep=False)  # only replaced columns get new data
     for column in safe.columns:
         values = safe[column]
         if isinstance(values.dtype, pd.CategoricalDtype):
             safe[column] = values.map(_defuse)  # once per category, not once per row
-        elif pd.api.types.is_string_dtype(values):
+        elif pd.api.types.is_string_dtype(values) and _any_to_defuse(values):
             safe[column] = values.astype(object).map(_defuse)
     return safe
+
+
+def _any_to_defuse(values: pd.Series) -> bool:
+    return any(_defuse(text) is not text for text in pd.unique(values))
 
 
 def pandas_csv_bytes(table: pd.DataFrame) -> bytes:
@@ -145,12 +155,28 @@ def _csv_column(values: pd.Series, width: int, end: str) -> Callable[[slice], pa
         float_texts[np.isnan(distinct)] = _csv_field_texts([""], width)[0]
         rendered = list(float_texts)
     else:
+        uniques: object
         codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        if _written_apart(uniques):
+            # Equal amounts of another scale (60 characters, 60.000000 minutes) are one value
+            # to pandas, but each cell is written as it is.
+            missing_cells = pd.isna(values)
+            cells = [
+                None if gone else str(v) for v, gone in zip(values, missing_cells, strict=True)
+            ]
+            codes, uniques = pd.factorize(np.array(cells, dtype=object), use_na_sentinel=False)
         missing = pd.isna(uniques)
         texts = ["" if gone else str(value) for value, gone in zip(uniques, missing, strict=True)]
         rendered = _csv_field_texts(texts, width)
     dictionary = pa.array([text + end for text in rendered], pa.large_string())
     return lambda rows: pc.take(dictionary, pa.array(codes[rows]))
+
+
+def _written_apart(uniques: object) -> bool:
+    """Whether distinct Decimals of a column have more than one scale, so that one value may
+    stand for cells written differently."""
+    scales = {v.as_tuple().exponent for v in np.asarray(uniques) if isinstance(v, Decimal)}
+    return len(scales) > 1
 
 
 def _csv_field_texts(texts: list[str], width: int) -> list[str]:
@@ -160,6 +186,9 @@ def _csv_field_texts(texts: list[str], width: int) -> list[str]:
     writer = csv.writer(buffer, lineterminator=CSV_LINE_END)
     rendered = []
     for text in texts:
+        if text and not _MAY_BE_QUOTED(text):  # most texts: written as they are
+            rendered.append(text)
+            continue
         buffer.seek(0)
         buffer.truncate()
         writer.writerow([text] if width == 1 else [text, ""])

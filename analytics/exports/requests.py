@@ -5,12 +5,14 @@ the same ones, for the same reasons)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import TypeVar
 
 import pandas as pd
 
+from analytics.access import Visible
 from analytics.exports.shaping import (
     Costing,
     Share,
@@ -33,6 +35,16 @@ from analytics.exports.vocabulary import (
     UsageGrouping,
     offered,
 )
+from analytics.usage.pipeline import FetchedRange
+
+
+@dataclass(frozen=True)
+class ExportRows:
+    """An export's rows, and whether the scope used the service in the range at all: a file
+    of headers alone (or of a fee without usage) is still written, and said once."""
+
+    table: pd.DataFrame
+    used: bool
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,25 @@ class ExportRequest:
             return shape_pair_export(frame, _as(self.group_by, PAIR_GROUPINGS))
         grouping: UsageGrouping = _as(self.group_by, USAGE_GROUPINGS)
         return shape_export(frame, start, end, grouping, costing, self.with_cost, share)
+
+    def rows(
+        self,
+        read: Callable[[str], FetchedRange],
+        visible: Visible,
+        days: tuple[date, date],
+        costing: Costing,
+    ) -> ExportRows:
+        """The rows of the export of ``days`` as ``visible`` sees them: the report read (the
+        organization's, by ``read``), scoped, priced (a team's money its share of the
+        organization's) and shaped. The one way `export`, `export-dataset` and the HTTP API's
+        ``/usage`` make them, so a row reads the same from each."""
+        self.check(costing)  # before anything is read
+        first, last = days
+        seen = visible.read(self.report, read)
+        teams = visible.scope.teams
+        share = None if teams is None else Share(teams, seen.organization.frame)
+        table = self.shape(seen.shown.frame, first, last, costing, share)
+        return ExportRows(table, used=not seen.shown.frame.empty)
 
     def warning(self, costing: Costing, start: date, end: date) -> str | None:
         """What to say once of the file's cost cells: the days without a price, if any."""

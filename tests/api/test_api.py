@@ -140,6 +140,45 @@ def test_the_organizations_token_sees_every_key(api, demo_ledger):
     assert marketing["total_characters"].sum() == ledger_totals(expected)["total_characters"]
 
 
+# Choices of an export, as the API's query and as the command's options.
+CHOICES = [
+    ({"group_by": "key_and_day"}, ["--group-by", "key_and_day"]),
+    ({"group_by": "key", "with_cost": "true"}, ["--group-by", "key", "--with-cost"]),
+    (
+        {"group_by": "team_and_day", "with_cost": "true"},
+        ["--group-by", "team_and_day", "--with-cost"],
+    ),
+    (
+        {"source": "language-pairs", "group_by": "pair_and_key"},
+        ["--source", "language-pairs", "--group-by", "pair_and_key"],
+    ),
+]
+
+
+@pytest.mark.parametrize("team", [None, "Marketing"])
+@pytest.mark.parametrize(("query", "options"), CHOICES)
+def test_the_apis_usage_csv_is_the_export_commands_file_byte_for_byte(
+    api, demo_ledger, tmp_path, team, query, options
+):
+    """The same range and choices from `/usage?format=csv` (the organization's token, or a
+    team's) and from `export` (with `--team`): the same bytes, header included. Their usage is
+    the ledger's, so the two agree on the figures, not merely with each other."""
+    token = made("--team", team) if team else made("--organization")
+    served = get(api, token, "/usage", **RANGE, **query, format="csv")
+    written = tmp_path / "export.csv"
+    scope = ["--team", team] if team else []
+    days = ["--start", RANGE["start"], "--end", RANGE["end"]]
+    result = invoke("export", "--demo", "-o", str(written), *scope, *options, *days)
+    assert result.exit_code == 0, result.stderr
+    assert served == written.read_bytes()
+    rows = [
+        r for r in demo_ledger.ledger(FIRST, LAST) if not team or of_team(team, r.api_key_label)
+    ]
+    table = pd.read_csv(io.BytesIO(served))
+    if "source" not in query:  # the language pairs count their own characters
+        assert table["total_characters"].sum() == ledger_totals(rows)["total_characters"] > 0
+
+
 def test_refusals_are_401_403_and_429(demo_env, demo_ledger):
     token = made("--team", "Marketing")
     with TestClient(create_app(ApiSettings(demo=True, rate=0.01, burst=2))) as client:

@@ -17,6 +17,7 @@ import orjson
 import pandas as pd
 import pytest
 from support.bench import (
+    DATA_OUT,
     HISTORY_DAYS,
     IN_CHROMIUM,
     KEYS,
@@ -38,7 +39,8 @@ from emulator.usage_report import build_report
 
 pytestmark = pytest.mark.smoke
 
-HERE = [name for name in SCENARIOS if name not in (REPLAY, *IN_CHROMIUM, *STATE_SCENARIOS)]
+APART = (REPLAY, *IN_CHROMIUM, *STATE_SCENARIOS, *DATA_OUT)
+HERE = [name for name in SCENARIOS if name not in APART]
 TARGETS = {
     "decode_vs_naive",
     "decode_vs_orjson",
@@ -75,7 +77,8 @@ TARGETS = {
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory) -> Smoke:
     """Every scenario but those run in their own files, tests/bench/test_replay.py,
-    tests/bench/test_bench_chromium.py and tests/bench/test_bench_state.py, beside this one."""
+    tests/bench/test_bench_chromium.py, tests/bench/test_bench_state.py and
+    tests/bench/test_bench_data_out.py, beside this one."""
     return run_smoke(tmp_path_factory.mktemp("bench"), *HERE)
 
 
@@ -348,6 +351,9 @@ def test_scenarios_cover_every_target_name():
         "decoding",
         "csv_export",
         "memory",
+        "focus_export",
+        "dataset_incremental",
+        "api_usage",
         "pages",
         "incremental_refresh",
         "concurrent_windows",

@@ -5,12 +5,17 @@ build --strict` checks) resolves."""
 
 from __future__ import annotations
 
+import ast
+import datetime as dt
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+from support.builders import invoke
+from support.headless import TODAY
 
 from analytics.exit_codes import EXIT_CODES
 from analytics.pages import GUARDRAILS_SECTION, PAGES
@@ -90,3 +95,37 @@ def test_the_readme_and_the_performance_page_show_the_last_full_benchmark_run():
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f"latest full run ({run['date'][:10]}," in readme
     assert f"meets {met} of its {len(run['results'])} lines" in readme
+
+
+def test_the_data_out_pages_python_examples_read_the_files_the_commands_write(
+    tmp_path, demo_env, monkeypatch, capsys
+):
+    """Every Python example of docs/data-out.md runs as written, beside the FOCUS file and the
+    dataset `export --focus` and `export-dataset` write for the demo organization: the tables
+    DuckDB shows and the sums pandas makes name the services the demo used."""
+    monkeypatch.chdir(tmp_path)
+    days = ["--start", str(TODAY - dt.timedelta(days=40)), "--end", str(TODAY - dt.timedelta(1))]
+    for command in (
+        ["export", "--focus", "-o", "focus.parquet"],
+        ["export-dataset", "--to", "dataset"],
+    ):
+        result = invoke(*command, "--demo", *days)
+        assert result.exit_code == 0, result.stderr
+    page = (ROOT / "docs" / "data-out.md").read_text()
+    examples = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    assert len(examples) == 4
+    sums = []
+    for number, example in enumerate(examples, start=1):
+        *statements, last = ast.parse(example).body
+        assert isinstance(last, ast.Expr)  # what a notebook shows
+        namespace: dict[str, object] = {}
+        where = f"data-out example {number}"
+        exec(compile(ast.Module(statements, []), where, "exec"), namespace)
+        shown = eval(compile(ast.Expression(last.value), where, "eval"), namespace)
+        if shown is not None:  # DuckDB's show() prints; pandas' sum is the cell's value
+            sums.append(shown)
+    printed = capsys.readouterr().out
+    assert "Documents" in printed and "characters" in printed  # a team, and the summed usage
+    assert len(sums) == 2
+    for by_service in sums:
+        assert "Text translation" in by_service.index and by_service.sum() > 0

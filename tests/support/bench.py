@@ -24,6 +24,9 @@ HISTORY_DAYS = 1826  # the organization's five years, ending yesterday
 # and a team lead's pages against the organization viewer's.
 REPLAY = "guardrails"
 IN_CHROMIUM = ("browser_pages", "session_memory", "scoped_pages")
+# The data-out lines (the FOCUS export, the dataset's nightly run, the HTTP API), in a file of
+# their own: the dataset's runs write thousands of partitions.
+DATA_OUT = ("focus_export", "dataset_incremental", "api_usage")
 # Lines whose figure is a share that is nil when all goes well (their target may be 0).
 NIL_WHEN_MET = frozenset({"guardrail_overrun", "guardrail_stranded"})
 
