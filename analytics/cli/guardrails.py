@@ -196,11 +196,11 @@ def _show(plan: Plan) -> None:
         _table(shown(key_table(plan).drop(columns=["why"])))
     for k in plan.keys:
         for note in k.notes:
-            typer.echo(f"{k.key.label}: {note}")
+            typer.echo(f"{k.name}: {note}")
     changes = plan.changes
     typer.echo(f"{len(changes)} limit change(s) to send" if changes else "nothing to change")
     for k in largest_cuts_first(changes):
-        typer.echo(f"  {k.key.label} ({k.key.key_id}): {k.change_text}")
+        typer.echo(f"  {k.name}: {k.change_text}")
     for line in warnings(changes):
         typer.echo(f"Look before sending: {line}")
 
@@ -217,7 +217,7 @@ def _confirmed(count: int, yes: bool, what: str) -> bool:
 def _sent(run: apply.Run) -> None:
     for k in run.chosen:
         if k.changes:
-            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}", err=True)
+            typer.echo(f"{k.name}: {k.change_text}", err=True)
     typer.echo(f"{run.sent} call(s) sent", err=True)
 
 
@@ -275,7 +275,7 @@ def restore_command(
         memory = guardrail_state.read(session.records).keys
         chosen = [k for k in apply.chosen_keys(planned, memory, budget) if k.changes]
         for k in chosen:
-            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}")
+            typer.echo(f"{k.name}: {k.change_text}")
         if not chosen:
             typer.echo("nothing to restore")
         if _confirmed(len(chosen), yes, "restore"):

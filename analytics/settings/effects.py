@@ -119,8 +119,8 @@ def _changes_text(count: int) -> str:
 
 def plan_changes(plan: Plan) -> list[str]:
     """The limit changes the plan would send, one line each, as `guardrails plan` prints them:
-    ``label (key id): characters 10,000 → 40,000``."""
-    return [f"{k.key.label} ({k.key.key_id}): {k.change_text}" for k in plan.changes]
+    ``label (masked key id): characters 10,000 → 40,000``."""
+    return [f"{k.name}: {k.change_text}" for k in plan.changes]
 
 
 def plan_effect(before: Plan, after: Plan) -> list[str]:

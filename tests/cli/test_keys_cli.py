@@ -116,7 +116,8 @@ def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
     assert listed()["Speech"]["key_id"] not in unknown.stderr  # a suggestion, not every key
     assert keys("create", "--label", "Twin").exit_code == 0
     twin = keys("create", "--label", "Twin")
-    assert twin.exit_code == 2 and "already the label of key" in twin.stderr
+    assert twin.exit_code == 2 and "already the label of another key, Twin (" in twin.stderr
+    assert listed()["Twin"]["key_id"] not in twin.stderr  # named by label and masked key id
     assert keys("create", "--label", "Twin", "--allow-duplicate").exit_code == 0
     ambiguous = keys("limit", "Twin", "--characters", "1")
     assert ambiguous.exit_code == 2

@@ -64,13 +64,15 @@ def test_the_largest_reductions_come_first_and_the_blocking_ones_are_named_with_
     assert ordered == [
         "Planned app", "Busy", "Capped", "Big cut", "Small cut", "Raised", "Unlimited again",
     ]  # fmt: skip
+    # Each key named by its label and masked key id (the test keys' ids are "id-<label>").
     assert warnings(CHANGES) == [
-        "Planned app (team Mobile): characters limit 0: every request refused",
-        "Busy: characters limit 5,000, at or below its use so far (6,000): refused at once",
+        "Planned app (id-P**** app) (team Mobile): characters limit 0: every request refused",
+        "Busy (****): characters limit 5,000, at or below its use so far (6,000): refused at once",
     ]
     table = changes_table(CHANGES)
-    assert table["label"].tolist() == ordered
-    assert table.loc[table["label"] == "Big cut", "change"].item() == (
+    assert [name.split(" (")[0] for name in table["key"]] == ordered
+    assert "key_id" not in table.columns  # the key id only in the plan's JSON record
+    assert table.loc[table["key"] == "Big cut (id-B**** cut)", "change"].item() == (
         "characters 1,000,000 → 100,000"
     )
     assert table["note"].tolist()[2:] == [""] * 5
@@ -96,14 +98,14 @@ def test_blocked_now_is_apart_from_what_the_plan_would_block():
     ]
     plan = plan_of(keys, characters=None)
     now = blocked_table(plan, "now")
-    assert now[["label", "used", "limit", "set by"]].values.tolist() == [
-        ["Own", 100, 100, "hand-set"],
-        ["Raised", 80, 70, "Org"],
+    assert now[["key", "used", "limit", "set by"]].values.tolist() == [
+        ["Own (****)", 100, 100, "hand-set"],
+        ["Raised (id-R****ised)", 80, 70, "Org"],
     ]
     after = blocked_table(plan, "planned")
-    assert after[["label", "used", "limit", "set by"]].values.tolist() == [
-        ["Own", 100, 100, "hand-set"],
-        ["Soon", 60, 50, "Org"],
+    assert after[["key", "used", "limit", "set by"]].values.tolist() == [
+        ["Own (****)", 100, 100, "hand-set"],
+        ["Soon (****)", 60, 50, "Org"],
     ]
 
 
