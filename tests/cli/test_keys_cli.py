@@ -107,6 +107,11 @@ def test_keys_are_named_by_id_mask_or_unique_label(served):
     assert listed()["Web shop"]["character limit"] == 5000
     assert keys("limit", "Web shop", "--characters", "none").exit_code == 0
     assert listed()["Web shop"]["character limit"] is None
+    # `keys audit` writes each entry's before and after as the page's audit table does.
+    audited = keys("audit").stdout
+    assert "label: Web store; characters: 1,000; speech-to-text minutes: no limit" in audited
+    assert "label: Web shop; characters: 5,000; speech-to-text minutes: 3" in audited
+    assert "'Web shop'" not in audited
 
 
 def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
