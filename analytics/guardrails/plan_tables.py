@@ -29,6 +29,7 @@ from analytics.guardrails.rules import (
     limit_text,
 )
 from analytics.keys.limits import shown_limits
+from analytics.usage.metrics import counted
 
 Moment = Literal["now", "planned"]  # the limits in force now, or the plan's
 
@@ -252,12 +253,12 @@ def headroom_table(plan: Plan) -> pd.DataFrame:
     """``key_table`` with each key's headroom under its planned limits: what it may still use
     this usage period (NaN: no limit)."""
     table = key_table(plan)
-    for counted, planned_limit, headroom in (
+    for used, planned_limit, headroom in (
         ("characters counted", "planned character limit", "character headroom"),
         ("minutes counted", "planned minute limit", "minute headroom"),
     ):
         after = list(table.columns).index(planned_limit) + 1
-        table.insert(after, headroom, table[planned_limit] - table[counted])
+        table.insert(after, headroom, table[planned_limit] - table[used])
     return table
 
 
@@ -388,13 +389,14 @@ def stopping(plan: Plan) -> list[str]:
             if plan.whole  # what is left holds the organization's use of today
             else "room left this usage period"
         )
+        keys = len(s.limits)
+        every = "its one key" if keys == 1 else f"every one of its {counted(keys, 'key')}"
         lines.append(
-            f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: the "
-            f"{left} is not more than one key's reserve of {limit_text(m, s.reserve)}. "
-            f"Raise the budget's limit, or lower [guardrails] {RESERVE_SETTINGS[m]} in the "
-            "budgets."
+            f"{s.title}: {every} will be stopped: the {left} is not more than one key's reserve "
+            f"of {limit_text(m, s.reserve)}. Raise the budget's limit, or lower [guardrails] "
+            f"{RESERVE_SETTINGS[m]} in the budgets."
             if s.left > 0
-            else f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: "
-            f"nothing is left this usage period. Raise the budget's limit to let them on."
+            else f"{s.title}: {every} will be stopped: nothing is left this usage period. Raise "
+            f"the budget's limit to let {'it' if keys == 1 else 'them'} on."
         )
     return lines

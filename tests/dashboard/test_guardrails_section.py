@@ -88,7 +88,7 @@ def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enfo
     planned = cli_plan()
     before = stored()
     changes = {c["key_id"]: c for c in planned["changes"]}
-    assert changes
+    assert len(changes) > 1  # several: the plural
     # Each key named as people read it, its label and masked key id; the id only in JSON.
     names = {f"{c['label']} ({i[:4]}****{i[-4:]})" for i, c in changes.items()}
     at = section()
@@ -135,8 +135,7 @@ def test_an_admin_applies_exactly_the_plan_and_restores_the_hand_set_limits(enfo
     assert all(e["trace_id"] for e in entries)
     assert any("Applied the guardrails" in s.value for s in at.success)
     assert any(
-        f"apply by demo dashboard: done, {len(changes)} change(s) sent" in c.value
-        for c in at.caption
+        f"apply by demo dashboard: done, {len(changes)} changes sent" in c.value for c in at.caption
     )
     # Applied, the writing assistant is blocked by the limit in force, and nothing more would be.
     [blocked] = frame(at, "measure", "used")["key"].tolist()

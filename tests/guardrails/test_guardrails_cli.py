@@ -121,7 +121,7 @@ def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limi
     Path(options[1]).write_text(BUDGETS)
     planned = guardrails("plan", *options)
     assert planned.exit_code == 10, planned.output
-    assert "2 limit change(s) to send" in planned.stdout  # Shop keeps its 500
+    assert "2 limit changes to send" in planned.stdout  # Shop keeps its 500
     assert planned.stdout.splitlines()[-1] == (
         "2 limit changes pending (exit 10): `guardrails apply --yes` sends them."
     )
