@@ -135,9 +135,6 @@ if outcome := keys_and_limits.said():
         st.error(message, icon=":material/error:")
     else:
         st.success(message, icon=":material/check_circle:")
-    # Said where the person is too: a change made far down the page (a rotation finished) is
-    # said at its top, out of sight at 1366×768.
-    st.toast(message, icon=":material/error:" if failed else ":material/check_circle:")
 
 with service_errors(source):
     rows = keys_and_limits.key_view(source, today)

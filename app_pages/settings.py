@@ -13,6 +13,7 @@ from analytics.dashboard.scoping import source as data_source
 from analytics.settings.field_changes import line_diff
 from analytics.settings.parts import PARTS, TITLES, Part
 from analytics.settings.versions import SavedMeanwhile, Version, history
+from analytics.usage.metrics import counted
 
 source = data_source()
 place = form.place(source)
@@ -214,7 +215,7 @@ def part_section(part: Part) -> None:
 def versions_kept(part: Part, kept: list[Version], latest: Version | None) -> None:
     """Every saved version of a part, newest first, and an earlier one offered for restoring:
     a restore is previewed and saved as a new version, as an edit is."""
-    with st.expander(f"History: {len(kept)} version(s)", icon=":material/history:"):
+    with st.expander(f"History: {counted(len(kept), 'version')}", icon=":material/history:"):
         st.dataframe(
             pd.DataFrame(
                 [(v.number, f"{v.saved_at:%Y-%m-%d %H:%M}", v.origin) for v in kept],

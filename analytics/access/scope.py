@@ -27,7 +27,7 @@ from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_te
 from analytics.keys.join import join, masked
 from analytics.service.models import DeveloperKey
 from analytics.usage.frames import PAIR_COLUMNS, pair_day_frame
-from analytics.usage.metrics import METRICS
+from analytics.usage.metrics import METRICS, counted
 from analytics.usage.pipeline import FetchedRange
 
 
@@ -74,7 +74,9 @@ class Scope:
 
     def line(self, keys: int, tags: int) -> str:
         """The line every page of a team scope shows: whose figures these are."""
-        return f"{self.name[0].upper()}{self.name[1:]}: {keys:,} key(s), {tags:,} tag(s)"
+        return (
+            f"{self.name[0].upper()}{self.name[1:]}: {counted(keys, 'key')}, {counted(tags, 'tag')}"
+        )
 
     def withheld(self, what: str) -> str:
         """What a surface says, once, in place of the organization's figures a team's scope is

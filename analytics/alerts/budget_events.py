@@ -177,7 +177,7 @@ def guardrail_events(plan: Plan) -> list[Event]:
                 level="warning",
                 subject=f"Key blocked by its guardrail: {key.label} ({stop.by})",
                 text=(
-                    f"{key.label} (key id {key.key_id}) has used {limit_text(measure, used)} "
+                    f"{stop.key.name} has used {limit_text(measure, used)} "
                     f"{MEASURE_NAMES[measure]} this usage period ({period.text}), reaching "
                     f"the limit of {limit_text(measure, limit_of(stop.key.new, measure))} that "
                     f"the enforced budget {stop.by} gives it: the service refuses its "

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 from analytics.alerts.events import Event
+from analytics.keys.join import key_name, masked
 from analytics.keys.rotation import Watch
 from analytics.pages import page_at
 from analytics.service.models import DeveloperKey
@@ -56,9 +57,9 @@ def key_age_events(keys: Iterable[DeveloperKey], today: date, max_age_days: int)
             level="info",
             subject=f"Key {key.label} is older than {max_age_days} days",
             text=(
-                f"{key.label} (key id {key.key_id}) was created on "
+                f"{key_name(key.label, key.key_id)} was created on "
                 f"{key.creation_time:%Y-%m-%d}, more than {max_age_days} days ago. Rotate it "
-                f"on Keys & limits or with keys rotate {key.key_id}."
+                f"on Keys & limits or with keys rotate {masked(key.key_id)}."
             ),
             link=LINK,
         )

@@ -56,7 +56,7 @@ from analytics.keys import changes
 from analytics.keys.audit import AuditLog
 from analytics.service.connection_settings import Settings
 from analytics.usage import calendar
-from analytics.usage.metrics import count_text
+from analytics.usage.metrics import count_text, counted
 from analytics.usage.records import Records, records_of
 
 guardrails_app = shared.command_group(
@@ -196,11 +196,13 @@ def _show(plan: Plan) -> None:
         _table(shown(key_table(plan).drop(columns=["why"])))
     for k in plan.keys:
         for note in k.notes:
-            typer.echo(f"{k.key.label}: {note}")
+            typer.echo(f"{k.name}: {note}")
     changes = plan.changes
-    typer.echo(f"{len(changes)} limit change(s) to send" if changes else "nothing to change")
+    typer.echo(
+        f"{counted(len(changes), 'limit change')} to send" if changes else "nothing to change"
+    )
     for k in largest_cuts_first(changes):
-        typer.echo(f"  {k.key.label} ({k.key.key_id}): {k.change_text}")
+        typer.echo(f"  {k.name}: {k.change_text}")
     for line in warnings(changes):
         typer.echo(f"Look before sending: {line}")
 
@@ -211,14 +213,14 @@ def _confirmed(count: int, yes: bool, what: str) -> bool:
         return True
     if not at_terminal():
         raise UsageProblem(f"{what} changes the keys' limits: give --yes to confirm in a script")
-    return typer.confirm(f"Send {count} limit change(s)?", err=True)
+    return typer.confirm(f"Send {counted(count, 'limit change')}?", err=True)
 
 
 def _sent(run: apply.Run) -> None:
     for k in run.chosen:
         if k.changes:
-            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}", err=True)
-    typer.echo(f"{run.sent} call(s) sent", err=True)
+            typer.echo(f"{k.name}: {k.change_text}", err=True)
+    typer.echo(f"{counted(run.sent, 'call')} sent", err=True)
 
 
 @guardrails_app.command("plan")
@@ -275,7 +277,7 @@ def restore_command(
         memory = guardrail_state.read(session.records).keys
         chosen = [k for k in apply.chosen_keys(planned, memory, budget) if k.changes]
         for k in chosen:
-            typer.echo(f"{k.key.label} ({k.key.key_id}): {k.change_text}")
+            typer.echo(f"{k.name}: {k.change_text}")
         if not chosen:
             typer.echo("nothing to restore")
         if _confirmed(len(chosen), yes, "restore"):

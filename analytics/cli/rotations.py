@@ -126,8 +126,8 @@ def rotate_key(
             made = rotate(session.actor, log, rows, row, given, today, inherit)
         new = made.rotation
         said(
-            f"rotation {new.id}: made {new.new_label!r} ({new.new_key_id}) with the old key's "
-            "limits; its secret is shown this once"
+            f"rotation {new.id}: made {key_name(new.new_label, new.new_key_id or '')} with the old "
+            "key's limits; its secret is shown this once"
         )
         teams = carry_over(organization_files.place(demo), new, session.actor.who)
         if teams is not None:
@@ -194,7 +194,10 @@ def finish_rotation(
         keys = {k.key_id: k for k in session.actor.client.developer_keys()}
         old = keys.get(kept.old_key_id)
         if old is None:
-            raise UsageProblem(f"key {kept.old_key_id} is no longer listed; nothing was changed")
+            raise UsageProblem(
+                f"{key_name(kept.old_label, kept.old_key_id)} is no longer listed; nothing was "
+                "changed"
+            )
         seen = watched(fetching.Fetches(session.settings, session.demo), kept, calendar.utc_today())
         if not yes and kept.state == "watching":
             label_typed(old, f"{seen.remaining} ")

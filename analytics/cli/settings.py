@@ -37,6 +37,7 @@ from analytics.settings.versions import NONE_YET, SavedMeanwhile, history, lates
 from analytics.storage.files import write_atomic
 from analytics.storage.tomlfiles import read_text
 from analytics.usage.calendar import utc_now, utc_today
+from analytics.usage.metrics import counted
 from analytics.usage.records import Records
 
 settings_app = shared.command_group(
@@ -84,7 +85,7 @@ def _confirmed(changes: int, yes: bool) -> bool:
         return True
     if not at_terminal():
         raise UsageProblem("the settings change only with --yes: give it to save this preview")
-    return typer.confirm(f"Save {changes} change(s)?", err=True)
+    return typer.confirm(f"Save {counted(changes, 'change')}?", err=True)
 
 
 def _saved(

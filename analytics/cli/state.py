@@ -19,6 +19,7 @@ from analytics.exit_codes import USAGE
 from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
 from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embedded_store
+from analytics.usage.metrics import counted
 from analytics.usage.records import Records, store_of
 
 state_app = shared.command_group(
@@ -140,7 +141,7 @@ def import_records(
                 for account in accounts:
                     taken += kind.take(target, account, kind.read_store(origin, account))
             from_store = f" and {origin.where}" if origin is not None else ""
-            typer.echo(f"{name}: {taken:,} taken from {len(files)} file(s){from_store}")
+            typer.echo(f"{name}: {taken:,} taken from {counted(len(files), 'file')}{from_store}")
         typer.echo(f"into {target.where}")
     if problems:
         raise typer.Exit(USAGE.code)

@@ -417,7 +417,7 @@ def guardrail_columns(table: pd.DataFrame) -> dict[str, Any]:
         label, help_text = name.replace("_", " ").capitalize(), COLUMN_HELP.get(name)
         if name in counts:
             return st.column_config.NumberColumn(label, format="localized", help=help_text)
-        pinned = name in ("label", "budget")
+        pinned = name in ("key", "budget")
         if name in LIMIT_COLUMNS:
             return st.column_config.TextColumn(label, help=help_text, alignment="right")
         return st.column_config.TextColumn(label, help=help_text, pinned=pinned)

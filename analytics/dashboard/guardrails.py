@@ -41,6 +41,7 @@ from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
 from analytics.settings.parts import checked_budgets
+from analytics.usage.metrics import counted
 from analytics.usage.records import Records, records_of
 
 Action = Literal["apply", "restore"]
@@ -193,13 +194,13 @@ def restored_keys(
 
 
 def last_run_text(run: LastRun | None) -> str:
-    """ "Last run: 2025-07-10 09:00 UTC, apply by ops@example.org: done, 3 change(s)"."""
+    """ "Last run: 2025-07-10 09:00 UTC, apply by ops@example.org: done, 3 changes sent"."""
     if run is None:
         return "No guardrails run yet: neither the timer nor anyone here has applied them."
     said = f": {run.message}" if run.message else ""
     return (
         f"Last run: {run.time:%Y-%m-%d %H:%M} UTC, {run.action} by {run.who}: {run.outcome}, "
-        f"{run.changes} change(s) sent{said}."
+        f"{counted(run.changes, 'change')} sent{said}."
     )
 
 
@@ -245,5 +246,5 @@ def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action:
         )
         return False
     verb = "Applied" if action == "apply" else "Restored"
-    keys_and_limits.changed(f"{verb} the guardrails: {done.sent} limit change(s) sent.")
+    keys_and_limits.changed(f"{verb} the guardrails: {counted(done.sent, 'limit change')} sent.")
     return True

@@ -34,6 +34,7 @@ from analytics.guardrails.plan_tables import (
     stopping,
     warnings,
 )
+from analytics.usage.metrics import counted
 
 BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
     "now": ("Blocked now, by the limits in force", "No key is blocked by the limits in force now."),
@@ -87,9 +88,9 @@ def apply_dialog(
 ) -> None:
     pending = planned.changes
     st.caption(
-        f"{len(pending)} limit change(s), the largest reductions first. Sent as `guardrails "
-        "apply` sends them: planned again from the key list of the moment, lowered before "
-        "raised, each audited as the guardrail's."
+        f"{counted(len(pending), 'limit change')}, the largest reductions first. Sent as "
+        "`guardrails apply` sends them: planned again from the key list of the moment, lowered "
+        "before raised, each audited as the guardrail's."
     )
     if flagged := warnings(pending):
         st.warning(
@@ -100,7 +101,7 @@ def apply_dialog(
     confirm_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="apply_cancel", on_click=keys_and_limits.close_dialog)
     if confirm_col.button(
-        f"Apply {len(pending)} change(s)", type="primary", key="apply_confirm"
+        f"Apply {counted(len(pending), 'change')}", type="primary", key="apply_confirm"
     ) and guardrails.run(src, allowed, guarded, today, "apply"):
         keys_and_limits.close_dialog()
         st.rerun()
@@ -191,7 +192,7 @@ def actions(
     pending = planned.changes
     apply_col, restore_col = st.columns(2)
     apply_col.button(
-        f"Apply now ({len(pending)} change(s))…",
+        f"Apply now ({counted(len(pending), 'change')})…",
         key="guardrails_apply",
         type="primary",
         icon=":material/shield:",

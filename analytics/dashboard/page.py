@@ -18,7 +18,7 @@ from analytics.cost.money import as_decimals
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, session
+from analytics.dashboard import data, key_labels, session
 from analytics.dashboard.column_config import (
     key_table_columns,
     key_table_order,
@@ -147,8 +147,9 @@ def money_in_force(src: Source) -> View:
 def key_table_or_stop(
     src: Source, chosen: ChosenRange, when_empty: str, view: View = USAGE_BY_KEY
 ) -> pd.DataFrame:
-    """The range's per-key (or per-team) table as `view` shows it; a page without any usage
-    says `when_empty` and stops."""
+    """The range's per-key (or per-team) table as `view` shows it, each key under its label in
+    the key list now (``key_labels``: a key renamed on Keys & limits is named anew at once);
+    a page without any usage says `when_empty` and stops."""
     with service_errors(src):
         table: pd.DataFrame = data.table(
             src, chosen, tables.key_table, chosen.start, chosen.end, view=view
@@ -156,7 +157,7 @@ def key_table_or_stop(
     if table.empty:
         st.info(when_empty)
         st.stop()
-    return table
+    return table if view.by_team else key_labels.listed_labels(src, table)
 
 
 def metric_select(

@@ -78,6 +78,7 @@ from analytics.guardrails.rules import (
     units,
     with_limit,
 )
+from analytics.keys.join import key_name
 from analytics.service.models import DeveloperKey, UsageLimits
 from analytics.usage.calendar import ONE_DAY
 from analytics.usage.frames import within
@@ -98,6 +99,11 @@ class KeyPlan:
     @property
     def key(self) -> DeveloperKey:
         return self.use.key
+
+    @property
+    def name(self) -> str:
+        """The key as people read it in every table and line (``keys.join.key_name``)."""
+        return key_name(self.key.label, self.key.key_id)
 
     @property
     def current(self) -> UsageLimits:

@@ -29,6 +29,7 @@ from analytics.guardrails.rules import (
     limit_text,
 )
 from analytics.keys.limits import shown_limits
+from analytics.usage.metrics import counted
 
 Moment = Literal["now", "planned"]  # the limits in force now, or the plan's
 
@@ -36,13 +37,15 @@ SHARE_COLUMNS: Final = [
     "budget", "measure", "allowance", "used before", "used now", "left", "in limits", "reserve",
     "keys",
 ]  # fmt: skip
+# A key is named as people read it (``KeyPlan.name``: its label and masked key id) in every
+# table; the key id itself only in the plan's record (``plan_record``), which programs read.
 KEY_COLUMNS: Final = [
-    "label", "characters counted", "character limit", "planned character limit",
+    "key", "characters counted", "character limit", "planned character limit",
     "minutes counted", "minute limit", "planned minute limit", "set by", "blocked as planned",
-    "why", "key_id",
+    "why",
 ]  # fmt: skip
-BLOCKED_COLUMNS: Final = ["label", "team", "measure", "used", "limit", "set by", "key_id"]
-CHANGE_COLUMNS: Final = ["label", "team", "set by", "change", "note", "key_id"]
+BLOCKED_COLUMNS: Final = ["key", "team", "measure", "used", "limit", "set by"]
+CHANGE_COLUMNS: Final = ["key", "team", "set by", "change", "note"]
 # The columns that hold a limit, or the room a limit leaves: empty where there is no limit,
 # which every table writes as "no limit" (``keys.limits.shown_limits``), never a blank.
 LIMIT_COLUMNS: Final = (
@@ -68,7 +71,7 @@ COLUMN_HELP: Final[dict[str, str]] = {
     "reserve": "Held back below each sharing key's limit: a request no larger than this never "
     "carries the budget past its allowance.",
     "keys": "The active keys the budget covers.",
-    "label": "The key's label.",
+    "key": "The key: its label and masked key id.",
     "team": "The team of teams.toml that claims the key: who owns it.",
     "characters counted": "The key's characters on the closed days of this usage period.",
     "character limit": "The key's character limit in force now.",
@@ -91,7 +94,6 @@ COLUMN_HELP: Final[dict[str, str]] = {
     "change": "Each limit, in force now → planned.",
     "note": "A change to look at before confirming: a limit of 0, or one at or below what the "
     "key used so far, refuses the key once sent.",
-    "key_id": "The key's id in the service's key list (not its secret).",
 }
 
 
@@ -151,13 +153,12 @@ def key_table(plan: Plan) -> pd.DataFrame:
     return pd.DataFrame(
         [
             [
-                k.key.label,
+                k.name,
                 *_limits(k, "characters"),
                 *_limits(k, "speech"),
                 k.by or "hand-set",
                 "yes" if k.at_limit else "no",
                 "; ".join(k.notes),
-                k.key.key_id,
             ]
             for k in plan.keys
         ],
@@ -171,7 +172,12 @@ def plan_record(plan: Plan) -> dict[str, object]:
         "as_of": plan.today,
         "usage_period": {"start": plan.period.start, "end": plan.period.end},
         "budgets": share_table(plan).to_dict("records"),
-        "keys": key_table(plan).to_dict("records"),
+        "keys": [
+            {"key_id": k.key.key_id, "label": k.key.label, **row}
+            for k, row in zip(
+                plan.keys, key_table(plan).drop(columns="key").to_dict("records"), strict=True
+            )
+        ],
         "changes": [
             {
                 "key_id": k.key.key_id,
@@ -230,13 +236,12 @@ def blocked_table(plan: Plan, moment: Moment) -> pd.DataFrame:
     return pd.DataFrame(
         [
             [
-                b.key.key.label,
+                b.key.name,
                 b.key.use.team,
                 MEASURE_NAMES[b.measure],
                 amount(b.measure, b.key.use.counted[b.measure]),
                 amount(b.measure, b.limit),
                 b.by or HAND_SET,
-                b.key.key.key_id,
             ]
             for b in blocked(plan, moment)
         ],
@@ -248,12 +253,12 @@ def headroom_table(plan: Plan) -> pd.DataFrame:
     """``key_table`` with each key's headroom under its planned limits: what it may still use
     this usage period (NaN: no limit)."""
     table = key_table(plan)
-    for counted, planned_limit, headroom in (
+    for used, planned_limit, headroom in (
         ("characters counted", "planned character limit", "character headroom"),
         ("minutes counted", "planned minute limit", "minute headroom"),
     ):
         after = list(table.columns).index(planned_limit) + 1
-        table.insert(after, headroom, table[planned_limit] - table[counted])
+        table.insert(after, headroom, table[planned_limit] - table[used])
     return table
 
 
@@ -308,9 +313,7 @@ def warnings(keys: Sequence[KeyPlan]) -> list[str]:
         return "" if k.use.team in (None, UNASSIGNED) else f" (team {k.use.team})"
 
     return [
-        f"{k.key.label}{owner(k)}: {said}"
-        for k in largest_cuts_first(keys)
-        if (said := warning_of(k))
+        f"{k.name}{owner(k)}: {said}" for k in largest_cuts_first(keys) if (said := warning_of(k))
     ]
 
 
@@ -319,7 +322,7 @@ def changes_table(keys: Sequence[KeyPlan]) -> pd.DataFrame:
     the budget it is changed for, before → after, and what to look at."""
     return pd.DataFrame(
         [
-            [k.key.label, k.use.team, k.by or HAND_SET, k.change_text, warning_of(k), k.key.key_id]
+            [k.name, k.use.team, k.by or HAND_SET, k.change_text, warning_of(k)]
             for k in largest_cuts_first(keys)
         ],
         columns=CHANGE_COLUMNS,
@@ -386,13 +389,14 @@ def stopping(plan: Plan) -> list[str]:
             if plan.whole  # what is left holds the organization's use of today
             else "room left this usage period"
         )
+        keys = len(s.limits)
+        every = "its one key" if keys == 1 else f"every one of its {counted(keys, 'key')}"
         lines.append(
-            f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: the "
-            f"{left} is not more than one key's reserve of {limit_text(m, s.reserve)}. "
-            f"Raise the budget's limit, or lower [guardrails] {RESERVE_SETTINGS[m]} in the "
-            "budgets."
+            f"{s.title}: {every} will be stopped: the {left} is not more than one key's reserve "
+            f"of {limit_text(m, s.reserve)}. Raise the budget's limit, or lower [guardrails] "
+            f"{RESERVE_SETTINGS[m]} in the budgets."
             if s.left > 0
-            else f"{s.title}: every one of its {len(s.limits)} key(s) will be stopped: "
-            f"nothing is left this usage period. Raise the budget's limit to let them on."
+            else f"{s.title}: {every} will be stopped: nothing is left this usage period. Raise "
+            f"the budget's limit to let {'it' if keys == 1 else 'them'} on."
         )
     return lines

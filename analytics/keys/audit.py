@@ -25,6 +25,7 @@ import msgspec
 import pandas as pd
 from sqlalchemy import Connection, delete, insert, select
 
+from analytics.keys.preview import limit_text, minutes
 from analytics.service.connection_settings import DemoFiles, Settings
 from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
@@ -189,18 +190,20 @@ AUDIT_COLUMNS: Final = [
 
 
 def state_text(state: KeyState | None) -> str:
-    """A key's state in a few words: label, limits, and deactivated when it is."""
+    """A key's state as fields people read, each named as a change's preview names it and its
+    limit written as every table writes one ("label: Partner portal; characters: no limit;
+    speech-to-text minutes: 30; deactivated"), the one text of the audit log's Before and
+    After on the page and in `keys audit`; "-" for no state (before a create)."""
     if state is None:
         return "-"
-    minutes = state.speech_to_text_milliseconds
-    parts = [
-        repr(state.label),
-        "characters " + ("no limit" if state.characters is None else f"{state.characters:,}"),
-        "speech " + ("no limit" if minutes is None else f"{minutes / 60_000:,.2f} min"),
+    fields = [
+        f"label: {state.label}",
+        f"characters: {limit_text(state.characters)}",
+        f"speech-to-text minutes: {limit_text(minutes(state.speech_to_text_milliseconds))}",
     ]
     if state.deactivated:
-        parts.append("deactivated")
-    return ", ".join(parts)
+        fields.append("deactivated")
+    return "; ".join(fields)
 
 
 def audit_table(entries: Sequence[AuditEntry]) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from analytics.keys.join import key_name
 from analytics.service.client import KEEP, Limit
 from analytics.service.models import DeveloperKey
 from analytics.usage.metrics import count_text
@@ -127,7 +128,8 @@ def label_problem(
     if others and not shared:
         carrier = others[0]
         return (
-            f"{carrier.label!r} is already the label of key {carrier.key_id}: usage is joined "
-            "to keys by label, so two keys sharing one cannot be told apart"
+            f"{text!r} is already the label of another key, "
+            f"{key_name(carrier.label, carrier.key_id)}: usage is joined to keys by label, so "
+            "two keys sharing one cannot be told apart"
         )
     return None

@@ -204,7 +204,9 @@ def _replacement(
     its secret."""
     made = changes.create(actor, label, listed, replacing=old).key
     if made.key is None:  # the service's answer always carries it; a key without is no use
-        raise ServiceError(f"the service made key {made.key_id} but gave no secret")
+        raise ServiceError(
+            f"the service made {key_name(made.label, made.key_id)} but gave no secret"
+        )
     if inherit is not None:
         inherit(old.key_id, made.key_id)
     limits = old.usage_limits

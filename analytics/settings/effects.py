@@ -25,11 +25,7 @@ from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, key_teams
 from analytics.guardrails.limit_plan import Plan
 from analytics.guardrails.plan_tables import stopping
 from analytics.usage.frames import labels
-
-
-def _keys_text(count: int) -> str:
-    """ "1 key", "3 keys"."""
-    return f"{count:,} key{'' if count == 1 else 's'}"
+from analytics.usage.metrics import counted
 
 
 @dataclass(frozen=True)
@@ -46,7 +42,7 @@ class TeamEffect:
     @property
     def text(self) -> str:
         """ "Web shop then holds 4 keys (3 now); its chargeback 120.40 → 240.80 EUR"."""
-        held = f"{self.team} then holds {_keys_text(self.keys_after)} ({self.keys_before} now)"
+        held = f"{self.team} then holds {counted(self.keys_after, 'key')} ({self.keys_before} now)"
         if not self.currency:
             return held
         return (
@@ -112,15 +108,10 @@ def total_cost(
     return chargeback(key_day, pricing, teams or NO_TEAMS, start, end).total_amount
 
 
-def _changes_text(count: int) -> str:
-    """ "1 limit change", "3 limit changes"."""
-    return f"{count:,} limit change{'' if count == 1 else 's'}"
-
-
 def plan_changes(plan: Plan) -> list[str]:
     """The limit changes the plan would send, one line each, as `guardrails plan` prints them:
-    ``label (key id): characters 10,000 → 40,000``."""
-    return [f"{k.key.label} ({k.key.key_id}): {k.change_text}" for k in plan.changes]
+    ``label (masked key id): characters 10,000 → 40,000``."""
+    return [f"{k.name}: {k.change_text}" for k in plan.changes]
 
 
 def plan_effect(before: Plan, after: Plan) -> list[str]:
@@ -130,8 +121,8 @@ def plan_effect(before: Plan, after: Plan) -> list[str]:
     now = dict(zip((k.key.key_id for k in before.changes), plan_changes(before), strict=True))
     then = plan_changes(after)
     lines = [
-        f"The guardrails plan: {_changes_text(len(now))} to send now, {len(then):,} after the "
-        "change" + (":" if then else "")
+        f"The guardrails plan: {counted(len(now), 'limit change')} to send now, "
+        f"{len(then):,} after the change" + (":" if then else "")
     ]
     lines += [
         f"  {line}" + ("" if now.get(k.key.key_id) == line else " (new)")

@@ -142,6 +142,13 @@ def count_text(value: float) -> str:
     return f"{_half_up(value, 0 if float(value).is_integer() else MINUTE_DECIMALS):,}"
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """A number of things as a sentence writes it, "1 key", "3 keys", "1,200 limit changes":
+    never "key(s)", which every reader has to work out. ``plural``: a noun's own plural where
+    an "s" does not make it."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def with_unit(value: float | None, metric: str) -> str:
     """A figure and what it counts, ``1,234 characters`` or ``12.50 minutes``: for a tile or a
     sentence whose label does not name the unit."""

@@ -68,6 +68,11 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
             "The old key was used on 2025-03-16: 12,400 characters" in posted[subjects[0]]["text"]
         )
         assert posted[subjects[1]]["level"] == "info"
+        # The key named by label and masked key id, which `keys rotate` takes; never its id.
+        web_shop = f"{keys['Web shop'][:4]}****{keys['Web shop'][-4:]}"
+        aged = posted[subjects[1]]["text"]
+        assert aged.startswith(f"Web shop ({web_shop}) was created on ")
+        assert aged.endswith(f"with keys rotate {web_shop}.") and keys["Web shop"] not in aged
         again = invoke("check-rotations", "--notify")
         assert again.exit_code == 0, again.output
         assert len(mailbox.messages) == 2 and len(hooks.at(HOOK)) == 2

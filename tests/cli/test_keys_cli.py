@@ -107,6 +107,11 @@ def test_keys_are_named_by_id_mask_or_unique_label(served):
     assert listed()["Web shop"]["character limit"] == 5000
     assert keys("limit", "Web shop", "--characters", "none").exit_code == 0
     assert listed()["Web shop"]["character limit"] is None
+    # `keys audit` writes each entry's before and after as the page's audit table does.
+    audited = keys("audit").stdout
+    assert "label: Web store; characters: 1,000; speech-to-text minutes: no limit" in audited
+    assert "label: Web shop; characters: 5,000; speech-to-text minutes: 3" in audited
+    assert "'Web shop'" not in audited
 
 
 def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
@@ -116,7 +121,8 @@ def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
     assert listed()["Speech"]["key_id"] not in unknown.stderr  # a suggestion, not every key
     assert keys("create", "--label", "Twin").exit_code == 0
     twin = keys("create", "--label", "Twin")
-    assert twin.exit_code == 2 and "already the label of key" in twin.stderr
+    assert twin.exit_code == 2 and "already the label of another key, Twin (" in twin.stderr
+    assert listed()["Twin"]["key_id"] not in twin.stderr  # named by label and masked key id
     assert keys("create", "--label", "Twin", "--allow-duplicate").exit_code == 0
     ambiguous = keys("limit", "Twin", "--characters", "1")
     assert ambiguous.exit_code == 2

@@ -44,14 +44,14 @@ def test_the_files_of_a_history_folder_are_taken_once(tmp_path):
     first = invoke("state", "import", env=env)
     assert first.exit_code == 0, first.stderr
     assert first.stdout.splitlines() == [
-        "anomaly marks: 2 taken from 2 file(s)",
-        "key audit entries: 1 taken from 1 file(s)",
-        "guardrail states: 0 taken from 0 file(s)",
-        "alert deliveries: 1 taken from 1 file(s)",
+        "anomaly marks: 2 taken from 2 files",
+        "key audit entries: 1 taken from 1 file",
+        "guardrail states: 0 taken from 0 files",
+        "alert deliveries: 1 taken from 1 file",
         f"into {history / 'state.sqlite'}",
     ]
     again = invoke("state", "import", env=env)
-    assert "anomaly marks: 0 taken from 2 file(s)" in again.stdout
+    assert "anomaly marks: 0 taken from 2 files" in again.stdout
     assert sorted(kept.rows(history, "SELECT account, anomaly FROM anomaly_marks")) == [
         ("acct", SPIKE),
         ("other", DROP),
@@ -91,7 +91,7 @@ def test_an_embedded_store_moves_to_postgresql_once(tmp_path, postgres_url):
     for _ in range(2):
         moved = invoke("state", "import", "--from", str(history), env=env)
         assert moved.exit_code == 0, moved.stderr
-    assert "anomaly marks: 0 taken from 0 file(s) and " in moved.stdout
+    assert "anomaly marks: 0 taken from 0 files and " in moved.stdout
     with psycopg.connect(postgres_url) as connection:
         marks = connection.execute("SELECT account, anomaly, mark FROM anomaly_marks").fetchall()
         audit = connection.execute("SELECT account, entry FROM key_audit").fetchall()

@@ -583,6 +583,33 @@ def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_
     )
 
 
+def test_a_key_renamed_on_keys_and_limits_is_named_anew_on_the_keys_page(
+    dashboard, page, server_files
+):
+    """A person renames a key (types the label, clicks Rename once), then opens the Keys page
+    with one click in the sidebar: its table names the key by its new label at once, though
+    the range's usage, cached half an hour, carries the old one."""
+    _log, history = server_files
+    open_page(page, dashboard, "keys?period=Last+30+days", "Keys")  # the usage now cached
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid.get_by_text("Email assistant", exact=True)).to_be_attached(timeout=WAIT_MS)
+    open_page(page, dashboard, "limits", "Keys & limits")
+    expect(page.get_by_text("One key", exact=True)).to_be_visible(timeout=WAIT_MS)
+    choose(page, "Key", "Email assistant", re.compile(r"^Email assistant · "))
+    settled(page)
+    page.get_by_label("New label").fill("Email assistant (EU)")
+    page.get_by_role("button", name="Rename").click()
+    expect(said(page, re.compile(r"Saved: Email assistant: label"))).to_be_visible(timeout=WAIT_MS)
+    assert "Email assistant (EU)" in {k.label for k in stored(history).values()}
+    settled(page)
+    page.get_by_role("navigation").get_by_role("link", name="Keys", exact=True).click()
+    expect(page.get_by_role("heading", name="Top keys")).to_be_visible(timeout=WAIT_MS)
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid.get_by_text("Email assistant (EU)", exact=True)).to_be_attached(timeout=WAIT_MS)
+    assert "Email assistant" not in grid_texts(grid, "gridcell")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
 def test_a_rotation_shows_its_secret_once_and_its_panel(dashboard, page, server_files):
     """Rotate makes the replacement, its secret shown once in the dialog and nowhere after;
     the rotation's panel then shows both keys side by side (the site's screenshot)."""
@@ -666,10 +693,9 @@ def test_rotate_clicked_twice_keeps_its_secret_and_makes_one_rotation(
     expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
     expect(panel).to_have_count(0, timeout=WAIT_MS)
     settled(page)
-    said = page.get_by_test_id("stToast").filter(
-        has_text=re.compile(r"finished \(forced\): deactivated Document pipeline")
-    )
-    expect(said).to_be_in_viewport(timeout=WAIT_MS)
+    finished = said(page, re.compile(r"finished \(forced\): deactivated Document pipeline"))
+    expect(finished).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stToast")).to_have_count(0)  # said once, where it stays
 
 
 def test_the_guardrails_section_applies_the_example_budget(dashboard, page, server_files):

@@ -123,6 +123,14 @@ def form_shows(at: AppTest, key: Key) -> None:
     assert minutes == (key.speech_ms or 0) / 60_000
 
 
+def said_once(at: AppTest, text: str) -> None:
+    """A change's message is said once, in the success box that stays at the top of the
+    page, never again in a toast beside it."""
+    assert [s.value for s in at.success if text in s.value] == [s.value for s in at.success]
+    assert len(at.success) == 1, [s.value for s in at.success]
+    assert not at.toast, [t.value for t in at.toast]
+
+
 # The blockers, each walked once.
 
 
@@ -147,13 +155,16 @@ def test_rename_then_limits_then_deactivate_act_on_the_renamed_key(changed_demo)
     at = choose(at, target)
     at = rename(at, "Kiosk app (EU)")
     assert not at.exception
+    said_once(at, "Kiosk app (EU)")
     assert shown_key(at) == target and at.query_params["key"] == target
     at = set_limits(at, 50_000, 30)
+    said_once(at, "50,000")
     assert shown_key(at) == target
     widget(at.button, "Deactivate…").click().run()
     widget(at.text_input, "Type the key's label to confirm").set_value("Kiosk app (EU)")
     at.button(key="deactivate_confirm").click().run()
     assert not at.exception
+    said_once(at, "Kiosk app (EU)")
     after = stored()
     assert after[target] == Key("Kiosk app (EU)", 50_000, 1_800_000, True)
     assert {i: k for i, k in after.items() if i != target} == {

@@ -452,7 +452,10 @@ def test_a_team_lead_signed_in_by_group_sees_only_the_team(
     start, end = resolve("last-30-days", utc_today())
     ours = [spec for spec in demo_org.keys if spec.label in MARKETING_LABELS]
     used = {row.custom_tag for row in demo_org.store.tag_ledger(start, end)} & MARKETING_TAGS
-    line = f"Team Marketing: {len(ours)} key(s), {len(used)} tag(s)"
+    # One of a thing is written singular, several plural (the range's tags vary by day).
+    keys_text = "1 key" if len(ours) == 1 else f"{len(ours)} keys"
+    tags_text = "1 tag" if len(used) == 1 else f"{len(used)} tags"
+    line = f"Team Marketing: {keys_text}, {tags_text}"
     scope_line = page.get_by_test_id("stSidebar").get_by_text(line)
     expect(scope_line).to_be_visible()
     scope_line.scroll_into_view_if_needed()  # the sidebar scrolls on its own, below the range

@@ -121,14 +121,21 @@ def test_plan_apply_and_restore_hold_the_budgets_and_give_back_the_hand_set_limi
     Path(options[1]).write_text(BUDGETS)
     planned = guardrails("plan", *options)
     assert planned.exit_code == 10, planned.output
-    assert "2 limit change(s) to send" in planned.stdout  # Shop keeps its 500
+    assert "2 limit changes to send" in planned.stdout  # Shop keeps its 500
     assert planned.stdout.splitlines()[-1] == (
         "2 limit changes pending (exit 10): `guardrails apply --yes` sends them."
     )
-    web = next(line for line in planned.stdout.splitlines() if line.startswith("Web  "))
+    # Keys are named by label and masked key id, as people read them; the key ids, two UUIDs
+    # long, only in JSON.
+    ids = {row.label: row.published_id for row in store.developer_keys()}
+    web_name = f"Web ({ids['Web'][:4]}****{ids['Web'][-4:]})"
+    web = next(line for line in planned.stdout.splitlines() if line.startswith(f"{web_name}  "))
     cells = [cell.strip() for cell in web.split("  ") if cell.strip()]
     assert cells[1:3] == ["900", "no limit"]  # counted, and its limit now: none
+    assert f"  {web_name}: characters no limit → " in planned.stdout  # the change to send
+    assert not any(key_id in planned.stdout for key_id in ids.values())
     record = json.loads(guardrails("plan", "--format", "json", *options).stdout)
+    assert {k["label"]: k["key_id"] for k in record["keys"]} == ids
     planned_limits = {k["label"]: k["planned character limit"] for k in record["keys"]}
     assert stored(store) == ORIGINAL
 
@@ -213,8 +220,10 @@ def test_a_limit_changed_elsewhere_is_kept_and_a_new_key_is_capped(served):
     assert made.exit_code == 0, made.output
     planned = guardrails("plan", *options)
     assert planned.exit_code == 10
-    assert "Web: changed elsewhere since the last run (characters " in planned.stdout
-    assert "Fresh: a key without a limit, new since the last run: capped by this run" in (
+    ids = {row.label: row.published_id for row in store.developer_keys()}
+    web, fresh = (f"{label} ({ids[label][:4]}****{ids[label][-4:]})" for label in ("Web", "Fresh"))
+    assert f"{web}: changed elsewhere since the last run (characters " in planned.stdout
+    assert f"{fresh}: a key without a limit, new since the last run: capped by this run" in (
         planned.stdout
     )
     assert guardrails("apply", "--yes", *options).exit_code == 0

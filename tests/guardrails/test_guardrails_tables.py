@@ -5,6 +5,8 @@ limit", each budget beside the plan's own limit, and what every column means."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from hypothesis import given
 from hypothesis import strategies as st
 from test_guardrails_plan import PERIOD, TODAY, key, situation
@@ -22,9 +24,11 @@ from analytics.guardrails.plan_tables import (
     largest_cuts_first,
     share_table,
     shown,
+    stopping,
     warnings,
 )
 from analytics.service.models import UsageLimits
+from analytics.usage.metrics import counted
 
 
 def planned(
@@ -64,13 +68,15 @@ def test_the_largest_reductions_come_first_and_the_blocking_ones_are_named_with_
     assert ordered == [
         "Planned app", "Busy", "Capped", "Big cut", "Small cut", "Raised", "Unlimited again",
     ]  # fmt: skip
+    # Each key named by its label and masked key id (the test keys' ids are "id-<label>").
     assert warnings(CHANGES) == [
-        "Planned app (team Mobile): characters limit 0: every request refused",
-        "Busy: characters limit 5,000, at or below its use so far (6,000): refused at once",
+        "Planned app (id-P**** app) (team Mobile): characters limit 0: every request refused",
+        "Busy (****): characters limit 5,000, at or below its use so far (6,000): refused at once",
     ]
     table = changes_table(CHANGES)
-    assert table["label"].tolist() == ordered
-    assert table.loc[table["label"] == "Big cut", "change"].item() == (
+    assert [name.split(" (")[0] for name in table["key"]] == ordered
+    assert "key_id" not in table.columns  # the key id only in the plan's JSON record
+    assert table.loc[table["key"] == "Big cut (id-B**** cut)", "change"].item() == (
         "characters 1,000,000 → 100,000"
     )
     assert table["note"].tolist()[2:] == [""] * 5
@@ -96,14 +102,14 @@ def test_blocked_now_is_apart_from_what_the_plan_would_block():
     ]
     plan = plan_of(keys, characters=None)
     now = blocked_table(plan, "now")
-    assert now[["label", "used", "limit", "set by"]].values.tolist() == [
-        ["Own", 100, 100, "hand-set"],
-        ["Raised", 80, 70, "Org"],
+    assert now[["key", "used", "limit", "set by"]].values.tolist() == [
+        ["Own (****)", 100, 100, "hand-set"],
+        ["Raised (id-R****ised)", 80, 70, "Org"],
     ]
     after = blocked_table(plan, "planned")
-    assert after[["label", "used", "limit", "set by"]].values.tolist() == [
-        ["Own", 100, 100, "hand-set"],
-        ["Soon", 60, 50, "Org"],
+    assert after[["key", "used", "limit", "set by"]].values.tolist() == [
+        ["Own (****)", 100, 100, "hand-set"],
+        ["Soon (****)", 60, 50, "Org"],
     ]
 
 
@@ -162,3 +168,28 @@ def test_the_plans_last_line_says_what_its_status_means():
     code, line = plan_ending(22)
     assert code.code == 10
     assert line == "22 limit changes pending (exit 10): `guardrails apply --yes` sends them."
+
+
+def test_a_budget_that_stops_its_keys_says_how_many_in_words():
+    yesterday = TODAY - timedelta(days=1)  # a closed day of the usage period
+    one = situation([key("A")], [(yesterday, "A", 40_000)], {"A": 10.0})
+    assert stopping(make_plan(parse_budgets(BUDGETS), one, {})) == [
+        "Org (characters): its one key will be stopped: nothing is left this usage period. "
+        "Raise the budget's limit to let it on."
+    ]
+    two = situation([key("A"), key("B")], [(yesterday, "A", 40_000)], {"A": 10.0, "B": 1.0})
+    assert stopping(make_plan(parse_budgets(BUDGETS), two, {})) == [
+        "Org (characters): every one of its 2 keys will be stopped: nothing is left this usage "
+        "period. Raise the budget's limit to let them on."
+    ]
+
+
+def test_a_number_of_things_is_written_singular_or_plural():
+    assert [counted(n, "key") for n in (0, 1, 2, 1_200)] == [
+        "0 keys",
+        "1 key",
+        "2 keys",
+        "1,200 keys",
+    ]
+    assert counted(1, "limit change") == "1 limit change"
+    assert counted(3, "entry", "entries") == "3 entries"

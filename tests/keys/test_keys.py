@@ -21,14 +21,14 @@ from support.servers import file_app
 
 from analytics.capacity.budgets.billing import BillingPeriod, billing_period
 from analytics.keys import changes
-from analytics.keys.audit import AuditLog, entry, read_file, take
+from analytics.keys.audit import AuditLog, audit_table, entry, read_file, take
 from analytics.keys.join import JoinedKey, join, masked
 from analytics.keys.limits import key_rows, key_view_table, limit_evaluations, usage_start
 from analytics.keys.preview import limit_preview, rename_preview
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
-from analytics.service.models import DeveloperKey
-from analytics.storage.schema import audit as audit_table
+from analytics.service.models import DeveloperKey, UsageLimits
+from analytics.storage.schema import audit as audit_rows
 from analytics.storage.state_store import Store, StoreUnavailable, embedded_store
 from analytics.usage.frames import labels
 from analytics.usage.pipeline import fetch_usage
@@ -111,7 +111,7 @@ NOW = dt.datetime(2025, 7, 10, 8, 30, tzinfo=dt.UTC)
 
 def kept_entries(store) -> list[str]:
     """The audit rows as the store holds them, read past the code that writes them."""
-    return store.run(lambda c: c.execute(select(audit_table.c.entry)).scalars().all())
+    return store.run(lambda c: c.execute(select(audit_rows.c.entry)).scalars().all())
 
 
 def test_the_audit_log_appends_and_reads_back(state_store):
@@ -133,6 +133,38 @@ def test_the_audit_log_appends_and_reads_back(state_store):
     assert first["time"] == "2025-07-10T08:30:00Z"
     assert [e.outcome for e in log.read()] == ["done", "refused"]
     assert AuditLog(Records(state_store, "another")).read() == []
+
+
+def test_before_and_after_read_as_fields_people_read():
+    portal = DeveloperKey(key_id="guid-p:guid-p", label="Partner portal")
+    capped = DeveloperKey(
+        key_id="guid-p:guid-p",
+        label="Partner portal",
+        usage_limits=UsageLimits(characters=2_500_000, speech_to_text_milliseconds=1_830_000),
+    )
+    gone = DeveloperKey(key_id="guid-p:guid-p", label="Partner portal", is_deactivated=True)
+    table = audit_table(
+        [
+            entry("create", "ana@example.org", None, "done", after=portal, now=NOW),
+            entry("limit", "ana@example.org", portal, "done", after=capped, now=NOW),
+            entry("deactivate", "ana@example.org", portal, "done", after=gone, now=NOW),
+        ]
+    )
+    assert table[["before", "after"]].values.tolist() == [
+        [
+            "-",
+            "label: Partner portal; characters: no limit; speech-to-text minutes: no limit",
+        ],
+        [
+            "label: Partner portal; characters: no limit; speech-to-text minutes: no limit",
+            "label: Partner portal; characters: 2,500,000; speech-to-text minutes: 30.50",
+        ],
+        [
+            "label: Partner portal; characters: no limit; speech-to-text minutes: no limit",
+            "label: Partner portal; characters: no limit; speech-to-text minutes: no limit; "
+            "deactivated",
+        ],
+    ]
 
 
 def test_concurrent_appends_are_all_kept(state_store):

@@ -78,6 +78,6 @@ def unavailable(what: str) -> NoReturn:
 
 
 def said(page: Page, text: str | re.Pattern[str]) -> Locator:
-    """The page's message of a change made, ``text``, where it stays (the success box at the
-    top): the same words also pass by as a toast, which fades."""
+    """The page's message of a change made, ``text``, where it is said once and stays (the
+    success box at the top)."""
     return page.get_by_test_id("stAlertContentSuccess").get_by_text(text)
