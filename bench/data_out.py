@@ -17,7 +17,6 @@ from functools import partial
 from pathlib import Path
 
 import pandas as pd
-from fastapi.testclient import TestClient
 
 from analytics.access.tokens import Tokens
 from analytics.api.http_app import PREFIX, ApiSettings, create_app
@@ -210,6 +209,10 @@ def api_usage(scale: synthetic_orgs.Scale) -> list[Result]:
         _, token = Tokens(records).create(None, "benchmark", utc_now())
         written = Path(folder) / "usage.csv"
         app = create_app(ApiSettings(demo=True, rate=1000.0, burst=1000))
+        # Imported here: starlette's test client warns of its httpx on import, which every
+        # run of the benchmark would otherwise print, whether it asks the API or not.
+        from fastapi.testclient import TestClient
+
         with TestClient(app) as client:
 
             def served() -> bytes:

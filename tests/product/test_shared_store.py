@@ -332,7 +332,7 @@ def test_guardrails_on_two_hosts_share_one_memory_and_one_audit_log(
     for done in applied:
         assert done.code == 0, done.stderr
     # One run sent every change; the other, holding the lock after it, found nothing to do.
-    calls = [int(re.findall(r"(\d+) call\(s\) sent", done.stderr)[-1]) for done in applied]
+    calls = [int(re.findall(r"(\d+) calls? sent", done.stderr)[-1]) for done in applied]
     assert sorted(calls) == [0, len(GUARDED)]
     guarded = limits(service.base_url)
     assert_budgets_hold(guarded)
