@@ -263,8 +263,7 @@ def _usage_sections(key_day: pd.DataFrame, review: CapacityReview) -> list[str]:
         ),
         blocks.section(
             "Forecasts",
-            f'<p class="note">{html.escape(review.forecast_note)}</p>',
-            *(blocks.figure(forecast_figure(path)) for path in review.paths),
+            *_forecast_figures(review),
             blocks.table(_forecast_rows(review.forecasts), ["Metric", "Period"]),
             "<h3>Total characters this month: keys with the largest projections</h3>",
             blocks.table(
@@ -272,6 +271,16 @@ def _usage_sections(key_day: pd.DataFrame, review: CapacityReview) -> list[str]:
             ),
         ),
     ]
+
+
+def _forecast_figures(review: CapacityReview) -> list[str]:
+    """Each measure's forecast charts under its own note, as the page's tab states it: the
+    accuracy of that measure's forecast, not another's."""
+    parts = []
+    for paths in review.paths_by_label.values():
+        parts.append(f'<p class="note">{html.escape(review.forecast_note(paths[0].metric))}</p>')
+        parts += [blocks.figure(forecast_figure(path)) for path in paths]
+    return parts
 
 
 def _limit_sections(
