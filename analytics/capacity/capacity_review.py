@@ -29,7 +29,6 @@ from analytics.capacity.decision import (
 from analytics.capacity.forecasting import (
     Outlook,
     WhatIf,
-    forecast_table,
     key_forecasts,
     organization_outlook,
     projection_path,
@@ -93,7 +92,6 @@ class CapacityReview:
     covered_from: date
     year_start: YearStart
     comparison: Comparison
-    forecasts: pd.DataFrame  # the organization, every metric and period
     key_forecasts: pd.DataFrame  # total characters this month, per key, largest first
     outlooks: dict[str, Outlook]  # each charted metric's: its forecast's accuracy and models
     paths: tuple[ForecastPath, ...]
@@ -287,7 +285,6 @@ def build_review(
         covered_from=covered_from,
         year_start=year_start,
         comparison=comparison,
-        forecasts=forecast_table(key_day, today, covered_from, year_start=year_start),
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
         outlooks={
             metric: organization_outlook(key_day, metric, covered_from, today)
