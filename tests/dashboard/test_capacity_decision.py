@@ -342,3 +342,8 @@ def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_e
     assert done.exit_code == 0, done.output
     report = html_text.unescape(written.read_text(encoding="utf-8"))
     assert f"Total characters: {sentence}" in report
+    # The report's one forecast table names each period's model as the page's does.
+    plain = re.sub(r' class="[^"]*"', "", report)
+    for period, model in page.items():
+        row = re.search(rf"<tr><td>Total characters</td><td>{period}</td>(.*?)</tr>", plain)
+        assert row and row[1].endswith(f"<td>{model}</td>"), period
