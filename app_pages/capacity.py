@@ -180,7 +180,6 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
 
 
 st.subheader("Forecasts")
-st.caption(review.forecast_note)
 if review.withheld:  # a team's: the cost forecasts are the organization's
     st.caption(review.withheld)
 # One measure at a time, or the keys' month, its tab in the address; only the open tab is
@@ -190,6 +189,7 @@ charted = review.paths_by_label
 for tab, paths in zip(measures, charted.values(), strict=True):
     if tab.open:
         with tab:
+            st.caption(review.forecast_note(paths[0].metric))  # this measure's own accuracy
             with st.container(horizontal=True):
                 for path in paths:
                     st.plotly_chart(charts.figure(forecast_figure, path), width="stretch")

@@ -29,7 +29,6 @@ from analytics.capacity.decision import (
 from analytics.capacity.forecasting import (
     Outlook,
     WhatIf,
-    forecast_table,
     key_forecasts,
     organization_outlook,
     projection_path,
@@ -93,9 +92,8 @@ class CapacityReview:
     covered_from: date
     year_start: YearStart
     comparison: Comparison
-    forecasts: pd.DataFrame  # the organization, every metric and period
     key_forecasts: pd.DataFrame  # total characters this month, per key, largest first
-    outlook: Outlook  # the organization's characters: the forecast's accuracy and models
+    outlooks: dict[str, Outlook]  # each charted metric's: its forecast's accuracy and models
     paths: tuple[ForecastPath, ...]
     mismatches: tuple[str, ...]
     # With prices (None without): their currency; the organization's cost per period kind so
@@ -134,16 +132,20 @@ class CapacityReview:
             grouped.setdefault(path.label, []).append(path)
         return {label: tuple(paths) for label, paths in grouped.items()}
 
-    @property
-    def forecast_note(self) -> str:
-        """How the forecasts are made and how well they did, as the decision states it: the
-        one accuracy figure, the model serving each period and how often the intervals held
-        (``forecasting.accuracy_text``), of the organization's characters as of today."""
-        return (
+    def forecast_note(self, metric: str) -> str:
+        """How the forecasts of ``metric`` (or cost) are made and how well they did, as the
+        decision states it: the one accuracy figure, the model serving each period and how
+        often the intervals held (``forecasting.accuracy_text``), of that metric's own
+        forecast as of today, so each measure's tab states its own; cost, priced from each
+        service's forecast, has no figure of its own."""
+        how = (
             "Each projection is the one forecast: the candidate the backtest chose for the "
-            "horizon, centred on its past errors, with the 80 % interval they give. Characters: "
-            f"{outlook_accuracy_text(self.outlook, self.year_start)}"
+            "horizon, centred on its past errors, with the 80 % interval they give."
         )
+        found = self.outlooks.get(metric)
+        if found is None:
+            return how
+        return f"{how} {METRIC_LABELS[metric]}: {outlook_accuracy_text(found, self.year_start)}"
 
 
 def review_range(start: date, end: date, today: date, year_start: YearStart) -> tuple[date, date]:
@@ -283,9 +285,11 @@ def build_review(
         covered_from=covered_from,
         year_start=year_start,
         comparison=comparison,
-        forecasts=forecast_table(key_day, today, covered_from, year_start=year_start),
         key_forecasts=key_forecasts(key_day, today, covered_from, year_start=year_start),
-        outlook=organization_outlook(key_day, TOTAL_CHARACTERS, covered_from, today),
+        outlooks={
+            metric: organization_outlook(key_day, metric, covered_from, today)
+            for metric in CHARTED_METRICS
+        },
         paths=paths + tuple(p for p in cost_paths if p.kind in CHARTED_PERIODS),
         mismatches=tuple(usage.mismatches),
         currency=None if prices is None else prices.currency,

@@ -87,7 +87,10 @@ YearStartOption = Annotated[str | None, typer.Option("--year-start", hidden=True
 
 @capacity_app.command("backtest")
 def backtest(
-    fmt: TableOrJsonOption = "table", demo: DemoOption = False, debug: DebugOption = False
+    budgets: BudgetsOption = None,
+    fmt: TableOrJsonOption = "table",
+    demo: DemoOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Print how wrong the forecast and each candidate behind it have been on the
     organization's own history, from each month start of the last 24 months, per horizon
@@ -96,8 +99,10 @@ def backtest(
     rows are the one forecast every projection uses, as it was served then (the candidate
     chosen for that horizon from the errors known at each month start). Its month-ahead WAPE
     is the forecast's one accuracy figure, which the table ends with, per metric, in the
-    sentence the Capacity page and the report state."""
+    sentence the Capacity page and the report state, naming the contract year of the budgets
+    file in force as they do."""
     with shared.reported(debug):
+        contract = contract_year(organization_files.budgets(budgets, demo))
         found = _outlooks(demo)
         table = backtest_table(found)
         if fmt == "json":
@@ -120,7 +125,7 @@ def backtest(
             typer.echo(line)
         typer.echo("")
         for metric, outlook in found.items():
-            typer.echo(f"{METRIC_LABELS[metric]}: {accuracy_text(outlook)}")
+            typer.echo(f"{METRIC_LABELS[metric]}: {accuracy_text(outlook, contract)}")
 
 
 @capacity_app.command("recommend")

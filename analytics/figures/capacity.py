@@ -16,11 +16,13 @@ from analytics.figures.usage import (
     tick_format,
     value_format,
 )
+from analytics.usage.metrics import share_text
 
 
 def forecast_figure(forecast: ForecastPath) -> go.Figure:
-    """Cumulative usage of a period: the actual line, the expected line and its band; each
-    budget limit adds a limit line and a dotted warning line."""
+    """Cumulative usage of a period: the actual line, the expected line and its 80 % interval
+    (where it has a width); each budget limit adds a limit line, named beside it, and a dotted
+    warning line, named in the legend as the budget's warning level."""
     path, metric = forecast.path, forecast.metric
     x = [f"{d:%Y-%m-%d}" for d in path["day"]]
     fmt = value_format(metric, forecast.currency) if metric == COST else number_format(metric)
@@ -31,7 +33,7 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
     x_ahead = [v for v, keep in zip(x, joined, strict=True) if keep]
     fig = go.Figure()
     high, low = path.loc[joined, "high"], path.loc[joined, "low"]
-    fig.add_traces(band(x_ahead, high, low, "Band", ("low", "high"), fmt))
+    fig.add_traces(band(x_ahead, high, low, "80 % interval", ("low", "high"), fmt))
     dashed = {"color": PALETTE[0], "dash": "dash"}
     fig.add_trace(
         line(x_ahead, path.loc[joined, "expected"], "Forecast", "forecast", fmt, line=dashed)
@@ -43,7 +45,12 @@ def forecast_figure(forecast: ForecastPath) -> go.Figure:
         fig.add_hline(
             y=limit.limit, line={"color": LIMIT_COLOR, "width": 2}, annotation_text=limit.name
         )
-        fig.add_hline(y=limit.warning, line={"color": WARNING_COLOR, "dash": "dot"})
+        fig.add_hline(
+            y=limit.warning,
+            line={"color": WARNING_COLOR, "dash": "dot"},
+            name=f"{limit.name}: warning at {share_text(limit.warning_at)}",
+            showlegend=True,
+        )
     fig.update_layout(
         height=HEIGHT,
         hovermode="x unified",

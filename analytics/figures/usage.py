@@ -67,7 +67,11 @@ def band(
     x: Sequence[str], high: pd.Series, low: pd.Series, name: str, hovers: tuple[str, str], fmt: str
 ) -> list[go.Scatter]:
     """A band filled from `low` up to `high` (the high edge first, so the low one fills to
-    it), named `name` once in the legend; each edge hovers as its own of `hovers` (low, high)."""
+    it), named `name` once in the legend; each edge hovers as its own of `hovers` (low, high).
+    A band with no width anywhere (a cost projection, whose bounds are its point) or without
+    bounds is not drawn, and so not named: a legend names only what the chart draws."""
+    if not (high.to_numpy(dtype=float) > low.to_numpy(dtype=float)).any():
+        return []
     hidden, shown = (
         {"line": {"width": 0}, "fill": fill, "fillcolor": BAND_FILL, "showlegend": fill is not None}
         for fill in (None, "tonexty")

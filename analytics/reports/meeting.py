@@ -26,7 +26,7 @@ from analytics.reports import blocks, plotlyjs
 from analytics.reports.decision import decision_section
 from analytics.reports.paper import PageSize
 from analytics.reports.spend import spend_section
-from analytics.usage.calendar import PERIOD_TITLES, auto_granularity, range_text
+from analytics.usage.calendar import auto_granularity, range_text
 from analytics.usage.frames import within
 from analytics.usage.metrics import METRIC_LABELS, METRICS, percent_text
 from analytics.usage.tables import top_n_over_time, top_n_totals, usage_over_time
@@ -104,21 +104,6 @@ def _keys_table(keys: pd.DataFrame, metric: str) -> pd.DataFrame:
             "This period": [blocks.number(v, metric) for v in keys["current"]],
             "Change": [blocks.number(v, metric) for v in keys["change"]],
             "Change %": [percent_text(v) for v in keys["change %"]],
-        }
-    )
-
-
-def _forecast_rows(table: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "Metric": [METRIC_LABELS[m] for m in table["metric"]],
-            "Period": [
-                f"{PERIOD_TITLES[p]} {range_text(s, e)}"
-                for p, s, e in zip(table["period"], table["start"], table["end"], strict=True)
-            ],
-            "Used so far": blocks.numbers(table["actual"], table["metric"]),
-            "Projected": blocks.numbers(table["projected"], table["metric"]),
-            "80 % interval": _bands(table, table["metric"]),
         }
     )
 
@@ -263,15 +248,23 @@ def _usage_sections(key_day: pd.DataFrame, review: CapacityReview) -> list[str]:
         ),
         blocks.section(
             "Forecasts",
-            f'<p class="note">{html.escape(review.forecast_note)}</p>',
-            *(blocks.figure(forecast_figure(path)) for path in review.paths),
-            blocks.table(_forecast_rows(review.forecasts), ["Metric", "Period"]),
+            *_forecast_figures(review),
             "<h3>Total characters this month: keys with the largest projections</h3>",
             blocks.table(
                 _key_forecast_rows(review.key_forecasts.head(TOP_KEYS)), ["Key", "Masked key"]
             ),
         ),
     ]
+
+
+def _forecast_figures(review: CapacityReview) -> list[str]:
+    """Each measure's forecast charts under its own note, as the page's tab states it: the
+    accuracy of that measure's forecast, not another's."""
+    parts = []
+    for paths in review.paths_by_label.values():
+        parts.append(f'<p class="note">{html.escape(review.forecast_note(paths[0].metric))}</p>')
+        parts += [blocks.figure(forecast_figure(path)) for path in paths]
+    return parts
 
 
 def _limit_sections(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from support.headless import TODAY
 from support.orgfiles import contract_year_end
 from typer.testing import CliRunner
 
+from analytics.capacity.forecasting import Outlook
 from analytics.cli import app
+from analytics.cli import capacity as capacity_cli
 from analytics.cost.prices import PricingFileError, load_pricing, parse_pricing
 from analytics.exit_codes import USAGE
 
@@ -200,6 +203,43 @@ def test_recommend_reads_the_contract_year_of_the_budgets_file_in_force(demo_env
     )
     rows = json.loads(answer.stdout)["forecasts"]
     assert {row["end"] for row in rows if row["period"] == "year"} == {f"{TODAY.year}-12-31"}
+
+
+def test_backtest_names_the_contract_year_of_the_budgets_file_in_force(
+    demo_env, tmp_path, monkeypatch
+):
+    """The demo's budgets start the year on 04-01: the sentence `backtest` ends with names
+    the contract year `recommend` and the page name, and another file another year. Each
+    horizon is served by a model of its own here, so the sentence names every period."""
+    read = capacity_cli._outlooks
+
+    def one_model_a_horizon(demo: bool) -> dict[str, Outlook]:
+        found = read(demo)
+        models = {"month": "run rate", "quarter": "seasonal naive", "12 months": "ETS auto"}
+        return {
+            metric: replace(
+                o, models=models, paths=dict.fromkeys(models.values(), o.paths[o.chosen])
+            )
+            for metric, o in found.items()
+        }
+
+    monkeypatch.setattr(capacity_cli, "_outlooks", one_model_a_horizon)
+
+    def sentences(*extra: str) -> list[str]:
+        result = runner.invoke(app, ["capacity", "backtest", "--demo", *extra])
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[-2:]
+
+    end = contract_year_end(TODAY)
+    for said in sentences():
+        assert f"the contract year to {end:%Y-%m-%d}" in said, said
+    other = tmp_path / "budgets.toml"
+    other.write_text(
+        'contract_year_start = "01-01"\n[[budget]]\nmetric = "total_characters"\n'
+        'period = "month"\nlimit = 1\n'
+    )
+    for said in sentences("--budgets", str(other)):
+        assert f"the contract year to {TODAY.year}-12-31" in said, said
 
 
 def test_todays_plan_is_the_services_with_its_limits(demo_env, demo_ledger):

@@ -104,11 +104,10 @@ def test_key_forecasts_rank_this_months_projections(usage):
     assert table["api_key_label"].tolist() == ["Website", "R&D"]
     # Website used 1,000 of the organization's 1,500 a day over the last four weeks: two
     # thirds of what the organization is projected to use in the rest of April.
-    org = review.forecasts.set_index(["metric", "period"]).loc[("total_characters", "month")]
-    assert org["actual"] == 19 * 1500
-    rest = org["projected"] - org["actual"]
+    month = review.paths[0].path  # the organization's characters this month
+    assert month["actual"].dropna().iloc[-1] == 19 * 1500
+    rest = month["expected"].iloc[-1] - 19 * 1500
     assert table["projected"].iloc[0] == pytest.approx(19 * 1000 + rest * 2 / 3)
-    assert set(review.forecasts["period"]) == {"month", "quarter", "year"}
 
 
 def test_org_wide_budgets_become_lines_on_their_own_forecast(usage):
@@ -143,13 +142,17 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
     # February (33,600) was forecast exactly from January's 1,200 a day; March (46,500) from
     # 1,200 a day missed by 9,300: 9,300 of 80,100, 11.6 %. Two months are too few to choose
     # a model by, so the run rate serves.
-    assert review.outlook.accuracy.months == (date(2025, 2, 1), date(2025, 3, 1))
+    assert review.outlooks["total_characters"].accuracy.months == (
+        date(2025, 2, 1),
+        date(2025, 3, 1),
+    )
     assert (
-        "Characters: Month-ahead error (WAPE) over the 2 months 2025-02 to 2025-03, each "
+        "Total characters: Month-ahead error (WAPE) over the 2 months 2025-02 to 2025-03, each "
         "forecast on its first day: 11.6 %; run rate serves every period;"
-    ) in review.forecast_note
+    ) in review.forecast_note("total_characters")
     young = FetchedRange(usage.frame, date(2025, 4, 1), usage.end)
-    note = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19)).forecast_note
+    young_review = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19))
+    note = young_review.forecast_note("total_characters")
     assert "no month has been forecast and closed yet" in note
 
 
@@ -168,7 +171,7 @@ def test_the_stated_accuracy_is_the_same_for_every_range(days):
     def note(start: date, end: date) -> str:
         read_first, read_last = review_range(start, end, TODAY, YearStart())
         read = FetchedRange(within(frame, read_first, read_last), read_first, read_last)
-        return build_review(read, None, TODAY, start, end).forecast_note
+        return build_review(read, None, TODAY, start, end).forecast_note("total_characters")
 
     yesterday = TODAY - timedelta(days=1)
     short = note(yesterday - timedelta(days=days - 1), yesterday)

@@ -299,6 +299,23 @@ def test_a_workload_over_ten_times_todays_usage_is_named(demo_env, demo_ledger):
     assert not [w for w in at.warning if "times today's usage" in w.value]
 
 
+def test_each_forecast_tab_states_its_own_metrics_accuracy(demo_env):
+    """The Forecasts section's Speech-to-text minutes tab states the minutes' accuracy, not
+    the characters': the sentence the Decision's tab of that metric and `capacity backtest`
+    state of it."""
+    backtest = runner.invoke(app, ["capacity", "backtest", "--demo"])
+    assert backtest.exit_code == 0, backtest.output
+    said = {}
+    for metric in ("Total characters", "Speech-to-text minutes"):
+        at = open_clean_page("capacity", period="Last 30 days", forecast=metric, outlook=metric)
+        [note] = [c.value for c in at.caption if c.value.startswith("Each projection is")]
+        [decided] = [c.value for c in at.caption if c.value.startswith("Month-ahead error")]
+        assert note.endswith(f" {metric}: {decided}"), note
+        assert f"{metric}: {decided}" in backtest.stdout.splitlines()
+        said[metric] = decided
+    assert said["Total characters"] != said["Speech-to-text minutes"]
+
+
 def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_env, tmp_path):
     """The model serving a period is one name wherever the period is: the page's forecast
     table (its model column) and its accuracy sentence, `capacity recommend`'s rows and the
@@ -314,7 +331,7 @@ def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_e
     assert {f"{names[r['period']]} to {r['end']}": r["model"] for r in rows} == page
     said_twice = [c.value for c in at.caption if " serves " in c.value]
     [sentence] = [s for s in said_twice if not s.startswith("Each projection")]
-    assert [s for s in said_twice if s.endswith(f"Characters: {sentence}")]
+    assert [s for s in said_twice if s.endswith(f"Total characters: {sentence}")]
     if len(set(page.values())) == 1:
         assert f"; {next(iter(page.values()))} serves every period;" in sentence
     for period, model in page.items() if len(set(page.values())) > 1 else ():
@@ -325,3 +342,8 @@ def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_e
     assert done.exit_code == 0, done.output
     report = html_text.unescape(written.read_text(encoding="utf-8"))
     assert f"Total characters: {sentence}" in report
+    # The report's one forecast table names each period's model as the page's does.
+    plain = re.sub(r' class="[^"]*"', "", report)
+    for period, model in page.items():
+        row = re.search(rf"<tr><td>Total characters</td><td>{period}</td>(.*?)</tr>", plain)
+        assert row and row[1].endswith(f"<td>{model}</td>"), period

@@ -52,6 +52,23 @@ def test_past_forecasts_by_one_model_name_it_on_the_line():
     assert "Forecast as served (ETS weekly)" in names
 
 
+def test_past_forecasts_without_a_known_interval_name_none():
+    """A young history has no interval yet: no band is drawn, and the legend names none."""
+    nan = float("nan")
+    rows = pd.DataFrame(
+        {
+            "origin": [date(2026, 1, 1), date(2026, 2, 1)],
+            "candidate": ["run rate", "run rate"],
+            "forecast": [100.0, 110.0],
+            "actual": [90.0, 130.0],
+            "low_80": [nan, nan],
+            "high_80": [nan, nan],
+        }
+    )
+    fig = past_forecasts_figure(rows, "total_characters")
+    assert [trace.name for trace in fig.data] == ["Forecast as served (run rate)", "What happened"]
+
+
 def curve(current: list[bool]) -> pd.DataFrame:
     return pd.DataFrame(
         {

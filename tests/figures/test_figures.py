@@ -3,6 +3,7 @@
 from datetime import date, timedelta
 
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from support.builders import SERVICE_CHARACTERS, make_key_day
 
@@ -140,7 +141,13 @@ def test_forecast_figure_ticks_minutes_as_decimals_and_characters_with_si(metric
     path = projection_path(kd, metric, span, START + timedelta(days=440), START)
     fig = forecast_figure(ForecastPath(metric, "month", "title", path, (), METRIC_LABELS[metric]))
     assert fig.layout.yaxis.tickformat == ticks
-    assert {trace.name for trace in fig.data} == {"Band", "Band high", "Forecast", "Used"}
+    assert {trace.name for trace in fig.data} == {
+        "80 % interval",
+        "80 % interval high",
+        "Forecast",
+        "Used",
+    }
+    assert legend(fig) == ["80 % interval", "Forecast", "Used"]  # the band is drawn: named
     assert fig.layout.title.text == "title"
     assert not fig.layout.shapes  # no budget: no limit lines
 
@@ -182,6 +189,37 @@ def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover_and_on_it
     used = next(trace for trace in fig.data if trace.name == "Used")
     assert used.hovertemplate == "used: %{y:,.2f}<extra></extra>"
     assert sorted(shape.y0 for shape in fig.layout.shapes) == [48.0, 60.0]
+
+
+def legend(fig: go.Figure) -> list[str]:
+    """The figure's legend entries, from its JSON: each trace not hidden from the legend
+    (plotly shows a trace's name unless ``showlegend`` is false), then each shape shown in it."""
+    drawn = fig.to_plotly_json()
+    traces = [t["name"] for t in drawn["data"] if t.get("showlegend", True)]
+    shapes = [s["name"] for s in drawn["layout"].get("shapes", ()) if s.get("showlegend")]
+    return traces + shapes
+
+
+def test_a_cost_forecast_names_no_band_it_does_not_draw_and_names_its_warning_line():
+    """A cost projection's bounds are its point: no band is drawn, so none is named; the
+    dotted warning line is named as the budget's warning level, the limit line beside it."""
+    days = pd.date_range("2025-03-01", "2025-03-31")
+    expected = [2.5 * (i + 1) for i in range(len(days))]
+    path = pd.DataFrame(
+        {
+            "day": days,
+            "actual": [v if i < 10 else None for i, v in enumerate(expected)],
+            "expected": expected,
+            "low": expected,
+            "high": expected,
+        }
+    )
+    limit = (Limit("Spend, monthly", 60.0, 0.8),)
+    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
+    assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0 %"]
+    assert [t.name for t in fig.data] == ["Forecast", "Used"]  # every trace drawn is named
+    [warning] = [s for s in fig.layout.shapes if s.showlegend]
+    assert (warning.y0, warning.line.dash) == (48.0, "dot")
 
 
 @pytest.mark.parametrize(("currency", "ticks"), [("EUR", ",.2f"), ("JPY", ",.0f"), ("KWD", ",.3f")])

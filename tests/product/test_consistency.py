@@ -66,7 +66,7 @@ def number(text: str) -> Decimal:
 def accuracy(text: str) -> str:
     """The Forecasts section's stated accuracy of the characters' forecast, with its window,
     its models and its intervals' coverage: the decision's one sentence of it."""
-    found = re.search(r"Characters: (Month-ahead error .*?\.)(?= |$)", text)
+    found = re.search(r"Total characters: (Month-ahead error .*?\.)(?= |$)", text)
     assert found, f"no forecast accuracy in {text[:200]!r}…"
     return found[1]
 

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from analytics.capacity.budgets.definitions import load_budgets, parse_budgets
 from analytics.capacity.budgets.evaluation import evaluate
-from analytics.capacity.capacity_review import build_review
+from analytics.capacity.capacity_review import Asked, build_review, decision_of
+from analytics.capacity.forecasting import WhatIf, forecast_rows, outlooks
 from analytics.cli import app
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import parse_pricing
@@ -62,7 +63,8 @@ def report(key_day) -> str:
     limits = parse_budgets(budgets('metric = "total_characters"\nperiod = "month"\nlimit = 50000'))
     review = build_review(usage, limits, TODAY, date(2025, 3, 1), date(2025, 3, 31))
     status = evaluate(limits, key_day, TODAY, FIRST)
-    return render(key_day, review, title="Review <Q1>", budgets=status)
+    decision = decision_of(outlooks(key_day, FIRST, TODAY), (), Asked(), review.year_start)
+    return render(key_day, review, title="Review <Q1>", budgets=status, decision=decision)
 
 
 def outside_plotly(html: str) -> str:
@@ -85,14 +87,15 @@ def test_numbers_match_the_frames(report, key_day):
     # R&D: 31 × 500 against 28 × 200, 9,900 more, +176.8 %.
     assert "R&amp;D &lt;tools&gt;" in drivers and "9,900" in drivers and "+176.8 %" in drivers
     forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
+    decided = report[report.index("<h2>Decision") : report.index("<h2>Budget status")]
     # April: 19 closed days of 1,500 used. The 11 days ahead (20–30 April: ten Sunday–Friday
     # days, one Saturday) run at 1,500 a day shaped by the weekday rhythm of 26 January –
     # 19 April: Sunday–Friday average (5 × 1,200 + 7 × 1,500) / 12 = 1,375 a day there,
     # Saturday (4 × 1,200 + 8 × 1,500) / 12 = 1,400; the mean weekday is 9,650 / 7.
     ahead = 1500 * 7 / 9650 * (10 * 1375 + 1 * 1400)
     assert round(28_500 + ahead) == 44_984
-    row = "Month 2025-04-01 – 2025-04-30</td><td>28,500</td><td>44,984</td>"
-    assert row in forecasts
+    row = "Month to 2025-04-30</td><td>28,500</td><td>44,984</td>"
+    assert row in decided
     per_key = forecasts[forecasts.index("keys with the largest projections") :]
     assert per_key.index("Website") < per_key.index("R&amp;D &lt;tools&gt;")
     # Website: 19 days used; it used 1,000 of the 1,500 a day of the last four weeks, so it
@@ -101,6 +104,34 @@ def test_numbers_match_the_frames(report, key_day):
     status = report[report.index("<h2>Budget status") :]
     assert '<td class="status-warning">warning</td>' in status
     assert "57.0 %" in status and "90.0 %" in status
+
+
+def test_the_report_has_one_forecast_table_headed_as_the_pages_with_each_periods_model(
+    report, key_day
+):
+    """One table of forecasts, the decision's (``forecast_rows``, which the page and
+    `capacity recommend` show): its interval headed "80 % interval" as the page heads it, and
+    the model serving each period, the one ``forecast_rows`` names."""
+    plain = re.sub(r' class="[^"]*"', "", outside_plotly(report))  # cells as their text
+    headed = re.findall(r"<tr><th>Metric</th><th>Period</th>(.*?)</tr>", plain)
+    assert len(headed) == 1, headed
+    assert "<th>80 % interval</th>" in headed[0] and headed[0].endswith("<th>Model</th>")
+    assert "Band" not in plain
+    expected = forecast_rows(outlooks(key_day, FIRST, TODAY), WhatIf())
+    names = {"month": "Month", "quarter": "Quarter", "year": "Contract year"}
+    names["next 12 months"] = "Next 12 months"
+    labels = {
+        "total_characters": "Total characters",
+        "speech_to_text_minutes": ("Speech-to-text minutes"),
+    }
+    table = plain[plain.index("<h3>Forecasts and their accuracy") :]
+    for row in expected.itertuples():
+        cells = re.search(
+            rf"<tr><td>{labels[row.metric]}</td><td>{names[row.period]} to {row.end}</td>"
+            r"(?:<td>[^<]*</td>)*?<td>([^<]*)</td></tr>",
+            table,
+        )
+        assert cells and cells[1] == row.model, (row.metric, row.period)
 
 
 def test_labels_are_escaped_everywhere(report):
@@ -113,7 +144,9 @@ def test_self_contained_plotly_once_and_no_urls(report):
     ours = outside_plotly(report)
     for needle in ("http://", "https://", "//cdn", "<link", "@import", "src="):
         assert needle not in ours
-    assert ours.count('class="chart-figure"') == 8  # every figure drawn by the one library
+    # Every figure drawn by the one library: usage and forecasts eight, the decision's past
+    # forecasts of each metric two (no catalogue: no cost curve).
+    assert ours.count('class="chart-figure"') == 10
     assert ours.count("Plotly.newPlot") == 1
 
 

@@ -30,7 +30,6 @@ from analytics.capacity.forecasting.outlook import (
 )
 from analytics.capacity.forecasting.projections import (
     expected_days,
-    forecast_table,
     key_forecasts,
     organization_outlook,
     projection_path,
@@ -73,7 +72,6 @@ __all__ = [
     "expected_days",
     "forecast_rows",
     "forecast_start",
-    "forecast_table",
     "interval_shares",
     "key_forecasts",
     "months_later",
