@@ -170,7 +170,9 @@ def test_forecast_figure_draws_each_budget_limit_and_its_warning_line():
     assert fig.layout.yaxis.title.text == "Total characters (cumulative)"
 
 
-def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover_and_on_its_axis():
+def cost_forecast() -> go.Figure:
+    """March's cost projection: 2.50 EUR a day, ten days used, bounds on the point (cost has
+    no interval of its own), a monthly spend budget of 60.00 EUR warning at 80 %."""
     days = pd.date_range("2025-03-01", "2025-03-31")
     expected = [2.5 * (i + 1) for i in range(len(days))]
     path = pd.DataFrame(
@@ -183,7 +185,11 @@ def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover_and_on_it
         }
     )
     limit = (Limit("Spend, monthly", 60.0, 0.8),)
-    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
+    return forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
+
+
+def test_a_cost_forecast_is_titled_in_its_currency_with_cents_on_hover_and_on_its_axis():
+    fig = cost_forecast()
     assert fig.layout.yaxis.title.text == "Cost (EUR) (cumulative)"
     assert fig.layout.yaxis.tickformat == ",.2f"  # 0.50, never SI's 500m
     used = next(trace for trace in fig.data if trace.name == "Used")
@@ -203,19 +209,7 @@ def legend(fig: go.Figure) -> list[str]:
 def test_a_cost_forecast_names_no_band_it_does_not_draw_and_names_its_warning_line():
     """A cost projection's bounds are its point: no band is drawn, so none is named; the
     dotted warning line is named as the budget's warning level, the limit line beside it."""
-    days = pd.date_range("2025-03-01", "2025-03-31")
-    expected = [2.5 * (i + 1) for i in range(len(days))]
-    path = pd.DataFrame(
-        {
-            "day": days,
-            "actual": [v if i < 10 else None for i, v in enumerate(expected)],
-            "expected": expected,
-            "low": expected,
-            "high": expected,
-        }
-    )
-    limit = (Limit("Spend, monthly", 60.0, 0.8),)
-    fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
+    fig = cost_forecast()
     assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0 %"]
     assert [t.name for t in fig.data] == ["Forecast", "Used"]  # every trace drawn is named
     [warning] = [s for s in fig.layout.shapes if s.showlegend]
