@@ -29,7 +29,7 @@ from analytics.cli.shared import (
 )
 from analytics.exports import dataset
 from analytics.exports.dataset import Days, Destination
-from analytics.exports.focus import billing_account
+from analytics.exports.focus import billing_account, focus_file_table
 from analytics.exports.requests import ExportRequest
 from analytics.usage import calendar
 from analytics.usage.pipeline import last_closed_day
@@ -93,7 +93,8 @@ def _tables(
     FOCUS rows."""
     request = ExportRequest("usage", "key_and_day", True, files[2])
     usage, _ = shaped_export(request, files, (first, last), how)
-    return {"usage": usage, "focus": focus_rows(files, (first, last), how)}
+    focus = focus_file_table(focus_rows(files, (first, last), how), csv=False)
+    return {"usage": usage, "focus": focus}
 
 
 def _inputs(files: tuple[Path | None, Path | None, str | None], demo: bool) -> str:
