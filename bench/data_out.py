@@ -1,6 +1,6 @@
-"""Data out: the FOCUS export against the plain export with cost, a nightly `export-dataset`
-run against the first full one into the same folder, and the HTTP API's `/api/v1/usage`
-against `export` of the same range."""
+"""Data out: the FOCUS export against the plain export with cost (both Parquet), a nightly
+`export-dataset` run against the first full one into the same folder, and the HTTP API's
+`/api/v1/usage` against `export` of the same range."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import load_teams
 from analytics.exports.dataset import MANIFEST, PART
 from analytics.exports.focus import BillingAccount, focus_file_table, focus_table
-from analytics.exports.formats import export_bytes
+from analytics.exports.formats import Format, export_bytes
 from analytics.exports.shaping import Costing, shape_export
 from analytics.storage.bundle import bundle_folder
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now, utc_today
@@ -44,36 +44,49 @@ TEAMS_FILE = bundle_folder() / "teams.example.toml"
 
 
 def focus_export(scale: synthetic_orgs.Scale) -> list[Result]:
-    """The five-year FOCUS file (CSV) of the benchmark organization against the plain key-day
-    export with cost of the same range, both from the fetched frame to the file's bytes, with
-    the benchmark's prices (a change halfway, a base fee, included volumes) and
-    teams.example.toml; the FOCUS rows' BilledCost must add up to the export's total cost."""
+    """The five-year FOCUS file of the benchmark organization against the plain key-day
+    export with cost of the same range, both in Parquet (the format FinOps tools read FOCUS
+    in) from the fetched frame to the file's bytes, with the benchmark's prices (a change
+    halfway, a base fee, included volumes) and teams.example.toml; both in CSV beside it,
+    reported, not scored (a FOCUS row has 36 columns, the export's 15). The FOCUS rows'
+    BilledCost must add up to the export's total cost."""
     usage = five_year_usage(scale.keys)
     frame, start, end = usage.frame, usage.start, usage.end
     pricing = parse_pricing(BENCH_PRICING.format(first=start, change=start + (end - start) / 2))
     costing = Costing(pricing, load_teams(TEAMS_FILE))
     account = BillingAccount("bench", "Benchmark organization")
 
-    def plain() -> bytes:
-        return export_bytes(shape_export(frame, start, end, "key_and_day", costing, True), "csv")
+    def plain(fmt: Format) -> bytes:
+        return export_bytes(shape_export(frame, start, end, "key_and_day", costing, True), fmt)
 
-    def focus() -> bytes:
+    def focus(fmt: Format) -> bytes:
         rows = focus_table(frame, pricing, costing.teams, start, end, account)
-        return export_bytes(focus_file_table(rows, csv=True), "csv")
+        return export_bytes(focus_file_table(rows, csv=fmt == "csv"), fmt)
 
-    ours, reference = focus(), plain()
+    ours, reference = focus("csv"), plain("csv")
     keep("focus_export", "focus.csv", ours)
     keep("focus_export", "export_with_cost.csv", reference)
     billed = _column_total(ours, "BilledCost")
     total = _column_total(reference, f"total_cost_{pricing.currency.lower()}")
-    times = medians({"export_with_cost": plain, "focus": focus}, scale.repeat, warmup=scale.warmup)
+    in_parquet = pd.read_parquet(io.BytesIO(focus("parquet")), columns=["BilledCost"])
+    contenders = {
+        f"{name}_{fmt}": partial(make, fmt)
+        for fmt in ("parquet", "csv")
+        for name, make in (("export_with_cost", plain), ("focus", focus))
+    }
+    times = medians(contenders, scale.repeat, warmup=scale.warmup)
+    parquet = times["focus_parquet"] / times["export_with_cost_parquet"]
     return [
         result(
             "focus_export",
-            times["focus"] / times["export_with_cost"],
+            parquet,
             1.5,
-            {"billed_cost_is_total_cost": billed.quantize(CENT) == total.quantize(CENT)},
+            {
+                "billed_cost_is_total_cost": billed.quantize(CENT) == total.quantize(CENT),
+                "parquet_billed_cost_is_csvs": sum(in_parquet["BilledCost"]) == billed,
+            },
             seconds=rounded(times),
+            csv_ratio=round(times["focus_csv"] / times["export_with_cost_csv"], 4),
             billed_cost=str(billed),
             total_cost=str(total),
             key_days=len(frame),

@@ -4,13 +4,16 @@ warehouse reads where it lies (`analytics.exports.dataset`), on a timer like the
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
+import pandas as pd
 import typer
 
-from analytics.cli import shared
+from analytics.cli import organization_files, shared
 from analytics.cli.exports import NoHistoryOption, focus_rows, shaped_export
 from analytics.cli.shared import (
     DebugOption,
@@ -24,7 +27,9 @@ from analytics.cli.shared import (
     UsageProblem,
     app,
 )
-from analytics.exports.dataset import Days, Destination, write_dataset
+from analytics.exports import dataset
+from analytics.exports.dataset import Days, Destination
+from analytics.exports.focus import billing_account, focus_file_table
 from analytics.exports.requests import ExportRequest
 from analytics.usage import calendar
 from analytics.usage.pipeline import last_closed_day
@@ -62,19 +67,45 @@ def export_dataset(
         first, last = shared.day_range(start, end, period, today, demo)
         files = (pricing, teams, team)
         how = (demo, not no_history)
-        request = ExportRequest("usage", "key_and_day", True, team)
-        usage, _ = shaped_export(request, files, (first, last), how)
-        focus = focus_rows(files, (first, last), how)
         days = Days(first, last, last_closed_day(today) + timedelta(days=1))
         destination = _destination(to)
-        outcome = write_dataset(
-            destination, {"usage": usage, "focus": focus}, days, datetime.now(UTC)
+        outcome = dataset.export_dataset(
+            destination,
+            partial(_tables, files, how),
+            days,
+            _inputs(files, demo),
+            datetime.now(UTC),
         )
         typer.echo(
             f"Wrote {len(outcome.written)} partitions to {to}, {outcome.unchanged} unchanged, "
             f"{len(outcome.removed)} removed",
             err=True,
         )
+
+
+def _tables(
+    files: tuple[Path | None, Path | None, str | None],
+    how: tuple[bool, bool],
+    first: date,
+    last: date,
+) -> dict[str, pd.DataFrame]:
+    """The dataset's tables of ``first``–``last``: the key-and-day usage with cost, and the
+    FOCUS rows."""
+    request = ExportRequest("usage", "key_and_day", True, files[2])
+    usage, _ = shaped_export(request, files, (first, last), how)
+    focus = focus_file_table(focus_rows(files, (first, last), how), csv=False)
+    return {"usage": usage, "focus": focus}
+
+
+def _inputs(files: tuple[Path | None, Path | None, str | None], demo: bool) -> str:
+    """The digest of what every row depends on: the prices (not the file they were read
+    from), the teams, the billed account and the team asked for."""
+    pricing, teams, team = files
+    costing = organization_files.costing(pricing, teams, demo)
+    prices = costing.pricing
+    priced = None if prices is None else (prices.currency, prices.periods)
+    account = billing_account(shared.settings(), demo)
+    return dataset.input_digest(priced, costing.teams, account.id, account.name, team)
 
 
 def _destination(to: str) -> Destination:

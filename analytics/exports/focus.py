@@ -30,9 +30,11 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
-from analytics.cost.money import Ints, apportion, as_decimals
+from analytics.cost.money import Ints, apportion, as_decimal_array
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, Teams, key_owners, key_teams
@@ -67,6 +69,7 @@ FOCUS_COLUMNS: Final = [
     "ResourceName", "ResourceType", "ServiceCategory", "ServiceName", "ServiceSubcategory", "Tags",
     "x_Metric", "x_UsageDate", "x_AmortizedBaseFee",
 ]  # fmt: skip
+QUANTITY_COLUMNS: Final = ("PricingQuantity", "ConsumedQuantity")
 DATETIME_COLUMNS: Final = (
     "BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd",
 )  # fmt: skip
@@ -223,7 +226,7 @@ def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> p
     in_month, months = pd.factorize(month)
     billed = rows["amount_minor"].to_numpy(np.int64)
     effective = np.where(usage, billed, 0) + rows["fee_minor"].to_numpy(np.int64)
-    listed = as_decimals(rows["list_amount_minor"].to_numpy(np.int64), currency)
+    listed = _amounts(rows["list_amount_minor"].to_numpy(np.int64), currency)
     purchases = ~usage
     description = _per(metric, [METRIC_LABELS[str(m)] for m in metrics])
     description[purchases] = [f"Base fee of the plan, {day:%Y-%m}" for day in month[purchases]]
@@ -239,8 +242,8 @@ def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> p
             "ChargeClass": None,
             "ChargeDescription": description,
             "ChargeFrequency": np.where(usage, "Usage-Based", "Recurring"),
-            "BilledCost": as_decimals(billed, currency),
-            "EffectiveCost": as_decimals(effective, currency),
+            "BilledCost": _amounts(billed, currency),
+            "EffectiveCost": _amounts(effective, currency),
             "ListCost": listed,
             "ContractedCost": listed,
             "PricingQuantity": pricing_quantity,
@@ -257,12 +260,19 @@ def _columns(rows: pd.DataFrame, pricing: Pricing, account: BillingAccount) -> p
             "Tags": rows["tags"],
             "x_Metric": rows["metric"].where(usage, None),
             "x_UsageDate": _days(rows["usage_date"]) if "usage_date" in rows else None,
-            "x_AmortizedBaseFee": pd.Series(as_decimals(effective - billed, currency)).where(
-                usage, None
-            ),
+            "x_AmortizedBaseFee": _amounts(effective - billed, currency, usage),
         }
     )
     return frame[FOCUS_COLUMNS]
+
+
+def _amounts(minor: Ints, currency: str, present: npt.NDArray[np.bool_] | None = None) -> Any:
+    """A column of exact amounts held by Arrow (`money.as_decimal_array`): a file of millions
+    of rows is written from it without a Decimal per cell; null where not ``present``."""
+    amounts = as_decimal_array(minor, currency)
+    if present is not None:
+        amounts = pc.if_else(pa.array(present), amounts, pa.scalar(None, amounts.type))
+    return pd.arrays.ArrowExtensionArray(amounts)
 
 
 def _per(codes: npt.NDArray[np.intp], values: list[Any], missing: Any = None) -> npt.NDArray[Any]:
@@ -316,10 +326,20 @@ def _quantities(
 
 def focus_file_table(table: pd.DataFrame, csv: bool) -> pd.DataFrame:
     """The rows as a file holds them: in CSV the date/times in FOCUS's text form
-    (``2025-07-01T00:00:00Z``); Parquet keeps them as UTC timestamps."""
+    (``2025-07-01T00:00:00Z``) and each quantity as its Decimal writes it; Parquet keeps the
+    date/times as UTC timestamps and holds the quantities as Arrow decimals, each distinct
+    quantity converted once (a Decimal per cell is most of the time of writing a file)."""
     if not csv:
-        return table
+        return table.assign(**{c: _arrow_decimals(table[c]) for c in QUANTITY_COLUMNS})
     return table.assign(**{c: _instants(table[c]) for c in DATETIME_COLUMNS})
+
+
+def _arrow_decimals(values: pd.Series) -> pd.arrays.ArrowExtensionArray:
+    """A column of Decimals (None where missing) as one Arrow decimal type, the scale of its
+    finest, each distinct value converted once."""
+    codes, distinct = pd.factorize(values)
+    where = pa.array(codes, mask=codes < 0)
+    return pd.arrays.ArrowExtensionArray(pa.array(list(distinct)).take(where))
 
 
 def _instants(values: pd.Series) -> npt.NDArray[Any]:

@@ -127,23 +127,32 @@ def csv_pieces(table: pd.DataFrame) -> Iterator[Piece]:
 def _has_csv_rule(dtype: np.dtype | pd.api.extensions.ExtensionDtype) -> bool:
     if isinstance(dtype, pd.CategoricalDtype):
         return _has_csv_rule(dtype.categories.dtype)
-    return pd.api.types.is_string_dtype(dtype) or (
-        isinstance(dtype, np.dtype) and dtype.kind in "iubfO"
+    return (
+        pd.api.types.is_string_dtype(dtype)
+        or (isinstance(dtype, np.dtype) and dtype.kind in "iubfO")
+        or _arrow_decimals(dtype)
     )
+
+
+def _arrow_decimals(dtype: np.dtype | pd.api.extensions.ExtensionDtype) -> bool:
+    """Amounts held by Arrow as decimals (`money.as_decimal_array`), which Arrow writes as
+    ``str`` writes a Decimal of their scale."""
+    return isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)
 
 
 def _csv_column(values: pd.Series, width: int, end: str) -> Callable[[slice], pa.Array]:
     """The CSV text of a block of cells of one column, as pandas and the csv module write it,
     each followed by `end`."""
-    if values.dtype.kind in "iu" and isinstance(values.dtype, np.dtype):
-        integers = values.to_numpy()
+    integers = values.dtype.kind in "iu" and isinstance(values.dtype, np.dtype)
+    if integers or _arrow_decimals(values.dtype):
+        numbers = pa.array(values.to_numpy() if integers else values)
         suffix, nothing = pa.scalar(end, pa.large_string()), pa.scalar("", pa.large_string())
 
-        def numbers(rows: slice) -> pa.Array:
-            texts = pc.cast(pa.array(integers[rows]), pa.large_string())
-            return pc.binary_join_element_wise(texts, suffix, nothing) if end else texts
+        def written(rows: slice) -> pa.Array:
+            cells = pc.cast(numbers[rows], pa.large_string()).fill_null(nothing)
+            return pc.binary_join_element_wise(cells, suffix, nothing) if end else cells
 
-        return numbers
+        return written
     codes: np.ndarray
     rendered: list[str]
     if values.dtype.kind == "f":

@@ -28,6 +28,7 @@ def test_the_focus_file_holds_the_ledgers_usage_and_the_exports_money(smoke, fiv
     line = by_name(smoke.printed)["focus_export"]
     assert line["key_days"] == len(five_years)
     assert line["billed_cost_is_total_cost"] is True
+    assert line["parquet_billed_cost_is_csvs"] is True and line["csv_ratio"] > 0
     assert Decimal(line["billed_cost"]) == Decimal(line["total_cost"]) > 0
     kept = smoke.kept / "focus_export"
     focus = pd.read_csv(kept / "focus.csv", dtype=str, keep_default_na=False)

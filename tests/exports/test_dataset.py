@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import duckdb
 import httpx
 import pandas as pd
 import pyarrow.dataset as ds
@@ -71,10 +72,9 @@ def s3_bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         server.stop()
 
 
-def run(to: str, first: date, last: date) -> tuple[int, str]:
-    result = invoke(
-        "export-dataset", "--demo", "--start", str(first), "--end", str(last), "--to", to
-    )
+def run(to: str, first: date, last: date, *options: str) -> tuple[int, str]:
+    days = ("--start", str(first), "--end", str(last))
+    result = invoke("export-dataset", "--demo", *days, "--to", to, *options)
     return result.exit_code, result.stderr
 
 
@@ -211,6 +211,79 @@ def test_a_run_stopped_half_way_keeps_the_manifest_and_the_next_completes_it(
     assert written_count(stderr) == len(manifest(to)["partitions"]) - len(listed)
 
 
+def puts_counted(patch: pytest.MonkeyPatch) -> list[str]:
+    """Every file a run puts, by its path, in order."""
+    writes: list[str] = []
+    put = dataset.Destination.put
+
+    def counted(self, relative, content):
+        writes.append(relative)
+        put(self, relative, content)
+
+    patch.setattr(dataset.Destination, "put", counted)
+    return writes
+
+
+def read_by_duckdb(to: str, table: str) -> pd.DataFrame:
+    """One table of the dataset read whole as a warehouse reads it, the partition column
+    dropped (amounts kept as decimals, through Arrow)."""
+    pattern = f"{to}/{table}/*/*.parquet"
+    query = f"SELECT * EXCLUDE (date) FROM read_parquet('{pattern}', hive_partitioning = true)"
+    return duckdb.sql(query).to_arrow_table().to_pandas()
+
+
+def test_one_new_day_writes_its_month_alone_and_the_dataset_is_a_fresh_export(tmp_path, demo_env):
+    """A closed day added to the range: its month is written again (the day moves its
+    month's base-fee shares), no earlier month is, and the dataset read back whole by DuckDB
+    is a full export of the range made afresh."""
+    month = month_start_in_past()
+    first, new_day = month - timedelta(days=20), month + timedelta(days=9)
+    to = str(tmp_path / "dataset")
+    assert run(to, first, new_day - timedelta(days=1))[0] == 0
+    before = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
+    with pytest.MonkeyPatch.context() as patch:
+        writes = puts_counted(patch)
+        assert run(to, first, new_day)[0] == 0
+    assert writes[-1] == "manifest.json"
+    written_days = {date.fromisoformat(path[-23:-13]) for path in writes[:-1]}
+    assert new_day in written_days and all(day >= month for day in written_days)
+    after = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
+    assert {p: h for p, h in after.items() if p[-23:-13] < str(month)} == {
+        p: h for p, h in before.items() if p[-23:-13] < str(month)
+    }
+    usage = exported(tmp_path, first, new_day, "--group-by", "key_and_day", "--with-cost")
+    same_rows(read_by_duckdb(to, "usage"), usage, USAGE_ORDER)
+    same_rows(
+        read_by_duckdb(to, "focus"), exported(tmp_path, first, new_day, "--focus"), FOCUS_ORDER
+    )
+
+
+def test_new_prices_write_every_partition_again(tmp_path, demo_env):
+    """The same range with other prices: every partition's money changed, so every one is
+    written again, and the dataset is the export at the new prices."""
+    first = month_start_in_past() - timedelta(days=5)
+    last = first + timedelta(days=9)
+    example = (Path(__file__).parents[2] / "pricing.example.toml").read_text()
+    # Every month's fee a thousand more, and text translation dearer.
+    dearer = example.replace("monthly_fee = ", "monthly_fee = 1").replace(
+        "text_translation_characters = 20.00", "text_translation_characters = 22.00"
+    )
+    assert dearer != example
+    prices = {name: tmp_path / f"{name}.toml" for name in ("example", "dearer")}
+    prices["example"].write_text(example)
+    prices["dearer"].write_text(dearer)
+    to = str(tmp_path / "dataset")
+    assert run(to, first, last, "--pricing", str(prices["example"]))[0] == 0
+    before = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
+    code, stderr = run(to, first, last, "--pricing", str(prices["dearer"]))
+    assert code == 0, stderr
+    after = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
+    assert written_count(stderr) == len(after) == len(before)
+    assert all(after[path] != digest for path, digest in before.items())
+    options = ("--group-by", "key_and_day", "--with-cost", "--pricing", str(prices["dearer"]))
+    same_rows(read_by_duckdb(to, "usage"), exported(tmp_path, first, last, *options), USAGE_ORDER)
+
+
 def test_the_open_days_are_written_on_every_run(tmp_path, demo_env):
     to = str(tmp_path / "dataset")
     today = calendar.utc_today()
@@ -273,8 +346,9 @@ def test_a_run_writes_exactly_the_days_whose_rows_changed(tmp_path, before, afte
     to = tmp_path / f"hand-{len(list(tmp_path.iterdir()))}"
     days = dataset.Days(DAY0, DAY0 + timedelta(days=5), DAY0 + timedelta(days=30))
     run_at = datetime(2025, 4, 1, tzinfo=UTC)
-    dataset.write_dataset(dataset.Destination(str(to)), hand_made(before), days, run_at)
-    outcome = dataset.write_dataset(dataset.Destination(str(to)), hand_made(after), days, run_at)
+    to_folder = dataset.Destination(str(to))
+    dataset.export_dataset(to_folder, lambda *_: hand_made(before), days, "inputs", run_at)
+    outcome = dataset.export_dataset(to_folder, lambda *_: hand_made(after), days, "inputs", run_at)
 
     def per_day(rows: list[tuple[int, str, int]], table: str) -> dict[int, list[tuple]]:
         """Each day's rows of ``table`` as written: the usage rows name their key, the FOCUS
@@ -309,3 +383,46 @@ def test_a_run_writes_exactly_the_days_whose_rows_changed(tmp_path, before, afte
     # No rows in either run: nothing written, not even a manifest.
     listed = {p["path"] for p in manifest(str(to))["partitions"]} if before or after else set()
     assert files == listed
+
+
+def daily(first: date, last: date, label: str) -> dict[str, pd.DataFrame]:
+    """Key ``a`` (labelled ``label``) using 7 characters on each day of first–last."""
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    usage = pd.DataFrame(
+        {"usage_date": days, "api_key": "a", "api_key_label": label, "total_characters": 7}
+    )
+    starts = pd.to_datetime(pd.Series(days, dtype="object")).dt.tz_localize("UTC")
+    return {"usage": usage, "focus": pd.DataFrame({"ChargePeriodStart": starts, "BilledCost": 7})}
+
+
+@pytest.mark.parametrize(
+    ("inputs", "label", "computed"),
+    [
+        # The new day's month, from its first day: the open days of the last run are in it.
+        ("prices", "Shop", [(date(2025, 4, 1), date(2025, 4, 11))]),
+        # Other prices: the whole range.
+        ("other prices", "Shop", [(date(2025, 3, 1), date(2025, 4, 11))]),
+        # A key renamed: its month first, then (its older rows carry the old name) the range.
+        ("prices", "Web shop", [(date(2025, 4, 1), date(2025, 4, 11)), (DAY0, date(2025, 4, 11))]),
+    ],
+)
+def test_a_run_computes_from_the_first_day_that_can_have_changed(tmp_path, inputs, label, computed):
+    destination = dataset.Destination(str(tmp_path / "hand"))
+    run_at = datetime(2025, 4, 12, tzinfo=UTC)
+    first = dataset.Days(DAY0, date(2025, 4, 10), date(2025, 4, 8))
+    dataset.export_dataset(destination, lambda a, b: daily(a, b, "Shop"), first, "prices", run_at)
+    calls = []
+
+    def compute(start: date, end: date) -> dict[str, pd.DataFrame]:
+        calls.append((start, end))
+        return daily(start, end, label)
+
+    second = dataset.Days(DAY0, date(2025, 4, 11), date(2025, 4, 9))
+    outcome = dataset.export_dataset(destination, compute, second, inputs, run_at)
+    assert calls == computed
+    assert date(2025, 4, 11) in {date.fromisoformat(p[-23:-13]) for p in outcome.written}
+    assert len(read_table(destination.url, "usage")) == (date(2025, 4, 11) - DAY0).days + 1
+    again = dataset.export_dataset(destination, compute, second, inputs, run_at)
+    # Nothing new: only the open days are written again, from the first open day's month.
+    assert calls[-1] == (date(2025, 4, 1), date(2025, 4, 11)) and not again.removed
+    assert {p[-23:-13] for p in again.written} == {"2025-04-09", "2025-04-10", "2025-04-11"}
