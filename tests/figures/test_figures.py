@@ -216,7 +216,7 @@ def test_a_cost_forecast_names_no_band_it_does_not_draw_and_names_its_warning_li
     )
     limit = (Limit("Spend, monthly", 60.0, 0.8),)
     fig = forecast_figure(ForecastPath("cost", "month", "Cost", path, limit, "Cost (EUR)", "EUR"))
-    assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0 %"]
+    assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0\u202f%"]
     assert [t.name for t in fig.data] == ["Forecast", "Used"]  # every trace drawn is named
     [warning] = [s for s in fig.layout.shapes if s.showlegend]
     assert (warning.y0, warning.line.dash) == (48.0, "dot")
