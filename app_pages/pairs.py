@@ -5,7 +5,7 @@ import streamlit as st
 
 from analytics import languages
 from analytics.dashboard import charts, data, language_cache, page, session
-from analytics.dashboard.column_config import language_columns, pair_table_columns
+from analytics.dashboard.column_config import in_percent, language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
@@ -51,7 +51,7 @@ if table.empty or not table[metric].any():
 
 st.subheader("Top pairs")
 st.dataframe(
-    table,
+    in_percent(table),
     hide_index=True,
     column_order=tables.PAIR_TABLE_ORDER,
     height=min(38 + 35 * len(table), 420),
@@ -112,7 +112,7 @@ if shown == "keys":
             source, chosen, language, tables.pair_keys, pair_source, pair_target
         )
     st.dataframe(
-        keys,
+        in_percent(keys),
         hide_index=True,
         column_order=("key", "share", *METRICS),
         column_config=pair_table_columns("Share of the pair's characters"),

@@ -6,7 +6,7 @@ import streamlit as st
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import charts, data, page, session
-from analytics.dashboard.column_config import tag_table_columns
+from analytics.dashboard.column_config import in_percent, tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import file_in_force
@@ -103,7 +103,7 @@ with left:
     st.plotly_chart(charts.figure(figures.service_mix, over_time, granularity), key="tag_chart")
 with right:
     st.dataframe(
-        days.sort_values("usage_date", ascending=False),
+        in_percent(days.sort_values("usage_date", ascending=False)),
         hide_index=True,
         column_order=("usage_date", "share", *TAG_METRICS),
         height=380,

@@ -7,7 +7,7 @@ import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import charts, data, page, session
-from analytics.dashboard.column_config import key_table_columns, key_table_order
+from analytics.dashboard.column_config import in_percent, key_table_columns, key_table_order
 from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
@@ -117,7 +117,7 @@ if breakdown.empty:
     st.info(f"No usage on {calendar.bucket_label(date.fromisoformat(chosen), granularity)}.")
 else:
     st.dataframe(
-        page.shown_table(breakdown, view),
+        in_percent(page.shown_table(breakdown, view)),
         hide_index=True,
         column_order=key_table_order(view.by_team),
         column_config=key_table_columns(view.currency, view.by_team),

@@ -4,7 +4,6 @@ alerts once per level, as `check_run` runs it) and `mark-anomaly`."""
 
 from __future__ import annotations
 
-import math
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
@@ -43,6 +42,7 @@ from analytics.keys.rotation import RotationLog, watched
 from analytics.service.connection_settings import Settings
 from analytics.usage import calendar
 from analytics.usage.frames import labels
+from analytics.usage.metrics import percent_text
 from analytics.usage.records import records_of
 
 BUDGET_EXIT_CODES: dict[budgeting.Status, int] = {
@@ -178,19 +178,15 @@ def _budget_rows(table: pd.DataFrame) -> list[list[str]]:
                 budget_amount(row["used"], unit),
                 budget_amount(row["limit"], unit),
                 unit,
-                _share(row["used %"]),
+                percent_text(row["used %"], signed=False),
                 budget_amount(row["projected"], unit),
-                _share(row["projected %"]),
+                percent_text(row["projected %"], signed=False),
                 str(row["reached"]),
                 str(row["status"]),
                 *([str(row["note"])] if noted else []),
             ]
         )
     return rows
-
-
-def _share(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:,.1f}"
 
 
 @app.command("check-anomalies")

@@ -25,6 +25,7 @@ from analytics.usage.metrics import (
     MINUTE_METRICS,
     MINUTES,
     PERCENT_DECIMALS,
+    PERCENT_SIGN,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
     TOTAL_CHARACTERS,
@@ -99,24 +100,29 @@ def chargeback_columns(currency: str) -> dict[str, Any]:
 CHARGEBACK_ORDER = ("month", "team", "amount", "usage_amount", "base_fee", *METRICS)
 
 
-# A column of percentages (0–100) as the texts write them.
-PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f %%"
+# A column of percentages (0–100) as ``metrics.percent_text`` writes them: one decimal and
+# its ``PERCENT_SIGN``, never Streamlit's "percent" format, which writes "22.6%".
+PERCENT_FORMAT = f"%.{PERCENT_DECIMALS}f{PERCENT_SIGN}%"
 
 
 def _share(label: str, of: str | None = None) -> Any:
-    """A share (a fraction of 1) as a bar and its percentage, with the decimals every
-    percentage has: the step's decimals, less the two the percentage takes, are what
-    Streamlit's percent format shows. Headed `label`; where `of` says what the share is of,
-    that is the heading's help, and the column keeps the width of a figure."""
+    """A share as a bar and its percentage (``PERCENT_FORMAT``), of a table shown through
+    ``in_percent``. Headed `label`; where `of` says what the share is of, that is the heading's
+    help, and the column keeps the width of a figure."""
     return st.column_config.ProgressColumn(
         label,
         help=of,
         width=None if of is None else FIGURE_WIDTH,
-        format="percent",
+        format=PERCENT_FORMAT,
         min_value=0.0,
-        max_value=1.0,
-        step=10.0 ** -(PERCENT_DECIMALS + 2),
+        max_value=100.0,
     )
+
+
+def in_percent(table: pd.DataFrame) -> pd.DataFrame:
+    """A table's ``share`` (a fraction of 1, as the tables hold it) in percent, as its column
+    (``_share``) shows it; every table with a share goes through here before it is shown."""
+    return table.assign(share=100 * table["share"]) if "share" in table else table
 
 
 def key_table_columns(currency: str = "", by_team: bool = False) -> dict[str, Any]:

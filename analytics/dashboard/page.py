@@ -20,6 +20,7 @@ from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, key_labels, session
 from analytics.dashboard.column_config import (
+    in_percent,
     key_table_columns,
     key_table_order,
     owner_columns,
@@ -309,7 +310,7 @@ def searchable_table(
     )
     shown = kind.search(table, query)
     st.dataframe(
-        _arrow(shown_table(shown, view) if noun == "keys" else shown),
+        _arrow(in_percent(shown_table(shown, view) if noun == "keys" else shown)),
         hide_index=True,
         column_order=kind.column_order,
         height=min(38 + 35 * len(shown), 420),

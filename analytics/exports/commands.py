@@ -5,16 +5,20 @@ codes, `analytics.exit_codes`), which the Export page shows under its crontab li
 The command line names the command as this installation calls it. Installed as a package (the
 deployment recipe, and so every cron job and systemd timer) the command is `usage-dashboard`,
 the name `[project.scripts]` gives it; a checkout installs only the dependencies (`make run`),
-so there it is `python -m analytics`, run from the checkout. A line that names a command the
-machine does not have would fail where it is pasted.
+so there it is `python -m analytics` by the checkout's interpreter, the checkout on
+``PYTHONPATH``: pasted in any folder, it runs and writes its file there (a bare `python -m
+analytics` answers "No module named analytics" outside the checkout). A line that names a command
+the machine does not have would fail where it is pasted.
 """
 
 from __future__ import annotations
 
 import shlex
+import sys
 from datetime import date
 from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Final, get_args
 
 from analytics.exit_codes import DONE, FORBIDDEN, SERVICE, UNEXPECTED, USAGE
@@ -24,7 +28,8 @@ from analytics.usage.calendar import Preset
 CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 (with CRON_TZ=UTC), after the UTC day has closed
 PROGRAM = "usage-dashboard"  # the installed command ([project.scripts] in pyproject.toml)
 ENTRY_POINT = "analytics.cli:main"
-CHECKOUT = "python -m analytics"
+# The folder holding the `analytics` package: the checkout, where the package is not installed.
+CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
 # A scheduled job runs the installed command of the deployment recipe (docs/deployment.md),
 # after loading the service's address and key from its protected environment file.
 INSTALLED = (
@@ -39,9 +44,13 @@ EXPORT_EXIT_CODES: Final = (DONE, UNEXPECTED, USAGE, FORBIDDEN, SERVICE)
 @cache
 def program() -> str:
     """`usage-dashboard` where the package is installed, else (a checkout) `python -m
-    analytics`; read once, from the installed packages' metadata."""
+    analytics` by this interpreter with the checkout on ``PYTHONPATH``, which runs from any
+    folder; read once, from the installed packages' metadata."""
     scripts = entry_points(group="console_scripts", name=PROGRAM)
-    return PROGRAM if any(script.value == ENTRY_POINT for script in scripts) else CHECKOUT
+    if any(script.value == ENTRY_POINT for script in scripts):
+        return PROGRAM
+    root, python = shlex.quote(str(CHECKOUT_ROOT)), shlex.quote(sys.executable)
+    return f"PYTHONPATH={root} {python} -m analytics"
 
 
 def export_command(

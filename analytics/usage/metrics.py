@@ -7,7 +7,8 @@ services: they are never added to each other either.
 
 Figures are written by the functions below, wherever they are shown: counts and minutes
 (``format_value``, ``count_text``) and percentages, changes and shares alike (``percent_text``,
-``format_change``, ``share_text``: one decimal and a space before the sign, ``+26.0 %``).
+``format_change``, ``share_text``: one decimal and ``PERCENT_SIGN``, a narrow no-break space
+and ``%``, ``+26.0 %``, which never breaks from its figure).
 Each rounds half away from zero on the decimal a person would write for the float (a change of
 0.2595 and one of 25.95 % both read ``+26.0 %``), so a figure reached by two computations
 reads the same on every surface. Money is ``analytics.cost.money``'s.
@@ -97,8 +98,9 @@ def decimals(metric: str) -> int:
 
 def rounded(value: float, metric: str) -> float:
     """A figure rounded as it is shown (``decimals``), for a table that holds numbers, so a
-    cell never carries more digits than its column shows."""
-    return round(float(value), decimals(metric))
+    cell never carries more digits than its column shows; halves away from zero, as
+    ``format_value`` writes them (a cell of 2.5 characters reads 3 in the table and the text)."""
+    return float(_half_up(value, decimals(metric)))
 
 
 def column_format(metric: str) -> str:
@@ -158,18 +160,22 @@ def with_unit(value: float | None, metric: str) -> str:
 # Percentages, shares of a total and changes alike, carry this many decimals wherever they are
 # shown: texts through the functions below, the dashboard's tables through their columns.
 PERCENT_DECIMALS: Final = 1
+# What follows a percentage's figure: a narrow no-break space (U+202F) and the sign, so that
+# "22.6 %" never wraps between figure and sign, and reads the same in a table, a page's text, a
+# report and a terminal.
+PERCENT_SIGN: Final = "\u202f%"
 
 
 def percent_text(value: float | None, signed: bool = True) -> str:
     """A percentage (in percent) for a table cell or a text, the report's, the pages' and the
-    commands': one decimal, a space before ``%``, signed unless ``signed`` is False (a share);
+    commands': one decimal, then ``PERCENT_SIGN``, signed unless ``signed`` is False (a share);
     N/A where there was nothing to compare against (never a blank, a NaN or "None")."""
     if _missing(value):
         return "N/A"
     assert value is not None
     shown = _half_up(value, PERCENT_DECIMALS)
     sign = "+" if signed and shown >= 0 else ""
-    return f"{sign}{shown:,} %"
+    return f"{sign}{shown:,}{PERCENT_SIGN}"
 
 
 def share_text(share: float | None) -> str:

@@ -225,14 +225,14 @@ def test_every_destination_gets_each_alert_once(org, mailbox, hooks):
     assert month["From"] == "Usage alerts <alerts@example.org>"
     assert month["To"] == ", ".join(RECIPIENTS)
     body = month.get_content()
-    assert "Monthly characters: 1,900 of 3,000 total characters used (63.3 %)" in body
-    assert "3,100 (103.3 %) projected by its end" in body
+    assert "Monthly characters: 1,900 of 3,000 total characters used (63.3\u202f%)" in body
+    assert "3,100 (103.3\u202f%) projected by its end" in body
     assert "Scope: the whole organization." in body
     assert body.endswith(f"Open the dashboard: {LINK}\n")
     key_budget = mailbox.messages[1].get_content()
-    assert "1,900 of 1,500 total characters used (126.7 %)" in key_budget
+    assert "1,900 of 1,500 total characters used (126.7\u202f%)" in key_budget
     assert "Keys: Admin (plan****:adm)." in key_budget  # label and masked key
-    assert "750 of 2,000 characters of the plan's limit used (37.5 %)" in (
+    assert "750 of 2,000 characters of the plan's limit used (37.5\u202f%)" in (
         mailbox.messages[2].get_content()
     )
     assert "EUR of 0.60 EUR cost used" in mailbox.messages[3].get_content()

@@ -191,7 +191,7 @@ def test_a_new_key_with_material_usage():
     assert new.severity == "high"  # 14 % of the organization's usual day
     assert new.sentence == (
         "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
-        "in its first week, 14.3 % of the organization's usual day."
+        "in its first week, 14.3\u202f% of the organization's usual day."
     )
 
 
@@ -216,14 +216,14 @@ def test_a_teams_new_key_is_weighed_against_the_teams_usual_day_and_says_so():
     [whole] = found_by(Scope(), frame)
     assert whole.sentence == (
         "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
-        "in its first week, 14.3 % of the organization's usual day."
+        "in its first week, 14.3\u202f% of the organization's usual day."
     )
     # Marketing's usual day is A's 10,000 alone: the new key is three of them.
     [team] = found_by(MARKETING, frame)
     assert team.id == whole.id
     assert team.sentence == (
         "Label k003 is a new key, first used on Wed 2025-03-05: up to 30,000 characters a day "
-        "in its first week, 300.0 % of team Marketing's usual day."
+        "in its first week, 300.0\u202f% of team Marketing's usual day."
     )
     assert team.bound == pytest.approx(1_000)  # MIN_EXCESS over 1 % of the team's 10,000
 

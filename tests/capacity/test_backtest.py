@@ -269,7 +269,7 @@ def test_the_one_accuracy_figure_is_the_served_month_ahead_wape_over_the_last_12
     assert figure.wape == pytest.approx(wape(last))
     assert figure.text == (
         "Month-ahead error (WAPE) over the 12 months 2025-03 to 2026-02, each forecast on its "
-        f"first day: {100 * figure.wape:.1f} %"
+        f"first day: {100 * figure.wape:.1f}\u202f%"
     )
     table = found.table().set_index(["candidate", "horizon"])
     assert table.loc[("forecast", "month"), "wape"] == pytest.approx(figure.wape)

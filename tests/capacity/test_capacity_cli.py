@@ -137,7 +137,7 @@ def test_recommend_json_carries_the_what_ifs_the_curve_and_the_accuracy(demo_env
         ).stdout
     )
     assert plain["term_months"] == 6 and plain["what_ifs"] == "none"
-    assert shifted["what_ifs"] == "growth +10%; speech pilot 500 minutes a month"
+    assert shifted["what_ifs"] == "growth +10.0\u202f%; speech pilot 500 minutes a month"
     assert {row["option"] for row in plain["curve"]} >= {"Today's plan"}
     assert [row["recommended"] for row in plain["curve"]].count(True) == 1
     assert plain["recommended"] in {row["option"] for row in plain["curve"]}
@@ -314,8 +314,11 @@ def test_recommend_writes_whole_characters_and_minutes_to_the_hundredth(demo_env
 @pytest.mark.parametrize(
     ("what_ifs", "warned"),
     [
-        (["--growth", "-99%"], "growth -99% is outside the plausible range (-90% to +1,000%)"),
-        (["--growth", "1200%"], "growth +1,200% is outside the plausible range"),
+        (
+            ["--growth", "-99%"],
+            "growth -99.0\u202f% is outside the plausible range (-90.0\u202f% to +1,000.0\u202f%)",
+        ),
+        (["--growth", "1200%"], "growth +1,200.0\u202f% is outside the plausible range"),
         (
             ["--add", "100000000 characters a month"],
             "the workload '100,000,000 characters a month' is more than 10 times",

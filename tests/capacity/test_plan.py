@@ -232,8 +232,8 @@ def test_a_period_ending_within_a_day_keeps_that_day():
 
 def test_allowance_texts():
     projected = Allowance("characters", 1_234_567, 2_000_000, 2.5e6, date(2025, 6, 20))
-    assert projected.usage_text == "1,234,567 of 2,000,000 (61.7 %)"
-    assert (projected.limit_text, projected.share_text) == ("2,000,000", "61.7 %")
+    assert projected.usage_text == "1,234,567 of 2,000,000 (61.7\u202f%)"
+    assert (projected.limit_text, projected.share_text) == ("2,000,000", "61.7\u202f%")
     assert projected.reach_text == "2025-06-20 (projected)"
     assert projected.progress == pytest.approx(0.6172835)
     assert projected.reach_sentence == "Limit reached: 2025-06-20 (projected)"
@@ -241,7 +241,7 @@ def test_allowance_texts():
     assert (over.reach_text, over.progress, over.share_text) == (
         "2025-06-02 (reached)",
         1.0,
-        "116.7 %",
+        "116.7\u202f%",
     )
     unlimited = Allowance("characters", 5, None, 9.0, None)
     assert (unlimited.usage_text, unlimited.reach_text, unlimited.progress) == (
@@ -396,4 +396,4 @@ def test_the_plans_billed_minutes_read_whole_beside_the_tiles_exact_ones():
     1,261.00 that would claim the precision of the tile's 1,260.63."""
     tile = Kpi(MINUTES, "Speech-to-text", 1260.625, None, None)
     card = Allowance("speech_to_text_minutes", 1261, 5_000, None, None, billed=True)
-    assert (tile.value_text, card.usage_text) == ("1,260.63", "1,261 of 5,000 (25.2 %)")
+    assert (tile.value_text, card.usage_text) == ("1,260.63", "1,261 of 5,000 (25.2\u202f%)")

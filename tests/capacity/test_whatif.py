@@ -18,7 +18,7 @@ from analytics.capacity.forecasting import whatif
 from analytics.capacity.forecasting.outlook import Outlook, outlook
 from analytics.capacity.forecasting.whatif import WhatIf, WhatIfError, Workload
 from analytics.cost.prices import CatalogueOption
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
+from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, format_change
 
 FIRST = date(2024, 1, 1)
 AS_OF = date(2026, 5, 20)  # history through 19 May 2026: 870 days
@@ -130,8 +130,8 @@ def test_a_growth_outside_minus_90_to_plus_1000_percent_is_named(growth):
     assert bool(said) == implausible
     if implausible:
         [sentence] = said
-        assert sentence.startswith(f"growth {growth:+,.0%} is outside the plausible range")
-        assert "(-90% to +1,000%)" in sentence and "taken as asked" in sentence
+        assert sentence.startswith(f"growth {format_change(growth)} is outside the plausible")
+        assert "(-90.0\u202f% to +1,000.0\u202f%)" in sentence and "taken as asked" in sentence
 
 
 @pytest.mark.parametrize(("growth", "named"), [(-0.9, False), (10.0, False), (-0.91, True)])
@@ -180,7 +180,7 @@ def test_a_decision_with_what_ifs_carries_the_plain_one_beside_it(flat):
     assert plain.plain is None and plain.warnings == ()
     # −99 % is taken as asked: the recommendation turns over, and the plain one stays beside.
     shrunk = decide(flat, [small, payg], what_if=WhatIf(-0.99))
-    assert shrunk.warnings and shrunk.warnings[0].startswith("growth -99% is outside")
+    assert shrunk.warnings and shrunk.warnings[0].startswith("growth -99.0\u202f% is outside")
     assert shrunk.plain is not None
     assert shrunk.plain.recommendation.chosen == plain.recommendation.chosen
     assert plain.recommendation.chosen is not None and plain.recommendation.chosen.name == "small"
@@ -194,6 +194,6 @@ def test_a_decision_with_what_ifs_carries_the_plain_one_beside_it(flat):
     assert year["plain_projected"].iloc[0] == pytest.approx(365_000)
     said = plain_verdict(shrunk, lambda v: f"{v:.2f} EUR")
     assert said == (
-        "Without the what-ifs (growth -99%) the recommendation is small: expected cost "
-        f"{plain.recommendation.chosen.expected_cost:.2f} EUR, chance of overage 0.0 %."
+        "Without the what-ifs (growth -99.0\u202f%) the recommendation is small: expected cost "
+        f"{plain.recommendation.chosen.expected_cost:.2f} EUR, chance of overage 0.0\u202f%."
     )

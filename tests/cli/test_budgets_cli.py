@@ -117,19 +117,20 @@ PERIOD = "2025-03-13 – 2025-04-12"  # the billing period of billing_day 13 on 
         (
             "character_limit = 2000",
             10,
-            f"Plan {PERIOD} 750 2,000 characters 37.5 3,100 155.0 2025-04-01 (projected) warning",
+            f"Plan {PERIOD} 750 2,000 characters 37.5 % 3,100 155.0 % 2025-04-01 (projected) "
+            "warning",
         ),
         # Used up already: 750 of 700, and the closed days reached 700 on the 19th.
         (
             "character_limit = 700",
             11,
-            f"Plan {PERIOD} 750 700 characters 107.1 3,100 442.9 2025-03-19 (reached) exceeded",
+            f"Plan {PERIOD} 750 700 characters 107.1 % 3,100 442.9 % 2025-03-19 (reached) exceeded",
         ),
         # A low share, projected: still within the warning threshold.
         (
             "character_limit = 10000",
             0,
-            f"Plan {PERIOD} 750 10,000 characters 7.5 3,100 31.0 not within the period ok",
+            f"Plan {PERIOD} 750 10,000 characters 7.5 % 3,100 31.0 % not within the period ok",
         ),
     ],
 )
@@ -161,8 +162,8 @@ def test_a_plan_without_a_character_limit_is_ok_with_a_note(monkeypatch, tmp_pat
         "limit", "reached", "status", "note",
     ]  # fmt: skip
     assert " ".join(plan.split()) == (
-        f"Organization · plan characters · billing period {PERIOD} 750 - characters - 3,100 - - ok "
-        "the plan has no character limit"
+        f"Organization · plan characters · billing period {PERIOD} 750 - characters N/A 3,100 "
+        "N/A - ok the plan has no character limit"
     )
     assert month.split()[-1] == "ok"
 

@@ -495,9 +495,9 @@ def test_plan_as_a_table_and_as_json(monkeypatch, tmp_path):
     assert plan_output().splitlines() == [
         "Billing period: 2025-03-13 – 2025-04-12 (UTC)",
         "metric                    used  limit  used %  limit reached",
-        "Characters                750   2,000  37.5 %  2025-04-01 (projected)",
-        "Speech-to-text minutes    4     600    0.7 %   not within this billing period",
-        "Speech-to-speech minutes  1     600    0.2 %   not within this billing period",
+        "Characters                750   2,000  37.5\u202f%  2025-04-01 (projected)",
+        "Speech-to-text minutes    4     600    0.7\u202f%   not within this billing period",
+        "Speech-to-speech minutes  1     600    0.2\u202f%   not within this billing period",
     ]
     answer = json.loads(plan_output("--format", "json"))
     assert (answer["as_of"], answer["billing_period"]) == (
@@ -526,7 +526,7 @@ def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_pa
     assert plan_output().splitlines() == [
         "Billing period: not reported by the service (free plan): no projection",
         "metric      used  limit  used %   limit reached",
-        "Characters  750   500    150.0 %  reached",
+        "Characters  750   500    150.0\u202f%  reached",
     ]
 
 

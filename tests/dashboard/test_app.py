@@ -86,7 +86,7 @@ def test_last_month_is_compared_with_the_calendar_month_before(demo_env, demo_le
     before = ledger_totals(demo_ledger.ledger(before_start, before_end))
     change = current["total_characters"] / before["total_characters"] - 1
     tile = next(metric for metric in at.metric if metric.label == "Total characters")
-    assert tile.delta == f"{100 * change:+.1f} %"
+    assert tile.delta == f"{100 * change:+.1f}\u202f%"
     assert tile.help.endswith(f"previous period: {before['total_characters']:,}")
 
 
@@ -114,7 +114,7 @@ def test_overview_plan_panel_shows_the_emulators_plan(demo_env, demo_ledger):
         ),
     ]
     assert [bar.proto.text for bar in at.get("progress")] == [
-        f"**{label}** — {shown} of {limit:,} ({100 * used / limit:.1f} %)"
+        f"**{label}** — {shown} of {limit:,} ({100 * used / limit:.1f}\u202f%)"
         for label, shown, used, limit in expected
     ]
     reach = [c.value for c in at.caption if c.value.startswith("Limit reached: ")]
@@ -193,7 +193,7 @@ def test_trends_breakdown_of_a_day_holds_that_days_usage(demo_env, demo_ledger):
 def test_keys_page_drill_down_to_a_key(demo_env):
     at = open_page("keys", period="Last 90 days")
     table = at.dataframe[0].value
-    assert table["share"].sum() == pytest.approx(1.0)
+    assert table["share"].sum() == pytest.approx(100.0)  # shown in percent
     quiet = table["api_key"].iloc[-1]
     at.selectbox(key="key").set_value(quiet).run()
     assert not at.exception

@@ -727,10 +727,12 @@ def test_the_capacity_decision_opens_from_a_link_with_its_what_ifs(dashboard, pa
     query = "period=Last+30+days&growth=10.0&add=speech+pilot+500+minutes+a+month&risk=20"
     open_page(page, dashboard, f"capacity?{query}", "Capacity")
     expect(
-        page.get_by_text("What-ifs: growth +10%; speech pilot 500 minutes a month.")
+        page.get_by_text("What-ifs: growth +10.0\u202f%; speech pilot 500 minutes a month.")
     ).to_be_visible(timeout=WAIT_MS)
     recommendation = page.get_by_test_id("stAlertContentSuccess")
-    expect(recommendation).to_contain_text("within a 20.0 % chance of overage", timeout=WAIT_MS)
+    expect(recommendation).to_contain_text(
+        "within a 20.0\u202f% chance of overage", timeout=WAIT_MS
+    )
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert "risk=20" in page.url and "growth=10" in page.url  # the link keeps its what-ifs
     recommendation.evaluate("shown => shown.scrollIntoView({block: 'start'})")

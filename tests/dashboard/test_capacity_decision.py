@@ -123,11 +123,11 @@ def test_a_link_with_what_ifs_opens_them(demo_env):
     assert at.slider(key="risk").value == 50
     assert at.selectbox(key="term").value == 6
     assert (
-        f"What-ifs: growth +10%; speech pilot 500 minutes a month; {TODAY:%Y}-12: "
+        f"What-ifs: growth +10.0\u202f%; speech pilot 500 minutes a month; {TODAY:%Y}-12: "
         "50,000,000 characters a month." in [c.value for c in at.caption]
     )
     assert "for the 6 months from" in at.success[0].value
-    assert "within a 50.0 % chance of overage" in at.success[0].value
+    assert "within a 50.0\u202f% chance of overage" in at.success[0].value
 
 
 def test_a_workload_that_cannot_be_read_is_named_and_left_out(demo_env):
@@ -261,10 +261,18 @@ def test_decision_tiles_and_tables_show_whole_characters_and_minutes_to_the_hund
 @pytest.mark.parametrize(
     ("growth", "warned"),
     [
-        ("-99", "Growth -99% is outside the plausible range (-90% to +1,000%): it is taken as"),
+        (
+            "-99",
+            "Growth -99.0\u202f% is outside the plausible range (-90.0\u202f% to "
+            "+1,000.0\u202f%): it is taken as",
+        ),
         ("-90", None),
         ("1000", None),
-        ("1500", "Growth +1,500% is outside the plausible range (-90% to +1,000%): it is taken as"),
+        (
+            "1500",
+            "Growth +1,500.0\u202f% is outside the plausible range (-90.0\u202f% to "
+            "+1,000.0\u202f%): it is taken as",
+        ),
     ],
 )
 def test_an_implausible_growth_is_taken_with_a_warning_beside_the_plain_forecast(

@@ -136,7 +136,7 @@ def test_overview_tiles_show_the_cost_of_each_service_and_the_total(priced, demo
         "Speech-to-speech cost",
     ]
     assert tiles["Total cost"].value == f"{euros(total):,} EUR"
-    assert tiles["Total cost"].delta == f"{100 * (total / previous - 1):+.1f} %"
+    assert tiles["Total cost"].delta == f"{100 * (total / previous - 1):+.1f}\u202f%"
     assert tiles["Documents cost"].value == (
         f"{euros(now['document_translation_characters']):,} EUR"
     )
@@ -185,7 +185,7 @@ def test_keys_table_shows_each_keys_cost_per_metric(priced, demo_ledger):
     for key, costs in expected.items():
         for metric in (*CENTS, "total_characters"):
             assert table.loc[key, metric] == euros(costs[metric]), (key, metric)
-    assert table["share"].sum() == pytest.approx(1.0)
+    assert table["share"].sum() == pytest.approx(100.0)  # shown in percent
     biggest = max(expected, key=lambda key: expected[key]["total_characters"])
     assert at.dataframe[0].value["api_key"].iloc[0] == biggest
     [top, one] = chart_specs(at)

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from datetime import timedelta
 
+import pytest
 from support.headless import TODAY, chart_specs, open_clean_page, open_page
 
 DAY = timedelta(days=1)
@@ -35,7 +36,7 @@ def test_table_heat_map_chart_and_keys_match_the_pair_ledger(demo_env, demo_ledg
     table, keys = at.dataframe[0].value, at.dataframe[1].value
     shown = {k: v for k, v in zip(table["pair"], table["total_characters"], strict=True) if v}
     assert shown == +per_pair
-    assert table["share"].iloc[0] == max(per_pair.values()) / whole
+    assert table["share"].iloc[0] == pytest.approx(100 * max(per_pair.values()) / whole)  # in %
 
     heatmap, over_time = chart_specs(at)[:2]
     cells = [v for line in heatmap["data"][0]["z"] for v in line if v is not None]
@@ -151,10 +152,9 @@ def test_tables_name_their_columns_and_show_shares_as_percent(demo_env):
     for share in (pairs["share"], keys["share"]):
         assert share["type_config"] == {
             "type": "progress",
-            "format": "percent",
+            "format": "%.1f\u202f%%",  # "73.5 %", as share_text writes it
             "min_value": 0.0,
-            "max_value": 1.0,
-            "step": 0.001,  # one decimal of a percentage
+            "max_value": 100.0,
         }
     assert pairs["total_characters"]["type_config"]["format"] == "%,d"
     assert keys["speech_to_speech_minutes"]["type_config"]["format"] == "%,.2f"

@@ -47,7 +47,7 @@ def test_tiles_chart_table_and_drilldown_match_the_ledgers(demo_env, demo_ledger
         "Text characters": f"{text:,}",
         "Tagged": f"{tagged:,}",
         "Untagged": f"{text - tagged:,}",
-        "Tagged share": f"{100 * tagged / text:.1f} %",
+        "Tagged share": f"{100 * tagged / text:.1f}\u202f%",
     }
     chart = chart_specs(at)[0]
     assert chart["layout"]["yaxis"]["title"]["text"] == "Text characters"  # as the tile says

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -50,6 +51,9 @@ TRICKY = [
     "emoji 🚀 label",
     "two\nlines",
 ]
+
+# The command a checkout names: its interpreter, the checkout on PYTHONPATH, from any folder.
+CHECKOUT = f"PYTHONPATH={Path(__file__).resolve().parents[2]} {sys.executable} -m analytics"
 
 
 def frame_with_labels(labels: list[str]) -> pd.DataFrame:
@@ -255,19 +259,47 @@ def test_every_grouping_names_its_file_in_words():
 def test_export_file_name_and_cli_command():
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
     assert export_command(ExportRequest("usage", "none"), start, end, "csv") == (
-        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        f"{CHECKOUT} export --start 2026-10-01 --end 2026-10-31 "
         "--group-by none --output usage_total_2026-10-01_2026-10-31.csv"
     )
     assert export_command(ExportRequest("usage", "key_and_day"), start, end, "csv") == (
-        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        f"{CHECKOUT} export --start 2026-10-01 --end 2026-10-31 "
         "--group-by key_and_day --output usage_key_and_day_2026-10-01_2026-10-31.csv"
     )
     assert export_command(ExportRequest(), start, end, "csv", demo=True).endswith(" --demo")
     tags = ExportRequest("tags", "tag", with_cost=True)
     assert export_command(tags, start, end, "xlsx") == (
-        "python -m analytics export --start 2026-10-01 --end 2026-10-31 "
+        f"{CHECKOUT} export --start 2026-10-01 --end 2026-10-31 "
         "--source tags --group-by tag --with-cost --output tags_tag_2026-10-01_2026-10-31.xlsx"
     )
+
+
+def test_the_checkouts_command_runs_from_any_folder(checkout, tmp_path):
+    """In a checkout the page's command line is the checkout's interpreter with the checkout on
+    ``PYTHONPATH``: pasted in another folder, with the environment's bin on PATH, it writes
+    the page's file there (a bare `python -m analytics` answers "No module named analytics")."""
+    today = dt.date(2026, 11, 15)
+    start, end = today - dt.timedelta(days=7), today - dt.timedelta(days=1)
+    command = export_command(ExportRequest("usage", "none"), start, end, "csv", demo=True)
+    assert command.startswith(f"{CHECKOUT} export ")
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "SERVICE_HISTORY_PATH": str(tmp_path / "history"),
+        "SERVICE_DEMO_KEYS": "4",
+        "SERVICE_DEMO_DAYS": "60",
+        "USAGE_DASHBOARD_CLOCK": f"{today}T12:00:00Z",
+    }
+    done = subprocess.run(
+        command, shell=True, cwd=folder, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    written = folder / f"usage_total_{start}_{end}.csv"
+    header, row = written.read_text(encoding="utf-8").splitlines()
+    assert header.startswith("start_date,end_date,total_characters,")
+    assert row.startswith(f"{start},{end},")
 
 
 @pytest.mark.usefixtures("checkout")
@@ -283,9 +315,7 @@ def test_crontab_follows_a_named_preset_and_fixes_a_custom_range():
     assert ". /etc/usage-dashboard.env" in command  # the key comes from a protected file
     assert "venv/bin/usage-dashboard export" in command  # the deployment's installed command
     custom = export_crontab(by_key, start, end, "csv", "custom")
-    assert custom.endswith(
-        export_command(by_key, start, end, "csv").removeprefix("python -m analytics")
-    )
+    assert custom.endswith(export_command(by_key, start, end, "csv").removeprefix(program()))
     # A scheduled job exports the organization of the environment file, never the demo's.
     assert "--demo" not in custom and "/etc/usage-dashboard.env" in custom
     pairs = export_crontab(

@@ -89,8 +89,8 @@ def test_the_cost_curve_marks_the_recommendation_and_todays_plan():
     assert list(traces["Options"].x) == [0.0, 1_000_000.0, 3_000_000.0]
     assert list(traces["Options"].y) == [1500.0, 1224.5, 1320.0]
     assert (list(traces["Recommended"].x), list(traces["Recommended"].y)) == ([3e6], [1320.0])
-    assert [list(c) for c in traces["Recommended"].customdata] == [["Yearly", "0.0 %"]]
-    assert [list(c) for c in traces["Today's plan"].customdata] == [["Monthly", "50.0 %"]]
+    assert [list(c) for c in traces["Recommended"].customdata] == [["Yearly", "0.0\u202f%"]]
+    assert [list(c) for c in traces["Today's plan"].customdata] == [["Monthly", "50.0\u202f%"]]
     assert fig.layout.yaxis.title.text == "Expected cost over 12 months (EUR)"
 
 

@@ -210,7 +210,7 @@ def test_a_cost_forecast_names_no_band_it_does_not_draw_and_names_its_warning_li
     """A cost projection's bounds are its point: no band is drawn, so none is named; the
     dotted warning line is named as the budget's warning level, the limit line beside it."""
     fig = cost_forecast()
-    assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0 %"]
+    assert legend(fig) == ["Forecast", "Used", "Spend, monthly: warning at 80.0\u202f%"]
     assert [t.name for t in fig.data] == ["Forecast", "Used"]  # every trace drawn is named
     [warning] = [s for s in fig.layout.shapes if s.showlegend]
     assert (warning.y0, warning.line.dash) == (48.0, "dot")

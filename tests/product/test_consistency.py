@@ -78,14 +78,14 @@ def compared_value(value: object) -> Decimal | str:
 
 def month_ahead_error(sentence: str) -> str:
     """The figure of a "Month-ahead error (WAPE) over … : 5.5 %" sentence, as "5.5 %"."""
-    found = re.search(r"Month-ahead error \(WAPE\) over [^:]*: ([\d.]+ %)", sentence)
+    found = re.search(r"Month-ahead error \(WAPE\) over [^:]*: ([\d.]+\u202f%)", sentence)
     assert found, f"no month-ahead error in {sentence!r}"
     return found[1]
 
 
 def share(value: float) -> str:
     """A share from a JSON answer, written as the sentences write it ("5.5 %")."""
-    return f"{value * 100:.1f} %"
+    return f"{value * 100:.1f}\u202f%"
 
 
 def bounds(low: object, high: object) -> tuple[Decimal, Decimal] | str:

@@ -80,12 +80,12 @@ def test_sections_are_present(report):
 def test_numbers_match_the_frames(report, key_day):
     # March: 31 × 1,000 + 31 × 500; its previous period, February: 28 × 1,200, 12,900 less.
     summary = report[report.index("<h2>Summary") : report.index("<h2>Usage by service")]
-    assert "46,500" in summary and "33,600" in summary and "+38.4 %" in summary
+    assert "46,500" in summary and "33,600" in summary and "+38.4\u202f%" in summary
     assert "77.50" in summary  # 31 × 2.5 speech minutes
     assert "N/A vs last year" in summary  # the data starts in 2025: unknown, not zero
     drivers = report[report.index("<h2>Growth drivers") : report.index("<h2>Forecasts")]
     # R&D: 31 × 500 against 28 × 200, 9,900 more, +176.8 %.
-    assert "R&amp;D &lt;tools&gt;" in drivers and "9,900" in drivers and "+176.8 %" in drivers
+    assert "R&amp;D &lt;tools&gt;" in drivers and "9,900" in drivers and "+176.8\u202f%" in drivers
     forecasts = report[report.index("<h2>Forecasts") : report.index("<h2>Budget status")]
     decided = report[report.index("<h2>Decision") : report.index("<h2>Budget status")]
     # April: 19 closed days of 1,500 used. The 11 days ahead (20–30 April: ten Sunday–Friday
@@ -103,7 +103,7 @@ def test_numbers_match_the_frames(report, key_day):
     assert f"<td>19,000</td><td>{round(19_000 + ahead * 2 / 3):,}</td>" in per_key
     status = report[report.index("<h2>Budget status") :]
     assert '<td class="status-warning">warning</td>' in status
-    assert "57.0 %" in status and "90.0 %" in status
+    assert "57.0\u202f%" in status and "90.0\u202f%" in status
 
 
 def test_the_report_has_one_forecast_table_headed_as_the_pages_with_each_periods_model(
@@ -366,7 +366,10 @@ def test_the_spend_section_by_service_team_and_period(priced_report):
     ]
     # March: 46,500 characters (465.00), 77.5 minutes (7.75) and the fee (31.00); the
     # previous period, February: 33,600 characters (336.00), 70 minutes (7.00) and its fee.
-    row = '<td class="text">Total cost</td><td>503.75 EUR</td><td>374.00 EUR</td><td>+34.7 %</td>'
+    row = (
+        '<td class="text">Total cost</td><td>503.75 EUR</td><td>374.00 EUR</td>'
+        "<td>+34.7\u202f%</td>"
+    )
     assert row in spend
     assert '<td class="text">Speech-to-text cost</td><td>7.75 EUR</td><td>7.00 EUR</td>' in spend
     # The fee shared pro rata to list prices, 317.75 : 155.00, the odd cent to Web's remainder.

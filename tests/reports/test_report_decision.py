@@ -35,8 +35,8 @@ def test_the_report_decides_as_recommend_does_under_the_same_what_ifs(demo_env, 
     page = html.unescape(written.read_text(encoding="utf-8"))
     decision = page[page.index("<h2>Decision</h2>") :]
     assert (
-        "What-ifs: growth +10%; speech pilot 500 minutes a month · risk setting 100.0 % · term "
-        "12 months" in decision
+        "What-ifs: growth +10.0\u202f%; speech pilot 500 minutes a month · risk setting "
+        "100.0\u202f% · term 12 months" in decision
     )
     chosen = next(o for o in expected["options"] if o["name"] == expected["recommended"])
     said = re.search(r"Recommended for the 12 months from (\S+): (.+?) \(", decision)
@@ -130,7 +130,10 @@ def test_the_reports_decision_writes_whole_characters_and_minutes_to_the_hundred
 @pytest.mark.parametrize(
     ("what_ifs", "warned"),
     [
-        (["--growth", "-99%"], "growth -99% is outside the plausible range (-90% to +1,000%)"),
+        (
+            ["--growth", "-99%"],
+            "growth -99.0\u202f% is outside the plausible range (-90.0\u202f% to +1,000.0\u202f%)",
+        ),
         (["--growth", "-90%"], None),
     ],
 )

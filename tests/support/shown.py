@@ -97,8 +97,9 @@ def _drawn(spec: object, key: str | None = None) -> Iterator[str]:
 
 def change_as_written(now: int, before: int) -> str:
     """The change from ``before`` to ``now`` (whole counts) in percent as a person writes it,
-    worked out exactly: one decimal, halves away from zero, a space before ``%``."""
+    worked out exactly: one decimal, halves away from zero, a narrow no-break space (U+202F)
+    before ``%``."""
     tenths, remainder = divmod(abs(now - before) * 1000, before)
     tenths += 2 * remainder >= before
     sign = "-" if now < before and tenths else "+"
-    return f"{sign}{tenths // 10:,}.{tenths % 10} %"
+    return f"{sign}{tenths // 10:,}.{tenths % 10}\u202f%"

@@ -80,15 +80,15 @@ def test_a_count_is_whole_when_whole_else_to_the_hundredth(value, shown):
 @pytest.mark.parametrize(
     ("change", "shown"),
     [
-        (0.123, "+12.3 %"),
-        (-0.5, "-50.0 %"),
-        (0.0, "+0.0 %"),
-        (-0.0004, "+0.0 %"),  # rounds to zero: no sign of a fall
-        (0.2595, "+26.0 %"),  # 25.95 %: half away from zero
-        (-0.2595, "-26.0 %"),
-        (0.00049, "+0.0 %"),
-        (0.0005, "+0.1 %"),
-        (123.456, "+12,345.6 %"),
+        (0.123, "+12.3\u202f%"),
+        (-0.5, "-50.0\u202f%"),
+        (0.0, "+0.0\u202f%"),
+        (-0.0004, "+0.0\u202f%"),  # rounds to zero: no sign of a fall
+        (0.2595, "+26.0\u202f%"),  # 25.95 %: half away from zero
+        (-0.2595, "-26.0\u202f%"),
+        (0.00049, "+0.0\u202f%"),
+        (0.0005, "+0.1\u202f%"),
+        (123.456, "+12,345.6\u202f%"),
         (None, "N/A"),
         (float("inf"), "N/A"),
     ],
@@ -100,13 +100,19 @@ def test_format_change_as_a_signed_percentage_with_one_decimal(change, shown):
 def test_a_change_reads_the_same_as_a_fraction_and_in_percent():
     # 2,000 → 2,519: the fraction 0.2595, and in percent 100 × 0.2595 = 25.949999999999996.
     fraction = (2_519 - 2_000) / 2_000
-    assert format_change(fraction) == percent_text(100 * fraction) == "+26.0 %"
-    assert percent_text(25.95) == "+26.0 %"
+    assert format_change(fraction) == percent_text(100 * fraction) == "+26.0\u202f%"
+    assert percent_text(25.95) == "+26.0\u202f%"
 
 
 @pytest.mark.parametrize(
     ("share", "shown"),
-    [(0.1234, "12.3 %"), (0.00049, "0.0 %"), (0.12345, "12.3 %"), (1, "100.0 %"), (None, "N/A")],
+    [
+        (0.1234, "12.3\u202f%"),
+        (0.00049, "0.0\u202f%"),
+        (0.12345, "12.3\u202f%"),
+        (1, "100.0\u202f%"),
+        (None, "N/A"),
+    ],
 )
 def test_a_share_is_unsigned(share, shown):
     assert share_text(share) == shown

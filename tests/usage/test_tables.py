@@ -21,7 +21,7 @@ def test_kpis_change_against_previous_period():
     tiles = {t.metric: t for t in tables.kpis(current, previous)}
     assert list(tiles) == METRICS
     assert tiles["total_characters"].change == pytest.approx(0.5)
-    assert tiles["total_characters"].change_text == "+50.0 %"
+    assert tiles["total_characters"].change_text == "+50.0\u202f%"
     assert tiles["total_characters"].value_text == "150"
     assert tiles[MINUTES].value_text == "150.00"
     assert tiles[MINUTES].change is None  # zero before: no meaningful percentage

@@ -30,7 +30,7 @@ from typing import Final
 import numpy as np
 
 from analytics.capacity.forecasting.candidates import Floats
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, with_unit
+from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, format_change, with_unit
 
 UNITS: Final[dict[str, str]] = {
     "characters": TOTAL_CHARACTERS,
@@ -92,7 +92,7 @@ class WhatIf:
         return shifted
 
     def __str__(self) -> str:
-        parts = [f"growth {self.growth:+,.0%}"] if self.growth else []
+        parts = [f"growth {format_change(self.growth)}"] if self.growth else []
         return "; ".join(parts + [str(w) for w in self.workloads]) or "none"
 
 
@@ -104,8 +104,9 @@ def warnings(what_if: WhatIf, monthly: Mapping[str, float]) -> tuple[str, ...]:
     low, high = PLAUSIBLE_GROWTH
     if not low <= what_if.growth <= high:
         said.append(
-            f"growth {what_if.growth:+,.0%} is outside the plausible range ({low:+.0%} to "
-            f"{high:+,.0%}): it is taken as asked; check it is the growth you meant"
+            f"growth {format_change(what_if.growth)} is outside the plausible range "
+            f"({format_change(low)} to {format_change(high)}): it is taken as asked; check it "
+            "is the growth you meant"
         )
     for workload in what_if.workloads:
         today = monthly.get(workload.metric)
