@@ -8,21 +8,19 @@ the open days are written on every run."""
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
-import httpx
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 import s3fs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from moto.server import ThreadedMotoServer
 from support.builders import invoke
+from support.s3 import s3_server
 
 from analytics.exports import dataset
 from analytics.usage import calendar
@@ -52,24 +50,9 @@ def demo_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 def s3_bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A bucket of moto's S3 server on a free loopback port, reached as the command reaches
     any: through the AWS environment variables."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
-    server.start()
-    # moto's state is the process's: an earlier test's bucket is gone from this server too.
-    httpx.post(f"http://127.0.0.1:{port}/moto-api/reset").raise_for_status()
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-access")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    s3fs.S3FileSystem.clear_instance_cache()
-    s3fs.S3FileSystem().mkdir("warehouse")
-    try:
+    with s3_server(monkeypatch) as s3:
+        s3.mkdir("warehouse")
         yield "s3://warehouse/usage-dataset"
-    finally:
-        s3fs.S3FileSystem.clear_instance_cache()
-        server.stop()
 
 
 def run(to: str, first: date, last: date, *options: str) -> tuple[int, str]:
