@@ -140,7 +140,7 @@ class CapacityReview:
         service's forecast, has no figure of its own."""
         how = (
             "Each projection is the one forecast: the candidate the backtest chose for the "
-            "horizon, centred on its past errors, with the 80 % interval they give."
+            "horizon, with the 80 % interval its past errors give."
         )
         found = self.outlooks.get(metric)
         if found is None:

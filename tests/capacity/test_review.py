@@ -148,7 +148,7 @@ def test_forecast_note_says_how_well_past_forecasts_did(usage):
     )
     assert (
         "Total characters: Month-ahead error (WAPE) over the 2 months 2025-02 to 2025-03, each "
-        "forecast on its first day: 11.6 %; run rate serves every period;"
+        "forecast on its first day: 11.6\u202f%; run rate serves every period;"
     ) in review.forecast_note("total_characters")
     young = FetchedRange(usage.frame, date(2025, 4, 1), usage.end)
     young_review = build_review(young, None, TODAY, date(2025, 4, 1), date(2025, 4, 19))

@@ -596,6 +596,9 @@ def test_a_key_renamed_on_keys_and_limits_is_named_anew_on_the_keys_page(
     open_page(page, dashboard, "limits", "Keys & limits")
     expect(page.get_by_text("One key", exact=True)).to_be_visible(timeout=WAIT_MS)
     choose(page, "Key", "Email assistant", re.compile(r"^Email assistant · "))
+    # The chosen key's previews drawn (rename and limits): the page is the key's, as a
+    # person sees it before typing.
+    expect(page.get_by_text("Email assistant: nothing to change")).to_have_count(2, timeout=WAIT_MS)
     settled(page)
     page.get_by_label("New label").fill("Email assistant (EU)")
     page.get_by_role("button", name="Rename").click()

@@ -11,7 +11,6 @@ tags written out by hand from teams.example.toml.
 from __future__ import annotations
 
 import html
-import shlex
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
-from support.builders import invoke
+from support.builders import invoke, shown_arguments
 from support.headless import DEMO_DAYS, DEMO_KEYS, DEMO_SEED, TODAY, app_test
 from support.shown import shown_texts
 from test_access import AUTH
@@ -221,7 +220,7 @@ def test_a_team_leads_export_is_what_the_command_it_shows_writes(demo, tmp_path,
     at.toggle(key="with_cost").set_value(True).run()
     command = at.code[0].value
     assert "--team Marketing" in command and "--with-cost" in command
-    words = shlex.split(command)[3:]  # after "python -m analytics"
+    words = shown_arguments(command)
     out = tmp_path / "team.csv"
     words[words.index("--output") + 1] = str(out)
     assert invoke(*words).exit_code == 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
@@ -20,7 +19,7 @@ import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect
 from support.browsers import SHOTS, WAIT_MS, fresh_context, said, settled
-from support.builders import invoke
+from support.builders import invoke, shown_arguments
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.headless import DEMO
 from support.manual import dashboard_options
@@ -430,7 +429,7 @@ def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
         if label == "CSV":
             command = page.get_by_test_id("stCode").first.locator("code").inner_text()
             assert "--team Marketing" in command and command.endswith("--demo"), command
-            words = shlex.split(command)[3:]  # after "python -m analytics"
+            words = shown_arguments(command)
             out = tmp_path / f"command-{len(list(tmp_path.iterdir()))}.csv"
             words[words.index("--output") + 1] = str(out)
             env = {"SERVICE_HISTORY_PATH": str(history), **DEMO}

@@ -8,6 +8,7 @@ emulator's ledger, or frames whose every number the test wrote down.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from functools import lru_cache
@@ -565,6 +566,14 @@ def demo_usage(days: int = 800) -> FetchedRange:
 def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
     """`python -m analytics ARGS` in-process; stdout and stderr apart."""
     return CliRunner().invoke(cli_app, list(args), env=env, catch_exceptions=False)
+
+
+def shown_arguments(command: str) -> list[str]:
+    """The arguments of a command line a page shows, after its program (``… -m analytics``
+    in a checkout, ``usage-dashboard`` installed): what ``invoke`` runs in-process."""
+    words = shlex.split(command)
+    start = words.index("analytics") + 1 if "analytics" in words else 1
+    return words[start:]
 
 
 def export_command(base_url: str, key: str, *args: str) -> Result:
