@@ -45,7 +45,7 @@ PEOPLE = {"organization viewer": VIEWER, f"team lead of {TEAM}": LEAD}
 # Streamlit's identity cookie: its name is also the salt of its signature.
 USER_COOKIE = "_streamlit_user"
 # What every page of the lead's shows in the sidebar (`Scope.line`).
-SCOPE_LINE = re.compile(rf"Team {TEAM}: ([\d,]+) key\(s\), ([\d,]+) tag\(s\)")
+SCOPE_LINE = re.compile(rf"Team {TEAM}: ([\d,]+) keys?, ([\d,]+) tags?")
 SCOPED_TARGET = 1.1
 KINDS = ("warm", "cold")  # the loads timed, in the order of the figures
 

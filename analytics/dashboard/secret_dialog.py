@@ -3,8 +3,10 @@ made, the dialog offers Copy (the code block's own button) and Done, and nothing
 click on the button that made it, or on any action that would make another key, would replace
 the one secret shown by a refusal, and the secret can never be seen again.
 
-The secret is one run's local variable, drawn in place of the form that made it; the session
-keeps only that one was made (``keys_and_limits.MADE``), dropped as the dialog closes."""
+The secret is drawn in place of the form that made it and kept in the session's memory
+(``keys_and_limits.MADE``) until the dialog closes, never longer: a second click on the button
+that made it reruns the page while the first run is still drawing, and a secret held by that
+run alone was lost with it (a double-clicked Rotate showed no secret at all)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ Making = Callable[[], str | None]
 def secret_made() -> bool:
     """Whether the open dialog has made a key whose secret it shows (or showed): every action
     that would make another is off until it closes."""
-    return st.session_state.get(keys_and_limits.MADE) is True
+    return keys_and_limits.MADE in st.session_state
 
 
 def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -> None:
@@ -32,7 +34,11 @@ def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -
     if st.session_state.get(f"{name}_done"):
         keys_and_limits.close_dialog()
         st.rerun()  # the secret leaves the page with the dialog
-    if secret_made():  # a rerun after the secret was drawn: it was kept nowhere
+    made = st.session_state.get(keys_and_limits.MADE)
+    if isinstance(made, str):  # a rerun while the dialog is open: the same secret again
+        _shown(name, made, shown_once)
+        return
+    if made is not None:  # made by a run stopped before it could keep the secret
         st.info(
             "The key was made and its secret shown once: it is kept nowhere, not even here.",
             icon=":material/info:",
@@ -49,7 +55,12 @@ def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -
     if secret is None:
         st.session_state.pop(keys_and_limits.MADE, None)
         return
+    st.session_state[keys_and_limits.MADE] = secret  # until the dialog closes
     with drawn.container():
-        st.warning(shown_once, icon=":material/warning:")
-        st.code(secret, language=None)
-        st.button("Done", key=f"{name}_done", type="primary")
+        _shown(name, secret, shown_once)
+
+
+def _shown(name: str, secret: str, shown_once: str) -> None:
+    st.warning(shown_once, icon=":material/warning:")
+    st.code(secret, language=None)
+    st.button("Done", key=f"{name}_done", type="primary")

@@ -33,8 +33,9 @@ def test_a_rotation_secret_shown_cannot_be_replaced(changed_demo, tmp_path):
     # The dialog offers Done alone (Copy is the code block's own): no Rotate to press again.
     assert "rotate_confirm" not in keyed(at) and "rotate_done" in keyed(at)
     assert rotations(tmp_path) == 1
-    at.run()  # any later run: the secret was kept nowhere, and nothing can replace it
+    at.run()  # any later run while the dialog is open (a second click): the same secret
     assert not at.exception and not at.error
+    assert [shown.value for shown in at.code] == [code.value]
     assert "rotate_confirm" not in keyed(at)
     assert all(keyed(at)[name].disabled for name in ("create_open", "rotate_open", "leak_open"))
     assert rotations(tmp_path) == 1
