@@ -34,7 +34,7 @@ from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.formats import Format, export_bytes
 from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing, Share, shape_tag_export
+from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import PlanUsage
@@ -347,19 +347,12 @@ def _export_table(
     costing = Costing(
         parse_pricing(pricing) if pricing else None, parse_teams(teams) if teams else None
     )
-    shown = _read(_source, request.report, start, end)
-    scope = _source.visible.scope.teams
-    # A team's money is shared from the organization's usage, as `export --team` shares it.
-    share = None if scope is None else Share(scope, _organization(_source, request.report, shown))
-    return request.shape(shown.frame, start, end, costing, share)
 
+    # The rows `export`, `export-dataset` and the API make, read from the cached reports.
+    def read(name: str) -> FetchedRange:
+        return _days(_source.origin, name, start, end, _source)
 
-def _organization(src: Source, report: str, shown: FetchedRange) -> pd.DataFrame:
-    """The organization's frame of a report a team's file is shared from: a team's pairs are
-    their own (summed from their keys', and never priced)."""
-    if report == "pairs":
-        return shown.frame
-    return _days(src.origin, report, shown.start, shown.end, src).frame
+    return request.rows(read, _source.visible, (start, end), costing).table
 
 
 def export_table(
