@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from analytics import pages
-from analytics.dashboard import data, keys_and_limits, money_files, scoping, session
+from analytics.dashboard import data, downloads, keys_and_limits, money_files, scoping, session
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets
 from analytics.storage.allocator import use_system_allocator
@@ -20,6 +20,7 @@ from analytics.usage import calendar
 FAVICON = Path(__file__).resolve().parent / ".streamlit" / "favicon.png"
 st.set_page_config(page_title="Usage dashboard", page_icon=str(FAVICON), layout="wide")
 use_system_allocator()  # as every program of ours; cheap enough for every run of the script
+downloads.new_run()  # from here on, a download button of an earlier run serves no file
 
 PRESET_LABELS = {
     "last-7-days": "Last 7 days",
@@ -148,4 +149,9 @@ if data_source.demo:
 if "auth" in secrets() and st.user.get("is_logged_in"):
     st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
 money_files.new_run()  # the settings are read afresh, once, by this run
-page.run()
+try:
+    page.run()
+except BaseException:  # stopped, failed or cut short by a rerun: its downloads serve nothing
+    downloads.run_ended(finished=False)
+    raise
+downloads.run_ended(finished=True)

@@ -30,6 +30,7 @@ from analytics.dashboard import (
     data,
     deciding,
     decision_panel,
+    downloads,
     keys_and_limits,
     page,
     session,
@@ -67,19 +68,57 @@ source = data_source()
 chosen = session.chosen_range()
 today = utc_today()
 
-st.title("Capacity")
-st.caption(
-    f"{range_text(chosen.start, chosen.end)} (UTC) against the previous period and "
-    f"last year · forecasts as of {today:%Y-%m-%d}"
-)
-
 # The report's settings, found as the `report` command finds them: the same contract year,
 # budgets and paper whichever makes the report.
 try:
-    paper = report_page_size(os.environ)
+    paper, paper_problem = report_page_size(os.environ), None
 except ReportSettingsError as exc:
-    st.error(f"{exc}. The report is laid out on A4.", icon=":material/error:")
-    paper = report_page_size(os.environ, "A4")
+    paper, paper_problem = report_page_size(os.environ, "A4"), exc
+
+
+def report_page() -> str:
+    """The meeting report of the range, as the `report` command writes it, from what this run
+    of the page drew below (the report's buttons serve it only once the run has ended)."""
+    return render(
+        read.frame,
+        review,
+        budgets=evaluations,
+        key_limits=key_limits or (),
+        page_size=paper,
+        decision=decision,
+        scope_note=team_note(source.visible.scope.name) if team_scope else None,
+    )
+
+
+# The report's buttons beside the title, drawn before anything slow: a moment after the range
+# changes, the button under the pointer is this run's and gives this range's report.
+report_name = f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}"
+chromium = find_chromium()
+offered = page_at("capacity")
+with page.title_row("Capacity").container(horizontal=True, width="content"):
+    downloads.button(
+        offered.download("download_report"),
+        report_page,
+        file_name=f"{report_name}.html",
+        mime="text/html",
+        kind="primary",
+    )
+    if chromium is not None:
+        downloads.button(
+            offered.download("download_report_pdf"),
+            lambda: html_to_pdf(report_page(), chromium),
+            file_name=f"{report_name}.pdf",
+            mime="application/pdf",
+            icon=":material/picture_as_pdf:",
+            paper=paper,
+        )
+st.caption(
+    f"{range_text(chosen.start, chosen.end)} (UTC) against the previous period and "
+    f"last year · forecasts as of {today:%Y-%m-%d}"
+    + ("" if chromium is not None else f" · no PDF: {CHROMIUM_MISSING}")
+)
+if paper_problem is not None:
+    st.error(f"{paper_problem}. The report is laid out on A4.", icon=":material/error:")
 
 with st.expander("Budgets", icon=":material/savings:"):
     uploaded = st.file_uploader("Budgets file (TOML)", type="toml", key="budgets_file")
@@ -316,44 +355,3 @@ if drivers.open:
             hide_index=True,
             column_config={**key_name_columns(), **changes},
         )
-
-
-def report_page() -> str:
-    """The meeting report of the range, as the `report` command writes it."""
-    return render(
-        read.frame,
-        review,
-        budgets=evaluations,
-        key_limits=key_limits or (),
-        page_size=paper,
-        decision=decision,
-        scope_note=team_note(source.visible.scope.name) if team_scope else None,
-    )
-
-
-report_name = f"capacity-review-{chosen.start:%Y-%m-%d}-{chosen.end:%Y-%m-%d}"
-chromium = find_chromium()
-downloads = page_at("capacity")
-with st.container(horizontal=True):
-    st.download_button(
-        downloads.download("download_report").text(),
-        data=report_page,
-        file_name=f"{report_name}.html",
-        mime="text/html",
-        icon=":material/download:",
-        type="primary",
-        on_click="ignore",
-        key="download_report",
-    )
-    if chromium is not None:
-        st.download_button(
-            downloads.download("download_report_pdf").text(paper=paper),
-            data=lambda: html_to_pdf(report_page(), chromium),
-            file_name=f"{report_name}.pdf",
-            mime="application/pdf",
-            icon=":material/picture_as_pdf:",
-            on_click="ignore",
-            key="download_report_pdf",
-        )
-if chromium is None:
-    st.caption(f"No PDF: {CHROMIUM_MISSING}.")

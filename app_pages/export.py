@@ -3,7 +3,7 @@ Parquet, and the command and crontab line that write the same file."""
 
 import streamlit as st
 
-from analytics.dashboard import data, page, session
+from analytics.dashboard import data, downloads, page, session
 from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.focus_file import focus_file
@@ -79,18 +79,14 @@ if rows == 0:
 with st.container(horizontal=True):
     for fmt, mime in FORMATS.items():
         too_big = fmt == "xlsx" and rows > EXCEL_MAX_ROWS
-        download = page_at("export").download(f"download_{fmt}")
-        st.download_button(
-            download.text(),
-            data=lambda fmt=fmt: data.export(source, chosen, request, shown_money, fmt),
+        downloads.button(
+            page_at("export").download(f"download_{fmt}"),
+            lambda fmt=fmt: data.export(source, chosen, request, shown_money, fmt),
             file_name=request.file_name(chosen.start, chosen.end, fmt),
             mime=mime,
-            icon=":material/download:",
-            type="primary" if fmt == "csv" else "secondary",
+            kind="primary" if fmt == "csv" else "secondary",
             disabled=too_big,
             help="More rows than one Excel sheet holds; use CSV or Parquet." if too_big else None,
-            on_click="ignore",
-            key=download.key,
         )
 st.caption(f"{rows:,} rows · text cells are guarded against spreadsheet formulas.")
 if rows:
@@ -109,15 +105,11 @@ st.caption(
     "BilledCost adds up to Chargeback's total. "
     + ("" if money.pricing is not None else NEEDS_PRICING)
 )
-focus_download = page_at("export").download("download_focus")
-st.download_button(
-    focus_download.text(),
-    data=lambda: focus_file(source, chosen, money, "parquet"),
+downloads.button(
+    page_at("export").download("download_focus"),
+    lambda: focus_file(source, chosen, money, "parquet"),
     file_name=f"focus_{chosen.start:%Y-%m-%d}_{chosen.end:%Y-%m-%d}.parquet",
-    icon=":material/download:",
     disabled=money.pricing is None,
-    on_click="ignore",
-    key=focus_download.key,
 )
 
 if team is not None and len(team) > 1:

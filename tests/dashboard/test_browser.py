@@ -369,6 +369,25 @@ def test_csv_download_has_the_frame_header(dashboard, page):
     assert header.lstrip("\ufeff") == ",".join(KEY_DAY_COLUMNS)
 
 
+def test_the_report_downloaded_a_second_after_the_range_changed_is_the_new_ranges(dashboard, page):
+    # A person changes the range and clicks the report's button while the page still
+    # reruns: the button drawn by the run before, still clickable, gave that run's range.
+    open_page(page, dashboard, "capacity", "Capacity")
+    settled(page)
+    page.get_by_test_id("stSidebar").get_by_role("combobox").first.click()
+    page.get_by_role("option", name="Last 90 days", exact=True).click()
+    page.wait_for_timeout(1000)
+    button = page.get_by_role("button", name="Download the meeting report (HTML)")
+    with page.expect_download(timeout=WAIT_MS) as info:
+        button.click()
+    old_start, old_end = resolve("last-30-days", utc_today())
+    start, end = resolve("last-90-days", utc_today())
+    assert info.value.suggested_filename == f"capacity-review-{start}-{end}.html"
+    report = Path(info.value.path()).read_text(encoding="utf-8")
+    assert f"{start:%Y-%m-%d} – {end:%Y-%m-%d}" in report
+    assert f"{old_start:%Y-%m-%d} – {old_end:%Y-%m-%d}" not in report
+
+
 def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
     open_page(page, dashboard, "tags?period=Last+30+days", "Tags")
     choose(page, "Tag", "checkout", "checkout")
