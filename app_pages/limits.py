@@ -20,7 +20,7 @@ from analytics.dashboard.plan_panel import allowance_bar
 from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
 from analytics.keys.audit import audit_table
-from analytics.keys.join import key_name
+from analytics.keys.join import key_name, named_keys
 from analytics.keys.limits import (
     KeyRow,
     key_counts,
@@ -142,14 +142,17 @@ counts = key_counts(rows)
 for column, (label, value) in zip(st.columns(len(counts)), counts.items(), strict=True):
     column.metric(label, count_text(value), border=True)
 st.dataframe(
-    with_owners(shown_limits(key_view_table(rows)), keys_and_limits.teams_in_force(source)),
+    named_keys(
+        with_owners(shown_limits(key_view_table(rows)), keys_and_limits.teams_in_force(source))
+    ),
     hide_index=True,
     column_config=key_limit_columns(),
     key="key_table",
 )
 st.caption(
-    "At most 25 keys are active at once (2 on a free plan). Rows without a key id are usage "
-    "of keys the list does not name, such as admin keys."
+    "At most 25 keys are active at once (2 on a free plan). Each key is named by its label "
+    "and masked key id; a label alone is usage of a key the list does not name, such as an "
+    "admin key."
 )
 
 section = st.expander(
@@ -302,7 +305,7 @@ st.subheader("Audit log")
 entries = keys_and_limits.audit_entries(source)
 if entries:
     st.dataframe(
-        audit_table(entries).iloc[::-1],
+        named_keys(audit_table(entries)).iloc[::-1],
         hide_index=True,
         column_config=audit_columns(),
         key="audit_table",

@@ -31,7 +31,7 @@ from analytics.cli.shared import (
 )
 from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
-from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, pick
+from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, named_keys, pick
 from analytics.keys.limits import KeyRow, key_view_table, shown_limits, with_owners
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
@@ -141,6 +141,10 @@ def said(message: str) -> None:
 
 
 def write_table(table: pd.DataFrame, fmt: Format) -> None:
+    """A table of keys in ``fmt``: for people (a table, CSV) each key named by its label and
+    masked key id, the raw key ids only in JSON."""
+    if fmt != "json" and "key_id" in table.columns:
+        table = named_keys(table)
     if fmt == "csv":
         table.to_csv(sys.stdout, index=False, lineterminator="\n")
     elif fmt == "json":

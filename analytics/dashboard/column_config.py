@@ -366,7 +366,6 @@ def key_limit_columns() -> dict[str, Any]:
         "deactivated": st.column_config.DateColumn("Deactivated", format=day),
         "api_key": st.column_config.TextColumn("Masked key"),
         "joined by": st.column_config.TextColumn("Usage joined by"),
-        "key_id": st.column_config.TextColumn("Key id"),
         **owner_columns(),
     }
 
@@ -408,7 +407,6 @@ def audit_columns() -> dict[str, Any]:
         "after": st.column_config.TextColumn("After"),
         "message": st.column_config.TextColumn("Message"),
         "masked key": st.column_config.TextColumn("Masked key"),
-        "key_id": st.column_config.TextColumn("Key id"),
         "trace_id": st.column_config.TextColumn("Trace id"),
     }
 

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import pandas as pd
+
 from analytics.service.models import DeveloperKey
 
 How = Literal["recorded", "key id", "label", "not matched", "no usage found", "unattributed"]
@@ -36,6 +38,19 @@ def key_name(label: str, key_id: str) -> str:
     masked key id ("Partner portal (ab12****ef56)"); the key id itself, two UUIDs long, only
     in JSON, where programs read it."""
     return f"{label} ({masked(key_id)})"
+
+
+def named_keys(table: pd.DataFrame, label: str = "label") -> pd.DataFrame:
+    """A table of keys as people read it (a page's, a command's table or CSV): each key in
+    its ``label`` column named by ``key_name``, the raw ``key_id`` column left out, so no
+    reader meets two UUIDs where a key is meant; a row without a key id ("-", usage the key
+    list does not name) keeps its label. JSON keeps the key ids, for programs."""
+    named = table.drop(columns="key_id")
+    named[label] = [
+        name if key_id in ("-", "") else key_name(name, key_id)
+        for name, key_id in zip(table[label], table["key_id"], strict=True)
+    ]
+    return named
 
 
 def masked(text: str) -> str:

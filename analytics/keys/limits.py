@@ -80,12 +80,11 @@ class KeyRow:
 
 
 def key_facts(row: KeyRow) -> str:
-    """One line on a listed key: its state, key id, when it was created, deactivated and last
-    used (Markdown)."""
+    """One line on a listed key: its state, when it was created, deactivated and last used
+    (Markdown); the key is named above it, its key id only in JSON."""
     key = row.key
     facts = [f"**{row.state}**"]
     if key is not None:
-        facts.append(f"key id `{key.key_id}`")
         if key.creation_time:
             facts.append(f"created {key.creation_time:%Y-%m-%d}")
         if key.deactivated_time:

@@ -380,3 +380,19 @@ def test_keys_list_writes_limits_in_the_pages_words(served):
     web = next(line for line in rows if line.startswith("Web shop"))
     speech = next(line for line in rows if line.startswith("Speech"))
     assert "1,000" in web and "no limit" in speech
+
+
+def test_a_key_is_named_by_its_label_and_masked_key_id_where_people_read(served):
+    """`keys list` and `keys audit` as a table or CSV name each key by its label and masked
+    key id, never by the key id itself: that is JSON's, for programs."""
+    ids = {label: row["key_id"] for label, row in listed("--all").items() if row["key_id"] != "-"}
+    assert keys("rename", "Speech", "Speech desk").exit_code == 0
+    for fmt in ("table", "csv"):
+        for shown in (keys("list", "--all", "--format", fmt), keys("audit", "--format", fmt)):
+            assert shown.exit_code == 0, shown.output
+            assert not [key_id for key_id in ids.values() if key_id in shown.stdout]
+    speech = ids["Speech"]
+    named = f"Speech desk ({speech[:4]}****{speech[-4:]})"
+    assert named in keys("list", "--format", "csv").stdout
+    assert named in keys("audit").stdout
+    assert speech in keys("audit", "--format", "json").stdout

@@ -23,7 +23,7 @@ def keyed(at) -> dict:
 
 def test_a_rotation_secret_shown_cannot_be_replaced(changed_demo, tmp_path):
     at = open_page("limits")
-    old_id = ident(at, "Finance reporting")
+    old_id = ident("Finance reporting")
     at.selectbox(key="key").set_value(old_id).run()
     at.button(key="rotate_open").click().run()
     at.button(key="rotate_confirm").click().run()
@@ -61,7 +61,7 @@ def test_a_created_secret_shown_cannot_be_replaced(changed_demo):
 
 def test_a_deactivated_key_offers_no_change(changed_demo):
     at = open_page("limits")
-    key_id = ident(at, "Marketing launch")
+    key_id = ident("Marketing launch")
     at.selectbox(key="key").set_value(key_id).run()
     at.button(key="deactivate_open").click().run()
     next(t for t in at.text_input if t.key == f"deactivate_typed:{key_id}").set_value(

@@ -33,13 +33,23 @@ def listed(ledger) -> list:
     return [row for row in ledger.store.developer_keys()]
 
 
+# The page names a key by its label and masked key id ("Web shop (ab12****ef56)").
+NAMED = r" \([^()]*\*{4}[^()]*\)$"
+
+
 def table(at):
-    return at.dataframe[0].value.set_index("label")  # the key table comes first
+    """The key table (the page's first), by each key's label: its Key column without the
+    masked key id that follows the label."""
+    shown = at.dataframe[0].value
+    return shown.set_index(shown["label"].str.replace(NAMED, "", regex=True))
 
 
-def ident(at, label: str) -> str:
-    """How the page's key choice names the key `label`: its key id."""
-    return table(at).loc[label, "key_id"]
+def ident(label: str) -> str:
+    """How the page's key choice names the key `label`: its key id, which the page does not
+    show; `keys list --format json`, over the same store, gives it, for programs."""
+    result = invoke("keys", "list", "--demo", "--all", "--format", "json")
+    [key_id] = [r["key_id"] for r in json.loads(result.stdout) if r["label"] == label]
+    return key_id
 
 
 def audit(tmp_path) -> list[dict]:
@@ -57,6 +67,14 @@ def test_every_key_is_listed_with_its_state_and_limits(demo_env, demo_ledger):
         limit = key.character_limit
         assert row["character limit"] == ("no limit" if limit is None else f"{limit:,}")
     assert "never used" in set(shown["state"])
+    # Each key named by its label and masked key id; no raw key id anywhere people read.
+    named = at.dataframe[0].value
+    assert "key_id" not in named.columns
+    for key, name in zip(keys, named["label"], strict=False):
+        assert name == f"{key.label} ({key.published_id[:4]}****{key.published_id[-4:]})"
+    read = [e.value for kind in ("markdown", "caption", "info", "warning") for e in at.get(kind)]
+    read += [df.value.to_csv() for df in at.dataframe]  # the address keeps the chosen key's id
+    assert not any(key.published_id in text for key in keys for text in read)
     tiles = {m.label: m.value for m in at.metric}
     active = sum(k.deactivated is None for k in keys)
     assert tiles["Keys listed"] == str(len(keys))
@@ -107,7 +125,7 @@ def confirm(at):
 def test_deactivation_needs_the_typed_label(changed_demo):
     at = open_page("limits")
     name = "Marketing launch"
-    at.selectbox(key="key").set_value(ident(at, name)).run()
+    at.selectbox(key="key").set_value(ident(name)).run()
     at.button(key="deactivate_open").click().run()
     confirm(at).set_value(name[:-1])
     at.button(key="deactivate_confirm").click().run()
@@ -122,7 +140,8 @@ def test_deactivation_needs_the_typed_label(changed_demo):
 
 def test_a_link_chooses_a_key_by_its_mask_and_changes_nothing(demo_env, tmp_path):
     shown = table(open_page("limits"))
-    mask, key_id = shown.loc["Marketing launch", ["api_key", "key_id"]]
+    mask = shown.loc["Marketing launch", "api_key"]
+    key_id = ident("Marketing launch")
     at = open_clean_page("limits", key=mask)  # as the Anomalies page links a key
     assert at.selectbox(key="key").value == key_id
     assert kept.audit_entries(tmp_path / "history") == []
@@ -250,7 +269,7 @@ def shown_texts(at) -> list[str]:
 def test_a_rotation_from_the_page_is_watched_and_finished_by_force(changed_demo, tmp_path):
     at = open_page("limits")
     name = "Production website"  # the demo's key near its character limit
-    old_id = ident(at, name)
+    old_id = ident(name)
     limit = table(at).loc[name, "character limit"]
     assert limit != "no limit"
     at.selectbox(key="key").set_value(old_id).run()
@@ -307,7 +326,8 @@ def test_a_rotation_is_watched_as_its_traffic_moves_and_finished_once_quiet(monk
     }.items():
         monkeypatch.setenv(name, value)
     at = open_clean_page("limits")
-    old_id = ident(at, "Web shop")
+    keys = app.state.emulator.store.developer_keys()
+    old_id = next(key.published_id for key in keys if key.label == "Web shop")
     at.selectbox(key="key").set_value(old_id).run()
     at.button(key="rotate_open").click().run()
     at.button(key="rotate_confirm").click().run()
@@ -340,7 +360,7 @@ def test_a_leaked_key_whose_replacement_fails_says_how_to_finish(
 ):
     at = open_page("limits")
     name = "Writing assistant"
-    old_id = ident(at, name)
+    old_id = ident(name)
     at.selectbox(key="key").set_value(old_id).run()
 
     def refused(self, label=None):

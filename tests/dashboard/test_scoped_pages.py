@@ -3,14 +3,17 @@ teams settings, shows nothing of another team — no label, masked key, key id o
 element, table cell, chart text or code — and an address naming another team's key is
 refused in one line.
 
-The oracle is independent of the scope's code: the organization as an organization viewer's
-pages list it (every key's id, mask and label; every tag), and the Marketing team's keys and
-tags written out by hand from teams.example.toml.
+The oracle is independent of the scope's code: the organization as the administrator's
+`keys list --format json` lists it (every key's id, mask and label: pages name a key by its
+label and masked key id, the ids are for programs), every tag as an organization viewer's Tags
+page lists it, and the Marketing team's keys and tags written out by hand from
+teams.example.toml.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -82,7 +85,8 @@ def demo(demo_env, monkeypatch, history) -> None:
 def organization(demo) -> dict[str, set[str]]:
     """The demo organization as its viewer sees it: each key's id, mask and label outside
     Marketing (whose keys are known by the hand-written labels), and every tag."""
-    keys = signed_in(VIEWER, "limits").dataframe[0].value
+    listed = invoke("keys", "list", "--demo", "--all", "--format", "json")
+    keys = pd.DataFrame(json.loads(listed.stdout))
     tags = signed_in(VIEWER, "tags").dataframe[0].value
     theirs = keys.loc[~keys["label"].isin(MARKETING_LABELS)]
     ours = keys.loc[keys["label"].isin(MARKETING_LABELS)]
@@ -96,7 +100,7 @@ def organization(demo) -> dict[str, set[str]]:
             if len(text) > 4  # not a placeholder ("-", "****")
         }
         | {str(tag) for tag in tags["custom_tag"] if str(tag) not in MARKETING_TAGS},
-        "their_ids": set(theirs["key_id"]),
+        "their_ids": set(theirs["key_id"]) - {"-"},  # usage the key list does not name
         "their_masks": {str(mask) for mask in theirs["api_key"].dropna() if len(str(mask)) > 4},
         "our_masks": sorted(ours["api_key"].dropna().astype(str)),
         "our_ids": dict(zip(ours["api_key"].astype(str), ours["key_id"], strict=True)),
