@@ -23,7 +23,7 @@ from analytics.dashboard import data, guardrails, keys_and_limits, money_files, 
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
-from analytics.settings.effects import plan_effect, team_effects, total_cost
+from analytics.settings.effects import plan_effect, route_effects, team_effects, total_cost
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place
 from analytics.settings.organization_names import Organization, organization, used_range
@@ -205,7 +205,9 @@ def field_changes(before: str | None, pending: Pending) -> list[str]:
 def effect(src: Source, pending: Pending, before: str | None) -> list[str]:
     """What the edit would do against ``before``, the version it was made from, in lines: the
     chargeback of last month per team (teams), the organization's cost of last month
-    (prices), the guardrails plan (budgets)."""
+    (prices), the guardrails plan (budgets), where alerts go (alert routes)."""
+    if pending.part == "alerts":
+        return route_effects(before, pending.text)
     start, end = calendar.resolve("last-month", calendar.utc_today())
     files = guardrails.files_in_force(src)
     if pending.part == "budgets":
@@ -213,10 +215,8 @@ def effect(src: Source, pending: Pending, before: str | None) -> list[str]:
         return _plan_effect(src, before_files, replace(files, budgets=pending.text))
     if pending.part == "teams":
         files = replace(files, teams=before)
-    elif pending.part == "pricing":
+    else:  # the prices
         files = replace(files, pricing=before)
-    else:
-        return []
     if pending.part == "pricing" and files.pricing is None:
         return []  # no prices before: no cost to compare
     key_day = data.usage(src, start, end).frame

@@ -17,7 +17,7 @@ from typing import Final
 from analytics.keys.join import key_name
 from analytics.service.client import KEEP, Limit
 from analytics.service.models import DeveloperKey
-from analytics.usage.metrics import count_text
+from analytics.usage.metrics import count_text, quoted
 
 MS_PER_MINUTE: Final = 60_000
 # The service states no length for a label; longer ones would not fit a table's column or a
@@ -105,7 +105,7 @@ def rename_preview(key: DeveloperKey, label: str) -> Preview:
     new = label.strip()
     if new == key.label:
         return Preview(key, ())
-    return Preview(key, (Shift("label", repr(key.label), repr(new)),), new)
+    return Preview(key, (Shift("label", quoted(key.label), quoted(new)),), new)
 
 
 def label_problem(

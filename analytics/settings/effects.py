@@ -6,7 +6,8 @@ preview is what `export --group-by team --with-cost` and `guardrails plan` give 
   chargeback (`cost.chargeback`, usage cost and base fee share) before → after;
 - prices: the organization's cost of the range before → after;
 - budgets: the guardrails plan's limit changes before → after (`guardrails.plan`), and each
-  enforced budget whose keys will all be stopped (`guardrails.plan_tables.stopping`).
+  enforced budget whose keys will all be stopped (`guardrails.plan_tables.stopping`);
+- alert routes: where alerts go before → after.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from decimal import Decimal
 
 import pandas as pd
 
+from analytics.alerts.alerts_file import AlertsFile, parse_alerts_file
 from analytics.cost.chargeback import chargeback
 from analytics.cost.money import as_decimal
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, key_teams
 from analytics.guardrails.limit_plan import Plan
 from analytics.guardrails.plan_tables import stopping
+from analytics.settings.parts import file_name
 from analytics.usage.frames import labels
 from analytics.usage.metrics import counted
 
@@ -131,3 +134,19 @@ def plan_effect(before: Plan, after: Plan) -> list[str]:
     lines += [f"refused: {line}" for line in after.refusals if line not in before.refusals]
     lines += stopping(after)
     return lines
+
+
+def _destinations(routes: AlertsFile) -> str:
+    names = (["e-mail"] if routes.email else []) + [
+        f"{hook.title} ({hook.kind})" for hook in routes.webhooks
+    ]
+    return ", ".join(names)
+
+
+def route_effects(before: str | None, after: str) -> list[str]:
+    """What a change of the alert routes does: where alerts go, before → after (whether this
+    host can send to them is the warning beside it, ``parts.route_warning``)."""
+    source = file_name("alerts")
+    went = "nowhere" if before is None else _destinations(parse_alerts_file(before, source))
+    going = _destinations(parse_alerts_file(after, source))
+    return [f"alerts go to: {going}" if went == going else f"alerts go to: {went} → {going}"]

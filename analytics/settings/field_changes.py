@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Final
 
+from analytics.usage.metrics import quoted
+
 NOTHING: Final = "(not set)"
 Fields = dict[str, object]
 
@@ -34,7 +36,7 @@ def _shown(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_shown(v) for v in value) + "]"
     if isinstance(value, str):
-        return f'"{value}"'
+        return quoted(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

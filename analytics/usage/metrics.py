@@ -16,6 +16,7 @@ reads the same on every surface. Money is ``analytics.cost.money``'s.
 
 from __future__ import annotations
 
+import json
 import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Final, Literal
@@ -149,6 +150,13 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
     never "key(s)", which every reader has to work out. ``plural``: a noun's own plural where
     an "s" does not make it."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+def quoted(text: str) -> str:
+    """A text a preview shows before → after (a key's label, a settings field's value): in
+    double quotes as TOML writes a string, the same whatever quotes the text holds, where
+    Python's ``repr`` chose single quotes or double by the text."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def with_unit(value: float | None, metric: str) -> str:

@@ -517,7 +517,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
 
     page.get_by_label("New label").fill("Production website (EU)")
     page.get_by_label("New label").press("Enter")
-    preview = "Production website: label 'Production website' → 'Production website (EU)'"
+    preview = 'Production website: label "Production website" → "Production website (EU)"'
     expect(page.get_by_text(f"Preview: {preview}.")).to_be_visible(timeout=WAIT_MS)
     page.screenshot(path=SHOTS / "limits-preview-rename.png")
     settled(page)
@@ -584,7 +584,7 @@ def test_each_form_acts_on_the_first_click_after_typing(dashboard, page, server_
     settled(page)
     page.get_by_label("New label").fill("Writing assistant (EU)")
     page.get_by_role("button", name="Rename").click()
-    renamed = "Writing assistant: label 'Writing assistant' → 'Writing assistant (EU)'"
+    renamed = 'Writing assistant: label "Writing assistant" → "Writing assistant (EU)"'
     expect(said(page, f"Saved: {renamed}.")).to_be_visible(timeout=WAIT_MS)
     assert stored(history)[target] == replace(key, label="Writing assistant (EU)")
 

@@ -375,3 +375,33 @@ def test_the_budget_status_reads_the_same_on_the_page_and_the_command_around_a_c
     assert page == command
     [team] = [row for row in page if row[0] == "Marketing, monthly"]
     assert team[1] == "3" and team[2] in ("exceeded", "warning")
+
+
+def test_a_route_whose_variable_is_unset_is_warned_of_beside_where_alerts_go(
+    demo_env, monkeypatch, tmp_path
+):
+    """The alert routes' preview says where alerts go before → after, as the other documents'
+    previews say their effect, and warns of a route this host cannot send to in the words
+    `settings import` warns with."""
+    monkeypatch.chdir(tmp_path)
+    for variable in ("ANALYTICS_SLACK_WEBHOOK_URL", "ANALYTICS_TEAMS_WEBHOOK_URL"):
+        monkeypatch.setenv(variable, "https://hooks.example.org/T000/B000")
+    monkeypatch.delenv("ANALYTICS_ON_CALL_URL", raising=False)
+    routes = EXAMPLES["alerts"] + (
+        '\n[[webhook]]\nname = "on call"\nkind = "json"\nurl_env = "ANALYTICS_ON_CALL_URL"\n'
+    )
+    at = edit(open_clean_page("settings"), "alerts", routes)
+    assert not errors(at)
+    [warned] = [w.value for w in at.warning if "ANALYTICS_ON_CALL_URL" in w.value]
+    assert warned.startswith(
+        "alerts.toml: [[webhook]] #3 (url_env): the environment variable ANALYTICS_ON_CALL_URL "
+        "is not set"
+    )
+    went = "e-mail, capacity channel (slack), operations team (teams)"
+    assert f"alerts go to: {went} → {went}, on call (json)" in codes(at)
+    assert "Its effect" in [m.value.strip("*") for m in at.markdown]
+    assert not at.button(key="settings_save_alerts").disabled  # a warning: this host may not send
+    (tmp_path / "edits").mkdir()
+    (tmp_path / "edits" / "alerts.toml").write_text(routes)
+    imported = invoke("settings", "import", "edits/alerts.toml", "--demo")  # no --yes: a preview
+    assert imported.stderr.splitlines()[0] == f"warning: {warned}"

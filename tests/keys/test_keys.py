@@ -28,6 +28,7 @@ from analytics.keys.preview import limit_preview, rename_preview
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.errors import AuthorizationError, NotFoundError
 from analytics.service.models import DeveloperKey, UsageLimits
+from analytics.settings.field_changes import differences
 from analytics.storage.schema import audit as audit_rows
 from analytics.storage.state_store import Store, StoreUnavailable, embedded_store
 from analytics.usage.frames import labels
@@ -351,3 +352,21 @@ def test_a_large_organization_s_keys_add_up_to_its_period(tmp_path):
         for r in ledger
     )
     assert sum(row.characters.used for row in rows if row.characters) == expected
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "shown"),
+    [
+        ("Web shop", "Web store", ('"Web shop"', '"Web store"')),
+        ("Ana's app", 'The "new" app', ('"Ana\'s app"', '"The \\"new\\" app"')),
+    ],
+)
+def test_a_rename_preview_quotes_both_labels_as_a_settings_preview_quotes_a_value(
+    before, after, shown
+):
+    # One way whatever quotes a label holds: Python's repr wrote 'Web shop' but "Ana's app".
+    [shift] = rename_preview(listed("k1", before), after).shifts
+    assert (shift.before, shift.after) == shown
+    assert differences(f"name = {shown[0]}\n", f"name = {shown[1]}\n") == [
+        f"name: {shown[0]} → {shown[1]}"
+    ]
