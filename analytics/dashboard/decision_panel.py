@@ -18,7 +18,6 @@ from analytics.capacity.decision import (
     plain_verdict,
     plan_sentence,
 )
-from analytics.capacity.forecasting import period_text
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import estimate_text
 from analytics.dashboard import charts
@@ -45,46 +44,20 @@ def show_forecasts(decision: Decision, year_start: YearStart) -> None:
     serving each period beside it, named as the accuracy sentence names it (the contract year
     from ``year_start``)."""
     outlooks = decision.outlooks
-    forecasts = decision.forecasts_beside_plain
-    plain = ["plain_projected"] if decision.plain is not None else []
+    forecasts = decision.forecast_table  # the report's table too
     tabs = st.tabs([METRIC_LABELS[m] for m in outlooks], key="outlook", bind="query-params")
     for tab, (metric, found) in zip(tabs, outlooks.items(), strict=True):
         if not tab.open:
             continue
-        rows = forecasts[forecasts["metric"] == metric]
+        rows = forecasts[forecasts["metric"] == metric].drop(columns="metric")
         with tab:
             table, chart = st.columns(2)
             table.markdown(f"**{METRIC_LABELS[metric]}**")
             table.caption(accuracy_text(found, year_start))
             table.dataframe(
-                rows.assign(
-                    period=[
-                        period_text(p, e) for p, e in zip(rows["period"], rows["end"], strict=True)
-                    ],
-                    **{
-                        column: [rounded(v, metric) for v in rows[column]]
-                        for column in ("used", "projected", "plain_projected")
-                    },
-                    **{
-                        f"range_{level}": [
-                            f"{format_value(lo, metric)} – {format_value(hi, metric)}"
-                            for lo, hi in zip(
-                                rows[f"low_{level}"], rows[f"high_{level}"], strict=True
-                            )
-                        ]
-                        for level in ("80", "95")
-                    },
-                ),
+                rows,
                 hide_index=True,
-                column_order=[
-                    "period",
-                    "used",
-                    "projected",
-                    *plain,
-                    "range_80",
-                    "range_95",
-                    "model",
-                ],
+                column_order=list(rows.columns),  # the report's columns, in its order
                 column_config=outlook_columns(metric),
             )
             chart.plotly_chart(charts.figure(past_forecasts_figure, found.recent, metric))

@@ -14,39 +14,35 @@ import pandas as pd
 
 from analytics.capacity import accuracy_text
 from analytics.capacity.decision import Costed, Decision, plain_verdict, plan_sentence, verdict
-from analytics.capacity.forecasting import period_text
 from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
 from analytics.reports import blocks
 from analytics.usage.calendar import YearStart
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
 
+# The forecast table's columns as the report heads them: one table for every metric, each
+# row's figures in the unit its metric names.
+FORECAST_HEADINGS = {
+    "metric": "Metric",
+    "period": "Period",
+    "used": "Used",
+    "projected": "Projected",
+    "plain_projected": "Without what-ifs",
+    "range_80": "80 % interval",
+    "range_95": "95 % interval",
+    "model": "Model",
+}
 
-def _decision_forecast_rows(table: pd.DataFrame, plain: bool) -> pd.DataFrame:
-    """Each metric's forecasts (``Decision.forecasts_beside_plain``), in the unit its row's
-    metric names; with what-ifs (``plain``), the projection without them beside."""
+
+def _decision_forecast_rows(decision: Decision) -> pd.DataFrame:
+    """Each metric's forecasts as the Capacity page shows them (``Decision.forecast_table``),
+    its figures written in the unit its row's metric names."""
+    table = decision.forecast_table
     metrics = table["metric"]
-    without = {"Without what-ifs": blocks.numbers(table["plain_projected"], metrics)}
-    return pd.DataFrame(
-        {
-            "Metric": [METRIC_LABELS[m] for m in metrics],
-            "Period": [
-                period_text(p, e) for p, e in zip(table["period"], table["end"], strict=True)
-            ],
-            "Used": blocks.numbers(table["used"], metrics),
-            "Projected": blocks.numbers(table["projected"], metrics),
-            **(without if plain else {}),
-            **{
-                f"{level} % interval": [
-                    f"{blocks.number(lo, m)} – {blocks.number(hi, m)}"
-                    for m, lo, hi in zip(
-                        metrics, table[f"low_{level}"], table[f"high_{level}"], strict=True
-                    )
-                ]
-                for level in ("80", "95")
-            },
-            "Model": table["model"],
-        }
-    )
+    figures = [c for c in ("used", "projected", "plain_projected") if c in table]
+    return table.assign(
+        metric=[METRIC_LABELS[m] for m in metrics],
+        **{column: blocks.numbers(table[column], metrics) for column in figures},
+    ).rename(columns=FORECAST_HEADINGS)
 
 
 def _accuracy_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -148,7 +144,7 @@ def decision_section(decision: Decision, currency: str | None, year_start: YearS
     ]
     parts.append(
         blocks.table(
-            _decision_forecast_rows(decision.forecasts_beside_plain, decision.plain is not None),
+            _decision_forecast_rows(decision),
             ["Metric", "Period", "Model"],
         )
     )

@@ -355,3 +355,22 @@ def test_the_page_the_report_and_recommend_name_one_model_for_each_period(demo_e
     for period, model in page.items():
         row = re.search(rf"<tr><td>Total characters</td><td>{period}</td>(.*?)</tr>", plain)
         assert row and row[1].endswith(f"<td>{model}</td>"), period
+    # One table, shaped once: the page's columns, in its order, with the same figures.
+    heads = re.search(r"<tr><th>Metric</th><th>Period</th>(.*?)</tr>", plain)
+    assert heads and re.findall(r"<th>(.*?)</th>", heads[1]) == [
+        "Used", "Projected", "80 % interval", "95 % interval", "Model",
+    ]  # fmt: skip
+    assert list(forecast_table(at).proto.column_order) == [
+        "period", "used", "projected", "range_80", "range_95", "model",
+    ]  # fmt: skip
+    for shown_row in shown.itertuples():
+        row = re.search(
+            rf"<tr><td>Total characters</td><td>{shown_row.period}</td>(.*?)</tr>", plain
+        )
+        assert row and re.findall(r"<td>(.*?)</td>", row[1]) == [
+            f"{shown_row.used:,.0f}",
+            f"{shown_row.projected:,.0f}",
+            shown_row.range_80,
+            shown_row.range_95,
+            shown_row.model,
+        ]

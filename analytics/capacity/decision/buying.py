@@ -37,11 +37,18 @@ from analytics.capacity.forecasting import (
     backtest_table,
     forecast_rows,
     outlooks,
+    period_text,
     warnings,
 )
 from analytics.service.errors import ServiceError
 from analytics.usage.calendar import YearStart, all_history_range
-from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, format_value, share_text
+from analytics.usage.metrics import (
+    MINUTES,
+    SERVICE_CHARACTERS,
+    format_value,
+    rounded,
+    share_text,
+)
 from analytics.usage.reader import UsageReader
 
 DEFAULT_TERM = 12
@@ -157,6 +164,37 @@ class Decision:
         same as ``projected`` without any)."""
         plain = self.forecasts if self.plain is None else self.plain.forecasts
         return self.forecasts.assign(plain_projected=plain["projected"].to_numpy())
+
+    @property
+    def forecast_table(self) -> pd.DataFrame:
+        """The forecasts as the Capacity page and the meeting report both show them, shaped
+        here once: each metric's periods in words, used and projected (and, with what-ifs,
+        the projection without them) rounded as the metric is written, each interval
+        "low – high" in the metric's unit, and the model serving the period, named as
+        ``capacity recommend`` names it."""
+        rows = self.forecasts_beside_plain
+        metrics = rows["metric"]
+
+        def figures(column: str) -> list[float]:
+            return [rounded(v, m) for v, m in zip(rows[column], metrics, strict=True)]
+
+        def ranges(level: str) -> list[str]:
+            bounds = zip(metrics, rows[f"low_{level}"], rows[f"high_{level}"], strict=True)
+            return [f"{format_value(lo, m)} – {format_value(hi, m)}" for m, lo, hi in bounds]
+
+        shown = ("used", "projected", *(("plain_projected",) if self.plain is not None else ()))
+        return pd.DataFrame(
+            {
+                "metric": metrics,
+                "period": [
+                    period_text(p, e) for p, e in zip(rows["period"], rows["end"], strict=True)
+                ],
+                **{column: figures(column) for column in shown},
+                "range_80": ranges("80"),
+                "range_95": ranges("95"),
+                "model": rows["model"],
+            }
+        ).reset_index(drop=True)
 
     @property
     def accuracy(self) -> pd.DataFrame:
