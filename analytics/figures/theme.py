@@ -40,6 +40,10 @@ CURRENT_COLOR = PALETTE[1]
 # nearly opaque, so it reaches 3:1 on both pages, of a hue apart from the blue and orange
 # lines drawn over it; the grid shows faintly through.
 BAND_FILL = "rgba(107, 127, 158, 0.9)"
+# A heat map's colour scale, least to most: both ends mid tones (and every colour between, as
+# each channel only falls), where a scale from white to navy drew its largest cell navy on the
+# dark page and its smallest white on the light one.
+HEAT_SCALE = ("#6F94C4", "#3166AC")
 
 _CSS_COLOUR = re.compile(r"rgba?\(([^)]*)\)")
 

@@ -17,7 +17,7 @@ from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS
 from analytics.figures.layout import HEIGHT, framed
-from analytics.figures.theme import BAND_FILL, OTHER_COLOR, PALETTE, UNTAGGED_COLOR
+from analytics.figures.theme import BAND_FILL, HEAT_SCALE, OTHER_COLOR, PALETTE, UNTAGGED_COLOR
 from analytics.usage.calendar import Granularity
 from analytics.usage.metrics import (
     METRIC_LABELS,
@@ -303,7 +303,7 @@ def pair_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
             z=values,
             x=[str(c) for c in matrix.columns],
             y=[str(i) for i in matrix.index],
-            colorscale="Blues",
+            colorscale=[[0, HEAT_SCALE[0]], [1, HEAT_SCALE[1]]],
             colorbar={"title": label, "tickformat": tick_format(metric)},
             hovertemplate=f"%{{y}} → %{{x}}<br>%{{z:{number_format(metric)}}}<extra></extra>",
             hoverongaps=False,

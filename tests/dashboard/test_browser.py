@@ -200,8 +200,9 @@ GRID_JS = """(grid, left) => {
 # The cells of the page's HTML tables whose text is wider than their box.
 CELLS_JS = """() => [...document.querySelectorAll('.stMain table td, .stMain table th')]
   .filter(cell => cell.scrollWidth > cell.clientWidth).map(cell => cell.textContent)"""
-# Every painted mark of every chart: each trace's lines, fills, bars and markers, and the
-# shapes (limit lines), with its opacity down from the figure, and the figure's backgrounds.
+# Every painted mark of every chart: each trace's lines, fills, bars and markers, the shapes
+# (limit lines) and each colour of a heat map's scale, with its opacity down from the figure,
+# and the figure's backgrounds.
 MARKS_JS = """() => {
   const paints = [];
   const opacity = node => {
@@ -230,6 +231,13 @@ MARKS_JS = """() => {
       if (style.stroke !== 'none' && parseFloat(style.strokeWidth) > 0)
         paints.push({name, paint: 'stroke', colour: style.stroke,
                      opacity: parseFloat(style.strokeOpacity) * seen, ...back});
+    }
+    // A heat map is painted as one image: each colour of its scale is a mark.
+    for (const trace of plot._fullData || []) {
+      if (trace.type !== 'heatmap' || trace.visible !== true) continue;
+      for (const [, colour] of trace.colorscale)
+        paints.push({name: trace.name || 'heat map', paint: 'scale', colour,
+                     opacity: trace.opacity, ...back});
     }
   }
   return paints;

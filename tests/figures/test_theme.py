@@ -53,6 +53,7 @@ COLOURS = [
     theme.RECOMMENDED_COLOR,
     theme.CURRENT_COLOR,
     theme.BAND_FILL,
+    *theme.HEAT_SCALE,
 ]
 
 
