@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: focus-validator run test bench-smoke test-clocks lint format docs cli-reference screenshots emulator bench load clean
+.PHONY: focus-validator run record test bench-smoke test-clocks lint format docs cli-reference screenshots emulator bench load clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,13 @@ test-clocks: $(VENV)/.dev focus-validator
 	clock=$$(date -u -d "@$$(( $$(date +%s) + $$(shuf -i 0-63072000 -n 1) ))" +%Y-%m-%dT%H:%M:%SZ); \
 	echo "demo tests at $$clock; replay: USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
 	USAGE_DASHBOARD_CLOCK=$$clock $(PYTEST) -q -m demo
+
+# The behaviour recording: the recorded set of commands run on the demo organization with the
+# clock pinned, each one's output, exit code and files kept in DIR (tests/support/recording.py).
+# Record before and after a reorganization and compare: `diff -r before after` says nothing.
+record: $(VENV)/.runtime
+	@[ -n "$(DIR)" ] || { echo "make record DIR=folder: the folder to record into"; exit 2; }
+	$(BIN)/python -m tests.support.recording $(DIR)
 
 # Style, the import contracts of docs/architecture.md, strict types on analytics/, and the
 # documentation site (a broken link or anchor fails the build).
