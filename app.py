@@ -9,7 +9,14 @@ from pathlib import Path
 import streamlit as st
 
 from analytics import pages
-from analytics.dashboard import data, downloads, keys_and_limits, money_files, scoping, session
+from analytics.dashboard import (
+    data,
+    downloads,
+    keys_and_limits,
+    scoping,
+    session,
+    settings_in_force,
+)
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets
 from analytics.storage.allocator import use_system_allocator
@@ -70,7 +77,7 @@ def sidebar_range(src: Source) -> session.ChosenRange:
     """The date range control shared by every page; its choices live in the URL."""
     today = calendar.utc_today()
     through = calendar.data_through(today)
-    first, _ = calendar.all_history_range(today, src.settings.demo_days if src.demo else None)
+    first, _ = calendar.all_history_range(today, src.connection.demo_days if src.demo else None)
     with st.sidebar:
         preset = st.selectbox(
             "Date range (UTC)",
@@ -96,7 +103,7 @@ def sidebar_range(src: Source) -> session.ChosenRange:
             start, end = (chosen[0], chosen[-1]) if chosen else default
         else:
             start, end = calendar.resolve(
-                preset, today, src.settings.demo_days if src.demo else None
+                preset, today, src.connection.demo_days if src.demo else None
             )
         days = (end - start).days + 1
         st.caption(
@@ -148,7 +155,7 @@ if data_source.demo:
     )
 if "auth" in secrets() and st.user.get("is_logged_in"):
     st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
-money_files.new_run()  # the settings are read afresh, once, by this run
+settings_in_force.new_run()  # the settings are read afresh, once, by this run
 try:
     page.run()
 except BaseException:  # stopped, failed or cut short by a rerun: its downloads serve nothing

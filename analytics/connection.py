@@ -27,8 +27,8 @@ from pydantic import SecretStr
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import audit
 from analytics.service.client import Policy, ServiceClient
-from analytics.service.connection_settings import DemoFiles, Settings
 from analytics.service.demo import DEMO_BASE_URL, demo_lock
+from analytics.service.service_connection import DemoFiles, ServiceConnection
 from analytics.storage.state_store import embedded_store
 from analytics.usage.records import Records
 
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def service_client(settings: Settings, demo: bool, policy: Policy | None = None) -> ServiceClient:
+def service_client(
+    settings: ServiceConnection, demo: bool, policy: Policy | None = None
+) -> ServiceClient:
     """The client of the configured service, waiting as `policy` says (None: as a client does
     by default), or with `demo` of the demo organization, which answers in this process under
     the default policy."""
@@ -92,7 +94,7 @@ def _opened(
         return app, audit.drop(records)
 
 
-def reset_demo(settings: Settings) -> tuple[DemoFiles, int] | None:
+def reset_demo(settings: ServiceConnection) -> tuple[DemoFiles, int] | None:
     """Load the demo organization afresh into its store, in place, so that a dashboard or
     command using it sees the original organization at its next request, and drop its audit
     log: the files and the number of audit entries dropped. None without a history folder:
@@ -112,7 +114,7 @@ def reset_demo(settings: Settings) -> tuple[DemoFiles, int] | None:
     return files, dropped
 
 
-def demo_client(settings: Settings) -> ServiceClient:
+def demo_client(settings: ServiceConnection) -> ServiceClient:
     """A client of the synthetic organization described by the settings' demo_* values."""
     files = settings.demo_files
     if files is None:

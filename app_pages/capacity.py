@@ -35,7 +35,7 @@ from analytics.dashboard import (
     page,
     session,
 )
-from analytics.dashboard.budget_file import budget_statuses, chosen_budgets
+from analytics.dashboard.budget_settings import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
     BUDGET_ORDER,
     budget_columns,
@@ -46,9 +46,9 @@ from analytics.dashboard.column_config import (
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import NEEDS_PRICING, settings_name
 from analytics.figures.capacity import forecast_figure
 from analytics.pages import COMPARISON_TABS, GUARDRAILS_SECTION, PER_KEY_TAB, page_at
 from analytics.reports.meeting import render, team_note
@@ -127,14 +127,14 @@ with st.expander("Budgets", icon=":material/savings:"):
     if problem:
         st.error(problem, icon=":material/error:")
     st.caption(
-        f"Budgets from {file_in_force('budgets', source, uploaded)}; choose another file "
+        f"Budgets from {settings_name('budgets', source, uploaded)}; choose another file "
         "here, formatted as budgets.example.toml. Cost budgets and cost forecasts use the prices "
-        f"in force ({file_in_force('pricing', source)}) and the report's spend by team the "
-        f"teams in force ({file_in_force('teams', source)})."
+        f"in force ({settings_name('pricing', source)}) and the report's spend by team the "
+        f"teams in force ({settings_name('teams', source)})."
     )
 
 # The same prices the CLI's check-budgets and report use: cost budgets are evaluated, not noted.
-money = page.money_in_force(source)
+money = page.money_settings(source)
 plan = plan_panel(source, today)
 
 priced = money  # the files the review and the budget status are priced with
@@ -213,7 +213,7 @@ def show_cost_forecasts(cost: pd.DataFrame, currency: str) -> None:
     )
     st.caption(
         "The organization's cost, base fee included: the closed days at the prices in force "
-        f"({file_in_force('pricing', source)}), then each service's forecast priced to the "
+        f"({settings_name('pricing', source)}), then each service's forecast priced to the "
         "period's end."
     )
 
@@ -321,7 +321,7 @@ def decision_section() -> Decision:
         decision_panel.show_recommendation(decision, money.currency)
     else:
         st.caption(
-            f"No options to weigh: {file_in_force('pricing', source)} lists none. Add "
+            f"No options to weigh: {settings_name('pricing', source)} lists none. Add "
             "`[[option]]` entries (base fee, included volume, prices beyond, term, discount) to "
             "the pricing file for a recommendation: see *The catalogue* on the manual's "
             "Capacity review page (docs/capacity.md) and pricing.example.toml."

@@ -7,8 +7,13 @@ from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session
 from analytics.dashboard.column_config import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force, money_text, say_unpriced
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import (
+    NEEDS_PRICING,
+    say_unpriced,
+    settings_name,
+    settings_text,
+)
 from analytics.usage.calendar import range_text
 
 source = data_source()
@@ -21,20 +26,20 @@ team_scope = not source.visible.scope.whole
 pricing_upload = teams_upload = None
 if team_scope:  # a team's money is its rows of the organization's, at the files in force
     st.caption(
-        f"Prices: {file_in_force('pricing', source)}. Teams: {file_in_force('teams', source)}."
+        f"Prices: {settings_name('pricing', source)}. Teams: {settings_name('teams', source)}."
     )
 else:
     with st.expander("Prices and teams", icon=":material/payments:"):
         pricing_upload = st.file_uploader("Pricing file (TOML)", type="toml", key="pricing_file")
         teams_upload = st.file_uploader("Teams file (TOML)", type="toml", key="teams_file")
         st.caption(
-            f"Prices: {file_in_force('pricing', source, pricing_upload)}. Teams: "
-            f"{file_in_force('teams', source, teams_upload)}. Choose other files here, "
+            f"Prices: {settings_name('pricing', source, pricing_upload)}. Teams: "
+            f"{settings_name('teams', source, teams_upload)}. Choose other files here, "
             "formatted as pricing.example.toml and teams.example.toml."
         )
 
-pricing = money_text("pricing", pricing_upload, source)
-teams = money_text("teams", teams_upload, source)
+pricing = settings_text("pricing", pricing_upload, source)
+teams = settings_text("teams", teams_upload, source)
 if pricing is None:
     more = "" if team_scope else " Or choose the files above."
     st.info(f"{NEEDS_PRICING}{more}", icon=":material/payments:")

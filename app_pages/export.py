@@ -8,8 +8,13 @@ from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import (
+    NEEDS_PRICING,
+    NEEDS_TEAMS,
+    say_unpriced,
+    settings_name,
+)
 from analytics.exit_codes import exit_codes_text
 from analytics.exports.commands import EXPORT_EXIT_CODES, export_command, export_crontab
 from analytics.exports.requests import ExportRequest
@@ -31,7 +36,7 @@ chosen = session.chosen_range()
 
 page.header("Export", chosen)
 
-money = page.money_in_force(source)
+money = page.money_settings(source)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 labels = {name: choice.label for name, choice in SOURCES.items()}
 picked = page.segments(controls, "Source", labels, "usage", "source")
@@ -53,7 +58,7 @@ with_cost = controls.toggle(
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
     key="with_cost",
     disabled=not priceable,
-    help=f"{COST_COLUMNS_TEXT} Prices of {file_in_force('pricing', source)}."
+    help=f"{COST_COLUMNS_TEXT} Prices of {settings_name('pricing', source)}."
     if priceable
     else f"{offered.label} carry no cost."
     if not offered.priced

@@ -6,8 +6,8 @@ import streamlit as st
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
 from analytics.dashboard import charts, data, keys_and_limits, page, session
-from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.keys.limits import with_owners
 from analytics.usage import calendar, tables
@@ -28,7 +28,7 @@ if not view.by_team:  # each key's owner and purpose, as Keys & limits shows the
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(
-        f"Usage cost per {noun} at the prices in force ({file_in_force('pricing', source)}): its "
+        f"Usage cost per {noun} at the prices in force ({settings_name('pricing', source)}): its "
         "share of the organization's lines, the same amount exports and the Chargeback page "
         "show. The base fee is no key's: the Chargeback page shares it between teams (base fee "
         "share)."

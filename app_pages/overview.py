@@ -17,9 +17,9 @@ from analytics.cost.prices import parse_pricing
 from analytics.dashboard import anomaly_review, charts, data, page, session
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.pages import page_at
 from analytics.usage import calendar, tables
@@ -111,7 +111,7 @@ if view.cost and view.pricing is not None:
         f"{TOTAL_COST} {amount_text(spent.total, view.currency)} = "
         f"{USAGE_COST.lower()} {amount_text(spent.usage[TOTAL_CHARACTERS], view.currency)} + "
         f"{fee_name.lower()} {amount_text(spent.fee, view.currency)}, at the prices in force "
-        f"({file_in_force('pricing', source)}). "
+        f"({settings_name('pricing', source)}). "
         "Compared with the previous period at its prices (N/A when it has none)."
     )
 

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from analytics.cost.teams import TeamFileError, parse_teams
-from analytics.dashboard import money_files
 from analytics.dashboard import settings_form as form
+from analytics.dashboard import settings_in_force
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.scoping import source as data_source
 from analytics.settings.field_changes import line_diff
@@ -151,7 +151,7 @@ def save_previewed(pending: form.Pending) -> None:
 
 
 def part_section(part: Part) -> None:
-    found = money_files.in_force(part, source)
+    found = settings_in_force.page_document(part, source)
     example = f"{part}.example.toml"
     if found is None:
         st.caption(f"None in force. {example} explains every field.")

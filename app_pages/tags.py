@@ -9,8 +9,8 @@ from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.column_config import in_percent, tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.usage import tables
 from analytics.usage.metrics import TAG_METRICS, count_text, format_value, share_text
@@ -70,7 +70,7 @@ if table.empty:
     st.info("No characters carried a custom tag in this range.")
     st.stop()
 # In Cost, each tag's cost at list prices and its team (teams.toml): the session's switch.
-money = page.money_in_force(source) if view.cost else USAGE_BY_KEY
+money = page.money_settings(source) if view.cost else USAGE_BY_KEY
 if money.cost:
     try:
         with service_errors(source):
@@ -81,9 +81,9 @@ if money.cost:
 shown = page.searchable_table(table, "tags", money)
 if money.cost:
     st.caption(
-        f"Cost at the list prices in force ({file_in_force('pricing', source)}): the included "
+        f"Cost at the list prices in force ({settings_name('pricing', source)}): the included "
         "volume and the base fee are the organization's, never a tag's. A tag's team comes "
-        f"from the teams in force ({file_in_force('teams', source)})."
+        f"from the teams in force ({settings_name('teams', source)})."
     )
 
 st.subheader("One tag by day")

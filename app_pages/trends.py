@@ -8,8 +8,8 @@ import streamlit as st
 from analytics.cost.priced import COST_LABELS
 from analytics.dashboard import charts, data, page, session
 from analytics.dashboard.column_config import in_percent, key_table_columns, key_table_order
-from analytics.dashboard.money_files import file_in_force
 from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS
@@ -89,7 +89,7 @@ st.caption(
     f"Click a bar, or pick a period below, to see each {noun}'s "
     f"{'cost' if view.cost else 'usage'} in it."
     + (
-        f" Cost at the prices in force ({file_in_force('pricing', source)}), without the base fee."
+        f" Cost at the prices in force ({settings_name('pricing', source)}), without the base fee."
         if view.cost
         else ""
     )

@@ -20,7 +20,7 @@ import pandas as pd
 
 from analytics.access.tokens import Tokens
 from analytics.api.http_app import PREFIX, ApiSettings, create_app
-from analytics.cli import shared
+from analytics.cli import connecting
 from analytics.cli.datasets import export_dataset
 from analytics.cli.exports import export
 from analytics.cost.prices import parse_pricing
@@ -217,7 +217,7 @@ def api_usage(scale: synthetic_orgs.Scale) -> list[Result]:
     ):
         first, last = synthetic_orgs.last_days(utc_today(), 365)
         days = {"start": first.isoformat(), "end": last.isoformat()}
-        records = records_of(shared.settings(), demo=True)
+        records = records_of(connecting.service_connection(), demo=True)
         assert records is not None  # the history folder holds the demo's store
         _, token = Tokens(records).create(None, "benchmark", utc_now())
         written = Path(folder) / "usage.csv"

@@ -31,7 +31,7 @@ from typing import Any
 import tomlkit
 from itsdangerous import URLSafeTimedSerializer
 
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.settings.versions import import_once
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import records_of
@@ -64,7 +64,7 @@ def put_teams_in_force(history: Path, keys: int) -> None:
     """`teams_text` as the teams settings in force of the demo organization of `keys` keys
     whose history folder is `history`: imported into its state store, once, as a teams.toml
     found at the dashboard's first start would be."""
-    settings = Settings(
+    settings = ServiceConnection(
         history_path=history,
         demo_keys=keys,
         demo_days=synthetic_orgs.DAYS,

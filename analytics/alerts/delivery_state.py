@@ -25,7 +25,7 @@ from typing import Final, Literal, NamedTuple
 from sqlalchemy import Connection, delete, select
 
 from analytics.alerts.events import LEVELS, Event, rank
-from analytics.service.connection_settings import Settings, default_history_path
+from analytics.service.service_connection import ServiceConnection, default_history_path
 from analytics.storage.schema import deliveries as table
 from analytics.storage.state_store import Store, embedded_store, upsert
 from analytics.usage.calendar import utc_now
@@ -38,7 +38,7 @@ Stage = Literal["delivered", "sending"]
 STAGES: Final[tuple[Stage, ...]] = ("delivered", "sending")
 
 
-def delivery_store(settings: Settings, demo: bool) -> Store:
+def delivery_store(settings: ServiceConnection, demo: bool) -> Store:
     """Where deliveries are recorded: the account's store, or without a history folder the
     embedded one in the default folder (alerts must never be sent unrecorded)."""
     return store_of(settings, demo) or embedded_store(default_history_path())

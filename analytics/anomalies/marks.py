@@ -20,7 +20,7 @@ import msgspec
 from sqlalchemy import Connection, delete, select
 
 from analytics.anomalies.model import KINDS, ORGANIZATION
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.schema import marks as table
 from analytics.storage.state_store import upsert
 from analytics.usage.calendar import utc_now
@@ -68,7 +68,7 @@ class Marks:
     records: Records
 
     @classmethod
-    def for_settings(cls, settings: Settings, demo: bool) -> Marks | None:
+    def for_settings(cls, settings: ServiceConnection, demo: bool) -> Marks | None:
         """The account's marks (the demo organization's own for the demo); None when no store
         is configured."""
         records = records_of(settings, demo)

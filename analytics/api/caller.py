@@ -20,11 +20,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from analytics.access import Scope, Visible
 from analytics.access.tokens import ApiToken, Tokens
-from analytics.cli import organization_files, shared
+from analytics.cli import connecting, settings_in_force
 from analytics.cli.fetching import Fetches
 from analytics.cost.teams import NO_TEAMS
 from analytics.exports.shaping import Costing
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.records import records_of
 
 
@@ -77,7 +77,7 @@ class Caller:
     """A checked token's call: what it reads and what it may see."""
 
     token: ApiToken
-    settings: Settings
+    connection: ServiceConnection
     demo: bool
     costing: Costing
     visible: Visible
@@ -94,7 +94,7 @@ class Caller:
 
     def fetches(self, visible: Visible) -> Fetches:
         """The command line's reader of what a question asks for, through ``visible``."""
-        return Fetches(self.settings, self.demo, visible=visible)
+        return Fetches(self.connection, self.demo, visible=visible)
 
 
 _bearer = HTTPBearer(auto_error=False, description="An API token (`api tokens create`).")
@@ -106,7 +106,7 @@ def caller(
 ) -> Caller:
     """The request's caller: 401 without a live token, 429 over its rate."""
     demo: bool = request.app.state.demo
-    settings = shared.settings()
+    settings = connecting.service_connection()
     records = records_of(settings, demo)
     token = None
     if credentials is not None and records is not None:
@@ -115,7 +115,7 @@ def caller(
         raise HTTPException(401, "a valid API token is needed", {"WWW-Authenticate": "Bearer"})
     request.state.token = f"{token.id} ({token.name})"
     request.app.state.rate_limit.check(token.id)
-    costing = organization_files.costing(None, None, demo)
+    costing = settings_in_force.costing(None, None, demo)
     teams = costing.teams or NO_TEAMS
     if token.team is not None and token.team not in teams.names:
         raise HTTPException(403, f"the token's team {token.team!r} is no team of the settings")

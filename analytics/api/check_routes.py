@@ -15,7 +15,7 @@ from analytics.anomalies.lookback import anomalies_in
 from analytics.api.caller import CallerDep
 from analytics.api.usage_routes import End, Start, days
 from analytics.capacity.budgets import evaluation_frame
-from analytics.cli import organization_files
+from analytics.cli import settings_in_force
 from analytics.cli.json_output import json_text, table_json
 from analytics.usage import calendar
 from analytics.usage.calendar import DEFAULT_PRESET, Preset
@@ -48,12 +48,12 @@ def anomalies(
 def budgets(caller: CallerDep) -> Response:
     """The budgets in force that the token's scope sees, each with its period, use, limit,
     projection and status, as `check-budgets` prints them."""
-    file = organization_files.budgets(None, caller.demo)
+    file = settings_in_force.budgets(None, caller.demo)
     shown = None if file is None else caller.visible.budgets(file)
     if shown is None:
         return Response("[]", media_type="application/json")
     reader = caller.fetches(caller.visible)
-    evaluations, _ = organization_files.priced_status(
+    evaluations, _ = settings_in_force.priced_status(
         reader, shown, caller.costing, calendar.utc_today()
     )
     currency = caller.costing.pricing.currency if caller.costing.pricing else ""

@@ -14,7 +14,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.responses import StreamingResponse
 
 from analytics.api.caller import Caller, CallerDep
-from analytics.cli import fetching, shared
+from analytics.cli import fetching, ranges
 from analytics.cli.json_output import table_json
 from analytics.exports.focus import billing_account, focus_table
 from analytics.exports.formats import export_bytes
@@ -44,7 +44,7 @@ def days(
 ) -> tuple[date, date]:
     """The inclusive UTC days asked for, as the command line reads ``--start``/``--end`` or
     ``--period`` (400 for a bad range)."""
-    return shared.day_range(start, end, period, calendar.utc_today(), caller.demo)
+    return ranges.day_range(start, end, period, calendar.utc_today(), caller.demo)
 
 
 @router.get("/usage", summary="Usage rows of a range, as the export writes them")
@@ -64,7 +64,7 @@ def usage(
     first, last = days(caller, start, end, period)
     request = ExportRequest(source, group_by, with_cost)
     request.check(caller.costing)
-    read = fetching.reader(caller.settings, caller.demo, first, last, True)
+    read = fetching.reader(caller.connection, caller.demo, first, last, True)
     table = request.rows(read, caller.narrowed(team), (first, last), caller.costing).table
     if fmt == "json":
         return Response(table_json(table), media_type=MEDIA_TYPES["json"])
@@ -92,8 +92,8 @@ def focus(
     if pricing is None:
         raise HTTPException(409, "FOCUS rows need prices: no pricing settings are in force")
     visible = caller.narrowed(team)
-    read = fetching.fetched("usage", caller.settings, caller.demo, first, last, True, visible)
-    account = billing_account(caller.settings, caller.demo)
+    read = fetching.fetched("usage", caller.connection, caller.demo, first, last, True, visible)
+    account = billing_account(caller.connection, caller.demo)
     table = focus_table(
         read.organization.frame,
         pricing,

@@ -5,7 +5,7 @@ The exit codes are one table, `analytics.exit_codes.EXIT_CODES`: `--help` ends w
 the manual's Command line page and the Export page show them. Errors go to stderr in one
 or two lines, without a traceback unless --debug is given.
 
-One module per area registers its commands on the one `app` of `shared`, which `main` runs:
+One module per area registers its commands on the one `app` of `program`, which `main` runs:
 exports, the dataset, reports, checks and marks, capacity, look-ups, keys, their rotations,
 guardrails, serve, the HTTP API's tokens and serve-api, the demo's reset, the state store, the
 settings.
@@ -14,7 +14,7 @@ settings.
 # Importing an area registers its commands: this order is the order `--help` lists them.
 from analytics.cli import exports, datasets, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
 from analytics.cli import guardrails, serve, http_api, demo, state, settings
-from analytics.cli.shared import app, main
+from analytics.cli.program import app, main
 
 __all__ = [
     "app",

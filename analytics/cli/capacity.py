@@ -25,16 +25,11 @@ from analytics.capacity.decision import (
     verdict,
 )
 from analytics.capacity.forecasting import Outlook, accuracy_text, backtest_table, period_text
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text, table_json
-from analytics.cli.shared import (
-    DebugOption,
-    DemoOption,
-    PricingOption,
-    TableOrJsonOption,
-    UsageProblem,
-    app,
-)
+from analytics.cli.options import DebugOption, DemoOption, PricingOption, TableOrJsonOption
+from analytics.cli.program import app
 from analytics.cli.what_ifs import (
     DEFAULT_RISK_TEXT,
     AddOption,
@@ -57,7 +52,7 @@ from analytics.usage.metrics import (
     share_text,
 )
 
-capacity_app = shared.command_group(
+capacity_app = program.command_group(
     app,
     "capacity",
     "The capacity decision: forecasts with their measured accuracy, and what to buy next.",
@@ -66,7 +61,7 @@ capacity_app = shared.command_group(
 
 def _outlooks(demo: bool) -> dict[str, Outlook]:
     """The organization's outlooks from its whole history (the demo's span with --demo)."""
-    settings = shared.settings()
+    settings = connecting.service_connection()
     reader = fetching.Fetches(settings, demo)
     return read_outlooks(reader, calendar.utc_today(), settings.demo_days if demo else None)
 
@@ -101,8 +96,8 @@ def backtest(
     is the forecast's one accuracy figure, which the table ends with, per metric, in the
     sentence the Capacity page and the report state, naming the contract year of the budgets
     file in force as they do."""
-    with shared.reported(debug):
-        contract = contract_year(organization_files.budgets(budgets, demo))
+    with failures.reported(debug):
+        contract = contract_year(settings_in_force.budgets(budgets, demo))
         found = _outlooks(demo)
         table = backtest_table(found)
         if fmt == "json":
@@ -121,7 +116,7 @@ def backtest(
                     _share(row["coverage_95"]),
                 ]
             )
-        for line in shared.aligned(rows):
+        for line in command_output.aligned(rows):
             typer.echo(line)
         typer.echo("")
         for metric, outlook in found.items():
@@ -146,7 +141,7 @@ def recommend(
     it: the expected cost, the chance of overage, the expected unused volume; recommend the
     cheapest within the risk setting (10 % by default). A what-if outside the plausible range
     is named on stderr, and the answer without the what-ifs is shown beside theirs."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         given = asked(term, growth, add, risk)
         if year_start is not None:
             raise UsageProblem(
@@ -154,15 +149,15 @@ def recommend(
                 "contract_year_start, as on the Capacity page and in the report (give --budgets "
                 "FILE)"
             )
-        budget_file = organization_files.budgets(budgets, demo)
-        prices = organization_files.costing(pricing, None, demo).pricing
+        budget_file = settings_in_force.budgets(budgets, demo)
+        prices = settings_in_force.costing(pricing, None, demo).pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"
             raise UsageProblem(
                 f"recommend weighs the pricing file's catalogue, and {where}: give --pricing "
                 "FILE with [[option]] entries (see pricing.example.toml)"
             )
-        reader = fetching.Fetches(shared.settings(), demo)
+        reader = fetching.Fetches(connecting.service_connection(), demo)
         contract, cost = contract_year(budget_file), PricesInForce(prices)
         decision = decided(reader, calendar.utc_today(), prices.catalogue, given, contract, cost)
         for warning in decision.warnings:
@@ -194,7 +189,7 @@ def _decision_lines(decision: Decision, currency: str) -> list[str]:
              "80 % range", "95 % range", "model", "month-ahead error"]]  # fmt: skip
     for row in _records(decision.forecasts_beside_plain):
         rows.append(_forecast_row(row, plain))
-    lines += shared.aligned(rows)
+    lines += command_output.aligned(rows)
     chosen = decision.recommendation.chosen
     first = decision.scenarios.months[0]
     lines += [""]
@@ -206,7 +201,7 @@ def _decision_lines(decision: Decision, currency: str) -> list[str]:
              "unused speech-to-text minutes", ""]]  # fmt: skip
     for costed in decision.recommendation.options:
         rows.append(_option_row(costed, currency, chosen))
-    lines += shared.aligned(rows)
+    lines += command_output.aligned(rows)
     lines += [f"note: left out: {note}" for note in decision.recommendation.left_out]
     lines += ["", verdict(decision, money)]
     if (without := plain_verdict(decision, money)) is not None:

@@ -17,10 +17,10 @@ from analytics.alerts.alerts_file import AlertsConfig
 from analytics.alerts.delivery import deliver
 from analytics.alerts.delivery_state import DeliveryState, delivery_store
 from analytics.alerts.events import Event
-from analytics.cli import organization_files, shared
-from analytics.cli.shared import UsageProblem
+from analytics.cli import connecting, failures, settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.exit_codes import DELIVERY
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 
 NotifyOption = Annotated[
     bool,
@@ -48,7 +48,7 @@ class Outbox:
 
 
 def outbox_for(
-    notify: bool, alerts: Path | None, dry_run: bool, settings: Settings, demo: bool
+    notify: bool, alerts: Path | None, dry_run: bool, settings: ServiceConnection, demo: bool
 ) -> Outbox | None:
     """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
     alerts file stops the run at once; None without `--notify`."""
@@ -56,7 +56,7 @@ def outbox_for(
         raise UsageProblem("--alerts and --dry-run go with --notify")
     if not notify:
         return None
-    config = organization_files.alerts(alerts, "--notify")
+    config = settings_in_force.alerts(alerts, "--notify")
     return Outbox(config, DeliveryState(delivery_store(settings, demo)), dry_run)
 
 
@@ -66,7 +66,7 @@ class CheckRun:
     code and alerts it ends with, and whether its standard output is one document for a
     script (`--format json`), which what `--notify` did must not break."""
 
-    settings: Settings
+    connection: ServiceConnection
     outbox: Outbox | None
     code: int = 0
     events: Sequence[Event] = ()
@@ -79,8 +79,8 @@ def check_run(
 ) -> Iterator[CheckRun]:
     """Run a check as every command runs, its outbox read first; at its end send its alerts
     (with `--notify`) and exit with its code, DELIVERY.code when an alert did not get through."""
-    with shared.reported(debug):
-        settings = shared.settings()
+    with failures.reported(debug):
+        settings = connecting.service_connection()
         check = CheckRun(settings, outbox_for(notify, alerts, dry_run, settings, demo))
         yield check
         if check.outbox is not None and not notify_of(check.events, check.outbox, check.data_out):

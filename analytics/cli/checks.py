@@ -21,25 +21,25 @@ from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
 from analytics.anomalies.marks import Status as AnomalyStatus
 from analytics.anomalies.model import Anomaly
 from analytics.capacity import budgets as budgeting
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import command_output, connecting, failures, fetching, settings_in_force
 from analytics.cli.check_run import DryRunOption, NotifyOption, check_run
+from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text
-from analytics.cli.shared import (
+from analytics.cli.options import (
     AlertsOption,
     DebugOption,
     DemoOption,
     PricingOption,
     TeamOption,
     TeamsOption,
-    UsageProblem,
-    app,
 )
+from analytics.cli.program import app
 from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, NEW_ANOMALIES
 from analytics.exports.shaping import Costing
 from analytics.guardrails import memory as guardrail_state
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
 from analytics.keys.rotation import RotationLog, watched
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage import calendar
 from analytics.usage.frames import labels
 from analytics.usage.metrics import percent_text
@@ -86,15 +86,15 @@ def check_budgets(
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
     was not delivered). With --team: that team's budgets and its keys' own limits only."""
     with check_run(notify, alerts, dry_run, demo, debug) as check:
-        costing = organization_files.costing(pricing, teams, demo)
-        visible = organization_files.visible(team, costing)
-        budget_file = organization_files.budgets(budgets, demo)
+        costing = settings_in_force.costing(pricing, teams, demo)
+        visible = settings_in_force.visible(team, costing)
+        budget_file = settings_in_force.budgets(budgets, demo)
         warning_at = budgeting.DEFAULT_WARNING if budget_file is None else budget_file.warning_at
         if budget_file is not None:
             budget_file = visible.budgets(budget_file)
         today = calendar.utc_today()
         limits = (
-            fetching.key_limits(check.settings, demo, today, warning_at, visible)
+            fetching.key_limits(check.connection, demo, today, warning_at, visible)
             if key_limits
             else None
         )
@@ -103,16 +103,14 @@ def check_budgets(
         evaluations: list[budgeting.Evaluation] = []
         names: dict[str, str] = {}
         if budget_file is not None:
-            reader = fetching.Fetches(check.settings, demo, visible=visible)
-            evaluations, read = organization_files.priced_status(
-                reader, budget_file, costing, today
-            )
+            reader = fetching.Fetches(check.connection, demo, visible=visible)
+            evaluations, read = settings_in_force.priced_status(reader, budget_file, costing, today)
             names = labels(read.frame)
         if limits is not None:
             evaluations += limits.evaluations
             names |= limits.labels
         currency = costing.pricing.currency if costing.pricing else None
-        for line in shared.aligned(
+        for line in command_output.aligned(
             _budget_rows(budgeting.evaluation_frame(evaluations, currency or ""))
         ):
             typer.echo(line)
@@ -122,7 +120,7 @@ def check_budgets(
         # guardrails hold the organization's enforced budgets.
         whole = visible.scope.whole
         if check.outbox is not None and budget_file is not None and limits is not None and whole:
-            guarded = _guardrail_events(check.settings, demo, budget_file, costing, today)
+            guarded = _guardrail_events(check.connection, demo, budget_file, costing, today)
             check.events = [*check.events, *guarded]
 
 
@@ -140,7 +138,11 @@ def _nothing_tocheck_run(team: str | None) -> UsageProblem:
 
 
 def _guardrail_events(
-    settings: Settings, demo: bool, budgets: budgeting.BudgetFile, costing: Costing, today: date
+    settings: ServiceConnection,
+    demo: bool,
+    budgets: budgeting.BudgetFile,
+    costing: Costing,
+    today: date,
 ) -> list[Event]:
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
@@ -217,13 +219,13 @@ def check_anomalies(
     """Print one line per anomaly nobody has marked yet (severity, the anomaly in words, what
     happened); exit 0 when there is none, 12 when there is (13: an alert was not delivered)."""
     with check_run(notify, alerts, dry_run, demo, debug) as check:
-        marks = _marks(check.settings, demo)
+        marks = _marks(check.connection, demo)
         marked = marks.read() if marks else {}
         today = calendar.utc_today()
         start, end = calendar.resolve(calendar.DEFAULT_PRESET, today)
         if days is not None:
             start = end - timedelta(days=days - 1)
-        found = anomalies_in(fetching.Fetches(check.settings, demo), start, end)
+        found = anomalies_in(fetching.Fetches(check.connection, demo), start, end)
         new = new_anomalies(found, marked)
         shown = found if show_all else new
         if fmt == "json":
@@ -239,7 +241,7 @@ def check_anomalies(
                 ]
                 for a in shown
             ]
-            for line in shared.aligned(rows):
+            for line in command_output.aligned(rows):
                 typer.echo(line)
         check.code = NEW_ANOMALIES.code if new else 0
         check.events = anomaly_events(new)
@@ -280,14 +282,14 @@ def mark_anomaly(
 ) -> None:
     """Mark an anomaly expected or acknowledged, so check-anomalies no longer reports it as
     new; an id may be marked before the anomaly happens (planned activity)."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         if mark not in (*MARKS, "new"):
             raise UsageProblem(f"mark must be expected, acknowledged or new, not {mark!r}")
         try:
             anomaly_id = check_id(anomaly)
         except ValueError as exc:
             raise UsageProblem(str(exc)) from None
-        marks = _marks(shared.settings(), demo)
+        marks = _marks(connecting.service_connection(), demo)
         if marks is None:
             raise UsageProblem(
                 "marks are kept in the state store: set SERVICE_HISTORY_PATH (embedded) or "
@@ -300,10 +302,10 @@ def mark_anomaly(
         typer.echo(f"{anomaly_id}: {done} in {marks.records.store.where}")
 
 
-def _marks(settings: Settings, demo: bool) -> Marks | None:
+def _marks(settings: ServiceConnection, demo: bool) -> Marks | None:
     """The marks of the configured account, or of the demo organization; None without a
     state store (nothing is marked)."""
-    shared.configured(settings, demo)
+    connecting.configured(settings, demo)
     return Marks.for_settings(settings, demo)
 
 
@@ -336,11 +338,11 @@ def check_rotations(
     days are the alert routes' rotations settings unless given here. Exit 0 (13: an alert
     was not delivered)."""
     with check_run(notify, alerts, dry_run, demo, debug) as check:
-        set_days = organization_files.rotations(alerts, demo)
+        set_days = settings_in_force.rotations(alerts, demo)
         after = set_days.remind_after_days if after is None else after
         max_age = set_days.max_age_days if max_age is None else max_age
-        records = records_of(check.settings, demo)
-        reader = fetching.Fetches(check.settings, demo)
+        records = records_of(check.connection, demo)
+        reader = fetching.Fetches(check.connection, demo)
         today = calendar.utc_today()
         kept = RotationLog(records).read() if records is not None else []
         watches = [watched(reader, r, today) for r in kept if r.state == "watching"]

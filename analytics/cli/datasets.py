@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 import pandas as pd
 import typer
 
-from analytics.cli import organization_files, shared
+from analytics.cli import connecting, failures, ranges, settings_in_force
 from analytics.cli.exports import NoHistoryOption, focus_rows, shaped_export
-from analytics.cli.shared import (
+from analytics.cli.failures import UsageProblem
+from analytics.cli.options import (
     DebugOption,
     DemoOption,
     EndOption,
@@ -24,9 +25,8 @@ from analytics.cli.shared import (
     StartOption,
     TeamOption,
     TeamsOption,
-    UsageProblem,
-    app,
 )
+from analytics.cli.program import app
 from analytics.exports import dataset
 from analytics.exports.dataset import Days, Destination
 from analytics.exports.focus import billing_account, focus_file_table
@@ -62,9 +62,9 @@ def export_dataset(
     (usage/date=YYYY-MM-DD/part.parquet, focus/date=…/part.parquet) with a manifest.json
     written last; only the days that changed since the last run, and the days the service may
     still revise, are written again."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         today = calendar.utc_today()
-        first, last = shared.day_range(start, end, period, today, demo)
+        first, last = ranges.day_range(start, end, period, today, demo)
         files = (pricing, teams, team)
         how = (demo, not no_history)
         days = Days(first, last, last_closed_day(today) + timedelta(days=1))
@@ -101,10 +101,10 @@ def _inputs(files: tuple[Path | None, Path | None, str | None], demo: bool) -> s
     """The digest of what every row depends on: the prices (not the file they were read
     from), the teams, the billed account and the team asked for."""
     pricing, teams, team = files
-    costing = organization_files.costing(pricing, teams, demo)
+    costing = settings_in_force.costing(pricing, teams, demo)
     prices = costing.pricing
     priced = None if prices is None else (prices.currency, prices.periods)
-    account = billing_account(shared.settings(), demo)
+    account = billing_account(connecting.service_connection(), demo)
     return dataset.input_digest(priced, costing.teams, account.id, account.name, team)
 
 

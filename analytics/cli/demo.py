@@ -6,8 +6,10 @@ from __future__ import annotations
 import typer
 
 from analytics import connection
-from analytics.cli import shared
-from analytics.cli.shared import DebugOption, UsageProblem, app
+from analytics.cli import connecting, failures
+from analytics.cli.failures import UsageProblem
+from analytics.cli.options import DebugOption
+from analytics.cli.program import app
 
 
 @app.command("reset-demo")
@@ -16,8 +18,8 @@ def reset_demo(debug: DebugOption = False) -> None:
     with --demo) is undone, at once for a running dashboard too, and the demo's key audit log
     and guardrail state start empty. Only the demo's files change; never a service's
     organization."""
-    with shared.reported(debug):
-        settings = shared.settings()
+    with failures.reported(debug):
+        settings = connecting.service_connection()
         reset = connection.reset_demo(settings)
         if reset is None:
             raise UsageProblem(

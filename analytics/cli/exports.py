@@ -14,8 +14,9 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from analytics.cli import fetching, organization_files, shared
-from analytics.cli.shared import (
+from analytics.cli import command_output, connecting, failures, fetching, ranges, settings_in_force
+from analytics.cli.failures import UsageProblem
+from analytics.cli.options import (
     DebugOption,
     DemoOption,
     EndOption,
@@ -24,9 +25,8 @@ from analytics.cli.shared import (
     StartOption,
     TeamOption,
     TeamsOption,
-    UsageProblem,
-    app,
 )
+from analytics.cli.program import app
 from analytics.exports.focus import billing_account, focus_file_table, focus_table
 from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
 from analytics.exports.requests import ExportRequest
@@ -56,8 +56,8 @@ log = logging.getLogger(__name__)
 
 
 def _format(output: Path, fmt: Format | None) -> Format:
-    shared.check_output(output)
-    if output == shared.STDOUT:
+    command_output.check_output(output)
+    if output == command_output.STDOUT:
         if fmt not in (None, "csv"):
             raise UsageProblem(f"--output - (standard output) takes CSV only, not {fmt}")
         return "csv"
@@ -158,8 +158,8 @@ def export(
     """Export usage, custom-tag characters or language-pair usage of a range of UTC days to
     CSV, Parquet or Excel, or their cost as FOCUS 1.2 (--focus); with --team, that team's rows
     and its share of the money only."""
-    with shared.reported(debug):
-        first, last = shared.day_range(start, end, period, calendar.utc_today(), demo)
+    with failures.reported(debug):
+        first, last = ranges.day_range(start, end, period, calendar.utc_today(), demo)
         file_format = _format(output, fmt)
         if focus:
             how = _FocusRead(demo, not no_history, raw)
@@ -169,7 +169,7 @@ def export(
         files = (pricing, teams, team)
         table, costing = shaped_export(request, files, (first, last), (demo, not no_history))
         _say_unpriced(request.warning(costing, first, last))
-        if output == shared.STDOUT:
+        if output == command_output.STDOUT:
             _to_stdout(export_pieces(table, file_format, raw))
             return
         write_export(table, output, file_format, raw=raw)
@@ -191,12 +191,12 @@ def shaped_export(
     try:
         # A file named here is read (and a bad one refused) whatever the choices.
         reads = request.reads_settings or files != (None, None, None)
-        costing = organization_files.costing(pricing, teams, demo) if reads else Costing()
+        costing = settings_in_force.costing(pricing, teams, demo) if reads else Costing()
         request.check(costing)
     except ExportProblem as exc:
         raise UsageProblem(_worded(exc)) from None
-    visible = organization_files.visible(team, costing)
-    read = fetching.reader(shared.settings(), demo, *days, history)
+    visible = settings_in_force.visible(team, costing)
+    read = fetching.reader(connecting.service_connection(), demo, *days, history)
     rows = request.rows(read, visible, days, costing)
     if not rows.used:
         _say_nothing_used(*days)
@@ -225,7 +225,7 @@ def _export_focus(
         raise UsageProblem("--focus writes CSV or Parquet, not Excel")
     table = focus_rows(files, days, (how.demo, how.history))
     file_table = focus_file_table(table, file_format == "csv")
-    if output == shared.STDOUT:
+    if output == command_output.STDOUT:
         _to_stdout(export_pieces(file_table, file_format, how.raw))
         return
     write_export(file_table, output, file_format, raw=how.raw)
@@ -243,12 +243,12 @@ def focus_rows(
     the team, ``how`` the demo and the history store."""
     pricing, teams, team = files
     demo, history = how
-    costing = organization_files.costing(pricing, teams, demo)
+    costing = settings_in_force.costing(pricing, teams, demo)
     if costing.pricing is None:
         raise UsageProblem("FOCUS rows need prices: give --pricing FILE")
-    visible = organization_files.visible(team, costing)
+    visible = settings_in_force.visible(team, costing)
     first, last = days
-    given = shared.settings()
+    given = connecting.service_connection()
     read = fetching.fetched("usage", given, demo, first, last, history, visible)
     account = billing_account(given, demo)
     table = focus_table(

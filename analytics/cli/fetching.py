@@ -21,13 +21,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analytics.access import EVERYTHING, Visible
 from analytics.access.scope import Read
-from analytics.cli import shared
+from analytics.cli import connecting
 from analytics.exports.vocabulary import REPORTS, Report
 from analytics.keys.audit import AuditLog
 from analytics.keys.listed import LimitStatus, limit_status
-from analytics.service.connection_settings import Settings
 from analytics.service.errors import AuthorizationError
 from analytics.service.models import DeveloperKey, PlanUsage
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import FetchedRange
 
@@ -35,7 +35,7 @@ from analytics.usage.pipeline import FetchedRange
 def _fetch(
     fetch: Callable[..., FetchedRange],
     what: str,
-    settings: Settings,
+    settings: ServiceConnection,
     demo: bool,
     first: date,
     last: date,
@@ -44,7 +44,7 @@ def _fetch(
     """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags,
     fetch_pairs, fetch_pair_keys) with the history store of a configured service, and a
     progress bar on a terminal."""
-    with shared.client(settings, demo) as client:
+    with connecting.client(settings, demo) as client:
         history = HistoryStore.from_settings(settings) if use_history and not demo else None
         if not sys.stderr.isatty():  # cron: quiet unless something needs saying
             return fetch(client, first, last, history=history)
@@ -66,7 +66,7 @@ def _fetch(
 
 
 def reader(
-    settings: Settings, demo: bool, first: date, last: date, use_history: bool
+    settings: ServiceConnection, demo: bool, first: date, last: date, use_history: bool
 ) -> Callable[[str], FetchedRange]:
     """The organization's daily reports of first..last by name (``usage``, ``tags``, ``pairs``,
     ``pair_keys``), through the history store of a configured service only.
@@ -83,7 +83,7 @@ def reader(
 
 def fetched(
     report: Report,
-    settings: Settings,
+    settings: ServiceConnection,
     demo: bool,
     first: date,
     last: date,
@@ -101,34 +101,34 @@ class Fetches:
     ``KeyReader``): each asked of the service when the question needs it, usage through the
     history store of a configured service, usage and keys as ``visible`` shows them."""
 
-    settings: Settings
+    connection: ServiceConnection
     demo: bool
     visible: Visible = field(default=EVERYTHING, kw_only=True)
 
     def usage(self, first: date, last: date) -> FetchedRange:
-        read = fetched("usage", self.settings, self.demo, first, last, True, self.visible)
+        read = fetched("usage", self.connection, self.demo, first, last, True, self.visible)
         return read.shown
 
     def plan(self) -> PlanUsage:
-        with shared.client(self.settings, self.demo) as client:
+        with connecting.client(self.connection, self.demo) as client:
             return client.usage()
 
     def developer_keys(self) -> list[DeveloperKey]:
         """The listed keys ``visible`` shows, each matched to its team by the mask recorded
         for it, its key id's mask or its label in the key list."""
-        with shared.client(self.settings, self.demo) as client:
+        with connecting.client(self.connection, self.demo) as client:
             keys = client.developer_keys()
         if self.visible.scope.whole:  # no audit log to open
             return keys
         return self.visible.developer_keys(keys, {}, self.recorded_masks())
 
     def recorded_masks(self) -> dict[str, str]:
-        audit = AuditLog.for_settings(self.settings, self.demo)
+        audit = AuditLog.for_settings(self.connection, self.demo)
         return audit.recorded_masks() if audit else {}
 
 
 def key_limits(
-    settings: Settings,
+    settings: ServiceConnection,
     demo: bool,
     today: date,
     warning_at: float,

@@ -22,19 +22,19 @@ import pandas as pd
 import typer
 
 from analytics.capacity.budgets import BudgetFile
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
 from analytics.cli.checks import BudgetsOption
+from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text
 from analytics.cli.keys import at_terminal, who
-from analytics.cli.shared import (
+from analytics.cli.options import (
     DebugOption,
     DemoOption,
     PricingOption,
     TableOrJsonOption,
     TeamsOption,
-    UsageProblem,
-    app,
 )
+from analytics.cli.program import app
 from analytics.exit_codes import plan_ending
 from analytics.exports.shaping import Costing
 from analytics.guardrails import apply
@@ -54,12 +54,12 @@ from analytics.guardrails.plan_tables import (
 )
 from analytics.keys import changes
 from analytics.keys.audit import AuditLog
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text, counted
 from analytics.usage.records import Records, records_of
 
-guardrails_app = shared.command_group(
+guardrails_app = program.command_group(
     app,
     "guardrails",
     "Hold the budgets marked enforce = true with the keys' own limits: plan, apply, "
@@ -118,7 +118,7 @@ def _with_files(command: Callable[..., None]) -> Callable[..., None]:
 class _Session:
     """A guardrails command's settings, files and the state it remembers limits in."""
 
-    settings: Settings
+    connection: ServiceConnection
     demo: bool
     budgets: BudgetFile
     costing: Costing
@@ -130,7 +130,7 @@ class _Session:
         """The plan from what the service and the files say now, for the remembered state."""
 
         def planned(memory: Mapping[str, Memory]) -> Plan:
-            reader = fetching.Fetches(self.settings, self.demo)
+            reader = fetching.Fetches(self.connection, self.demo)
             costing = (self.costing.teams, self.costing.pricing)
             try:
                 return plan_now(
@@ -147,8 +147,8 @@ class _Session:
     def run(
         self, action: Literal["apply", "restore"], leave_out: frozenset[str], only: str | None
     ) -> apply.Run:
-        with shared.client(self.settings, self.demo) as client:
-            audit = AuditLog.for_settings(self.settings, self.demo)
+        with connecting.client(self.connection, self.demo) as client:
+            audit = AuditLog.for_settings(self.connection, self.demo)
             actor = changes.Actor(client, who(), audit, changes.every_key)
             return apply.run(self.records, self.planner(leave_out), actor, action, only)
 
@@ -156,10 +156,10 @@ class _Session:
 @contextmanager
 def _session(files: _Files) -> Iterator[_Session]:
     demo = files.demo
-    with shared.reported(files.debug):
-        settings = shared.settings()
-        shared.configured(settings, demo)
-        found = organization_files.budgets(files.budgets, demo)
+    with failures.reported(files.debug):
+        settings = connecting.service_connection()
+        connecting.configured(settings, demo)
+        found = settings_in_force.budgets(files.budgets, demo)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
         records = records_of(settings, demo)
@@ -168,7 +168,7 @@ def _session(files: _Files) -> Iterator[_Session]:
                 "the guardrails remember the keys' own limits in the state store: set "
                 "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
-        costing = organization_files.costing(files.pricing, files.teams, demo)
+        costing = settings_in_force.costing(files.pricing, files.teams, demo)
         yield _Session(settings, demo, found, costing, records)
 
 
@@ -176,7 +176,9 @@ def _table(table: pd.DataFrame) -> None:
     shown = table.astype(object).where(table.notna(), "-")
     for column in table.select_dtypes("number"):
         shown[column] = [v if v == "-" else count_text(v) for v in shown[column]]
-    for line in shared.aligned([list(table.columns), *shown.astype(str).to_numpy().tolist()]):
+    for line in command_output.aligned(
+        [list(table.columns), *shown.astype(str).to_numpy().tolist()]
+    ):
         typer.echo(line)
 
 

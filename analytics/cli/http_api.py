@@ -18,14 +18,16 @@ from typing import Annotated, Literal
 import typer
 
 from analytics.access.tokens import TokenNotFound, Tokens
-from analytics.cli import organization_files, shared
+from analytics.cli import command_output, connecting, failures, program, settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text
 from analytics.cli.keys import who
-from analytics.cli.shared import DebugOption, DemoOption, UsageProblem, app
+from analytics.cli.options import DebugOption, DemoOption
+from analytics.cli.program import app
 from analytics.usage.records import records_of
 
-api_app = shared.command_group(app, "api", "The HTTP API's bearer tokens (see serve-api).")
-tokens_app = shared.command_group(
+api_app = program.command_group(app, "api", "The HTTP API's bearer tokens (see serve-api).")
+tokens_app = program.command_group(
     api_app, "tokens", "Tokens of the HTTP API: each sees one team's scope or the organization."
 )
 FACTORY = "analytics.api.http_app:from_environment"
@@ -33,8 +35,8 @@ FACTORY = "analytics.api.http_app:from_environment"
 
 def _tokens(demo: bool) -> Tokens:
     """The account's tokens; a usage problem where no state store can keep them."""
-    given = shared.settings()
-    shared.configured(given, demo)
+    given = connecting.service_connection()
+    connecting.configured(given, demo)
     records = records_of(given, demo)
     if records is None:
         raise UsageProblem(
@@ -54,11 +56,11 @@ def create(
 ) -> None:
     """Make a token of one team's scope (--team NAME) or the organization's (--organization),
     printed once on standard output: keep it where the dashboard elsewhere keeps secrets."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         if (team is None) == (not organization):
             raise UsageProblem("give either --team NAME or --organization")
         # A team the teams settings in force do not have is refused, naming those they do.
-        organization_files.visible(team, organization_files.costing(None, None, demo))
+        settings_in_force.visible(team, settings_in_force.costing(None, None, demo))
         made, secret = _tokens(demo).create(team, who(), datetime.now(UTC))
         typer.echo(f"API token {made.id} of {made.scope.name}: shown once, keep it now", err=True)
         typer.echo(secret)
@@ -73,7 +75,7 @@ def list_tokens(
     debug: DebugOption = False,
 ) -> None:
     """Every token: its id, scope, who made it and when, and when it was revoked."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         found = _tokens(demo).listed()
         if fmt == "json":
             typer.echo(json_text(found))
@@ -89,7 +91,7 @@ def list_tokens(
             ]
             for t in found
         ]
-        for line in shared.aligned(rows):
+        for line in command_output.aligned(rows):
             typer.echo(line)
 
 
@@ -100,7 +102,7 @@ def revoke(
     debug: DebugOption = False,
 ) -> None:
     """Stop a token working at once; its row stays in the list."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         try:
             revoked = _tokens(demo).revoke(token_id, datetime.now(UTC))
         except TokenNotFound as exc:
@@ -119,8 +121,8 @@ def serve_api(
 ) -> None:
     """Start the read-only HTTP API (/api/v1/..., OpenAPI at /api/v1/openapi.json) on
     loopback by default; callers need a token of `api tokens create`."""
-    with shared.reported(debug):
-        shared.configured(shared.settings(), demo)
+    with failures.reported(debug):
+        connecting.configured(connecting.service_connection(), demo)
         os.environ["USAGE_API_DEMO"] = "1" if demo else "0"
         os.environ["USAGE_API_RATE"] = str(rate)
         os.environ["USAGE_API_BURST"] = str(burst)

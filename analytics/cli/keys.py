@@ -21,26 +21,23 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text, table_json
-from analytics.cli.shared import (
-    DebugOption,
-    DemoOption,
-    UsageProblem,
-    app,
-)
+from analytics.cli.options import DebugOption, DemoOption
+from analytics.cli.program import app
 from analytics.keys import changes, listed
 from analytics.keys.audit import AuditLog, audit_table
 from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, named_keys, pick
 from analytics.keys.limits import KeyRow, key_view_table, shown_limits, with_owners
 from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
 from analytics.service.client import KEEP, Keep, Limit
-from analytics.service.connection_settings import Settings
 from analytics.service.models import DeveloperKey
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
-keys_app = shared.command_group(
+keys_app = program.command_group(
     app,
     "keys",
     "List the organization's developer keys and change them (an admin key is needed).",
@@ -64,7 +61,7 @@ def who() -> str:
 class KeySession:
     """A keys command's settings and the actor its changes are made and audited as."""
 
-    settings: Settings
+    connection: ServiceConnection
     demo: bool
     actor: changes.Actor
 
@@ -76,7 +73,7 @@ class KeySession:
     def rows(self, keys: Sequence[DeveloperKey]) -> list[KeyRow]:
         """Every key's row of the key view (``listed.key_view``), over a key list this
         command has already fetched."""
-        return listed.key_view(_Listed(self.settings, self.demo, keys), calendar.utc_today())
+        return listed.key_view(_Listed(self.connection, self.demo, keys), calendar.utc_today())
 
     def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
         """The listed key `name` names, the analytics mask it is joined to (None: not known)
@@ -109,9 +106,9 @@ class _Listed(fetching.Fetches):
 
 @contextmanager
 def key_session(demo: bool, debug: bool) -> Iterator[KeySession]:
-    with shared.reported(debug):
-        settings = shared.settings()
-        with shared.client(settings, demo) as client:
+    with failures.reported(debug):
+        settings = connecting.service_connection()
+        with connecting.client(settings, demo) as client:
             audit = AuditLog.for_settings(settings, demo)
             actor = changes.Actor(client, who(), audit, changes.every_key)
             yield KeySession(settings, demo, actor)
@@ -154,7 +151,7 @@ def write_table(table: pd.DataFrame, fmt: Format) -> None:
         for column in table.select_dtypes("number"):
             shown[column] = [v if v == "-" else count_text(v) for v in shown[column]]
         rows = [list(table.columns), *shown.astype(str).to_numpy().tolist()]
-        for line in shared.aligned(rows):
+        for line in command_output.aligned(rows):
             typer.echo(line)
 
 
@@ -171,7 +168,7 @@ def list_keys(
     characters and speech minutes against its limits, with the day each is reached; then its
     owner and purpose, as the teams settings name the key's owner."""
     with key_session(demo, debug) as session:
-        teams = organization_files.costing(None, None, demo).teams
+        teams = settings_in_force.costing(None, None, demo).teams
         table = key_view_table(session.rows(session.actor.client.developer_keys()))
         table = with_owners(table, teams)
         if not show_all:
@@ -305,8 +302,8 @@ def audit(
 ) -> None:
     """Every attempted key change, oldest first: when (UTC), who, what, before, after, the
     outcome and the service's trace id."""
-    with shared.reported(debug):
-        log = AuditLog.for_settings(shared.settings(), demo)
+    with failures.reported(debug):
+        log = AuditLog.for_settings(connecting.service_connection(), demo)
         if log is None:
             raise UsageProblem("no audit log: SERVICE_HISTORY_PATH is off or no service is set")
         entries = log.read()

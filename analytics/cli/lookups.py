@@ -9,9 +9,10 @@ from typing import Annotated, Literal
 import typer
 
 from analytics.capacity.budgets import current_plan
-from analytics.cli import fetching, shared
+from analytics.cli import command_output, connecting, failures, fetching
 from analytics.cli.json_output import json_text
-from analytics.cli.shared import DebugOption, DemoOption, TableOrJsonOption, app
+from analytics.cli.options import DebugOption, DemoOption, TableOrJsonOption
+from analytics.cli.program import app
 from analytics.languages import language_table
 from analytics.service.models import Resource
 from analytics.usage import calendar
@@ -38,7 +39,10 @@ def languages(
 ) -> None:
     """List the languages of one resource with their source/target flags and features (the
     service lists only stable ones unless --beta asks for the rest)."""
-    with shared.reported(debug), shared.client(shared.settings(), demo) as client:
+    with (
+        failures.reported(debug),
+        connecting.client(connecting.service_connection(), demo) as client,
+    ):
         entries = client.languages(resource, include_beta=beta)
         table = language_table(entries).drop(columns="status")
         for flag in ("source", "target"):
@@ -50,7 +54,7 @@ def languages(
             table.to_csv(sys.stdout, index=False, lineterminator="\n")
         else:
             rows = [list(table.columns), *table.astype(str).to_numpy().tolist()]
-            for line in shared.aligned(rows):
+            for line in command_output.aligned(rows):
                 typer.echo(line)
 
 
@@ -62,8 +66,8 @@ def plan(
 ) -> None:
     """Usage and limits of the current billing period, and the day each limit is reached as
     forecast."""
-    with shared.reported(debug):
-        reader = fetching.Fetches(shared.settings(), demo)
+    with failures.reported(debug):
+        reader = fetching.Fetches(connecting.service_connection(), demo)
         snapshot = current_plan(reader, calendar.utc_today())
         if fmt == "json":
             typer.echo(json_text(snapshot.as_json()))
@@ -74,7 +78,7 @@ def plan(
             [a.label, a.used_text, a.limit_text, a.share_text, a.reach_text]
             for a in snapshot.allowances
         ]
-        for line in shared.aligned(rows):
+        for line in command_output.aligned(rows):
             typer.echo(line)
 
 
@@ -85,7 +89,10 @@ def detect(
     debug: DebugOption = False,
 ) -> None:
     """Detect the language of each text (one line per text, in order)."""
-    with shared.reported(debug), shared.client(shared.settings(), demo) as client:
+    with (
+        failures.reported(debug),
+        connecting.client(connecting.service_connection(), demo) as client,
+    ):
         for text, result in zip(texts, client.detect(texts), strict=True):
             found = result.detected_language or "-"
             typer.echo(f"{found}\t{result.detection_status}\t{text}")

@@ -22,14 +22,19 @@ from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
 )
-from analytics.cli import fetching, organization_files, shared, what_ifs
-from analytics.cli.shared import (
-    AlertsOption,
-    DebugOption,
-    DemoOption,
-    UsageProblem,
-    app,
+from analytics.cli import (
+    command_output,
+    connecting,
+    failures,
+    fetching,
+    options,
+    ranges,
+    settings_in_force,
+    what_ifs,
 )
+from analytics.cli.failures import UsageProblem
+from analytics.cli.options import AlertsOption, DebugOption, DemoOption
+from analytics.cli.program import app
 from analytics.exit_codes import DELIVERY
 from analytics.exports.shaping import Costing
 from analytics.reports.meeting import render, team_note
@@ -84,17 +89,17 @@ PageSizeOption = Annotated[
 @app.command()
 def report(
     output: OutputOption = None,
-    start: shared.StartOption = None,
-    end: shared.EndOption = None,
-    period: shared.PeriodOption = None,
+    start: options.StartOption = None,
+    end: options.EndOption = None,
+    period: options.PeriodOption = None,
     fmt: ReportFormatOption = None,
     mail_to: MailToOption = None,
     alerts: AlertsOption = None,
     budgets: BudgetsOption = None,
     size: PageSizeOption = None,
-    pricing: shared.PricingOption = None,
-    team: shared.TeamOption = None,
-    teams: shared.TeamsOption = None,
+    pricing: options.PricingOption = None,
+    team: options.TeamOption = None,
+    teams: options.TeamsOption = None,
     term: what_ifs.TermOption = DEFAULT_TERM,
     growth: what_ifs.GrowthOption = None,
     add: what_ifs.AddOption = None,
@@ -105,19 +110,19 @@ def report(
     """Write the capacity meeting report (one self-contained HTML file, or PDF) for a range of
     days, with the Decision section under the what-ifs given (as `capacity recommend`), and
     mail it. With --team, the team's report: its usage, keys, forecasts and budgets only."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         given = what_ifs.asked(term, growth, add, risk)
         today = calendar.utc_today()
-        first, last = shared.day_range(start, end, period, today, demo)
+        first, last = ranges.day_range(start, end, period, today, demo)
         file_format, chromium = _file_format(output, fmt, mail_to)
         mail_server = _report_mail(alerts, mail_to or [])
         try:
             paper = report_page_size(os.environ, size)
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_file = organization_files.budgets(budgets, demo)
-        costing = organization_files.costing(pricing, teams, demo)
-        visible = organization_files.visible(team, costing)
+        budget_file = settings_in_force.budgets(budgets, demo)
+        costing = settings_in_force.costing(pricing, teams, demo)
+        visible = settings_in_force.visible(team, costing)
         days = (first, last)
         page = _report_page(visible, budget_file, costing, given, today, days, paper, demo)
         _deliver(page, days, output, file_format, chromium, mail_server, mail_to or [])
@@ -136,7 +141,7 @@ def _report_page(
     """The report of ``days``: the organization's review with its decision, or a team's
     review saying under its title what it leaves out; the budgets' status as `check-budgets`
     prints it; each key against its own limits."""
-    reader = fetching.Fetches(shared.settings(), demo, visible=visible)
+    reader = fetching.Fetches(connecting.service_connection(), demo, visible=visible)
     if visible.scope.teams is None:
         review, usage, decision = _organization_review(
             reader, budget_file, costing, given, today, days
@@ -144,19 +149,17 @@ def _report_page(
         shown, note = budget_file, None
     else:
         shown = visible.budgets(budget_file) if budget_file else None
-        organization = fetching.Fetches(shared.settings(), demo)
-        cost = organization_files.capacity_prices(costing, shown)
+        organization = fetching.Fetches(connecting.service_connection(), demo)
+        cost = settings_in_force.capacity_prices(costing, shown)
         review, usage = scoped_review(
             visible, (reader, organization), budget_file, (*days, today), cost
         )
         decision, note = None, team_note(visible.scope.name)
     status = (
-        None
-        if shown is None
-        else organization_files.priced_status(reader, shown, costing, today)[0]
+        None if shown is None else settings_in_force.priced_status(reader, shown, costing, today)[0]
     )
     warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
-    limits = fetching.key_limits(shared.settings(), demo, today, warning_at, visible)
+    limits = fetching.key_limits(connecting.service_connection(), demo, today, warning_at, visible)
     return render(
         usage.frame,
         review,
@@ -198,7 +201,7 @@ def _file_format(
     if output is None and not mail_to:
         raise UsageProblem("give --output FILE, --mail-to ADDRESS or both")
     if output is not None:
-        shared.check_output(output)
+        command_output.check_output(output)
     file_format = fmt or ("pdf" if output and output.suffix.lower() == ".pdf" else "html")
     chromium = find_chromium()
     if output is not None and file_format == "pdf" and chromium is None:
@@ -218,7 +221,7 @@ def _organization_review(
     `given`, today's plan priced when the pricing file has options to buy; the decision's
     warnings said on stderr, as `capacity recommend` says them."""
     first, last = days
-    cost = organization_files.capacity_prices(costing, budget_file)
+    cost = settings_in_force.capacity_prices(costing, budget_file)
     review, usage = review_of(reader, budget_file, today, first, last, cost)
     options = costing.pricing.catalogue if costing.pricing else ()
     decision = what_ifs.decided(reader, today, options, given, review.year_start, cost)
@@ -235,7 +238,7 @@ def _report_mail(given: Path | None, recipients: list[str]) -> tuple[Email, str]
     for address in recipients:
         if "@" not in address:
             raise UsageProblem(f"--mail-to {address!r} is not an e-mail address")
-    config = organization_files.alerts(given, "--mail-to")
+    config = settings_in_force.alerts(given, "--mail-to")
     if config.email is None:
         raise UsageProblem(f"{config.source}: --mail-to needs an [email] table (the SMTP server)")
     return config.email, config.link(CAPACITY_LINK)
@@ -270,4 +273,4 @@ def _mail_report(
     try:
         send_mail(email, message)
     except DeliveryError as exc:
-        shared.fail(DELIVERY.code, f"the report was not mailed: {exc}")
+        failures.fail(DELIVERY.code, f"the report was not mailed: {exc}")

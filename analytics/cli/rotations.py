@@ -11,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import fetching, program, settings_in_force
+from analytics.cli.failures import UsageProblem, fail
 from analytics.cli.json_output import json_text
 from analytics.cli.keys import (
     KeyArgument,
@@ -25,13 +26,7 @@ from analytics.cli.keys import (
     said,
     write_table,
 )
-from analytics.cli.shared import (
-    DebugOption,
-    DemoOption,
-    TableOrJsonOption,
-    UsageProblem,
-    fail,
-)
+from analytics.cli.options import DebugOption, DemoOption, TableOrJsonOption
 from analytics.exit_codes import SERVICE, STILL_IN_USE
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import RotationLog, finish, leaked, rotate, watched
@@ -47,7 +42,7 @@ from analytics.settings.succession import carry_over
 from analytics.usage import calendar
 from analytics.usage.records import records_of
 
-rotation_app = shared.command_group(
+rotation_app = program.command_group(
     keys_app,
     "rotation",
     "Key rotations: each one's old and new key side by side, and finishing one.",
@@ -55,7 +50,7 @@ rotation_app = shared.command_group(
 
 
 def _rotations(session: KeySession) -> RotationLog:
-    records = records_of(session.settings, session.demo)
+    records = records_of(session.connection, session.demo)
     if records is None:
         raise UsageProblem(
             "rotations need a state store: set SERVICE_HISTORY_PATH or SERVICE_STATE_URL"
@@ -129,7 +124,7 @@ def rotate_key(
             f"rotation {new.id}: made {key_name(new.new_label, new.new_key_id or '')} with the old "
             "key's limits; its secret is shown this once"
         )
-        teams = carry_over(organization_files.place(demo), new, session.actor.who)
+        teams = carry_over(settings_in_force.place(demo), new, session.actor.who)
         if teams is not None:
             said(teams)
         typer.echo(made.secret)
@@ -145,7 +140,7 @@ def list_rotations(
     days, with both keys' daily characters and speech-to-text minutes since it began (json),
     through analytics' latest closed day."""
     with key_session(demo, debug) as session:
-        reader = fetching.Fetches(session.settings, session.demo)
+        reader = fetching.Fetches(session.connection, session.demo)
         today = calendar.utc_today()
         seen = [watched(reader, r, today) for r in _rotations(session).read()]
         if fmt == "json":
@@ -198,11 +193,13 @@ def finish_rotation(
                 f"{key_name(kept.old_label, kept.old_key_id)} is no longer listed; nothing was "
                 "changed"
             )
-        seen = watched(fetching.Fetches(session.settings, session.demo), kept, calendar.utc_today())
+        seen = watched(
+            fetching.Fetches(session.connection, session.demo), kept, calendar.utc_today()
+        )
         if not yes and kept.state == "watching":
             label_typed(old, f"{seen.remaining} ")
         try:
-            quiet = organization_files.rotations(None, session.demo).quiet_days
+            quiet = settings_in_force.rotations(None, session.demo).quiet_days
             done = finish(session.actor, log, seen, old, quiet, force=force)
         except StillInUse as exc:
             fail(STILL_IN_USE.code, f"{exc}; nothing was changed")

@@ -19,7 +19,7 @@ from typing import Any
 
 import typer
 
-from analytics.cli.shared import app
+from analytics.cli.program import app
 from analytics.storage.bundle import bundle_folder
 
 

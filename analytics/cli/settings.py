@@ -18,9 +18,11 @@ from typing import Annotated
 
 import typer
 
-from analytics.cli import fetching, organization_files, shared
+from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.cli.keys import at_terminal, who
-from analytics.cli.shared import DebugOption, DemoOption, UsageProblem, app
+from analytics.cli.options import DebugOption, DemoOption
+from analytics.cli.program import app
 from analytics.settings.field_changes import differences
 from analytics.settings.in_force import Place, document, first_start
 from analytics.settings.organization_names import Organization, organization, used_range
@@ -40,7 +42,7 @@ from analytics.usage.calendar import utc_now, utc_today
 from analytics.usage.metrics import counted
 from analytics.usage.records import Records
 
-settings_app = shared.command_group(
+settings_app = program.command_group(
     app,
     "settings",
     "The organization's settings (prices, teams and key owners, budgets, alert routes): "
@@ -103,7 +105,7 @@ def _organization(demo: bool, place: Place, given: dict[Part, str]) -> Organizat
     the teams file imported with them, else of the teams in force."""
     held = document("teams", place)
     teams = given.get("teams", held.text if held else None)
-    given_settings = shared.settings()
+    given_settings = connecting.service_connection()
     first, last = used_range(utc_today())
     reader = fetching.Fetches(given_settings, demo)
     tags = fetching.fetched("tags", given_settings, demo, first, last, True).shown.frame
@@ -121,8 +123,8 @@ def export(
 ) -> None:
     """Write the settings in force as pricing.toml, teams.toml, budgets.toml and alerts.toml
     (each written whole or not at all); the same settings always give the same bytes."""
-    with shared.reported(debug):
-        place = organization_files.place(demo)
+    with failures.reported(debug):
+        place = settings_in_force.place(demo)
         found = {part: document(part, place) for part in PARTS}
         if not any(found.values()):
             raise UsageProblem(
@@ -151,8 +153,8 @@ def import_files(
     """Check each file, show what it changes field by field (before → after), and save the
     changes with --yes, each recorded as imported from its file. A file that breaks a rule
     stops the import before anything is saved (exit 2)."""
-    with shared.reported(debug):
-        place = organization_files.place(demo)
+    with failures.reported(debug):
+        place = settings_in_force.place(demo)
         records = _writable(place)
         read = [(part_of(path.name), path) for path in files]
         texts = {path: read_text(path, SettingsProblem) for _, path in read}
@@ -191,8 +193,8 @@ def show_history(
 ) -> None:
     """Every saved version, newest first: its number, when, who, and the file it came from or
     the change that made it ("rotation of Web shop")."""
-    with shared.reported(debug):
-        place = organization_files.place(demo)
+    with failures.reported(debug):
+        place = settings_in_force.place(demo)
         records = _writable(place)
         first_start(place)
         rows = [["document", "version", "saved (UTC)", "by"]]
@@ -201,7 +203,7 @@ def show_history(
                 [chosen, str(v.number), f"{v.saved_at:%Y-%m-%d %H:%M}", v.origin]
                 for v in history(records, chosen)
             ]
-        for line in shared.aligned(rows):
+        for line in command_output.aligned(rows):
             typer.echo(line)
 
 
@@ -215,8 +217,8 @@ def restore(
 ) -> None:
     """Save an earlier version again as the newest, after showing what it changes: itself a
     change, recorded, and the versions between kept."""
-    with shared.reported(debug):
-        place = organization_files.place(demo)
+    with failures.reported(debug):
+        place = settings_in_force.place(demo)
         records = _writable(place)
         chosen = _part(part)
         old = version(records, chosen, number)

@@ -13,8 +13,10 @@ import typer
 
 from analytics.alerts import delivery_state as deliveries
 from analytics.anomalies import marks
-from analytics.cli import shared
-from analytics.cli.shared import DebugOption, UsageProblem, app
+from analytics.cli import connecting, failures, program
+from analytics.cli.failures import UsageProblem
+from analytics.cli.options import DebugOption
+from analytics.cli.program import app
 from analytics.exit_codes import USAGE
 from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
@@ -22,7 +24,7 @@ from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embe
 from analytics.usage.metrics import counted
 from analytics.usage.records import Records, store_of
 
-state_app = shared.command_group(
+state_app = program.command_group(
     app,
     "state",
     "The state store: where it is and what it holds, and a history folder's records "
@@ -73,7 +75,7 @@ KINDS: dict[str, Kind] = {
 
 
 def _store() -> Store:
-    store = store_of(shared.settings(), demo=False)
+    store = store_of(connecting.service_connection(), demo=False)
     if store is None:
         raise UsageProblem(
             "no state store: set SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
@@ -95,9 +97,9 @@ def _files(folder: Path, kind: Kind) -> list[tuple[Path, str]]:
 def check(debug: DebugOption = False) -> None:
     """Print where the state store is (never its password), its schema version and how many
     records of each kind it holds."""
-    with shared.reported(debug):
+    with failures.reported(debug):
         typer.echo(check_text(_store()))
-        folder = shared.settings().history_path
+        folder = connecting.service_connection().history_path
         left = folder and sum(len(_files(folder, kind)) for kind in KINDS.values())
         if left:
             typer.echo(f"Files from before the store in {folder}: {left} (see: state import)")
@@ -117,9 +119,9 @@ def import_records(
     doubled: what the store holds already is kept by the writers' own rules. The folder is
     left as it is."""
     problems = 0
-    with shared.reported(debug):
+    with failures.reported(debug):
         target = _store()
-        source = folder or shared.settings().history_path
+        source = folder or connecting.service_connection().history_path
         if source is None or not source.is_dir():
             raise UsageProblem(
                 f"no history folder to read: {source or 'SERVICE_HISTORY_PATH is off'}"

@@ -29,8 +29,8 @@ from analytics.capacity.forecasting import (
     parse_growth,
     parse_workload,
 )
+from analytics.cli.failures import UsageProblem
 from analytics.cli.fetching import Fetches
-from analytics.cli.shared import UsageProblem
 from analytics.usage.calendar import YearStart
 
 TermOption = Annotated[
@@ -86,7 +86,7 @@ def decided(
     """The decision under the what-ifs `given`, as `capacity recommend` prints it and the
     report renders it: the history read once (the demo's days in demo mode), today's plan
     priced on it when there are `options` to weigh it against, and the decision among them."""
-    demo_days = reader.settings.demo_days if reader.demo else None
+    demo_days = reader.connection.demo_days if reader.demo else None
     found, mix = read_history(reader, today, demo_days)
     plan = plan_for_term(found, service_limits(reader), cost, mix) if options else None
     return decision_of(found, options, given, year_start, plan)

@@ -209,7 +209,7 @@ class PricesInForce:
         return self.pricing.periods[self.pricing.period_index(day)]
 
 
-def prices_in_force(pricing: str | None, teams: str | None) -> PricesInForce | None:
+def read_prices(pricing: str | None, teams: str | None) -> PricesInForce | None:
     """The money files' texts as capacity takes them; None without prices."""
     if pricing is None:
         return None

@@ -27,7 +27,7 @@ from analytics.capacity import CapacityReview
 from analytics.capacity.budgets import BudgetFile
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback_rows
-from analytics.cost.priced import RangeCost, price_key_day, prices_in_force
+from analytics.cost.priced import RangeCost, price_key_day, read_prices
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
 from analytics.dashboard.session import ChosenRange
@@ -75,13 +75,13 @@ PAGE_POLICY = Policy(timeout=20.0, max_attempts=3, retry_timeout=45.0)
 
 @st.cache_resource(show_spinner="Starting the demo organization…")
 def _client(fingerprint: str, place: str, _source: Source) -> ServiceClient:
-    return service_client(_source.settings, _source.demo, PAGE_POLICY)
+    return service_client(_source.connection, _source.demo, PAGE_POLICY)
 
 
 def client(src: Source) -> ServiceClient:
     """The source's client; a demo's is kept per store file too (`place`), since its keys
     live there, while its usage, the same in every place, is cached once."""
-    files = src.settings.demo_files if src.demo else None
+    files = src.connection.demo_files if src.demo else None
     return _client(src.origin, "" if files is None else str(files.store), src)
 
 
@@ -94,7 +94,7 @@ _REPORTS: dict[str, Callable[..., FetchedRange]] = {
 @st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")
 def _days(origin: str, report: str, start: date, end: date, _source: Source) -> FetchedRange:
     # The demo organization is computed in-process: only a real account's days are stored.
-    history = None if _source.demo else HistoryStore.from_settings(_source.settings)
+    history = None if _source.demo else HistoryStore.from_settings(_source.connection)
     return _REPORTS[report](client(_source), start, end, history=history)
 
 
@@ -388,7 +388,7 @@ def _review(
     teams: str | None,
     _source: Source,
 ) -> tuple[CapacityReview, FetchedRange]:
-    prices = prices_in_force(pricing, teams)
+    prices = read_prices(pricing, teams)
     readers = (Cached(_source), Cached(_source, whole=True))
     return scoped_review(_source.visible, readers, budgets, days, prices)
 

@@ -24,7 +24,7 @@ from analytics.usage.calendar import YearStart
 def _history(
     fingerprint: str, today: date, _source: Source
 ) -> tuple[dict[str, Outlook], dict[str, float]]:
-    demo_days = _source.settings.demo_days if _source.demo else None
+    demo_days = _source.connection.demo_days if _source.demo else None
     return read_history(Cached(_source), today, demo_days)
 
 

@@ -34,7 +34,7 @@ def _focus_file(
         parse_teams(teams) if teams else None,
         start,
         end,
-        billing_account(_source.settings, _source.demo),
+        billing_account(_source.connection, _source.demo),
         _source.visible.scope.teams,
     )
     return export_bytes(focus_file_table(table, fmt == "csv"), fmt)

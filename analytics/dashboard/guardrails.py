@@ -7,7 +7,7 @@ confirmation and made through ``guardrails.apply.run`` exactly as ``guardrails a
 change audited with the actor ``guardrail: <budget>``, the run recorded with who made it.
 
 The plan is cached a minute, as the key list it reads (its cache key holds the listed keys'
-state, the audit log's masks, the files' texts and the remembered state, so a change made
+state, the audit log's masks, the settings' texts and the remembered state, so a change made
 anywhere plans afresh); a run plans again from the service's key list of that moment, as the
 command line does, so it never sends limits computed from a list a minute old.
 """
@@ -23,12 +23,12 @@ import msgspec
 import streamlit as st
 
 from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, budget_status
-from analytics.cost.priced import prices_in_force
+from analytics.cost.priced import read_prices
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, frame_key_teams, parse_teams
 from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
-from analytics.dashboard.money_files import file_in_force, money_text
+from analytics.dashboard.settings_in_force import settings_name, settings_text
 from analytics.dashboard.source import Source, whole_of
 from analytics.guardrails import apply
 from analytics.guardrails import memory as guardrail_state
@@ -48,9 +48,9 @@ Action = Literal["apply", "restore"]
 
 
 @dataclass(frozen=True)
-class Files:
-    """The files the guardrails read, as texts (the plan's cache keys): the budgets file in
-    force (beside the dashboard; in demo mode the example), the teams and the prices."""
+class SettingsTexts:
+    """The settings the guardrails read, as texts (the plan's cache keys): the budgets in
+    force, the teams and the prices."""
 
     budgets: str | None
     teams: str | None
@@ -64,43 +64,45 @@ class Files:
 
 @dataclass(frozen=True)
 class Guarded:
-    """The files parsed: the budgets (None: no file), the teams and prices in force."""
+    """The settings parsed: the budgets (None: none), the teams and prices in force."""
 
     budgets: BudgetFile | None
     teams: Teams | None
     pricing: Pricing | None
 
 
-def files_in_force(src: Source) -> Files:
+def settings_texts(src: Source) -> SettingsTexts:
     """The budgets, teams and prices in force, as ``guardrails apply`` reads them
     (``settings.in_force``)."""
-    return Files(
-        money_text("budgets", None, src),
-        money_text("teams", None, src),
-        money_text("pricing", None, src),
-        file_in_force("budgets", src),
+    return SettingsTexts(
+        settings_text("budgets", None, src),
+        settings_text("teams", None, src),
+        settings_text("pricing", None, src),
+        settings_name("budgets", src),
     )
 
 
-def parsed(files: Files) -> Guarded:
-    """The files read; a file that cannot be read raises its own error, naming it."""
-    budgets = None if files.budgets is None else checked_budgets(files.budgets, files.name)
-    teams = None if files.teams is None else parse_teams(files.teams)
-    pricing = None if files.pricing is None else parse_pricing(files.pricing)
+def parsed(documents: SettingsTexts) -> Guarded:
+    """The settings parsed; a document that cannot be read raises its own error, naming it."""
+    budgets = (
+        None if documents.budgets is None else checked_budgets(documents.budgets, documents.name)
+    )
+    teams = None if documents.teams is None else parse_teams(documents.teams)
+    pricing = None if documents.pricing is None else parse_pricing(documents.pricing)
     return Guarded(budgets, teams, pricing)
 
 
-def read_files(files: Files) -> tuple[Guarded | None, str | None]:
-    """The files read, or the problem that stops reading them (said on the page)."""
+def read_settings(documents: SettingsTexts) -> tuple[Guarded | None, str | None]:
+    """The settings parsed, or the problem that stops reading them (said on the page)."""
     try:
-        return parsed(files), None
+        return parsed(documents), None
     except (BudgetFileError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
         return None, str(exc)
 
 
 def records(src: Source) -> Records | None:
     """The records of the source's account; None without a state store."""
-    return records_of(src.settings, src.demo)
+    return records_of(src.connection, src.demo)
 
 
 def remembered(src: Source) -> dict[str, Memory]:
@@ -125,7 +127,7 @@ def _plan(
     leave_out: tuple[str, ...],
     _reader: KeyReader,
 ) -> Plan:
-    guarded = parsed(Files(*texts, name="budgets.toml"))
+    guarded = parsed(SettingsTexts(*texts, name="budgets.toml"))
     assert guarded.budgets is not None
     return plan_now(
         _reader,
@@ -137,7 +139,9 @@ def _plan(
     )
 
 
-def plan(src: Source, files: Files, today: date, leave_out: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    src: Source, documents: SettingsTexts, today: date, leave_out: frozenset[str] = frozenset()
+) -> Plan:
     """The guardrails' plan as of ``today`` (``leave_out``: the budgets a restore ends), from
     the cached key list and usage; ``reading.NoUsagePeriod`` on a free plan. Planned over the
     organization, as ``guardrails apply`` plans, and shown as the session's scope sees it
@@ -149,12 +153,12 @@ def plan(src: Source, files: Files, today: date, leave_out: frozenset[str] = fro
         today,
         msgspec.json.encode(reader.developer_keys()),
         tuple(sorted(reader.recorded_masks().items())),
-        files.texts,
+        documents.texts,
         msgspec.json.encode(remembered(src)),
         tuple(sorted(leave_out)),
         reader,
     )
-    budgets = parsed(files).budgets
+    budgets = parsed(documents).budgets
     assert budgets is not None  # a plan is made of a budgets file
     return seen_plan(planned, src.visible, budgets)
 
@@ -166,30 +170,30 @@ def _status(
     texts: tuple[str | None, str | None, str | None],
     _source: Source,
 ) -> list[Evaluation]:
-    guarded = parsed(Files(*texts, name="budgets.toml"))
+    guarded = parsed(SettingsTexts(*texts, name="budgets.toml"))
     assert guarded.budgets is not None
     enforced = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
     only = _source.visible.budgets(enforced)  # a team's own, over its keys
     if only is None:
         return []
-    prices = prices_in_force(texts[2], texts[1])
+    prices = read_prices(texts[2], texts[1])
     by_team = frame_key_teams(guarded.teams)
     evaluations, _ = budget_status(data.Cached(_source), only, today, prices, by_team)
     return evaluations
 
 
-def status(src: Source, files: Files, today: date) -> list[Evaluation]:
+def status(src: Source, documents: SettingsTexts, today: date) -> list[Evaluation]:
     """The enforced budgets the session's scope sees, evaluated as ``check-budgets``
     evaluates them (a team's over its keys, as ``check-budgets --team``): used on the closed
     days, and projected by the forecast as if no limit stopped a key."""
-    return _status(src.fingerprint, today, files.texts, src)
+    return _status(src.fingerprint, today, documents.texts, src)
 
 
 def restored_keys(
-    src: Source, files: Files, today: date, titles: frozenset[str]
+    src: Source, documents: SettingsTexts, today: date, titles: frozenset[str]
 ) -> tuple[KeyPlan, ...]:
     """What a restore of every enforced budget changes: the keys given their own limits."""
-    planned = plan(src, files, today, titles)
+    planned = plan(src, documents, today, titles)
     return tuple(k for k in apply.chosen_keys(planned, remembered(src), None) if k.changes)
 
 

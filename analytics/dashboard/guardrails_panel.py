@@ -107,17 +107,17 @@ def apply_dialog(
         st.rerun()
 
 
-def enforced_files(files: guardrails.Files) -> guardrails.Guarded | None:
-    """The files parsed when some budget is enforced; None (the reason said) when a file cannot
+def enforced_settings(documents: guardrails.SettingsTexts) -> guardrails.Guarded | None:
+    """The settings parsed when some budget is enforced; None (the reason said) when one cannot
     be read or nothing is enforced, since then there is no plan to show."""
-    guarded, problem = guardrails.read_files(files)
+    guarded, problem = guardrails.read_settings(documents)
     if problem:
         st.error(problem, icon=":material/error:")
         return None
     assert guarded is not None
     if guarded.budgets is None or not guarded.budgets.enforced:
         st.caption(
-            f"No budget is enforced: mark one `enforce = true` in {files.name} (the "
+            f"No budget is enforced: mark one `enforce = true` in {documents.name} (the "
             "organization's, a team's or a key's total characters, minutes or cost over the "
             "usage period) and run `guardrails apply` hourly. See docs/guardrails.md."
         )
@@ -126,7 +126,7 @@ def enforced_files(files: guardrails.Files) -> guardrails.Guarded | None:
 
 
 def budgets_held(
-    files: guardrails.Files,
+    documents: guardrails.SettingsTexts,
     guarded: guardrails.Guarded,
     planned: Plan,
     evaluations: list[Evaluation],
@@ -135,10 +135,10 @@ def budgets_held(
     """Each enforced budget's status beside the plan's own limit and how it is shared out: what
     the limits are there to hold, before the keys that hold it; a team's scope, its own."""
     if not (planned.whole or evaluations or planned.shares or planned.refusals):
-        st.caption(f"None of the enforced budgets ({files.name}) is {scope.name}'s.")
+        st.caption(f"None of the enforced budgets ({documents.name}) is {scope.name}'s.")
         return
     st.caption(
-        f"The enforced budgets ({files.name}), held by each key's own limit, which the "
+        f"The enforced budgets ({documents.name}), held by each key's own limit, which the "
         "service enforces on its live counters; the usage period "
         f"{planned.period.text}, closed days through yesterday."
     )
@@ -176,7 +176,7 @@ def keys_guarded(planned: Plan) -> None:
 def actions(
     src: Source,
     allowed: Permission,
-    files: guardrails.Files,
+    documents: guardrails.SettingsTexts,
     guarded: guardrails.Guarded,
     planned: Plan,
     today: date,
@@ -210,29 +210,29 @@ def actions(
     if keys_and_limits.dialog() == ("apply", None) and pending:
         apply_dialog(src, allowed, guarded, planned, today)
     if keys_and_limits.dialog() == ("restore", None):
-        assert guarded.budgets is not None  # enforced_files returned it with budgets enforced
+        assert guarded.budgets is not None  # enforced_settings returned it with budgets enforced
         titles = frozenset(b.title for b in guarded.budgets.enforced)
-        restored = guardrails.restored_keys(src, files, today, titles)
+        restored = guardrails.restored_keys(src, documents, today, titles)
         restore_dialog(src, allowed, guarded, changes_table(restored), today)
 
 
 def guardrails_section(src: Source, allowed: Permission, today: date) -> None:
     """Each enforced budget held by the keys' own limits, and for key admins its actions."""
-    files = guardrails.files_in_force(src)
-    guarded = enforced_files(files)
+    documents = guardrails.settings_texts(src)
+    guarded = enforced_settings(documents)
     if guarded is None:
         return
     try:
         with service_errors(src):
-            planned = guardrails.plan(src, files, today)
-            evaluations = guardrails.status(src, files, today)
+            planned = guardrails.plan(src, documents, today)
+            evaluations = guardrails.status(src, documents, today)
     except NoUsagePeriod as exc:
         st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
         return
     if not src.visible.scope.whole:  # said once, in the Plan panel's words
         st.caption(plan_withheld(src.visible.scope))
-    budgets_held(files, guarded, planned, evaluations, src.visible.scope)
+    budgets_held(documents, guarded, planned, evaluations, src.visible.scope)
     keys_guarded(planned)
     st.caption(guardrails.last_run_text(guardrails.last_run(src)))
     if allowed.allowed:
-        actions(src, allowed, files, guarded, planned, today)
+        actions(src, allowed, documents, guarded, planned, today)

@@ -25,8 +25,8 @@ from analytics.cost.teams import TeamFileError, Teams, parse_teams
 from analytics.dashboard import data
 from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_error, show_store_error
-from analytics.dashboard.money_files import in_force, money_text, settings_place
 from analytics.dashboard.session import choice_in_address, chosen_range
+from analytics.dashboard.settings_in_force import page_document, settings_place, settings_text
 from analytics.dashboard.source import Source
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import changes, listed, rotation
@@ -67,7 +67,7 @@ def organization_keys(src: Source) -> list[DeveloperKey]:
 def teams_in_force(src: Source) -> Teams | None:
     """The teams settings in force, for each key's owner and purpose; None when there are
     none or they cannot be read (the Chargeback page names the problem)."""
-    text = money_text("teams", None, src)
+    text = settings_text("teams", None, src)
     try:
         return None if text is None else parse_teams(text)
     except TeamFileError:
@@ -78,7 +78,7 @@ def rotation_settings(src: Source) -> Rotations:
     """The rotations' watch in force (the alert routes' ``[rotations]``: the quiet days a
     finish needs, among them); a document that cannot be read is said, and the defaults
     hold."""
-    found = in_force("alerts", src)
+    found = page_document("alerts", src)
     if found is None:
         return Rotations()
     try:
@@ -105,7 +105,7 @@ def _scoped_keys(fingerprint: str, recorded: Recorded, _source: Source) -> list[
 
 
 def audit_log(src: Source) -> AuditLog | None:
-    return AuditLog.for_settings(src.settings, src.demo)
+    return AuditLog.for_settings(src.connection, src.demo)
 
 
 def audit_entries(src: Source) -> list[AuditEntry]:

@@ -37,7 +37,7 @@ def show_error(exc: ServiceError, src: Source) -> None:
     """A clear message quoting the trace id where there is one."""
     if isinstance(exc, ConnectionFailedError):
         st.error(
-            f"The service at {src.settings.base_url} cannot be reached. Check "
+            f"The service at {src.connection.base_url} cannot be reached. Check "
             f"SERVICE_BASE_URL and the network, then reload. ({exc})",
             icon=":material/cloud_off:",
         )

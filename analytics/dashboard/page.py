@@ -29,14 +29,14 @@ from analytics.dashboard.column_config import (
 )
 from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.money_files import (
+from analytics.dashboard.session import ChosenRange
+from analytics.dashboard.settings_in_force import (
     NEEDS_PRICING,
     NEEDS_TEAMS,
-    file_in_force,
-    money_text,
     say_unpriced,
+    settings_name,
+    settings_text,
 )
-from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.keys.limits import OWNER_COLUMNS
 from analytics.usage import tables
@@ -88,11 +88,11 @@ def view_select(
     shown = money_switch(where, src)
     grouped = "key"
     if grouping:
-        teams_file = file_in_force("teams", src)
+        teams_file = settings_name("teams", src)
         help_grouped = f"Each key, or each team of {teams_file} (keys no team claims: Unassigned)."
         grouped = segments(where, "Group by", GROUPED, "key", "group", help_grouped)
-    pricing = money_text("pricing", None, src) if shown == "cost" else None
-    teams = money_text("teams", None, src) if grouped == "team" else None
+    pricing = settings_text("pricing", None, src) if shown == "cost" else None
+    teams = settings_text("teams", None, src) if grouped == "team" else None
     if shown == "cost" and pricing is None:
         st.info(NEEDS_PRICING, icon=":material/payments:")
     if grouped == "team" and teams is None:
@@ -126,17 +126,17 @@ def money_switch(where: DeltaGenerator, src: Source) -> str:
         key=SWITCH_KEY,
         on_change=lambda: session.show(st.session_state[SWITCH_KEY]),
         help="Usage in characters and minutes, or its cost at the prices in force "
-        f"({file_in_force('pricing', src)}). One choice for every page of this session.",
+        f"({settings_name('pricing', src)}). One choice for every page of this session.",
     )
     return session.shown()
 
 
-def money_in_force(src: Source) -> View:
+def money_settings(src: Source) -> View:
     """The pricing and teams files in force (beside the dashboard; the examples in demo
     mode), for the pages that add money wherever there are prices (Tags, Capacity). A pricing
     file that cannot be read is named and left out."""
-    pricing = money_text("pricing", None, src)
-    teams = money_text("teams", None, src)
+    pricing = settings_text("pricing", None, src)
+    teams = settings_text("teams", None, src)
     try:
         currency = parse_pricing(pricing).currency if pricing is not None else ""
     except PricingFileError as exc:

@@ -40,7 +40,7 @@ def permission(src: Source, right: Right = KEYS, key: DeveloperKey | None = None
     a key of another team, creating a key and the guardrails (the organization's) are
     refused, with the team's name. Signed in, the person's roles decide, in the demo too."""
     without_sign_in = (
-        src.settings.allow_key_changes if right == KEYS else src.settings.allow_settings_changes
+        src.connection.allow_key_changes if right == KEYS else src.connection.allow_settings_changes
     )
     held = scoping.session_rights()
     reach = held.change_keys if right == KEYS else held.change_settings

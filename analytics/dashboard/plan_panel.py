@@ -12,11 +12,11 @@ from analytics.access import Scope
 from analytics.capacity.budgets import Allowance, PlanSnapshot, current_plan
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import amount_text
-from analytics.cost.priced import prices_in_force
+from analytics.cost.priced import read_prices
 from analytics.cost.prices import PricingFileError
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
-from analytics.dashboard.money_files import file_in_force, money_text
+from analytics.dashboard.settings_in_force import settings_name, settings_text
 from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
 
@@ -30,7 +30,7 @@ NOTE = (
 
 @st.cache_data(ttl=data.PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
 def _snapshot(fingerprint: str, today: date, pricing: str | None, _source: Source) -> PlanSnapshot:
-    return current_plan(data.Cached(_source), today, prices_in_force(pricing, None))
+    return current_plan(data.Cached(_source), today, read_prices(pricing, None))
 
 
 def current_snapshot(src: Source, today: date, pricing: str | None = None) -> PlanSnapshot:
@@ -67,7 +67,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
     with st.container(border=True, key="plan_panel"):
         try:
             try:
-                snapshot = current_snapshot(src, today, money_text("pricing", None, src))
+                snapshot = current_snapshot(src, today, settings_text("pricing", None, src))
             except PricingFileError:  # a page that uses prices names the problem
                 snapshot = current_snapshot(src, today)
         except ServiceError as exc:
@@ -87,7 +87,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 f"{amount_text(projected, spend.currency)} projected for the billing period"
             )
             st.caption(
-                f"At the prices in force ({file_in_force('pricing', src)}), base fee included: the "
+                f"At the prices in force ({settings_name('pricing', src)}), base fee included: the "
                 "closed days so far, and the forecast of each service priced to the period's "
                 "last day."
             )

@@ -18,7 +18,7 @@ import streamlit as st
 from analytics.access import Rights, Scope, Visible, rights, role_settings
 from analytics.access.roles import WHOLE
 from analytics.cost.teams import NO_TEAMS, TeamFileError, parse_teams
-from analytics.dashboard.money_files import in_force
+from analytics.dashboard.settings_in_force import page_document
 from analytics.dashboard.source import Source, organization_source, secrets
 
 
@@ -46,7 +46,7 @@ def source() -> Source:
     if not held.see or held.see.whole:
         return base
     scope = Scope.of(held.see)
-    found = in_force("teams", base)
+    found = page_document("teams", base)
     text = "" if found is None else found.text
     try:
         teams = parse_teams(text, found.name) if found is not None else NO_TEAMS

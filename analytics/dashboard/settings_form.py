@@ -19,7 +19,7 @@ import streamlit as st
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.dashboard import data, guardrails, keys_and_limits, money_files, permissions
+from analytics.dashboard import data, guardrails, keys_and_limits, permissions, settings_in_force
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
@@ -72,7 +72,7 @@ class Pending:
 
 
 def place(src: Source) -> Place:
-    return money_files.settings_place(src)
+    return settings_in_force.settings_place(src)
 
 
 def permission(src: Source) -> Permission:
@@ -121,7 +121,7 @@ def names(src: Source, part: Part) -> Organization:
     """What a document may name: the organization's keys and tags, and the teams in force
     (for the teams document its own teams are what budgets name, so its names do not matter)."""
     first, last = used_range(calendar.utc_today())
-    teams = money_files.in_force("teams", src)
+    teams = settings_in_force.page_document("teams", src)
     return organization(
         keys_and_limits.key_list(src),
         data.usage(src, first, last).frame,
@@ -209,35 +209,37 @@ def effect(src: Source, pending: Pending, before: str | None) -> list[str]:
     if pending.part == "alerts":
         return route_effects(before, pending.text)
     start, end = calendar.resolve("last-month", calendar.utc_today())
-    files = guardrails.files_in_force(src)
+    documents = guardrails.settings_texts(src)
     if pending.part == "budgets":
-        before_files = replace(files, budgets=before)
-        return _plan_effect(src, before_files, replace(files, budgets=pending.text))
+        before_settings = replace(documents, budgets=before)
+        return _plan_effect(src, before_settings, replace(documents, budgets=pending.text))
     if pending.part == "teams":
-        files = replace(files, teams=before)
+        documents = replace(documents, teams=before)
     else:  # the prices
-        files = replace(files, pricing=before)
-    if pending.part == "pricing" and files.pricing is None:
+        documents = replace(documents, pricing=before)
+    if pending.part == "pricing" and documents.pricing is None:
         return []  # no prices before: no cost to compare
     key_day = data.usage(src, start, end).frame
     month = f"last month ({start:%Y-%m})"
-    before_teams = None if files.teams is None else parse_teams(files.teams)
+    before_teams = None if documents.teams is None else parse_teams(documents.teams)
     if pending.part == "teams":
-        pricing = None if files.pricing is None else parse_pricing(files.pricing)
+        pricing = None if documents.pricing is None else parse_pricing(documents.pricing)
         effects = team_effects(
             key_day, pricing, before_teams, parse_teams(pending.text), start, end
         )
         return [f"{e.text} ({month})" for e in effects] or [
             f"no team's keys or chargeback of {month} change"
         ]
-    assert files.pricing is not None
-    now = total_cost(key_day, parse_pricing(files.pricing), before_teams, start, end)
+    assert documents.pricing is not None
+    now = total_cost(key_day, parse_pricing(documents.pricing), before_teams, start, end)
     after_pricing = parse_pricing(pending.text)
     then = total_cost(key_day, after_pricing, before_teams, start, end)
     return [f"the organization's cost of {month}: {now:,} → {then:,} {after_pricing.currency}"]
 
 
-def _plan_effect(src: Source, before: guardrails.Files, after: guardrails.Files) -> list[str]:
+def _plan_effect(
+    src: Source, before: guardrails.SettingsTexts, after: guardrails.SettingsTexts
+) -> list[str]:
     today = calendar.utc_today()
     try:
         planned_after = guardrails.plan(src, after, today)
@@ -264,7 +266,7 @@ def save_pending(records: Records, pending: Pending, allowed: Permission) -> Ver
         st.session_state.setdefault(CONFLICT, {})[pending.part] = exc
         raise
     forget_edit(pending.part)
-    money_files.new_run()
+    settings_in_force.new_run()
     st.session_state.setdefault(SAVED, {})[pending.part] = (
         f"Saved: {version_text(saved)}. Every page and command reads it from now on."
     )

@@ -1,5 +1,5 @@
-"""Where the dashboard's data comes from: settings from Streamlit secrets or the environment,
-and a fingerprint that names the source in caches without revealing the key."""
+"""Where the dashboard's data comes from: the service connection from Streamlit secrets or the
+environment, and a fingerprint that names the source in caches without revealing the key."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from analytics.access import EVERYTHING, Visible
-from analytics.service.connection_settings import Settings, setting_problems
+from analytics.service.service_connection import ServiceConnection, setting_problems
 
 SETTING_NAMES = (
     "auth_key", "base_url", "auth_scheme", "history_path", "state_url", "allow_key_changes",
@@ -27,7 +27,7 @@ class Source:
     sees it (``visible``: the whole organization unless ``analytics.dashboard.scoping`` says
     otherwise)."""
 
-    settings: Settings
+    connection: ServiceConnection
     origin: str  # names the organization in the caches of what the service answers
     demo: bool
     visible: Visible = EVERYTHING
@@ -44,7 +44,7 @@ class Source:
         """The sidebar's line of where the figures come from. A team's scope is told no count
         of the organization's (its keys, its tags): its own are the scope's line."""
         if self.demo:
-            s = self.settings
+            s = self.connection
             if not self.visible.scope.whole:
                 return f"Demo organization generated over {s.demo_days:,} days, seed {s.demo_seed}"
             tags = "" if s.demo_tags is None else f", {s.demo_tags:,} tags"
@@ -52,7 +52,7 @@ class Source:
                 f"Demo organization generated from {s.demo_keys} keys and {s.demo_days:,} days"
                 f"{tags}, seed {s.demo_seed} (Keys & limits counts its keys)"
             )
-        return f"Organization at {self.settings.base_url}"
+        return f"Organization at {self.connection.base_url}"
 
 
 def whole_of(src: Source) -> Source:
@@ -71,9 +71,9 @@ def secrets() -> Mapping[str, Any]:
         return {}
 
 
-def load_settings() -> Settings:
-    """Settings from `.streamlit/secrets.toml` (`SERVICE_*` names) where given, else from the
-    environment."""
+def load_connection() -> ServiceConnection:
+    """The service connection from `.streamlit/secrets.toml` (`SERVICE_*` names) where given,
+    else the environment."""
     given = secrets()
     values = {
         name: given[f"SERVICE_{name.upper()}"]
@@ -81,7 +81,7 @@ def load_settings() -> Settings:
         if f"SERVICE_{name.upper()}" in given
     }
     try:
-        return Settings(**values)
+        return ServiceConnection(**values)
     except ValidationError as exc:
         st.error(f"Invalid setting — {setting_problems(exc)}.", icon=":material/settings:")
         st.stop()
@@ -89,10 +89,11 @@ def load_settings() -> Settings:
 
 def organization_source() -> Source:
     """The organization's source, before any session's scope (``scoping.source``)."""
-    settings = load_settings()
-    if settings.auth_key and settings.is_configured:
+    connection = load_connection()
+    if connection.auth_key and connection.is_configured:
         secret = (
-            f"{settings.base_url}\n{settings.auth_scheme}\n{settings.auth_key.get_secret_value()}"
+            f"{connection.base_url}\n{connection.auth_scheme}\n"
+            f"{connection.auth_key.get_secret_value()}"
         )
-        return Source(settings, "org-" + hashlib.sha256(secret.encode()).hexdigest()[:16], False)
-    return Source(settings, settings.demo_name, True)
+        return Source(connection, "org-" + hashlib.sha256(secret.encode()).hexdigest()[:16], False)
+    return Source(connection, connection.demo_name, True)

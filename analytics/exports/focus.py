@@ -38,7 +38,7 @@ from analytics.cost.money import Ints, apportion, as_decimal_array
 from analytics.cost.prices import Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, Teams, key_owners, key_teams
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.frames import labels
 from analytics.usage.history import account_name
 from analytics.usage.metrics import METRIC_LABELS, MINUTES, SPEECH_TO_SPEECH, is_minutes
@@ -83,7 +83,7 @@ class BillingAccount:
     name: str
 
 
-def billing_account(settings: Settings, demo: bool) -> BillingAccount:
+def billing_account(settings: ServiceConnection, demo: bool) -> BillingAccount:
     """The billed account: the demo organization by its name, else the configured account by
     the digests its files are named with (never the key itself)."""
     if demo:

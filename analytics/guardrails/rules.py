@@ -81,7 +81,7 @@ def limit_text(measure: Measure, value: int | None) -> str:
     return f"{value / UNITS_PER['speech']:,.2f} min"
 
 
-def prices_in_force(pricing: Pricing, first: date, last: date) -> Sequence[PricePeriod]:
+def periods_in_force(pricing: Pricing, first: date, last: date) -> Sequence[PricePeriod]:
     """The price periods in force on some day of ``first``–``last`` (days with a price)."""
     start = pricing.period_index(pricing.priced_from(first))
     return pricing.periods[start : pricing.period_index(last) + 1]
@@ -118,7 +118,7 @@ def _cost_refusal(
     first, last = period.start, span[1]
     if pricing.unpriced(first, last):
         return f"days of its period have no price in {pricing.source}"
-    periods = prices_in_force(pricing, first, last)
+    periods = periods_in_force(pricing, first, last)
     if budget.key is None and budget.team is None and any(p.monthly_fee for p in periods):
         return (
             "the organization's cost includes the base fee, which no key limit caps: "
@@ -201,7 +201,7 @@ class CostPrices:
 
     @classmethod
     def of(cls, pricing: Pricing, first: date, last: date) -> CostPrices:
-        periods = prices_in_force(pricing, first, last)
+        periods = periods_in_force(pricing, first, last)
         characters = max(p.unit_prices.of(m) for p in periods for m in SERVICE_CHARACTERS)
         minute = max(p.unit_prices.speech_to_text_minutes for p in periods)
         return cls(characters / MILLION, minute / UNITS_PER["speech"])

@@ -26,9 +26,9 @@ import pandas as pd
 from sqlalchemy import Connection, delete, insert, select
 
 from analytics.keys.preview import limit_text, minutes
-from analytics.service.connection_settings import DemoFiles, Settings
 from analytics.service.demo import demo_lock
 from analytics.service.models import DeveloperKey
+from analytics.service.service_connection import DemoFiles, ServiceConnection
 from analytics.storage.schema import audit as table
 from analytics.usage.calendar import utc_now
 from analytics.usage.records import Records, records_of
@@ -88,7 +88,7 @@ class AuditLog:
     demo: DemoFiles | None = None
 
     @classmethod
-    def for_settings(cls, settings: Settings, demo: bool) -> AuditLog | None:
+    def for_settings(cls, settings: ServiceConnection, demo: bool) -> AuditLog | None:
         """The account's log; None without a state store."""
         records = records_of(settings, demo)
         if records is None:

@@ -1,6 +1,6 @@
 """The Language Service as the rest of the library sees it: one client for every operation
-(`client`, sync and async), how patiently it waits (`Policy`), its settings
-(`connection_settings`) and one error class per failure a caller reacts to (`errors`). The
+(`client`, sync and async), how patiently it waits (`Policy`), how it is
+reached (`service_connection`) and one error class per failure a caller reacts to (`errors`). The
 answers' shapes are in `models`; how a request travels is `transport`, and the sync bridge
 `sync`."""
 
@@ -14,7 +14,6 @@ from analytics.service.client import (
     Policy,
     ServiceClient,
 )
-from analytics.service.connection_settings import Settings
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -26,6 +25,7 @@ from analytics.service.errors import (
     ServerError,
     ServiceError,
 )
+from analytics.service.service_connection import ServiceConnection
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -44,6 +44,6 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "ServiceClient",
+    "ServiceConnection",
     "ServiceError",
-    "Settings",
 ]

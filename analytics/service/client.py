@@ -51,7 +51,7 @@ from analytics.service.transport import (
 )
 
 if TYPE_CHECKING:
-    from analytics.service.connection_settings import Settings
+    from analytics.service.service_connection import ServiceConnection
 
 # The clients, and what a caller makes one with or hands to an operation.
 __all__ = [
@@ -382,7 +382,7 @@ class ServiceClient(Blocking[AsyncServiceClient]):
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings, policy: Policy = DEFAULT_POLICY) -> Self:
+    def from_settings(cls, settings: ServiceConnection, policy: Policy = DEFAULT_POLICY) -> Self:
         if not (settings.is_configured and settings.auth_key and settings.base_url):
             raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
         return cls(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from filelock import FileLock
 
-from analytics.service.connection_settings import DemoFiles
+from analytics.service.service_connection import DemoFiles
 
 DEMO_BASE_URL = "http://demo.emulator"
 

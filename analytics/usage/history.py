@@ -25,7 +25,7 @@ import duckdb
 import pandas as pd
 from pydantic import SecretStr
 
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.files import move_aside
 from analytics.usage.frames import (
     DATE_DTYPE,
@@ -127,7 +127,7 @@ class HistoryStore:
         return cls(folder / f"{account_name(base_url, auth_key)}-{LAYOUT}.duckdb")
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> HistoryStore | None:
+    def from_settings(cls, settings: ServiceConnection) -> HistoryStore | None:
         """The configured account's store; None without a key and address or with no path."""
         if not (settings.is_configured and settings.auth_key and settings.base_url):
             return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.state_store import Store, embedded_store, open_store
 from analytics.usage.history import account_name
 
@@ -23,7 +23,7 @@ class Records:
     account: str
 
 
-def store_of(settings: Settings, demo: bool) -> Store | None:
+def store_of(settings: ServiceConnection, demo: bool) -> Store | None:
     """The store this run keeps records in; None when nothing can be kept (no history folder
     and no ``SERVICE_STATE_URL``)."""
     if demo:
@@ -32,7 +32,7 @@ def store_of(settings: Settings, demo: bool) -> Store | None:
     return open_store(settings.history_path, address)
 
 
-def records_of(settings: Settings, demo: bool) -> Records | None:
+def records_of(settings: ServiceConnection, demo: bool) -> Records | None:
     """The account's records (the demo organization's own for the demo); None when no store
     is configured or there is no account."""
     if demo:

@@ -17,7 +17,7 @@ from support.servers import file_app
 from analytics.alerts.rotation_events import rotation_events
 from analytics.keys.join import masked
 from analytics.keys.rotation import Rotation, RotationLog, watch
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.records import records_of
 
 BEGUN = dt.date(2025, 3, 1)
@@ -36,7 +36,7 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
     app = file_app(tmp_path, ORG, today=TODAY)
     serve_to_cli(monkeypatch, app, ORG_ADMIN, TODAY, tmp_path / "history")
     monkeypatch.chdir(tmp_path)
-    records = records_of(Settings(), demo=False)
+    records = records_of(ServiceConnection(), demo=False)
     assert records is not None
     keys = {k.label: k.published_id for k in app.state.emulator.store.developer_keys()}
     RotationLog(records).claim(

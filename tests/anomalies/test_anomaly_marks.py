@@ -20,7 +20,7 @@ from analytics.anomalies.listing import (
     new_anomalies,
 )
 from analytics.anomalies.marks import Marks, check_id, read_file, take
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.state_store import embedded_store
 from analytics.usage.records import Records
 
@@ -74,17 +74,17 @@ def test_a_marks_file_from_before_the_store_is_taken_once_and_later_marks_win(st
 
 
 def test_where_marks_live(tmp_path):
-    demo = Settings(history_path=tmp_path, demo_keys=8, demo_days=120, demo_seed=7)
+    demo = ServiceConnection(history_path=tmp_path, demo_keys=8, demo_days=120, demo_seed=7)
     assert Marks.for_settings(demo, demo=True) == Marks(
         Records(embedded_store(tmp_path), "demo-7-8-120")
     )
     key = SecretStr("a-secret-admin-key-0001")
-    account = Settings(history_path=tmp_path, auth_key=key, base_url="https://api.example")
+    account = ServiceConnection(history_path=tmp_path, auth_key=key, base_url="https://api.example")
     marks = Marks.for_settings(account, demo=False)
     assert marks is not None and marks.records.store.path == tmp_path / "state.sqlite"
     assert len(marks.records.account) == 29 and key.get_secret_value() not in marks.records.account
-    assert Marks.for_settings(Settings(history_path=tmp_path), demo=False) is None
-    assert Marks.for_settings(Settings(history_path=None), demo=True) is None
+    assert Marks.for_settings(ServiceConnection(history_path=tmp_path), demo=False) is None
+    assert Marks.for_settings(ServiceConnection(history_path=None), demo=True) is None
 
 
 @pytest.mark.parametrize(

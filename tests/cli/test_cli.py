@@ -28,7 +28,7 @@ from support.servers import ROOT, file_app, run_cli, small_config
 
 from analytics.connection import demo_app
 from analytics.service.client import ServiceClient
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.calendar import utc_today
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
@@ -106,7 +106,7 @@ def test_bad_output_paths_exit_2(tmp_path, output, message):
 
 
 def test_demo_export_of_every_grouping_and_format(tmp_path):
-    settings = Settings(demo_keys=4, demo_days=90)
+    settings = ServiceConnection(demo_keys=4, demo_days=90)
     emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
     yesterday = emu.today() - dt.timedelta(days=1)
     start = yesterday - dt.timedelta(days=59)
@@ -532,7 +532,7 @@ def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_pa
 
 def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
     lines = plan_output("--demo", env=SMALL_DEMO).splitlines()
-    settings = Settings(demo_keys=4, demo_days=90)
+    settings = ServiceConnection(demo_keys=4, demo_days=90)
     plan = demo_app(settings.demo_seed, 4, 90).state.emulator.plan
     start, stop = plan.period(utc_today())
     assert lines[0] == f"Billing period: {start} – {stop - dt.timedelta(days=1)} (UTC)"
@@ -585,7 +585,7 @@ def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
 
 
 def test_an_export_over_days_without_a_price_leaves_their_cost_empty_and_says_so(tmp_path):
-    settings = Settings(demo_keys=4, demo_days=90)
+    settings = ServiceConnection(demo_keys=4, demo_days=90)
     emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
     yesterday = emu.today() - dt.timedelta(days=1)
     start = yesterday - dt.timedelta(days=89)  # the demo's whole history

@@ -29,7 +29,7 @@ from support.servers import forget_demo
 from test_access import AUTH
 
 from analytics.pages import page_at
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 
 MAX_LABEL = 100  # the documented longest label (docs/dashboard.md)
 
@@ -47,7 +47,7 @@ class Key:
 def stored(history: Path | None = None) -> dict[str, Key]:
     """Every developer key as the demo emulator's store file in `history` (by default the
     settings' history folder) holds it, read through a connection of its own: the oracle."""
-    folder = history or Settings().history_path
+    folder = history or ServiceConnection().history_path
     assert folder is not None
     [store] = folder.glob("demo-*-emulator.sqlite")
     with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:

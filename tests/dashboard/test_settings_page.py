@@ -20,7 +20,7 @@ from test_access import AUTH
 
 from analytics.access import rights, role_settings
 from analytics.dashboard.access import SETTINGS, change_refusal
-from analytics.dashboard.money_files import FALLBACK
+from analytics.dashboard.settings_in_force import FALLBACK
 from analytics.pages import page_at
 from analytics.settings.parts import PARTS
 from analytics.storage.state_store import StoreUnavailable

@@ -25,7 +25,7 @@ from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data
 from analytics.dashboard.source import Source
 from analytics.keys.audit import AuditLog, entry
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from analytics.usage.records import Records
@@ -54,8 +54,8 @@ def original() -> Iterator[dict[str, str]]:
         yield {k.published_id: k.label for k in app.state.emulator.store.developer_keys()}
 
 
-def settings_of(history: Path | None) -> Settings:
-    return Settings(
+def settings_of(history: Path | None) -> ServiceConnection:
+    return ServiceConnection(
         demo_seed=DEMO_SEED, demo_keys=DEMO_KEYS, demo_days=DEMO_DAYS, history_path=history
     )
 

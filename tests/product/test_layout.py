@@ -293,6 +293,10 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         "the organization's settings",
         {"analytics/settings", "analytics/cli/settings.py", "app_pages/settings.py"},
     ),
+    "settings_in_force": (
+        "the settings in force as a front end reads them",
+        {"analytics/cli/settings_in_force.py", "analytics/dashboard/settings_in_force.py"},
+    ),
     "spend": ("the spend", {"analytics/cost/spend.py", "analytics/reports/spend.py"}),
     "state": ("the state store", {"analytics/cli/state.py", "bench/state.py"}),
     "tags": (

@@ -27,7 +27,7 @@ from support.servers import FIXED_TODAY, small_config, start_cli
 
 from analytics.alerts.events import REPEATED
 from analytics.anomalies.marks import Marks
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.storage.files import DAMAGED_KEPT, move_aside
 from emulator import create_app
 
@@ -50,7 +50,7 @@ def mark_command(history: Path, anomaly_id: str) -> subprocess.Popen[str]:
 
 
 def demo_marks(history: Path) -> Marks:
-    marks = Marks.for_settings(Settings(history_path=history), demo=True)
+    marks = Marks.for_settings(ServiceConnection(history_path=history), demo=True)
     assert marks is not None
     return marks
 

@@ -28,8 +28,8 @@ from support.headless import open_page
 from support.servers import ROOT
 
 from analytics.service.client import Policy, ServiceClient
-from analytics.service.connection_settings import Settings
 from analytics.service.errors import ServiceError
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.pipeline import fetch_usage
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
@@ -165,7 +165,7 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
     caplog.set_level(logging.DEBUG)
     for name in ("httpx", "httpcore", "stamina", "analytics", "asyncio"):
         caplog.set_level(logging.DEBUG, logger=name)  # restored after the test
-    settings = Settings()
+    settings = ServiceConnection()
     failures: list[BaseException] = []
     with ServiceClient.from_settings(settings) as client:
         usage = fetch_usage(client, START, END)

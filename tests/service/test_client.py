@@ -18,7 +18,6 @@ from support.builders import BASE, asgi_client, async_asgi_client
 from support.servers import FIXED_TODAY
 
 from analytics.service import AsyncServiceClient, Policy, ServiceClient
-from analytics.service.connection_settings import Settings
 from analytics.service.errors import (
     AuthorizationError,
     BadRequestError,
@@ -28,6 +27,7 @@ from analytics.service.errors import (
     ServerError,
 )
 from analytics.service.models import LanguageResource, ResourceFeature
+from analytics.service.service_connection import ServiceConnection
 from analytics.service.transport import retry_after_seconds
 
 SECRET = "sk-RECOGNIZABLE-0123456789-secret"
@@ -560,8 +560,8 @@ def test_sync_client_from_many_threads(admin, emulator_app):
 
 def test_from_settings_needs_both_key_and_address():
     with pytest.raises(ValueError, match="SERVICE_AUTH_KEY"):
-        ServiceClient.from_settings(Settings(auth_key=None, base_url=BASE))
-    settings = Settings(auth_key=SECRET, base_url=BASE)
+        ServiceClient.from_settings(ServiceConnection(auth_key=None, base_url=BASE))
+    settings = ServiceConnection(auth_key=SECRET, base_url=BASE)
     assert settings.is_configured and SECRET not in repr(settings)
     with ServiceClient.from_settings(settings) as client:
         assert client.async_client.base_url == BASE

@@ -23,8 +23,8 @@ from support.builders import invoke
 from support.servers import ROOT
 
 from analytics.alerts.alerts_file import AlertsFileError
-from analytics.cli import organization_files
-from analytics.cli.shared import UsageProblem
+from analytics.cli import settings_in_force
+from analytics.cli.failures import UsageProblem
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.settings.in_force import Place, document
@@ -485,13 +485,13 @@ REFUSED = [
         "rotations.remind_after_days: must be a whole number of days",
     ),
 ]
-# How every command reads each file (`cli.organization_files`): the budgets through
+# How every command reads each file (`cli.settings_in_force`): the budgets through
 # `parts.checked_budgets`, so an enforced budget no key limit can hold stops the command too.
 LOADERS = {
-    "teams": (lambda path: organization_files.costing(None, path, False), TeamFileError),
-    "pricing": (lambda path: organization_files.costing(path, None, False), PricingFileError),
-    "budgets": (lambda path: organization_files.budgets(path, False), UsageProblem),
-    "alerts": (lambda path: organization_files.alerts(path, "--notify"), AlertsFileError),
+    "teams": (lambda path: settings_in_force.costing(None, path, False), TeamFileError),
+    "pricing": (lambda path: settings_in_force.costing(path, None, False), PricingFileError),
+    "budgets": (lambda path: settings_in_force.budgets(path, False), UsageProblem),
+    "alerts": (lambda path: settings_in_force.alerts(path, "--notify"), AlertsFileError),
 }
 
 

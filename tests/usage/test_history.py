@@ -21,7 +21,7 @@ from support.servers import FIXED_TODAY, emulator_of, small_config
 
 from analytics.exports.formats import export_bytes
 from analytics.exports.shaping import shape_export
-from analytics.service.connection_settings import Settings
+from analytics.service.service_connection import ServiceConnection
 from analytics.usage.history import HistoryStore
 from analytics.usage.pipeline import fetch_usage
 
@@ -166,10 +166,13 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
 
 
 def test_store_from_settings(tmp_path):
-    assert HistoryStore.from_settings(Settings(auth_key=None, base_url="http://x.test")) is None
-    off = Settings(auth_key="k", base_url="http://x.test", history_path=None)
+    assert (
+        HistoryStore.from_settings(ServiceConnection(auth_key=None, base_url="http://x.test"))
+        is None
+    )
+    off = ServiceConnection(auth_key="k", base_url="http://x.test", history_path=None)
     assert HistoryStore.from_settings(off) is None
     store = HistoryStore.from_settings(
-        Settings(auth_key="k", base_url="http://x.test", history_path=tmp_path)
+        ServiceConnection(auth_key="k", base_url="http://x.test", history_path=tmp_path)
     )
     assert store.path.parent == tmp_path and store.path.name.endswith(".duckdb")

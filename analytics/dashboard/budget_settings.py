@@ -16,10 +16,10 @@ from analytics.capacity.budgets import (
     budget_status,
     parse_budgets,
 )
-from analytics.cost.priced import prices_in_force
+from analytics.cost.priced import read_prices
 from analytics.cost.teams import frame_key_teams, parse_teams
 from analytics.dashboard import data
-from analytics.dashboard.money_files import in_force
+from analytics.dashboard.settings_in_force import page_document
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
 
@@ -33,7 +33,7 @@ def chosen_budgets(
     try:
         if uploaded is not None:
             return parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name), None
-        found = in_force("budgets", src)
+        found = page_document("budgets", src)
         if found is not None:
             return parse_budgets(found.text, found.where), None
     except (BudgetFileError, UnicodeDecodeError) as exc:
@@ -58,7 +58,7 @@ def _status(
     plan_budgets: bool,
     _source: Source,
 ) -> list[Evaluation]:
-    prices = prices_in_force(pricing, teams)
+    prices = read_prices(pricing, teams)
     by_team = frame_key_teams(parse_teams(teams) if teams else None)
     reader = data.Cached(_source)
     return budget_status(reader, budgets, today, prices, by_team, plan_budgets=plan_budgets)[0]

@@ -45,7 +45,7 @@ def settings_place(src: Source) -> Place:
     """Where the dashboard's settings are: the source set, the account's records, the folder
     the dashboard runs in."""
     return Place(
-        src.settings.settings_source, records_of(src.settings, src.demo), Path.cwd(), src.demo
+        src.connection.settings_source, records_of(src.connection, src.demo), Path.cwd(), src.demo
     )
 
 
@@ -62,16 +62,16 @@ def _read(name: Part, src: Source) -> Document | None:
         return document(name, place)
 
 
-def in_force(name: Part, src: Source) -> Document | None:
+def page_document(name: Part, src: Source) -> Document | None:
     """The settings document ``name`` in force; None: there is none. Read once per run."""
     read: dict[object, Document | None] = st.session_state.setdefault(READ, {})
-    key = (src.fingerprint, src.settings.settings_source, name)
+    key = (src.fingerprint, src.connection.settings_source, name)
     if key not in read:
         read[key] = _read(name, src)
     return read[key]
 
 
-def money_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:
+def settings_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:
     """The text of ``name`` in force (an upload wins), or None (usage only)."""
     if uploaded is not None and name == "teams" and not src.visible.scope.whole:
         # A team's scope is drawn by the teams in force: a file of one's own could name a
@@ -82,18 +82,18 @@ def money_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | 
         )
     elif uploaded is not None:
         return uploaded.getvalue().decode("utf-8", errors="replace")
-    found = in_force(name, src)
+    found = page_document(name, src)
     return None if found is None else found.text
 
 
-def file_in_force(name: Part, src: Source, uploaded: UploadedFile | None = None) -> str:
+def settings_name(name: Part, src: Source, uploaded: UploadedFile | None = None) -> str:
     """How a page names the ``name`` settings it reads: the file chosen on the page, else the
     store's version, or the file beside the dashboard (in the demo the shipped example,
     ``pricing.example.toml``), so a caption never points at a file that is not there.
     ``name``.toml when there is none: where to put one."""
     if uploaded is not None:
         return str(uploaded.name)
-    found = in_force(name, src)
+    found = page_document(name, src)
     return f"{name}.toml" if found is None else found.name
 
 

@@ -1,4 +1,6 @@
-"""Connection and demo settings: `SERVICE_*` environment variables or explicit values."""
+"""The service connection: how the service is reached (its address, key and scheme), where the
+history and the state store are, and the demo organization's size, from `SERVICE_*` environment
+variables or explicit values. Not the organization's settings (`analytics.settings`)."""
 
 import re
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ def default_history_path() -> Path:
     return Path(platformdirs.user_cache_dir("usage-dashboard")) / "history"
 
 
-class Settings(BaseSettings):
+class ServiceConnection(BaseSettings):
     """Everything needed to reach the service or to run the embedded demo organization.
 
     Values passed to the constructor win over the environment, so the dashboard can build one
@@ -106,7 +108,7 @@ def variable_name(where: str) -> str:
     """The environment variable a person sets for the setting pydantic-settings reports at
     ``where``: a field under its ``SERVICE_`` name, one with its own name (``settings_source``,
     read as ``SETTINGS_SOURCE``, reported by either) under that name, never prefixed."""
-    field = Settings.model_fields.get(where)
+    field = ServiceConnection.model_fields.get(where)
     if field is None:  # reported by the name it was read under: an alias
         return where.upper()
     alias = field.validation_alias

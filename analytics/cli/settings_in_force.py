@@ -19,7 +19,8 @@ from analytics.capacity.budgets import (
     PlanReader,
     budget_status,
 )
-from analytics.cli.shared import UsageProblem, settings
+from analytics.cli.connecting import service_connection
+from analytics.cli.failures import UsageProblem
 from analytics.cost.priced import PricesInForce
 from analytics.cost.prices import Pricing, parse_pricing
 from analytics.cost.teams import NO_TEAMS, Teams, frame_key_teams, parse_teams
@@ -33,11 +34,11 @@ from analytics.usage.records import records_of
 def place(demo: bool) -> Place:
     """Where this command's settings are: the source set, the account's records, the working
     folder."""
-    given = settings()
+    given = service_connection()
     return Place(given.settings_source, records_of(given, demo), Path.cwd(), demo)
 
 
-def in_force(part: Part, given: Path | None, demo: bool) -> Document | None:
+def command_document(part: Part, given: Path | None, demo: bool) -> Document | None:
     """``part`` as this command reads it: ``given``, else the settings in force."""
     return document(part, place(demo), given)
 
@@ -45,8 +46,8 @@ def in_force(part: Part, given: Path | None, demo: bool) -> Document | None:
 def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
     """The prices and teams in force; none means usage only. A bad one is one error line
     (exit 2)."""
-    prices_text = in_force("pricing", pricing, demo)
-    teams_text = in_force("teams", teams, demo)
+    prices_text = command_document("pricing", pricing, demo)
+    teams_text = command_document("teams", teams, demo)
     prices: Pricing | None = (
         parse_pricing(prices_text.text, prices_text.where) if prices_text else None
     )
@@ -95,7 +96,7 @@ def priced_status(
 def budgets(given: Path | None, demo: bool) -> BudgetFile | None:
     """The budgets in force, None without any. A budget marked ``enforce = true`` that no key
     limit can hold stops the command (exit 2) naming it, so a timer notices."""
-    found = in_force("budgets", given, demo)
+    found = command_document("budgets", given, demo)
     if found is None:
         return None
     try:
@@ -106,7 +107,7 @@ def budgets(given: Path | None, demo: bool) -> BudgetFile | None:
 
 def alerts(given: Path | None, option: str) -> AlertsConfig:
     """The alert routes in force; their secrets come from the environment."""
-    found = in_force("alerts", given, demo=False)
+    found = command_document("alerts", given, demo=False)
     if found is None:
         raise UsageProblem(
             f"{option} needs an alerts file: alerts.toml in the working folder or --alerts FILE "
@@ -119,5 +120,5 @@ def rotations(given: Path | None, demo: bool) -> Rotations:
     """The rotations' quiet days, reminder days and maximum key age in force (the alert
     routes' ``[rotations]``; their defaults without alert routes), read without the routes'
     secrets."""
-    found = in_force("alerts", given, demo)
+    found = command_document("alerts", given, demo)
     return Rotations() if found is None else rotation_settings(found.text, found.where)
