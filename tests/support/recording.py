@@ -208,7 +208,7 @@ def record(command: Recorded, out: Path) -> None:
         )
         kept = out / command.name
         kept.mkdir()
-        (kept / "command").write_text(shlex.join(command.args) + "\n")
+        (kept / "command").write_bytes(placeholders(f"{shlex.join(command.args)}\n".encode(), run))
         (kept / "exit_code").write_text(f"{done.returncode}\n")
         (kept / "stdout").write_bytes(placeholders(done.stdout, run))
         (kept / "stderr").write_bytes(placeholders(done.stderr, run))
