@@ -34,6 +34,7 @@ from analytics.dashboard import (
     keys_and_limits,
     page,
     session,
+    visitor,
 )
 from analytics.dashboard.budget_file import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
@@ -48,7 +49,6 @@ from analytics.dashboard.column_config import (
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, file_in_force
 from analytics.dashboard.plan_panel import plan_panel
-from analytics.dashboard.scoping import source as data_source
 from analytics.figures.capacity import forecast_figure
 from analytics.pages import COMPARISON_TABS, GUARDRAILS_SECTION, PER_KEY_TAB, page_at
 from analytics.reports.meeting import render, team_note
@@ -64,7 +64,7 @@ from analytics.usage.metrics import (
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
 TERMS = [1, 3, 6, 12, 24, 36]  # months
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 today = utc_today()
 

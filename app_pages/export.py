@@ -3,13 +3,12 @@ Parquet, and the command and crontab line that write the same file."""
 
 import streamlit as st
 
-from analytics.dashboard import data, downloads, page, session
+from analytics.dashboard import data, downloads, page, session, visitor
 from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.money_files import NEEDS_PRICING, NEEDS_TEAMS, file_in_force, say_unpriced
-from analytics.dashboard.scoping import source as data_source
 from analytics.exit_codes import exit_codes_text
 from analytics.exports.commands import EXPORT_EXIT_CODES, export_command, export_crontab
 from analytics.exports.requests import ExportRequest
@@ -26,7 +25,7 @@ GROUP_KEYS: dict[ExportSource, str] = {
 # Each format's file type; its button's key is `download_<format>`, its label the page table's.
 FORMATS = {"csv": "text/csv", "xlsx": None, "parquet": None}
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 page.header("Export", chosen)
