@@ -13,9 +13,9 @@ from analytics.dashboard import (
     data,
     downloads,
     keys_and_limits,
-    scoping,
     session,
     settings_in_force,
+    visitor,
 )
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.source import Source, secrets
@@ -28,6 +28,8 @@ FAVICON = Path(__file__).resolve().parent / ".streamlit" / "favicon.png"
 st.set_page_config(page_title="Usage dashboard", page_icon=str(FAVICON), layout="wide")
 use_system_allocator()  # as every program of ours; cheap enough for every run of the script
 downloads.new_run()  # from here on, a download button of an earlier run serves no file
+settings_in_force.new_run()  # the settings are read afresh, once, by this run
+visitor.arrive()  # who this run's visitor is, what they may see and change: once a run
 
 PRESET_LABELS = {
     "last-7-days": "Last 7 days",
@@ -54,7 +56,7 @@ def gate() -> Access:
         st.error(error, icon=":material/lock:")
         st.stop()
     return access_decision(
-        "auth" in given, bool(st.user.get("is_logged_in")), scoping.session_rights()
+        "auth" in given, bool(st.user.get("is_logged_in")), visitor.current().rights
     )
 
 
@@ -133,13 +135,13 @@ if gate() in (Access.SIGN_IN, Access.DENIED):
 # button, where a person (and a link's click) would not find the last ones.
 PAGES = [
     st.Page(row.file, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default)
-    for row in pages.listed(scoping.session_rights().see.whole)
+    for row in pages.listed(visitor.current().rights.see.whole)
 ]
 page = st.navigation(PAGES, expanded=True)
 session.keep_shown()
 if "auth" in secrets():
     session.return_to_asked_page(PAGES)
-data_source = scoping.source()
+data_source = visitor.current().source
 chosen = sidebar_range(data_source)
 session.choose_range(chosen)
 if not (scope := data_source.visible.scope).whole:
@@ -155,7 +157,6 @@ if data_source.demo:
     )
 if "auth" in secrets() and st.user.get("is_logged_in"):
     st.sidebar.button("Sign out", on_click=st.logout, icon=":material/logout:")
-settings_in_force.new_run()  # the settings are read afresh, once, by this run
 try:
     page.run()
 except BaseException:  # stopped, failed or cut short by a rerun: its downloads serve nothing

@@ -13,18 +13,17 @@ from analytics.anomalies.listing import (
 )
 from analytics.anomalies.marks import status
 from analytics.anomalies.measured import method_caption
-from analytics.dashboard import anomaly_review, charts, page, session
+from analytics.dashboard import anomaly_review, charts, page, session, visitor
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
 from analytics.dashboard.column_config import anomaly_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.figures.anomalies import anomaly_figure
 from analytics.pages import page_at
 from analytics.usage.metrics import METRIC_LABELS, count_text
 
 LISTED = {"new": "New", "all": "All"}
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 page.header("Anomalies", chosen)

@@ -34,6 +34,7 @@ from analytics.dashboard import (
     keys_and_limits,
     page,
     session,
+    visitor,
 )
 from analytics.dashboard.budget_settings import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
@@ -47,7 +48,6 @@ from analytics.dashboard.column_config import (
 )
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_panel
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import NEEDS_PRICING, settings_name
 from analytics.figures.capacity import forecast_figure
 from analytics.pages import COMPARISON_TABS, GUARDRAILS_SECTION, PER_KEY_TAB, page_at
@@ -64,7 +64,7 @@ from analytics.usage.metrics import (
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
 TERMS = [1, 3, 6, 12, 24, 36]  # months
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 today = utc_today()
 

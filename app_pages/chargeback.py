@@ -5,9 +5,8 @@ import streamlit as st
 from analytics.cost.chargeback import TOTAL
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, session
+from analytics.dashboard import data, session, visitor
 from analytics.dashboard.column_config import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import (
     NEEDS_PRICING,
     say_unpriced,
@@ -16,7 +15,7 @@ from analytics.dashboard.settings_in_force import (
 )
 from analytics.usage.calendar import range_text
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 st.title("Chargeback")

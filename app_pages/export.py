@@ -3,12 +3,11 @@ Parquet, and the command and crontab line that write the same file."""
 
 import streamlit as st
 
-from analytics.dashboard import data, downloads, page, session
+from analytics.dashboard import data, downloads, page, session, visitor
 from analytics.dashboard.column_config import export_preview_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import (
     NEEDS_PRICING,
     NEEDS_TEAMS,
@@ -31,7 +30,7 @@ GROUP_KEYS: dict[ExportSource, str] = {
 # Each format's file type; its button's key is `download_<format>`, its label the page table's.
 FORMATS = {"csv": "text/csv", "xlsx": None, "parquet": None}
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 page.header("Export", chosen)

@@ -5,15 +5,14 @@ import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
 from analytics.cost.prices import PRICED_METRICS, parse_pricing
-from analytics.dashboard import charts, data, keys_and_limits, page, session
-from analytics.dashboard.scoping import source as data_source
+from analytics.dashboard import charts, data, keys_and_limits, page, session, visitor
 from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.keys.limits import with_owners
 from analytics.usage import calendar, tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 granularity = calendar.auto_granularity(chosen.start, chosen.end)
 

@@ -4,13 +4,12 @@ v2→v3 changes."""
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import language_cache
+from analytics.dashboard import language_cache, visitor
 from analytics.dashboard.column_config import language_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.pages import LANGUAGE_TABS, page_at
 
-source = data_source()
+source = visitor.current().source
 
 st.title("Languages")
 st.caption(

@@ -10,14 +10,13 @@ from analytics.dashboard import (
     guardrails_panel,
     keys_and_limits,
     page,
-    permissions,
     rotation_panel,
     secret_dialog,
+    visitor,
 )
 from analytics.dashboard.column_config import audit_columns, key_limit_columns
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.plan_panel import allowance_bar
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.session import choice_to_address
 from analytics.keys.audit import audit_table
 from analytics.keys.join import key_name, named_keys
@@ -42,9 +41,10 @@ from analytics.pages import GUARDRAILS_SECTION, page_at
 from analytics.usage import calendar
 from analytics.usage.metrics import count_text
 
-source = data_source()
+here = visitor.current()  # who acts, and what they may change
+source = here.source
 today = calendar.utc_today()
-allowed = permissions.permission(source)
+allowed = here.permission()
 title = page.title_row("Keys & limits")
 
 
@@ -102,7 +102,7 @@ def deactivate_dialog(row: KeyRow) -> None:
         icon=":material/warning:",
     )
     if keys_and_limits.confirmed_for_good("deactivate", key) and keys_and_limits.deactivate(
-        source, permissions.permission(source, key=key), row
+        source, here.permission(key=key), row
     ):
         keys_and_limits.close_dialog()
         st.rerun()
@@ -203,7 +203,7 @@ if row.joined.api_key:
 # Every widget below is keyed by the key and its state: choosing another key, or a change
 # from anywhere, shows that key's own values, never those typed for another.
 this = keys_and_limits.bound(key)
-for_key = permissions.permission(source, key=key)  # a team's key administrator: its keys only
+for_key = here.permission(key=key)  # a team's key administrator: its keys only
 changeable = for_key.allowed and not key.is_deactivated
 rename_col, limits_col = st.columns(2, gap="large")
 with rename_col.container(border=True):
@@ -289,11 +289,7 @@ for column, (dialog, label, icon) in zip(st.columns(len(KEY_DIALOGS)), KEY_DIALO
         args=(dialog, key.key_id),
     )
 opened = keys_and_limits.dialog()
-if (
-    opened
-    and opened[1] in by_id
-    and permissions.permission(source, key=by_id[opened[1]].key).allowed
-):
+if opened and opened[1] in by_id and here.permission(key=by_id[opened[1]].key).allowed:
     if opened[0] == "deactivate":
         deactivate_dialog(by_id[opened[1]])
     elif opened[0] in ("rotate", "leak"):

@@ -14,11 +14,10 @@ from analytics.cost.priced import (
     why_free,
 )
 from analytics.cost.prices import parse_pricing
-from analytics.dashboard import anomaly_review, charts, data, page, session
+from analytics.dashboard import anomaly_review, charts, data, page, session, visitor
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_panel
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.pages import page_at
@@ -26,7 +25,7 @@ from analytics.usage import calendar, tables
 from analytics.usage.frames import totals
 from analytics.usage.metrics import TOTAL_CHARACTERS, format_value
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 previous = session.ChosenRange(*calendar.previous_range(chosen.start, chosen.end), "previous")
 granularity = calendar.auto_granularity(chosen.start, chosen.end)

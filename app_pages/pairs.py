@@ -4,17 +4,16 @@
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import charts, data, language_cache, page, session
+from analytics.dashboard import charts, data, language_cache, page, session, visitor
 from analytics.dashboard.column_config import in_percent, language_columns, pair_table_columns
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.figures import usage as figures
 from analytics.usage import tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
 
 RESOURCE = "translate_text"
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 page.header("Language pairs", chosen)

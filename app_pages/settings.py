@@ -7,17 +7,18 @@ import streamlit as st
 
 from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.dashboard import settings_form as form
-from analytics.dashboard import settings_in_force
+from analytics.dashboard import settings_in_force, visitor
+from analytics.dashboard.access import SETTINGS
 from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.settings.field_changes import line_diff
 from analytics.settings.parts import PARTS, TITLES, Part
 from analytics.settings.versions import SavedMeanwhile, Version, history
 from analytics.usage.metrics import counted
 
-source = data_source()
+here = visitor.current()  # who saves, and whether they may
+source = here.source
 place = form.place(source)
-allowed = form.permission(source)
+allowed = here.permission(SETTINGS)
 editable = place.in_store and allowed.allowed
 
 # Listed only for a scope of the whole organization (`pages.listed`): the settings are every

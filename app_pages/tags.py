@@ -5,17 +5,16 @@ import streamlit as st
 
 from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
-from analytics.dashboard import charts, data, page, session
+from analytics.dashboard import charts, data, page, session, visitor
 from analytics.dashboard.column_config import in_percent, tag_table_columns
 from analytics.dashboard.data import USAGE_BY_KEY
 from analytics.dashboard.messages import service_errors
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.usage import tables
 from analytics.usage.metrics import TAG_METRICS, count_text, format_value, share_text
 
-source = data_source()
+source = visitor.current().source
 chosen = session.chosen_range()
 
 view = page.view_select(page.header("Tags", chosen), source, chosen)

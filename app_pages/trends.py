@@ -6,15 +6,14 @@ from datetime import date
 import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
-from analytics.dashboard import charts, data, page, session
+from analytics.dashboard import charts, data, page, session, visitor
 from analytics.dashboard.column_config import in_percent, key_table_columns, key_table_order
-from analytics.dashboard.scoping import source as data_source
 from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
 from analytics.usage import calendar, tables
 from analytics.usage.metrics import METRIC_LABELS, METRICS
 
-source = data_source()
+source = visitor.current().source
 chosen_range = session.chosen_range()
 
 view = page.view_select(page.header("Trends", chosen_range), source, chosen_range, grouping=True)

@@ -38,7 +38,12 @@ from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, assign_keys
 from analytics.usage.calendar import ONE_DAY
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
+from analytics.usage.metrics import (
+    METRICS,
+    MINUTE_METRICS,
+    SERVICE_CHARACTERS,
+    TOTAL_CHARACTERS,
+)
 
 AMOUNT_COLUMNS: Final = ["usage_amount_minor", "base_fee_minor", "amount_minor"]
 CHARGEBACK_COLUMNS: Final = ["month", "team", *METRICS, *AMOUNT_COLUMNS]
@@ -72,10 +77,15 @@ class Chargeback:
 
 
 def _with_total_characters(usage: pd.DataFrame) -> pd.DataFrame:
-    """Every metric as a column; total characters is the services' sum, characters int64."""
-    usage = usage.reindex(columns=METRICS, fill_value=0)
-    usage[TOTAL_CHARACTERS] = usage[list(SERVICE_CHARACTERS)].sum(axis=1)
-    return usage.astype(dict.fromkeys(CHARACTER_METRICS, "int64")).rename_axis(columns=None)
+    """Every metric as a column, in ``METRICS``' order: characters int64, total characters the
+    services' sum, minutes as summed (a metric without usage, int64 zeros). Built column by
+    column from the arrays: a frame's reindex, row sum and cast cost more than the rest of a
+    small organization's chargeback."""
+    zeros = np.zeros(len(usage), dtype=np.int64)
+    columns = {m: usage[m].to_numpy(np.int64) if m in usage else zeros for m in SERVICE_CHARACTERS}
+    columns[TOTAL_CHARACTERS] = sum(columns.values(), zeros)
+    columns |= {m: usage[m].to_numpy() if m in usage else zeros for m in MINUTE_METRICS}
+    return pd.DataFrame({m: columns[m] for m in METRICS}, index=usage.index)
 
 
 def chargeback(
@@ -84,26 +94,17 @@ def chargeback(
     """The chargeback of ``start``–``end`` (inclusive) for a key-day frame of that range."""
     spend = price_usage(key_day, pricing, start, end, by=assign_keys(teams, key_day))
     months = pd.DatetimeIndex(spend.fees["month"])
-    grid = pd.MultiIndex.from_product([months, teams.names], names=["month", "team"])
-    items = spend.items.astype({"team": str, "metric": str})
-    by_team = items.groupby(["month", "team", "metric"])[
-        ["usage", "list_amount_minor", "amount_minor"]
-    ].sum()
-    usage = _with_total_characters(
-        by_team["usage"].unstack("metric", fill_value=0).reindex(grid, fill_value=0)
-    )
-    money = by_team[["list_amount_minor", "amount_minor"]].groupby(level=["month", "team"]).sum()
-    money = money.reindex(grid, fill_value=0)
+    usage, (listed, charged) = _team_months(spend.items, months, teams.names)
 
     # The base fee, pro rata to the usage at list prices; a month without usage: Unassigned.
     teams_count = len(teams.names)
-    weight = money["list_amount_minor"].to_numpy(np.int64).reshape(-1, teams_count).copy()
+    weight = listed.reshape(-1, teams_count).copy()
     weight[weight.sum(axis=1) == 0, teams.names.index(UNASSIGNED)] = 1
     month_of_row = np.repeat(np.arange(len(months)), len(teams.names))
     fee = apportion(spend.fees["amount_minor"].tolist(), month_of_row, weight.ravel())
 
     table = usage.reset_index()
-    table["usage_amount_minor"] = money["amount_minor"].to_numpy(np.int64)
+    table["usage_amount_minor"] = charged
     table["base_fee_minor"] = fee
     table["amount_minor"] = table["usage_amount_minor"] + fee
     table["team"] = pd.Categorical(table["team"], categories=list(teams.names))
@@ -125,6 +126,32 @@ def chargeback(
         total=total[TOTAL_COLUMNS],
         spend=spend,
     )
+
+
+def _team_months(
+    items: pd.DataFrame, months: pd.DatetimeIndex, names: tuple[str, ...]
+) -> tuple[pd.DataFrame, tuple[Ints, Ints]]:
+    """Each month and team's usage (a row per month and team, in that order; a column per
+    metric with items, in their names' order, and total characters) and its amounts at list
+    prices and charged, from items priced per team and month. Such items are one per month,
+    team and metric, so each cell's sum is its one item as it is, added up with numpy: a group-by
+    per call was most of the time of pricing a small organization, which the money tests do
+    thousands of times."""
+    grid = pd.MultiIndex.from_product([months, names], names=["month", "team"])
+    team = items["team"].cat
+    of_team = pd.Index(names).get_indexer(team.categories)[team.codes.to_numpy()]
+    cell = months.get_indexer(pd.DatetimeIndex(items["month"])) * len(names) + of_team
+    metric = items["metric"].cat
+    codes = metric.codes.to_numpy()
+    used = sorted(str(name) for name in metric.categories[np.unique(codes)])
+    of_metric = pd.Index(used).get_indexer(metric.categories)[codes]
+    values = np.zeros((len(grid), len(used)), dtype=np.float64)
+    np.add.at(values, (cell, of_metric), items["usage"].to_numpy(np.float64))
+    usage = pd.DataFrame(values, index=grid, columns=pd.Index(used, name="metric"))
+    amounts = [np.zeros(len(grid), dtype=np.int64) for _ in range(2)]
+    for summed, column in zip(amounts, ("list_amount_minor", "amount_minor"), strict=True):
+        np.add.at(summed, cell, items[column].to_numpy(np.int64))
+    return _with_total_characters(usage), (amounts[0], amounts[1])
 
 
 def chargeback_rows(bill: Chargeback) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from functools import partial
 
 import streamlit as st
 
-from analytics.dashboard import keys_and_limits, permissions
+from analytics.dashboard import keys_and_limits, visitor
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import rotation_columns
 from analytics.dashboard.secret_dialog import Making, secret_form
@@ -70,7 +70,7 @@ def _rotate_form(
     if typed.strip() != key.label.strip():
         st.error("The label does not match: nothing was changed.", icon=":material/block:")
         return None
-    acting = permissions.permission(src, key=key)
+    acting = visitor.current().permission(key=key)
     return partial(keys_and_limits.rotate, src, acting, rows, row, label, leak, today)
 
 
@@ -93,7 +93,7 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
             "Finish anyway: cut off the traffic still seen", key=f"finish_force:{old.key_id}"
         )
     if keys_and_limits.confirmed_for_good("finish", old) and keys_and_limits.finish(
-        src, permissions.permission(src, key=old), watch, old, force
+        src, visitor.current().permission(key=old), watch, old, force
     ):
         keys_and_limits.close_dialog()
         st.rerun()

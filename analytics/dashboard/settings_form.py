@@ -19,8 +19,8 @@ import streamlit as st
 
 from analytics.cost.prices import parse_pricing
 from analytics.cost.teams import parse_teams
-from analytics.dashboard import data, guardrails, keys_and_limits, permissions, settings_in_force
-from analytics.dashboard.access import SETTINGS, Permission
+from analytics.dashboard import data, guardrails, keys_and_limits, settings_in_force
+from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.settings.effects import plan_effect, route_effects, team_effects, total_cost
@@ -73,12 +73,6 @@ class Pending:
 
 def place(src: Source) -> Place:
     return settings_in_force.settings_place(src)
-
-
-def permission(src: Source) -> Permission:
-    """Whether this session may change the settings: SETTINGS_ADMIN_EMAILS, or without
-    sign-in SERVICE_ALLOW_SETTINGS_CHANGES; anyone in the demo."""
-    return permissions.permission(src, SETTINGS)
 
 
 def version_text(held: Version) -> str:

@@ -63,9 +63,10 @@ def _read(name: Part, src: Source) -> Document | None:
 
 
 def page_document(name: Part, src: Source) -> Document | None:
-    """The settings document ``name`` in force; None: there is none. Read once per run."""
+    """The settings document ``name`` in force; None: there is none. Read once per run: the
+    organization's, whatever the scope of ``src`` (a team's scope is resolved over it)."""
     read: dict[object, Document | None] = st.session_state.setdefault(READ, {})
-    key = (src.fingerprint, src.connection.settings_source, name)
+    key = (src.origin, src.connection.settings_source, name)
     if key not in read:
         read[key] = _read(name, src)
     return read[key]

@@ -24,7 +24,7 @@ DEMO_NAMES = ("demo_keys", "demo_days", "demo_seed", "demo_tags")
 @dataclass(frozen=True)
 class Source:
     """The configured service, or the embedded demo organization, as one session's scope
-    sees it (``visible``: the whole organization unless ``analytics.dashboard.scoping`` says
+    sees it (``visible``: the whole organization unless ``analytics.dashboard.visitor`` says
     otherwise)."""
 
     connection: ServiceConnection
@@ -88,7 +88,7 @@ def load_connection() -> ServiceConnection:
 
 
 def organization_source() -> Source:
-    """The organization's source, before any session's scope (``scoping.source``)."""
+    """The organization's source, before any session's scope (``visitor.scoped``)."""
     connection = load_connection()
     if connection.auth_key and connection.is_configured:
         secret = (

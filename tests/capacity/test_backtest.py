@@ -23,6 +23,7 @@ from analytics.capacity.forecasting.candidates import (
     ETS_AUTO,
     ETS_WEEKLY,
     ETS_YEARLY,
+    GROWN_NAIVE,
     RUN_RATE,
     SEASONAL_NAIVE,
     History,
@@ -209,6 +210,49 @@ def test_seasonal_naive_keeps_serving_unless_beaten_by_its_margin():
     assert clear.chosen == ETS_WEEKLY
     year = rows({SEASONAL_NAIVE: [90.0] * 12, ETS_WEEKLY: [92.5] * 12}, horizon="12 months")
     assert Backtest(year).models["12 months"] == SEASONAL_NAIVE
+
+
+def test_last_years_days_far_below_the_run_rate_give_way_to_the_best_of_the_others():
+    """Seasonal naive has been exact, and would serve: at the last origin its month reads 20
+    where the run rate forecasts 90 (last year's days held a stop); under a third of the run
+    rate's, it gives way to the next best, the run rate, and the grown seasonal naive, which
+    reads the same days, with it. At 40 it is within a third and keeps serving."""
+    stop = Backtest(
+        rows(
+            {
+                SEASONAL_NAIVE: [100.0] * 23 + [20.0],
+                GROWN_NAIVE: [99.0] * 23 + [20.0],
+                RUN_RATE: [80.0] * 23 + [90.0],
+                ETS_WEEKLY: [70.0] * 23 + [90.0],
+            }
+        )
+    )
+    served = stop.served.set_index("origin")["candidate"]
+    assert (served.iloc[:-1].iloc[MIN_SCORED:] == SEASONAL_NAIVE).all()
+    assert served.iloc[-1] == RUN_RATE
+    assert stop.chosen_for("month", totals={SEASONAL_NAIVE: 20.0, RUN_RATE: 90.0}) == RUN_RATE
+    assert stop.chosen_for("month", totals={SEASONAL_NAIVE: 40.0, RUN_RATE: 90.0}) == (
+        SEASONAL_NAIVE
+    )
+    assert stop.chosen_for("month") == SEASONAL_NAIVE  # no totals: the record alone
+
+
+def test_a_month_after_last_years_stop_is_not_forecast_from_the_stop():
+    """A calm weekly rhythm for three years, stopped for six weeks a year ago: the month
+    ahead from today is not read from the stop's days (nearly nothing) but served by another
+    candidate, near the usual month."""
+    day = np.arange(3 * 364)
+    weekdays = np.where((FIRST.weekday() + day) % 7 >= 5, 0.3, 1.0)
+    noise = np.random.default_rng(3).lognormal(0.0, 0.03, day.size)
+    stopped = (day >= day.size - 364) & (day < day.size - 364 + 42)
+    values = np.where(stopped, 0.0, 1000.0 * weekdays * noise)
+    series = pd.Series(values, index=pd.date_range(FIRST, periods=day.size, freq="D"))
+    as_of = FIRST + timedelta(days=int(day.size))
+    found = outlook(series, TOTAL_CHARACTERS, FIRST, as_of, (*CHEAP, GROWN_NAIVE))
+    assert found.backtest.models["month"] == SEASONAL_NAIVE  # its record alone
+    assert found.models["month"] == RUN_RATE
+    usual = 1000.0 * (5 + 2 * 0.3) / 7 * 30
+    assert found.cumulative(30)[0, -1] == pytest.approx(usual, rel=0.1)
 
 
 def test_a_candidate_missing_a_recent_origin_is_not_chosen_and_short_backtests_keep_the_run_rate():

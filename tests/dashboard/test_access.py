@@ -13,7 +13,8 @@ import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -24,11 +25,13 @@ from support.headless import app_test, one_run
 from support.servers import ROOT, running_dashboard
 
 from analytics.access import rights, role_settings
+from analytics.dashboard import visitor
 from analytics.dashboard.access import MIN_COOKIE_SECRET, Access, access_decision, sign_in_error
 from analytics.pages import page_at
 
 PAGES = ["overview", "keys", "trends", "languages", "export"]
 COOKIE_SECRET = "cookie-secret-for-the-gate-tests-0001"
+LEAD = "lead@example.org"
 AUTH = {
     "auth": {
         "redirect_uri": "http://localhost:8501/oauth2callback",
@@ -363,3 +366,30 @@ def test_unsafe_sign_in_settings_close_the_dashboard(service, given, problem, us
     for kind in ("metric", "dataframe", "plotly_chart", "selectbox", "download_button", "code"):
         assert not at.get(kind), f"a closed dashboard shows a {kind}"
     assert service.seen == []
+
+
+def test_a_runs_visitor_is_worked_out_once_whoever_asks(demo_env, monkeypatch):
+    """The rights a lead's roles give and the teams settings the scope is resolved over are
+    read once a run, however many surfaces ask: the gate, the navigation, the sidebar, the
+    page, and on Keys & limits the permission of each action."""
+    asked: Counter[str] = Counter()
+
+    def counting(name: str) -> Callable[..., object]:
+        real = getattr(visitor, name)
+
+        def call(*args: object) -> object:
+            asked[name] += 1
+            return real(*args)
+
+        return call
+
+    for name in ("rights", "scoped"):
+        monkeypatch.setattr(visitor, name, counting(name))
+    at = app_test()
+    at.secrets.update(AUTH | {"roles": {"emails": {LEAD: ["team lead of Marketing"]}}})
+    at.user = {"is_logged_in": True, "email": LEAD}
+    for runs, page in enumerate(("overview", "limits", "keys"), start=1):
+        at.switch_page(str(page_at(page).file)).run()
+        assert not at.exception
+        assert any("Team Marketing" in box.value for box in at.sidebar.info)  # the lead's scope
+        assert asked == {"rights": runs, "scoped": runs}

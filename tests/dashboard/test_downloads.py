@@ -13,23 +13,33 @@ from analytics.dashboard.downloads import Runs, StaleDownload
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_button_of_the_latest_run_serves_once_that_run_has_ended():
-    runs = Runs()
+def clicked_at_once(runs: Runs) -> tuple[threading.Thread, list[str]]:
+    """A click on a button of the run begun now, before that run ends, as the browser's
+    download asks on a thread beside the script: the file made, or the refusal's words."""
     runs.begin()
     drawn = runs.begun
-    made: list[str] = []
+    outcome: list[str] = []
 
     def click() -> None:
-        made.append(str(runs.served(drawn, lambda: "this run's file")))
+        try:
+            outcome.append(str(runs.served(drawn, lambda: "this run's file")))
+        except StaleDownload as exc:
+            outcome.append(str(exc))
 
     clicked = threading.Thread(target=click)
     clicked.start()
+    return clicked, outcome
+
+
+def test_a_button_of_the_latest_run_serves_once_that_run_has_ended():
+    runs = Runs()
+    clicked, made = clicked_at_once(runs)
     clicked.join(0.2)
     assert clicked.is_alive() and made == []  # the run is still drawing what the file reads
     runs.end(finished=True)
     clicked.join(5)
     assert made == ["this run's file"]
-    assert runs.served(drawn, lambda: "again") == "again"  # a second click, a second file
+    assert runs.served(runs.begun, lambda: "again") == "again"  # a second click, a second file
 
 
 def test_a_button_of_an_earlier_run_serves_nothing_once_a_rerun_began():
@@ -44,18 +54,7 @@ def test_a_button_of_an_earlier_run_serves_nothing_once_a_rerun_began():
 
 def test_a_click_waiting_for_its_run_is_refused_when_a_rerun_cuts_it_short():
     runs = Runs()
-    runs.begin()
-    drawn = runs.begun
-    refused: list[str] = []
-
-    def click() -> None:
-        try:
-            runs.served(drawn, lambda: "never made")
-        except StaleDownload as exc:
-            refused.append(str(exc))
-
-    clicked = threading.Thread(target=click)
-    clicked.start()
+    clicked, refused = clicked_at_once(runs)
     runs.end(finished=False)  # cut short by the rerun below
     runs.begin()
     clicked.join(5)

@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,13 @@ def checkout_files() -> list[str]:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Iterator[Path]:
     """A fresh venv with the project installed from a copy of the checkout, with the pins of
-    requirements.txt as constraints, as the deployment recipe does; yields its `bin` folder."""
+    requirements.txt as constraints, as the deployment recipe does; yields its `bin` folder.
+
+    The venv sees the suite's own dependencies (a `.pth` line naming their folder, which
+    holds no copy of the project), so pip checks the pinned ones satisfied and installs the
+    project alone: what is under test is what the project ships and how its command runs away
+    from the checkout. Installing the dependencies afresh took most of the module's minutes,
+    the server's first start compiling each of their modules again."""
     base = tmp_path_factory.mktemp("install")
     source = base / "source"
     for name in checkout_files():
@@ -53,8 +60,10 @@ def installed(tmp_path_factory) -> Iterator[Path]:
     # Without a pip of its own (bootstrapping one took about four processor-seconds): the
     # suite's pip installs into it (`--python`), the same files from the same index.
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    # Without byte-compiling every dependency's modules at install (half the install's time):
-    # Python compiles what the command imports on first use, and installs the same files.
+    [suite_packages] = site.getsitepackages()
+    (site_packages(venv / "bin") / "suite-dependencies.pth").write_text(f"{suite_packages}\n")
+    # Without byte-compiling the project at install: Python compiles what the command imports
+    # on first use, and the install puts the same files in place.
     target = ["--python", str(venv / "bin" / "python")]
     pip = [sys.executable, "-m", "pip", *target, "install", "--quiet", "--no-compile"]
     done = subprocess.run(

@@ -29,7 +29,7 @@ READERS: dict[tuple[str, str], set[str]] = {
         "analytics/cli/fetching.py",
     },
     # the organization's source, before the session's scope
-    ("analytics.dashboard.source", "organization_source"): {"analytics/dashboard/scoping.py"},
+    ("analytics.dashboard.source", "organization_source"): {"analytics/dashboard/visitor.py"},
     # the organization's source behind a session's, for the guardrails' plan, which
     # `guardrails.seen.seen_plan` narrows
     ("analytics.dashboard.source", "whole_of"): {"analytics/dashboard/guardrails.py"},

@@ -17,6 +17,7 @@ import plotly.offline
 import pytest
 from support.browsers import CHROMIUM, fresh_browser, unavailable
 from support.builders import DEMO_TODAY, FIRST, budgets, demo_usage, pattern, usage_frame
+from support.headless import DEMO
 from typer.testing import CliRunner
 
 from analytics.capacity.budgets.definitions import load_budgets, parse_budgets
@@ -221,8 +222,16 @@ def test_report_without_budgets_has_no_budget_section():
     assert "Budget status" not in html
 
 
-def test_cli_writes_the_report(tmp_path, monkeypatch):
+def small_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small demo organization, on the pinned day: what a test checks of a report that
+    any organization's has, without the default one's three years of forecasts."""
     monkeypatch.setenv(CLOCK_VARIABLE, "2026-11-15T12:00:00Z")
+    for name, value in DEMO.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_cli_writes_the_report(tmp_path, monkeypatch):
+    small_demo(monkeypatch)
     folder = tmp_path / "reports"
     folder.mkdir()
     output = folder / "report.html"
@@ -244,7 +253,7 @@ def test_a_teams_report_bills_its_row_of_the_organizations_chargeback(tmp_path, 
     chargeback (the oracle: the unscoped `export --group-by team --with-cost`), never the
     organization's base fee; its contract year is the budgets document's; the cost forecasts,
     the organization's, are said to be left out rather than shown."""
-    monkeypatch.setenv(CLOCK_VARIABLE, "2026-11-15T12:00:00Z")
+    small_demo(monkeypatch)
     days = ["--period", "last-month", "--demo"]
     export = tmp_path / "teams.csv"
     written = runner.invoke(

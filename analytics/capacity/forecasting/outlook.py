@@ -36,12 +36,14 @@ import pandas as pd
 
 from analytics.capacity.forecasting.accuracy import Accuracy, accuracy
 from analytics.capacity.forecasting.backtesting import (
+    HORIZONS,
     LEVELS,
     SERVED,
     Backtest,
     backtest,
     interval_shares,
     months_later,
+    out_of_line,
 )
 from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
@@ -100,8 +102,8 @@ def _listed(items: list[str]) -> str:
 @dataclass(frozen=True)
 class Outlook:
     """One metric's series, its backtest, the candidate serving each horizon (``models``) and
-    each serving candidate's daily forecast from ``as_of`` (``projections``: each day from
-    ``as_of``, ``MAX_TERM_MONTHS`` months and more ahead)."""
+    the daily forecast from ``as_of`` of each serving candidate and of the run rate
+    (``paths``: each day from ``as_of``, ``MAX_TERM_MONTHS`` months and more ahead)."""
 
     metric: str
     history: History
@@ -235,18 +237,33 @@ def _outlook(
     each history, however many surfaces ask (a backtest costs a fraction of a second)."""
     history = History(first, np.frombuffer(values, dtype=float))
     tested = backtest(history, candidates=candidates)
+    models, paths = _serving(tested, history, as_of)
+    return Outlook(metric, history, tested, as_of, models, paths)
+
+
+def _serving(
+    tested: Backtest, history: History, as_of: date
+) -> tuple[dict[str, str], dict[str, Floats]]:
+    """The candidate serving each horizon and the daily forecasts from ``as_of`` on: the
+    backtest's choice, unless it reads last year's days out of line with the run rate's
+    forecast of the horizon from today (``backtesting.out_of_line``), as at every origin of
+    the backtest; the run rate where the one chosen cannot forecast from this history."""
     days = (months_later(as_of.replace(day=1), MAX_TERM_MONTHS + 1) - as_of).days
     origin = len(history.values)
+    run_rate = PREDICTORS[RUN_RATE](history, origin, days)
+    assert run_rate is not None  # the run rate forecasts from any history
     models = dict(tested.models)
     paths = predict_all(history, origin, days, tuple(dict.fromkeys(models.values())))
+    paths[RUN_RATE] = run_rate
+    month = as_of.replace(day=1)
     for horizon, model in models.items():
-        if model not in paths:
-            models[horizon] = RUN_RATE
-            if RUN_RATE not in paths:
-                run_rate = PREDICTORS[RUN_RATE](history, origin, days)
-                assert run_rate is not None  # the run rate forecasts from any history
-                paths[RUN_RATE] = run_rate
-    return Outlook(metric, history, tested, as_of, models, paths)
+        ahead = (months_later(month, HORIZONS[horizon]) - month).days
+        totals = {c: float(path[:ahead].sum()) for c, path in paths.items()}
+        if out_of_line(model, totals):
+            models[horizon] = tested.chosen_for(horizon, totals=totals)
+    missing = tuple(set(models.values()) - set(paths))
+    paths |= predict_all(history, origin, days, missing)
+    return {h: m if m in paths else RUN_RATE for h, m in models.items()}, paths
 
 
 def outlooks(key_day: pd.DataFrame, covered_from: date, as_of: date) -> dict[str, Outlook]:
