@@ -39,16 +39,16 @@ log = logging.getLogger(__name__)
 
 
 def service_client(
-    settings: ServiceConnection, demo: bool, policy: Policy | None = None
+    connection: ServiceConnection, demo: bool, policy: Policy | None = None
 ) -> ServiceClient:
     """The client of the configured service, waiting as `policy` says (None: as a client does
     by default), or with `demo` of the demo organization, which answers in this process under
     the default policy."""
     if demo:
-        return demo_client(settings)
+        return demo_client(connection)
     if policy is None:
-        return ServiceClient.from_settings(settings)
-    return ServiceClient.from_settings(settings, policy)
+        return ServiceClient.from_connection(connection)
+    return ServiceClient.from_connection(connection, policy)
 
 
 @lru_cache(maxsize=8)
@@ -94,19 +94,19 @@ def _opened(
         return app, audit.drop(records)
 
 
-def reset_demo(settings: ServiceConnection) -> tuple[DemoFiles, int] | None:
+def reset_demo(connection: ServiceConnection) -> tuple[DemoFiles, int] | None:
     """Load the demo organization afresh into its store, in place, so that a dashboard or
     command using it sees the original organization at its next request, and drop its audit
     log: the files and the number of audit entries dropped. None without a history folder:
     the demo then lives in memory and ends with each process."""
-    files = settings.demo_files
+    files = connection.demo_files
     if files is None:
         return None
     app, dropped = _opened(
-        settings.demo_seed,
-        settings.demo_keys,
-        settings.demo_days,
-        settings.demo_tags,
+        connection.demo_seed,
+        connection.demo_keys,
+        connection.demo_days,
+        connection.demo_tags,
         files,
         fresh=True,
     )
@@ -114,18 +114,22 @@ def reset_demo(settings: ServiceConnection) -> tuple[DemoFiles, int] | None:
     return files, dropped
 
 
-def demo_client(settings: ServiceConnection) -> ServiceClient:
-    """A client of the synthetic organization described by the settings' demo_* values."""
-    files = settings.demo_files
+def demo_client(connection: ServiceConnection) -> ServiceClient:
+    """A client of the synthetic organization described by the connection's demo_* values."""
+    files = connection.demo_files
     if files is None:
         log.warning(
             "no history folder: the demo organization is kept in memory, and changes to its "
             "keys end with this process"
         )
     app = demo_app(
-        settings.demo_seed, settings.demo_keys, settings.demo_days, settings.demo_tags, files
+        connection.demo_seed,
+        connection.demo_keys,
+        connection.demo_days,
+        connection.demo_tags,
+        files,
     )
-    return in_process_client(app, auth_scheme=settings.auth_scheme)
+    return in_process_client(app, auth_scheme=connection.auth_scheme)
 
 
 def in_process_client(

@@ -41,7 +41,7 @@ import orjson
 import pandas as pd
 from pydantic import SecretStr
 
-from analytics.capacity.budgets import BudgetFile, parse_budgets
+from analytics.capacity.budgets import BudgetSettings, parse_budgets
 from analytics.connection import in_process_client
 from analytics.cost.teams import Teams, key_teams, load_teams
 from analytics.guardrails import apply
@@ -269,7 +269,7 @@ class Replay:
         """The names (of ``labels``: name → label) whose key is in the team."""
         return {name for name, team in key_teams(self.teams, labels).items() if team == TEAM}
 
-    def planned(self, budgets: BudgetFile) -> apply.Run:
+    def planned(self, budgets: BudgetSettings) -> apply.Run:
         """`guardrails apply --yes` as the hourly timer runs it."""
 
         def plan(memory: Mapping[str, Memory]) -> Plan:

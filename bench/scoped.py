@@ -64,13 +64,13 @@ def put_teams_in_force(history: Path, keys: int) -> None:
     """`teams_text` as the teams settings in force of the demo organization of `keys` keys
     whose history folder is `history`: imported into its state store, once, as a teams.toml
     found at the dashboard's first start would be."""
-    settings = ServiceConnection(
+    connection = ServiceConnection(
         history_path=history,
         demo_keys=keys,
         demo_days=synthetic_orgs.DAYS,
         demo_seed=synthetic_orgs.SEED,
     )
-    records = records_of(settings, demo=True)
+    records = records_of(connection, demo=True)
     assert records is not None  # the demo with a history folder keeps records
     import_once(records, {"teams": (teams_text(), "teams.toml")}, utc_now())
     records.store.engine.dispose()  # the dashboard's process writes it from now on

@@ -22,7 +22,7 @@ import pandas as pd
 
 from analytics.access.roles import Reach
 from analytics.anomalies import Whole
-from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.budgets import BudgetSettings
 from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
 from analytics.keys.join import join, masked
 from analytics.service.models import DeveloperKey
@@ -179,25 +179,25 @@ class Visible:
             return frame
         return _rows(frame, frame[column].astype(str).map(self.sees).to_numpy(bool))
 
-    def budgets(self, file: BudgetFile) -> BudgetFile | None:
-        """The budgets of a file the scope sees: those of its teams and of its keys (a key
-        named by label or masked key), in characters or minutes, in the file's order. The
+    def budgets(self, given: BudgetSettings) -> BudgetSettings | None:
+        """The budgets of ``given`` the scope sees: those of its teams and of its keys (a key
+        named by label or masked key), in characters or minutes, in their order. The
         organization's budgets and the plan's are the organization's figures, left out of a
         team's; so are budgets in money: a team's money is its share of the organization's,
         which a budget measured over its keys alone cannot price as Chargeback does. None: no
         budget is left."""
         if self.scope.whole:
-            return file
+            return given
         kept = tuple(
             budget
-            for budget in file.budgets
+            for budget in given.budgets
             if not budget.is_cost
             and (
                 (budget.team is not None and self.sees(budget.team))
                 or (budget.key is not None and self._sees_key_budget(budget.key))
             )
         )
-        return msgspec.structs.replace(file, budgets=kept) if kept else None
+        return msgspec.structs.replace(given, budgets=kept) if kept else None
 
     def _sees_key_budget(self, key: str) -> bool:
         """Whether a budget of the key named ``key`` (a masked key, or a label) is the

@@ -23,7 +23,7 @@ import pandas as pd
 
 from analytics.access.scope import Visible
 from analytics.capacity import CapacityReview, review_of
-from analytics.capacity.budgets import BudgetFile, PriceList, contract_year
+from analytics.capacity.budgets import BudgetSettings, PriceList, contract_year
 from analytics.cost.chargeback import TOTAL, TOTAL_COLUMNS, Chargeback, chargeback, team_spend
 from analytics.cost.priced import PricesInForce, RangeCost
 from analytics.cost.prices import PRICED_METRICS, Pricing
@@ -122,7 +122,7 @@ class ScopedPrices:
 def scoped_review(
     visible: Visible,
     readers: tuple[UsageReader, UsageReader],
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     days: tuple[date, date, date],
     prices: PricesInForce | None,
 ) -> tuple[CapacityReview, FetchedRange]:

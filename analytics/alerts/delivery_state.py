@@ -38,10 +38,10 @@ Stage = Literal["delivered", "sending"]
 STAGES: Final[tuple[Stage, ...]] = ("delivered", "sending")
 
 
-def delivery_store(settings: ServiceConnection, demo: bool) -> Store:
+def delivery_store(connection: ServiceConnection, demo: bool) -> Store:
     """Where deliveries are recorded: the account's store, or without a history folder the
     embedded one in the default folder (alerts must never be sent unrecorded)."""
-    return store_of(settings, demo) or embedded_store(default_history_path())
+    return store_of(connection, demo) or embedded_store(default_history_path())
 
 
 LEGACY_FILE: Final = "alerts-delivered.json"  # the history folder's delivery records

@@ -68,10 +68,10 @@ class Marks:
     records: Records
 
     @classmethod
-    def for_settings(cls, settings: ServiceConnection, demo: bool) -> Marks | None:
+    def for_connection(cls, connection: ServiceConnection, demo: bool) -> Marks | None:
         """The account's marks (the demo organization's own for the demo); None when no store
         is configured."""
-        records = records_of(settings, demo)
+        records = records_of(connection, demo)
         return None if records is None else cls(records)
 
     def read(self) -> dict[str, Mark]:

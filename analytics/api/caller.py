@@ -106,8 +106,8 @@ def caller(
 ) -> Caller:
     """The request's caller: 401 without a live token, 429 over its rate."""
     demo: bool = request.app.state.demo
-    settings = connecting.service_connection()
-    records = records_of(settings, demo)
+    connection = connecting.service_connection()
+    records = records_of(connection, demo)
     token = None
     if credentials is not None and records is not None:
         token = Tokens(records).bearer(credentials.credentials)
@@ -119,7 +119,7 @@ def caller(
     teams = costing.teams or NO_TEAMS
     if token.team is not None and token.team not in teams.names:
         raise HTTPException(403, f"the token's team {token.team!r} is no team of the settings")
-    return Caller(token, settings, demo, costing, Visible(token.scope, teams))
+    return Caller(token, connection, demo, costing, Visible(token.scope, teams))
 
 
 CallerDep = Annotated[Caller, Depends(caller)]

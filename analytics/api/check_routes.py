@@ -48,8 +48,8 @@ def anomalies(
 def budgets(caller: CallerDep) -> Response:
     """The budgets in force that the token's scope sees, each with its period, use, limit,
     projection and status, as `check-budgets` prints them."""
-    file = settings_in_force.budgets(None, caller.demo)
-    shown = None if file is None else caller.visible.budgets(file)
+    found = settings_in_force.budgets(None, caller.demo)
+    shown = None if found is None else caller.visible.budgets(found)
     if shown is None:
         return Response("[]", media_type="application/json")
     reader = caller.fetches(caller.visible)

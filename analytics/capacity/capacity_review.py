@@ -12,7 +12,7 @@ import pandas as pd
 
 from analytics.capacity.budgets import (
     COST,
-    BudgetFile,
+    BudgetSettings,
     Prices,
     contract_year,
     cost_path,
@@ -155,7 +155,7 @@ def review_range(start: date, end: date, today: date, year_start: YearStart) -> 
     return min(comparison_start(start, end), required_start(today, year_start)), max(end, closed)
 
 
-def _limits(budgets: BudgetFile, metric: str, kind: PeriodKind) -> tuple[Limit, ...]:
+def _limits(budgets: BudgetSettings, metric: str, kind: PeriodKind) -> tuple[Limit, ...]:
     """The organization-wide budgets of one metric and period."""
     return tuple(
         Limit(b.title, b.fixed_limit, budgets.threshold(b))
@@ -169,7 +169,7 @@ def _paths(
     today: date,
     covered_from: date,
     year_start: YearStart,
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
 ) -> tuple[ForecastPath, ...]:
     paths = []
     for metric in CHARTED_METRICS:
@@ -191,7 +191,7 @@ def _cost_paths(
     today: date,
     covered_from: date,
     year_start: YearStart,
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     prices: Prices,
 ) -> tuple[ForecastPath, ...]:
     """The organization's cost (base fee included) of each period holding today: used so far
@@ -255,7 +255,7 @@ def _unpriced(
 
 def build_review(
     usage: FetchedRange,
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     today: date,
     start: date,
     end: date,
@@ -305,7 +305,7 @@ def build_review(
 
 def review_of(
     reader: UsageReader,
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     today: date,
     start: date,
     end: date,

@@ -61,9 +61,9 @@ capacity_app = program.command_group(
 
 def _outlooks(demo: bool) -> dict[str, Outlook]:
     """The organization's outlooks from its whole history (the demo's span with --demo)."""
-    settings = connecting.service_connection()
-    reader = fetching.Fetches(settings, demo)
-    return read_outlooks(reader, calendar.utc_today(), settings.demo_days if demo else None)
+    connection = connecting.service_connection()
+    reader = fetching.Fetches(connection, demo)
+    return read_outlooks(reader, calendar.utc_today(), connection.demo_days if demo else None)
 
 
 BudgetsOption = Annotated[
@@ -149,7 +149,7 @@ def recommend(
                 "contract_year_start, as on the Capacity page and in the report (give --budgets "
                 "FILE)"
             )
-        budget_file = settings_in_force.budgets(budgets, demo)
+        budget_settings = settings_in_force.budgets(budgets, demo)
         prices = settings_in_force.costing(pricing, None, demo).pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"
@@ -158,7 +158,7 @@ def recommend(
                 "FILE with [[option]] entries (see pricing.example.toml)"
             )
         reader = fetching.Fetches(connecting.service_connection(), demo)
-        contract, cost = contract_year(budget_file), PricesInForce(prices)
+        contract, cost = contract_year(budget_settings), PricesInForce(prices)
         decision = decided(reader, calendar.utc_today(), prices.catalogue, given, contract, cost)
         for warning in decision.warnings:
             typer.echo(f"warning: {warning}", err=True)

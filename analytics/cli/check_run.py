@@ -48,7 +48,7 @@ class Outbox:
 
 
 def outbox_for(
-    notify: bool, alerts: Path | None, dry_run: bool, settings: ServiceConnection, demo: bool
+    notify: bool, alerts: Path | None, dry_run: bool, connection: ServiceConnection, demo: bool
 ) -> Outbox | None:
     """The outbox of a check run with `--notify`, read before any usage is fetched so a bad
     alerts file stops the run at once; None without `--notify`."""
@@ -57,12 +57,12 @@ def outbox_for(
     if not notify:
         return None
     config = settings_in_force.alerts(alerts, "--notify")
-    return Outbox(config, DeliveryState(delivery_store(settings, demo)), dry_run)
+    return Outbox(config, DeliveryState(delivery_store(connection, demo)), dry_run)
 
 
 @dataclass
 class CheckRun:
-    """A check command's run: its settings, its outbox (None without `--notify`), the exit
+    """A check command's run: its connection, its outbox (None without `--notify`), the exit
     code and alerts it ends with, and whether its standard output is one document for a
     script (`--format json`), which what `--notify` did must not break."""
 
@@ -80,8 +80,8 @@ def check_run(
     """Run a check as every command runs, its outbox read first; at its end send its alerts
     (with `--notify`) and exit with its code, DELIVERY.code when an alert did not get through."""
     with failures.reported(debug):
-        settings = connecting.service_connection()
-        check = CheckRun(settings, outbox_for(notify, alerts, dry_run, settings, demo))
+        connection = connecting.service_connection()
+        check = CheckRun(connection, outbox_for(notify, alerts, dry_run, connection, demo))
         yield check
         if check.outbox is not None and not notify_of(check.events, check.outbox, check.data_out):
             check.code = DELIVERY.code

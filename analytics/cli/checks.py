@@ -88,23 +88,23 @@ def check_budgets(
     with check_run(notify, alerts, dry_run, demo, debug) as check:
         costing = settings_in_force.costing(pricing, teams, demo)
         visible = settings_in_force.visible(team, costing)
-        budget_file = settings_in_force.budgets(budgets, demo)
-        warning_at = budgeting.DEFAULT_WARNING if budget_file is None else budget_file.warning_at
-        if budget_file is not None:
-            budget_file = visible.budgets(budget_file)
+        checked = settings_in_force.budgets(budgets, demo)
+        warning_at = budgeting.DEFAULT_WARNING if checked is None else checked.warning_at
+        if checked is not None:
+            checked = visible.budgets(checked)
         today = calendar.utc_today()
         limits = (
             fetching.key_limits(check.connection, demo, today, warning_at, visible)
             if key_limits
             else None
         )
-        if budget_file is None and limits is None:
-            raise _nothing_tocheck_run(visible.scope.name if team is not None else None)
+        if checked is None and limits is None:
+            raise _nothing_to_check(visible.scope.name if team is not None else None)
         evaluations: list[budgeting.Evaluation] = []
         names: dict[str, str] = {}
-        if budget_file is not None:
+        if checked is not None:
             reader = fetching.Fetches(check.connection, demo, visible=visible)
-            evaluations, read = settings_in_force.priced_status(reader, budget_file, costing, today)
+            evaluations, read = settings_in_force.priced_status(reader, checked, costing, today)
             names = labels(read.frame)
         if limits is not None:
             evaluations += limits.evaluations
@@ -119,12 +119,12 @@ def check_budgets(
         # Only for delivery, where the key list can be read, and for the organization: the
         # guardrails hold the organization's enforced budgets.
         whole = visible.scope.whole
-        if check.outbox is not None and budget_file is not None and limits is not None and whole:
-            guarded = _guardrail_events(check.connection, demo, budget_file, costing, today)
+        if check.outbox is not None and checked is not None and limits is not None and whole:
+            guarded = _guardrail_events(check.connection, demo, checked, costing, today)
             check.events = [*check.events, *guarded]
 
 
-def _nothing_tocheck_run(team: str | None) -> UsageProblem:
+def _nothing_to_check(team: str | None) -> UsageProblem:
     """Why nothing can be checked: `team`'s scope holds no budget, or what would give one."""
     if team is not None:
         return UsageProblem(
@@ -138,20 +138,20 @@ def _nothing_tocheck_run(team: str | None) -> UsageProblem:
 
 
 def _guardrail_events(
-    settings: ServiceConnection,
+    connection: ServiceConnection,
     demo: bool,
-    budgets: budgeting.BudgetFile,
+    budgets: budgeting.BudgetSettings,
     costing: Costing,
     today: date,
 ) -> list[Event]:
     """The guardrails' alerts (a key its guardrail stops, an enforced budget used up) from the
     plan the next `guardrails apply` holds; none without an enforced budget, a guardrail state
     (no state store) or a usage period."""
-    records = records_of(settings, demo)
+    records = records_of(connection, demo)
     if not budgets.enforced or records is None:
         return []
     remembered = guardrail_state.read(records).keys
-    reader = fetching.Fetches(settings, demo)
+    reader = fetching.Fetches(connection, demo)
     try:
         plan = plan_now(reader, budgets, (costing.teams, costing.pricing), today, remembered)
     except NoUsagePeriod:
@@ -302,11 +302,11 @@ def mark_anomaly(
         typer.echo(f"{anomaly_id}: {done} in {marks.records.store.where}")
 
 
-def _marks(settings: ServiceConnection, demo: bool) -> Marks | None:
+def _marks(connection: ServiceConnection, demo: bool) -> Marks | None:
     """The marks of the configured account, or of the demo organization; None without a
     state store (nothing is marked)."""
-    connecting.configured(settings, demo)
-    return Marks.for_settings(settings, demo)
+    connecting.configured(connection, demo)
+    return Marks.for_connection(connection, demo)
 
 
 @app.command("check-rotations")

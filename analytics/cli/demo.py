@@ -19,8 +19,8 @@ def reset_demo(debug: DebugOption = False) -> None:
     and guardrail state start empty. Only the demo's files change; never a service's
     organization."""
     with failures.reported(debug):
-        settings = connecting.service_connection()
-        reset = connection.reset_demo(settings)
+        given = connecting.service_connection()
+        reset = connection.reset_demo(given)
         if reset is None:
             raise UsageProblem(
                 "no history folder: the demo organization is kept in memory by each process "
@@ -28,6 +28,5 @@ def reset_demo(debug: DebugOption = False) -> None:
             )
         files, dropped = reset
         typer.echo(
-            f"{settings.demo_name}: made afresh in {files.store}; "
-            f"key audit entries dropped: {dropped}"
+            f"{given.demo_name}: made afresh in {files.store}; key audit entries dropped: {dropped}"
         )

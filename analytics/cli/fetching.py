@@ -35,7 +35,7 @@ from analytics.usage.pipeline import FetchedRange
 def _fetch(
     fetch: Callable[..., FetchedRange],
     what: str,
-    settings: ServiceConnection,
+    connection: ServiceConnection,
     demo: bool,
     first: date,
     last: date,
@@ -44,8 +44,8 @@ def _fetch(
     """`fetch(client, first, last, history=..., progress=...)` (fetch_usage, fetch_tags,
     fetch_pairs, fetch_pair_keys) with the history store of a configured service, and a
     progress bar on a terminal."""
-    with connecting.client(settings, demo) as client:
-        history = HistoryStore.from_settings(settings) if use_history and not demo else None
+    with connecting.client(connection, demo) as client:
+        history = HistoryStore.from_connection(connection) if use_history and not demo else None
         if not sys.stderr.isatty():  # cron: quiet unless something needs saying
             return fetch(client, first, last, history=history)
         console = Console(stderr=True)
@@ -66,7 +66,7 @@ def _fetch(
 
 
 def reader(
-    settings: ServiceConnection, demo: bool, first: date, last: date, use_history: bool
+    connection: ServiceConnection, demo: bool, first: date, last: date, use_history: bool
 ) -> Callable[[str], FetchedRange]:
     """The organization's daily reports of first..last by name (``usage``, ``tags``, ``pairs``,
     ``pair_keys``), through the history store of a configured service only.
@@ -76,14 +76,14 @@ def reader(
 
     def read(name: str) -> FetchedRange:
         how = REPORTS[cast(Report, name)]
-        return _fetch(how.fetch, how.what, settings, demo, first, last, use_history)
+        return _fetch(how.fetch, how.what, connection, demo, first, last, use_history)
 
     return read
 
 
 def fetched(
     report: Report,
-    settings: ServiceConnection,
+    connection: ServiceConnection,
     demo: bool,
     first: date,
     last: date,
@@ -92,7 +92,7 @@ def fetched(
 ) -> Read:
     """The daily report ``report`` of first..last through ``visible`` (``Visible.read``); a
     team's pairs come from the pair-key-day report, fetched once."""
-    return visible.read(report, reader(settings, demo, first, last, use_history))
+    return visible.read(report, reader(connection, demo, first, last, use_history))
 
 
 @dataclass(frozen=True)
@@ -123,12 +123,12 @@ class Fetches:
         return self.visible.developer_keys(keys, {}, self.recorded_masks())
 
     def recorded_masks(self) -> dict[str, str]:
-        audit = AuditLog.for_settings(self.connection, self.demo)
+        audit = AuditLog.for_connection(self.connection, self.demo)
         return audit.recorded_masks() if audit else {}
 
 
 def key_limits(
-    settings: ServiceConnection,
+    connection: ServiceConnection,
     demo: bool,
     today: date,
     warning_at: float,
@@ -137,7 +137,7 @@ def key_limits(
     """Every active key's own limits (of the keys ``visible`` shows) as budgets of the billing
     period (``limit_status``); None (said on stderr) when the key may not list keys."""
     try:
-        return limit_status(Fetches(settings, demo, visible=visible), today, warning_at)
+        return limit_status(Fetches(connection, demo, visible=visible), today, warning_at)
     except AuthorizationError:
         typer.echo("note: key limits not checked: only an admin key can list keys", err=True)
         return None

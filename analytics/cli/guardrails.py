@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 import typer
 
-from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.budgets import BudgetSettings
 from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
 from analytics.cli.checks import BudgetsOption
 from analytics.cli.failures import UsageProblem
@@ -120,7 +120,7 @@ class _Session:
 
     connection: ServiceConnection
     demo: bool
-    budgets: BudgetFile
+    budgets: BudgetSettings
     costing: Costing
     records: Records
 
@@ -148,7 +148,7 @@ class _Session:
         self, action: Literal["apply", "restore"], leave_out: frozenset[str], only: str | None
     ) -> apply.Run:
         with connecting.client(self.connection, self.demo) as client:
-            audit = AuditLog.for_settings(self.connection, self.demo)
+            audit = AuditLog.for_connection(self.connection, self.demo)
             actor = changes.Actor(client, who(), audit, changes.every_key)
             return apply.run(self.records, self.planner(leave_out), actor, action, only)
 
@@ -157,19 +157,19 @@ class _Session:
 def _session(files: _Files) -> Iterator[_Session]:
     demo = files.demo
     with failures.reported(files.debug):
-        settings = connecting.service_connection()
-        connecting.configured(settings, demo)
+        connection = connecting.service_connection()
+        connecting.configured(connection, demo)
         found = settings_in_force.budgets(files.budgets, demo)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
-        records = records_of(settings, demo)
+        records = records_of(connection, demo)
         if records is None:
             raise UsageProblem(
                 "the guardrails remember the keys' own limits in the state store: set "
                 "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
         costing = settings_in_force.costing(files.pricing, files.teams, demo)
-        yield _Session(settings, demo, found, costing, records)
+        yield _Session(connection, demo, found, costing, records)
 
 
 def _table(table: pd.DataFrame) -> None:

@@ -107,11 +107,11 @@ class _Listed(fetching.Fetches):
 @contextmanager
 def key_session(demo: bool, debug: bool) -> Iterator[KeySession]:
     with failures.reported(debug):
-        settings = connecting.service_connection()
-        with connecting.client(settings, demo) as client:
-            audit = AuditLog.for_settings(settings, demo)
+        connection = connecting.service_connection()
+        with connecting.client(connection, demo) as client:
+            audit = AuditLog.for_connection(connection, demo)
             actor = changes.Actor(client, who(), audit, changes.every_key)
-            yield KeySession(settings, demo, actor)
+            yield KeySession(connection, demo, actor)
 
 
 def at_terminal() -> bool:
@@ -303,7 +303,7 @@ def audit(
     """Every attempted key change, oldest first: when (UTC), who, what, before, after, the
     outcome and the service's trace id."""
     with failures.reported(debug):
-        log = AuditLog.for_settings(connecting.service_connection(), demo)
+        log = AuditLog.for_connection(connecting.service_connection(), demo)
         if log is None:
             raise UsageProblem("no audit log: SERVICE_HISTORY_PATH is off or no service is set")
         entries = log.read()

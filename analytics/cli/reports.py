@@ -17,7 +17,7 @@ from analytics.alerts.budget_events import LINK as CAPACITY_LINK
 from analytics.alerts.delivery import DeliveryError, send_mail
 from analytics.alerts.message_forms import Attachment, mail, with_attachment
 from analytics.capacity import Asked, CapacityReview, review_of
-from analytics.capacity.budgets import DEFAULT_WARNING, BudgetFile
+from analytics.capacity.budgets import DEFAULT_WARNING, BudgetSettings
 from analytics.capacity.decision import (
     DEFAULT_TERM,
     Decision,
@@ -120,17 +120,17 @@ def report(
             paper = report_page_size(os.environ, size)
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_file = settings_in_force.budgets(budgets, demo)
+        budget_settings = settings_in_force.budgets(budgets, demo)
         costing = settings_in_force.costing(pricing, teams, demo)
         visible = settings_in_force.visible(team, costing)
         days = (first, last)
-        page = _report_page(visible, budget_file, costing, given, today, days, paper, demo)
+        page = _report_page(visible, budget_settings, costing, given, today, days, paper, demo)
         _deliver(page, days, output, file_format, chromium, mail_server, mail_to or [])
 
 
 def _report_page(
     visible: Visible,
-    budget_file: BudgetFile | None,
+    budget_settings: BudgetSettings | None,
     costing: Costing,
     given: Asked,
     today: date,
@@ -144,21 +144,21 @@ def _report_page(
     reader = fetching.Fetches(connecting.service_connection(), demo, visible=visible)
     if visible.scope.teams is None:
         review, usage, decision = _organization_review(
-            reader, budget_file, costing, given, today, days
+            reader, budget_settings, costing, given, today, days
         )
-        shown, note = budget_file, None
+        shown, note = budget_settings, None
     else:
-        shown = visible.budgets(budget_file) if budget_file else None
+        shown = visible.budgets(budget_settings) if budget_settings else None
         organization = fetching.Fetches(connecting.service_connection(), demo)
         cost = settings_in_force.capacity_prices(costing, shown)
         review, usage = scoped_review(
-            visible, (reader, organization), budget_file, (*days, today), cost
+            visible, (reader, organization), budget_settings, (*days, today), cost
         )
         decision, note = None, team_note(visible.scope.name)
     status = (
         None if shown is None else settings_in_force.priced_status(reader, shown, costing, today)[0]
     )
-    warning_at = budget_file.warning_at if budget_file else DEFAULT_WARNING
+    warning_at = budget_settings.warning_at if budget_settings else DEFAULT_WARNING
     limits = fetching.key_limits(connecting.service_connection(), demo, today, warning_at, visible)
     return render(
         usage.frame,
@@ -211,7 +211,7 @@ def _file_format(
 
 def _organization_review(
     reader: fetching.Fetches,
-    budget_file: BudgetFile | None,
+    budget_settings: BudgetSettings | None,
     costing: Costing,
     given: Asked,
     today: date,
@@ -221,8 +221,8 @@ def _organization_review(
     `given`, today's plan priced when the pricing file has options to buy; the decision's
     warnings said on stderr, as `capacity recommend` says them."""
     first, last = days
-    cost = settings_in_force.capacity_prices(costing, budget_file)
-    review, usage = review_of(reader, budget_file, today, first, last, cost)
+    cost = settings_in_force.capacity_prices(costing, budget_settings)
+    review, usage = review_of(reader, budget_settings, today, first, last, cost)
     options = costing.pricing.catalogue if costing.pricing else ()
     decision = what_ifs.decided(reader, today, options, given, review.year_start, cost)
     for warning in decision.warnings:

@@ -13,8 +13,8 @@ from pathlib import Path
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
 from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
 from analytics.capacity.budgets import (
-    BudgetFile,
-    BudgetFileError,
+    BudgetSettings,
+    BudgetSettingsError,
     Evaluation,
     PlanReader,
     budget_status,
@@ -74,7 +74,7 @@ def visible(team: str | None, given: Costing) -> Visible:
     return Visible(Scope(frozenset({team})), teams)
 
 
-def capacity_prices(given: Costing, budgets: BudgetFile | None) -> PricesInForce | None:
+def capacity_prices(given: Costing, budgets: BudgetSettings | None) -> PricesInForce | None:
     """How budgets and the report price usage (and share spend between teams); cost budgets
     without a pricing file are a usage problem."""
     if given.pricing is None:
@@ -85,7 +85,7 @@ def capacity_prices(given: Costing, budgets: BudgetFile | None) -> PricesInForce
 
 
 def priced_status(
-    reader: PlanReader, budgets: BudgetFile, costing: Costing, today: date
+    reader: PlanReader, budgets: BudgetSettings, costing: Costing, today: date
 ) -> tuple[list[Evaluation], FetchedRange]:
     """Every budget's status as ``check-budgets`` prints it and the report shows it
     (``budget_status``): priced with the prices in force, a team budget over its team's keys."""
@@ -93,7 +93,7 @@ def priced_status(
     return budget_status(reader, budgets, today, prices, frame_key_teams(costing.teams))
 
 
-def budgets(given: Path | None, demo: bool) -> BudgetFile | None:
+def budgets(given: Path | None, demo: bool) -> BudgetSettings | None:
     """The budgets in force, None without any. A budget marked ``enforce = true`` that no key
     limit can hold stops the command (exit 2) naming it, so a timer notices."""
     found = command_document("budgets", given, demo)
@@ -101,7 +101,7 @@ def budgets(given: Path | None, demo: bool) -> BudgetFile | None:
         return None
     try:
         return checked_budgets(found.text, found.where)
-    except BudgetFileError as exc:
+    except BudgetSettingsError as exc:
         raise UsageProblem(str(exc)) from None
 
 

@@ -63,7 +63,7 @@ def days_of(src: Source, chosen: ChosenRange, anomaly: Anomaly) -> pd.DataFrame:
 
 def marks_of(src: Source) -> Marks | None:
     """The source's marks; None without a state store (nothing can be marked)."""
-    return Marks.for_settings(src.connection, src.demo)
+    return Marks.for_connection(src.connection, src.demo)
 
 
 def given_marks(src: Source) -> dict[str, Mark]:

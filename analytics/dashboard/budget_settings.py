@@ -10,8 +10,8 @@ import msgspec
 import streamlit as st
 
 from analytics.capacity.budgets import (
-    BudgetFile,
-    BudgetFileError,
+    BudgetSettings,
+    BudgetSettingsError,
     Evaluation,
     budget_status,
     parse_budgets,
@@ -26,7 +26,7 @@ from analytics.dashboard.uploads import UploadedFile
 
 def chosen_budgets(
     uploaded: UploadedFile | None, src: Source
-) -> tuple[BudgetFile | None, str | None]:
+) -> tuple[BudgetSettings | None, str | None]:
     """The budgets document in force (an upload, else the settings'), whose contract year
     every scope reads (``Visible.budgets`` gives the budgets a scope sees of it), and the
     problem that stopped reading it, if any."""
@@ -36,7 +36,7 @@ def chosen_budgets(
         found = page_document("budgets", src)
         if found is not None:
             return parse_budgets(found.text, found.where), None
-    except (BudgetFileError, UnicodeDecodeError) as exc:
+    except (BudgetSettingsError, UnicodeDecodeError) as exc:
         return None, str(exc)
     return None, None
 
@@ -47,12 +47,12 @@ def chosen_budgets(
     max_entries=4,
     show_spinner=False,
     # Streamlit cannot hash a msgspec struct itself: the file's content names it.
-    hash_funcs={BudgetFile: msgspec.json.encode},
+    hash_funcs={BudgetSettings: msgspec.json.encode},
 )
 def _status(
     fingerprint: str,
     today: date,
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     pricing: str | None,
     teams: str | None,
     plan_budgets: bool,
@@ -65,7 +65,7 @@ def _status(
 
 
 def budget_statuses(
-    src: Source, budgets: BudgetFile, today: date, view: data.View, plan_budgets: bool
+    src: Source, budgets: BudgetSettings, today: date, view: data.View, plan_budgets: bool
 ) -> list[Evaluation]:
     """Every budget's status as of `today`, from the answer `check-budgets` prints
     (`budget_status`), priced with `view`'s files, a team budget over its teams' keys. Without

@@ -24,7 +24,7 @@ import streamlit as st
 
 from analytics.access import ScopedMoney, scoped_review
 from analytics.capacity import CapacityReview
-from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.budgets import BudgetSettings
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback_rows
 from analytics.cost.priced import RangeCost, price_key_day, read_prices
@@ -94,7 +94,7 @@ _REPORTS: dict[str, Callable[..., FetchedRange]] = {
 @st.cache_resource(ttl=USAGE_TTL, max_entries=18, show_spinner="Loading usage…")
 def _days(origin: str, report: str, start: date, end: date, _source: Source) -> FetchedRange:
     # The demo organization is computed in-process: only a real account's days are stored.
-    history = None if _source.demo else HistoryStore.from_settings(_source.connection)
+    history = None if _source.demo else HistoryStore.from_connection(_source.connection)
     return _REPORTS[report](client(_source), start, end, history=history)
 
 
@@ -378,12 +378,12 @@ def export(
     max_entries=6,
     show_spinner="Preparing the capacity review…",
     # Streamlit cannot hash a msgspec struct itself: the file's content names it.
-    hash_funcs={BudgetFile: msgspec.json.encode},
+    hash_funcs={BudgetSettings: msgspec.json.encode},
 )
 def _review(
     fingerprint: str,
     days: tuple[date, date, date],
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     pricing: str | None,
     teams: str | None,
     _source: Source,
@@ -397,7 +397,7 @@ def review(
     src: Source,
     chosen: ChosenRange,
     today: date,
-    budgets: BudgetFile | None,
+    budgets: BudgetSettings | None,
     view: View = USAGE_BY_KEY,
 ) -> tuple[CapacityReview, FetchedRange]:
     """The capacity review of the range as the scope sees it (``scoped_review``, ``budgets``

@@ -22,7 +22,12 @@ from typing import Literal
 import msgspec
 import streamlit as st
 
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, Evaluation, budget_status
+from analytics.capacity.budgets import (
+    BudgetSettings,
+    BudgetSettingsError,
+    Evaluation,
+    budget_status,
+)
 from analytics.cost.priced import read_prices
 from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, Teams, frame_key_teams, parse_teams
@@ -66,7 +71,7 @@ class SettingsTexts:
 class Guarded:
     """The settings parsed: the budgets (None: none), the teams and prices in force."""
 
-    budgets: BudgetFile | None
+    budgets: BudgetSettings | None
     teams: Teams | None
     pricing: Pricing | None
 
@@ -96,7 +101,7 @@ def read_settings(documents: SettingsTexts) -> tuple[Guarded | None, str | None]
     """The settings parsed, or the problem that stops reading them (said on the page)."""
     try:
         return parsed(documents), None
-    except (BudgetFileError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
+    except (BudgetSettingsError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
         return None, str(exc)
 
 

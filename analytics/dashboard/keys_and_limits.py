@@ -105,7 +105,7 @@ def _scoped_keys(fingerprint: str, recorded: Recorded, _source: Source) -> list[
 
 
 def audit_log(src: Source) -> AuditLog | None:
-    return AuditLog.for_settings(src.connection, src.demo)
+    return AuditLog.for_connection(src.connection, src.demo)
 
 
 def audit_entries(src: Source) -> list[AuditEntry]:

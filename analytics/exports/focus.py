@@ -83,13 +83,13 @@ class BillingAccount:
     name: str
 
 
-def billing_account(settings: ServiceConnection, demo: bool) -> BillingAccount:
+def billing_account(connection: ServiceConnection, demo: bool) -> BillingAccount:
     """The billed account: the demo organization by its name, else the configured account by
     the digests its files are named with (never the key itself)."""
     if demo:
-        return BillingAccount(settings.demo_name, "Demo organization")
-    if settings.is_configured and settings.auth_key and settings.base_url:
-        name = account_name(settings.base_url, settings.auth_key)
+        return BillingAccount(connection.demo_name, "Demo organization")
+    if connection.is_configured and connection.auth_key and connection.base_url:
+        name = account_name(connection.base_url, connection.auth_key)
         return BillingAccount(name, f"{PROVIDER} account {name}")
     return BillingAccount("unconfigured", "Unconfigured account")
 

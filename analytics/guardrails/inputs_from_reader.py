@@ -13,7 +13,7 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.budgets import BillingPeriod, BudgetFile, billing_period, plan_limits
+from analytics.capacity.budgets import BillingPeriod, BudgetSettings, billing_period, plan_limits
 from analytics.capacity.forecasting import expected_days, forecast_start
 from analytics.cost.prices import Pricing
 from analytics.cost.teams import Teams, key_teams
@@ -92,7 +92,7 @@ def _plan_limits(answer: PlanUsage) -> dict[Measure, int | None]:
 
 
 def read_situation(
-    reader: KeyReader, budgets: BudgetFile, teams: Teams | None, today: date
+    reader: KeyReader, budgets: BudgetSettings, teams: Teams | None, today: date
 ) -> Situation:
     """The situation as of ``today``; ``NoUsagePeriod`` when the service reports none."""
     answer = reader.plan()
@@ -150,7 +150,7 @@ def read_situation(
 
 def plan_now(
     reader: KeyReader,
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     costing: tuple[Teams | None, Pricing | None],
     today: date,
     remembered: Mapping[str, Memory],

@@ -58,7 +58,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from analytics.capacity.budgets import BillingPeriod, Budget, BudgetFile, matching_keys
+from analytics.capacity.budgets import BillingPeriod, Budget, BudgetSettings, matching_keys
 from analytics.cost.prices import Pricing
 from analytics.guardrails.budget_sharing import BudgetShare, most_today, share_room
 from analytics.guardrails.memory import Memory
@@ -241,7 +241,7 @@ def _other_use_today(
 
 def _budget_shares(
     budget: Budget,
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     situation: Situation,
     pricing: Pricing | None,
     limits_seen: tuple[Mapping[str, UsageLimits], Mapping[str, UsageLimits]],
@@ -354,7 +354,7 @@ def _key_plan(
 
 
 def make_plan(
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     situation: Situation,
     remembered: Mapping[str, Memory],
     pricing: Pricing | None = None,

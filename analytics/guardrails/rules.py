@@ -32,7 +32,7 @@ from analytics.capacity.budgets import (
     USAGE_PERIOD,
     BillingPeriod,
     Budget,
-    BudgetFile,
+    BudgetSettings,
     budget_period,
 )
 from analytics.cost.prices import PricePeriod, Pricing
@@ -158,7 +158,7 @@ def never_enforceable(budget: Budget) -> str | None:
 
 def refusal(
     budget: Budget,
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     period: BillingPeriod | None,
     team_names: Collection[str] | None,
     key_names: Collection[str],
@@ -236,7 +236,7 @@ def cost_allowances(
     return result
 
 
-def span_of(budget: Budget, budgets: BudgetFile, period: BillingPeriod) -> tuple[date, date]:
+def span_of(budget: Budget, budgets: BudgetSettings, period: BillingPeriod) -> tuple[date, date]:
     """The days of an enforceable budget's period holding the usage period."""
     span = budget_period(budget, period.start, budgets.year_start, (period.start, period.end))
     assert span is not None

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Final
 
 from analytics.access import Visible
-from analytics.capacity.budgets import BudgetFile
+from analytics.capacity.budgets import BudgetSettings
 from analytics.guardrails.limit_plan import KeyPlan, Plan
 from analytics.keys.join import masked
 
@@ -25,13 +25,13 @@ from analytics.keys.join import masked
 UNSEEN_BUDGET: Final = "a budget not shown"
 
 
-def seen_titles(visible: Visible, budgets: BudgetFile) -> frozenset[str]:
+def seen_titles(visible: Visible, budgets: BudgetSettings) -> frozenset[str]:
     """The titles of the budgets of ``budgets`` the scope sees."""
     seen = visible.budgets(budgets)
     return frozenset(() if seen is None else (budget.title for budget in seen.budgets))
 
 
-def seen_plan(plan: Plan, visible: Visible, budgets: BudgetFile) -> Plan:
+def seen_plan(plan: Plan, visible: Visible, budgets: BudgetSettings) -> Plan:
     """``plan`` (the organization's, of ``budgets``) as ``visible`` shows it: for a team's
     scope its budgets' shares and refusals, its keys, each named by no budget it does not see,
     and neither the plan's limits nor the organization's use (``Plan.whole``)."""

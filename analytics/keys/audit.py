@@ -88,12 +88,12 @@ class AuditLog:
     demo: DemoFiles | None = None
 
     @classmethod
-    def for_settings(cls, settings: ServiceConnection, demo: bool) -> AuditLog | None:
+    def for_connection(cls, connection: ServiceConnection, demo: bool) -> AuditLog | None:
         """The account's log; None without a state store."""
-        records = records_of(settings, demo)
+        records = records_of(connection, demo)
         if records is None:
             return None
-        return cls(records, settings.demo_files if demo else None)
+        return cls(records, connection.demo_files if demo else None)
 
     def append(self, entry: AuditEntry) -> None:
         row = {

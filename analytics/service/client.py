@@ -382,11 +382,16 @@ class ServiceClient(Blocking[AsyncServiceClient]):
         )
 
     @classmethod
-    def from_settings(cls, settings: ServiceConnection, policy: Policy = DEFAULT_POLICY) -> Self:
-        if not (settings.is_configured and settings.auth_key and settings.base_url):
+    def from_connection(
+        cls, connection: ServiceConnection, policy: Policy = DEFAULT_POLICY
+    ) -> Self:
+        if not (connection.is_configured and connection.auth_key and connection.base_url):
             raise ValueError("SERVICE_AUTH_KEY and SERVICE_BASE_URL must both be set")
         return cls(
-            settings.base_url, settings.auth_key, auth_scheme=settings.auth_scheme, policy=policy
+            connection.base_url,
+            connection.auth_key,
+            auth_scheme=connection.auth_scheme,
+            policy=policy,
         )
 
     def __repr__(self) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
 from analytics.alerts.alerts_file import AlertsFileError, parse_alerts, parse_alerts_file
-from analytics.capacity.budgets import BudgetFile, BudgetFileError, parse_budgets
+from analytics.capacity.budgets import BudgetSettings, BudgetSettingsError, parse_budgets
 from analytics.cost.prices import PricingFileError, parse_pricing
 from analytics.cost.teams import TeamFileError, parse_teams
 from analytics.guardrails.rules import never_enforceable
@@ -70,7 +70,7 @@ def part_of(name: str) -> Part:
     raise SettingsProblem(f"{name}: not a settings file; the settings files are {known}")
 
 
-def enforce_problems(budgets: BudgetFile, source: str) -> list[str]:
+def enforce_problems(budgets: BudgetSettings, source: str) -> list[str]:
     """One line per budget marked ``enforce = true`` that no key limit can ever hold, naming
     the entry, why, and what to use instead."""
     return [
@@ -80,12 +80,12 @@ def enforce_problems(budgets: BudgetFile, source: str) -> list[str]:
     ]
 
 
-def checked_budgets(text: str, source: str) -> BudgetFile:
+def checked_budgets(text: str, source: str) -> BudgetSettings:
     """The budgets of ``text``, every rule of the budgets file and the enforce rule checked."""
     budgets = parse_budgets(text, source)
     problems = enforce_problems(budgets, source)
     if problems:
-        raise BudgetFileError("; ".join(problems))
+        raise BudgetSettingsError("; ".join(problems))
     return budgets
 
 
@@ -110,7 +110,7 @@ def check(
             checked_budgets(text, where)
         else:
             parse_alerts_file(text, where)
-    except (PricingFileError, TeamFileError, BudgetFileError, AlertsFileError) as exc:
+    except (PricingFileError, TeamFileError, BudgetSettingsError, AlertsFileError) as exc:
         raise SettingsProblem(str(exc)) from None
     unknown = [] if organization is None else unknown_names(part, text, organization, before)
     if unknown:

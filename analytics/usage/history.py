@@ -127,13 +127,13 @@ class HistoryStore:
         return cls(folder / f"{account_name(base_url, auth_key)}-{LAYOUT}.duckdb")
 
     @classmethod
-    def from_settings(cls, settings: ServiceConnection) -> HistoryStore | None:
+    def from_connection(cls, connection: ServiceConnection) -> HistoryStore | None:
         """The configured account's store; None without a key and address or with no path."""
-        if not (settings.is_configured and settings.auth_key and settings.base_url):
+        if not (connection.is_configured and connection.auth_key and connection.base_url):
             return None
-        if settings.history_path is None:
+        if connection.history_path is None:
             return None
-        return cls.for_account(settings.history_path, settings.base_url, settings.auth_key)
+        return cls.for_account(connection.history_path, connection.base_url, connection.auth_key)
 
     def __repr__(self) -> str:
         return f"HistoryStore({str(self.path)!r})"

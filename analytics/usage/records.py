@@ -23,23 +23,23 @@ class Records:
     account: str
 
 
-def store_of(settings: ServiceConnection, demo: bool) -> Store | None:
+def store_of(connection: ServiceConnection, demo: bool) -> Store | None:
     """The store this run keeps records in; None when nothing can be kept (no history folder
     and no ``SERVICE_STATE_URL``)."""
     if demo:
-        return None if settings.history_path is None else embedded_store(settings.history_path)
-    address = settings.state_url.get_secret_value() if settings.state_url else None
-    return open_store(settings.history_path, address)
+        return None if connection.history_path is None else embedded_store(connection.history_path)
+    address = connection.state_url.get_secret_value() if connection.state_url else None
+    return open_store(connection.history_path, address)
 
 
-def records_of(settings: ServiceConnection, demo: bool) -> Records | None:
+def records_of(connection: ServiceConnection, demo: bool) -> Records | None:
     """The account's records (the demo organization's own for the demo); None when no store
     is configured or there is no account."""
     if demo:
-        name = settings.demo_name
-    elif settings.is_configured and settings.auth_key and settings.base_url:
-        name = account_name(settings.base_url, settings.auth_key)
+        name = connection.demo_name
+    elif connection.is_configured and connection.auth_key and connection.base_url:
+        name = account_name(connection.base_url, connection.auth_key)
     else:
         return None
-    store = store_of(settings, demo)
+    store = store_of(connection, demo)
     return None if store is None else Records(store, name)

@@ -75,16 +75,16 @@ def test_a_marks_file_from_before_the_store_is_taken_once_and_later_marks_win(st
 
 def test_where_marks_live(tmp_path):
     demo = ServiceConnection(history_path=tmp_path, demo_keys=8, demo_days=120, demo_seed=7)
-    assert Marks.for_settings(demo, demo=True) == Marks(
+    assert Marks.for_connection(demo, demo=True) == Marks(
         Records(embedded_store(tmp_path), "demo-7-8-120")
     )
     key = SecretStr("a-secret-admin-key-0001")
     account = ServiceConnection(history_path=tmp_path, auth_key=key, base_url="https://api.example")
-    marks = Marks.for_settings(account, demo=False)
+    marks = Marks.for_connection(account, demo=False)
     assert marks is not None and marks.records.store.path == tmp_path / "state.sqlite"
     assert len(marks.records.account) == 29 and key.get_secret_value() not in marks.records.account
-    assert Marks.for_settings(ServiceConnection(history_path=tmp_path), demo=False) is None
-    assert Marks.for_settings(ServiceConnection(history_path=None), demo=True) is None
+    assert Marks.for_connection(ServiceConnection(history_path=tmp_path), demo=False) is None
+    assert Marks.for_connection(ServiceConnection(history_path=None), demo=True) is None
 
 
 @pytest.mark.parametrize(

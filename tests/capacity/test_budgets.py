@@ -17,7 +17,7 @@ from support.builders import (
 )
 
 from analytics.capacity.budgets.billing import Allowance, BillingPeriod, PlanSnapshot
-from analytics.capacity.budgets.definitions import BudgetFileError, load_budgets, parse_budgets
+from analytics.capacity.budgets.definitions import BudgetSettingsError, load_budgets, parse_budgets
 from analytics.capacity.budgets.evaluation import (
     EVALUATION_COLUMNS,
     evaluate,
@@ -99,7 +99,7 @@ def test_example_file_parses():
     ],
 )
 def test_bad_files_give_clear_errors(text, message):
-    with pytest.raises(BudgetFileError) as raised:
+    with pytest.raises(BudgetSettingsError) as raised:
         parse_budgets(text, "team.toml")
     assert str(raised.value).startswith("team.toml: ")
     assert message in str(raised.value)
@@ -107,12 +107,12 @@ def test_bad_files_give_clear_errors(text, message):
 
 def test_errors_name_the_entry_that_breaks_the_rule():
     text = budgets(ORG_MONTH.format(limit=5), ORG_MONTH.format(limit=-5))
-    with pytest.raises(BudgetFileError, match=r"\[\[budget\]\] #2"):
+    with pytest.raises(BudgetSettingsError, match=r"\[\[budget\]\] #2"):
         parse_budgets(text)
 
 
 def test_missing_and_unreadable_files(tmp_path):
-    assert_unreadable_files_refused(load_budgets, BudgetFileError, tmp_path)
+    assert_unreadable_files_refused(load_budgets, BudgetSettingsError, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -253,11 +253,11 @@ def test_a_plan_budget_names_no_period_limit_or_key():
         ('key = "Website"', "remove key"),
         ('period = "month"\nlimit = 5', "remove period and limit"),
     ]:
-        with pytest.raises(BudgetFileError, match=named):
+        with pytest.raises(BudgetSettingsError, match=named):
             parse_budgets(budgets(f"{PLAN_BUDGET}\n{extra}"))
-    with pytest.raises(BudgetFileError, match="speech_to_speech_minutes, cost or plan"):
+    with pytest.raises(BudgetSettingsError, match="speech_to_speech_minutes, cost or plan"):
         parse_budgets(budgets('metric = "plans"'))
-    with pytest.raises(BudgetFileError, match="missing required field `limit`"):
+    with pytest.raises(BudgetSettingsError, match="missing required field `limit`"):
         parse_budgets(budgets('metric = "total_characters"\nperiod = "month"'))
 
 

@@ -106,8 +106,8 @@ def test_bad_output_paths_exit_2(tmp_path, output, message):
 
 
 def test_demo_export_of_every_grouping_and_format(tmp_path):
-    settings = ServiceConnection(demo_keys=4, demo_days=90)
-    emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
+    connection = ServiceConnection(demo_keys=4, demo_days=90)
+    emu = demo_app(connection.demo_seed, connection.demo_keys, connection.demo_days).state.emulator
     yesterday = emu.today() - dt.timedelta(days=1)
     start = yesterday - dt.timedelta(days=59)
     args = ["--start", start.isoformat(), "--end", yesterday.isoformat(), "--demo"]
@@ -339,7 +339,7 @@ def test_reconciliation_mismatch_warns_and_still_exports(tmp_path, monkeypatch, 
     emulator_app = create_app(small_config())
     key = emulator_app.state.emulator.admin_key
     miscounting, _ = asgi_client(miscounting_app(emulator_app), key)
-    monkeypatch.setattr(ServiceClient, "from_settings", lambda settings: miscounting)
+    monkeypatch.setattr(ServiceClient, "from_connection", lambda connection: miscounting)
     env = {"SERVICE_BASE_URL": "http://service.test", "SERVICE_AUTH_KEY": key}
     out = tmp_path / "u.csv"
     args = ["--start", "2025-04-01", "--end", "2025-05-31", "-o", str(out), "--no-history"]
@@ -532,8 +532,8 @@ def test_plan_of_a_free_plan_says_there_is_no_billing_period(monkeypatch, tmp_pa
 
 def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
     lines = plan_output("--demo", env=SMALL_DEMO).splitlines()
-    settings = ServiceConnection(demo_keys=4, demo_days=90)
-    plan = demo_app(settings.demo_seed, 4, 90).state.emulator.plan
+    connection = ServiceConnection(demo_keys=4, demo_days=90)
+    plan = demo_app(connection.demo_seed, 4, 90).state.emulator.plan
     start, stop = plan.period(utc_today())
     assert lines[0] == f"Billing period: {start} – {stop - dt.timedelta(days=1)} (UTC)"
     assert [line.split("  ")[0] for line in lines[2:]] == [
@@ -543,7 +543,7 @@ def test_plan_of_the_demo_organization_and_a_refused_key(monkeypatch, tmp_path):
     ]
     assert f"{plan.character_limit:,}" in lines[2]
     serve_to_cli(
-        monkeypatch, demo_app(settings.demo_seed, 4, 90), RECOGNIZABLE_KEY, utc_today(), tmp_path
+        monkeypatch, demo_app(connection.demo_seed, 4, 90), RECOGNIZABLE_KEY, utc_today(), tmp_path
     )
     refused = invoke("plan")
     assert refused.exit_code == 3
@@ -585,8 +585,8 @@ def test_demo_exports_money_and_the_teams_add_up_to_the_organization(tmp_path):
 
 
 def test_an_export_over_days_without_a_price_leaves_their_cost_empty_and_says_so(tmp_path):
-    settings = ServiceConnection(demo_keys=4, demo_days=90)
-    emu = demo_app(settings.demo_seed, settings.demo_keys, settings.demo_days).state.emulator
+    connection = ServiceConnection(demo_keys=4, demo_days=90)
+    emu = demo_app(connection.demo_seed, connection.demo_keys, connection.demo_days).state.emulator
     yesterday = emu.today() - dt.timedelta(days=1)
     start = yesterday - dt.timedelta(days=89)  # the demo's whole history
     first_price = yesterday - dt.timedelta(days=29)

@@ -316,7 +316,7 @@ def test_a_rotation_is_watched_as_its_traffic_moves_and_finished_once_quiet(monk
     day 4, and Finish deactivates the old key without force: it has been quiet for the 3
     whole days the settings ask."""
     app = file_app(tmp_path, ORG, today=DAY_FIVE)
-    monkeypatch.setattr(ServiceClient, "from_settings", lambda *_: asgi_client(app, ADMIN)[0])
+    monkeypatch.setattr(ServiceClient, "from_connection", lambda *_: asgi_client(app, ADMIN)[0])
     for name, value in {
         "SERVICE_BASE_URL": BASE,
         "SERVICE_AUTH_KEY": ADMIN,

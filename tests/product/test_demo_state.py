@@ -54,7 +54,7 @@ def original() -> Iterator[dict[str, str]]:
         yield {k.published_id: k.label for k in app.state.emulator.store.developer_keys()}
 
 
-def settings_of(history: Path | None) -> ServiceConnection:
+def connection_of(history: Path | None) -> ServiceConnection:
     return ServiceConnection(
         demo_seed=DEMO_SEED, demo_keys=DEMO_KEYS, demo_days=DEMO_DAYS, history_path=history
     )
@@ -62,7 +62,7 @@ def settings_of(history: Path | None) -> ServiceConnection:
 
 def stored(history: Path) -> dict[str, str]:
     """The developer keys (published id -> label) the demo's store file holds."""
-    files = settings_of(history).demo_files
+    files = connection_of(history).demo_files
     assert files is not None
     store = Store(files.store)
     try:
@@ -80,7 +80,7 @@ def listed(env: dict[str, str], *args: str) -> dict[str, str]:
 
 def audited(history: Path) -> list[dict]:
     """The demo's key audit log, as the state store holds it (none yet: empty)."""
-    account = settings_of(history).demo_name
+    account = connection_of(history).demo_name
     query = f"SELECT entry FROM key_audit WHERE account = '{account}' ORDER BY id"
     return [json.loads(entry) for (entry,) in kept.rows(history, query)]
 
@@ -120,8 +120,8 @@ def test_a_change_on_the_dashboard_is_listed_by_a_command(
     env, history, original, fresh_dashboard, monkeypatch
 ):
     monkeypatch.setenv("SERVICE_HISTORY_PATH", str(history))
-    settings = settings_of(history)
-    client = data.client(Source(settings, settings.demo_name, True))
+    connection = connection_of(history)
+    client = data.client(Source(connection, connection.demo_name, True))
     key_id = next(iter(original))
     client.rename_developer_key(key_id, RENAMED)
     client.deactivate_developer_key(key_id)
@@ -184,7 +184,7 @@ def test_two_commands_starting_on_an_empty_folder_share_one_organization(env, hi
     outputs = [process.communicate(timeout=300) for process in started]
     assert [process.returncode for process in started] == [0, 0], outputs
     assert outputs[0] == outputs[1] and outputs[0][1] == ""
-    files = settings_of(history).demo_files
+    files = connection_of(history).demo_files
     assert files is not None
     assert sorted(history.iterdir()) == [files.lock, files.store, history / "state.sqlite"]
     assert stored(history) == original
@@ -192,7 +192,7 @@ def test_two_commands_starting_on_an_empty_folder_share_one_organization(env, hi
 
 def test_a_damaged_store_is_moved_aside_and_the_demo_made_afresh(env, history, original):
     rename_first(env, original)
-    files = settings_of(history).demo_files
+    files = connection_of(history).demo_files
     assert files is not None
     damaged = files.store.read_bytes()[: files.store.stat().st_size // 3]
     files.store.write_bytes(damaged)
@@ -206,7 +206,7 @@ def test_a_damaged_store_is_moved_aside_and_the_demo_made_afresh(env, history, o
 
 
 def test_a_store_of_an_older_layout_is_loaded_again(history, original):
-    files = settings_of(history).demo_files
+    files = connection_of(history).demo_files
     assert files is not None
     history.mkdir()
     with sqlite3.connect(files.store) as old:  # a layout before language pairs had kinds
@@ -224,7 +224,7 @@ def test_a_store_of_an_older_layout_is_loaded_again(history, original):
 
 
 def test_without_a_history_folder_the_demo_is_in_memory_and_nothing_is_reset(original, caplog):
-    off = settings_of(None)
+    off = connection_of(None)
     assert off.demo_files is None and reset_demo(off) is None
     with demo_client(off) as client:
         assert {k.key_id: k.label for k in client.developer_keys()} == original

@@ -50,7 +50,7 @@ def mark_command(history: Path, anomaly_id: str) -> subprocess.Popen[str]:
 
 
 def demo_marks(history: Path) -> Marks:
-    marks = Marks.for_settings(ServiceConnection(history_path=history), demo=True)
+    marks = Marks.for_connection(ServiceConnection(history_path=history), demo=True)
     assert marks is not None
     return marks
 

@@ -165,9 +165,9 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
     caplog.set_level(logging.DEBUG)
     for name in ("httpx", "httpcore", "stamina", "analytics", "asyncio"):
         caplog.set_level(logging.DEBUG, logger=name)  # restored after the test
-    settings = ServiceConnection()
+    connection = ServiceConnection()
     failures: list[BaseException] = []
-    with ServiceClient.from_settings(settings) as client:
+    with ServiceClient.from_connection(connection) as client:
         usage = fetch_usage(client, START, END)
         assert len(usage.frame) == 2 * len(DAYS)
         client.languages("translate_document")
@@ -179,7 +179,7 @@ def test_logs_exceptions_and_reprs_in_process(service, caplog):
             with pytest.raises(ServiceError) as caught:
                 call()
             failures.append(caught.value)
-        texts = [repr(settings), str(settings), repr(client), repr(client.async_client)]
+        texts = [repr(connection), str(connection), repr(client), repr(client.async_client)]
     with (
         FaultServer(None, [Reply(status=200, body=b"<html>")]) as broken,
         ServiceClient(broken.base_url, SecretStr(CANARY), policy=TWO_ATTEMPTS) as client,

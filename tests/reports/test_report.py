@@ -316,9 +316,9 @@ def test_report_renders_offline_in_chromium(tmp_path):
     from playwright.sync_api import sync_playwright
 
     usage = demo_usage()
-    budget_file = load_budgets(ROOT / "budgets.example.toml")
-    review = build_review(usage, budget_file, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
-    status = evaluate(budget_file, usage.frame, DEMO_TODAY, usage.start)
+    budget_settings = load_budgets(ROOT / "budgets.example.toml")
+    review = build_review(usage, budget_settings, DEMO_TODAY, date(2026, 5, 1), date(2026, 5, 31))
+    status = evaluate(budget_settings, usage.frame, DEMO_TODAY, usage.start)
     html = render(usage.frame, review, budgets=status)
     page_file = tmp_path / "report.html"
     page_file.write_text(html, encoding="utf-8")

@@ -558,14 +558,14 @@ def test_sync_client_from_many_threads(admin, emulator_app):
     assert not loop_thread.is_alive()  # close() stops the client's event loop thread
 
 
-def test_from_settings_needs_both_key_and_address():
+def test_from_connection_needs_both_key_and_address():
     with pytest.raises(ValueError, match="SERVICE_AUTH_KEY"):
-        ServiceClient.from_settings(ServiceConnection(auth_key=None, base_url=BASE))
-    settings = ServiceConnection(auth_key=SECRET, base_url=BASE)
-    assert settings.is_configured and SECRET not in repr(settings)
-    with ServiceClient.from_settings(settings) as client:
+        ServiceClient.from_connection(ServiceConnection(auth_key=None, base_url=BASE))
+    connection = ServiceConnection(auth_key=SECRET, base_url=BASE)
+    assert connection.is_configured and SECRET not in repr(connection)
+    with ServiceClient.from_connection(connection) as client:
         assert client.async_client.base_url == BASE
         assert client.async_client.policy == Policy()
     patient = Policy(max_attempts=9, timeout=2.0)
-    with ServiceClient.from_settings(settings, patient) as client:
+    with ServiceClient.from_connection(connection, patient) as client:
         assert client.async_client.policy is patient

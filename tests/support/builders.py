@@ -540,7 +540,9 @@ def miscounting_app(emulator_app) -> Starlette:
 def serve_to_cli(monkeypatch, app, key: str, today: date, history) -> None:
     """Point the CLI's configured service at `app` in-process (a fresh client each time the
     command opens one), its clock at `today` and its history store at the folder `history`."""
-    monkeypatch.setattr(ServiceClient, "from_settings", lambda settings: asgi_client(app, key)[0])
+    monkeypatch.setattr(
+        ServiceClient, "from_connection", lambda connection: asgi_client(app, key)[0]
+    )
     monkeypatch.setattr(calendar, "utc_today", lambda: today)
     monkeypatch.setenv("SERVICE_BASE_URL", BASE)
     monkeypatch.setenv("SERVICE_AUTH_KEY", key)

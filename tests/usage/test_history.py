@@ -165,14 +165,14 @@ def test_a_file_locked_by_another_process_falls_back_to_fetching(app, tmp_path, 
     assert again.windows_fetched == 1
 
 
-def test_store_from_settings(tmp_path):
+def test_store_from_connection(tmp_path):
     assert (
-        HistoryStore.from_settings(ServiceConnection(auth_key=None, base_url="http://x.test"))
+        HistoryStore.from_connection(ServiceConnection(auth_key=None, base_url="http://x.test"))
         is None
     )
     off = ServiceConnection(auth_key="k", base_url="http://x.test", history_path=None)
-    assert HistoryStore.from_settings(off) is None
-    store = HistoryStore.from_settings(
+    assert HistoryStore.from_connection(off) is None
+    store = HistoryStore.from_connection(
         ServiceConnection(auth_key="k", base_url="http://x.test", history_path=tmp_path)
     )
     assert store.path.parent == tmp_path and store.path.name.endswith(".duckdb")

@@ -40,8 +40,9 @@ BUDGET_PERIOD_TITLES: dict[str, str] = {**PERIOD_TITLES, USAGE_PERIOD: "Usage pe
 TEAM = "team"  # how a team budget's scope begins: "team Web"
 
 
-class BudgetFileError(ValueError):
-    """The budgets file cannot be read or breaks a rule; the message names the file and entry."""
+class BudgetSettingsError(ValueError):
+    """The budgets settings cannot be read or break a rule; the message names their source (the
+    file, or the document in the state store) and the entry."""
 
 
 def _check_threshold(value: float) -> None:
@@ -187,9 +188,9 @@ class GuardrailSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True,
                 raise ValueError(f"{name} must be a finite number ≥ 0, not {value}")
 
 
-class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: defaults, the ``[[budget]]`` entries and how enforced ones are shared
-    out (``[guardrails]``)."""
+class BudgetSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The budgets settings, one document (a file, or a version in the state store): defaults,
+    the ``[[budget]]`` entries and how enforced ones are shared out (``[guardrails]``)."""
 
     budgets: tuple[Budget, ...] = msgspec.field(default=(), name="budget")
     warning_at: float = DEFAULT_WARNING
@@ -227,7 +228,7 @@ class BudgetFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         return tuple(b for b in self.budgets if b.enforce)
 
 
-def contract_year(budgets: BudgetFile | None) -> YearStart:
+def contract_year(budgets: BudgetSettings | None) -> YearStart:
     """The contract year every surface reads: the budgets file's ``contract_year_start``, the
     calendar year without a file. The page, the report, ``check-budgets`` and ``capacity
     recommend`` ask this one function of the same file in force, so none of them can end the
@@ -235,11 +236,11 @@ def contract_year(budgets: BudgetFile | None) -> YearStart:
     return YearStart() if budgets is None else budgets.year_start
 
 
-def parse_budgets(text: str, source: str = "budgets.toml") -> BudgetFile:
-    """Parse TOML text; every problem becomes a ``BudgetFileError`` naming ``source``."""
-    return parse_toml(text, source, BudgetFile, BudgetFileError)
+def parse_budgets(text: str, source: str = "budgets.toml") -> BudgetSettings:
+    """Parse TOML text; every problem becomes a ``BudgetSettingsError`` naming ``source``."""
+    return parse_toml(text, source, BudgetSettings, BudgetSettingsError)
 
 
-def load_budgets(path: Path | str) -> BudgetFile:
+def load_budgets(path: Path | str) -> BudgetSettings:
     """Read and parse a budgets file."""
-    return parse_budgets(read_text(path, BudgetFileError), str(path))
+    return parse_budgets(read_text(path, BudgetSettingsError), str(path))

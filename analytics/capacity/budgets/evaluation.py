@@ -38,7 +38,7 @@ import pandas as pd
 
 from analytics.capacity.budgets.billing import PlanSnapshot, reaches
 from analytics.capacity.budgets.costs import Prices, cost_path
-from analytics.capacity.budgets.definitions import Budget, BudgetFile
+from analytics.capacity.budgets.definitions import Budget, BudgetSettings
 from analytics.capacity.forecasting import projection_path
 from analytics.usage.calendar import YearStart, period_bounds, range_text
 from analytics.usage.metrics import is_minutes
@@ -243,7 +243,7 @@ def _measured(
 
 
 def evaluate(
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     key_day: pd.DataFrame,
     as_of: date,
     covered_from: date,
@@ -285,7 +285,7 @@ def evaluate(
     return results
 
 
-def evaluate_plan(budgets: BudgetFile, plan: PlanSnapshot) -> list[Evaluation]:
+def evaluate_plan(budgets: BudgetSettings, plan: PlanSnapshot) -> list[Evaluation]:
     """Evaluate the plan budgets against the plan's characters in its billing period: used is
     the service's count, projected the snapshot's (used alone when there is no projection)."""
     characters = plan.characters
@@ -322,7 +322,7 @@ def evaluate_plan(budgets: BudgetFile, plan: PlanSnapshot) -> list[Evaluation]:
     return results
 
 
-def in_file_order(budgets: BudgetFile, *groups: Iterable[Evaluation]) -> list[Evaluation]:
+def in_file_order(budgets: BudgetSettings, *groups: Iterable[Evaluation]) -> list[Evaluation]:
     """Evaluations of usage and plan budgets together, in the order the file lists them."""
     evaluations = [e for group in groups for e in group]
     return sorted(evaluations, key=lambda e: budgets.budgets.index(e.budget))

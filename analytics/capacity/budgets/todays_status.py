@@ -17,7 +17,7 @@ from analytics.capacity.budgets.billing import (
     usage_range,
 )
 from analytics.capacity.budgets.costs import Prices
-from analytics.capacity.budgets.definitions import BudgetFile
+from analytics.capacity.budgets.definitions import BudgetSettings
 from analytics.capacity.budgets.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
 from analytics.capacity.forecasting import required_start
 from analytics.service.models import PlanUsage
@@ -43,7 +43,7 @@ def current_plan(reader: PlanReader, today: date, prices: Prices | None = None) 
 
 
 def all_evaluations(
-    budgets: BudgetFile, evaluated: Iterable[Evaluation], plan: PlanSnapshot | None
+    budgets: BudgetSettings, evaluated: Iterable[Evaluation], plan: PlanSnapshot | None
 ) -> list[Evaluation]:
     """Every budget of the file evaluated, in its order: the usage and cost budgets
     ``evaluated`` (``evaluation.evaluate``'s), and the plan budgets against ``plan`` (left out
@@ -55,7 +55,7 @@ def all_evaluations(
 
 def budget_status(
     reader: PlanReader,
-    budgets: BudgetFile,
+    budgets: BudgetSettings,
     today: date,
     prices: Prices | None,
     key_teams: Callable[[pd.DataFrame], Mapping[str, str]] | None = None,
