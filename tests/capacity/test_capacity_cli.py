@@ -186,7 +186,7 @@ def cells(line: str) -> list[str]:
     return re.split(r"\s{2,}", line.strip())
 
 
-def test_recommend_reads_the_contract_year_of_the_budgets_file_in_force(demo_env, tmp_path):
+def test_recommend_reads_the_contract_year_of_the_budgets_in_force(demo_env, tmp_path):
     result = runner.invoke(app, ["capacity", "recommend", "--demo"])
     assert result.exit_code == 0, result.output
     end = contract_year_end(TODAY)
@@ -205,9 +205,7 @@ def test_recommend_reads_the_contract_year_of_the_budgets_file_in_force(demo_env
     assert {row["end"] for row in rows if row["period"] == "year"} == {f"{TODAY.year}-12-31"}
 
 
-def test_backtest_names_the_contract_year_of_the_budgets_file_in_force(
-    demo_env, tmp_path, monkeypatch
-):
+def test_backtest_names_the_contract_year_of_the_budgets_in_force(demo_env, tmp_path, monkeypatch):
     """The demo's budgets start the year on 04-01: the sentence `backtest` ends with names
     the contract year `recommend` and the page name, and another file another year. Each
     horizon is served by a model of its own here, so the sentence names every period."""

@@ -440,7 +440,7 @@ def test_a_refused_choice_names_its_field_and_no_command_line_option(
     assert (refused.value.field, str(refused.value)) == (field, message)
 
 
-def test_groupings_that_need_money_files_say_so(money):
+def test_groupings_that_need_money_settings_say_so(money):
     frame, costing = money
     with pytest.raises(ValueError, match="needs a teams file"):
         shape_export(frame, MONEY_START, MONEY_END, "team", Costing(pricing=costing.pricing))
