@@ -218,7 +218,12 @@ def _webhook(index: int, entry: WebhookEntry, environ: Mapping[str, str]) -> Web
 
 def parse_alerts(text: str, source: str, environ: Mapping[str, str]) -> AlertsConfig:
     """Parse an alerts file and read the secrets it names from ``environ``."""
-    entries = parse_alerts_file(text, source)
+    return with_secrets(parse_alerts_file(text, source), source, environ)
+
+
+def with_secrets(entries: AlertsFile, source: str, environ: Mapping[str, str]) -> AlertsConfig:
+    """The alert routes of a parsed alerts document, the secrets they name read from
+    ``environ``: a route whose variable is unset is refused naming ``source``."""
     try:
         email = _email(entries.email, environ) if entries.email else None
         hooks = tuple(_webhook(i, hook, environ) for i, hook in enumerate(entries.webhooks))

@@ -25,6 +25,7 @@ from analytics.cli.fetching import Fetches
 from analytics.cost.teams import NO_TEAMS
 from analytics.exports.shaping import Costing
 from analytics.service.service_connection import ServiceConnection
+from analytics.settings.in_force import SettingsInForce
 from analytics.usage.records import records_of
 
 
@@ -79,6 +80,7 @@ class Caller:
     token: ApiToken
     connection: ServiceConnection
     demo: bool
+    settings: SettingsInForce
     costing: Costing
     visible: Visible
 
@@ -115,11 +117,12 @@ def caller(
         raise HTTPException(401, "a valid API token is needed", {"WWW-Authenticate": "Bearer"})
     request.state.token = f"{token.id} ({token.name})"
     request.app.state.rate_limit.check(token.id)
-    costing = settings_in_force.costing(None, None, demo)
+    settings = settings_in_force.command_settings(demo)
+    costing = settings_in_force.costing(settings)
     teams = costing.teams or NO_TEAMS
     if token.team is not None and token.team not in teams.names:
         raise HTTPException(403, f"the token's team {token.team!r} is no team of the settings")
-    return Caller(token, connection, demo, costing, Visible(token.scope, teams))
+    return Caller(token, connection, demo, settings, costing, Visible(token.scope, teams))
 
 
 CallerDep = Annotated[Caller, Depends(caller)]

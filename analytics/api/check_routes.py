@@ -48,7 +48,7 @@ def anomalies(
 def budgets(caller: CallerDep) -> Response:
     """The budgets in force that the token's scope sees, each with its period, use, limit,
     projection and status, as `check-budgets` prints them."""
-    found = settings_in_force.budgets(None, caller.demo)
+    found = settings_in_force.budget_settings(caller.settings)
     shown = None if found is None else caller.visible.budgets(found)
     if shown is None:
         return Response("[]", media_type="application/json")

@@ -97,7 +97,8 @@ def backtest(
     sentence the Capacity page and the report state, naming the contract year of the budgets
     file in force as they do."""
     with failures.reported(debug):
-        contract = contract_year(settings_in_force.budgets(budgets, demo))
+        settings = settings_in_force.command_settings(demo, budgets=budgets)
+        contract = contract_year(settings_in_force.budget_settings(settings))
         found = _outlooks(demo)
         table = backtest_table(found)
         if fmt == "json":
@@ -149,8 +150,9 @@ def recommend(
                 "contract_year_start, as on the Capacity page and in the report (give --budgets "
                 "FILE)"
             )
-        budget_settings = settings_in_force.budgets(budgets, demo)
-        prices = settings_in_force.costing(pricing, None, demo).pricing
+        settings = settings_in_force.command_settings(demo, pricing, budgets=budgets)
+        budget_settings = settings_in_force.budget_settings(settings)
+        prices = settings.pricing
         if prices is None or not prices.catalogue:
             where = f"{prices.source} has no [[option]] entries" if prices else "no pricing file"
             raise UsageProblem(

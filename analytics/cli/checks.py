@@ -86,9 +86,10 @@ def check_budgets(
     warning_at, 80 % by default); exit 0 all within, 10 warning, 11 exceeded (13: an alert
     was not delivered). With --team: that team's budgets and its keys' own limits only."""
     with check_run(notify, alerts, dry_run, demo, debug) as check:
-        costing = settings_in_force.costing(pricing, teams, demo)
+        settings = settings_in_force.command_settings(demo, pricing, teams, budgets)
+        costing = settings_in_force.costing(settings)
         visible = settings_in_force.visible(team, costing)
-        checked = settings_in_force.budgets(budgets, demo)
+        checked = settings_in_force.budget_settings(settings)
         warning_at = budgeting.DEFAULT_WARNING if checked is None else checked.warning_at
         if checked is not None:
             checked = visible.budgets(checked)
@@ -338,7 +339,7 @@ def check_rotations(
     days are the alert routes' rotations settings unless given here. Exit 0 (13: an alert
     was not delivered)."""
     with check_run(notify, alerts, dry_run, demo, debug) as check:
-        set_days = settings_in_force.rotations(alerts, demo)
+        set_days = settings_in_force.command_settings(demo, alerts=alerts).rotations
         after = set_days.remind_after_days if after is None else after
         max_age = set_days.max_age_days if max_age is None else max_age
         records = records_of(check.connection, demo)

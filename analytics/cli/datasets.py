@@ -101,7 +101,7 @@ def _inputs(files: tuple[Path | None, Path | None, str | None], demo: bool) -> s
     """The digest of what every row depends on: the prices (not the file they were read
     from), the teams, the billed account and the team asked for."""
     pricing, teams, team = files
-    costing = settings_in_force.costing(pricing, teams, demo)
+    costing = settings_in_force.costing(settings_in_force.command_settings(demo, pricing, teams))
     prices = costing.pricing
     priced = None if prices is None else (prices.currency, prices.periods)
     account = billing_account(connecting.service_connection(), demo)

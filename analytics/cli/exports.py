@@ -191,7 +191,11 @@ def shaped_export(
     try:
         # A file named here is read (and a bad one refused) whatever the choices.
         reads = request.reads_settings or files != (None, None, None)
-        costing = settings_in_force.costing(pricing, teams, demo) if reads else Costing()
+        costing = (
+            settings_in_force.costing(settings_in_force.command_settings(demo, pricing, teams))
+            if reads
+            else Costing()
+        )
         request.check(costing)
     except ExportProblem as exc:
         raise UsageProblem(_worded(exc)) from None
@@ -243,7 +247,7 @@ def focus_rows(
     the team, ``how`` the demo and the history store."""
     pricing, teams, team = files
     demo, history = how
-    costing = settings_in_force.costing(pricing, teams, demo)
+    costing = settings_in_force.costing(settings_in_force.command_settings(demo, pricing, teams))
     if costing.pricing is None:
         raise UsageProblem("FOCUS rows need prices: give --pricing FILE")
     visible = settings_in_force.visible(team, costing)

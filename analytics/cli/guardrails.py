@@ -159,7 +159,10 @@ def _session(files: _Files) -> Iterator[_Session]:
     with failures.reported(files.debug):
         connection = connecting.service_connection()
         connecting.configured(connection, demo)
-        found = settings_in_force.budgets(files.budgets, demo)
+        settings = settings_in_force.command_settings(
+            demo, files.pricing, files.teams, files.budgets
+        )
+        found = settings_in_force.budget_settings(settings)
         if found is None:
             raise UsageProblem("no budgets file: give --budgets FILE (or put budgets.toml here)")
         records = records_of(connection, demo)
@@ -168,7 +171,7 @@ def _session(files: _Files) -> Iterator[_Session]:
                 "the guardrails remember the keys' own limits in the state store: set "
                 "SERVICE_HISTORY_PATH (embedded) or SERVICE_STATE_URL"
             )
-        costing = settings_in_force.costing(files.pricing, files.teams, demo)
+        costing = settings_in_force.costing(settings)
         yield _Session(connection, demo, found, costing, records)
 
 

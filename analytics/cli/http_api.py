@@ -60,7 +60,9 @@ def create(
         if (team is None) == (not organization):
             raise UsageProblem("give either --team NAME or --organization")
         # A team the teams settings in force do not have is refused, naming those they do.
-        settings_in_force.visible(team, settings_in_force.costing(None, None, demo))
+        settings_in_force.visible(
+            team, settings_in_force.costing(settings_in_force.command_settings(demo))
+        )
         made, secret = _tokens(demo).create(team, who(), datetime.now(UTC))
         typer.echo(f"API token {made.id} of {made.scope.name}: shown once, keep it now", err=True)
         typer.echo(secret)

@@ -168,7 +168,7 @@ def list_keys(
     characters and speech minutes against its limits, with the day each is reached; then its
     owner and purpose, as the teams settings name the key's owner."""
     with key_session(demo, debug) as session:
-        teams = settings_in_force.costing(None, None, demo).teams
+        teams = settings_in_force.command_settings(demo).given_teams
         table = key_view_table(session.rows(session.actor.client.developer_keys()))
         table = with_owners(table, teams)
         if not show_all:

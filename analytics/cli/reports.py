@@ -120,8 +120,9 @@ def report(
             paper = report_page_size(os.environ, size)
         except ReportSettingsError as exc:
             raise UsageProblem(str(exc)) from None
-        budget_settings = settings_in_force.budgets(budgets, demo)
-        costing = settings_in_force.costing(pricing, teams, demo)
+        settings = settings_in_force.command_settings(demo, pricing, teams, budgets)
+        budget_settings = settings_in_force.budget_settings(settings)
+        costing = settings_in_force.costing(settings)
         visible = settings_in_force.visible(team, costing)
         days = (first, last)
         page = _report_page(visible, budget_settings, costing, given, today, days, paper, demo)

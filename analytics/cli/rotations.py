@@ -199,7 +199,7 @@ def finish_rotation(
         if not yes and kept.state == "watching":
             label_typed(old, f"{seen.remaining} ")
         try:
-            quiet = settings_in_force.rotations(None, session.demo).quiet_days
+            quiet = settings_in_force.command_settings(session.demo).rotations.quiet_days
             done = finish(session.actor, log, seen, old, quiet, force=force)
         except StillInUse as exc:
             fail(STILL_IN_USE.code, f"{exc}; nothing was changed")

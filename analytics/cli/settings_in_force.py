@@ -1,8 +1,9 @@
-"""The organization's settings a command reads: prices and teams (the costing), budgets, alerts and
-the rotations' watch (the alert routes' ``[rotations]``), each through the one reader of the
-settings in force (`settings.in_force`: a file given, else the state store, or the files found
-with ``SETTINGS_SOURCE=files``), so a command reads what every page reads. A bad document is one
-error line (exit 2), an enforced budget no key limit can hold included."""
+"""The organization's settings a command reads, built once from its options
+(`command_settings`): the one object of the settings in force (`settings.in_force`: a file
+given, else the state store, or the files found with ``SETTINGS_SOURCE=files``), so a command
+reads what every page reads, each document parsed once. From it: the costing (prices and
+teams), the budgets, the alert routes and the rotations' watch (their ``[rotations]``). A bad
+document is one error line (exit 2), an enforced budget no key limit can hold included."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
-from analytics.alerts.alerts_file import AlertsConfig, Rotations, parse_alerts, rotation_settings
+from analytics.alerts.alerts_file import AlertsConfig
 from analytics.capacity.budgets import (
     BudgetSettings,
     BudgetSettingsError,
@@ -22,11 +23,10 @@ from analytics.capacity.budgets import (
 from analytics.cli.connecting import service_connection
 from analytics.cli.failures import UsageProblem
 from analytics.cost.priced import PricesInForce
-from analytics.cost.prices import Pricing, parse_pricing
-from analytics.cost.teams import NO_TEAMS, Teams, frame_key_teams, parse_teams
+from analytics.cost.teams import NO_TEAMS, frame_key_teams
 from analytics.exports.shaping import Costing
-from analytics.settings.in_force import Document, Place, document
-from analytics.settings.parts import Part, checked_budgets
+from analytics.settings.in_force import Place, SettingsInForce, settings_in_force
+from analytics.settings.parts import Part
 from analytics.usage.pipeline import FetchedRange
 from analytics.usage.records import records_of
 
@@ -38,23 +38,30 @@ def place(demo: bool) -> Place:
     return Place(given.settings_source, records_of(given, demo), Path.cwd(), demo)
 
 
-def command_document(part: Part, given: Path | None, demo: bool) -> Document | None:
-    """``part`` as this command reads it: ``given``, else the settings in force."""
-    return document(part, place(demo), given)
+def command_settings(
+    demo: bool,
+    pricing: Path | None = None,
+    teams: Path | None = None,
+    budgets: Path | None = None,
+    alerts: Path | None = None,
+) -> SettingsInForce:
+    """The settings in force as this command reads them: each file its options name, else the
+    one in force. Read once per command; each document is read when first used."""
+    given: dict[Part, Path | None] = {
+        "pricing": pricing,
+        "teams": teams,
+        "budgets": budgets,
+        "alerts": alerts,
+    }
+    return settings_in_force(
+        place(demo), {part: path for part, path in given.items() if path is not None}
+    )
 
 
-def costing(pricing: Path | None, teams: Path | None, demo: bool) -> Costing:
+def costing(settings: SettingsInForce) -> Costing:
     """The prices and teams in force; none means usage only. A bad one is one error line
     (exit 2)."""
-    prices_text = command_document("pricing", pricing, demo)
-    teams_text = command_document("teams", teams, demo)
-    prices: Pricing | None = (
-        parse_pricing(prices_text.text, prices_text.where) if prices_text else None
-    )
-    cost_centres: Teams | None = (
-        parse_teams(teams_text.text, teams_text.where) if teams_text else None
-    )
-    return Costing(prices, cost_centres)
+    return Costing(settings.pricing, settings.given_teams)
 
 
 def visible(team: str | None, given: Costing) -> Visible:
@@ -93,32 +100,22 @@ def priced_status(
     return budget_status(reader, budgets, today, prices, frame_key_teams(costing.teams))
 
 
-def budgets(given: Path | None, demo: bool) -> BudgetSettings | None:
+def budget_settings(settings: SettingsInForce) -> BudgetSettings | None:
     """The budgets in force, None without any. A budget marked ``enforce = true`` that no key
     limit can hold stops the command (exit 2) naming it, so a timer notices."""
-    found = command_document("budgets", given, demo)
-    if found is None:
-        return None
     try:
-        return checked_budgets(found.text, found.where)
+        return settings.budgets
     except BudgetSettingsError as exc:
         raise UsageProblem(str(exc)) from None
 
 
 def alerts(given: Path | None, option: str) -> AlertsConfig:
-    """The alert routes in force; their secrets come from the environment."""
-    found = command_document("alerts", given, demo=False)
-    if found is None:
+    """The alert routes in force, to send to; their secrets come from the environment. Never
+    the demo's example routes: alerts go where the organization set them."""
+    config = command_settings(False, alerts=given).alerts(os.environ)
+    if config is None:
         raise UsageProblem(
             f"{option} needs an alerts file: alerts.toml in the working folder or --alerts FILE "
             "(see alerts.example.toml)"
         )
-    return parse_alerts(found.text, found.where, os.environ)
-
-
-def rotations(given: Path | None, demo: bool) -> Rotations:
-    """The rotations' quiet days, reminder days and maximum key age in force (the alert
-    routes' ``[rotations]``; their defaults without alert routes), read without the routes'
-    secrets."""
-    found = command_document("alerts", given, demo)
-    return Rotations() if found is None else rotation_settings(found.text, found.where)
+    return config

@@ -19,14 +19,13 @@ from typing import TypeVar
 import streamlit as st
 
 from analytics.alerts.alerts_file import AlertsFileError, Rotations
-from analytics.alerts.alerts_file import rotation_settings as config_rotations
 from analytics.capacity.budgets import Evaluation
-from analytics.cost.teams import TeamFileError, Teams, parse_teams
+from analytics.cost.teams import TeamFileError, Teams
 from analytics.dashboard import data
 from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address, chosen_range
-from analytics.dashboard.settings_in_force import page_document, settings_place, settings_text
+from analytics.dashboard.settings_in_force import page_settings, settings_place
 from analytics.dashboard.source import Source
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import changes, listed, rotation
@@ -67,22 +66,18 @@ def organization_keys(src: Source) -> list[DeveloperKey]:
 def teams_in_force(src: Source) -> Teams | None:
     """The teams settings in force, for each key's owner and purpose; None when there are
     none or they cannot be read (the Chargeback page names the problem)."""
-    text = settings_text("teams", None, src)
     try:
-        return None if text is None else parse_teams(text)
+        return page_settings(src).given_teams
     except TeamFileError:
         return None
 
 
-def rotation_settings(src: Source) -> Rotations:
+def rotations_in_force(src: Source) -> Rotations:
     """The rotations' watch in force (the alert routes' ``[rotations]``: the quiet days a
     finish needs, among them); a document that cannot be read is said, and the defaults
     hold."""
-    found = page_document("alerts", src)
-    if found is None:
-        return Rotations()
     try:
-        return config_rotations(found.text, found.where)
+        return page_settings(src).rotations
     except AlertsFileError as exc:
         st.warning(f"{exc}; the rotations' defaults hold.", icon=":material/settings_alert:")
         return Rotations()
@@ -442,7 +437,7 @@ def finish(
     assert log is not None  # a rotation was read from it
 
     def change() -> tuple[bool, str]:
-        quiet = rotation_settings(src).quiet_days
+        quiet = rotations_in_force(src).quiet_days
         done = rotation.finish(actor(src, allowed), log, watched, old, quiet, force=force)
         forced = " (forced)" if done.forced else ""
         return True, f"Rotation {done.id} finished{forced}: deactivated {old.label}."

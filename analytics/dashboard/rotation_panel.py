@@ -82,7 +82,7 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
         icon=":material/warning:",
     )
     force = False
-    quiet_needed = keys_and_limits.rotation_settings(src).quiet_days
+    quiet_needed = keys_and_limits.rotations_in_force(src).quiet_days
     if watch.quiet_days < quiet_needed:
         st.error(
             f"{watch.remaining} It has been quiet {watch.quiet_days} of the {quiet_needed} "
@@ -108,7 +108,7 @@ def rotations_under_way(
     watches = keys_and_limits.rotations(src, today)
     if watches:
         st.subheader("Rotations under way")
-        quiet_needed = keys_and_limits.rotation_settings(src).quiet_days
+        quiet_needed = keys_and_limits.rotations_in_force(src).quiet_days
     for watch in watches:
         begun = watch.rotation
         with st.container(border=True, key=f"rotation_panel_{begun.id}"):

@@ -1,11 +1,12 @@
-"""The settings documents the dashboard uses: an upload, else the settings in force
-(`settings.in_force`, the reader every command uses too: the state store, or with
-``SETTINGS_SOURCE=files`` the files beside the dashboard, in the demo the examples). Kept as
-text: the cache keys of the money views. And the note every money view shows when some of its
-days have no price.
+"""The settings the dashboard uses, one object per run (`page_settings`: the
+`settings.in_force.SettingsInForce` every command reads too: the state store, or with
+``SETTINGS_SOURCE=files`` the files beside the dashboard, in the demo the examples), each
+document parsed once; an upload wins for its part (`with_upload`). Its ``key`` is the cache
+key of the money views. And the note every money view shows when some of its days have no
+price.
 
 The settings are read once per run of the script (`new_run`, at the top of app.py, forgets
-the last run's): a page names a file in several captions and reads its text again for the
+the last run's): a page names a file in several captions and reads its values again for the
 view, and each read of the store would be two queries. A save anywhere is seen on the next
 run. A state store that fails while the settings are read is the store's warning, once a
 run, and the page goes on with the files found as before (beside the dashboard, in the demo
@@ -24,7 +25,7 @@ from analytics.cost.prices import parse_pricing, unpriced_text
 from analytics.dashboard.messages import show_store_error
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.settings.in_force import Document, Place, document
+from analytics.settings.in_force import Document, Place, SettingsInForce, document
 from analytics.settings.parts import Part
 from analytics.storage.state_store import StoreError
 from analytics.usage.records import records_of
@@ -62,14 +63,21 @@ def _read(name: Part, src: Source) -> Document | None:
         return document(name, place)
 
 
+def page_settings(src: Source) -> SettingsInForce:
+    """The settings in force for this run: the organization's, whatever the scope of ``src``
+    (a team's scope is resolved over them); each document read and parsed once per run, named
+    as a page names it."""
+    read: dict[object, object] = st.session_state.setdefault(READ, {})
+    key = (src.origin, src.connection.settings_source)
+    found = read.get(key)
+    if not isinstance(found, SettingsInForce):
+        found = read[key] = SettingsInForce(lambda part: _read(part, src), naming="name")
+    return found
+
+
 def page_document(name: Part, src: Source) -> Document | None:
-    """The settings document ``name`` in force; None: there is none. Read once per run: the
-    organization's, whatever the scope of ``src`` (a team's scope is resolved over it)."""
-    read: dict[object, Document | None] = st.session_state.setdefault(READ, {})
-    key = (src.origin, src.connection.settings_source, name)
-    if key not in read:
-        read[key] = _read(name, src)
-    return read[key]
+    """The settings document ``name`` in force; None: there is none."""
+    return page_settings(src).document(name)
 
 
 def settings_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:

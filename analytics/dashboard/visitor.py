@@ -27,10 +27,10 @@ import streamlit as st
 from analytics.access import Rights, Scope, Visible, rights, role_settings
 from analytics.access.acting import session_rule
 from analytics.access.roles import WHOLE
-from analytics.cost.teams import NO_TEAMS, TeamFileError, Teams, parse_teams
+from analytics.cost.teams import NO_TEAMS, TeamFileError, Teams
 from analytics.dashboard.access import KEYS, Permission, Right, change_refusal
 from analytics.dashboard.keys_and_limits import all_entries, teams_in_force
-from analytics.dashboard.settings_in_force import page_document
+from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source, organization_source, secrets
 from analytics.keys.audit import recorded_masks
 from analytics.service.models import DeveloperKey
@@ -117,10 +117,11 @@ def scoped(base: Source, held: Rights) -> Source:
     if not held.see or held.see.whole:
         return base
     scope = Scope.of(held.see)
-    found = page_document("teams", base)
+    settings = page_settings(base)
+    found = settings.document("teams")
     text = "" if found is None else found.text
     try:
-        teams = parse_teams(text, found.name) if found is not None else NO_TEAMS
+        teams = settings.teams
     except TeamFileError as exc:
         st.error(f"{exc}. Your scope ({scope.name}) cannot be read until they are fixed.")
         st.stop()

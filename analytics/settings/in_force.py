@@ -14,15 +14,42 @@ Where they come from is one setting, ``SETTINGS_SOURCE``:
 A file named on a command line (``--pricing FILE``) is read as given, whatever the source: it
 is what the person asked for. Without a store to read (no history folder and no
 ``SERVICE_STATE_URL``), the files are read as found.
+
+What a page or a command reads is `SettingsInForce`, made by `settings_in_force` once per run
+or command: the four documents with each one's version and text (the cache keys, and how a
+message names it) and their values, each parsed and checked once, when first asked for, so a
+command that reads no budgets is not stopped by them and every error is its file's own, in its
+own words. No module outside this package parses a settings document
+(``tests/product/test_settings_once.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from analytics.settings.parts import NAMES, PARTS, Part, SettingsProblem, check
+from analytics.alerts.alerts_file import (
+    AlertsConfig,
+    AlertsFile,
+    Rotations,
+    parse_alerts_file,
+    with_secrets,
+)
+from analytics.capacity.budgets import BudgetSettings
+from analytics.cost.prices import Pricing, parse_pricing
+from analytics.cost.teams import NO_TEAMS, Teams, parse_teams
+from analytics.settings.parts import (
+    NAMES,
+    PARTS,
+    Part,
+    SettingsProblem,
+    check,
+    checked_budgets,
+    file_name,
+)
 from analytics.settings.versions import held, import_once, latest
 from analytics.storage.bundle import organization_file
 from analytics.storage.tomlfiles import read_text
@@ -30,6 +57,9 @@ from analytics.usage.calendar import utc_now
 from analytics.usage.records import Records
 
 Source = Literal["store", "files"]
+# How a parsed document names itself in its errors and messages: a command by where it is (the
+# path given, or the store's version in words), a page by its name (the file's name).
+Naming = Literal["where", "name"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +134,102 @@ def document(part: Part, place: Place, given: Path | None = None) -> Document | 
     how = f"imported from {held.file}" if held.file else f"saved by {held.origin}"
     where = f"{NAMES[part]}, version {held.number}, {how} on {held.saved_at:%Y-%m-%d}"
     return Document(part, held.text, where, held.number)
+
+
+# How a run reads one part's document (None: there is none); each part is read once.
+Reader = Callable[[Part], "Document | None"]
+
+
+@dataclass(frozen=True, eq=False)
+class SettingsInForce:
+    """The organization's settings in force, one immutable object per run or command: each
+    part's `Document` (None: there is none) and its value, each read, parsed and checked once,
+    when first asked for, so a command that reads no budgets is neither slowed nor stopped by
+    them, and a bad document raises its own file's error, in its words, where it is used."""
+
+    read: Reader
+    naming: Naming = "where"
+
+    @cached_property
+    def _documents(self) -> dict[Part, Document | None]:
+        return {}
+
+    def document(self, part: Part) -> Document | None:
+        """``part``'s document in force, None without one."""
+        if part not in self._documents:
+            self._documents[part] = self.read(part)
+        return self._documents[part]
+
+    def name(self, part: Part) -> str:
+        """How a page names ``part``: its file's name or the store's version; ``part``.toml
+        when there is none (where to put one)."""
+        found = self.document(part)
+        return file_name(part) if found is None else found.name
+
+    def source(self, part: Part) -> str:
+        """How ``part``'s values name it (their errors, ``Teams.source``)."""
+        found = self.document(part)
+        assert found is not None
+        return found.where if self.naming == "where" else found.name
+
+    def key(self, *parts: Part) -> tuple[tuple[int | None, str, str] | None, ...]:
+        """``parts`` (by default all four) as a cache key: each one's version, text and name
+        (the name is in their messages); None for a part there is none of."""
+        return tuple(
+            None if (doc := self.document(part)) is None else (doc.version, doc.text, doc.where)
+            for part in parts or PARTS
+        )
+
+    @cached_property
+    def pricing(self) -> Pricing | None:
+        """The prices in force (``PricingFileError`` for a bad document); None: none."""
+        found = self.document("pricing")
+        return None if found is None else parse_pricing(found.text, self.source("pricing"))
+
+    @cached_property
+    def given_teams(self) -> Teams | None:
+        """The teams document parsed (``TeamFileError`` for a bad one); None: none, which a
+        money view tells apart from a document without teams."""
+        found = self.document("teams")
+        return None if found is None else parse_teams(found.text, self.source("teams"))
+
+    @property
+    def teams(self) -> Teams:
+        """The teams in force; ``NO_TEAMS`` when there is no teams document."""
+        return self.given_teams or NO_TEAMS
+
+    @cached_property
+    def budgets(self) -> BudgetSettings | None:
+        """The budgets in force, every rule and the enforce rule checked
+        (``BudgetSettingsError``); None: none."""
+        found = self.document("budgets")
+        return None if found is None else checked_budgets(found.text, self.source("budgets"))
+
+    @cached_property
+    def alert_routes(self) -> AlertsFile | None:
+        """The alert routes and the rotations' settings as written, no secret read
+        (``AlertsFileError``); None: no alerts document."""
+        found = self.document("alerts")
+        return None if found is None else parse_alerts_file(found.text, self.source("alerts"))
+
+    @property
+    def rotations(self) -> Rotations:
+        """The rotations' quiet days, reminders and maximum key age; their defaults without
+        alert routes."""
+        routes = self.alert_routes
+        return Rotations() if routes is None else routes.rotations
+
+    def alerts(self, environ: Mapping[str, str]) -> AlertsConfig | None:
+        """The alert routes with the secrets they name read from ``environ``; None without
+        alert routes."""
+        routes = self.alert_routes
+        return None if routes is None else with_secrets(routes, self.source("alerts"), environ)
+
+
+def settings_in_force(
+    place: Place, given: Mapping[Part, Path] | None = None, naming: Naming = "where"
+) -> SettingsInForce:
+    """The settings in force at ``place``; a file named by the person in ``given`` wins for
+    its part."""
+    chosen = dict(given or {})
+    return SettingsInForce(lambda part: document(part, place, chosen.get(part)), naming)

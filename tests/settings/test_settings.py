@@ -485,12 +485,21 @@ REFUSED = [
         "rotations.remind_after_days: must be a whole number of days",
     ),
 ]
+
+
 # How every command reads each file (`cli.settings_in_force`): the budgets through
 # `parts.checked_budgets`, so an enforced budget no key limit can hold stops the command too.
+def _settings(**given):
+    return settings_in_force.command_settings(False, **given)
+
+
 LOADERS = {
-    "teams": (lambda path: settings_in_force.costing(None, path, False), TeamFileError),
-    "pricing": (lambda path: settings_in_force.costing(path, None, False), PricingFileError),
-    "budgets": (lambda path: settings_in_force.budgets(path, False), UsageProblem),
+    "teams": (lambda path: settings_in_force.costing(_settings(teams=path)), TeamFileError),
+    "pricing": (lambda path: settings_in_force.costing(_settings(pricing=path)), PricingFileError),
+    "budgets": (
+        lambda path: settings_in_force.budget_settings(_settings(budgets=path)),
+        UsageProblem,
+    ),
     "alerts": (lambda path: settings_in_force.alerts(path, "--notify"), AlertsFileError),
 }
 

@@ -99,7 +99,7 @@ def _called(node: ast.Call, aliases: dict[str, str]) -> str | None:
     return None
 
 
-def _calls_in(
+def calls_in(
     tree: ast.AST, module: str, aliases: dict[str, str], inside_parser: bool = False
 ) -> Iterator[Call]:
     for node in ast.iter_child_nodes(tree):
@@ -110,7 +110,7 @@ def _calls_in(
         )
         if isinstance(node, ast.Call) and not inside_parser and (name := _called(node, aliases)):
             yield Call(module, node.lineno, name)
-        yield from _calls_in(node, module, aliases, inside_parser or parser)
+        yield from calls_in(node, module, aliases, inside_parser or parser)
 
 
 def parse_calls(include_settings: bool = False) -> list[Call]:
@@ -123,7 +123,7 @@ def parse_calls(include_settings: bool = False) -> list[Call]:
         if (inside and not include_settings) or module in NOT_SETTINGS:
             continue
         tree = ast.parse(path.read_text(), module)
-        found.extend(_calls_in(tree, module, _aliases(tree)))
+        found.extend(calls_in(tree, module, _aliases(tree)))
     return sorted(found, key=lambda call: (call.module, call.line))
 
 
