@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analytics.cost.chargeback import TOTAL
-from analytics.cost.prices import PricingFileError, parse_pricing
+from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, session, visitor
 from analytics.dashboard.column_config import CHARGEBACK_ORDER, chargeback_columns
@@ -11,7 +11,8 @@ from analytics.dashboard.settings_in_force import (
     NEEDS_PRICING,
     say_unpriced,
     settings_name,
-    settings_text,
+    view_settings,
+    with_upload,
 )
 from analytics.usage.calendar import range_text
 
@@ -37,19 +38,21 @@ else:
             "formatted as pricing.example.toml and teams.example.toml."
         )
 
-pricing = settings_text("pricing", pricing_upload, source)
-teams = settings_text("teams", teams_upload, source)
-if pricing is None:
+settings = with_upload(view_settings(source), "pricing", pricing_upload, source)
+settings = with_upload(settings, "teams", teams_upload, source)
+money = data.View(settings, cost=True, by_team=settings.document("teams") is not None)
+if settings.document("pricing") is None:
     more = "" if team_scope else " Or choose the files above."
     st.info(f"{NEEDS_PRICING}{more}", icon=":material/payments:")
     st.stop()
 try:
-    currency = parse_pricing(pricing).currency
-    table = data.chargeback_table(source, chosen, pricing, teams)
+    assert money.pricing is not None
+    currency = money.pricing.currency
+    table = data.chargeback_table(source, chosen, money)
 except (PricingFileError, TeamFileError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
-say_unpriced(pricing, chosen.start, chosen.end, "the months and the Total row")
+say_unpriced(money.pricing, chosen.start, chosen.end, "the months and the Total row")
 # The Total row under the teams' rows, column for column, never scrolled away.
 is_total = table["team"].eq(TOTAL)
 for rows in (table[~is_total], table[is_total]):

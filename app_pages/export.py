@@ -41,9 +41,7 @@ labels = {name: choice.label for name, choice in SOURCES.items()}
 picked = page.segments(controls, "Source", labels, "usage", "source")
 export_source = next(s for s in SOURCES if s == picked)
 offered = SOURCES[export_source]
-groupings = [
-    g for g in offered.groupings if money.teams is not None or not GROUPINGS[g].needs_teams
-]
+groupings = [g for g in offered.groupings if money.by_team or not GROUPINGS[g].needs_teams]
 group_by = page.segments(
     controls,
     "One row per",
@@ -51,7 +49,7 @@ group_by = page.segments(
     groupings[0],
     GROUP_KEYS[export_source],
 )
-priceable = offered.priced and money.pricing is not None
+priceable = offered.priced and money.cost
 with_cost = controls.toggle(
     "With cost",
     value=session.shown() == "cost",  # the session's Usage / Cost choice, at first
@@ -63,7 +61,7 @@ with_cost = controls.toggle(
     if not offered.priced
     else NEEDS_PRICING,
 )
-if money.teams is None and export_source == "usage":
+if not money.by_team and export_source == "usage":
     st.caption(NEEDS_TEAMS)
 team = source.visible.scope.teams
 request = ExportRequest(
@@ -106,14 +104,13 @@ st.subheader("FOCUS 1.2 for a FinOps tool")
 st.caption(
     "The range's cost as the FinOps Open Cost and Usage Specification lays it out (Parquet): "
     "a row per key, day and charged service, the plan's base fee a Purchase row of its month; "
-    "BilledCost adds up to Chargeback's total. "
-    + ("" if money.pricing is not None else NEEDS_PRICING)
+    "BilledCost adds up to Chargeback's total. " + ("" if money.cost else NEEDS_PRICING)
 )
 downloads.button(
     page_at("export").download("download_focus"),
     lambda: focus_file(source, chosen, money, "parquet"),
     file_name=f"focus_{chosen.start:%Y-%m-%d}_{chosen.end:%Y-%m-%d}.parquet",
-    disabled=money.pricing is None,
+    disabled=not money.cost,
 )
 
 if team is not None and len(team) > 1:

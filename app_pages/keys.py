@@ -4,7 +4,7 @@ purpose, the top keys, and one key's usage by service."""
 import streamlit as st
 
 from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PRICED_METRICS, parse_pricing
+from analytics.cost.prices import PRICED_METRICS
 from analytics.dashboard import charts, data, keys_and_limits, page, session, visitor
 from analytics.dashboard.settings_in_force import settings_name
 from analytics.figures import usage as figures
@@ -74,7 +74,7 @@ with right:
         st.info(f"This {noun} has no usage in this range.")
     elif view.cost and not daily.to_numpy().any():
         assert view.pricing is not None
-        reason = parse_pricing(view.pricing).free_because(PRICED_METRICS, chosen.start, chosen.end)
+        reason = view.pricing.free_because(PRICED_METRICS, chosen.start, chosen.end)
         st.info(f"This {noun}'s usage in this range costs nothing: {reason}.")
     elif view.cost:
         st.plotly_chart(

@@ -13,7 +13,6 @@ from analytics.cost.priced import (
     cost_tiles,
     why_free,
 )
-from analytics.cost.prices import parse_pricing
 from analytics.dashboard import anomaly_review, charts, data, page, session, visitor
 from analytics.dashboard.anomaly_review import given_marks
 from analytics.dashboard.messages import service_errors
@@ -53,11 +52,11 @@ if mismatches:
 if view.cost and view.pricing is not None:
     with service_errors(source):
         # The scope's money: the organization's, or a team's rows of Chargeback.
-        spent = data.range_cost(source, chosen, view.pricing)
+        spent = data.range_cost(source, chosen, view)
         # A change compares like with like: none when either range has days without a price.
         before = None
         if data.wholly_priced(view.pricing, chosen, previous):
-            before = data.range_cost(source, previous, view.pricing)
+            before = data.range_cost(source, previous, view)
     tiles = [
         (
             t.metric,
@@ -71,7 +70,7 @@ if view.cost and view.pricing is not None:
             spent,
             before,
             view.currency,
-            why_free(parse_pricing(view.pricing), current_totals, chosen.start, chosen.end),
+            why_free(view.pricing, current_totals, chosen.start, chosen.end),
         )
     ]
 else:

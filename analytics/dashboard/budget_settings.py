@@ -16,12 +16,13 @@ from analytics.capacity.budgets import (
     budget_status,
     parse_budgets,
 )
-from analytics.cost.priced import read_prices
-from analytics.cost.teams import frame_key_teams, parse_teams
+from analytics.cost.priced import PricesInForce
+from analytics.cost.teams import frame_key_teams
 from analytics.dashboard import data
 from analytics.dashboard.settings_in_force import page_document
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
+from analytics.settings.in_force import SettingsKey
 
 
 def chosen_budgets(
@@ -53,13 +54,13 @@ def _status(
     fingerprint: str,
     today: date,
     budgets: BudgetSettings,
-    pricing: str | None,
-    teams: str | None,
+    settings: SettingsKey,
     plan_budgets: bool,
     _source: Source,
+    _view: data.View,
 ) -> list[Evaluation]:
-    prices = read_prices(pricing, teams)
-    by_team = frame_key_teams(parse_teams(teams) if teams else None)
+    prices = None if _view.pricing is None else PricesInForce(_view.pricing, _view.teams)
+    by_team = frame_key_teams(_view.teams)
     reader = data.Cached(_source)
     return budget_status(reader, budgets, today, prices, by_team, plan_budgets=plan_budgets)[0]
 
@@ -71,4 +72,4 @@ def budget_statuses(
     (`budget_status`), priced with `view`'s files, a team budget over its teams' keys. Without
     `plan_budgets` (the Plan panel could not read the plan) the plan budgets are left out
     rather than asked of a failing service again."""
-    return _status(src.fingerprint, today, budgets, view.pricing, view.teams, plan_budgets, src)
+    return _status(src.fingerprint, today, budgets, view.key, plan_budgets, src, view)

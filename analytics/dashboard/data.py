@@ -27,9 +27,9 @@ from analytics.capacity import CapacityReview
 from analytics.capacity.budgets import BudgetSettings
 from analytics.connection import service_client
 from analytics.cost.chargeback import chargeback_rows
-from analytics.cost.priced import RangeCost, price_key_day, read_prices
-from analytics.cost.prices import parse_pricing
-from analytics.cost.teams import NO_TEAMS, parse_teams, team_day
+from analytics.cost.priced import PricesInForce, RangeCost, price_key_day
+from analytics.cost.prices import Pricing
+from analytics.cost.teams import NO_TEAMS, Teams, team_day
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.formats import Format, export_bytes
@@ -38,6 +38,8 @@ from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import PlanUsage
+from analytics.settings.in_force import SettingsInForce, SettingsKey
+from analytics.settings.parts import Part
 from analytics.usage import tables
 from analytics.usage.frames import totals
 from analytics.usage.history import HistoryStore
@@ -204,26 +206,36 @@ def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) ->
 
 @dataclass(frozen=True)
 class View:
-    """How a page looks at the key-day frame: by team when ``teams`` (a teams file's text) is
-    given, in money when ``pricing`` (a pricing file's text, in ``currency``) is; by key and
-    in usage units otherwise."""
+    """How a page looks at the key-day frame: by team when ``by_team`` (the teams of
+    ``settings``), in money when ``cost`` (its prices, in ``currency``); by key and in usage
+    units otherwise."""
 
-    pricing: str | None = None
-    teams: str | None = None
+    settings: SettingsInForce | None = None
+    cost: bool = False
+    by_team: bool = False
     currency: str = ""
 
     @property
-    def cost(self) -> bool:
-        return self.pricing is not None
+    def key(self) -> SettingsKey:
+        """The cache key of the documents the view reads (nothing for usage by key)."""
+        read: dict[Part, bool] = {"pricing": self.cost, "teams": self.by_team}
+        parts = [part for part, used in read.items() if used]
+        return () if self.settings is None or not parts else self.settings.key(*parts)
 
     @property
-    def by_team(self) -> bool:
-        return self.teams is not None
+    def pricing(self) -> Pricing | None:
+        """The prices the view reads; None: in usage units."""
+        return self.settings.pricing if self.cost and self.settings is not None else None
+
+    @property
+    def teams(self) -> Teams | None:
+        """The teams the view groups by; None: by key."""
+        return self.settings.given_teams if self.by_team and self.settings is not None else None
 
     @property
     def in_usage(self) -> View:
         """The same grouping in usage units: what a cost of 0 is set against."""
-        return View(teams=self.teams)
+        return View(self.settings, by_team=self.by_team)
 
 
 USAGE_BY_KEY = View()
@@ -234,29 +246,30 @@ def _viewed(
     fingerprint: str,
     start: date,
     end: date,
-    pricing: str | None,
-    teams: str | None,
+    settings: SettingsKey,
     _source: Source,
+    _view: View,
 ) -> pd.DataFrame:
+    pricing, teams = _view.pricing, _view.teams
     if _source.visible.scope.whole or pricing is None:
         key_day = usage(_source, start, end).frame
         if teams is not None:
-            key_day = team_day(key_day, parse_teams(teams))
+            key_day = team_day(key_day, teams)
         if pricing is not None:
-            key_day = price_key_day(key_day, parse_pricing(pricing), start, end)
+            key_day = price_key_day(key_day, pricing, start, end)
         return key_day
     # A team's money is the organization's money of its keys: priced over every key (the
     # included volume is the organization's), then narrowed, then grouped.
     organization = _days(_source.origin, "usage", start, end, _source).frame
-    priced = price_key_day(organization, parse_pricing(pricing), start, end)
+    priced = price_key_day(organization, pricing, start, end)
     shown = _source.visible.key_day(priced)
-    return shown if teams is None else team_day(shown, parse_teams(teams))
+    return shown if teams is None else team_day(shown, teams)
 
 
 def viewed(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
     """The range's key-day frame as ``view`` shows it (``teams.team_day``, ``priced``): shared
     between sessions, never to be modified."""
-    return _viewed(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
+    return _viewed(src.fingerprint, chosen.start, chosen.end, view.key, src, view)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=256, show_spinner=False)
@@ -267,11 +280,11 @@ def _table(
     name: str,
     keys: tuple[str, ...],
     args: tuple[Any, ...],
-    pricing: str | None,
-    teams: str | None,
+    settings: SettingsKey,
     _source: Source,
+    _view: View,
 ) -> Any:
-    frame = _viewed(fingerprint, start, end, pricing, teams, _source)
+    frame = _viewed(fingerprint, start, end, settings, _source, _view)
     return _TABLES[name](tables.restrict_keys(frame, keys), *args)
 
 
@@ -287,14 +300,13 @@ def table(
     teams by team), cached by value; `func` is one of `_TABLES`."""
     name = _named(func, _TABLES)
     result: T = _table(
-        src.fingerprint, chosen.start, chosen.end, name, keys, args, view.pricing, view.teams, src
+        src.fingerprint, chosen.start, chosen.end, name, keys, args, view.key, src, view
     )
     return result
 
 
-def wholly_priced(pricing: str, *ranges: ChosenRange) -> bool:
+def wholly_priced(prices: Pricing, *ranges: ChosenRange) -> bool:
     """Whether every day of the ranges has a price."""
-    prices = parse_pricing(pricing)
     return all(prices.unpriced(chosen.start, chosen.end) is None for chosen in ranges)
 
 
@@ -316,10 +328,11 @@ def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing tags…")
 def _priced_tags(
-    fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
+    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
 ) -> pd.DataFrame:
     table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
-    costing = Costing(parse_pricing(pricing), parse_teams(teams) if teams else None)
+    assert _view.pricing is not None
+    costing = Costing(_view.pricing, _view.teams)
     rows = shape_tag_export(tags(_source, start, end).frame, start, end, "tag", costing)
     cost = rows.columns[-1]  # usage_cost_<currency>
     added = rows.set_index("custom_tag")[[c for c in ("team", cost) if c in rows.columns]]
@@ -328,9 +341,8 @@ def _priced_tags(
 
 def priced_tag_table(src: Source, chosen: ChosenRange, view: View) -> pd.DataFrame:
     """The tag table (``tables.tag_table``) with each tag's ``cost`` at list prices and, with
-    teams, its ``team``: the tag export's amounts, cached by the files' texts and the range."""
-    assert view.pricing is not None
-    return _priced_tags(src.fingerprint, chosen.start, chosen.end, view.pricing, view.teams, src)
+    teams, its ``team``: the tag export's amounts, cached by the documents and the range."""
+    return _priced_tags(src.fingerprint, chosen.start, chosen.end, view.key, src, view)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=6, show_spinner="Shaping the export…")
@@ -339,14 +351,12 @@ def _export_table(
     start: date,
     end: date,
     choices: tuple[ExportSource, str | None, bool],
-    pricing: str | None,
-    teams: str | None,
+    settings: SettingsKey,
     _source: Source,
+    _money: View,
 ) -> pd.DataFrame:
     request = ExportRequest(*choices)
-    costing = Costing(
-        parse_pricing(pricing) if pricing else None, parse_teams(teams) if teams else None
-    )
+    costing = Costing(_money.pricing, _money.teams)
 
     # The rows `export`, `export-dataset` and the API make, read from the cached reports.
     def read(name: str) -> FetchedRange:
@@ -361,9 +371,7 @@ def export_table(
     """The rows of an export as the command line's `export` shapes them for the same choices
     (``ExportRequest``), priced and grouped by team with the money files in force."""
     choices = (request.source, request.grouping, request.with_cost)
-    return _export_table(
-        src.fingerprint, chosen.start, chosen.end, choices, money.pricing, money.teams, src
-    )
+    return _export_table(src.fingerprint, chosen.start, chosen.end, choices, money.key, src, money)
 
 
 def export(
@@ -384,11 +392,11 @@ def _review(
     fingerprint: str,
     days: tuple[date, date, date],
     budgets: BudgetSettings | None,
-    pricing: str | None,
-    teams: str | None,
+    settings: SettingsKey,
     _source: Source,
+    _view: View,
 ) -> tuple[CapacityReview, FetchedRange]:
-    prices = read_prices(pricing, teams)
+    prices = None if _view.pricing is None else PricesInForce(_view.pricing, _view.teams)
     readers = (Cached(_source), Cached(_source, whole=True))
     return scoped_review(_source.visible, readers, budgets, days, prices)
 
@@ -404,37 +412,38 @@ def review(
     the document in force) and the usage it read, priced with `view`'s files: built once per
     range, day, budgets and files, so other widgets of the page recompute nothing."""
     days = (chosen.start, chosen.end, today)
-    return _review(src.fingerprint, days, budgets, view.pricing, view.teams, src)
+    return _review(src.fingerprint, days, budgets, view.key, src, view)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _chargeback(
-    fingerprint: str, start: date, end: date, pricing: str, teams: str | None, _source: Source
+    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
 ) -> pd.DataFrame:
-    cost_centres = parse_teams(teams) if teams else NO_TEAMS
-    money = ScopedMoney(_source.visible, parse_pricing(pricing), cost_centres)
+    assert _view.pricing is not None
+    money = ScopedMoney(_source.visible, _view.pricing, _view.teams or NO_TEAMS)
     organization = Cached(_source, whole=True).usage(start, end).frame
     return chargeback_rows(money.chargeback(organization, start, end))
 
 
-def chargeback_table(
-    src: Source, chosen: ChosenRange, pricing: str, teams: str | None
-) -> pd.DataFrame:
+def chargeback_table(src: Source, chosen: ChosenRange, money: View) -> pd.DataFrame:
     """The Chargeback page's table as the session's scope sees it (``ScopedMoney``: a team's
-    rows and their total), cached by the files' texts and the range."""
-    return _chargeback(src.fingerprint, chosen.start, chosen.end, pricing, teams, src)
+    rows and their total) at ``money``'s prices and teams, cached by the documents and the
+    range."""
+    return _chargeback(src.fingerprint, chosen.start, chosen.end, money.key, src, money)
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _range_cost(
-    fingerprint: str, start: date, end: date, pricing: str, _source: Source
+    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
 ) -> RangeCost:
     organization = Cached(_source, whole=True).usage(start, end).frame
-    return ScopedMoney(_source.visible, parse_pricing(pricing)).range_cost(organization, start, end)
+    assert _view.pricing is not None
+    return ScopedMoney(_source.visible, _view.pricing).range_cost(organization, start, end)
 
 
-def range_cost(src: Source, chosen: ChosenRange, pricing: str) -> RangeCost:
+def range_cost(src: Source, chosen: ChosenRange, view: View) -> RangeCost:
     """What the range cost the session's scope (``ScopedMoney.range_cost``): the
     organization's usage cost and base fee, or a team's rows of Chargeback (their teams are
     the scope's; the organization's total needs none)."""
-    return _range_cost(src.fingerprint, chosen.start, chosen.end, pricing, src)
+    money = View(view.settings, cost=True, currency=view.currency)  # keyed by the prices alone
+    return _range_cost(src.fingerprint, chosen.start, chosen.end, money.key, src, money)

@@ -14,9 +14,9 @@ from analytics.capacity.budgets import PlanLimits
 from analytics.capacity.decision import Decision, TodaysPlan, plan_for_term, read_history
 from analytics.capacity.forecasting import Outlook
 from analytics.cost.priced import PricesInForce
-from analytics.cost.prices import parse_pricing
 from analytics.dashboard.data import USAGE_TTL, Cached, View
 from analytics.dashboard.source import Source
+from analytics.settings.in_force import SettingsKey
 from analytics.usage.calendar import YearStart
 
 
@@ -39,10 +39,16 @@ def _outlooks(fingerprint: str, today: date, _source: Source) -> dict[str, Outlo
     hash_funcs={PlanLimits: repr},  # a plain value: its text names it
 )
 def _todays_plan(
-    fingerprint: str, today: date, pricing: str, limits: PlanLimits | None, _source: Source
+    fingerprint: str,
+    today: date,
+    settings: SettingsKey,
+    limits: PlanLimits | None,
+    _source: Source,
+    _money: View,
 ) -> TodaysPlan | str:
     found, mix = _history(fingerprint, today, _source)
-    return plan_for_term(found, limits, PricesInForce(parse_pricing(pricing)), mix)
+    assert _money.pricing is not None
+    return plan_for_term(found, limits, PricesInForce(_money.pricing), mix)
 
 
 @st.cache_resource(
@@ -56,13 +62,14 @@ def _todays_plan(
 def _decision(
     fingerprint: str,
     today: date,
-    pricing: str | None,
+    settings: SettingsKey,
     asked: Asked,
     year_start: YearStart,
     plan: TodaysPlan | str | None,
     _source: Source,
+    _money: View,
 ) -> Decision:
-    options = parse_pricing(pricing).catalogue if pricing is not None else ()
+    options = _money.pricing.catalogue if _money.pricing is not None else ()
     found = _outlooks(fingerprint, today, _source)
     return decision_of(found, options, asked, year_start, plan)
 
@@ -81,6 +88,7 @@ def decision(
     outlooks priced again only when a what-if, the file, the plan's limits or the day
     changes, and today's plan only when the file, its limits or the day does."""
     plan = None
-    if money.pricing is not None and parse_pricing(money.pricing).catalogue:
-        plan = _todays_plan(src.fingerprint, today, money.pricing, limits, src)
-    return _decision(src.fingerprint, today, money.pricing, asked, year_start, plan, src)
+    prices = View(money.settings, cost=money.cost)  # keyed by the prices alone
+    if prices.pricing is not None and prices.pricing.catalogue:
+        plan = _todays_plan(src.fingerprint, today, prices.key, limits, src, prices)
+    return _decision(src.fingerprint, today, prices.key, asked, year_start, plan, src, prices)

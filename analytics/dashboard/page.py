@@ -5,7 +5,7 @@ searchable per-key and per-tag tables."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar, cast
 
 import pandas as pd
@@ -16,7 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import as_decimals
 from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PricingFileError, parse_pricing
+from analytics.cost.prices import PricingFileError
 from analytics.cost.teams import TeamFileError
 from analytics.dashboard import data, key_labels, session
 from analytics.dashboard.column_config import (
@@ -35,7 +35,7 @@ from analytics.dashboard.settings_in_force import (
     NEEDS_TEAMS,
     say_unpriced,
     settings_name,
-    settings_text,
+    view_settings,
 )
 from analytics.dashboard.source import Source
 from analytics.keys.limits import OWNER_COLUMNS
@@ -91,23 +91,26 @@ def view_select(
         teams_file = settings_name("teams", src)
         help_grouped = f"Each key, or each team of {teams_file} (keys no team claims: Unassigned)."
         grouped = segments(where, "Group by", GROUPED, "key", "group", help_grouped)
-    pricing = settings_text("pricing", None, src) if shown == "cost" else None
-    teams = settings_text("teams", None, src) if grouped == "team" else None
-    if shown == "cost" and pricing is None:
+    settings = view_settings(src)
+    view = View(
+        settings,
+        cost=shown == "cost" and settings.document("pricing") is not None,
+        by_team=grouped == "team" and settings.document("teams") is not None,
+    )
+    if shown == "cost" and not view.cost:
         st.info(NEEDS_PRICING, icon=":material/payments:")
-    if grouped == "team" and teams is None:
+    if grouped == "team" and not view.by_team:
         st.info(NEEDS_TEAMS, icon=":material/groups:")
     try:
-        currency = parse_pricing(pricing).currency if pricing is not None else ""
-        view = View(pricing, teams, currency)
-        if view != USAGE_BY_KEY:
+        view = replace(view, currency=view.pricing.currency if view.pricing is not None else "")
+        if view.cost or view.by_team:
             with service_errors(src):
                 data.viewed(src, chosen, view)  # the files against the range's keys and days
     except (PricingFileError, TeamFileError) as exc:
         st.warning(f"{exc}. Showing usage by key instead.", icon=":material/warning:")
         return USAGE_BY_KEY
-    if pricing is not None:
-        say_unpriced(pricing, chosen.start, chosen.end)
+    if view.pricing is not None:
+        say_unpriced(view.pricing, chosen.start, chosen.end)
     return view
 
 
@@ -132,17 +135,18 @@ def money_switch(where: DeltaGenerator, src: Source) -> str:
 
 
 def money_settings(src: Source) -> View:
-    """The pricing and teams files in force (beside the dashboard; the examples in demo
-    mode), for the pages that add money wherever there are prices (Tags, Capacity). A pricing
-    file that cannot be read is named and left out."""
-    pricing = settings_text("pricing", None, src)
-    teams = settings_text("teams", None, src)
+    """The prices and teams in force, for the pages that add money wherever there are prices
+    (Tags, Capacity, Export). Prices that cannot be read are named and left out."""
+    settings = view_settings(src)
+    view = View(settings, by_team=settings.document("teams") is not None)
+    if settings.document("pricing") is None:
+        return view
     try:
-        currency = parse_pricing(pricing).currency if pricing is not None else ""
+        currency = settings.pricing.currency if settings.pricing is not None else ""
     except PricingFileError as exc:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
-        return View(None, teams)
-    return View(pricing, teams, currency)
+        return view
+    return replace(view, cost=True, currency=currency)
 
 
 def key_table_or_stop(

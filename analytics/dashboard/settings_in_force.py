@@ -21,7 +21,7 @@ from typing import Final
 
 import streamlit as st
 
-from analytics.cost.prices import parse_pricing, unpriced_text
+from analytics.cost.prices import Pricing, unpriced_text
 from analytics.dashboard.messages import show_store_error
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
@@ -75,6 +75,35 @@ def page_settings(src: Source) -> SettingsInForce:
     return found
 
 
+def view_settings(src: Source) -> SettingsInForce:
+    """This run's settings (`page_settings`) as the money views and the guardrails name them
+    in their messages: by the file of each part (``pricing.toml``), whatever holds it."""
+    read: dict[object, object] = st.session_state.setdefault(READ, {})
+    key = (src.origin, src.connection.settings_source, "part")
+    found = read.get(key)
+    if not isinstance(found, SettingsInForce):
+        found = read[key] = page_settings(src).named("part")
+    return found
+
+
+def with_upload(
+    settings: SettingsInForce, name: Part, uploaded: UploadedFile | None, src: Source
+) -> SettingsInForce:
+    """``settings`` with a file chosen on the page winning for ``name`` (None: as they are)."""
+    if uploaded is None:
+        return settings
+    if name == "teams" and not src.visible.scope.whole:
+        # A team's scope is drawn by the teams in force: a file of one's own could name a
+        # team after one's own and claim every key.
+        st.warning(
+            "A teams file of your own is not read: your scope's teams are those in force.",
+            icon=":material/group:",
+        )
+        return settings
+    text = uploaded.getvalue().decode("utf-8", errors="replace")
+    return settings.with_text(name, text, str(uploaded.name))
+
+
 def page_document(name: Part, src: Source) -> Document | None:
     """The settings document ``name`` in force; None: there is none."""
     return page_settings(src).document(name)
@@ -116,9 +145,9 @@ NEEDS_TEAMS = (
 )
 
 
-def say_unpriced(pricing: str, start: date, end: date, what: str = "costs and totals") -> None:
+def say_unpriced(pricing: Pricing, start: date, end: date, what: str = "costs and totals") -> None:
     """Name the days of ``start``–``end`` that ``pricing`` has no price for, if any: the page
     still shows the money of the others, rather than an error or usage instead."""
-    unpriced = parse_pricing(pricing).unpriced(start, end)
+    unpriced = pricing.unpriced(start, end)
     if unpriced is not None:
         st.info(unpriced_text(unpriced.note, what), icon=":material/money_off:")

@@ -58,8 +58,9 @@ from analytics.usage.records import Records
 
 Source = Literal["store", "files"]
 # How a parsed document names itself in its errors and messages: a command by where it is (the
-# path given, or the store's version in words), a page by its name (the file's name).
-Naming = Literal["where", "name"]
+# path given, or the store's version in words), a page by its name (the file's name), the
+# dashboard's money views and guardrails by the file that holds its part (``pricing.toml``).
+Naming = Literal["where", "name", "part"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,8 @@ def document(part: Part, place: Place, given: Path | None = None) -> Document | 
     return Document(part, held.text, where, held.number)
 
 
+# A cache key of documents (`SettingsInForce.key`): each one's version, text and name, or None.
+SettingsKey = tuple[tuple[int | None, str, str] | None, ...]
 # How a run reads one part's document (None: there is none); each part is read once.
 Reader = Callable[[Part], "Document | None"]
 
@@ -170,9 +173,23 @@ class SettingsInForce:
         """How ``part``'s values name it (their errors, ``Teams.source``)."""
         found = self.document(part)
         assert found is not None
+        if self.naming == "part":
+            return file_name(part)
         return found.where if self.naming == "where" else found.name
 
-    def key(self, *parts: Part) -> tuple[tuple[int | None, str, str] | None, ...]:
+    def named(self, naming: Naming) -> SettingsInForce:
+        """The same documents, read once for both, whose values name them by ``naming``."""
+        return SettingsInForce(self.document, naming)
+
+    def with_text(self, part: Part, text: str, where: str) -> SettingsInForce:
+        """These settings with ``text`` for ``part`` (a preview, an upload: ``where`` names
+        it); the other parts read through this one, once."""
+        given = Document(part, text, where)
+        return SettingsInForce(
+            lambda read: given if read == part else self.document(read), self.naming
+        )
+
+    def key(self, *parts: Part) -> SettingsKey:
         """``parts`` (by default all four) as a cache key: each one's version, text and name
         (the name is in their messages); None for a part there is none of."""
         return tuple(
