@@ -5,12 +5,13 @@ its effect, Save, and the history with Restore."""
 import pandas as pd
 import streamlit as st
 
-from analytics.cost.teams import TeamFileError, parse_teams
+from analytics.cost.teams import TeamFileError
 from analytics.dashboard import settings_form as form
 from analytics.dashboard import settings_in_force, visitor
 from analytics.dashboard.access import SETTINGS
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.settings.field_changes import line_diff
+from analytics.settings.in_force import SettingsInForce
 from analytics.settings.parts import PARTS, TITLES, Part
 from analytics.settings.versions import SavedMeanwhile, Version, history
 from analytics.usage.metrics import counted
@@ -46,13 +47,13 @@ else:
     )
 
 
-def key_owners(text: str) -> None:
+def key_owners(settings: SettingsInForce) -> None:
     """The teams document's key owners, as the Keys pages show them beside each key."""
     try:
-        owners = parse_teams(text).owners
+        teams = settings.given_teams
     except TeamFileError:
         return
-    if owners:
+    if teams is not None and (owners := teams.owners):
         st.markdown("**Key owners**")
         st.dataframe(
             pd.DataFrame(
@@ -152,7 +153,7 @@ def save_previewed(pending: form.Pending) -> None:
 
 
 def part_section(part: Part) -> None:
-    found = settings_in_force.page_document(part, source)
+    found = settings_in_force.page_settings(source).document(part)
     example = f"{part}.example.toml"
     if found is None:
         st.caption(f"None in force. {example} explains every field.")
@@ -161,7 +162,7 @@ def part_section(part: Part) -> None:
             st.caption(f"Read-only, from {found.name}. {example} explains every field.")
             st.code(found.text, language="toml")
             if part == "teams":
-                key_owners(found.text)
+                key_owners(settings_in_force.page_settings(source))
         return
     assert place.records is not None
     kept = history(place.records, part)
@@ -173,7 +174,7 @@ def part_section(part: Part) -> None:
         if latest.author == "first start":
             st.caption(f"Imported once from {latest.file} at the first start; not read since.")
         if part == "teams":
-            key_owners(latest.text)
+            key_owners(settings_in_force.page_settings(source).with_text("teams", latest.text))
     form.start_edit(part, latest)
     base = st.session_state[form.base_key(part)]
     if latest is not None and base != latest.number and form.conflict_of(part) is None:

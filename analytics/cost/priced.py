@@ -27,9 +27,9 @@ import pandas as pd
 
 from analytics.cost.chargeback import team_spend
 from analytics.cost.money import amount_text
-from analytics.cost.prices import PRICED_METRICS, PricePeriod, Pricing, parse_pricing
+from analytics.cost.prices import PRICED_METRICS, PricePeriod, Pricing
 from analytics.cost.spend import daily_cost, price_usage
-from analytics.cost.teams import Teams, parse_teams
+from analytics.cost.teams import Teams
 from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
 from analytics.usage.metrics import METRICS, SERVICE_LABELS, TOTAL_CHARACTERS, format_change
 from analytics.usage.tables import relative_change
@@ -207,10 +207,3 @@ class PricesInForce:
         if day < self.pricing.first_day:
             return None
         return self.pricing.periods[self.pricing.period_index(day)]
-
-
-def read_prices(pricing: str | None, teams: str | None) -> PricesInForce | None:
-    """The money files' texts as capacity takes them; None without prices."""
-    if pricing is None:
-        return None
-    return PricesInForce(parse_pricing(pricing), parse_teams(teams) if teams else None)

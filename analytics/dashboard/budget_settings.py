@@ -14,12 +14,11 @@ from analytics.capacity.budgets import (
     BudgetSettingsError,
     Evaluation,
     budget_status,
-    parse_budgets,
 )
 from analytics.cost.priced import PricesInForce
 from analytics.cost.teams import frame_key_teams
 from analytics.dashboard import data
-from analytics.dashboard.settings_in_force import page_document
+from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
 from analytics.settings.in_force import SettingsKey
@@ -31,15 +30,14 @@ def chosen_budgets(
     """The budgets document in force (an upload, else the settings'), whose contract year
     every scope reads (``Visible.budgets`` gives the budgets a scope sees of it), and the
     problem that stopped reading it, if any."""
+    settings = page_settings(src).named("where")  # as a command names them
     try:
         if uploaded is not None:
-            return parse_budgets(uploaded.getvalue().decode("utf-8"), uploaded.name), None
-        found = page_document("budgets", src)
-        if found is not None:
-            return parse_budgets(found.text, found.where), None
+            text = uploaded.getvalue().decode("utf-8")
+            settings = settings.with_text("budgets", text, uploaded.name)
+        return settings.budgets_as_written, None
     except (BudgetSettingsError, UnicodeDecodeError) as exc:
         return None, str(exc)
-    return None, None
 
 
 # Kept as long as the plan it reads: the plan budgets move with the service's counts.
@@ -69,7 +67,7 @@ def budget_statuses(
     src: Source, budgets: BudgetSettings, today: date, view: data.View, plan_budgets: bool
 ) -> list[Evaluation]:
     """Every budget's status as of `today`, from the answer `check-budgets` prints
-    (`budget_status`), priced with `view`'s files, a team budget over its teams' keys. Without
+    (`budget_status`), priced with `view`'s documents, a team budget over its teams' keys. Without
     `plan_budgets` (the Plan panel could not read the plan) the plan budgets are left out
     rather than asked of a failing service again."""
     return _status(src.fingerprint, today, budgets, view.key, plan_budgets, src, view)

@@ -7,7 +7,7 @@ confirmation and made through ``guardrails.apply.run`` exactly as ``guardrails a
 change audited with the actor ``guardrail: <budget>``, the run recorded with who made it.
 
 The plan is cached a minute, as the key list it reads (its cache key holds the listed keys'
-state, the audit log's masks, the settings' texts and the remembered state, so a change made
+state, the audit log's masks, the settings' documents and the remembered state, so a change made
 anywhere plans afresh); a run plans again from the service's key list of that moment, as the
 command line does, so it never sends limits computed from a list a minute old.
 """
@@ -23,17 +23,15 @@ import msgspec
 import streamlit as st
 
 from analytics.capacity.budgets import (
-    BudgetSettings,
     BudgetSettingsError,
     Evaluation,
     budget_status,
 )
-from analytics.cost.priced import read_prices
-from analytics.cost.prices import Pricing, PricingFileError, parse_pricing
-from analytics.cost.teams import TeamFileError, Teams, frame_key_teams, parse_teams
+from analytics.cost.priced import PricesInForce
+from analytics.cost.prices import PricingFileError
+from analytics.cost.teams import TeamFileError, frame_key_teams
 from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
-from analytics.dashboard.settings_in_force import settings_name, settings_text
 from analytics.dashboard.source import Source, whole_of
 from analytics.guardrails import apply
 from analytics.guardrails import memory as guardrail_state
@@ -45,64 +43,24 @@ from analytics.keys.changes import NotAllowed
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.settings.parts import checked_budgets
+from analytics.settings.in_force import SettingsInForce, SettingsKey
+from analytics.settings.parts import Part
 from analytics.usage.metrics import counted
 from analytics.usage.records import Records, records_of
 
 Action = Literal["apply", "restore"]
+# The documents the guardrails read: their cache key.
+GUARDED: tuple[Part, ...] = ("budgets", "teams", "pricing")
 
 
-@dataclass(frozen=True)
-class SettingsTexts:
-    """The settings the guardrails read, as texts (the plan's cache keys): the budgets in
-    force, the teams and the prices."""
-
-    budgets: str | None
-    teams: str | None
-    pricing: str | None
-    name: str  # how the page names the budgets file
-
-    @property
-    def texts(self) -> tuple[str | None, str | None, str | None]:
-        return self.budgets, self.teams, self.pricing
-
-
-@dataclass(frozen=True)
-class Guarded:
-    """The settings parsed: the budgets (None: none), the teams and prices in force."""
-
-    budgets: BudgetSettings | None
-    teams: Teams | None
-    pricing: Pricing | None
-
-
-def settings_texts(src: Source) -> SettingsTexts:
-    """The budgets, teams and prices in force, as ``guardrails apply`` reads them
-    (``settings.in_force``)."""
-    return SettingsTexts(
-        settings_text("budgets", None, src),
-        settings_text("teams", None, src),
-        settings_text("pricing", None, src),
-        settings_name("budgets", src),
-    )
-
-
-def parsed(documents: SettingsTexts) -> Guarded:
-    """The settings parsed; a document that cannot be read raises its own error, naming it."""
-    budgets = (
-        None if documents.budgets is None else checked_budgets(documents.budgets, documents.name)
-    )
-    teams = None if documents.teams is None else parse_teams(documents.teams)
-    pricing = None if documents.pricing is None else parse_pricing(documents.pricing)
-    return Guarded(budgets, teams, pricing)
-
-
-def read_settings(documents: SettingsTexts) -> tuple[Guarded | None, str | None]:
-    """The settings parsed, or the problem that stops reading them (said on the page)."""
+def problem(settings: SettingsInForce) -> str | None:
+    """What stops reading the budgets, teams and prices the guardrails read (said on the
+    page), each document's error in its own words; None: they read."""
     try:
-        return parsed(documents), None
+        _ = (settings.budgets, settings.given_teams, settings.pricing)  # each read and checked
     except (BudgetSettingsError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
-        return None, str(exc)
+        return str(exc)
+    return None
 
 
 def records(src: Source) -> Records | None:
@@ -127,17 +85,17 @@ def _plan(
     today: date,
     listed: bytes,
     recorded: tuple[tuple[str, str], ...],
-    texts: tuple[str | None, str | None, str | None],
+    settings: SettingsKey,
     memory: bytes,
     leave_out: tuple[str, ...],
     _reader: KeyReader,
+    _settings: SettingsInForce,
 ) -> Plan:
-    guarded = parsed(SettingsTexts(*texts, name="budgets.toml"))
-    assert guarded.budgets is not None
+    assert _settings.budgets is not None
     return plan_now(
         _reader,
-        guarded.budgets,
-        (guarded.teams, guarded.pricing),
+        _settings.budgets,
+        (_settings.given_teams, _settings.pricing),
         today,
         msgspec.json.decode(memory, type=dict[str, Memory]),
         leave_out,
@@ -145,7 +103,10 @@ def _plan(
 
 
 def plan(
-    src: Source, documents: SettingsTexts, today: date, leave_out: frozenset[str] = frozenset()
+    src: Source,
+    settings: SettingsInForce,
+    today: date,
+    leave_out: frozenset[str] = frozenset(),
 ) -> Plan:
     """The guardrails' plan as of ``today`` (``leave_out``: the budgets a restore ends), from
     the cached key list and usage; ``reading.NoUsagePeriod`` on a free plan. Planned over the
@@ -158,12 +119,13 @@ def plan(
         today,
         msgspec.json.encode(reader.developer_keys()),
         tuple(sorted(reader.recorded_masks().items())),
-        documents.texts,
+        settings.key(*GUARDED),
         msgspec.json.encode(remembered(src)),
         tuple(sorted(leave_out)),
         reader,
+        settings,
     )
-    budgets = parsed(documents).budgets
+    budgets = settings.budgets
     assert budgets is not None  # a plan is made of a budgets file
     return seen_plan(planned, src.visible, budgets)
 
@@ -172,33 +134,35 @@ def plan(
 def _status(
     fingerprint: str,
     today: date,
-    texts: tuple[str | None, str | None, str | None],
+    settings: SettingsKey,
     _source: Source,
+    _settings: SettingsInForce,
 ) -> list[Evaluation]:
-    guarded = parsed(SettingsTexts(*texts, name="budgets.toml"))
-    assert guarded.budgets is not None
-    enforced = msgspec.structs.replace(guarded.budgets, budgets=guarded.budgets.enforced)
+    budgets = _settings.budgets
+    assert budgets is not None
+    enforced = msgspec.structs.replace(budgets, budgets=budgets.enforced)
     only = _source.visible.budgets(enforced)  # a team's own, over its keys
     if only is None:
         return []
-    prices = read_prices(texts[2], texts[1])
-    by_team = frame_key_teams(guarded.teams)
+    pricing, teams = _settings.pricing, _settings.given_teams
+    prices = None if pricing is None else PricesInForce(pricing, teams)
+    by_team = frame_key_teams(teams)
     evaluations, _ = budget_status(data.Cached(_source), only, today, prices, by_team)
     return evaluations
 
 
-def status(src: Source, documents: SettingsTexts, today: date) -> list[Evaluation]:
+def status(src: Source, settings: SettingsInForce, today: date) -> list[Evaluation]:
     """The enforced budgets the session's scope sees, evaluated as ``check-budgets``
     evaluates them (a team's over its keys, as ``check-budgets --team``): used on the closed
     days, and projected by the forecast as if no limit stopped a key."""
-    return _status(src.fingerprint, today, documents.texts, src)
+    return _status(src.fingerprint, today, settings.key(*GUARDED), src, settings)
 
 
 def restored_keys(
-    src: Source, documents: SettingsTexts, today: date, titles: frozenset[str]
+    src: Source, settings: SettingsInForce, today: date, titles: frozenset[str]
 ) -> tuple[KeyPlan, ...]:
     """What a restore of every enforced budget changes: the keys given their own limits."""
-    planned = plan(src, documents, today, titles)
+    planned = plan(src, settings, today, titles)
     return tuple(k for k in apply.chosen_keys(planned, remembered(src), None) if k.changes)
 
 
@@ -228,7 +192,9 @@ class _Now(data.Cached):
         return dict(keys_and_limits.key_reader(self.source).recorded_masks())
 
 
-def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action: Action) -> bool:
+def run(
+    src: Source, allowed: Permission, guarded: SettingsInForce, today: date, action: Action
+) -> bool:
     """Apply the plan, or (``restore``) give every guarded key its own limits back, through
     ``apply.run`` as the command line does; False when refused or stopped (said on the page).
     """
@@ -239,7 +205,7 @@ def run(src: Source, allowed: Permission, guarded: Guarded, today: date, action:
     leave_out = frozenset(b.title for b in budgets.enforced) if action == "restore" else frozenset()
 
     def planned(memory: Mapping[str, Memory]) -> Plan:
-        costing = (guarded.teams, guarded.pricing)
+        costing = (guarded.given_teams, guarded.pricing)
         return plan_now(_Now(src), budgets, costing, today, memory, leave_out)
 
     try:

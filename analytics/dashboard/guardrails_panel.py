@@ -20,6 +20,7 @@ from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_withheld
+from analytics.dashboard.settings_in_force import view_settings
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.guardrails.limit_plan import Plan
@@ -34,6 +35,7 @@ from analytics.guardrails.plan_tables import (
     stopping,
     warnings,
 )
+from analytics.settings.in_force import SettingsInForce
 from analytics.usage.metrics import counted
 
 BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
@@ -62,7 +64,7 @@ def blocked_keys(planned: Plan, moment: Moment) -> None:
 def restore_dialog(
     src: Source,
     allowed: Permission,
-    guarded: guardrails.Guarded,
+    guarded: SettingsInForce,
     restored: pd.DataFrame,
     today: date,
 ) -> None:
@@ -84,7 +86,7 @@ def restore_dialog(
 
 @st.dialog("Apply the guardrails' plan", width="large", on_dismiss=keys_and_limits.close_dialog)
 def apply_dialog(
-    src: Source, allowed: Permission, guarded: guardrails.Guarded, planned: Plan, today: date
+    src: Source, allowed: Permission, guarded: SettingsInForce, planned: Plan, today: date
 ) -> None:
     pending = planned.changes
     st.caption(
@@ -107,17 +109,15 @@ def apply_dialog(
         st.rerun()
 
 
-def enforced_settings(documents: guardrails.SettingsTexts) -> guardrails.Guarded | None:
-    """The settings parsed when some budget is enforced; None (the reason said) when one cannot
-    be read or nothing is enforced, since then there is no plan to show."""
-    guarded, problem = guardrails.read_settings(documents)
-    if problem:
+def enforced_settings(guarded: SettingsInForce) -> SettingsInForce | None:
+    """The settings, read, when some budget is enforced; None (the reason said) when one
+    cannot be read or nothing is enforced, since then there is no plan to show."""
+    if problem := guardrails.problem(guarded):
         st.error(problem, icon=":material/error:")
         return None
-    assert guarded is not None
     if guarded.budgets is None or not guarded.budgets.enforced:
         st.caption(
-            f"No budget is enforced: mark one `enforce = true` in {documents.name} (the "
+            f"No budget is enforced: mark one `enforce = true` in {guarded.name('budgets')} (the "
             "organization's, a team's or a key's total characters, minutes or cost over the "
             "usage period) and run `guardrails apply` hourly. See docs/guardrails.md."
         )
@@ -126,8 +126,7 @@ def enforced_settings(documents: guardrails.SettingsTexts) -> guardrails.Guarded
 
 
 def budgets_held(
-    documents: guardrails.SettingsTexts,
-    guarded: guardrails.Guarded,
+    guarded: SettingsInForce,
     planned: Plan,
     evaluations: list[Evaluation],
     scope: Scope,
@@ -135,11 +134,11 @@ def budgets_held(
     """Each enforced budget's status beside the plan's own limit and how it is shared out: what
     the limits are there to hold, before the keys that hold it; a team's scope, its own."""
     if not (planned.whole or evaluations or planned.shares or planned.refusals):
-        st.caption(f"None of the enforced budgets ({documents.name}) is {scope.name}'s.")
+        st.caption(f"None of the enforced budgets ({guarded.name('budgets')}) is {scope.name}'s.")
         return
     st.caption(
-        f"The enforced budgets ({documents.name}), held by each key's own limit, which the "
-        "service enforces on its live counters; the usage period "
+        f"The enforced budgets ({guarded.name('budgets')}), held by each key's own limit, "
+        "which the service enforces on its live counters; the usage period "
         f"{planned.period.text}, closed days through yesterday."
     )
     for line in [*planned.refusals, *stopping(planned)]:
@@ -176,8 +175,7 @@ def keys_guarded(planned: Plan) -> None:
 def actions(
     src: Source,
     allowed: Permission,
-    documents: guardrails.SettingsTexts,
-    guarded: guardrails.Guarded,
+    guarded: SettingsInForce,
     planned: Plan,
     today: date,
 ) -> None:
@@ -212,27 +210,26 @@ def actions(
     if keys_and_limits.dialog() == ("restore", None):
         assert guarded.budgets is not None  # enforced_settings returned it with budgets enforced
         titles = frozenset(b.title for b in guarded.budgets.enforced)
-        restored = guardrails.restored_keys(src, documents, today, titles)
+        restored = guardrails.restored_keys(src, guarded, today, titles)
         restore_dialog(src, allowed, guarded, changes_table(restored), today)
 
 
 def guardrails_section(src: Source, allowed: Permission, today: date) -> None:
     """Each enforced budget held by the keys' own limits, and for key admins its actions."""
-    documents = guardrails.settings_texts(src)
-    guarded = enforced_settings(documents)
+    guarded = enforced_settings(view_settings(src))
     if guarded is None:
         return
     try:
         with service_errors(src):
-            planned = guardrails.plan(src, documents, today)
-            evaluations = guardrails.status(src, documents, today)
+            planned = guardrails.plan(src, guarded, today)
+            evaluations = guardrails.status(src, guarded, today)
     except NoUsagePeriod as exc:
         st.info(f"No budget can be enforced: {exc}.", icon=":material/info:")
         return
     if not src.visible.scope.whole:  # said once, in the Plan panel's words
         st.caption(plan_withheld(src.visible.scope))
-    budgets_held(documents, guarded, planned, evaluations, src.visible.scope)
+    budgets_held(guarded, planned, evaluations, src.visible.scope)
     keys_guarded(planned)
     st.caption(guardrails.last_run_text(guardrails.last_run(src)))
     if allowed.allowed:
-        actions(src, allowed, documents, guarded, planned, today)
+        actions(src, allowed, guarded, planned, today)

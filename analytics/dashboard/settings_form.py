@@ -12,20 +12,18 @@ version it was read from, so of two people who saved from one version the second
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 import streamlit as st
 
-from analytics.cost.prices import parse_pricing
-from analytics.cost.teams import parse_teams
 from analytics.dashboard import data, guardrails, keys_and_limits, settings_in_force
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails.inputs_from_reader import NoUsagePeriod
 from analytics.settings.effects import plan_effect, route_effects, team_effects, total_cost
 from analytics.settings.field_changes import differences
-from analytics.settings.in_force import Place
+from analytics.settings.in_force import Place, SettingsInForce
 from analytics.settings.organization_names import Organization, organization, used_range
 from analytics.settings.parts import Part, SettingsProblem, check, route_warning
 from analytics.settings.versions import NONE_YET, SavedMeanwhile, Version, save
@@ -115,7 +113,7 @@ def names(src: Source, part: Part) -> Organization:
     """What a document may name: the organization's keys and tags, and the teams in force
     (for the teams document its own teams are what budgets name, so its names do not matter)."""
     first, last = used_range(calendar.utc_today())
-    teams = settings_in_force.page_document("teams", src)
+    teams = settings_in_force.page_settings(src).document("teams")
     return organization(
         keys_and_limits.key_list(src),
         data.usage(src, first, last).frame,
@@ -203,42 +201,37 @@ def effect(src: Source, pending: Pending, before: str | None) -> list[str]:
     if pending.part == "alerts":
         return route_effects(before, pending.text)
     start, end = calendar.resolve("last-month", calendar.utc_today())
-    documents = guardrails.settings_texts(src)
+    settings = settings_in_force.view_settings(src)
+    then_settings = settings.with_text(pending.part, before)
+    after = settings.with_text(pending.part, pending.text)
     if pending.part == "budgets":
-        before_settings = replace(documents, budgets=before)
-        return _plan_effect(src, before_settings, replace(documents, budgets=pending.text))
-    if pending.part == "teams":
-        documents = replace(documents, teams=before)
-    else:  # the prices
-        documents = replace(documents, pricing=before)
-    if pending.part == "pricing" and documents.pricing is None:
+        return _plan_effect(src, then_settings, after)
+    if pending.part == "pricing" and then_settings.document("pricing") is None:
         return []  # no prices before: no cost to compare
     key_day = data.usage(src, start, end).frame
     month = f"last month ({start:%Y-%m})"
-    before_teams = None if documents.teams is None else parse_teams(documents.teams)
+    before_teams = then_settings.given_teams
     if pending.part == "teams":
-        pricing = None if documents.pricing is None else parse_pricing(documents.pricing)
-        effects = team_effects(
-            key_day, pricing, before_teams, parse_teams(pending.text), start, end
-        )
+        pricing = then_settings.pricing
+        effects = team_effects(key_day, pricing, before_teams, after.teams, start, end)
         return [f"{e.text} ({month})" for e in effects] or [
             f"no team's keys or chargeback of {month} change"
         ]
-    assert documents.pricing is not None
-    now = total_cost(key_day, parse_pricing(documents.pricing), before_teams, start, end)
-    after_pricing = parse_pricing(pending.text)
+    assert then_settings.pricing is not None and after.pricing is not None
+    now = total_cost(key_day, then_settings.pricing, before_teams, start, end)
+    after_pricing = after.pricing
     then = total_cost(key_day, after_pricing, before_teams, start, end)
     return [f"the organization's cost of {month}: {now:,} → {then:,} {after_pricing.currency}"]
 
 
-def _plan_effect(
-    src: Source, before: guardrails.SettingsTexts, after: guardrails.SettingsTexts
-) -> list[str]:
+def _plan_effect(src: Source, before: SettingsInForce, after: SettingsInForce) -> list[str]:
     today = calendar.utc_today()
     try:
         planned_after = guardrails.plan(src, after, today)
         planned_before = (
-            planned_after if before.budgets is None else guardrails.plan(src, before, today)
+            planned_after
+            if before.document("budgets") is None
+            else guardrails.plan(src, before, today)
         )
     except NoUsagePeriod as exc:
         return [f"no budget can be enforced: {exc}"]

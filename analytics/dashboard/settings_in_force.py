@@ -15,6 +15,7 @@ the examples) rather than stopping.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Final
@@ -25,7 +26,7 @@ from analytics.cost.prices import Pricing, unpriced_text
 from analytics.dashboard.messages import show_store_error
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.settings.in_force import Document, Place, SettingsInForce, document
+from analytics.settings.in_force import Document, Naming, Place, SettingsInForce, document
 from analytics.settings.parts import Part
 from analytics.storage.state_store import StoreError
 from analytics.usage.records import records_of
@@ -75,14 +76,25 @@ def page_settings(src: Source) -> SettingsInForce:
     return found
 
 
+# How the money views and the guardrails name a document in their messages: the prices and the
+# teams by their part's file (``pricing.toml``), whatever holds them, the budgets and alert
+# routes as a page names them.
+VIEW_NAMING: Final[Mapping[Part, Naming]] = {
+    "pricing": "part",
+    "teams": "part",
+    "budgets": "name",
+    "alerts": "name",
+}
+
+
 def view_settings(src: Source) -> SettingsInForce:
     """This run's settings (`page_settings`) as the money views and the guardrails name them
-    in their messages: by the file of each part (``pricing.toml``), whatever holds it."""
+    in their messages (`VIEW_NAMING`)."""
     read: dict[object, object] = st.session_state.setdefault(READ, {})
     key = (src.origin, src.connection.settings_source, "part")
     found = read.get(key)
     if not isinstance(found, SettingsInForce):
-        found = read[key] = page_settings(src).named("part")
+        found = read[key] = page_settings(src).named(VIEW_NAMING)
     return found
 
 
@@ -104,35 +116,12 @@ def with_upload(
     return settings.with_text(name, text, str(uploaded.name))
 
 
-def page_document(name: Part, src: Source) -> Document | None:
-    """The settings document ``name`` in force; None: there is none."""
-    return page_settings(src).document(name)
-
-
-def settings_text(name: Part, uploaded: UploadedFile | None, src: Source) -> str | None:
-    """The text of ``name`` in force (an upload wins), or None (usage only)."""
-    if uploaded is not None and name == "teams" and not src.visible.scope.whole:
-        # A team's scope is drawn by the teams in force: a file of one's own could name a
-        # team after one's own and claim every key.
-        st.warning(
-            "A teams file of your own is not read: your scope's teams are those in force.",
-            icon=":material/group:",
-        )
-    elif uploaded is not None:
-        return uploaded.getvalue().decode("utf-8", errors="replace")
-    found = page_document(name, src)
-    return None if found is None else found.text
-
-
 def settings_name(name: Part, src: Source, uploaded: UploadedFile | None = None) -> str:
     """How a page names the ``name`` settings it reads: the file chosen on the page, else the
     store's version, or the file beside the dashboard (in the demo the shipped example,
     ``pricing.example.toml``), so a caption never points at a file that is not there.
     ``name``.toml when there is none: where to put one."""
-    if uploaded is not None:
-        return str(uploaded.name)
-    found = page_document(name, src)
-    return f"{name}.toml" if found is None else found.name
+    return str(uploaded.name) if uploaded is not None else page_settings(src).name(name)
 
 
 # What a page says when a money view is asked for without its file.

@@ -38,7 +38,7 @@ from analytics.alerts.alerts_file import (
     parse_alerts_file,
     with_secrets,
 )
-from analytics.capacity.budgets import BudgetSettings
+from analytics.capacity.budgets import BudgetSettings, parse_budgets
 from analytics.cost.prices import Pricing, parse_pricing
 from analytics.cost.teams import NO_TEAMS, Teams, parse_teams
 from analytics.settings.parts import (
@@ -151,7 +151,7 @@ class SettingsInForce:
     them, and a bad document raises its own file's error, in its words, where it is used."""
 
     read: Reader
-    naming: Naming = "where"
+    naming: Naming | Mapping[Part, Naming] = "where"  # one for all parts, or each part's
 
     @cached_property
     def _documents(self) -> dict[Part, Document | None]:
@@ -173,18 +173,20 @@ class SettingsInForce:
         """How ``part``'s values name it (their errors, ``Teams.source``)."""
         found = self.document(part)
         assert found is not None
-        if self.naming == "part":
+        how = self.naming if isinstance(self.naming, str) else self.naming[part]
+        if how == "part":
             return file_name(part)
-        return found.where if self.naming == "where" else found.name
+        return found.where if how == "where" else found.name
 
-    def named(self, naming: Naming) -> SettingsInForce:
+    def named(self, naming: Naming | Mapping[Part, Naming]) -> SettingsInForce:
         """The same documents, read once for both, whose values name them by ``naming``."""
         return SettingsInForce(self.document, naming)
 
-    def with_text(self, part: Part, text: str, where: str) -> SettingsInForce:
-        """These settings with ``text`` for ``part`` (a preview, an upload: ``where`` names
-        it); the other parts read through this one, once."""
-        given = Document(part, text, where)
+    def with_text(self, part: Part, text: str | None, where: str | None = None) -> SettingsInForce:
+        """These settings with ``text`` for ``part`` (None: none), a preview or an upload,
+        named ``where`` (by default as this one names it); the other parts read through this
+        one, once."""
+        given = None if text is None else Document(part, text, where or self.name(part))
         return SettingsInForce(
             lambda read: given if read == part else self.document(read), self.naming
         )
@@ -221,6 +223,13 @@ class SettingsInForce:
         (``BudgetSettingsError``); None: none."""
         found = self.document("budgets")
         return None if found is None else checked_budgets(found.text, self.source("budgets"))
+
+    @cached_property
+    def budgets_as_written(self) -> BudgetSettings | None:
+        """The budgets without the enforce rule's checks (``BudgetSettingsError``): what the
+        Capacity page evaluates, enforcing nothing; None: none."""
+        found = self.document("budgets")
+        return None if found is None else parse_budgets(found.text, self.source("budgets"))
 
     @cached_property
     def alert_routes(self) -> AlertsFile | None:

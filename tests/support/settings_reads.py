@@ -35,7 +35,6 @@ PARSERS = frozenset(
         "load_teams",
         "load_budgets",
         "load_alerts",
-        "read_prices",
     }
 )
 TOML_LIBRARIES = frozenset({"tomllib", "tomlkit"})
