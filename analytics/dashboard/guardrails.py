@@ -7,7 +7,7 @@ confirmation and made through ``guardrails.apply.run`` exactly as ``guardrails a
 change audited with the actor ``guardrail: <budget>``, the run recorded with who made it.
 
 The plan is cached a minute, as the key list it reads (its cache key holds the listed keys'
-state, the audit log's masks, the settings' documents and the remembered state, so a change made
+state, the audit log's masks, the settings' texts and the remembered state, so a change made
 anywhere plans afresh); a run plans again from the service's key list of that moment, as the
 command line does, so it never sends limits computed from a list a minute old.
 """
@@ -43,13 +43,14 @@ from analytics.keys.changes import NotAllowed
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.settings.in_force import SettingsInForce, SettingsKey
+from analytics.settings.in_force import SettingsInForce
 from analytics.settings.parts import Part
 from analytics.usage.metrics import counted
 from analytics.usage.records import Records, records_of
 
 Action = Literal["apply", "restore"]
-# The documents the guardrails read: their cache key.
+# The documents the guardrails read, whose texts are their cache key: neither the plan nor the
+# budgets' status names a document.
 GUARDED: tuple[Part, ...] = ("budgets", "teams", "pricing")
 
 
@@ -85,7 +86,7 @@ def _plan(
     today: date,
     listed: bytes,
     recorded: tuple[tuple[str, str], ...],
-    settings: SettingsKey,
+    texts: tuple[str | None, ...],
     memory: bytes,
     leave_out: tuple[str, ...],
     _reader: KeyReader,
@@ -119,7 +120,7 @@ def plan(
         today,
         msgspec.json.encode(reader.developer_keys()),
         tuple(sorted(reader.recorded_masks().items())),
-        settings.key(*GUARDED),
+        settings.texts(*GUARDED),
         msgspec.json.encode(remembered(src)),
         tuple(sorted(leave_out)),
         reader,
@@ -134,7 +135,7 @@ def plan(
 def _status(
     fingerprint: str,
     today: date,
-    settings: SettingsKey,
+    texts: tuple[str | None, ...],
     _source: Source,
     _settings: SettingsInForce,
 ) -> list[Evaluation]:
@@ -155,7 +156,7 @@ def status(src: Source, settings: SettingsInForce, today: date) -> list[Evaluati
     """The enforced budgets the session's scope sees, evaluated as ``check-budgets``
     evaluates them (a team's over its keys, as ``check-budgets --team``): used on the closed
     days, and projected by the forecast as if no limit stopped a key."""
-    return _status(src.fingerprint, today, settings.key(*GUARDED), src, settings)
+    return _status(src.fingerprint, today, settings.texts(*GUARDED), src, settings)
 
 
 def restored_keys(

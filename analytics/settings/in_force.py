@@ -199,6 +199,11 @@ class SettingsInForce:
             for part in parts or PARTS
         )
 
+    def texts(self, *parts: Part) -> tuple[str | None, ...]:
+        """``parts``' texts (None: none): the cache key of an answer that names no document
+        (the guardrails' plan), so a preview and the version saved from it share it."""
+        return tuple(None if (doc := self.document(part)) is None else doc.text for part in parts)
+
     @cached_property
     def pricing(self) -> Pricing | None:
         """The prices in force (``PricingFileError`` for a bad document); None: none."""

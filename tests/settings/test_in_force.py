@@ -47,6 +47,9 @@ def test_a_preview_swaps_one_part_and_reads_the_others_once_through_the_original
     assert sorted(reads) == ["budgets", "pricing", "teams"]  # each read once, for both
     assert preview.key("teams") != held.key("teams")
     assert preview.key("pricing") == held.key("pricing")
+    saved = held.with_text("teams", OTHER_TEAMS, "the teams, version 2")
+    assert saved.texts("teams", "budgets") == preview.texts("teams", "budgets")
+    assert saved.texts("teams", "budgets") == (OTHER_TEAMS, None)
 
 
 def test_a_copy_names_each_part_as_asked() -> None:
