@@ -21,7 +21,7 @@ from analytics.dashboard import data
 from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.settings.in_force import SettingsKey
+from analytics.settings.in_force import Texts
 
 
 def chosen_budgets(
@@ -52,7 +52,7 @@ def _status(
     fingerprint: str,
     today: date,
     budgets: BudgetSettings,
-    settings: SettingsKey,
+    settings: Texts,
     plan_budgets: bool,
     _source: Source,
     _view: data.View,

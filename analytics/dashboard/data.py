@@ -38,7 +38,7 @@ from analytics.exports.shaping import Costing, shape_tag_export
 from analytics.exports.vocabulary import REPORTS, ExportSource
 from analytics.service.client import Policy, ServiceClient
 from analytics.service.models import PlanUsage
-from analytics.settings.in_force import SettingsInForce, SettingsKey
+from analytics.settings.in_force import SettingsInForce, Texts
 from analytics.settings.parts import Part
 from analytics.usage import tables
 from analytics.usage.frames import totals
@@ -216,11 +216,12 @@ class View:
     currency: str = ""
 
     @property
-    def key(self) -> SettingsKey:
-        """The cache key of the documents the view reads (nothing for usage by key)."""
+    def key(self) -> Texts:
+        """The cache key of the view: the texts of the documents it reads (the money views
+        name them by their parts' files, whatever holds them), nothing for usage by key."""
         read: dict[Part, bool] = {"pricing": self.cost, "teams": self.by_team}
         parts = [part for part, used in read.items() if used]
-        return () if self.settings is None or not parts else self.settings.key(*parts)
+        return () if self.settings is None or not parts else self.settings.texts(*parts)
 
     @property
     def pricing(self) -> Pricing | None:
@@ -246,7 +247,7 @@ def _viewed(
     fingerprint: str,
     start: date,
     end: date,
-    settings: SettingsKey,
+    settings: Texts,
     _source: Source,
     _view: View,
 ) -> pd.DataFrame:
@@ -280,7 +281,7 @@ def _table(
     name: str,
     keys: tuple[str, ...],
     args: tuple[Any, ...],
-    settings: SettingsKey,
+    settings: Texts,
     _source: Source,
     _view: View,
 ) -> Any:
@@ -328,7 +329,7 @@ def tags_table(src: Source, chosen: ChosenRange, func: Callable[..., T], *args: 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing tags…")
 def _priced_tags(
-    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
+    fingerprint: str, start: date, end: date, settings: Texts, _source: Source, _view: View
 ) -> pd.DataFrame:
     table: pd.DataFrame = _tags_table(fingerprint, start, end, "tag_table", (start, end), _source)
     assert _view.pricing is not None
@@ -351,7 +352,7 @@ def _export_table(
     start: date,
     end: date,
     choices: tuple[ExportSource, str | None, bool],
-    settings: SettingsKey,
+    settings: Texts,
     _source: Source,
     _money: View,
 ) -> pd.DataFrame:
@@ -392,7 +393,7 @@ def _review(
     fingerprint: str,
     days: tuple[date, date, date],
     budgets: BudgetSettings | None,
-    settings: SettingsKey,
+    settings: Texts,
     _source: Source,
     _view: View,
 ) -> tuple[CapacityReview, FetchedRange]:
@@ -417,7 +418,7 @@ def review(
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _chargeback(
-    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
+    fingerprint: str, start: date, end: date, settings: Texts, _source: Source, _view: View
 ) -> pd.DataFrame:
     assert _view.pricing is not None
     money = ScopedMoney(_source.visible, _view.pricing, _view.teams or NO_TEAMS)
@@ -434,7 +435,7 @@ def chargeback_table(src: Source, chosen: ChosenRange, money: View) -> pd.DataFr
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=24, show_spinner="Pricing usage…")
 def _range_cost(
-    fingerprint: str, start: date, end: date, settings: SettingsKey, _source: Source, _view: View
+    fingerprint: str, start: date, end: date, settings: Texts, _source: Source, _view: View
 ) -> RangeCost:
     organization = Cached(_source, whole=True).usage(start, end).frame
     assert _view.pricing is not None

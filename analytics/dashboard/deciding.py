@@ -16,7 +16,7 @@ from analytics.capacity.forecasting import Outlook
 from analytics.cost.priced import PricesInForce
 from analytics.dashboard.data import USAGE_TTL, Cached, View
 from analytics.dashboard.source import Source
-from analytics.settings.in_force import SettingsKey
+from analytics.settings.in_force import Texts
 from analytics.usage.calendar import YearStart
 
 
@@ -41,7 +41,7 @@ def _outlooks(fingerprint: str, today: date, _source: Source) -> dict[str, Outlo
 def _todays_plan(
     fingerprint: str,
     today: date,
-    settings: SettingsKey,
+    settings: Texts,
     limits: PlanLimits | None,
     _source: Source,
     _money: View,
@@ -62,7 +62,7 @@ def _todays_plan(
 def _decision(
     fingerprint: str,
     today: date,
-    settings: SettingsKey,
+    settings: Texts,
     asked: Asked,
     year_start: YearStart,
     plan: TodaysPlan | str | None,

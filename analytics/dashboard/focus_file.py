@@ -13,7 +13,7 @@ from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
 from analytics.exports.focus import billing_account, focus_file_table, focus_table
 from analytics.exports.formats import Format, export_bytes
-from analytics.settings.in_force import SettingsKey
+from analytics.settings.in_force import Texts
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=4, show_spinner="Writing the FOCUS file…")
@@ -21,7 +21,7 @@ def _focus_file(
     fingerprint: str,
     start: date,
     end: date,
-    settings: SettingsKey,
+    settings: Texts,
     fmt: Format,
     _source: Source,
     _money: View,

@@ -43,7 +43,7 @@ from analytics.keys.changes import NotAllowed
 from analytics.keys.listed import KeyReader
 from analytics.service.errors import ServiceError
 from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.settings.in_force import SettingsInForce
+from analytics.settings.in_force import SettingsInForce, Texts
 from analytics.settings.parts import Part
 from analytics.usage.metrics import counted
 from analytics.usage.records import Records, records_of
@@ -86,7 +86,7 @@ def _plan(
     today: date,
     listed: bytes,
     recorded: tuple[tuple[str, str], ...],
-    texts: tuple[str | None, ...],
+    texts: Texts,
     memory: bytes,
     leave_out: tuple[str, ...],
     _reader: KeyReader,
@@ -135,7 +135,7 @@ def plan(
 def _status(
     fingerprint: str,
     today: date,
-    texts: tuple[str | None, ...],
+    texts: Texts,
     _source: Source,
     _settings: SettingsInForce,
 ) -> list[Evaluation]:

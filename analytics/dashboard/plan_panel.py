@@ -19,7 +19,7 @@ from analytics.dashboard.messages import show_error
 from analytics.dashboard.settings_in_force import settings_name, view_settings
 from analytics.dashboard.source import Source
 from analytics.service.errors import ServiceError
-from analytics.settings.in_force import SettingsKey
+from analytics.settings.in_force import Texts
 
 NOTE = (
     "Used as the service counts it, today so far included, and minutes as it bills them: the "
@@ -31,7 +31,7 @@ NOTE = (
 
 @st.cache_data(ttl=data.PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
 def _snapshot(
-    fingerprint: str, today: date, settings: SettingsKey, _money: data.View, _source: Source
+    fingerprint: str, today: date, settings: Texts, _money: data.View, _source: Source
 ) -> PlanSnapshot:
     prices = None if _money.pricing is None else PricesInForce(_money.pricing)
     return current_plan(data.Cached(_source), today, prices)

@@ -1,9 +1,9 @@
 """The settings the dashboard uses, one object per run (`page_settings`: the
 `settings.in_force.SettingsInForce` every command reads too: the state store, or with
 ``SETTINGS_SOURCE=files`` the files beside the dashboard, in the demo the examples), each
-document parsed once; an upload wins for its part (`with_upload`). Its ``key`` is the cache
-key of the money views. And the note every money view shows when some of its days have no
-price.
+document parsed once; an upload wins for its part (`with_upload`). The texts of the
+documents a money view reads are its cache key (`SettingsInForce.texts`). And the note every
+money view shows when some of its days have no price.
 
 The settings are read once per run of the script (`new_run`, at the top of app.py, forgets
 the last run's): a page names a file in several captions and reads its values again for the

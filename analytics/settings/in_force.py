@@ -137,8 +137,8 @@ def document(part: Part, place: Place, given: Path | None = None) -> Document | 
     return Document(part, held.text, where, held.number)
 
 
-# A cache key of documents (`SettingsInForce.key`): each one's version, text and name, or None.
-SettingsKey = tuple[tuple[int | None, str, str] | None, ...]
+# Documents' texts, in the order asked (None: none): the cache key of an answer naming none.
+Texts = tuple[str | None, ...]
 # How a run reads one part's document (None: there is none); each part is read once.
 Reader = Callable[[Part], "Document | None"]
 
@@ -191,17 +191,10 @@ class SettingsInForce:
             lambda read: given if read == part else self.document(read), self.naming
         )
 
-    def key(self, *parts: Part) -> SettingsKey:
-        """``parts`` (by default all four) as a cache key: each one's version, text and name
-        (the name is in their messages); None for a part there is none of."""
-        return tuple(
-            None if (doc := self.document(part)) is None else (doc.version, doc.text, doc.where)
-            for part in parts or PARTS
-        )
-
-    def texts(self, *parts: Part) -> tuple[str | None, ...]:
+    def texts(self, *parts: Part) -> Texts:
         """``parts``' texts (None: none): the cache key of an answer that names no document
-        (the guardrails' plan), so a preview and the version saved from it share it."""
+        (the guardrails' plan, a money view), so a preview and the version saved from it, or
+        an upload and the same text in force, share it."""
         return tuple(None if (doc := self.document(part)) is None else doc.text for part in parts)
 
     @cached_property
