@@ -109,12 +109,13 @@ cli-reference: $(VENV)/.runtime
 		--title "Command reference" --output docs/cli-reference.md
 
 # The site's screenshots, from the browser tests' run of every page in chromium (a team lead's
-# Overview from the sign-in tests).
+# Overview from its walk, tests/dashboard/test_team_walk.py).
 SCREENSHOTS := team-lead-overview overview overview-cost keys limits limits-create-dialog limits-preview-rename limits-preview-limits limits-deactivate limits-guardrails trends tags pairs languages anomalies capacity capacity-decision chargeback export settings-teams settings-budget limits-settings-guardrails settings-prices chargeback-after-price
 # Every page in the dark scheme too (<name>-dark.png), the same pass as the light one.
 DARK_SCREENSHOTS := overview keys limits trends tags pairs languages anomalies capacity chargeback export
 screenshots: $(VENV)/.dev
-	$(BIN)/python -m pytest -q tests/dashboard/test_browser.py tests/dashboard/test_signin.py
+	$(BIN)/python -m pytest -q tests/dashboard/test_browser.py tests/dashboard/test_signin.py \
+		tests/dashboard/test_team_walk.py
 	for name in $(SCREENSHOTS); do cp test-artifacts/screenshots/$$name.png docs/screenshots/; done
 	for name in $(DARK_SCREENSHOTS); do cp test-artifacts/screenshots/$$name-dark.png docs/screenshots/; done
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
 
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect
 from support.browsers import SHOTS, WAIT_MS, fresh_context, said, settled
-from support.builders import invoke, shown_arguments
+from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.headless import DEMO
 from support.manual import dashboard_options
@@ -29,16 +28,12 @@ from support.signin import (
     COOKIE_SECRET,
     GUEST,
     KEY_ADMIN,
-    LEAD,
-    MARKETING_LABELS,
-    MARKETING_TAGS,
     SERVICE_KEY,
     assert_no_secrets,
-    downloaded,
-    file_text,
     open_by_link,
     page_texts,
     received_frames,
+    refusal,
     run_over,
     sign_in,
     signed_in_with_data,
@@ -46,7 +41,7 @@ from support.signin import (
 )
 
 from analytics import pages
-from analytics.usage.calendar import resolve, utc_today
+from analytics.usage.calendar import utc_today
 from bench.processes import free_port
 from emulator import EmulatorConfig, create_app
 from emulator.served import Emulator
@@ -411,90 +406,7 @@ def test_the_manuals_deployment_serves_under_its_base_path(provider, browser, tm
         assert page.url == f"{base}/"
 
 
-# -- team scopes: a team lead and a team's key administrator, signed in by their groups ---------
-
-
-def refusal(asked: str) -> str:
-    """The one line an address naming a key outside team Marketing is answered with."""
-    return f"key {asked!r} is outside your scope (team Marketing): nothing of it is shown"
-
-
-def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
-    """Every format of the Export page's current choice, downloaded; the CSV must equal, byte
-    for byte, the file the command the page shows writes over the same demo history."""
-    texts = []
-    for label in ("CSV", "Excel", "Parquet"):
-        path = downloaded(page, f"Download {label}")
-        texts.append(file_text(path, {"CSV": ".csv", "Excel": ".xlsx"}.get(label, ".parquet")))
-        if label == "CSV":
-            command = page.get_by_test_id("stCode").first.locator("code").inner_text()
-            assert "--team Marketing" in command and command.endswith("--demo"), command
-            words = shown_arguments(command)
-            out = tmp_path / f"command-{len(list(tmp_path.iterdir()))}.csv"
-            words[words.index("--output") + 1] = str(out)
-            env = {"SERVICE_HISTORY_PATH": str(history), **DEMO}
-            assert invoke(*words, env=env).exit_code == 0
-            assert path.read_bytes() == out.read_bytes(), command
-    return texts
-
-
-def test_a_team_lead_signed_in_by_group_sees_only_the_team(
-    dashboard, demo_folder, demo_org, others, provider, browser, tmp_path
-):
-    """A Marketing lead, by the token's `groups` claim: every page by its link, every export
-    format of two groupings and the meeting report hold nothing of another team."""
-    page = browser().new_page()
-    frames = received_frames(page)
-    page.goto(f"{dashboard}/")
-    sign_in(page, provider, LEAD)
-    signed_in_with_data(page, "Overview")
-    start, end = resolve("last-30-days", utc_today())
-    ours = [spec for spec in demo_org.keys if spec.label in MARKETING_LABELS]
-    used = {row.custom_tag for row in demo_org.store.tag_ledger(start, end)} & MARKETING_TAGS
-    # One of a thing is written singular, several plural (the range's tags vary by day).
-    keys_text = "1 key" if len(ours) == 1 else f"{len(ours)} keys"
-    tags_text = "1 tag" if len(used) == 1 else f"{len(used)} tags"
-    line = f"Team Marketing: {keys_text}, {tags_text}"
-    scope_line = page.get_by_test_id("stSidebar").get_by_text(line)
-    expect(scope_line).to_be_visible()
-    scope_line.scroll_into_view_if_needed()  # the sidebar scrolls on its own, below the range
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / "team-lead-overview.png")
-    shown = {"Overview": page_texts(page)}
-    for row in pages.listed(whole=False):
-        if not row.default:
-            open_by_link(page, row.title)
-            shown[row.title] = page_texts(page)
-            if row.url_path == "export":
-                history = demo_folder / "history"
-                shown["Export, key and day"] = export_files(page, history, tmp_path)
-                grouping = page.get_by_role("radiogroup", name="One row per")
-                grouping.get_by_role("radio", name="Key", exact=True).click()
-                settled(page)
-                page.get_by_text("With cost", exact=True).click()
-                command = page.get_by_test_id("stCode").first
-                expect(command).to_contain_text("--group-by key --with-cost --team Marketing")
-                run_over(page)
-                shown["Export, key with cost"] = export_files(page, history, tmp_path)
-            if row.url_path == "capacity":
-                report = downloaded(page, "Download the meeting report (HTML)")
-                shown["the meeting report"] = [report.read_text(encoding="utf-8")]
-    shown["every frame received"] = list(frames)
-    assert others["things"] and ours
-    for where, texts in shown.items():
-        text = "\n".join(texts)
-        leaked = sorted(thing for thing in others["things"] if thing in text)
-        assert leaked == [], f"{where} shows {leaked}"
-    # The file with cost names the team's own key (the check above is not vacuous).
-    assert "Marketing launch" in "\n".join(shown["Export, key with cost"])
-    # Another team's key by its id, in the address: the one refusal line.
-    asked = sorted(others["ids"])[0]
-    page.goto(f"{dashboard}/limits?key={quote(asked, safe='')}")
-    refused = page.get_by_test_id("stAlertContentError").get_by_test_id("stMarkdownContainer")
-    expect(refused).to_have_text([refusal(asked)])
-    run_over(page)
-    text = "\n".join(page_texts(page)).replace(refusal(asked), "")
-    assert not [thing for thing in others["things"] if thing in text]
+# -- team scopes: a key administrator by its group (a team lead's is in test_team_walk.py) ------
 
 
 def test_a_teams_key_administrator_changes_its_keys_only(counted, provider, browser):

@@ -22,20 +22,24 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
-import pandas as pd
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from pypdf import PdfReader
-from support.browsers import WAIT_MS, fresh_context, grid_texts, settled
-from support.headless import DEMO_KEYS
+from support.browsers import SHOTS, WAIT_MS, fresh_context, grid_texts, settled
+from support.builders import invoke, shown_arguments
+from support.headless import DEMO, DEMO_KEYS
 from support.signin import (
     ADMIN,
     LEAD,
     MARKETING_LABELS,
+    MARKETING_TAGS,
+    downloaded,
+    file_text,
     open_by_link,
     page_texts,
     received_frames,
+    refusal,
     run_over,
     sign_in,
     signed_in_with_data,
@@ -116,18 +120,6 @@ def drawn(page: Page, row: pages.DashboardPage) -> None:
     run_over(page)
 
 
-def file_text(path: Path, name: str) -> str:
-    """A downloaded file's text, whatever its format: cells and headings, or the report's
-    words (a PDF's read with pypdf)."""
-    if name.endswith(".xlsx"):
-        return pd.read_excel(path, dtype=str).to_csv()
-    if name.endswith(".parquet"):
-        return pd.read_parquet(path).astype(str).to_csv()
-    if name.endswith(".pdf"):
-        return "\n".join(page.extract_text() for page in PdfReader(path).pages)
-    return path.read_text(encoding="utf-8-sig")
-
-
 def walk_page(page: Page, row: pages.DashboardPage, walk: Walk) -> None:
     """On `row`'s page: every tab and keyed section opened once, every download clicked once."""
     drawn(page, row)
@@ -163,22 +155,30 @@ def walk_page(page: Page, row: pages.DashboardPage, walk: Walk) -> None:
 
 
 @pytest.fixture(scope="module")
-def walk(dashboard, provider, chromium) -> Iterator[Walk]:
-    """Marketing's lead, in one browser: the walk of every page, and every frame received."""
+def lead(dashboard, provider, chromium) -> Iterator[tuple[Page, list[str]]]:
+    """Marketing's lead signed in, in one browser, on the Overview: the page, and every
+    websocket frame it receives from the start."""
     context = fresh_context(chromium)
     page = context.new_page()
     frames = received_frames(page)
     page.goto(f"{dashboard}/")
     sign_in(page, provider, LEAD)
     signed_in_with_data(page, "Overview")
+    yield page, frames
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def walk(lead) -> Walk:
+    """The lead's walk of every page, and every frame received."""
+    page, frames = lead
     walked = Walk()
     for row in pages.listed(whole=False):
         if not row.default:
             open_by_link(page, row.title)
         walk_page(page, row, walked)
     walked.texts["every frame received"] = "\n".join(frames)
-    yield walked
-    context.close()
+    return walked
 
 
 # -- the oracles --------------------------------------------------------------------------------
@@ -471,3 +471,78 @@ def test_the_report_bills_the_team_as_the_administrators_chargeback(
     assert organization in money_texts(cost)
     assert report_team_cost(walk.report[".html"]) == expected
     assert f"{expected} EUR" in walk.report[".pdf"]
+
+
+# -- what the lead sees beside the walk: the scope, the commands, an address refused ------------
+
+
+def export_files(page: Page, history: Path, tmp_path: Path) -> list[str]:
+    """Every format of the Export page's current choice, downloaded; the CSV must equal, byte
+    for byte, the file the command the page shows writes over the same demo history."""
+    texts = []
+    for label in ("CSV", "Excel", "Parquet"):
+        path = downloaded(page, f"Download {label}")
+        texts.append(file_text(path, {"CSV": ".csv", "Excel": ".xlsx"}.get(label, ".parquet")))
+        if label == "CSV":
+            command = page.get_by_test_id("stCode").first.locator("code").inner_text()
+            assert "--team Marketing" in command and command.endswith("--demo"), command
+            words = shown_arguments(command)
+            out = tmp_path / f"command-{len(list(tmp_path.iterdir()))}.csv"
+            words[words.index("--output") + 1] = str(out)
+            env = {"SERVICE_HISTORY_PATH": str(history), **DEMO}
+            assert invoke(*words, env=env).exit_code == 0
+            assert path.read_bytes() == out.read_bytes(), command
+    return texts
+
+
+def test_a_team_lead_sees_the_scope_the_teams_commands_and_one_refusal(
+    lead, dashboard, demo_folder, demo_org, others, tmp_path
+):
+    """Marketing's lead, by the token's `groups` claim, in the walk's browser (the walk checks
+    every page, tab, frame and download): the sidebar names the team's keys and tags; the
+    Export page's files of two groupings, in every format, hold nothing of another team and
+    its CSV is, byte for byte, the file the command it shows writes; another team's key by
+    its id in the address is answered with the one refusal line."""
+    page, _ = lead
+    open_by_link(page, "Overview")
+    signed_in_with_data(page, "Overview")
+    start, end = resolve("last-30-days", utc_today())
+    ours = [spec for spec in demo_org.keys if spec.label in MARKETING_LABELS]
+    used = {row.custom_tag for row in demo_org.store.tag_ledger(start, end)} & MARKETING_TAGS
+    # One of a thing is written singular, several plural (the range's tags vary by day).
+    keys_text = "1 key" if len(ours) == 1 else f"{len(ours)} keys"
+    tags_text = "1 tag" if len(used) == 1 else f"{len(used)} tags"
+    line = f"Team Marketing: {keys_text}, {tags_text}"
+    scope_line = page.get_by_test_id("stSidebar").get_by_text(line)
+    expect(scope_line).to_be_visible()
+    scope_line.scroll_into_view_if_needed()  # the sidebar scrolls on its own, below the range
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / "team-lead-overview.png")
+
+    open_by_link(page, pages.page_at("export").title)
+    history = demo_folder / "history"
+    shown = {"Export, key and day": export_files(page, history, tmp_path)}
+    grouping = page.get_by_role("radiogroup", name="One row per")
+    grouping.get_by_role("radio", name="Key", exact=True).click()
+    settled(page)
+    page.get_by_text("With cost", exact=True).click()
+    command = page.get_by_test_id("stCode").first
+    expect(command).to_contain_text("--group-by key --with-cost --team Marketing")
+    run_over(page)
+    shown["Export, key with cost"] = export_files(page, history, tmp_path)
+    assert others["things"] and ours
+    for where, texts in shown.items():
+        text = "\n".join(texts)
+        leaked = sorted(thing for thing in others["things"] if thing in text)
+        assert leaked == [], f"{where} shows {leaked}"
+    # The file with cost names the team's own key (the check above is not vacuous).
+    assert "Marketing launch" in "\n".join(shown["Export, key with cost"])
+
+    # Another team's key by its id, in the address: the one refusal line.
+    asked = sorted(others["ids"])[0]
+    page.goto(f"{dashboard}/limits?key={quote(asked, safe='')}")
+    refused = page.get_by_test_id("stAlertContentError").get_by_test_id("stMarkdownContainer")
+    expect(refused).to_have_text([refusal(asked)])
+    run_over(page)
+    text = "\n".join(page_texts(page)).replace(refusal(asked), "")
+    assert not [thing for thing in others["things"] if thing in text]

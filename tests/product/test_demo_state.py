@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from support import kept
-from support.headless import DEMO, DEMO_DAYS, DEMO_KEYS, DEMO_SEED, demo_config
+from support.headless import DEMO, DEMO_KEYS, DEMO_SEED
 from support.servers import ROOT, emulator_of, run_cli
 
 from analytics.connection import demo_app, demo_client, reset_demo
@@ -29,9 +29,15 @@ from analytics.service.service_connection import ServiceConnection
 from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from analytics.usage.records import Records
+from emulator import EmulatorConfig
 from emulator.store import Store
 
 RENAMED = "Renamed in the demo"
+# The small demo organization (`DEMO`) over a month: what is shared is its store, whatever its
+# length, and a month is fewer days than a key's forecast reads, so `keys list` runs none (its
+# 120 days' took each command another processor-second, statsmodels' import among it).
+DAYS = 30
+A_MONTH = {**DEMO, "SERVICE_DEMO_DAYS": str(DAYS)}
 
 
 @pytest.fixture
@@ -41,22 +47,23 @@ def history(tmp_path) -> Path:
 
 @pytest.fixture
 def env(history) -> dict[str, str]:
-    """A command's settings: the small demo organization, in its own history folder."""
-    return {**DEMO, "SERVICE_HISTORY_PATH": str(history)}
+    """A command's settings: a month of the small demo organization, in its own history
+    folder."""
+    return {**A_MONTH, "SERVICE_HISTORY_PATH": str(history)}
 
 
 @pytest.fixture(scope="module")
 def original() -> Iterator[dict[str, str]]:
     """The demo organization's developer keys as generated (published id -> label), from an
     emulator of the same shape in memory."""
-    config = demo_config()
+    config = EmulatorConfig(seed=DEMO_SEED, keys=DEMO_KEYS, days=DAYS)
     with emulator_of(config) as app:
         yield {k.published_id: k.label for k in app.state.emulator.store.developer_keys()}
 
 
 def connection_of(history: Path | None) -> ServiceConnection:
     return ServiceConnection(
-        demo_seed=DEMO_SEED, demo_keys=DEMO_KEYS, demo_days=DEMO_DAYS, history_path=history
+        demo_seed=DEMO_SEED, demo_keys=DEMO_KEYS, demo_days=DAYS, history_path=history
     )
 
 
@@ -211,10 +218,10 @@ def test_a_store_of_an_older_layout_is_loaded_again(history, original):
     history.mkdir()
     with sqlite3.connect(files.store) as old:  # a layout before language pairs had kinds
         old.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        old.execute("INSERT INTO meta VALUES ('org', 'v4:synthetic:42:8:120')")
+        old.execute("INSERT INTO meta VALUES ('org', 'v4:synthetic:42:8:30')")
         old.execute("CREATE TABLE key_pairs (key_id INTEGER, pair_id INTEGER)")
     old.close()
-    app = demo_app(DEMO_SEED, DEMO_KEYS, DEMO_DAYS, None, files)
+    app = demo_app(DEMO_SEED, DEMO_KEYS, DAYS, None, files)
     try:
         assert app.state.emulator.loaded
         assert stored(history) == original

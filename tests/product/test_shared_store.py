@@ -42,7 +42,7 @@ from support.servers import EmulatorProcess, auth, emulator_server, start_cli
 from analytics.alerts.events import REPEATED
 from analytics.usage.calendar import CLOCK_VARIABLE
 
-# Some fifty command processes, most of two minutes on two busy cores: the file is handed to
+# Some thirty command processes, a minute and more on two busy cores: the file is handed to
 # a worker first (tests/conftest.py), not last.
 pytestmark = pytest.mark.slow
 
@@ -104,7 +104,11 @@ HAND_SET = {"Shop": 500, "Fresh C": 30_000}
 # The keys the guardrails change: every key without a limit, and Fresh C's 30,000 lowered to
 # its share; Shop's 500 is below its share and kept.
 GUARDED = ["Batch", "Fresh A", "Fresh B", "Fresh C", "Sleeper", "Spare", "Web"]
-MARKERS = 16  # `mark-anomaly` processes per host: 32 at once race for the schema and the rows
+# `mark-anomaly` processes per host, all started before any is waited for: each spends over a
+# processor-second importing before its first statement, and on two cores the twelve share the
+# processors evenly, so they reach the empty database together, ten more than can run at once,
+# and race for the migration lock, the schema and the rows as the 32 this once started did.
+MARKERS = 6
 RECORDS = ("anomaly_marks", "alert_deliveries", "key_audit", "guardrail_state")
 
 
@@ -267,7 +271,7 @@ def budget_options(folder: Path) -> list[str]:
 
 
 def test_marks_made_at_once_on_two_hosts_are_all_kept(tmp_path, service, postgres_url):
-    # The database is empty: the 32 processes also race to create the schema.
+    # The database is empty: the processes also race to create the schema.
     a, b = two_hosts(tmp_path, service.base_url, postgres_url)
     ids = [anomaly(index) for index in range(2 * MARKERS)]
     hosts = [a] * MARKERS + [b] * MARKERS

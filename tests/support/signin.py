@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 from playwright.sync_api import Page, WebSocket, expect
+from pypdf import PdfReader
 
 from bench.processes import free_port
 from support.browsers import WAIT_MS, grid_texts, settled
@@ -74,6 +75,11 @@ def signin_dashboard(
     text = log.read_text()
     assert "Traceback" not in text
     assert_no_secrets(text, "the dashboard's log")
+
+
+def refusal(asked: str) -> str:
+    """The one line an address naming a key outside team Marketing is answered with."""
+    return f"key {asked!r} is outside your scope (team Marketing): nothing of it is shown"
 
 
 def assert_no_secrets(text: str, where: str) -> None:
@@ -156,9 +162,12 @@ def downloaded(page: Page, button: str) -> Path:
 
 
 def file_text(path: Path, name: str) -> str:
-    """A downloaded export's cells and headings as text, whatever its format."""
+    """A downloaded file's text, whatever its format: cells and headings, or the report's
+    words (a PDF's read with pypdf)."""
     if name.endswith(".xlsx"):
         return pd.read_excel(path, dtype=str).to_csv()
     if name.endswith(".parquet"):
         return pd.read_parquet(path).astype(str).to_csv()
+    if name.endswith(".pdf"):
+        return "\n".join(page.extract_text() for page in PdfReader(path).pages)
     return path.read_text(encoding="utf-8-sig")
