@@ -2,7 +2,7 @@
 pages lay out widgets and read everything through its modules, each used by its name: this
 run's visitor and the source they read (`visitor`, over `source`), the cached reads (`data`,
 `deciding`, `charts`), what every page starts with (`page`, `session`), and the workings of
-each page that changes something (`keys_and_limits`, `guardrails`, `settings_form`).
+each page that changes something (`keys_and_limits`, `guardrails`, `settings`).
 
 The face holds what app.py and every page share, and only that, since each page imports
 the few modules it draws from: who may see the dashboard (`access`), the settings read from

@@ -291,7 +291,12 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
     "reports": ("the meeting report", {"analytics/reports", "analytics/cli/reports.py"}),
     "settings": (
         "the organization's settings",
-        {"analytics/settings", "analytics/cli/settings.py", "app_pages/settings.py"},
+        {
+            "analytics/settings",
+            "analytics/cli/settings.py",
+            "analytics/dashboard/settings",
+            "app_pages/settings.py",
+        },
     ),
     "settings_in_force": (
         "the settings in force as a front end reads them",

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FRONT_ENDS = sorted(
     [
         *ROOT.glob("analytics/cli/*.py"),
-        *ROOT.glob("analytics/dashboard/*.py"),
+        *ROOT.glob("analytics/dashboard/**/*.py"),
         *ROOT.glob("app_pages/*.py"),
         ROOT / "app.py",
     ]
