@@ -26,11 +26,16 @@ from pydantic import SecretStr
 
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import audit
-from analytics.service.client import Policy, ServiceClient
-from analytics.service.demo import DEMO_BASE_URL, demo_lock
-from analytics.service.service_connection import DemoFiles, ServiceConnection
-from analytics.storage.state_store import embedded_store
-from analytics.usage.records import Records
+from analytics.service import (
+    DEMO_BASE_URL,
+    DemoFiles,
+    Policy,
+    ServiceClient,
+    ServiceConnection,
+    demo_lock,
+)
+from analytics.storage import embedded_store
+from analytics.usage import Records
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

@@ -14,13 +14,7 @@ from typing import get_args
 
 import pandas as pd
 
-from analytics.service.models import (
-    DetectionResult,
-    LanguageEntry,
-    LanguageResource,
-    Resource,
-    V2Language,
-)
+from analytics.service import DetectionResult, LanguageEntry, LanguageResource, Resource, V2Language
 
 RESOURCES: tuple[Resource, ...] = get_args(Resource)
 RESOURCE_LABELS = {

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from analytics.storage.bundle import bundle_folder
+from analytics.storage import bundle_folder
 
 # Not `pages/`: Streamlit would take a folder of that name beside app.py for its older
 # convention and start a deep link on the page's file instead of app.py.

@@ -3,23 +3,33 @@ spikes, drops, new keys and dormant keys used again, with a chart of one and its
 
 import streamlit as st
 
-from analytics.anomalies import ORGANIZATION
-from analytics.anomalies.listing import (
+from analytics.anomalies import (
+    ORGANIZATION,
     TABLE_COLUMNS,
     anomaly_counts,
     anomaly_name,
     anomaly_table,
+    method_caption,
     shown_anomalies,
+    status,
 )
-from analytics.anomalies.marks import status
-from analytics.anomalies.measured import method_caption
-from analytics.dashboard import anomaly_review, charts, page, session, visitor
-from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
-from analytics.dashboard.column_config import anomaly_columns
-from analytics.dashboard.messages import service_errors
-from analytics.figures.anomalies import anomaly_figure
+from analytics.dashboard import (
+    anomaly_columns,
+    anomaly_review,
+    charts,
+    given_marks,
+    mark,
+    marks_of,
+    page,
+    service_errors,
+    session,
+    undo,
+    undoable,
+    visitor,
+)
+from analytics.figures import anomaly_figure
 from analytics.pages import page_at
-from analytics.usage.metrics import METRIC_LABELS, count_text
+from analytics.usage import METRIC_LABELS, count_text
 
 LISTED = {"new": "New", "all": "All"}
 

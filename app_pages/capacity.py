@@ -8,58 +8,60 @@ import os
 import pandas as pd
 import streamlit as st
 
-from analytics.alerts.budget_events import in_units
-from analytics.capacity import Asked, comparison_text
-from analytics.capacity.budgets import COST, DEFAULT_WARNING, evaluation_frame
-from analytics.capacity.decision import (
+from analytics.alerts import in_units
+from analytics.capacity import (
+    COST,
     DEFAULT_RISK,
     DEFAULT_TERM,
+    DEFAULT_WARNING,
+    Asked,
     Decision,
-)
-from analytics.capacity.forecasting import (
     WhatIf,
     WhatIfError,
     Workload,
+    comparison_text,
+    evaluation_frame,
     parse_growth,
     parse_workload,
 )
-from analytics.cost.prices import PricingFileError, unpriced_text
-from analytics.cost.teams import TeamFileError
+from analytics.cost import PricingFileError, TeamFileError, unpriced_text
 from analytics.dashboard import (
+    BUDGET_ORDER,
+    NEEDS_PRICING,
+    USAGE_BY_KEY,
+    budget_columns,
+    budget_statuses,
+    change_columns,
     charts,
+    chosen_budgets,
     data,
     deciding,
     decision_panel,
     downloads,
-    keys_and_limits,
-    page,
-    session,
-    visitor,
-)
-from analytics.dashboard.budget_settings import budget_statuses, chosen_budgets
-from analytics.dashboard.column_config import (
-    BUDGET_ORDER,
-    budget_columns,
-    change_columns,
     key_name_columns,
+    keys_and_limits,
     metric_number,
     money_column,
+    page,
+    plan_panel,
+    service_errors,
+    session,
+    settings_name,
+    visitor,
     with_changes_shown,
 )
-from analytics.dashboard.messages import service_errors
-from analytics.dashboard.plan_panel import plan_panel
-from analytics.dashboard.settings_in_force import NEEDS_PRICING, settings_name
-from analytics.figures.capacity import forecast_figure
+from analytics.figures import forecast_figure
 from analytics.pages import COMPARISON_TABS, GUARDRAILS_SECTION, PER_KEY_TAB, page_at
-from analytics.reports.meeting import render, team_note
-from analytics.reports.paper import ReportSettingsError, report_page_size
-from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
-from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.usage.calendar import PERIOD_TITLES, range_text, utc_today
-from analytics.usage.metrics import (
-    METRIC_LABELS,
-    TOTAL_CHARACTERS,
+from analytics.reports import MISSING as CHROMIUM_MISSING
+from analytics.reports import (
+    ReportSettingsError,
+    find_chromium,
+    html_to_pdf,
+    render,
+    report_page_size,
+    team_note,
 )
+from analytics.usage import METRIC_LABELS, PERIOD_TITLES, TOTAL_CHARACTERS, range_text, utc_today
 
 DRIVER_VALUES = ["previous", "current", "change", "change %"]
 TERMS = [1, 3, 6, 12, 24, 36]  # months
@@ -143,7 +145,7 @@ try:
         review, read = data.review(source, chosen, today, document, priced)
 except (PricingFileError, TeamFileError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
-    priced = data.USAGE_BY_KEY
+    priced = USAGE_BY_KEY
     with service_errors(source):
         review, read = data.review(source, chosen, today, document, priced)
 if review.unpriced:

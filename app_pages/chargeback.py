@@ -2,19 +2,21 @@
 
 import streamlit as st
 
-from analytics.cost.chargeback import TOTAL
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
-from analytics.dashboard import data, session, visitor
-from analytics.dashboard.column_config import CHARGEBACK_ORDER, chargeback_columns
-from analytics.dashboard.settings_in_force import (
+from analytics.cost import TOTAL, PricingFileError, TeamFileError
+from analytics.dashboard import (
+    CHARGEBACK_ORDER,
     NEEDS_PRICING,
+    View,
+    chargeback_columns,
+    data,
     say_unpriced,
+    session,
     settings_name,
     view_settings,
+    visitor,
     with_upload,
 )
-from analytics.usage.calendar import range_text
+from analytics.usage import range_text
 
 source = visitor.current().source
 chosen = session.chosen_range()
@@ -40,7 +42,7 @@ else:
 
 settings = with_upload(view_settings(source), "pricing", pricing_upload, source)
 settings = with_upload(settings, "teams", teams_upload, source)
-money = data.View(settings, cost=True, by_team=settings.document("teams") is not None)
+money = View(settings, cost=True, by_team=settings.document("teams") is not None)
 if settings.document("pricing") is None:
     more = "" if team_scope else " Or choose the files above."
     st.info(f"{NEEDS_PRICING}{more}", icon=":material/payments:")

@@ -3,21 +3,32 @@ Parquet, and the command and crontab line that write the same file."""
 
 import streamlit as st
 
-from analytics.dashboard import data, downloads, page, session, visitor
-from analytics.dashboard.column_config import export_preview_columns
-from analytics.dashboard.data import USAGE_BY_KEY
-from analytics.dashboard.focus_file import focus_file
-from analytics.dashboard.messages import service_errors
-from analytics.dashboard.settings_in_force import (
+from analytics.dashboard import (
     NEEDS_PRICING,
     NEEDS_TEAMS,
+    USAGE_BY_KEY,
+    data,
+    downloads,
+    export_preview_columns,
+    focus_file,
+    page,
     say_unpriced,
+    service_errors,
+    session,
     settings_name,
+    visitor,
 )
 from analytics.exit_codes import exit_codes_text
-from analytics.exports.commands import EXPORT_EXIT_CODES, export_command, export_crontab
-from analytics.exports.requests import ExportRequest
-from analytics.exports.vocabulary import COST_COLUMNS_TEXT, GROUPINGS, SOURCES, ExportSource
+from analytics.exports import (
+    COST_COLUMNS_TEXT,
+    EXPORT_EXIT_CODES,
+    GROUPINGS,
+    SOURCES,
+    ExportRequest,
+    ExportSource,
+    export_command,
+    export_crontab,
+)
 from analytics.pages import page_at
 
 EXCEL_MAX_ROWS = 1_048_575  # one sheet, below the header row

@@ -3,14 +3,11 @@ purpose, the top keys, and one key's usage by service."""
 
 import streamlit as st
 
-from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PRICED_METRICS
-from analytics.dashboard import charts, data, keys_and_limits, page, session, visitor
-from analytics.dashboard.settings_in_force import settings_name
+from analytics.cost import COST_LABELS, PRICED_METRICS
+from analytics.dashboard import charts, data, keys_and_limits, page, session, settings_name, visitor
 from analytics.figures import usage as figures
-from analytics.keys.limits import with_owners
-from analytics.usage import calendar, tables
-from analytics.usage.metrics import METRIC_LABELS, METRICS
+from analytics.keys import with_owners
+from analytics.usage import METRIC_LABELS, METRICS, calendar, tables
 
 source = visitor.current().source
 chosen = session.chosen_range()

@@ -4,9 +4,7 @@ v2→v3 changes."""
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import language_cache, visitor
-from analytics.dashboard.column_config import language_columns
-from analytics.dashboard.messages import service_errors
+from analytics.dashboard import language_cache, language_columns, service_errors, visitor
 from analytics.pages import LANGUAGE_TABS, page_at
 
 source = visitor.current().source

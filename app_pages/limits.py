@@ -7,39 +7,40 @@ from functools import partial
 import streamlit as st
 
 from analytics.dashboard import (
+    allowance_bar,
+    audit_columns,
+    choice_to_address,
     guardrails_panel,
+    key_dialog,
+    key_limit_columns,
     keys_and_limits,
     page,
     rotation_panel,
     secret_dialog,
+    service_errors,
+    store_errors,
     visitor,
 )
-from analytics.dashboard.column_config import audit_columns, key_limit_columns
-from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.plan_panel import allowance_bar
-from analytics.dashboard.session import choice_to_address
-from analytics.keys.audit import audit_table
-from analytics.keys.join import key_name, named_keys
-from analytics.keys.limits import (
+from analytics.keys import (
+    MAX_LABEL,
     KeyRow,
+    audit_table,
     key_counts,
     key_facts,
+    key_name,
     key_view_table,
+    label_problem,
+    limit_preview,
     limits_note,
+    milliseconds,
+    minutes,
+    named_keys,
+    rename_preview,
     shown_limits,
     with_owners,
 )
-from analytics.keys.preview import (
-    MAX_LABEL,
-    label_problem,
-    limit_preview,
-    milliseconds,
-    minutes,
-    rename_preview,
-)
 from analytics.pages import GUARDRAILS_SECTION, page_at
-from analytics.usage import calendar
-from analytics.usage.metrics import count_text
+from analytics.usage import calendar, count_text
 
 here = visitor.current()  # who acts, and what they may change
 source = here.source
@@ -74,7 +75,7 @@ def create_form() -> secret_dialog.Making | None:
         else "Without a label the service gives the key its default one."
     )
     create_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="create_cancel", on_click=keys_and_limits.close_dialog)
+    cancel_col.button("Cancel", key="create_cancel", on_click=key_dialog.close_dialog)
     if (
         create_col.button("Create", type="primary", key="create_submit", icon=":material/add:")
         and ok
@@ -83,7 +84,7 @@ def create_form() -> secret_dialog.Making | None:
     return None
 
 
-@st.dialog("Create a key", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Create a key", on_dismiss=key_dialog.close_dialog)
 def create_dialog() -> None:
     secret_dialog.secret_form(
         "create",
@@ -92,7 +93,7 @@ def create_dialog() -> None:
     )
 
 
-@st.dialog("Deactivate a key", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Deactivate a key", on_dismiss=key_dialog.close_dialog)
 def deactivate_dialog(row: KeyRow) -> None:
     key = row.key
     assert key is not None
@@ -104,7 +105,7 @@ def deactivate_dialog(row: KeyRow) -> None:
     if keys_and_limits.confirmed_for_good("deactivate", key) and keys_and_limits.deactivate(
         source, here.permission(key=key), row
     ):
-        keys_and_limits.close_dialog()
+        key_dialog.close_dialog()
         st.rerun()
 
 
@@ -114,10 +115,10 @@ title.button(
     icon=":material/add:",
     disabled=not allowed.allowed or making,
     key="create_open",
-    on_click=keys_and_limits.open_dialog,
+    on_click=key_dialog.open_dialog,
     args=("create",),
 )
-if keys_and_limits.dialog() == ("create", None):
+if key_dialog.dialog() == ("create", None):
     create_dialog()
 st.caption(
     "Every developer key of the organization, used or not, with this usage period's use "
@@ -129,7 +130,7 @@ st.caption(
 )
 if allowed.refusal:
     st.info(allowed.refusal, icon=":material/visibility:")
-if outcome := keys_and_limits.said():
+if outcome := key_dialog.said():
     message, failed = outcome
     if failed:
         st.error(message, icon=":material/error:")
@@ -285,10 +286,10 @@ for column, (dialog, label, icon) in zip(st.columns(len(KEY_DIALOGS)), KEY_DIALO
         icon=icon,
         disabled=not changeable or making,
         key=f"{dialog}_open",
-        on_click=keys_and_limits.open_dialog,
+        on_click=key_dialog.open_dialog,
         args=(dialog, key.key_id),
     )
-opened = keys_and_limits.dialog()
+opened = key_dialog.dialog()
 if opened and opened[1] in by_id and here.permission(key=by_id[opened[1]].key).allowed:
     if opened[0] == "deactivate":
         deactivate_dialog(by_id[opened[1]])

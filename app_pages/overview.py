@@ -3,26 +3,31 @@ the plan's billing period, and the service mix over time."""
 
 import streamlit as st
 
-from analytics.anomalies.listing import new_anomalies
-from analytics.cost.money import amount_text
-from analytics.cost.priced import (
+from analytics.anomalies import new_anomalies
+from analytics.cost import (
     BASE_FEE,
     BASE_FEE_SHARE,
     TOTAL_COST,
     USAGE_COST,
+    amount_text,
     cost_tiles,
     why_free,
 )
-from analytics.dashboard import anomaly_review, charts, data, page, session, visitor
-from analytics.dashboard.anomaly_review import given_marks
-from analytics.dashboard.messages import service_errors
-from analytics.dashboard.plan_panel import plan_panel
-from analytics.dashboard.settings_in_force import settings_name
+from analytics.dashboard import (
+    anomaly_review,
+    charts,
+    data,
+    given_marks,
+    page,
+    plan_panel,
+    service_errors,
+    session,
+    settings_name,
+    visitor,
+)
 from analytics.figures import usage as figures
 from analytics.pages import page_at
-from analytics.usage import calendar, tables
-from analytics.usage.frames import totals
-from analytics.usage.metrics import TOTAL_CHARACTERS, format_value
+from analytics.usage import TOTAL_CHARACTERS, calendar, format_value, tables, totals
 
 source = visitor.current().source
 chosen = session.chosen_range()

@@ -4,12 +4,20 @@
 import streamlit as st
 
 from analytics import languages
-from analytics.dashboard import charts, data, language_cache, page, session, visitor
-from analytics.dashboard.column_config import in_percent, language_columns, pair_table_columns
-from analytics.dashboard.messages import service_errors
+from analytics.dashboard import (
+    charts,
+    data,
+    in_percent,
+    language_cache,
+    language_columns,
+    page,
+    pair_table_columns,
+    service_errors,
+    session,
+    visitor,
+)
 from analytics.figures import usage as figures
-from analytics.usage import tables
-from analytics.usage.metrics import METRIC_LABELS, METRICS, format_value
+from analytics.usage import METRIC_LABELS, METRICS, format_value, tables
 
 RESOURCE = "translate_text"
 

@@ -3,16 +3,21 @@ with each tag's cost and team), and one tag's days."""
 
 import streamlit as st
 
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
-from analytics.dashboard import charts, data, page, session, visitor
-from analytics.dashboard.column_config import in_percent, tag_table_columns
-from analytics.dashboard.data import USAGE_BY_KEY
-from analytics.dashboard.messages import service_errors
-from analytics.dashboard.settings_in_force import settings_name
+from analytics.cost import PricingFileError, TeamFileError
+from analytics.dashboard import (
+    USAGE_BY_KEY,
+    charts,
+    data,
+    in_percent,
+    page,
+    service_errors,
+    session,
+    settings_name,
+    tag_table_columns,
+    visitor,
+)
 from analytics.figures import usage as figures
-from analytics.usage import tables
-from analytics.usage.metrics import TAG_METRICS, count_text, format_value, share_text
+from analytics.usage import TAG_METRICS, count_text, format_value, share_text, tables
 
 source = visitor.current().source
 chosen = session.chosen_range()

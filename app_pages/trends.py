@@ -5,13 +5,20 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.cost.priced import COST_LABELS
-from analytics.dashboard import charts, data, page, session, visitor
-from analytics.dashboard.column_config import in_percent, key_table_columns, key_table_order
-from analytics.dashboard.settings_in_force import settings_name
+from analytics.cost import COST_LABELS
+from analytics.dashboard import (
+    charts,
+    data,
+    in_percent,
+    key_table_columns,
+    key_table_order,
+    page,
+    session,
+    settings_name,
+    visitor,
+)
 from analytics.figures import usage as figures
-from analytics.usage import calendar, tables
-from analytics.usage.metrics import METRIC_LABELS, METRICS
+from analytics.usage import METRIC_LABELS, METRICS, calendar, tables
 
 source = visitor.current().source
 chosen_range = session.chosen_range()

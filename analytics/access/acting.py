@@ -14,10 +14,9 @@ from collections.abc import Callable, Mapping
 
 from analytics.access.roles import Reach
 from analytics.access.scope import WHOLE_ORGANIZATION, Visible
-from analytics.cost.teams import Teams
-from analytics.keys.changes import KeyRule, every_key, no_key
-from analytics.keys.join import masked
-from analytics.service.models import DeveloperKey
+from analytics.cost import Teams
+from analytics.keys import KeyRule, every_key, masked, no_key
+from analytics.service import DeveloperKey
 
 
 def key_rule(reach: Reach, teams: Teams, recorded: Mapping[str, str]) -> KeyRule:

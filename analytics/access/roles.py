@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from analytics.cost.teams import UNASSIGNED
+from analytics.cost import UNASSIGNED
 
 
 class Role(StrEnum):

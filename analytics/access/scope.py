@@ -22,13 +22,11 @@ import pandas as pd
 
 from analytics.access.roles import Reach
 from analytics.anomalies import Whole
-from analytics.capacity.budgets import BudgetSettings
-from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
-from analytics.keys.join import join, masked
-from analytics.service.models import DeveloperKey
-from analytics.usage.frames import PAIR_COLUMNS, pair_day_frame
-from analytics.usage.metrics import METRICS, counted
-from analytics.usage.pipeline import FetchedRange
+from analytics.capacity import BudgetSettings
+from analytics.cost import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams
+from analytics.keys import join, masked
+from analytics.service import DeveloperKey
+from analytics.usage import METRICS, PAIR_COLUMNS, FetchedRange, counted, pair_day_frame
 
 
 class OutOfScope(LookupError):

@@ -22,15 +22,21 @@ from typing import Final
 import pandas as pd
 
 from analytics.access.scope import Visible
-from analytics.capacity import CapacityReview, review_of
-from analytics.capacity.budgets import BudgetSettings, PriceList, contract_year
-from analytics.cost.chargeback import TOTAL, TOTAL_COLUMNS, Chargeback, chargeback, team_spend
-from analytics.cost.priced import PricesInForce, RangeCost
-from analytics.cost.prices import PRICED_METRICS, Pricing
-from analytics.cost.teams import NO_TEAMS, Teams
-from analytics.usage.metrics import TOTAL_CHARACTERS
-from analytics.usage.pipeline import FetchedRange
-from analytics.usage.reader import UsageReader
+from analytics.capacity import BudgetSettings, CapacityReview, PriceList, contract_year, review_of
+from analytics.cost import (
+    NO_TEAMS,
+    PRICED_METRICS,
+    TOTAL,
+    TOTAL_COLUMNS,
+    Chargeback,
+    PricesInForce,
+    Pricing,
+    RangeCost,
+    Teams,
+    chargeback,
+    team_spend,
+)
+from analytics.usage import TOTAL_CHARACTERS, FetchedRange, UsageReader
 
 COST_FORECASTS: Final = "The cost forecasts"
 

@@ -17,8 +17,8 @@ from datetime import datetime
 from sqlalchemy import insert, select, update
 
 from analytics.access.scope import WHOLE_ORGANIZATION, Scope
-from analytics.storage.schema import api_tokens as table
-from analytics.usage.records import Records
+from analytics.storage import api_tokens as table
+from analytics.usage import Records
 
 # A token starts with this, so a secret scanner (and a person) can tell it for what it is.
 PREFIX = "uda_"

@@ -6,32 +6,56 @@ the function its module is named after."""
 
 from analytics.alerts.alerts_file import (
     AlertsConfig,
+    AlertsFile,
     AlertsFileError,
+    Email,
     Rotations,
     load_alerts,
     parse_alerts,
+    parse_alerts_file,
     rotation_settings,
+    with_secrets,
 )
-from analytics.alerts.budget_events import budget_amount, guardrail_events
+from analytics.alerts.anomaly_events import anomaly_events
+from analytics.alerts.budget_events import (
+    LINK,
+    budget_amount,
+    budget_events,
+    guardrail_events,
+    in_units,
+)
 from analytics.alerts.delivery import DeliveryError, deliver, send_mail
 from analytics.alerts.delivery_state import DeliveryState, delivery_store
 from analytics.alerts.events import Event
-from analytics.alerts.rotation_events import key_age_events
+from analytics.alerts.message_forms import Attachment, mail, with_attachment
+from analytics.alerts.rotation_events import key_age_events, rotation_events
 
 __all__ = [
+    "LINK",
     "AlertsConfig",
+    "AlertsFile",
     "AlertsFileError",
+    "Attachment",
     "DeliveryError",
     "DeliveryState",
+    "Email",
     "Event",
     "Rotations",
+    "anomaly_events",
     "budget_amount",
+    "budget_events",
     "deliver",
     "delivery_store",
     "guardrail_events",
+    "in_units",
     "key_age_events",
     "load_alerts",
+    "mail",
     "parse_alerts",
+    "parse_alerts_file",
+    "rotation_events",
     "rotation_settings",
     "send_mail",
+    "with_attachment",
+    "with_secrets",
 ]

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import msgspec
 from pydantic import SecretStr
 
-from analytics.storage.tomlfiles import parse_toml, read_text
+from analytics.storage import parse_toml, read_text
 
 Security = Literal["starttls", "ssl", "none"]
 WebhookKind = Literal["slack", "teams", "json"]

@@ -20,13 +20,11 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from analytics.alerts.events import Event
-from analytics.capacity.budgets import Evaluation
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.guardrails.limit_plan import Plan
-from analytics.guardrails.plan_tables import blocked, exhausted
-from analytics.guardrails.rules import MEASURE_NAMES, limit_of, limit_text
+from analytics.capacity import Evaluation
+from analytics.cost import MINOR_UNITS
+from analytics.guardrails import MEASURE_NAMES, Plan, blocked, exhausted, limit_of, limit_text
 from analytics.pages import GUARDRAILS_SECTION, page_at
-from analytics.usage.metrics import METRIC_LABELS, share_text
+from analytics.usage import METRIC_LABELS, share_text
 
 LINK = page_at("capacity").link()  # the dashboard page with budgets and forecasts
 # The Keys & limits page, its Guardrails section open.

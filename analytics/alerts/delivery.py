@@ -28,7 +28,7 @@ from analytics.alerts.alerts_file import AlertsConfig, Email, Webhook
 from analytics.alerts.delivery_state import DeliveryState
 from analytics.alerts.events import Event
 from analytics.alerts.message_forms import event_mail, webhook_payload
-from analytics.service.errors import one_line
+from analytics.service import one_line
 
 SMTP_TIMEOUT = 30.0
 WEBHOOK_TIMEOUT = 15.0

@@ -25,11 +25,10 @@ from typing import Final, Literal, NamedTuple
 from sqlalchemy import Connection, delete, select
 
 from analytics.alerts.events import LEVELS, Event, rank
-from analytics.service.service_connection import ServiceConnection, default_history_path
-from analytics.storage.schema import deliveries as table
-from analytics.storage.state_store import Store, embedded_store, upsert
-from analytics.usage.calendar import utc_now
-from analytics.usage.records import store_of
+from analytics.service import ServiceConnection, default_history_path
+from analytics.storage import Store, embedded_store, upsert
+from analytics.storage import deliveries as table
+from analytics.usage import store_of, utc_now
 
 HORIZON = timedelta(days=180)
 LOCK: Final = "alert delivery"

@@ -8,10 +8,9 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 from analytics.alerts.events import Event
-from analytics.keys.join import key_name, masked
-from analytics.keys.rotation import Watch
+from analytics.keys import Watch, key_name, masked
 from analytics.pages import page_at
-from analytics.service.models import DeveloperKey
+from analytics.service import DeveloperKey
 
 LINK = page_at("limits").link()  # Keys & limits: the rotation's panel, and Rotate
 

@@ -9,13 +9,15 @@ steps an answer is made of (the detection and its look-back, one anomaly's windo
 their modules, for the answers alone to compose (tests/product/test_questions_once.py)."""
 
 from analytics.anomalies.listing import (
+    TABLE_COLUMNS,
     anomaly_counts,
     anomaly_name,
     anomaly_table,
+    named_series,
     new_anomalies,
     shown_anomalies,
 )
-from analytics.anomalies.lookback import anomalies_in, anomaly_days
+from analytics.anomalies.lookback import anomalies_in, anomaly_days, judged_days
 from analytics.anomalies.marks import (
     MARKS,
     STATUSES,
@@ -25,6 +27,7 @@ from analytics.anomalies.marks import (
     check_id,
     status,
 )
+from analytics.anomalies.measured import method_caption
 from analytics.anomalies.model import (
     KIND_TITLES,
     KINDS,
@@ -41,6 +44,7 @@ __all__ = [
     "MARKS",
     "ORGANIZATION",
     "STATUSES",
+    "TABLE_COLUMNS",
     "Anomaly",
     "Kind",
     "Mark",
@@ -54,6 +58,9 @@ __all__ = [
     "anomaly_name",
     "anomaly_table",
     "check_id",
+    "judged_days",
+    "method_caption",
+    "named_series",
     "new_anomalies",
     "shown_anomalies",
     "status",

@@ -34,8 +34,7 @@ from analytics.anomalies.model import (
     KeySeries,
     Whole,
 )
-from analytics.usage.frames import labels, within
-from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
+from analytics.usage import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS, labels, within
 
 BASELINE_WEEKS: Final = 8  # a power of two (see over_weeks)
 BASELINE_DAYS: Final = 7 * BASELINE_WEEKS

@@ -56,7 +56,7 @@ from analytics.anomalies.baseline import (
 )
 from analytics.anomalies.model import WHOLE_ORGANIZATION, Anomaly, Severity, Whole
 from analytics.anomalies.usual import WEEKDAY_RATIO, spike_bounds
-from analytics.usage.metrics import METRICS, is_minutes
+from analytics.usage import METRICS, is_minutes
 
 # The engine's interface: `find_anomalies`, what it finds, the days it reads before a checked
 # range, and the rule a new key must pass.

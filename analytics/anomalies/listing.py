@@ -19,8 +19,7 @@ from analytics.anomalies.model import (
     units,
 )
 from analytics.anomalies.usual import baseline
-from analytics.usage.metrics import METRIC_LABELS, is_minutes
-from analytics.usage.tables import key_display
+from analytics.usage import METRIC_LABELS, is_minutes, key_display
 
 TABLE_COLUMNS: Final = [
     "severity", "status", "kind", "api_key_label", "api_key", "metric", "first", "last",

@@ -10,8 +10,7 @@ import pandas as pd
 from analytics.anomalies.detect import LOOKBACK_DAYS, Anomaly, find_anomalies
 from analytics.anomalies.listing import anomaly_window
 from analytics.anomalies.model import WHOLE_ORGANIZATION, Whole
-from analytics.usage.pipeline import FetchedRange
-from analytics.usage.reader import UsageReader
+from analytics.usage import FetchedRange, UsageReader
 
 
 def judged_days(start: date, end: date) -> tuple[date, date]:

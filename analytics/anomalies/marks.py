@@ -20,12 +20,10 @@ import msgspec
 from sqlalchemy import Connection, delete, select
 
 from analytics.anomalies.model import KINDS, ORGANIZATION
-from analytics.service.service_connection import ServiceConnection
-from analytics.storage.schema import marks as table
-from analytics.storage.state_store import upsert
-from analytics.usage.calendar import utc_now
-from analytics.usage.metrics import METRICS
-from analytics.usage.records import Records, records_of
+from analytics.service import ServiceConnection
+from analytics.storage import marks as table
+from analytics.storage import upsert
+from analytics.usage import METRICS, Records, records_of, utc_now
 
 Mark = Literal["expected", "acknowledged"]
 MARKS: Final[tuple[Mark, ...]] = ("expected", "acknowledged")

@@ -12,13 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Final, Literal, get_args
 
-from analytics.usage.metrics import (
-    METRIC_LABELS,
-    TOTAL_CHARACTERS,
-    Metric,
-    format_value,
-    share_text,
-)
+from analytics.usage import METRIC_LABELS, TOTAL_CHARACTERS, Metric, format_value, share_text
 
 # The organization's own series, under a key no masked key can be.
 ORGANIZATION: Final = "organization"

@@ -69,7 +69,7 @@ from analytics.anomalies.baseline import (
     middle,
 )
 from analytics.anomalies.model import ORGANIZATION
-from analytics.usage.metrics import METRICS, TOTAL_CHARACTERS, is_minutes
+from analytics.usage import METRICS, TOTAL_CHARACTERS, is_minutes
 
 TRIM: Final = 0.1
 WEEKDAY_SE: Final = 4.0

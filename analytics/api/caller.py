@@ -18,15 +18,13 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from analytics.access import Scope, Visible
-from analytics.access.tokens import ApiToken, Tokens
-from analytics.cli import connecting, settings_in_force
-from analytics.cli.fetching import Fetches
-from analytics.cost.teams import NO_TEAMS
-from analytics.exports.shaping import Costing
-from analytics.service.service_connection import ServiceConnection
-from analytics.settings.in_force import SettingsInForce
-from analytics.usage.records import records_of
+from analytics.access import ApiToken, Scope, Tokens, Visible
+from analytics.cli import Fetches, connecting, settings_in_force
+from analytics.cost import NO_TEAMS
+from analytics.exports import Costing
+from analytics.service import ServiceConnection
+from analytics.settings import SettingsInForce
+from analytics.usage import records_of
 
 
 @dataclass

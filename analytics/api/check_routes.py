@@ -10,15 +10,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from analytics.anomalies.listing import anomaly_name
-from analytics.anomalies.lookback import anomalies_in
+from analytics.anomalies import anomalies_in, anomaly_name
 from analytics.api.caller import CallerDep
 from analytics.api.usage_routes import End, Start, days
-from analytics.capacity.budgets import evaluation_frame
-from analytics.cli import settings_in_force
-from analytics.cli.json_output import json_text, table_json
-from analytics.usage import calendar
-from analytics.usage.calendar import DEFAULT_PRESET, Preset
+from analytics.capacity import evaluation_frame
+from analytics.cli import json_text, settings_in_force, table_json
+from analytics.usage import DEFAULT_PRESET, Preset, calendar
 
 router = APIRouter(tags=["checks"])
 

@@ -19,10 +19,10 @@ from fastapi.responses import JSONResponse
 from analytics.access import OutOfScope
 from analytics.api import check_routes, key_routes, usage_routes
 from analytics.api.caller import RateLimit, caller
-from analytics.cli.failures import UsageProblem
-from analytics.exports.vocabulary import ExportProblem
-from analytics.service.errors import AuthorizationError, ServiceError
-from analytics.storage.state_store import StoreError
+from analytics.cli import UsageProblem
+from analytics.exports import ExportProblem
+from analytics.service import AuthorizationError, ServiceError
+from analytics.storage import StoreError
 
 PREFIX = "/api/v1"
 log = logging.getLogger(__name__)

@@ -9,9 +9,8 @@ from fastapi import APIRouter, HTTPException, Response
 
 from analytics.access import EVERYTHING
 from analytics.api.caller import Caller, CallerDep
-from analytics.cli.json_output import table_json
-from analytics.keys.limits import key_view_table, with_owners
-from analytics.keys.listed import key_view
+from analytics.cli import table_json
+from analytics.keys import key_view, key_view_table, with_owners
 from analytics.usage import calendar
 
 router = APIRouter(tags=["keys"])

@@ -14,14 +14,16 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.responses import StreamingResponse
 
 from analytics.api.caller import Caller, CallerDep
-from analytics.cli import fetching, ranges
-from analytics.cli.json_output import table_json
-from analytics.exports.focus import billing_account, focus_table
-from analytics.exports.formats import export_bytes
-from analytics.exports.requests import ExportRequest
-from analytics.exports.vocabulary import ExportSource, Grouping
-from analytics.usage import calendar
-from analytics.usage.calendar import Preset
+from analytics.cli import fetching, ranges, table_json
+from analytics.exports import (
+    ExportRequest,
+    ExportSource,
+    Grouping,
+    billing_account,
+    export_bytes,
+    focus_table,
+)
+from analytics.usage import Preset, calendar
 
 router = APIRouter(tags=["data"])
 

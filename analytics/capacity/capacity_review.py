@@ -29,23 +29,25 @@ from analytics.capacity.decision import (
 from analytics.capacity.forecasting import (
     Outlook,
     WhatIf,
+    accuracy_text,
     key_forecasts,
     organization_outlook,
     projection_path,
     required_start,
 )
-from analytics.capacity.forecasting import accuracy_text as outlook_accuracy_text
-from analytics.usage.calendar import (
+from analytics.usage import (
+    METRIC_LABELS,
+    MINUTES,
     PERIOD_KINDS,
     PERIOD_TITLES,
+    TOTAL_CHARACTERS,
+    FetchedRange,
     PeriodKind,
+    UsageReader,
     YearStart,
     period_bounds,
+    within,
 )
-from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS
-from analytics.usage.pipeline import FetchedRange
-from analytics.usage.reader import UsageReader
 
 # Month and contract year frame the meeting; the forecast table holds the quarter too.
 CHARTED_PERIODS: tuple[PeriodKind, ...] = ("month", "year")
@@ -145,7 +147,7 @@ class CapacityReview:
         found = self.outlooks.get(metric)
         if found is None:
             return how
-        return f"{how} {METRIC_LABELS[metric]}: {outlook_accuracy_text(found, self.year_start)}"
+        return f"{how} {METRIC_LABELS[metric]}: {accuracy_text(found, self.year_start)}"
 
 
 def review_range(start: date, end: date, today: date, year_start: YearStart) -> tuple[date, date]:
@@ -353,10 +355,3 @@ def decision_of(
         year_start=year_start,
         plan=plan,
     )
-
-
-def accuracy_text(found: Outlook, year_start: YearStart) -> str:
-    """What a forecast states beside it, on the page and in the report: the one accuracy
-    figure, the model serving each period and how often the intervals held
-    (``forecasting.accuracy_text``)."""
-    return outlook_accuracy_text(found, year_start)

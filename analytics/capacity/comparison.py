@@ -15,9 +15,7 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.usage.calendar import previous_range, range_last_year, range_text
-from analytics.usage.frames import labels, within
-from analytics.usage.metrics import METRICS
+from analytics.usage import METRICS, labels, previous_range, range_last_year, range_text, within
 
 DRIVER_COLUMNS = ["api_key", "api_key_label", "previous", "current", "change", "change %"]
 

@@ -15,8 +15,14 @@ settings.
 from analytics.cli import exports, datasets, reports, checks, capacity, lookups, keys, rotations  # noqa: I001
 from analytics.cli import guardrails, serve, http_api, demo, state, settings
 from analytics.cli.program import app, main
+from analytics.cli.json_output import table_json
+from analytics.cli.json_output import json_text
+from analytics.cli.fetching import Fetches
+from analytics.cli.failures import UsageProblem
 
 __all__ = [
+    "Fetches",
+    "UsageProblem",
     "app",
     "capacity",
     "checks",
@@ -25,6 +31,7 @@ __all__ = [
     "exports",
     "guardrails",
     "http_api",
+    "json_text",
     "keys",
     "lookups",
     "main",
@@ -33,4 +40,5 @@ __all__ = [
     "serve",
     "settings",
     "state",
+    "table_json",
 ]

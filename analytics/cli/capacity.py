@@ -14,17 +14,20 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
-from analytics.capacity.budgets import contract_year
-from analytics.capacity.decision import (
+from analytics.capacity import (
     DEFAULT_TERM,
     Costed,
     Decision,
+    Outlook,
+    accuracy_text,
+    backtest_table,
+    contract_year,
+    period_text,
     plain_verdict,
     plan_sentence,
     read_outlooks,
     verdict,
 )
-from analytics.capacity.forecasting import Outlook, accuracy_text, backtest_table, period_text
 from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
 from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text, table_json
@@ -39,14 +42,12 @@ from analytics.cli.what_ifs import (
     asked,
     decided,
 )
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import estimate_text
-from analytics.cost.priced import PricesInForce
-from analytics.usage import calendar
-from analytics.usage.metrics import (
+from analytics.cost import MINOR_UNITS, PricesInForce, estimate_text
+from analytics.usage import (
     METRIC_LABELS,
     MINUTES,
     TOTAL_CHARACTERS,
+    calendar,
     format_value,
     rounded,
     share_text,

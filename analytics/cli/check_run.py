@@ -13,14 +13,11 @@ from typing import Annotated
 
 import typer
 
-from analytics.alerts.alerts_file import AlertsConfig
-from analytics.alerts.delivery import deliver
-from analytics.alerts.delivery_state import DeliveryState, delivery_store
-from analytics.alerts.events import Event
+from analytics.alerts import AlertsConfig, DeliveryState, Event, deliver, delivery_store
 from analytics.cli import connecting, failures, settings_in_force
 from analytics.cli.failures import UsageProblem
 from analytics.exit_codes import DELIVERY
-from analytics.service.service_connection import ServiceConnection
+from analytics.service import ServiceConnection
 
 NotifyOption = Annotated[
     bool,

@@ -11,15 +11,27 @@ from typing import Annotated, Literal
 import pandas as pd
 import typer
 
-from analytics.alerts.anomaly_events import anomaly_events
-from analytics.alerts.budget_events import budget_amount, budget_events, guardrail_events
-from analytics.alerts.events import Event
-from analytics.alerts.rotation_events import key_age_events, rotation_events
-from analytics.anomalies.listing import anomaly_name, new_anomalies
-from analytics.anomalies.lookback import anomalies_in
-from analytics.anomalies.marks import MARKS, Mark, Marks, check_id, status
-from analytics.anomalies.marks import Status as AnomalyStatus
-from analytics.anomalies.model import Anomaly
+from analytics.alerts import (
+    Event,
+    anomaly_events,
+    budget_amount,
+    budget_events,
+    guardrail_events,
+    key_age_events,
+    rotation_events,
+)
+from analytics.anomalies import (
+    MARKS,
+    Anomaly,
+    Mark,
+    Marks,
+    anomalies_in,
+    anomaly_name,
+    check_id,
+    new_anomalies,
+    status,
+)
+from analytics.anomalies import Status as AnomalyStatus
 from analytics.capacity import budgets as budgeting
 from analytics.cli import command_output, connecting, failures, fetching, settings_in_force
 from analytics.cli.check_run import DryRunOption, NotifyOption, check_run
@@ -35,15 +47,12 @@ from analytics.cli.options import (
 )
 from analytics.cli.program import app
 from analytics.exit_codes import BUDGET_EXCEEDED, BUDGET_WARNING, NEW_ANOMALIES
-from analytics.exports.shaping import Costing
+from analytics.exports import Costing
+from analytics.guardrails import NoUsagePeriod, plan_now
 from analytics.guardrails import memory as guardrail_state
-from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
-from analytics.keys.rotation import RotationLog, watched
-from analytics.service.service_connection import ServiceConnection
-from analytics.usage import calendar
-from analytics.usage.frames import labels
-from analytics.usage.metrics import percent_text
-from analytics.usage.records import records_of
+from analytics.keys import RotationLog, watched
+from analytics.service import ServiceConnection
+from analytics.usage import calendar, labels, percent_text, records_of
 
 BUDGET_EXIT_CODES: dict[budgeting.Status, int] = {
     "ok": 0,

@@ -7,8 +7,7 @@ from pydantic import ValidationError
 
 from analytics.cli.failures import UsageProblem
 from analytics.connection import service_client
-from analytics.service.client import ServiceClient
-from analytics.service.service_connection import ServiceConnection, setting_problems
+from analytics.service import ServiceClient, ServiceConnection, setting_problems
 
 
 def service_connection() -> ServiceConnection:

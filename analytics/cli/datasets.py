@@ -27,12 +27,15 @@ from analytics.cli.options import (
     TeamsOption,
 )
 from analytics.cli.program import app
-from analytics.exports import dataset
-from analytics.exports.dataset import Days, Destination
-from analytics.exports.focus import billing_account, focus_file_table
-from analytics.exports.requests import ExportRequest
-from analytics.usage import calendar
-from analytics.usage.pipeline import last_closed_day
+from analytics.exports import (
+    Days,
+    Destination,
+    ExportRequest,
+    billing_account,
+    dataset,
+    focus_file_table,
+)
+from analytics.usage import calendar, last_closed_day
 
 ToOption = Annotated[
     str,

@@ -27,20 +27,27 @@ from analytics.cli.options import (
     TeamsOption,
 )
 from analytics.cli.program import app
-from analytics.exports.focus import billing_account, focus_file_table, focus_table
-from analytics.exports.formats import Format, Piece, export_pieces, format_for, write_export
-from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing, unpriced_warning
-from analytics.exports.vocabulary import (
+from analytics.exports import (
     COST_COLUMNS_TEXT,
+    Costing,
     CostNotOffered,
     ExportProblem,
+    ExportRequest,
     ExportSource,
     Field,
     FileNeeded,
+    Format,
     FormatUnknown,
     Grouping,
     GroupingNotOffered,
+    Piece,
+    billing_account,
+    export_pieces,
+    focus_file_table,
+    focus_table,
+    format_for,
+    unpriced_warning,
+    write_export,
 )
 from analytics.usage import calendar
 

@@ -13,13 +13,12 @@ from contextlib import contextmanager
 import stamina
 import typer
 
-from analytics.alerts.alerts_file import AlertsFileError
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
+from analytics.alerts import AlertsFileError
+from analytics.cost import PricingFileError, TeamFileError
 from analytics.exit_codes import CLOSED_PIPE, FORBIDDEN, SERVICE, STORE, UNEXPECTED, USAGE
-from analytics.service.errors import AuthorizationError, BadRequestError, ServiceError
-from analytics.settings.parts import SettingsProblem
-from analytics.storage.state_store import StoreError, StoreUnavailable
+from analytics.service import AuthorizationError, BadRequestError, ServiceError
+from analytics.settings import SettingsProblem
+from analytics.storage import StoreError, StoreUnavailable
 
 
 class UsageProblem(Exception):

@@ -19,17 +19,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.access import EVERYTHING, Visible
-from analytics.access.scope import Read
+from analytics.access import EVERYTHING, Read, Visible
 from analytics.cli import connecting
-from analytics.exports.vocabulary import REPORTS, Report
-from analytics.keys.audit import AuditLog
-from analytics.keys.listed import LimitStatus, limit_status
-from analytics.service.errors import AuthorizationError
-from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.service.service_connection import ServiceConnection
-from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import FetchedRange
+from analytics.exports import REPORTS, Report
+from analytics.keys import AuditLog, LimitStatus, limit_status
+from analytics.service import AuthorizationError, DeveloperKey, PlanUsage, ServiceConnection
+from analytics.usage import FetchedRange, HistoryStore
 
 
 def _fetch(

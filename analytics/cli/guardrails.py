@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 import typer
 
-from analytics.capacity.budgets import BudgetSettings
+from analytics.capacity import BudgetSettings
 from analytics.cli import command_output, connecting, failures, fetching, program, settings_in_force
 from analytics.cli.checks import BudgetsOption
 from analytics.cli.failures import UsageProblem
@@ -36,28 +36,26 @@ from analytics.cli.options import (
 )
 from analytics.cli.program import app
 from analytics.exit_codes import plan_ending
-from analytics.exports.shaping import Costing
-from analytics.guardrails import apply
-from analytics.guardrails import memory as guardrail_state
-from analytics.guardrails.inputs_from_reader import NoUsagePeriod, plan_now
-from analytics.guardrails.limit_plan import Plan
-from analytics.guardrails.memory import Memory
-from analytics.guardrails.plan_tables import (
+from analytics.exports import Costing
+from analytics.guardrails import (
+    Memory,
+    NoUsagePeriod,
+    Plan,
+    apply,
     beside_plan,
     key_table,
     largest_cuts_first,
+    plan_now,
     plan_record,
     share_table,
     shown,
     stopping,
     warnings,
 )
-from analytics.keys import changes
-from analytics.keys.audit import AuditLog
-from analytics.service.service_connection import ServiceConnection
-from analytics.usage import calendar
-from analytics.usage.metrics import count_text, counted
-from analytics.usage.records import Records, records_of
+from analytics.guardrails import memory as guardrail_state
+from analytics.keys import AuditLog, changes
+from analytics.service import ServiceConnection
+from analytics.usage import Records, calendar, count_text, counted, records_of
 
 guardrails_app = program.command_group(
     app,

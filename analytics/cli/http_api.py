@@ -17,14 +17,14 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.access.tokens import TokenNotFound, Tokens
+from analytics.access import TokenNotFound, Tokens
 from analytics.cli import command_output, connecting, failures, program, settings_in_force
 from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text
 from analytics.cli.keys import who
 from analytics.cli.options import DebugOption, DemoOption
 from analytics.cli.program import app
-from analytics.usage.records import records_of
+from analytics.usage import records_of
 
 api_app = program.command_group(app, "api", "The HTTP API's bearer tokens (see serve-api).")
 tokens_app = program.command_group(

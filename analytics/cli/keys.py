@@ -26,16 +26,28 @@ from analytics.cli.failures import UsageProblem
 from analytics.cli.json_output import json_text, table_json
 from analytics.cli.options import DebugOption, DemoOption
 from analytics.cli.program import app
-from analytics.keys import changes, listed
-from analytics.keys.audit import AuditLog, audit_table
-from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, named_keys, pick
-from analytics.keys.limits import KeyRow, key_view_table, shown_limits, with_owners
-from analytics.keys.preview import label_problem, limit_preview, milliseconds, rename_preview
-from analytics.service.client import KEEP, Keep, Limit
-from analytics.service.models import DeveloperKey
-from analytics.service.service_connection import ServiceConnection
-from analytics.usage import calendar
-from analytics.usage.metrics import count_text
+from analytics.keys import (
+    MASK_STARS,
+    AuditLog,
+    KeyNotFound,
+    KeyRow,
+    audit_table,
+    changes,
+    join,
+    key_name,
+    key_view_table,
+    label_problem,
+    limit_preview,
+    listed,
+    milliseconds,
+    named_keys,
+    pick,
+    rename_preview,
+    shown_limits,
+    with_owners,
+)
+from analytics.service import KEEP, DeveloperKey, Keep, Limit, ServiceConnection
+from analytics.usage import calendar, count_text
 
 keys_app = program.command_group(
     app,

@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.capacity.budgets import current_plan
+from analytics.capacity import current_plan
 from analytics.cli import command_output, connecting, failures, fetching
 from analytics.cli.json_output import json_text
 from analytics.cli.options import DebugOption, DemoOption, TableOrJsonOption
 from analytics.cli.program import app
 from analytics.languages import language_table
-from analytics.service.models import Resource
+from analytics.service import Resource
 from analytics.usage import calendar
 
 ListFormat = Literal["table", "csv"]

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from analytics.usage.calendar import Preset
+from analytics.usage import Preset
 
 DemoOption = Annotated[
     bool, typer.Option("--demo", help="Use the embedded demo organization instead of a service.")

@@ -14,7 +14,7 @@ from typer.core import TyperGroup, TyperOption
 
 from analytics.cli.failures import closed_output
 from analytics.exit_codes import EXIT_CODES, UNEXPECTED, exit_codes_text
-from analytics.storage.allocator import use_system_allocator
+from analytics.storage import use_system_allocator
 
 
 class OneLineErrors(TyperGroup):

@@ -6,7 +6,7 @@ from datetime import date
 
 from analytics.cli.connecting import service_connection
 from analytics.cli.failures import UsageProblem
-from analytics.usage.calendar import Preset, resolve
+from analytics.usage import Preset, resolve
 
 
 def _day(value: str | None, name: str) -> date | None:

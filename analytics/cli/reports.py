@@ -12,15 +12,16 @@ from typing import Annotated, Literal
 import typer
 
 from analytics.access import Visible, scoped_review
-from analytics.alerts.alerts_file import Email
-from analytics.alerts.budget_events import LINK as CAPACITY_LINK
-from analytics.alerts.delivery import DeliveryError, send_mail
-from analytics.alerts.message_forms import Attachment, mail, with_attachment
-from analytics.capacity import Asked, CapacityReview, review_of
-from analytics.capacity.budgets import DEFAULT_WARNING, BudgetSettings
-from analytics.capacity.decision import (
+from analytics.alerts import LINK as CAPACITY_LINK
+from analytics.alerts import Attachment, DeliveryError, Email, mail, send_mail, with_attachment
+from analytics.capacity import (
     DEFAULT_TERM,
+    DEFAULT_WARNING,
+    Asked,
+    BudgetSettings,
+    CapacityReview,
     Decision,
+    review_of,
 )
 from analytics.cli import (
     command_output,
@@ -36,15 +37,19 @@ from analytics.cli.failures import UsageProblem
 from analytics.cli.options import AlertsOption, DebugOption, DemoOption
 from analytics.cli.program import app
 from analytics.exit_codes import DELIVERY
-from analytics.exports.shaping import Costing
-from analytics.reports.meeting import render, team_note
-from analytics.reports.paper import PageSize, ReportSettingsError, report_page_size
-from analytics.reports.pdf import MISSING as CHROMIUM_MISSING
-from analytics.reports.pdf import find_chromium, html_to_pdf
-from analytics.storage.files import write_atomic
-from analytics.usage import calendar
-from analytics.usage.calendar import range_text
-from analytics.usage.pipeline import FetchedRange
+from analytics.exports import Costing
+from analytics.reports import MISSING as CHROMIUM_MISSING
+from analytics.reports import (
+    PageSize,
+    ReportSettingsError,
+    find_chromium,
+    html_to_pdf,
+    render,
+    report_page_size,
+    team_note,
+)
+from analytics.storage import write_atomic
+from analytics.usage import FetchedRange, calendar, range_text
 
 ReportFormat = Literal["html", "pdf"]
 OutputOption = Annotated[

@@ -29,18 +29,21 @@ from analytics.cli.keys import (
 from analytics.cli.options import DebugOption, DemoOption, TableOrJsonOption
 from analytics.exit_codes import SERVICE, STILL_IN_USE
 from analytics.guardrails import memory as guardrail_state
-from analytics.keys import RotationLog, finish, leaked, rotate, watched
-from analytics.keys.join import key_name
-from analytics.keys.rotation import (
+from analytics.keys import (
     ReplacementFailed,
+    RotationLog,
     RotationRefused,
     StillInUse,
     default_label,
+    finish,
+    key_name,
+    leaked,
+    rotate,
     rotation_table,
+    watched,
 )
-from analytics.settings.succession import carry_over
-from analytics.usage import calendar
-from analytics.usage.records import records_of
+from analytics.settings import carry_over
+from analytics.usage import calendar, records_of
 
 rotation_app = program.command_group(
     keys_app,

@@ -20,7 +20,7 @@ from typing import Any
 import typer
 
 from analytics.cli.program import app
-from analytics.storage.bundle import bundle_folder
+from analytics.storage import bundle_folder
 
 
 def streamlit_options(config: Path) -> list[str]:

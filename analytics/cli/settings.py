@@ -23,24 +23,30 @@ from analytics.cli.failures import UsageProblem
 from analytics.cli.keys import at_terminal, who
 from analytics.cli.options import DebugOption, DemoOption
 from analytics.cli.program import app
-from analytics.settings.field_changes import differences
-from analytics.settings.in_force import Place, document, first_start
-from analytics.settings.organization_names import Organization, organization, used_range
-from analytics.settings.parts import (
+from analytics.settings import (
+    NONE_YET,
     PARTS,
+    Organization,
     Part,
+    Place,
+    SavedMeanwhile,
     SettingsProblem,
     check,
+    differences,
+    document,
     file_name,
+    first_start,
+    history,
+    latest,
+    organization,
     part_of,
     route_warning,
+    save,
+    used_range,
+    version,
 )
-from analytics.settings.versions import NONE_YET, SavedMeanwhile, history, latest, save, version
-from analytics.storage.files import write_atomic
-from analytics.storage.tomlfiles import read_text
-from analytics.usage.calendar import utc_now, utc_today
-from analytics.usage.metrics import counted
-from analytics.usage.records import Records
+from analytics.storage import read_text, write_atomic
+from analytics.usage import Records, counted, utc_now, utc_today
 
 settings_app = program.command_group(
     app,

@@ -12,8 +12,8 @@ from datetime import date
 from pathlib import Path
 
 from analytics.access import WHOLE_ORGANIZATION, Scope, Visible
-from analytics.alerts.alerts_file import AlertsConfig
-from analytics.capacity.budgets import (
+from analytics.alerts import AlertsConfig
+from analytics.capacity import (
     BudgetSettings,
     BudgetSettingsError,
     Evaluation,
@@ -22,13 +22,10 @@ from analytics.capacity.budgets import (
 )
 from analytics.cli.connecting import service_connection
 from analytics.cli.failures import UsageProblem
-from analytics.cost.priced import PricesInForce
-from analytics.cost.teams import NO_TEAMS, frame_key_teams
-from analytics.exports.shaping import Costing
-from analytics.settings.in_force import Place, SettingsInForce, settings_in_force
-from analytics.settings.parts import Part
-from analytics.usage.pipeline import FetchedRange
-from analytics.usage.records import records_of
+from analytics.cost import NO_TEAMS, PricesInForce, frame_key_teams
+from analytics.exports import Costing
+from analytics.settings import Part, Place, SettingsInForce, settings_in_force
+from analytics.usage import FetchedRange, records_of
 
 
 def place(demo: bool) -> Place:

@@ -20,9 +20,8 @@ from analytics.cli.program import app
 from analytics.exit_codes import USAGE
 from analytics.guardrails import memory as guardrails
 from analytics.keys import audit
-from analytics.storage.state_store import EMBEDDED_FILE, Store, check_text, embedded_store
-from analytics.usage.metrics import counted
-from analytics.usage.records import Records, store_of
+from analytics.storage import EMBEDDED_FILE, Store, check_text, embedded_store
+from analytics.usage import Records, counted, store_of
 
 state_app = program.command_group(
     app,

@@ -12,26 +12,25 @@ from typing import Annotated
 
 import typer
 
-from analytics.capacity import Asked, decision_of
-from analytics.capacity.budgets import Prices
-from analytics.capacity.decision import (
+from analytics.capacity import (
     DEFAULT_RISK,
+    MAX_TERM_MONTHS,
+    Asked,
     Decision,
     Option,
+    Prices,
+    WhatIf,
+    WhatIfError,
+    decision_of,
+    parse_growth,
+    parse_workload,
     plan_for_term,
     read_history,
     service_limits,
 )
-from analytics.capacity.forecasting import (
-    MAX_TERM_MONTHS,
-    WhatIf,
-    WhatIfError,
-    parse_growth,
-    parse_workload,
-)
 from analytics.cli.failures import UsageProblem
 from analytics.cli.fetching import Fetches
-from analytics.usage.calendar import YearStart
+from analytics.usage import YearStart
 
 TermOption = Annotated[
     int, typer.Option(min=1, max=MAX_TERM_MONTHS, help="Months of the next term.")

@@ -6,10 +6,41 @@ chargeback. The organization's lines (``lines``) are shared out as line items (`
 ``priced`` lays them out for the pages.
 """
 
-from analytics.cost.chargeback import Chargeback, chargeback, chargeback_rows, team_spend
-from analytics.cost.money import amount_text, as_decimal
-from analytics.cost.priced import CostTile, PricesInForce, cost_tiles, price_key_day
+from analytics.cost.chargeback import (
+    TOTAL,
+    TOTAL_COLUMNS,
+    Chargeback,
+    base_fee_shares,
+    chargeback,
+    chargeback_rows,
+    team_spend,
+)
+from analytics.cost.currencies import MINOR_UNITS
+from analytics.cost.money import (
+    Ints,
+    amount_text,
+    apportion,
+    as_decimal,
+    as_decimal_array,
+    as_decimals,
+    estimate_text,
+)
+from analytics.cost.priced import (
+    BASE_FEE,
+    BASE_FEE_SHARE,
+    COST_LABELS,
+    TOTAL_COST,
+    USAGE_COST,
+    CostTile,
+    PricesInForce,
+    RangeCost,
+    cost_tiles,
+    price_key_day,
+    why_free,
+)
 from analytics.cost.prices import (
+    PRICED_METRICS,
+    PricePeriod,
     Pricing,
     PricingFileError,
     Unpriced,
@@ -18,31 +49,73 @@ from analytics.cost.prices import (
     unpriced_text,
 )
 from analytics.cost.spend import Spend, base_fees, price_usage
-from analytics.cost.teams import TeamFileError, Teams, load_teams, parse_teams, team_day
+from analytics.cost.teams import (
+    NO_TEAMS,
+    UNASSIGNED,
+    KeyOwner,
+    RuleField,
+    TeamFileError,
+    Teams,
+    assign_keys,
+    frame_key_teams,
+    key_owners,
+    key_teams,
+    load_teams,
+    parse_teams,
+    tag_teams,
+    team_day,
+)
 
 __all__ = [
+    "BASE_FEE",
+    "BASE_FEE_SHARE",
+    "COST_LABELS",
+    "MINOR_UNITS",
+    "NO_TEAMS",
+    "PRICED_METRICS",
+    "TOTAL",
+    "TOTAL_COLUMNS",
+    "TOTAL_COST",
+    "UNASSIGNED",
+    "USAGE_COST",
     "Chargeback",
     "CostTile",
+    "Ints",
+    "KeyOwner",
+    "PricePeriod",
     "PricesInForce",
     "Pricing",
     "PricingFileError",
+    "RangeCost",
+    "RuleField",
     "Spend",
     "TeamFileError",
     "Teams",
     "Unpriced",
     "amount_text",
+    "apportion",
     "as_decimal",
+    "as_decimal_array",
+    "as_decimals",
+    "assign_keys",
+    "base_fee_shares",
     "base_fees",
     "chargeback",
     "chargeback_rows",
     "cost_tiles",
+    "estimate_text",
+    "frame_key_teams",
+    "key_owners",
+    "key_teams",
     "load_pricing",
     "load_teams",
     "parse_pricing",
     "parse_teams",
     "price_key_day",
     "price_usage",
+    "tag_teams",
     "team_day",
     "team_spend",
     "unpriced_text",
+    "why_free",
 ]

@@ -37,13 +37,7 @@ from analytics.cost.money import Ints, apportion, as_decimal, as_decimals
 from analytics.cost.prices import PRICED_METRICS, Pricing
 from analytics.cost.spend import Spend, price_usage
 from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, assign_keys
-from analytics.usage.calendar import ONE_DAY
-from analytics.usage.metrics import (
-    METRICS,
-    MINUTE_METRICS,
-    SERVICE_CHARACTERS,
-    TOTAL_CHARACTERS,
-)
+from analytics.usage import METRICS, MINUTE_METRICS, ONE_DAY, SERVICE_CHARACTERS, TOTAL_CHARACTERS
 
 AMOUNT_COLUMNS: Final = ["usage_amount_minor", "base_fee_minor", "amount_minor"]
 CHARGEBACK_COLUMNS: Final = ["month", "team", *METRICS, *AMOUNT_COLUMNS]

@@ -27,9 +27,7 @@ import pandas as pd
 
 from analytics.cost.money import Ints, round_half_up, scaled_half_up
 from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing
-from analytics.usage.calendar import ONE_DAY, period_bounds
-from analytics.usage.frames import DATE_DTYPE
-from analytics.usage.metrics import Metric, is_minutes
+from analytics.usage import DATE_DTYPE, ONE_DAY, Metric, is_minutes, period_bounds
 
 ORGANIZATION_COLUMNS: Final = [
     "month", "metric", "unit_price", "usage", "included", "list_amount_minor", "amount_minor",

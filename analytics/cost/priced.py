@@ -30,9 +30,16 @@ from analytics.cost.money import amount_text
 from analytics.cost.prices import PRICED_METRICS, PricePeriod, Pricing
 from analytics.cost.spend import daily_cost, price_usage
 from analytics.cost.teams import Teams
-from analytics.usage.frames import DATE_DTYPE, KEY_DAY_COLUMNS, labels
-from analytics.usage.metrics import METRICS, SERVICE_LABELS, TOTAL_CHARACTERS, format_change
-from analytics.usage.tables import relative_change
+from analytics.usage import (
+    DATE_DTYPE,
+    KEY_DAY_COLUMNS,
+    METRICS,
+    SERVICE_LABELS,
+    TOTAL_CHARACTERS,
+    format_change,
+    labels,
+    relative_change,
+)
 
 # The money figures' names (docs/glossary.md), the same on every page, report and file:
 # usage cost is what the usage cost at the prices in force; the base fee is the plan's

@@ -35,14 +35,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from analytics.cost.currencies import MINOR_UNITS
-from analytics.storage.tomlfiles import parse_toml, read_text
-from analytics.usage.calendar import ONE_DAY
-from analytics.usage.metrics import (
-    MINUTE_METRICS,
-    SERVICE_CHARACTERS,
-    Metric,
-    is_minutes,
-)
+from analytics.storage import parse_toml, read_text
+from analytics.usage import MINUTE_METRICS, ONE_DAY, SERVICE_CHARACTERS, Metric, is_minutes
 
 # Total characters is the sum of the three services, so it is never priced itself. Both kinds
 # of speech minutes are priced per minute, each at its own price.

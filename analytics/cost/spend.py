@@ -38,9 +38,7 @@ import pandas as pd
 from analytics.cost.lines import Cells, Lines, cells_of, fee_frame, in_metric_units
 from analytics.cost.money import Ints, apportion, as_decimal, scaled_half_up
 from analytics.cost.prices import PRICED_METRICS, UNITS_PER_PRICE, Pricing, Unpriced
-from analytics.usage.calendar import range_text
-from analytics.usage.frames import DATE_DTYPE
-from analytics.usage.metrics import Metric, is_minutes
+from analytics.usage import DATE_DTYPE, Metric, is_minutes, range_text
 
 Per = Literal["month", "day"]
 

@@ -29,9 +29,8 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from analytics.storage.tomlfiles import parse_toml, read_text
-from analytics.usage.frames import labels
-from analytics.usage.metrics import METRICS
+from analytics.storage import parse_toml, read_text
+from analytics.usage import METRICS, labels
 
 UNASSIGNED: Final = "Unassigned"
 RuleField = Literal["keys", "labels", "label_patterns", "tags", "tag_patterns"]

@@ -4,20 +4,95 @@ run's visitor and the source they read (`visitor`, over `source`), the cached re
 `deciding`, `charts`), what every page starts with (`page`, `session`), and the workings of
 each page that changes something (`keys_and_limits`, `guardrails`, `settings`).
 
-The face holds what app.py and every page share, and only that, since each page imports
-the few modules it draws from: who may see the dashboard (`access`), the settings read from
-Streamlit's secrets (`source`), and failures shown as messages (`messages`)."""
+The face holds the names app.py and the pages take from those modules (who may see the
+dashboard, `access`; the settings read from Streamlit's secrets, `source`; failures shown as
+messages, `messages`; a page's cached reads and layout helpers); a page reads a module by its
+name through it (`from analytics.dashboard import data`), and a page that needs more than its
+file has a package of its own (`settings`)."""
 
 from analytics.dashboard.access import Access, access_decision, sign_in_error
+from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
+from analytics.dashboard.budget_settings import budget_statuses, chosen_budgets
+from analytics.dashboard.column_config import (
+    BUDGET_ORDER,
+    CHARGEBACK_ORDER,
+    anomaly_columns,
+    audit_columns,
+    budget_columns,
+    change_columns,
+    chargeback_columns,
+    export_preview_columns,
+    in_percent,
+    key_limit_columns,
+    key_name_columns,
+    key_table_columns,
+    key_table_order,
+    language_columns,
+    metric_number,
+    money_column,
+    pair_table_columns,
+    tag_table_columns,
+    with_changes_shown,
+)
+from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors, store_errors
+from analytics.dashboard.plan_panel import allowance_bar, plan_panel
+from analytics.dashboard.session import choice_to_address
+from analytics.dashboard.settings_in_force import (
+    NEEDS_PRICING,
+    NEEDS_TEAMS,
+    say_unpriced,
+    settings_name,
+    view_settings,
+    with_upload,
+)
 from analytics.dashboard.source import Source, secrets
+from analytics.dashboard.view import USAGE_BY_KEY, View
 
 __all__ = [
+    "BUDGET_ORDER",
+    "CHARGEBACK_ORDER",
+    "NEEDS_PRICING",
+    "NEEDS_TEAMS",
+    "USAGE_BY_KEY",
     "Access",
     "Source",
+    "View",
     "access_decision",
+    "allowance_bar",
+    "anomaly_columns",
+    "audit_columns",
+    "budget_columns",
+    "budget_statuses",
+    "change_columns",
+    "chargeback_columns",
+    "choice_to_address",
+    "chosen_budgets",
+    "export_preview_columns",
+    "focus_file",
+    "given_marks",
+    "in_percent",
+    "key_limit_columns",
+    "key_name_columns",
+    "key_table_columns",
+    "key_table_order",
+    "language_columns",
+    "mark",
+    "marks_of",
+    "metric_number",
+    "money_column",
+    "pair_table_columns",
+    "plan_panel",
+    "say_unpriced",
     "secrets",
     "service_errors",
+    "settings_name",
     "sign_in_error",
     "store_errors",
+    "tag_table_columns",
+    "undo",
+    "undoable",
+    "view_settings",
+    "with_changes_shown",
+    "with_upload",
 ]

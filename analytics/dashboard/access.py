@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from analytics.access import AccessSettingsError, Reach, Rights, role_settings
-from analytics.keys.changes import KeyRule
+from analytics.keys import KeyRule
 
 # Streamlit signs the identity cookie with `cookie_secret`; shorter secrets are guessable.
 MIN_COOKIE_SECRET = 32

@@ -8,16 +8,21 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from analytics.anomalies.detect import Anomaly
-from analytics.anomalies.listing import named_series
-from analytics.anomalies.lookback import anomalies_in, anomaly_days, judged_days
-from analytics.anomalies.marks import Mark, Marks
-from analytics.anomalies.model import ORGANIZATION
+from analytics.anomalies import (
+    ORGANIZATION,
+    Anomaly,
+    Mark,
+    Marks,
+    anomalies_in,
+    anomaly_days,
+    judged_days,
+    named_series,
+)
 from analytics.dashboard.data import USAGE_TTL, Cached, unseen_keys
 from analytics.dashboard.messages import show_store_error, store_errors
 from analytics.dashboard.session import ChosenRange, refuse_unseen
 from analytics.dashboard.source import Source
-from analytics.storage.state_store import StoreError
+from analytics.storage import StoreError
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=12, show_spinner="Looking for anomalies…")

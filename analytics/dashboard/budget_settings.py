@@ -9,19 +9,14 @@ from datetime import date
 import msgspec
 import streamlit as st
 
-from analytics.capacity.budgets import (
-    BudgetSettings,
-    BudgetSettingsError,
-    Evaluation,
-    budget_status,
-)
-from analytics.cost.priced import PricesInForce
-from analytics.cost.teams import frame_key_teams
+from analytics.capacity import BudgetSettings, BudgetSettingsError, Evaluation, budget_status
+from analytics.cost import PricesInForce, frame_key_teams
 from analytics.dashboard import data
 from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.settings.in_force import Texts
+from analytics.dashboard.view import View
+from analytics.settings import Texts
 
 
 def chosen_budgets(
@@ -55,7 +50,7 @@ def _status(
     settings: Texts,
     plan_budgets: bool,
     _source: Source,
-    _view: data.View,
+    _view: View,
 ) -> list[Evaluation]:
     prices = None if _view.pricing is None else PricesInForce(_view.pricing, _view.teams)
     by_team = frame_key_teams(_view.teams)
@@ -64,7 +59,7 @@ def _status(
 
 
 def budget_statuses(
-    src: Source, budgets: BudgetSettings, today: date, view: data.View, plan_budgets: bool
+    src: Source, budgets: BudgetSettings, today: date, view: View, plan_budgets: bool
 ) -> list[Evaluation]:
     """Every budget's status as of `today`, from the answer `check-budgets` prints
     (`budget_status`), priced with `view`'s documents, a team budget over its teams' keys. Without

@@ -15,11 +15,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.priced import BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
-from analytics.guardrails.plan_tables import COLUMN_HELP, LIMIT_COLUMNS
+from analytics.cost import BASE_FEE_SHARE, COST_LABELS, MINOR_UNITS, TOTAL_COST, USAGE_COST
+from analytics.guardrails import COLUMN_HELP, LIMIT_COLUMNS
 from analytics.languages import RESOURCE_LABELS
-from analytics.usage.metrics import (
+from analytics.usage import (
     METRIC_LABELS,
     METRICS,
     MINUTE_METRICS,
@@ -28,12 +27,14 @@ from analytics.usage.metrics import (
     PERCENT_SIGN,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
+    TABLE_ORDER,
+    TAG_TABLE_ORDER,
+    TEXT_CHARACTERS_LABEL,
     TOTAL_CHARACTERS,
     column_format,
     percent_text,
     unit_of,
 )
-from analytics.usage.tables import TABLE_ORDER, TAG_TABLE_ORDER, TEXT_CHARACTERS_LABEL
 
 # Column widths in px where they are set: enough for the header and the figures below it.
 NAME_WIDTH, FIGURE_WIDTH, WORD_WIDTH = 220, 120, 80

@@ -23,27 +23,32 @@ import pandas as pd
 import streamlit as st
 
 from analytics.access import ScopedMoney, scoped_review
-from analytics.capacity import CapacityReview
-from analytics.capacity.budgets import BudgetSettings
+from analytics.capacity import BudgetSettings, CapacityReview
 from analytics.connection import service_client
-from analytics.cost.chargeback import chargeback_rows
-from analytics.cost.priced import PricesInForce, RangeCost, price_key_day
-from analytics.cost.prices import Pricing
-from analytics.cost.teams import NO_TEAMS, Teams, team_day
+from analytics.cost import (
+    NO_TEAMS,
+    PricesInForce,
+    Pricing,
+    RangeCost,
+    chargeback_rows,
+    price_key_day,
+    team_day,
+)
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
-from analytics.exports.formats import Format, export_bytes
-from analytics.exports.requests import ExportRequest
-from analytics.exports.shaping import Costing, shape_tag_export
-from analytics.exports.vocabulary import REPORTS, ExportSource
-from analytics.service.client import Policy, ServiceClient
-from analytics.service.models import PlanUsage
-from analytics.settings.in_force import SettingsInForce, Texts
-from analytics.settings.parts import Part
-from analytics.usage import tables
-from analytics.usage.frames import totals
-from analytics.usage.history import HistoryStore
-from analytics.usage.pipeline import FetchedRange
+from analytics.dashboard.view import USAGE_BY_KEY, View
+from analytics.exports import (
+    REPORTS,
+    Costing,
+    ExportRequest,
+    ExportSource,
+    Format,
+    export_bytes,
+    shape_tag_export,
+)
+from analytics.service import PlanUsage, Policy, ServiceClient
+from analytics.settings import Texts
+from analytics.usage import FetchedRange, HistoryStore, tables, totals
 
 T = TypeVar("T")
 USAGE_TTL = "30m"
@@ -204,44 +209,6 @@ def _named(func: Callable[..., Any], registry: dict[str, Callable[..., Any]]) ->
     return func.__name__
 
 
-@dataclass(frozen=True)
-class View:
-    """How a page looks at the key-day frame: by team when ``by_team`` (the teams of
-    ``settings``), in money when ``cost`` (its prices, in ``currency``); by key and in usage
-    units otherwise."""
-
-    settings: SettingsInForce | None = None
-    cost: bool = False
-    by_team: bool = False
-    currency: str = ""
-
-    @property
-    def key(self) -> Texts:
-        """The cache key of the view: the texts of the documents it reads (the money views
-        name them by their parts' files, whatever holds them), nothing for usage by key."""
-        read: dict[Part, bool] = {"pricing": self.cost, "teams": self.by_team}
-        parts = [part for part, used in read.items() if used]
-        return () if self.settings is None or not parts else self.settings.texts(*parts)
-
-    @property
-    def pricing(self) -> Pricing | None:
-        """The prices the view reads; None: in usage units."""
-        return self.settings.pricing if self.cost and self.settings is not None else None
-
-    @property
-    def teams(self) -> Teams | None:
-        """The teams the view groups by; None: by key."""
-        return self.settings.given_teams if self.by_team and self.settings is not None else None
-
-    @property
-    def in_usage(self) -> View:
-        """The same grouping in usage units: what a cost of 0 is set against."""
-        return View(self.settings, by_team=self.by_team)
-
-
-USAGE_BY_KEY = View()
-
-
 @st.cache_resource(ttl=USAGE_TTL, max_entries=12, show_spinner="Pricing usage…")
 def _viewed(
     fingerprint: str,
@@ -370,7 +337,7 @@ def export_table(
     src: Source, chosen: ChosenRange, request: ExportRequest, money: View
 ) -> pd.DataFrame:
     """The rows of an export as the command line's `export` shapes them for the same choices
-    (``ExportRequest``), priced and grouped by team with the money files in force."""
+    (``ExportRequest``), priced and grouped by team with the settings in force."""
     choices = (request.source, request.grouping, request.with_cost)
     return _export_table(src.fingerprint, chosen.start, chosen.end, choices, money.key, src, money)
 

@@ -9,15 +9,22 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.capacity import Asked, decision_of
-from analytics.capacity.budgets import PlanLimits
-from analytics.capacity.decision import Decision, TodaysPlan, plan_for_term, read_history
-from analytics.capacity.forecasting import Outlook
-from analytics.cost.priced import PricesInForce
-from analytics.dashboard.data import USAGE_TTL, Cached, View
+from analytics.capacity import (
+    Asked,
+    Decision,
+    Outlook,
+    PlanLimits,
+    TodaysPlan,
+    decision_of,
+    plan_for_term,
+    read_history,
+)
+from analytics.cost import PricesInForce
+from analytics.dashboard.data import USAGE_TTL, Cached
 from analytics.dashboard.source import Source
-from analytics.settings.in_force import Texts
-from analytics.usage.calendar import YearStart
+from analytics.dashboard.view import View
+from analytics.settings import Texts
+from analytics.usage import YearStart
 
 
 @st.cache_resource(ttl=USAGE_TTL, max_entries=4, show_spinner="Backtesting the forecasts…")

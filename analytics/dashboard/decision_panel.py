@@ -10,24 +10,23 @@ from functools import partial
 
 import streamlit as st
 
-from analytics.capacity import accuracy_text
-from analytics.capacity.decision import (
+from analytics.capacity import (
     Costed,
     Decision,
     Recommendation,
+    accuracy_text,
     plain_verdict,
     plan_sentence,
 )
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import estimate_text
+from analytics.cost import MINOR_UNITS, estimate_text
 from analytics.dashboard import charts
 from analytics.dashboard.column_config import option_columns, outlook_columns
-from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
-from analytics.usage.calendar import YearStart
-from analytics.usage.metrics import (
+from analytics.figures import cost_curve_figure, past_forecasts_figure
+from analytics.usage import (
     METRIC_LABELS,
     MINUTES,
     TOTAL_CHARACTERS,
+    YearStart,
     format_value,
     is_minutes,
     rounded,

@@ -8,12 +8,12 @@ from datetime import date
 
 import streamlit as st
 
-from analytics.dashboard.data import USAGE_TTL, Cached, View
+from analytics.dashboard.data import USAGE_TTL, Cached
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.source import Source
-from analytics.exports.focus import billing_account, focus_file_table, focus_table
-from analytics.exports.formats import Format, export_bytes
-from analytics.settings.in_force import Texts
+from analytics.dashboard.view import View
+from analytics.exports import Format, billing_account, export_bytes, focus_file_table, focus_table
+from analytics.settings import Texts
 
 
 @st.cache_data(ttl=USAGE_TTL, max_entries=4, show_spinner="Writing the FOCUS file…")

@@ -22,31 +22,17 @@ from typing import Literal
 import msgspec
 import streamlit as st
 
-from analytics.capacity.budgets import (
-    BudgetSettingsError,
-    Evaluation,
-    budget_status,
-)
-from analytics.cost.priced import PricesInForce
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError, frame_key_teams
+from analytics.capacity import BudgetSettingsError, Evaluation, budget_status
+from analytics.cost import PricesInForce, PricingFileError, TeamFileError, frame_key_teams
 from analytics.dashboard import data, keys_and_limits
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source, whole_of
-from analytics.guardrails import apply
+from analytics.guardrails import KeyPlan, LastRun, Memory, Plan, apply, plan_now, seen_plan
 from analytics.guardrails import memory as guardrail_state
-from analytics.guardrails.inputs_from_reader import plan_now
-from analytics.guardrails.limit_plan import KeyPlan, Plan
-from analytics.guardrails.memory import LastRun, Memory
-from analytics.guardrails.seen import seen_plan
-from analytics.keys.changes import NotAllowed
-from analytics.keys.listed import KeyReader
-from analytics.service.errors import ServiceError
-from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.settings.in_force import SettingsInForce, Texts
-from analytics.settings.parts import Part
-from analytics.usage.metrics import counted
-from analytics.usage.records import Records, records_of
+from analytics.keys import KeyReader, NotAllowed
+from analytics.service import DeveloperKey, PlanUsage, ServiceError
+from analytics.settings import Part, SettingsInForce, Texts
+from analytics.usage import Records, counted, records_of
 
 Action = Literal["apply", "restore"]
 # The documents the guardrails read, whose texts are their cache key: neither the plan nor the

@@ -13,19 +13,19 @@ import pandas as pd
 import streamlit as st
 
 from analytics.access import Scope
-from analytics.alerts.budget_events import in_units
-from analytics.capacity.budgets import Evaluation, evaluation_frame
-from analytics.dashboard import guardrails, keys_and_limits
+from analytics.alerts import in_units
+from analytics.capacity import Evaluation, evaluation_frame
+from analytics.dashboard import guardrails, key_dialog
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_withheld
 from analytics.dashboard.settings_in_force import view_settings
 from analytics.dashboard.source import Source
-from analytics.guardrails.inputs_from_reader import NoUsagePeriod
-from analytics.guardrails.limit_plan import Plan
-from analytics.guardrails.plan_tables import (
+from analytics.guardrails import (
     Moment,
+    NoUsagePeriod,
+    Plan,
     beside_plan,
     blocked_table,
     changes_table,
@@ -35,8 +35,8 @@ from analytics.guardrails.plan_tables import (
     stopping,
     warnings,
 )
-from analytics.settings.in_force import SettingsInForce
-from analytics.usage.metrics import counted
+from analytics.settings import SettingsInForce
+from analytics.usage import counted
 
 BLOCKED_SAID: dict[Moment, tuple[str, str]] = {
     "now": ("Blocked now, by the limits in force", "No key is blocked by the limits in force now."),
@@ -60,7 +60,7 @@ def blocked_keys(planned: Plan, moment: Moment) -> None:
     table(f"guardrail_blocked_{moment}", stopped)
 
 
-@st.dialog("Restore the keys' own limits", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Restore the keys' own limits", on_dismiss=key_dialog.close_dialog)
 def restore_dialog(
     src: Source,
     allowed: Permission,
@@ -76,15 +76,15 @@ def restore_dialog(
     )
     table("restore_preview", restored)
     confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="restore_cancel", on_click=keys_and_limits.close_dialog)
+    cancel_col.button("Cancel", key="restore_cancel", on_click=key_dialog.close_dialog)
     if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
         guardrails.run(src, allowed, guarded, today, "restore")
     ):
-        keys_and_limits.close_dialog()
+        key_dialog.close_dialog()
         st.rerun()
 
 
-@st.dialog("Apply the guardrails' plan", width="large", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Apply the guardrails' plan", width="large", on_dismiss=key_dialog.close_dialog)
 def apply_dialog(
     src: Source, allowed: Permission, guarded: SettingsInForce, planned: Plan, today: date
 ) -> None:
@@ -101,11 +101,11 @@ def apply_dialog(
         )
     table("apply_preview", changes_table(pending))
     confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="apply_cancel", on_click=keys_and_limits.close_dialog)
+    cancel_col.button("Cancel", key="apply_cancel", on_click=key_dialog.close_dialog)
     if confirm_col.button(
         f"Apply {counted(len(pending), 'change')}", type="primary", key="apply_confirm"
     ) and guardrails.run(src, allowed, guarded, today, "apply"):
-        keys_and_limits.close_dialog()
+        key_dialog.close_dialog()
         st.rerun()
 
 
@@ -195,19 +195,19 @@ def actions(
         type="primary",
         icon=":material/shield:",
         disabled=not pending,
-        on_click=keys_and_limits.open_dialog,
+        on_click=key_dialog.open_dialog,
         args=("apply",),
     )
     restore_col.button(
         "Restore…",
         key="guardrails_restore",
         icon=":material/settings_backup_restore:",
-        on_click=keys_and_limits.open_dialog,
+        on_click=key_dialog.open_dialog,
         args=("restore",),
     )
-    if keys_and_limits.dialog() == ("apply", None) and pending:
+    if key_dialog.dialog() == ("apply", None) and pending:
         apply_dialog(src, allowed, guarded, planned, today)
-    if keys_and_limits.dialog() == ("restore", None):
+    if key_dialog.dialog() == ("restore", None):
         assert guarded.budgets is not None  # enforced_settings returned it with budgets enforced
         titles = frozenset(b.title for b in guarded.budgets.enforced)
         restored = guardrails.restored_keys(src, guarded, today, titles)

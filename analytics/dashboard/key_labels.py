@@ -14,8 +14,8 @@ import pandas as pd
 
 from analytics.dashboard import keys_and_limits
 from analytics.dashboard.source import Source
-from analytics.keys.join import join
-from analytics.service.errors import ServiceError
+from analytics.keys import join
+from analytics.service import ServiceError
 
 
 def listed_labels(src: Source, table: pd.DataFrame) -> pd.DataFrame:

@@ -18,35 +18,35 @@ from typing import TypeVar
 
 import streamlit as st
 
-from analytics.alerts.alerts_file import AlertsFileError, Rotations
-from analytics.capacity.budgets import Evaluation
-from analytics.cost.teams import TeamFileError, Teams
-from analytics.dashboard import data
+from analytics.alerts import AlertsFileError, Rotations
+from analytics.capacity import Evaluation
+from analytics.cost import TeamFileError, Teams
+from analytics.dashboard import data, key_dialog
 from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address, chosen_range
 from analytics.dashboard.settings_in_force import page_settings, settings_place
 from analytics.dashboard.source import Source
 from analytics.guardrails import memory as guardrail_state
-from analytics.keys import changes, listed, rotation
-from analytics.keys.audit import AuditEntry, AuditLog, recorded_masks
-from analytics.keys.join import KeyNotFound, key_name, pick
-from analytics.keys.limits import KeyRow
-from analytics.keys.preview import Preview
-from analytics.service.errors import AuthorizationError, ServiceError
-from analytics.service.models import DeveloperKey
-from analytics.settings.succession import carry_over
-from analytics.storage.state_store import StoreError
+from analytics.keys import (
+    AuditEntry,
+    AuditLog,
+    KeyNotFound,
+    KeyRow,
+    Preview,
+    changes,
+    key_name,
+    listed,
+    pick,
+    recorded_masks,
+    rotation,
+)
+from analytics.service import AuthorizationError, DeveloperKey, ServiceError
+from analytics.settings import carry_over
+from analytics.storage import StoreError
 
 T = TypeVar("T")
 KEYS_TTL = "1m"
-# The outcome of the session's last change, said once on the next run (never a secret).
-SAID = "keys_said"
-# The dialog open in this session ("create" or "deactivate"): a dialog stays open across the
-# reruns its own widgets cause, until it is done or dismissed.
-DIALOG = "keys_dialog"
-# Whether the open dialog made a secret (never the secret): nothing may replace it there.
-MADE = "keys_secret_made"
 # The key chosen: the choice box's widget key and the address's parameter, a key id.
 CHOSEN = "key"
 
@@ -212,23 +212,12 @@ def bound(key: DeveloperKey) -> str:
     return f"{key.key_id}:{digest.hexdigest()}"
 
 
-def open_dialog(name: str, key_id: str | None = None) -> None:
-    """Open the dialog `name`, bound to the key `key_id` (a deactivation) or to none (a
-    create): whatever is chosen meanwhile, the dialog acts on the key it was opened for."""
-    st.session_state[DIALOG] = (name, key_id)
-
-
-def close_dialog() -> None:
-    for name in (DIALOG, MADE):
-        st.session_state.pop(name, None)
-
-
 def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
     """Whether "Deactivate for good" was pressed with `key`'s label typed (an error said when
     it differs): a deactivation cannot be undone, so a click alone never makes one."""
     typed = st.text_input("Type the key's label to confirm", key=f"{name}_typed:{key.key_id}")
     confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key=f"{name}_cancel", on_click=close_dialog)
+    cancel_col.button("Cancel", key=f"{name}_cancel", on_click=key_dialog.close_dialog)
     if not confirm_col.button("Deactivate for good", type="primary", key=f"{name}_confirm"):
         return False
     if typed.strip() != key.label.strip():
@@ -237,23 +226,12 @@ def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
     return True
 
 
-def dialog() -> tuple[str, str | None] | None:  # the open dialog and its key id
-    opened = st.session_state.get(DIALOG)
-    return opened if isinstance(opened, tuple) else None
-
-
-def said() -> tuple[str, bool] | None:
-    """The last change's outcome, once, and whether it is a failure to say as one."""
-    message = st.session_state.pop(SAID, None)
-    return message if isinstance(message, tuple) else None
-
-
 def changed(message: str, failed: bool = False) -> None:
     """Drop the key list and what is read from it (a change was made), and say ``message``
     once on the next run (`failed`: a change made whose sequel failed)."""
     for cached in (_key_list, _scoped_keys, _rows, _limit_status):
         cached.clear()
-    st.session_state[SAID] = (message, failed)
+    st.session_state[key_dialog.SAID] = (message, failed)
 
 
 def worth_sending(planned: Preview, allowed_label: bool = True) -> bool:
@@ -316,7 +294,7 @@ def _attempt(src: Source, change: Callable[[], tuple[T, str]]) -> T | None:
         return None
     except rotation.ReplacementFailed as exc:  # the old key is gone: read the list again
         changed(f"{exc}.", failed=True)
-        close_dialog()
+        key_dialog.close_dialog()
         st.rerun()
     except StoreError as exc:
         st.error(f"Nothing was changed: {exc}.", icon=":material/database:")

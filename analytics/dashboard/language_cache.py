@@ -10,13 +10,7 @@ import streamlit as st
 from analytics import languages
 from analytics.dashboard.data import client
 from analytics.dashboard.source import Source
-from analytics.service.models import (
-    DetectionResult,
-    LanguageEntry,
-    LanguageResource,
-    Resource,
-    V2Language,
-)
+from analytics.service import DetectionResult, LanguageEntry, LanguageResource, Resource, V2Language
 
 LANGUAGES_TTL = "1h"
 

@@ -9,13 +9,13 @@ from typing import NoReturn
 import streamlit as st
 
 from analytics.dashboard.source import Source
-from analytics.service.errors import (
+from analytics.service import (
     AuthorizationError,
     ConnectionFailedError,
     RateLimitError,
     ServiceError,
 )
-from analytics.storage.state_store import StoreError
+from analytics.storage import StoreError
 
 
 @contextmanager

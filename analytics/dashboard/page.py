@@ -13,11 +13,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import as_decimals
-from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
+from analytics.cost import COST_LABELS, MINOR_UNITS, PricingFileError, TeamFileError, as_decimals
 from analytics.dashboard import data, key_labels, session
 from analytics.dashboard.column_config import (
     in_percent,
@@ -27,7 +23,6 @@ from analytics.dashboard.column_config import (
     tag_table_columns,
     tag_table_order,
 )
-from analytics.dashboard.data import USAGE_BY_KEY, View
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.settings_in_force import (
@@ -38,15 +33,18 @@ from analytics.dashboard.settings_in_force import (
     view_settings,
 )
 from analytics.dashboard.source import Source
-from analytics.keys.limits import OWNER_COLUMNS
-from analytics.usage import tables
-from analytics.usage.calendar import (
+from analytics.dashboard.view import USAGE_BY_KEY, View
+from analytics.keys import OWNER_COLUMNS
+from analytics.usage import (
+    METRIC_LABELS,
+    METRICS,
     Granularity,
+    Metric,
     allowed_granularities,
     auto_granularity,
     range_text,
+    tables,
 )
-from analytics.usage.metrics import METRIC_LABELS, METRICS, Metric
 
 M = TypeVar("M", bound=Metric)
 

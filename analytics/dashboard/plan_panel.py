@@ -9,17 +9,15 @@ from datetime import date
 import streamlit as st
 
 from analytics.access import Scope
-from analytics.capacity.budgets import Allowance, PlanSnapshot, current_plan
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.money import amount_text
-from analytics.cost.priced import PricesInForce
-from analytics.cost.prices import PricingFileError
+from analytics.capacity import Allowance, PlanSnapshot, current_plan
+from analytics.cost import MINOR_UNITS, PricesInForce, PricingFileError, amount_text
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
 from analytics.dashboard.settings_in_force import settings_name, view_settings
 from analytics.dashboard.source import Source
-from analytics.service.errors import ServiceError
-from analytics.settings.in_force import Texts
+from analytics.dashboard.view import USAGE_BY_KEY, View
+from analytics.service import ServiceError
+from analytics.settings import Texts
 
 NOTE = (
     "Used as the service counts it, today so far included, and minutes as it bills them: the "
@@ -31,15 +29,13 @@ NOTE = (
 
 @st.cache_data(ttl=data.PLAN_TTL, max_entries=4, show_spinner="Loading the plan…")
 def _snapshot(
-    fingerprint: str, today: date, settings: Texts, _money: data.View, _source: Source
+    fingerprint: str, today: date, settings: Texts, _money: View, _source: Source
 ) -> PlanSnapshot:
     prices = None if _money.pricing is None else PricesInForce(_money.pricing)
     return current_plan(data.Cached(_source), today, prices)
 
 
-def current_snapshot(
-    src: Source, today: date, money: data.View = data.USAGE_BY_KEY
-) -> PlanSnapshot:
+def current_snapshot(src: Source, today: date, money: View = USAGE_BY_KEY) -> PlanSnapshot:
     """The billing period's usage against the plan's limits as of `today`, and with
     ``money``'s prices its spend; kept five minutes, as the plan it reads, and never stored."""
     return _snapshot(src.fingerprint, today, money.key, money, src)
@@ -74,7 +70,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
         try:
             try:
                 settings = view_settings(src)
-                priced = data.View(settings, cost=settings.document("pricing") is not None)
+                priced = View(settings, cost=settings.document("pricing") is not None)
                 snapshot = current_snapshot(src, today, priced)
             except PricingFileError:  # a page that uses prices names the problem
                 snapshot = current_snapshot(src, today)

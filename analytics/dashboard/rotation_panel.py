@@ -11,19 +11,16 @@ from functools import partial
 
 import streamlit as st
 
-from analytics.dashboard import keys_and_limits, visitor
+from analytics.dashboard import key_dialog, keys_and_limits, visitor
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import rotation_columns
 from analytics.dashboard.secret_dialog import Making, secret_form
 from analytics.dashboard.source import Source
-from analytics.keys.join import key_name
-from analytics.keys.limits import KeyRow
-from analytics.keys.preview import MAX_LABEL
-from analytics.keys.rotation import Watch, default_label
-from analytics.service.models import DeveloperKey
+from analytics.keys import MAX_LABEL, KeyRow, Watch, default_label, key_name
+from analytics.service import DeveloperKey
 
 
-@st.dialog("Rotate a key", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Rotate a key", on_dismiss=key_dialog.close_dialog)
 def rotate_dialog(src: Source, rows: list[KeyRow], row: KeyRow, leak: bool, today: date) -> None:
     secret_form(
         "rotate",
@@ -63,7 +60,7 @@ def _rotate_form(
         else key.label
     )
     confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key="rotate_cancel", on_click=keys_and_limits.close_dialog)
+    cancel_col.button("Cancel", key="rotate_cancel", on_click=key_dialog.close_dialog)
     name = "Deactivate and replace" if leak else "Rotate"
     if not confirm_col.button(name, type="primary", key="rotate_confirm"):
         return None
@@ -74,7 +71,7 @@ def _rotate_form(
     return partial(keys_and_limits.rotate, src, acting, rows, row, label, leak, today)
 
 
-@st.dialog("Finish a rotation", on_dismiss=keys_and_limits.close_dialog)
+@st.dialog("Finish a rotation", on_dismiss=key_dialog.close_dialog)
 def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
     st.warning(
         f"Deactivating **{key_name(old.label, old.key_id)}** cannot be undone: every request "
@@ -95,7 +92,7 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
     if keys_and_limits.confirmed_for_good("finish", old) and keys_and_limits.finish(
         src, visitor.current().permission(key=old), watch, old, force
     ):
-        keys_and_limits.close_dialog()
+        key_dialog.close_dialog()
         st.rerun()
 
 
@@ -134,7 +131,7 @@ def rotations_under_way(
                 key=f"finish_open_{begun.id}",
                 disabled=not allowed.allowed,
                 icon=":material/done_all:",
-                on_click=keys_and_limits.open_dialog,
+                on_click=key_dialog.open_dialog,
                 args=("finish", str(begun.id)),
             )
     if opened and opened[0] == "finish" and allowed.allowed:

@@ -4,7 +4,7 @@ click on the button that made it, or on any action that would make another key, 
 the one secret shown by a refusal, and the secret can never be seen again.
 
 The secret is drawn in place of the form that made it and kept in the session's memory
-(``keys_and_limits.MADE``) until the dialog closes, never longer: a second click on the button
+(``key_dialog.MADE``) until the dialog closes, never longer: a second click on the button
 that made it reruns the page while the first run is still drawing, and a secret held by that
 run alone was lost with it (a double-clicked Rotate showed no secret at all)."""
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from analytics.dashboard import keys_and_limits
+from analytics.dashboard import key_dialog
 
 # What a form's button asks for: the change that makes the key and returns its secret (None:
 # refused, said on the page).
@@ -24,7 +24,7 @@ Making = Callable[[], str | None]
 def secret_made() -> bool:
     """Whether the open dialog has made a key whose secret it shows (or showed): every action
     that would make another is off until it closes."""
-    return keys_and_limits.MADE in st.session_state
+    return key_dialog.MADE in st.session_state
 
 
 def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -> None:
@@ -32,9 +32,9 @@ def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -
     or None) until a key is made, then in its place the secret with `shown_once`, and Done.
     A refusal is said below the form, which stays for another try."""
     if st.session_state.get(f"{name}_done"):
-        keys_and_limits.close_dialog()
+        key_dialog.close_dialog()
         st.rerun()  # the secret leaves the page with the dialog
-    made = st.session_state.get(keys_and_limits.MADE)
+    made = st.session_state.get(key_dialog.MADE)
     if isinstance(made, str):  # a rerun while the dialog is open: the same secret again
         _shown(name, made, shown_once)
         return
@@ -50,12 +50,12 @@ def secret_form(name: str, form: Callable[[], Making | None], shown_once: str) -
         making = form()
     if making is None:
         return
-    st.session_state[keys_and_limits.MADE] = True  # set before: a click meanwhile makes none
+    st.session_state[key_dialog.MADE] = True  # set before: a click meanwhile makes none
     secret = making()
     if secret is None:
-        st.session_state.pop(keys_and_limits.MADE, None)
+        st.session_state.pop(key_dialog.MADE, None)
         return
-    st.session_state[keys_and_limits.MADE] = secret  # until the dialog closes
+    st.session_state[key_dialog.MADE] = secret  # until the dialog closes
     with drawn.container():
         _shown(name, secret, shown_once)
 

@@ -22,14 +22,13 @@ from typing import Final
 
 import streamlit as st
 
-from analytics.cost.prices import Pricing, unpriced_text
+from analytics.cost import Pricing, unpriced_text
 from analytics.dashboard.messages import show_store_error
 from analytics.dashboard.source import Source
 from analytics.dashboard.uploads import UploadedFile
-from analytics.settings.in_force import Document, Naming, Place, SettingsInForce, document
-from analytics.settings.parts import Part
-from analytics.storage.state_store import StoreError
-from analytics.usage.records import records_of
+from analytics.settings import Document, Naming, Part, Place, SettingsInForce, document
+from analytics.storage import StoreError
+from analytics.usage import records_of
 
 READ: Final = "settings_read"  # this run's settings, by source and part
 FALLBACK: Final = (

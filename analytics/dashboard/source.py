@@ -12,7 +12,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from analytics.access import EVERYTHING, Visible
-from analytics.service.service_connection import ServiceConnection, setting_problems
+from analytics.service import ServiceConnection, setting_problems
 
 SETTING_NAMES = (
     "auth_key", "base_url", "auth_scheme", "history_path", "state_url", "allow_key_changes",

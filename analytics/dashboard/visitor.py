@@ -24,16 +24,14 @@ from typing import Any, Final
 
 import streamlit as st
 
-from analytics.access import Rights, Scope, Visible, rights, role_settings
-from analytics.access.acting import session_rule
-from analytics.access.roles import WHOLE
-from analytics.cost.teams import NO_TEAMS, TeamFileError, Teams
+from analytics.access import WHOLE, Rights, Scope, Visible, rights, role_settings, session_rule
+from analytics.cost import NO_TEAMS, TeamFileError, Teams
 from analytics.dashboard.access import KEYS, Permission, Right, change_refusal
 from analytics.dashboard.keys_and_limits import all_entries, teams_in_force
 from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source, organization_source, secrets
-from analytics.keys.audit import recorded_masks
-from analytics.service.models import DeveloperKey
+from analytics.keys import recorded_masks
+from analytics.service import DeveloperKey
 
 VISITOR: Final = "visitor"  # this run's, in the session's state
 

@@ -23,7 +23,7 @@ from typing import Final, get_args
 
 from analytics.exit_codes import DONE, FORBIDDEN, SERVICE, UNEXPECTED, USAGE
 from analytics.exports.requests import ExportRequest
-from analytics.usage.calendar import Preset
+from analytics.usage import Preset
 
 CRON_SCHEDULE = "15 6 * * *"  # daily at 06:15 (with CRON_TZ=UTC), after the UTC day has closed
 PROGRAM = "usage-dashboard"  # the installed command ([project.scripts] in pyproject.toml)

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from analytics import __version__
 from analytics.exports.formats import exact
-from analytics.storage.files import write_atomic
+from analytics.storage import write_atomic
 
 SCHEMA_VERSION: Final = 1
 MANIFEST: Final = "manifest.json"

@@ -33,15 +33,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
-from analytics.cost.money import Ints, apportion, as_decimal_array
-from analytics.cost.prices import Pricing
-from analytics.cost.spend import Spend, price_usage
-from analytics.cost.teams import NO_TEAMS, Teams, key_owners, key_teams
-from analytics.service.service_connection import ServiceConnection
-from analytics.usage.frames import labels
-from analytics.usage.history import account_name
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, SPEECH_TO_SPEECH, is_minutes
+from analytics.cost import (
+    NO_TEAMS,
+    Chargeback,
+    Ints,
+    Pricing,
+    Spend,
+    Teams,
+    apportion,
+    as_decimal_array,
+    base_fee_shares,
+    chargeback,
+    key_owners,
+    key_teams,
+    price_usage,
+)
+from analytics.service import ServiceConnection
+from analytics.usage import (
+    METRIC_LABELS,
+    MINUTES,
+    SPEECH_TO_SPEECH,
+    account_name,
+    is_minutes,
+    labels,
+)
 
 FOCUS_VERSION: Final = "1.2"
 PROVIDER: Final = "Language Service"

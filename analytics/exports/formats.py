@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analytics.exports.vocabulary import FormatUnknown
-from analytics.storage.files import write_atomic
-from analytics.usage.frames import MINUTE_DECIMALS
+from analytics.storage import write_atomic
+from analytics.usage import MINUTE_DECIMALS
 
 Format = Literal["csv", "parquet", "xlsx"]
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "xlsx")

@@ -35,7 +35,7 @@ from analytics.exports.vocabulary import (
     UsageGrouping,
     offered,
 )
-from analytics.usage.pipeline import FetchedRange
+from analytics.usage import FetchedRange
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,25 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analytics.cost.chargeback import Chargeback, base_fee_shares, chargeback
-from analytics.cost.money import as_decimals
-from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, TOTAL_COST, USAGE_COST
-from analytics.cost.prices import Pricing
-from analytics.cost.spend import Spend, price_usage
-from analytics.cost.teams import NO_TEAMS, Teams, assign_keys, key_teams, tag_teams, team_day
+from analytics.cost import (
+    BASE_FEE,
+    BASE_FEE_SHARE,
+    NO_TEAMS,
+    TOTAL_COST,
+    USAGE_COST,
+    Chargeback,
+    Pricing,
+    Spend,
+    Teams,
+    as_decimals,
+    assign_keys,
+    base_fee_shares,
+    chargeback,
+    key_teams,
+    price_usage,
+    tag_teams,
+    team_day,
+)
 from analytics.exports.vocabulary import (
     GROUPINGS,
     SOURCES,
@@ -53,7 +66,8 @@ from analytics.exports.vocabulary import (
     UsageGrouping,
     offered,
 )
-from analytics.usage.frames import (
+from analytics.usage import (
+    METRICS,
     UNATTRIBUTED_KEY,
     key_frame,
     labels,
@@ -61,7 +75,6 @@ from analytics.usage.frames import (
     tag_frame,
     totals,
 )
-from analytics.usage.metrics import METRICS
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
-from analytics.usage.pipeline import (
-    FetchedRange,
-    fetch_pair_keys,
-    fetch_pairs,
-    fetch_tags,
-    fetch_usage,
-)
+from analytics.usage import FetchedRange, fetch_pair_keys, fetch_pairs, fetch_tags, fetch_usage
 
 # What an export reads: usage per key (the analytics report), characters per custom tag, or
 # usage per language pair.

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.theme import BAND_FILL, LIMIT_COLOR, PALETTE
 from analytics.figures.usage import line, number_format, tick_format
-from analytics.usage.metrics import METRIC_LABELS
+from analytics.usage import METRIC_LABELS
 
 
 def anomaly_figure(window: pd.DataFrame, metric: str, title: str) -> go.Figure:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from analytics.capacity import ForecastPath
-from analytics.capacity.budgets import COST
+from analytics.capacity import COST, ForecastPath
 from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.theme import LIMIT_COLOR, PALETTE, WARNING_COLOR
 from analytics.figures.usage import (
@@ -16,7 +15,7 @@ from analytics.figures.usage import (
     tick_format,
     value_format,
 )
-from analytics.usage.metrics import share_text
+from analytics.usage import share_text
 
 
 def forecast_figure(forecast: ForecastPath) -> go.Figure:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.theme import CURRENT_COLOR, PALETTE, RECOMMENDED_COLOR
 from analytics.figures.usage import band, line, number_format, tick_format, value_format
-from analytics.usage.metrics import METRIC_LABELS, TOTAL_CHARACTERS, share_text
+from analytics.usage import METRIC_LABELS, TOTAL_CHARACTERS, share_text
 
 
 def past_forecasts_figure(rows: pd.DataFrame, metric: str) -> go.Figure:

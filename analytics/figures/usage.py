@@ -13,22 +13,22 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analytics.cost.currencies import MINOR_UNITS
-from analytics.cost.priced import COST_LABELS
-from analytics.cost.prices import PRICED_METRICS
+from analytics.cost import COST_LABELS, MINOR_UNITS, PRICED_METRICS
 from analytics.figures.layout import HEIGHT, framed
 from analytics.figures.theme import BAND_FILL, HEAT_SCALE, OTHER_COLOR, PALETTE, UNTAGGED_COLOR
-from analytics.usage.calendar import Granularity
-from analytics.usage.metrics import (
+from analytics.usage import (
     METRIC_LABELS,
     MINUTE_METRICS,
+    OTHER,
     SERVICE_CHARACTERS,
     SERVICE_LABELS,
+    TAG_LABELS,
     TOTAL_CHARACTERS,
+    UNTAGGED,
+    Granularity,
     decimals,
     is_minutes,
 )
-from analytics.usage.tables import OTHER, TAG_LABELS, UNTAGGED
 
 PERIOD_AXIS = {"day": "Day (UTC)", "week": "Week starting (UTC)", "month": "Month (UTC)"}
 

@@ -32,12 +32,9 @@ from analytics.guardrails.memory import (
     read,
     write,
 )
-from analytics.keys import changes
-from analytics.keys.preview import limit_preview
-from analytics.service.errors import ServiceError
-from analytics.service.models import NO_LIMITS, UsageLimits
-from analytics.usage.calendar import utc_now
-from analytics.usage.records import Records
+from analytics.keys import changes, limit_preview
+from analytics.service import NO_LIMITS, ServiceError, UsageLimits
+from analytics.usage import Records, utc_now
 
 ACTOR = "guardrail: "
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from analytics.capacity.budgets import Budget
+from analytics.capacity import Budget
 from analytics.guardrails.plan_inputs import KeyUse
 from analytics.guardrails.rules import MEASURE_NAMES, Measure, limit_of
-from analytics.service.models import UsageLimits
+from analytics.service import UsageLimits
 
 # The keys given a share of a budget's room, and each one's share (key id → units).
 Shared = tuple[frozenset[str], dict[str, int]]

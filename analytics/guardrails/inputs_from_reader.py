@@ -13,19 +13,22 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.budgets import BillingPeriod, BudgetSettings, billing_period, plan_limits
-from analytics.capacity.forecasting import expected_days, forecast_start
-from analytics.cost.prices import Pricing
-from analytics.cost.teams import Teams, key_teams
+from analytics.capacity import (
+    BillingPeriod,
+    BudgetSettings,
+    billing_period,
+    expected_days,
+    forecast_start,
+    plan_limits,
+)
+from analytics.cost import Pricing, Teams, key_teams
 from analytics.guardrails.limit_plan import Plan, make_plan
 from analytics.guardrails.memory import Memory
 from analytics.guardrails.plan_inputs import KeyUse, Situation
 from analytics.guardrails.rules import MEASURE_METRICS, MEASURES, Measure, span_of, units
-from analytics.keys.join import join, masked
-from analytics.keys.listed import KeyReader
-from analytics.service.models import DeveloperKey, PlanUsage
-from analytics.usage.calendar import ONE_DAY
-from analytics.usage.frames import labels, within
+from analytics.keys import KeyReader, join, masked
+from analytics.service import DeveloperKey, PlanUsage
+from analytics.usage import ONE_DAY, labels, within
 
 
 class NoUsagePeriod(ValueError):

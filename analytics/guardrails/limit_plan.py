@@ -58,8 +58,8 @@ from decimal import Decimal
 
 import pandas as pd
 
-from analytics.capacity.budgets import BillingPeriod, Budget, BudgetSettings, matching_keys
-from analytics.cost.prices import Pricing
+from analytics.capacity import BillingPeriod, Budget, BudgetSettings, matching_keys
+from analytics.cost import Pricing
 from analytics.guardrails.budget_sharing import BudgetShare, most_today, share_room
 from analytics.guardrails.memory import Memory
 from analytics.guardrails.plan_inputs import KeyUse, Situation
@@ -78,10 +78,9 @@ from analytics.guardrails.rules import (
     units,
     with_limit,
 )
-from analytics.keys.join import key_name
-from analytics.service.models import DeveloperKey, UsageLimits
-from analytics.usage.calendar import ONE_DAY
-from analytics.usage.frames import within
+from analytics.keys import key_name
+from analytics.service import DeveloperKey, UsageLimits
+from analytics.usage import ONE_DAY, within
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from typing import Final, Literal
 import msgspec
 from sqlalchemy import Connection, delete, select
 
-from analytics.service.models import NO_LIMITS, UsageLimits
-from analytics.storage.schema import guardrails as table
-from analytics.storage.state_store import upsert
-from analytics.usage.records import Records
+from analytics.service import NO_LIMITS, UsageLimits
+from analytics.storage import guardrails as table
+from analytics.storage import upsert
+from analytics.usage import Records
 
 log = logging.getLogger(__name__)
 

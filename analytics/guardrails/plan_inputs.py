@@ -9,10 +9,10 @@ from datetime import date
 
 import pandas as pd
 
-from analytics.capacity.budgets import BillingPeriod
+from analytics.capacity import BillingPeriod
 from analytics.guardrails.rules import MEASURES, Measure
-from analytics.keys.join import masked
-from analytics.service.models import DeveloperKey
+from analytics.keys import masked
+from analytics.service import DeveloperKey
 
 
 @dataclass(frozen=True)

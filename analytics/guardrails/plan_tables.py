@@ -17,7 +17,7 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.cost.teams import UNASSIGNED
+from analytics.cost import UNASSIGNED
 from analytics.guardrails.budget_sharing import BudgetShare
 from analytics.guardrails.limit_plan import KeyPlan, Plan
 from analytics.guardrails.rules import (
@@ -28,8 +28,8 @@ from analytics.guardrails.rules import (
     limit_of,
     limit_text,
 )
-from analytics.keys.limits import shown_limits
-from analytics.usage.metrics import counted
+from analytics.keys import shown_limits
+from analytics.usage import counted
 
 Moment = Literal["now", "planned"]  # the limits in force now, or the plan's
 

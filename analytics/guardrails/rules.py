@@ -27,7 +27,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from analytics.capacity.budgets import (
+from analytics.capacity import (
     COST,
     USAGE_PERIOD,
     BillingPeriod,
@@ -35,11 +35,10 @@ from analytics.capacity.budgets import (
     BudgetSettings,
     budget_period,
 )
-from analytics.cost.prices import PricePeriod, Pricing
-from analytics.keys.preview import NO_LIMIT
-from analytics.service.models import UsageLimits
-from analytics.usage.calendar import YearStart
-from analytics.usage.metrics import MINUTES, SERVICE_CHARACTERS, TOTAL_CHARACTERS
+from analytics.cost import PricePeriod, Pricing
+from analytics.keys import NO_LIMIT
+from analytics.service import UsageLimits
+from analytics.usage import MINUTES, SERVICE_CHARACTERS, TOTAL_CHARACTERS, YearStart
 
 Measure = Literal["characters", "speech"]
 MEASURES: Final[tuple[Measure, ...]] = ("characters", "speech")

@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Final
 
 from analytics.access import Visible
-from analytics.capacity.budgets import BudgetSettings
+from analytics.capacity import BudgetSettings
 from analytics.guardrails.limit_plan import KeyPlan, Plan
-from analytics.keys.join import masked
+from analytics.keys import masked
 
 # What "set by" says of a limit a budget outside the scope sets.
 UNSEEN_BUDGET: Final = "a budget not shown"

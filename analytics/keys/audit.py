@@ -26,12 +26,9 @@ import pandas as pd
 from sqlalchemy import Connection, delete, insert, select
 
 from analytics.keys.preview import limit_text, minutes
-from analytics.service.demo import demo_lock
-from analytics.service.models import DeveloperKey
-from analytics.service.service_connection import DemoFiles, ServiceConnection
-from analytics.storage.schema import audit as table
-from analytics.usage.calendar import utc_now
-from analytics.usage.records import Records, records_of
+from analytics.service import DemoFiles, DeveloperKey, ServiceConnection, demo_lock
+from analytics.storage import audit as table
+from analytics.usage import Records, records_of, utc_now
 
 Action = Literal["create", "rename", "limit", "deactivate"]
 ACTIONS: Final[tuple[Action, ...]] = ("create", "rename", "limit", "deactivate")

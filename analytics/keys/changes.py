@@ -23,10 +23,15 @@ from typing import TypeVar
 from analytics.keys.audit import Action, AuditLog, Outcome, encode, entry
 from analytics.keys.join import masked
 from analytics.keys.preview import Preview, label_problem
-from analytics.service.client import KeyChange, ServiceClient
-from analytics.service.errors import ConnectionFailedError, ServiceError
-from analytics.service.models import CreatedKey, DeveloperKey
-from analytics.storage.state_store import StoreError, StoreUnavailable
+from analytics.service import (
+    ConnectionFailedError,
+    CreatedKey,
+    DeveloperKey,
+    KeyChange,
+    ServiceClient,
+    ServiceError,
+)
+from analytics.storage import StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

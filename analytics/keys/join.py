@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.service.models import DeveloperKey
+from analytics.service import DeveloperKey
 
 How = Literal["recorded", "key id", "label", "not matched", "no usage found", "unattributed"]
 JOINED: Final[tuple[How, ...]] = ("recorded", "key id", "label")

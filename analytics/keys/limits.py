@@ -18,22 +18,21 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from analytics.capacity.budgets import (
+from analytics.capacity import (
     Allowance,
     BillingPeriod,
     Budget,
     Evaluation,
     Measure,
     allowance,
+    forecast_start,
     status_for,
 )
-from analytics.capacity.forecasting import forecast_start
-from analytics.cost.teams import Teams, key_owners
+from analytics.cost import Teams, key_owners
 from analytics.keys.join import JoinedKey, join
 from analytics.keys.preview import limit_text, minutes
-from analytics.service.models import DeveloperKey
-from analytics.usage.frames import labels, within
-from analytics.usage.metrics import METRICS, MINUTES, TOTAL_CHARACTERS
+from analytics.service import DeveloperKey
+from analytics.usage import METRICS, MINUTES, TOTAL_CHARACTERS, labels, within
 
 State = Literal["active", "deactivated", "never used", "not in the key list"]
 LIMITED: Final[dict[Measure, str]] = {

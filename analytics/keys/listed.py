@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from datetime import date
 from typing import NamedTuple, Protocol
 
-from analytics.capacity.budgets import Evaluation, PlanReader, billing_period, period_range
+from analytics.capacity import Evaluation, PlanReader, billing_period, period_range
 from analytics.keys.limits import KeyRow, limit_evaluations, overview, view_range
-from analytics.service.models import DeveloperKey
-from analytics.usage.frames import labels
+from analytics.service import DeveloperKey
+from analytics.usage import labels
 
 
 class KeyReader(PlanReader, Protocol):

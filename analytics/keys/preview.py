@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from analytics.keys.join import key_name
-from analytics.service.client import KEEP, Limit
-from analytics.service.models import DeveloperKey
-from analytics.usage.metrics import count_text, quoted
+from analytics.service import KEEP, DeveloperKey, Limit
+from analytics.usage import count_text, quoted
 
 MS_PER_MINUTE: Final = 60_000
 # The service states no length for a label; longer ones would not fit a table's column or a

@@ -32,12 +32,9 @@ from analytics.keys import changes
 from analytics.keys.join import key_name, masked
 from analytics.keys.limits import KeyRow
 from analytics.keys.preview import limit_preview
-from analytics.service.errors import ServiceError
-from analytics.service.models import DeveloperKey
-from analytics.storage.schema import rotations as table
-from analytics.usage.calendar import data_through, utc_now
-from analytics.usage.reader import UsageReader
-from analytics.usage.records import Records
+from analytics.service import DeveloperKey, ServiceError
+from analytics.storage import rotations as table
+from analytics.usage import Records, UsageReader, data_through, utc_now
 
 MAX_ACTIVE: Final = 25  # the service's limit of active developer keys (paid plan)
 UNUSED_DAYS: Final = 90  # an active key unused this long is a candidate to deactivate first

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 import pandas as pd
 import plotly.graph_objects as go
 
-from analytics.cost.money import estimate_text
+from analytics.cost import estimate_text
 from analytics.reports import plotlyjs
-from analytics.usage.metrics import format_value
+from analytics.usage import format_value
 
 
 def number(value: float, metric: str) -> str:

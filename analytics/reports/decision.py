@@ -12,12 +12,17 @@ from functools import partial
 
 import pandas as pd
 
-from analytics.capacity import accuracy_text
-from analytics.capacity.decision import Costed, Decision, plain_verdict, plan_sentence, verdict
-from analytics.figures.decision import cost_curve_figure, past_forecasts_figure
+from analytics.capacity import (
+    Costed,
+    Decision,
+    accuracy_text,
+    plain_verdict,
+    plan_sentence,
+    verdict,
+)
+from analytics.figures import cost_curve_figure, past_forecasts_figure
 from analytics.reports import blocks
-from analytics.usage.calendar import YearStart
-from analytics.usage.metrics import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, share_text
+from analytics.usage import METRIC_LABELS, MINUTES, TOTAL_CHARACTERS, YearStart, share_text
 
 # The forecast table's columns as the report heads them: one table for every metric, each
 # row's figures in the unit its metric names.

@@ -17,19 +17,35 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from analytics.capacity import CapacityReview, comparison_text
-from analytics.capacity.budgets import Evaluation, evaluation_frame
-from analytics.capacity.decision import Decision
-from analytics.figures.capacity import forecast_figure
-from analytics.figures.usage import keys_over_time, minutes_over_time, service_mix, top_keys_bar
+from analytics.capacity import (
+    CapacityReview,
+    Decision,
+    Evaluation,
+    comparison_text,
+    evaluation_frame,
+)
+from analytics.figures import (
+    forecast_figure,
+    keys_over_time,
+    minutes_over_time,
+    service_mix,
+    top_keys_bar,
+)
 from analytics.reports import blocks, plotlyjs
 from analytics.reports.decision import decision_section
 from analytics.reports.paper import PageSize
 from analytics.reports.spend import spend_section
-from analytics.usage.calendar import auto_granularity, range_text
-from analytics.usage.frames import within
-from analytics.usage.metrics import METRIC_LABELS, METRICS, percent_text
-from analytics.usage.tables import top_n_over_time, top_n_totals, usage_over_time
+from analytics.usage import (
+    METRIC_LABELS,
+    METRICS,
+    auto_granularity,
+    percent_text,
+    range_text,
+    top_n_over_time,
+    top_n_totals,
+    usage_over_time,
+    within,
+)
 
 TOP_KEYS = 10
 CHART_KEYS = 8

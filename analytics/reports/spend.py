@@ -8,14 +8,19 @@ import html
 import pandas as pd
 
 from analytics.capacity import CapacityReview
-from analytics.cost.chargeback import TOTAL
-from analytics.cost.money import amount_text
-from analytics.cost.priced import BASE_FEE, BASE_FEE_SHARE, COST_LABELS, TOTAL_COST, USAGE_COST
-from analytics.cost.prices import PRICED_METRICS, unpriced_text
+from analytics.cost import (
+    BASE_FEE,
+    BASE_FEE_SHARE,
+    COST_LABELS,
+    PRICED_METRICS,
+    TOTAL,
+    TOTAL_COST,
+    USAGE_COST,
+    amount_text,
+    unpriced_text,
+)
 from analytics.reports import blocks
-from analytics.usage.calendar import PERIOD_TITLES, range_text
-from analytics.usage.metrics import percent_text
-from analytics.usage.tables import relative_change
+from analytics.usage import PERIOD_TITLES, percent_text, range_text, relative_change
 
 
 def _spend_rows(review: CapacityReview, currency: str) -> pd.DataFrame:

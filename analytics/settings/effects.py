@@ -19,16 +19,11 @@ from decimal import Decimal
 
 import pandas as pd
 
-from analytics.alerts.alerts_file import AlertsFile, parse_alerts_file
-from analytics.cost.chargeback import chargeback
-from analytics.cost.money import as_decimal
-from analytics.cost.prices import Pricing
-from analytics.cost.teams import NO_TEAMS, UNASSIGNED, Teams, key_teams
-from analytics.guardrails.limit_plan import Plan
-from analytics.guardrails.plan_tables import stopping
+from analytics.alerts import AlertsFile, parse_alerts_file
+from analytics.cost import NO_TEAMS, UNASSIGNED, Pricing, Teams, as_decimal, chargeback, key_teams
+from analytics.guardrails import Plan, stopping
 from analytics.settings.parts import file_name
-from analytics.usage.frames import labels
-from analytics.usage.metrics import counted
+from analytics.usage import counted, labels
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Final
 
-from analytics.usage.metrics import quoted
+from analytics.usage import quoted
 
 NOTHING: Final = "(not set)"
 Fields = dict[str, object]

@@ -31,16 +31,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from analytics.alerts.alerts_file import (
-    AlertsConfig,
-    AlertsFile,
-    Rotations,
-    parse_alerts_file,
-    with_secrets,
-)
-from analytics.capacity.budgets import BudgetSettings, parse_budgets
-from analytics.cost.prices import Pricing, parse_pricing
-from analytics.cost.teams import NO_TEAMS, Teams, parse_teams
+from analytics.alerts import AlertsConfig, AlertsFile, Rotations, parse_alerts_file, with_secrets
+from analytics.capacity import BudgetSettings, parse_budgets
+from analytics.cost import NO_TEAMS, Pricing, Teams, parse_pricing, parse_teams
 from analytics.settings.parts import (
     NAMES,
     PARTS,
@@ -51,10 +44,8 @@ from analytics.settings.parts import (
     file_name,
 )
 from analytics.settings.versions import held, import_once, latest
-from analytics.storage.bundle import organization_file
-from analytics.storage.tomlfiles import read_text
-from analytics.usage.calendar import utc_now
-from analytics.usage.records import Records
+from analytics.storage import organization_file, read_text
+from analytics.usage import Records, utc_now
 
 Source = Literal["store", "files"]
 # How a parsed document names itself in its errors and messages: a command by where it is (the

@@ -26,9 +26,8 @@ from typing import Final
 
 import pandas as pd
 
-from analytics.service.models import DeveloperKey
-from analytics.usage import calendar
-from analytics.usage.frames import labels
+from analytics.service import DeveloperKey
+from analytics.usage import calendar, labels
 
 NEAR: Final = 0.6  # difflib's own cutoff: the suggestion offered for a name that must exist
 TYPO: Final = 0.85  # a claimed label or tag this close to an existing one is a typo

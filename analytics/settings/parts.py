@@ -25,11 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
-from analytics.alerts.alerts_file import AlertsFileError, parse_alerts, parse_alerts_file
-from analytics.capacity.budgets import BudgetSettings, BudgetSettingsError, parse_budgets
-from analytics.cost.prices import PricingFileError, parse_pricing
-from analytics.cost.teams import TeamFileError, parse_teams
-from analytics.guardrails.rules import never_enforceable
+from analytics.alerts import AlertsFileError, parse_alerts, parse_alerts_file
+from analytics.capacity import BudgetSettings, BudgetSettingsError, parse_budgets
+from analytics.cost import PricingFileError, TeamFileError, parse_pricing, parse_teams
+from analytics.guardrails import never_enforceable
 from analytics.settings.organization_names import Organization, unknown_names
 
 Part = Literal["pricing", "teams", "budgets", "alerts"]

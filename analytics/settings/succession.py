@@ -26,7 +26,7 @@ import msgspec
 import tomlkit
 from tomlkit.items import AoT
 
-from analytics.cost.teams import (
+from analytics.cost import (
     UNASSIGNED,
     KeyOwner,
     RuleField,
@@ -36,11 +36,11 @@ from analytics.cost.teams import (
     key_teams,
     parse_teams,
 )
-from analytics.keys.rotation import Rotation
+from analytics.keys import Rotation
 from analytics.settings.in_force import Place, document
 from analytics.settings.parts import SettingsProblem, file_name
 from analytics.settings.versions import SavedMeanwhile, save
-from analytics.usage.calendar import utc_now
+from analytics.usage import utc_now
 
 
 def _toml(value: str) -> str:

@@ -17,8 +17,8 @@ from sqlalchemy import Connection, Row, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from analytics.settings.parts import Part, check
-from analytics.storage.schema import settings_versions as table
-from analytics.usage.records import Records
+from analytics.storage import settings_versions as table
+from analytics.usage import Records
 
 NONE_YET = 0  # the base version of a document's first save
 

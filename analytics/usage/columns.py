@@ -18,9 +18,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 import numpy as np
 
-from analytics.service.decoding import NOT_DOCUMENTED, RowDecoder
-from analytics.service.errors import InvalidResponseError
-from analytics.service.models import UsageBreakdown
+from analytics.service import NOT_DOCUMENTED, InvalidResponseError, RowDecoder, UsageBreakdown
 from analytics.usage.metrics import METRICS, MINUTE_METRICS
 
 # The dtype of usage_date, as read here and in every frame (naive midnight of the UTC day).

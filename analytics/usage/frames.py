@@ -20,9 +20,13 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from analytics.service.decoding import key_day_rows, pair_rows, tag_day_rows
-from analytics.service.errors import InvalidResponseError
-from analytics.service.models import UsageBreakdown
+from analytics.service import (
+    InvalidResponseError,
+    UsageBreakdown,
+    key_day_rows,
+    pair_rows,
+    tag_day_rows,
+)
 from analytics.usage.columns import (
     DATE_DTYPE,
     MINUTE_DECIMALS,

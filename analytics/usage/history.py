@@ -25,8 +25,8 @@ import duckdb
 import pandas as pd
 from pydantic import SecretStr
 
-from analytics.service.service_connection import ServiceConnection
-from analytics.storage.files import move_aside
+from analytics.service import ServiceConnection
+from analytics.storage import move_aside
 from analytics.usage.frames import (
     DATE_DTYPE,
     KEY_DAY_DTYPES,

@@ -18,10 +18,7 @@ from typing import TypeVar
 import httpx
 import pandas as pd
 
-from analytics.service.client import AsyncServiceClient
-from analytics.service.errors import InvalidResponseError
-from analytics.service.sync import blocking
-from analytics.service.transport import invalid_response
+from analytics.service import AsyncServiceClient, InvalidResponseError, blocking, invalid_response
 from analytics.usage import frames, windows
 from analytics.usage.calendar import utc_today
 from analytics.usage.history import (

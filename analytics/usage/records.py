@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analytics.service.service_connection import ServiceConnection
-from analytics.storage.state_store import Store, embedded_store, open_store
+from analytics.service import ServiceConnection
+from analytics.storage import Store, embedded_store, open_store
 from analytics.usage.history import account_name
 
 

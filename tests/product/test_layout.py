@@ -11,6 +11,7 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
+from support.faces import past_faces, product_files
 from support.servers import ROOT
 
 README_LINES = 120
@@ -373,4 +374,30 @@ def test_the_pages_and_the_benchmark_read_capacity_through_its_faces():
         for module in imported_modules(path)
         if module.startswith("analytics.capacity") and module not in faces
     }
+    assert found == set()
+
+
+def test_an_import_past_a_face_is_told():
+    text = (
+        "from analytics.cost.prices import Pricing\n"
+        "from analytics.cost import Teams\n"
+        "from analytics.usage import calendar\n"
+        "import analytics.keys.audit\n"
+        "from analytics.dashboard.page import header\n"
+    )
+    past = {"analytics.keys.audit", "analytics.dashboard.page"}
+    for where, more in (
+        ("analytics/cli/x.py", {"analytics.cost.prices"}),
+        ("analytics/cost/x.py", set()),
+        ("app_pages/x.py", {"analytics.cost.prices"}),
+    ):
+        assert past_faces(ROOT, text, Path(where)) == {f"{where}: {m}" for m in past | more}
+
+
+def test_a_package_is_read_through_its_face():
+    """A module inside a face may move or split without a caller noticing: what the library,
+    the pages and app.py take from another package, they take from its face."""
+    found = set().union(
+        *(past_faces(ROOT, (ROOT / where).read_text(), where) for where in product_files(ROOT))
+    )
     assert found == set()

@@ -32,17 +32,18 @@ import pandas as pd
 
 from analytics.capacity.budgets.costs import Prices, cost_path
 from analytics.capacity.forecasting import forecast_start, projection_path
-from analytics.service.models import PlanUsage
-from analytics.usage.calendar import ONE_DAY, range_text
-from analytics.usage.frames import within
-from analytics.usage.metrics import (
+from analytics.service import PlanUsage
+from analytics.usage import (
     MINUTES,
+    ONE_DAY,
     SPEECH_TO_SPEECH,
     TOTAL_CHARACTERS,
     Metric,
     count_text,
     format_value,
+    range_text,
     share_text,
+    within,
 )
 
 Measure = Literal["characters", "speech_to_text_minutes", "speech_to_speech_minutes"]

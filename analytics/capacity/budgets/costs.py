@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.capacity.forecasting import expected_days
-from analytics.usage.metrics import CHARACTER_METRICS, METRICS
+from analytics.usage import CHARACTER_METRICS, METRICS
 
 COST = "cost"  # the metric of a cost budget or forecast, in the pricing currency
 # Masked keys of the forecast rows a projected cost prices.

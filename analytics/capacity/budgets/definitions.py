@@ -23,14 +23,15 @@ import msgspec
 
 from analytics.capacity.budgets.costs import COST
 from analytics.capacity.forecasting import ORGANIZATION
-from analytics.storage.tomlfiles import parse_toml, read_text
-from analytics.usage.calendar import (
+from analytics.storage import parse_toml, read_text
+from analytics.usage import (
+    METRIC_LABELS,
+    METRICS,
     PERIOD_KINDS,
     PERIOD_TITLES,
     PeriodKind,
     YearStart,
 )
-from analytics.usage.metrics import METRIC_LABELS, METRICS
 
 DEFAULT_WARNING = 0.8
 PLAN = "plan"  # the metric of a plan budget

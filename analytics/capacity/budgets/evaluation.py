@@ -40,8 +40,7 @@ from analytics.capacity.budgets.billing import PlanSnapshot, reaches
 from analytics.capacity.budgets.costs import Prices, cost_path
 from analytics.capacity.budgets.definitions import Budget, BudgetSettings
 from analytics.capacity.forecasting import projection_path
-from analytics.usage.calendar import YearStart, period_bounds, range_text
-from analytics.usage.metrics import is_minutes
+from analytics.usage import YearStart, is_minutes, period_bounds, range_text
 
 Status = Literal["ok", "warning", "exceeded", "unknown key"]
 STATUS_ORDER: tuple[Status, ...] = ("ok", "unknown key", "warning", "exceeded")

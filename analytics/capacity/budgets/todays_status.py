@@ -20,10 +20,8 @@ from analytics.capacity.budgets.costs import Prices
 from analytics.capacity.budgets.definitions import BudgetSettings
 from analytics.capacity.budgets.evaluation import Evaluation, evaluate, evaluate_plan, in_file_order
 from analytics.capacity.forecasting import required_start
-from analytics.service.models import PlanUsage
-from analytics.usage.calendar import ONE_DAY
-from analytics.usage.pipeline import FetchedRange
-from analytics.usage.reader import UsageReader
+from analytics.service import PlanUsage
+from analytics.usage import ONE_DAY, FetchedRange, UsageReader
 
 
 class PlanReader(UsageReader, Protocol):

@@ -40,16 +40,17 @@ from analytics.capacity.forecasting import (
     period_text,
     warnings,
 )
-from analytics.service.errors import ServiceError
-from analytics.usage.calendar import YearStart, all_history_range
-from analytics.usage.metrics import (
+from analytics.service import ServiceError
+from analytics.usage import (
     MINUTES,
     SERVICE_CHARACTERS,
+    UsageReader,
+    YearStart,
+    all_history_range,
     format_value,
     rounded,
     share_text,
 )
-from analytics.usage.reader import UsageReader
 
 DEFAULT_TERM = 12
 # The days whose mix of character services prices today's plan's characters.

@@ -24,7 +24,7 @@ from analytics.capacity.forecasting import (
     months_later,
     ratio_quantiles,
 )
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
+from analytics.usage import MINUTES, TOTAL_CHARACTERS
 
 SCENARIO_SHARES: Final = np.arange(1, 100) / 100
 

@@ -15,7 +15,7 @@ from analytics.capacity.forecasting.backtesting import (
     held,
     wape,
 )
-from analytics.usage.metrics import share_text
+from analytics.usage import share_text
 
 
 @dataclass(frozen=True)

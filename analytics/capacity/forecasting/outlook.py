@@ -55,8 +55,15 @@ from analytics.capacity.forecasting.candidates import (
 )
 from analytics.capacity.forecasting.run_rate_model import daily_series, forecast_start
 from analytics.capacity.forecasting.whatif import WhatIf
-from analytics.usage.calendar import ONE_DAY, PERIOD_TITLES, YearStart, period_bounds, shift_years
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS
+from analytics.usage import (
+    MINUTES,
+    ONE_DAY,
+    PERIOD_TITLES,
+    TOTAL_CHARACTERS,
+    YearStart,
+    period_bounds,
+    shift_years,
+)
 
 DECISION_METRICS: Final = (TOTAL_CHARACTERS, MINUTES)
 NEXT_12_MONTHS: Final = "next 12 months"

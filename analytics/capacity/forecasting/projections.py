@@ -21,9 +21,16 @@ import pandas as pd
 from analytics.capacity.forecasting.candidates import Floats, History
 from analytics.capacity.forecasting.outlook import NO_INTERVAL, Outlook, outlook
 from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS, ORGANIZATION, daily_series
-from analytics.usage.calendar import PERIOD_KINDS, PeriodKind, YearStart, period_bounds
-from analytics.usage.frames import labels
-from analytics.usage.metrics import METRICS, SERVICE_CHARACTERS, TOTAL_CHARACTERS
+from analytics.usage import (
+    METRICS,
+    PERIOD_KINDS,
+    SERVICE_CHARACTERS,
+    TOTAL_CHARACTERS,
+    PeriodKind,
+    YearStart,
+    labels,
+    period_bounds,
+)
 
 
 def organization_outlook(

@@ -23,7 +23,7 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from analytics.usage.calendar import PERIOD_KINDS, YearStart, all_history_range, period_bounds
+from analytics.usage import PERIOD_KINDS, YearStart, all_history_range, period_bounds
 
 LEVEL_DAYS = 28
 RHYTHM_DAYS = 84

@@ -30,7 +30,7 @@ from typing import Final
 import numpy as np
 
 from analytics.capacity.forecasting.candidates import Floats
-from analytics.usage.metrics import MINUTES, TOTAL_CHARACTERS, format_change, with_unit
+from analytics.usage import MINUTES, TOTAL_CHARACTERS, format_change, with_unit
 
 UNITS: Final[dict[str, str]] = {
     "characters": TOTAL_CHARACTERS,

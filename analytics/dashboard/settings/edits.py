@@ -20,15 +20,28 @@ import streamlit as st
 from analytics.dashboard import data, guardrails, keys_and_limits, settings_in_force
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source
-from analytics.guardrails.inputs_from_reader import NoUsagePeriod
-from analytics.settings.effects import plan_effect, route_effects, team_effects, total_cost
-from analytics.settings.field_changes import differences
-from analytics.settings.in_force import Place, SettingsInForce
-from analytics.settings.organization_names import Organization, organization, used_range
-from analytics.settings.parts import Part, SettingsProblem, check, route_warning
-from analytics.settings.versions import NONE_YET, SavedMeanwhile, Version, save
-from analytics.usage import calendar
-from analytics.usage.records import Records
+from analytics.guardrails import NoUsagePeriod
+from analytics.settings import (
+    NONE_YET,
+    Organization,
+    Part,
+    Place,
+    SavedMeanwhile,
+    SettingsInForce,
+    SettingsProblem,
+    Version,
+    check,
+    differences,
+    organization,
+    plan_effect,
+    route_effects,
+    route_warning,
+    save,
+    team_effects,
+    total_cost,
+    used_range,
+)
+from analytics.usage import Records, calendar
 
 PENDING: Final = "settings_pending"  # part → the edit previewed, awaiting Save
 SAVED: Final = "settings_saved"  # part → what the last save said

@@ -10,18 +10,26 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from analytics.cost.teams import TeamFileError
+from analytics.cost import TeamFileError
 from analytics.dashboard import settings_in_force
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.messages import service_errors, store_errors
 from analytics.dashboard.settings import edits
 from analytics.dashboard.source import Source
 from analytics.dashboard.visitor import Visitor
-from analytics.settings.field_changes import line_diff
-from analytics.settings.in_force import Document, Place, SettingsInForce
-from analytics.settings.parts import PARTS, TITLES, Part
-from analytics.settings.versions import SavedMeanwhile, Version, history
-from analytics.usage.metrics import counted
+from analytics.settings import (
+    PARTS,
+    TITLES,
+    Document,
+    Part,
+    Place,
+    SavedMeanwhile,
+    SettingsInForce,
+    Version,
+    history,
+    line_diff,
+)
+from analytics.usage import counted
 
 
 @dataclass(frozen=True)
