@@ -401,3 +401,58 @@ def test_a_package_is_read_through_its_face():
         *(past_faces(ROOT, (ROOT / where).read_text(), where) for where in product_files(ROOT))
     )
     assert found == set()
+
+
+# The pages not yet grouped into a package of the dashboard of their own: each still lays out
+# its widgets itself and reads other packages. The list only shrinks.
+UNGROUPED_PAGES = {
+    "anomalies",
+    "capacity",
+    "chargeback",
+    "export",
+    "keys",
+    "languages",
+    "limits",
+    "overview",
+    "pairs",
+    "tags",
+    "trends",
+}
+
+
+def outside_dashboard(text: str) -> set[str]:
+    """The modules a page's ``text`` imports that are neither Streamlit nor a face of the
+    dashboard (`analytics.dashboard`, or a page's own package of it)."""
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            face = parts[:2] == ["analytics", "dashboard"] and len(parts) <= 3
+            if parts[0] not in ("__future__", "streamlit") and not (
+                face and module_file(module) == ROOT.joinpath(*parts, "__init__.py")
+            ):
+                found.add(module)
+    return found
+
+
+def test_a_page_outside_the_dashboards_faces_is_told():
+    text = (
+        "from __future__ import annotations\nimport streamlit as st\n"
+        "from analytics.dashboard import visitor\nfrom analytics.dashboard.settings import x\n"
+        "from analytics.dashboard.data import View\nfrom analytics.cost import Pricing\n"
+        "import pandas as pd\n"
+    )
+    assert outside_dashboard(text) == {"analytics.dashboard.data", "analytics.cost", "pandas"}
+
+
+def test_a_grouped_page_imports_only_the_dashboards_faces_and_streamlit():
+    """A page grouped into its package (the Settings page) reads the visitor and calls its
+    layout: what it draws and how it reads is the package's."""
+    found = {path.stem for path in python_files("app_pages") if outside_dashboard(path.read_text())}
+    assert found == UNGROUPED_PAGES
