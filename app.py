@@ -10,16 +10,19 @@ import streamlit as st
 
 from analytics import pages
 from analytics.dashboard import (
+    Access,
+    Source,
+    access_decision,
     data,
     downloads,
     keys_and_limits,
+    secrets,
     session,
     settings_in_force,
+    sign_in_error,
     visitor,
 )
-from analytics.dashboard.access import Access, access_decision, sign_in_error
-from analytics.dashboard.source import Source, secrets
-from analytics.storage.allocator import use_system_allocator
+from analytics.storage import use_system_allocator
 from analytics.usage import calendar
 
 # The icon is the dashboard's own file: an icon name would be fetched from a font CDN, and a
