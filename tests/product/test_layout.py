@@ -11,7 +11,7 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
-from support.faces import past_faces, product_files
+from support.faces import imported, past_faces, product_files
 from support.servers import ROOT
 
 README_LINES = 120
@@ -34,13 +34,7 @@ def python_files(*folders: str) -> list[Path]:
 
 
 def imported_modules(path: Path) -> set[str]:
-    modules = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules.add(node.module)
-    return modules
+    return set(imported(path.read_text(), str(path)))
 
 
 def test_the_readme_is_a_front_door():
@@ -424,20 +418,13 @@ def outside_dashboard(text: str) -> set[str]:
     """The modules a page's ``text`` imports that are neither Streamlit nor a face of the
     dashboard (`analytics.dashboard`, or a page's own package of it)."""
     found = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            modules = [node.module]
-        elif isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        else:
-            continue
-        for module in modules:
-            parts = module.split(".")
-            face = parts[:2] == ["analytics", "dashboard"] and len(parts) <= 3
-            if parts[0] not in ("__future__", "streamlit") and not (
-                face and module_file(module) == ROOT.joinpath(*parts, "__init__.py")
-            ):
-                found.add(module)
+    for module in imported(text):
+        parts = module.split(".")
+        face = parts[:2] == ["analytics", "dashboard"] and len(parts) <= 3
+        if parts[0] not in ("__future__", "streamlit") and not (
+            face and module_file(module) == ROOT.joinpath(*parts, "__init__.py")
+        ):
+            found.add(module)
     return found
 
 

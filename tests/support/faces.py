@@ -27,6 +27,18 @@ def face_of(root: Path, package: str, module: str) -> str | None:
     return None
 
 
+def imported(text: str, where: str = "<text>") -> list[str]:
+    """The modules a module's ``text`` imports by absolute name, one per import of each, in
+    the order they are met."""
+    found = []
+    for node in ast.walk(ast.parse(text, where)):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+    return found
+
+
 def crossings(root: Path, text: str, where: Path) -> list[tuple[str, str]]:
     """Each import of the module ``where`` (its ``text``, ``where`` relative to ``root``) of a
     module of another package: the module imported and the face it should name. A module
@@ -34,17 +46,10 @@ def crossings(root: Path, text: str, where: Path) -> list[tuple[str, str]]:
     folder = where.parent.parts
     package = "" if folder in ((), ("app_pages",)) else ".".join(folder)
     found = []
-    for node in ast.walk(ast.parse(text, str(where))):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules = [node.module]
-        elif isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        else:
-            continue
-        for module in modules:
-            face = face_of(root, package, module) if module.startswith("analytics.") else None
-            if face is not None:
-                found.append((module, face))
+    for module in imported(text, str(where)):
+        face = face_of(root, package, module) if module.startswith("analytics.") else None
+        if face is not None:
+            found.append((module, face))
     return found
 
 
