@@ -33,9 +33,11 @@ pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 def month_start_in_past() -> date:
-    """The first day of a month 40 to 71 days back: the days around it are closed and in the
-    small demo's 90 days."""
-    return (calendar.utc_today() - timedelta(days=40)).replace(day=1)
+    """The first day of a month 45 to 76 days back: the days around it (six before, five
+    after) are closed, in the small demo's 90 days, and before the day its relabelled key
+    takes its new label (three fifths into the 90 days, about 36 days back), so every key
+    keeps one label over them."""
+    return (calendar.utc_today() - timedelta(days=45)).replace(day=1)
 
 
 @pytest.fixture
