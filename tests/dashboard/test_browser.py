@@ -951,6 +951,8 @@ def test_a_settings_typo_is_named_and_an_unsaved_edit_survives_a_visit(dashboard
     open_page(page, dashboard, "settings", "Settings")
     budgets = settings_tab(page, "Budgets")
     area = budgets.get_by_role("textbox")
+    # The demo's budgets in force, once the box holds them (it is drawn before its text).
+    expect(area).not_to_have_value("", timeout=WAIT_MS)
     text = area.input_value()
     typo = (
         f'{text}\n[[budget]]\nkey = "Prodution website"\nmetric = "total_characters"\n'
