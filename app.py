@@ -15,7 +15,7 @@ from analytics.dashboard import (
     access_decision,
     data,
     downloads,
-    keys_and_limits,
+    key_list,
     secrets,
     session,
     settings_in_force,
@@ -150,7 +150,7 @@ session.choose_range(chosen)
 if not (scope := data_source.visible.scope).whole:
     tags = data.tags(data_source, chosen.start, chosen.end).frame["custom_tag"].unique()
     st.sidebar.info(
-        scope.line(len(keys_and_limits.key_list(data_source)), len(tags)), icon=":material/group:"
+        scope.line(len(key_list.key_list(data_source)), len(tags)), icon=":material/group:"
     )
 if data_source.demo:
     st.info(

@@ -38,8 +38,8 @@ from analytics.dashboard import (
     deciding,
     decision_panel,
     downloads,
+    key_list,
     key_name_columns,
-    keys_and_limits,
     metric_number,
     money_column,
     page,
@@ -178,7 +178,7 @@ if budgets is not None:
 
 st.subheader("Keys against their own limits")
 with service_errors(source):
-    key_limits = keys_and_limits.limit_status(
+    key_limits = key_list.limit_status(
         source, today, document.warning_at if document else DEFAULT_WARNING
     )
 if key_limits is None:

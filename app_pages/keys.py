@@ -4,7 +4,7 @@ purpose, the top keys, and one key's usage by service."""
 import streamlit as st
 
 from analytics.cost import COST_LABELS, PRICED_METRICS
-from analytics.dashboard import charts, data, keys_and_limits, page, session, settings_name, visitor
+from analytics.dashboard import charts, data, key_list, page, session, settings_name, visitor
 from analytics.figures import usage as figures
 from analytics.keys import with_owners
 from analytics.usage import METRIC_LABELS, METRICS, calendar, tables
@@ -20,7 +20,7 @@ table = page.key_table_or_stop(
 )
 
 if not view.by_team:  # each key's owner and purpose, as Keys & limits shows them
-    table = with_owners(table, keys_and_limits.teams_in_force(source), label="api_key_label")
+    table = with_owners(table, key_list.teams_in_force(source), label="api_key_label")
 page.searchable_table(table, "keys", view)
 if view.cost:
     st.caption(

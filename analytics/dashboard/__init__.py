@@ -1,14 +1,14 @@
 """The dashboard's Streamlit side, the only package of the library that imports Streamlit. The
 pages lay out widgets and read everything through its modules, each used by its name: this
 run's visitor and the source they read (`visitor`, over `source`), the cached reads (`data`,
-`deciding`, `charts`), what every page starts with (`page`, `session`), and the workings of
-each page that changes something (`keys_and_limits`, `guardrails`, `settings`).
+`deciding`, `charts`), what every page starts with (`page`, `session`), the key list
+(`key_list`) and the guardrails' plan (`guardrails`) that several pages read.
 
 The face holds the names app.py and the pages take from those modules (who may see the
 dashboard, `access`; the settings read from Streamlit's secrets, `source`; failures shown as
 messages, `messages`; a page's cached reads and layout helpers); a page reads a module by its
 name through it (`from analytics.dashboard import data`), and a page that needs more than its
-file has a package of its own (`settings`)."""
+file has a package of its own (`keys_and_limits`, `settings`), whose face the page calls."""
 
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable

@@ -24,7 +24,7 @@ import streamlit as st
 
 from analytics.capacity import BudgetSettingsError, Evaluation, budget_status
 from analytics.cost import PricesInForce, PricingFileError, TeamFileError, frame_key_teams
-from analytics.dashboard import data, keys_and_limits
+from analytics.dashboard import data, key_list
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source, whole_of
 from analytics.guardrails import KeyPlan, LastRun, Memory, Plan, apply, plan_now, seen_plan
@@ -66,7 +66,7 @@ def last_run(src: Source) -> LastRun | None:
     return None if kept is None else apply.last_run(kept)
 
 
-@st.cache_data(ttl=keys_and_limits.KEYS_TTL, show_spinner="Planning the guardrails…")
+@st.cache_data(ttl=key_list.KEYS_TTL, show_spinner="Planning the guardrails…")
 def _plan(
     fingerprint: str,
     today: date,
@@ -100,7 +100,7 @@ def plan(
     organization, as ``guardrails apply`` plans, and shown as the session's scope sees it
     (``guardrails.seen``)."""
     whole = whole_of(src)
-    reader = keys_and_limits.key_reader(whole)
+    reader = key_list.key_reader(whole)
     planned = _plan(
         whole.fingerprint,
         today,
@@ -176,19 +176,19 @@ class _Now(data.Cached):
         return data.client(self.source).usage()
 
     def recorded_masks(self) -> dict[str, str]:
-        return dict(keys_and_limits.key_reader(self.source).recorded_masks())
+        return dict(key_list.key_reader(self.source).recorded_masks())
 
 
 def run(
     src: Source, allowed: Permission, guarded: SettingsInForce, today: date, action: Action
-) -> bool:
+) -> str | None:
     """Apply the plan, or (``restore``) give every guarded key its own limits back, through
-    ``apply.run`` as the command line does; False when refused or stopped (said on the page).
-    """
+    ``apply.run`` as the command line does: what was done, for the page to say as it drops the
+    key list; None when refused or stopped (said on the page)."""
     kept = records(src)
     budgets = guarded.budgets
     if not allowed.allowed or kept is None or budgets is None:
-        return False
+        return None
     leave_out = frozenset(b.title for b in budgets.enforced) if action == "restore" else frozenset()
 
     def planned(memory: Mapping[str, Memory]) -> Plan:
@@ -196,17 +196,16 @@ def run(
         return plan_now(_Now(src), budgets, costing, today, memory, leave_out)
 
     try:
-        done = apply.run(kept, planned, keys_and_limits.actor(src, allowed), action)
+        done = apply.run(kept, planned, key_list.actor(src, allowed), action)
     except NotAllowed as exc:
         st.error(f"{exc} Nothing was sent.", icon=":material/block:")
-        return False
+        return None
     except ServiceError as exc:
         st.error(
             f"The guardrails {action} stopped: {exc}. What was sent is in the audit log; the "
             "next run completes it.",
             icon=":material/block:",
         )
-        return False
+        return None
     verb = "Applied" if action == "apply" else "Restored"
-    keys_and_limits.changed(f"{verb} the guardrails: {counted(done.sent, 'limit change')} sent.")
-    return True
+    return f"{verb} the guardrails: {counted(done.sent, 'limit change')} sent."

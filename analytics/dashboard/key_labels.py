@@ -3,7 +3,7 @@
 Usage carries the label a key had on each day it was used, and the usage of a range is cached
 half an hour: a key renamed on Keys & limits (``keys.changes``) would keep its old label on
 the Keys page until then, and until it is used under the new one. The key list is read afresh
-after every change (``keys_and_limits.changed`` drops it), so a page reads a joined key's label
+after every change (``key_list.dropped`` drops it), so a page reads a joined key's label
 from it, by the same join Keys & limits shows (the mask the audit log recorded at the change
 keeps a renamed key joined); a key the list does not name keeps its label in usage.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics.dashboard import keys_and_limits
+from analytics.dashboard import key_list
 from analytics.dashboard.source import Source
 from analytics.keys import join
 from analytics.service import ServiceError
@@ -24,7 +24,7 @@ def listed_labels(src: Source, table: pd.DataFrame) -> pd.DataFrame:
     labels in usage are still the keys' names."""
     rows = list(zip(table["api_key"].astype(str), table["api_key_label"].astype(str), strict=True))
     usage_labels = dict(rows)
-    reader = keys_and_limits.key_reader(src)
+    reader = key_list.key_reader(src)
     try:
         listed = reader.developer_keys()
     except ServiceError:

@@ -27,7 +27,7 @@ import streamlit as st
 from analytics.access import WHOLE, Rights, Scope, Visible, rights, role_settings, session_rule
 from analytics.cost import NO_TEAMS, TeamFileError, Teams
 from analytics.dashboard.access import KEYS, Permission, Right, change_refusal
-from analytics.dashboard.keys_and_limits import all_entries, teams_in_force
+from analytics.dashboard.key_list import all_entries, teams_in_force
 from analytics.dashboard.settings_in_force import page_settings
 from analytics.dashboard.source import Source, organization_source, secrets
 from analytics.keys import recorded_masks

@@ -275,6 +275,13 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {"analytics/languages.py", "app_pages/languages.py", "emulator/routers/languages.py"},
     ),
     "limits": ("the keys' own limits", {"analytics/keys/limits.py", "app_pages/limits.py"}),
+    "page_layout": (
+        "a page's widgets, in its package of the dashboard",
+        {
+            "analytics/dashboard/keys_and_limits/page_layout.py",
+            "analytics/dashboard/settings/page_layout.py",
+        },
+    ),
     "pairs": (
         "the language pairs",
         {"analytics/usage/tables/pairs.py", "app_pages/pairs.py", "bench/pairs.py"},
@@ -406,7 +413,6 @@ UNGROUPED_PAGES = {
     "export",
     "keys",
     "languages",
-    "limits",
     "overview",
     "pairs",
     "tags",

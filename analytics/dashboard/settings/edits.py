@@ -17,7 +17,7 @@ from typing import Final
 
 import streamlit as st
 
-from analytics.dashboard import data, guardrails, keys_and_limits, settings_in_force
+from analytics.dashboard import data, guardrails, key_list, settings_in_force
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source
 from analytics.guardrails import NoUsagePeriod
@@ -128,7 +128,7 @@ def names(src: Source, part: Part) -> Organization:
     first, last = used_range(calendar.utc_today())
     teams = settings_in_force.page_settings(src).document("teams")
     return organization(
-        keys_and_limits.key_list(src),
+        key_list.key_list(src),
         data.usage(src, first, last).frame,
         data.tags(src, first, last).frame,
         None if teams is None else teams.text,

@@ -2,7 +2,7 @@
 deactivates it first and then replaces it), each rotation under way with both keys' days since
 it began, and the dialog that finishes one. Given the source, the session's permission and the
 day, as the Plan panel is, so the page only places them; the workings are
-``dashboard.keys_and_limits``' and ``keys.rotation``'s."""
+``keys_and_limits.key_changes``' and ``keys.rotation``'s."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from functools import partial
 
 import streamlit as st
 
-from analytics.dashboard import key_dialog, keys_and_limits, visitor
+from analytics.dashboard import key_list, visitor
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import rotation_columns
-from analytics.dashboard.secret_dialog import Making, secret_form
+from analytics.dashboard.keys_and_limits import key_changes, key_dialog
+from analytics.dashboard.keys_and_limits.secret_dialog import Making, secret_form
 from analytics.dashboard.source import Source
 from analytics.keys import MAX_LABEL, KeyRow, Watch, default_label, key_name
 from analytics.service import DeveloperKey
@@ -68,7 +69,7 @@ def _rotate_form(
         st.error("The label does not match: nothing was changed.", icon=":material/block:")
         return None
     acting = visitor.current().permission(key=key)
-    return partial(keys_and_limits.rotate, src, acting, rows, row, label, leak, today)
+    return partial(key_changes.rotate, src, acting, rows, row, label, leak, today)
 
 
 @st.dialog("Finish a rotation", on_dismiss=key_dialog.close_dialog)
@@ -79,7 +80,7 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
         icon=":material/warning:",
     )
     force = False
-    quiet_needed = keys_and_limits.rotations_in_force(src).quiet_days
+    quiet_needed = key_changes.rotations_in_force(src).quiet_days
     if watch.quiet_days < quiet_needed:
         st.error(
             f"{watch.remaining} It has been quiet {watch.quiet_days} of the {quiet_needed} "
@@ -89,7 +90,7 @@ def finish_dialog(src: Source, watch: Watch, old: DeveloperKey) -> None:
         force = st.checkbox(
             "Finish anyway: cut off the traffic still seen", key=f"finish_force:{old.key_id}"
         )
-    if keys_and_limits.confirmed_for_good("finish", old) and keys_and_limits.finish(
+    if key_dialog.confirmed_for_good("finish", old) and key_changes.finish(
         src, visitor.current().permission(key=old), watch, old, force
     ):
         key_dialog.close_dialog()
@@ -102,10 +103,10 @@ def rotations_under_way(
     """Each rotation under way, its keys' days since it began and how long the old key has been
     quiet, with its Finish button; and the finish dialog when `opened` (the dialog the page
     found open) names one of them and the session may change keys."""
-    watches = keys_and_limits.rotations(src, today)
+    watches = key_changes.rotations(src, today)
     if watches:
         st.subheader("Rotations under way")
-        quiet_needed = keys_and_limits.rotations_in_force(src).quiet_days
+        quiet_needed = key_changes.rotations_in_force(src).quiet_days
     for watch in watches:
         begun = watch.rotation
         with st.container(border=True, key=f"rotation_panel_{begun.id}"):
@@ -136,6 +137,6 @@ def rotations_under_way(
             )
     if opened and opened[0] == "finish" and allowed.allowed:
         finishing = [w for w in watches if str(w.rotation.id) == opened[1]]
-        old_keys = {k.key_id: k for k in keys_and_limits.key_list(src)}
+        old_keys = {k.key_id: k for k in key_list.key_list(src)}
         if finishing and finishing[0].rotation.old_key_id in old_keys:
             finish_dialog(src, finishing[0], old_keys[finishing[0].rotation.old_key_id])

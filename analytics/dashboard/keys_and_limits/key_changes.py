@@ -1,5 +1,7 @@
-"""The Keys & limits view's data and actions: the key list (kept a minute, dropped after every
-change), each key's row, who may change keys, and the changes themselves, each audited.
+"""The Keys & limits page's workings between runs: the key shown (from the address, else the
+session's choice), the suffix that binds a form to a key's state, the audit log the scope
+sees, the rotations under way, and the changes themselves, each audited, the key list dropped
+after each (``dashboard.key_list``) and its outcome said once on the next run.
 
 A change runs only from a button or a form's submit in this session, never from a URL: the
 URL chooses which key is shown, nothing more. A new key's secret lives in one run's local
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from typing import TypeVar
@@ -19,10 +20,9 @@ from typing import TypeVar
 import streamlit as st
 
 from analytics.alerts import AlertsFileError, Rotations
-from analytics.capacity import Evaluation
-from analytics.cost import TeamFileError, Teams
-from analytics.dashboard import data, key_dialog
+from analytics.dashboard import data, key_list
 from analytics.dashboard.access import Permission
+from analytics.dashboard.keys_and_limits import key_dialog
 from analytics.dashboard.messages import show_error, show_store_error
 from analytics.dashboard.session import choice_in_address, chosen_range
 from analytics.dashboard.settings_in_force import page_settings, settings_place
@@ -30,46 +30,31 @@ from analytics.dashboard.source import Source
 from analytics.guardrails import memory as guardrail_state
 from analytics.keys import (
     AuditEntry,
-    AuditLog,
     KeyNotFound,
     KeyRow,
     Preview,
     changes,
     key_name,
-    listed,
     pick,
-    recorded_masks,
     rotation,
 )
-from analytics.service import AuthorizationError, DeveloperKey, ServiceError
+from analytics.service import DeveloperKey, ServiceError
 from analytics.settings import carry_over
 from analytics.storage import StoreError
 
 T = TypeVar("T")
-KEYS_TTL = "1m"
 # The key chosen: the choice box's widget key and the address's parameter, a key id.
 CHOSEN = "key"
 
 
-@st.cache_data(ttl=KEYS_TTL, show_spinner="Loading the key list…")
-def _key_list(origin: str, _source: Source) -> list[DeveloperKey]:
-    return data.client(_source).developer_keys()
-
-
-def organization_keys(src: Source) -> list[DeveloperKey]:
-    """Every developer key of the organization, whatever the session's scope: what a change
-    checks against (a label unique in the organization, the active keys' number), never
-    shown."""
-    return _key_list(src.origin, src)
-
-
-def teams_in_force(src: Source) -> Teams | None:
-    """The teams settings in force, for each key's owner and purpose; None when there are
-    none or they cannot be read (the Chargeback page names the problem)."""
-    try:
-        return page_settings(src).given_teams
-    except TeamFileError:
-        return None
+def audit_entries(src: Source) -> list[AuditEntry]:
+    """The audit log's entries of the keys the session's scope sees (a team's lead reads
+    its keys' entries, and no entry of a key it does not see, not even a refused create)."""
+    entries = key_list.all_entries(src)
+    if src.visible.scope.whole:
+        return entries
+    seen = {key.key_id for key in key_list.key_list(src)}
+    return [entry for entry in entries if entry.key_id in seen]
 
 
 def rotations_in_force(src: Source) -> Rotations:
@@ -83,109 +68,6 @@ def rotations_in_force(src: Source) -> Rotations:
         return Rotations()
 
 
-def key_list(src: Source) -> list[DeveloperKey]:
-    """Every developer key the session's scope sees, active and deactivated (matched to its
-    team by its recorded or key id's mask and its label, ``Visible.developer_keys``)."""
-    if src.visible.scope.whole:
-        return organization_keys(src)
-    return _scoped_keys(src.fingerprint, _recorded(src), src)
-
-
-@st.cache_data(ttl=KEYS_TTL, show_spinner=False)
-def _scoped_keys(fingerprint: str, recorded: Recorded, _source: Source) -> list[DeveloperKey]:
-    """A scope's listed keys, joined once per key list, scope and audit log's masks: every
-    page of a team's lead counts them, and joining the list again cost each run more than the
-    organization viewer's whole rerun."""
-    return _source.visible.developer_keys(organization_keys(_source), {}, dict(recorded))
-
-
-def audit_log(src: Source) -> AuditLog | None:
-    return AuditLog.for_connection(src.connection, src.demo)
-
-
-def audit_entries(src: Source) -> list[AuditEntry]:
-    """The audit log's entries of the keys the session's scope sees (a team's lead reads
-    its keys' entries, and no entry of a key it does not see, not even a refused create)."""
-    entries = all_entries(src)
-    if src.visible.scope.whole:
-        return entries
-    seen = {key.key_id for key in key_list(src)}
-    return [entry for entry in entries if entry.key_id in seen]
-
-
-def all_entries(src: Source) -> list[AuditEntry]:
-    """The audit log, read on every run (another session may have changed a key); a store
-    that cannot be read is a warning, and no entries."""
-    log = audit_log(src)
-    if log is None:
-        return []
-    try:
-        return log.read()
-    except StoreError as exc:
-        show_store_error(exc)
-        return []
-
-
-Recorded = tuple[tuple[str, str], ...]
-
-
-def _recorded(src: Source) -> Recorded:
-    """The audit log's masks as a cache key: a change here records one, and the rows follow."""
-    return tuple(sorted(recorded_masks(all_entries(src)).items()))
-
-
-@dataclass(frozen=True)
-class _Keys(data.Cached):
-    """The dashboard's reader of the key questions (``analytics.keys.listed``): the cached
-    key list, and the audit log's masks this run read (part of the cache key)."""
-
-    recorded: Recorded
-
-    def developer_keys(self) -> list[DeveloperKey]:
-        return key_list(self.source)
-
-    def recorded_masks(self) -> dict[str, str]:
-        return dict(self.recorded)
-
-
-@st.cache_data(ttl=KEYS_TTL, show_spinner="Joining keys to their usage…")
-def _rows(fingerprint: str, today: date, recorded: Recorded, _source: Source) -> list[KeyRow]:
-    return listed.key_view(_Keys(_source, recorded), today)
-
-
-def key_view(src: Source, today: date) -> list[KeyRow]:
-    """Every key's row as of `today`: the list, the billing period, and usage from the oldest
-    key's creation (cached as any range's usage)."""
-    return _rows(src.fingerprint, today, _recorded(src), src)
-
-
-@st.cache_data(ttl=KEYS_TTL, show_spinner=False)
-def _limit_status(
-    fingerprint: str, today: date, warning_at: float, recorded: Recorded, _source: Source
-) -> list[Evaluation]:
-    return listed.limit_status(_Keys(_source, recorded), today, warning_at).evaluations
-
-
-def limit_status(src: Source, today: date, warning_at: float) -> list[Evaluation] | None:
-    """Every active key's own limits as budgets (as `check-budgets` evaluates them); None when
-    the key may not list keys."""
-    try:
-        return _limit_status(src.fingerprint, today, warning_at, _recorded(src), src)
-    except AuthorizationError:
-        return None
-
-
-def key_reader(src: Source) -> listed.KeyReader:
-    """This run's reader of the key questions: the cached key list, the audit log's masks."""
-    return _Keys(src, _recorded(src))
-
-
-def actor(src: Source, allowed: Permission) -> changes.Actor:
-    """This session as the key changes see it: its client, its name, its audit log and the
-    rule of which keys it may change."""
-    return changes.Actor(data.client(src), allowed.who, audit_log(src), allowed.rule)
-
-
 def choose(rows: list[KeyRow], src: Source) -> str:
     """The key id shown: the address's `key` (a key id, or a link's mask or unique label),
     else the session's choice, else the first listed key; another scope's key refused."""
@@ -194,7 +76,7 @@ def choose(rows: list[KeyRow], src: Source) -> str:
     def outside(asked: str) -> bool:
         """Another team's key, by key id, masked key or label."""
         chosen = chosen_range()
-        others = {key.key_id for key in organization_keys(src)} - set(ids)
+        others = {key.key_id for key in key_list.organization_keys(src)} - set(ids)
         return asked in others or asked in data.unseen_keys(src, chosen.start, chosen.end)
 
     def named(asked: str) -> str | None:
@@ -212,25 +94,11 @@ def bound(key: DeveloperKey) -> str:
     return f"{key.key_id}:{digest.hexdigest()}"
 
 
-def confirmed_for_good(name: str, key: DeveloperKey) -> bool:
-    """Whether "Deactivate for good" was pressed with `key`'s label typed (an error said when
-    it differs): a deactivation cannot be undone, so a click alone never makes one."""
-    typed = st.text_input("Type the key's label to confirm", key=f"{name}_typed:{key.key_id}")
-    confirm_col, cancel_col = st.columns(2)
-    cancel_col.button("Cancel", key=f"{name}_cancel", on_click=key_dialog.close_dialog)
-    if not confirm_col.button("Deactivate for good", type="primary", key=f"{name}_confirm"):
-        return False
-    if typed.strip() != key.label.strip():
-        st.error("The label does not match: nothing was changed.", icon=":material/block:")
-        return False
-    return True
-
-
 def changed(message: str, failed: bool = False) -> None:
-    """Drop the key list and what is read from it (a change was made), and say ``message``
-    once on the next run (`failed`: a change made whose sequel failed)."""
-    for cached in (_key_list, _scoped_keys, _rows, _limit_status):
-        cached.clear()
+    """Drop the key list and what is read from it (a change was made, here or by the
+    guardrails), and say ``message`` once on the next run (`failed`: a change made whose
+    sequel failed)."""
+    key_list.dropped()
     st.session_state[key_dialog.SAID] = (message, failed)
 
 
@@ -307,7 +175,9 @@ def create(src: Source, allowed: Permission, label: str, shared: bool = False) -
     """Create a key and return its secret (to be shown this once); None when refused."""
 
     def change() -> tuple[str | None, str]:
-        made = changes.create(actor(src, allowed), label, organization_keys(src), shared).key
+        made = changes.create(
+            key_list.actor(src, allowed), label, key_list.organization_keys(src), shared
+        ).key
         return made.key, f"Created {key_name(made.label, made.key_id)}."
 
     return _attempt(src, change)
@@ -319,8 +189,8 @@ def rename(
     """Make the planned rename of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
-        acting = actor(src, allowed)
-        changes.rename(acting, planned, organization_keys(src), shared, row.joined.api_key)
+        acting = key_list.actor(src, allowed)
+        changes.rename(acting, planned, key_list.organization_keys(src), shared, row.joined.api_key)
         return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
@@ -330,7 +200,7 @@ def limit(src: Source, allowed: Permission, row: KeyRow, planned: Preview) -> bo
     """Set the planned limits of `row`'s key; False when refused (said on the page)."""
 
     def change() -> tuple[bool, str]:
-        changes.limit(actor(src, allowed), planned, row.joined.api_key)
+        changes.limit(key_list.actor(src, allowed), planned, row.joined.api_key)
         return True, f"Saved: {planned.text}."
 
     return _attempt(src, change) is not None
@@ -340,7 +210,7 @@ def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
     key = _listed(row)
 
     def change() -> tuple[bool, str]:
-        changes.deactivate(actor(src, allowed), key, row.joined.api_key)
+        changes.deactivate(key_list.actor(src, allowed), key, row.joined.api_key)
         return True, f"Deactivated {key.label}: every request with it is refused from now on."
 
     return _attempt(src, change) is not None
@@ -348,7 +218,7 @@ def deactivate(src: Source, allowed: Permission, row: KeyRow) -> bool:
 
 def rotation_log(src: Source) -> rotation.RotationLog | None:
     """The account's rotations; None without a state store."""
-    log = audit_log(src)
+    log = key_list.audit_log(src)
     return None if log is None else rotation.RotationLog(log.records)
 
 
@@ -364,7 +234,7 @@ def rotations(src: Source, today: date) -> list[rotation.Watch]:
     except StoreError as exc:
         show_store_error(exc)
         return []
-    reader = key_reader(src)
+    reader = key_list.key_reader(src)
     return [rotation.watched(reader, r, today) for r in kept if r.state == "watching"]
 
 
@@ -387,7 +257,7 @@ def rotate(
     inherit = partial(guardrail_state.inherit, log.records)
 
     def change() -> tuple[str, str]:
-        acting = actor(src, allowed)
+        acting = key_list.actor(src, allowed)
         if leak:
             made = rotation.leaked(acting, log, rows, row, label, inherit)
             said = (
@@ -416,7 +286,7 @@ def finish(
 
     def change() -> tuple[bool, str]:
         quiet = rotations_in_force(src).quiet_days
-        done = rotation.finish(actor(src, allowed), log, watched, old, quiet, force=force)
+        done = rotation.finish(key_list.actor(src, allowed), log, watched, old, quiet, force=force)
         forced = " (forced)" if done.forced else ""
         return True, f"Rotation {done.id} finished{forced}: deactivated {old.label}."
 

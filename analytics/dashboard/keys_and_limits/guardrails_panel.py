@@ -15,9 +15,10 @@ import streamlit as st
 from analytics.access import Scope
 from analytics.alerts import in_units
 from analytics.capacity import Evaluation, evaluation_frame
-from analytics.dashboard import guardrails, key_dialog
+from analytics.dashboard import guardrails
 from analytics.dashboard.access import Permission
 from analytics.dashboard.column_config import BUDGET_ORDER, budget_columns, guardrail_columns
+from analytics.dashboard.keys_and_limits import key_changes, key_dialog
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_withheld
 from analytics.dashboard.settings_in_force import view_settings
@@ -60,6 +61,17 @@ def blocked_keys(planned: Plan, moment: Moment) -> None:
     table(f"guardrail_blocked_{moment}", stopped)
 
 
+def ran(done: str | None) -> None:
+    """After a run of the guardrails: what it did (None: refused or stopped, said in the
+    dialog, which stays open) said once on the next run, the dialog closed, the page drawn
+    again from the key list read anew."""
+    if done is None:
+        return
+    key_changes.changed(done)
+    key_dialog.close_dialog()
+    st.rerun()
+
+
 @st.dialog("Restore the keys' own limits", on_dismiss=key_dialog.close_dialog)
 def restore_dialog(
     src: Source,
@@ -77,11 +89,8 @@ def restore_dialog(
     table("restore_preview", restored)
     confirm_col, cancel_col = st.columns(2)
     cancel_col.button("Cancel", key="restore_cancel", on_click=key_dialog.close_dialog)
-    if confirm_col.button("Restore", type="primary", key="restore_confirm") and (
-        guardrails.run(src, allowed, guarded, today, "restore")
-    ):
-        key_dialog.close_dialog()
-        st.rerun()
+    if confirm_col.button("Restore", type="primary", key="restore_confirm"):
+        ran(guardrails.run(src, allowed, guarded, today, "restore"))
 
 
 @st.dialog("Apply the guardrails' plan", width="large", on_dismiss=key_dialog.close_dialog)
@@ -104,9 +113,8 @@ def apply_dialog(
     cancel_col.button("Cancel", key="apply_cancel", on_click=key_dialog.close_dialog)
     if confirm_col.button(
         f"Apply {counted(len(pending), 'change')}", type="primary", key="apply_confirm"
-    ) and guardrails.run(src, allowed, guarded, today, "apply"):
-        key_dialog.close_dialog()
-        st.rerun()
+    ):
+        ran(guardrails.run(src, allowed, guarded, today, "apply"))
 
 
 def enforced_settings(guarded: SettingsInForce) -> SettingsInForce | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from analytics.dashboard import key_dialog
+from analytics.dashboard.keys_and_limits import key_dialog
 
 # What a form's button asks for: the change that makes the key and returns its secret (None:
 # refused, said on the page).
