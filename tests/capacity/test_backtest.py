@@ -16,7 +16,6 @@ from analytics.capacity.forecasting.backtesting import (
     Backtest,
     backtest,
     origins,
-    wape,
 )
 from analytics.capacity.forecasting.candidates import (
     COMBINATION,
@@ -29,6 +28,7 @@ from analytics.capacity.forecasting.candidates import (
     History,
 )
 from analytics.capacity.forecasting.outlook import accuracy_text, forecast_rows, outlook
+from analytics.capacity.forecasting.scores import wape
 from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage.metrics import TOTAL_CHARACTERS
 
@@ -373,3 +373,26 @@ def test_how_often_the_intervals_held_is_said_in_counts():
     assert Accuracy(0.1, (), {}, unmeasured).coverage_text == (
         "its intervals are not measured yet (too few past errors)"
     )
+
+
+def test_a_long_backtest_gives_each_origin_the_interval_the_product_serving_then_gives():
+    """Forty months: the seasonal naive exact for sixteen, then 20 % off (80 for 100); the run
+    rate 40 % off throughout (60). Serving on 2026-05-01 the product backtests from 2024-05
+    on: the run rate serves its first six months (fewer scored: ratios 100 ÷ 60), the naive
+    the other eighteen (100 ÷ 80). A long backtest states the same interval at that origin,
+    though its own naive had served every one of those months from its older record."""
+    starts = [date(2023 + m // 12, m % 12 + 1, 1) for m in range(41)]
+    found = []
+    for i, origin in enumerate(starts):
+        for candidate, forecast in ((RUN_RATE, 60.0), (SEASONAL_NAIVE, 100.0 if i < 16 else 80.0)):
+            found.append(
+                {"candidate": candidate, "horizon": "month", "origin": origin, "end": origin,
+                 "raw": forecast, "forecast": forecast, "actual": 100.0}
+            )  # fmt: skip
+    tested = Backtest(pd.DataFrame(found))
+    before = date(2026, 5, 1)
+    assert set(tested.served[tested.served["origin"] >= date(2024, 5, 1)]["candidate"]) == {
+        SEASONAL_NAIVE
+    }
+    expected = [1.25] * 18 + [100 / 60] * 6
+    assert sorted(tested.interval_ratios("month", before)) == pytest.approx(expected)
