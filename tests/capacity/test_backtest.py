@@ -97,10 +97,10 @@ def test_the_point_is_the_forecast_and_its_interval_the_ratios_known_at_its_orig
     """On the linear trend the seasonal naive runs low by a share that shrinks as the series
     grows. Each point is its forecast; its 80 % interval the forecast times the 10th and 90th
     percentiles of the served forecast's ratios of the months that had ended before its
-    origin, within the 24 origins before it (none before nine are known), widened to hold the
-    point: every ratio is above one, so the low bound is the forecast itself. The seasonal
-    naive serves from the seventh origin on (before six are scored the run rate would, which
-    this backtest does not run)."""
+    origin, within the 24 origins before it (none before nine are known), each read both ways
+    (r and 1 ÷ r), widened to hold the point: every ratio is above one, and still the interval
+    reaches below the forecast. The seasonal naive serves from the seventh origin on (before
+    six are scored the run rate would, which this backtest does not run)."""
     values = 1000.0 + 10.0 * np.arange(800)
     month = backtest(history(values), candidates=(SEASONAL_NAIVE,)).of(SEASONAL_NAIVE, "month")
     ratios = (month["actual"] / month["raw"]).tolist()
@@ -110,10 +110,12 @@ def test_the_point_is_the_forecast_and_its_interval_the_ratios_known_at_its_orig
         if len(known) < 9:
             assert np.isnan(row.low_80)
             continue
-        low, high = np.quantile(known, [0.1, 0.9], method="weibull")
-        assert low > 1.0
-        assert row.low_80 == pytest.approx(row.raw)
+        assert min(known) > 1.0
+        both = known + [1 / r for r in known]
+        low, high = np.quantile(both, [0.1, 0.9], method="weibull")
+        assert row.low_80 == pytest.approx(row.raw * low)
         assert row.high_80 == pytest.approx(row.raw * high)
+        assert low < 1.0 < high
 
 
 def test_a_weekly_rhythm_is_forecast_exactly_by_both_baselines():

@@ -17,16 +17,15 @@ window the product itself reads), so every figure below is out of sample:
   (``Backtest.interval_ratios``). The candidate chosen is the one that erred least lately,
   which says little of how far it will err next: on real series after a change of regime
   its own 12-month errors held a 12-month interval about half the time (56 %), the served
-  forecast's about two times in three (68 %; `bench/real_series.py`, `bench/forecasts.py`
-  on the generated ones). The interval of a forecast is the forecast times their 10th and
-  90th percentiles (80 %) and 2.5th and 97.5th (95 %) (``interval_shares``), taken at rank
-  p·(n+1) of the n ratios, the rank at which an interval from n past errors covers a new
-  one with probability p when errors repeat, and widened to hold the forecast itself. A ratio is
-  never negative, so an interval never goes below zero. An interval needs at least
+  forecast's two times in three (68 %), each read both ways, r and 1 ÷ r, 78 %
+  (`bench/real_series.py`). The interval is the forecast times their 10th and 90th
+  percentiles (80 %) and 2.5th and 97.5th (95 %) (``interval_shares``), at rank p·(n+1) of
+  the n ratios (the rank at which an interval from n past errors covers a new one with
+  probability p when errors repeat; beyond the extreme ratios, clamped to them), widened to
+  hold the forecast. A ratio is never negative, nor is an interval. It needs at least
   ``MIN_ERRORS`` errors of its own horizon; with fewer, the month-ahead ones stand in for a
   longer horizon (an error in the level persists over it); with fewer still, there is no
-  interval and it does not count in the coverage. Ranks beyond the ratios known are clamped
-  to the extreme ones.
+  interval and it does not count in the coverage.
 * **The point forecast** is the candidate's own forecast (the rows' ``raw`` and
   ``forecast``): correcting it by the median of its past ratios carried an old regime's
   bias into the next, and made the served forecast worse on every real series at every
@@ -46,9 +45,7 @@ window the product itself reads), so every figure below is out of sample:
 * **The served forecast** (``Backtest.served``): at each origin and horizon, the point and
   interval of the candidate chosen then. Its month-ahead WAPE over the last ``RECENT`` months
   is the forecast's one accuracy figure (``accuracy``), and the share of its totals inside
-  their 80 % and 95 % intervals, per horizon, is their measured coverage.
-
-Scores: WAPE and coverage (``scores``).
+  their 80 % and 95 % intervals, per horizon, is their measured coverage (``scores``).
 """
 
 from __future__ import annotations
@@ -120,8 +117,13 @@ def ratio_quantiles(ratios: Sequence[float], shares: Iterable[float]) -> Floats:
 def interval_shares(ratios: Sequence[float]) -> Floats:
     """The point's share of a forecast (1: the forecast itself) then each level's low and
     high share (``LEVELS``), from the ratios actual ÷ forecast, each bound widened to hold
-    the point."""
-    bounds = ratio_quantiles(ratios, [share for pair in LEVELS.values() for share in pair])
+    the point. Each ratio is read both ways, r and 1 ÷ r (a zero once): the errors are the
+    served forecast's whichever model served each, over 12 months the run rate's at every
+    origin (none has ``MIN_SCORED`` 12-month totals scored before it), so their size says how
+    far a total strays, their direction only that other model's bias."""
+    found = np.asarray(ratios, dtype=float)
+    both = np.concatenate([found, 1.0 / found[found > 0]])
+    bounds = ratio_quantiles(both.tolist(), [share for pair in LEVELS.values() for share in pair])
     lows, highs = np.minimum(bounds[0::2], 1.0), np.maximum(bounds[1::2], 1.0)
     shares: Floats = np.concatenate([[1.0], np.column_stack([lows, highs]).ravel()])
     return shares
