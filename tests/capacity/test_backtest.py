@@ -16,7 +16,6 @@ from analytics.capacity.forecasting.backtesting import (
     Backtest,
     backtest,
     origins,
-    wape,
 )
 from analytics.capacity.forecasting.candidates import (
     COMBINATION,
@@ -29,6 +28,7 @@ from analytics.capacity.forecasting.candidates import (
     History,
 )
 from analytics.capacity.forecasting.outlook import accuracy_text, forecast_rows, outlook
+from analytics.capacity.forecasting.scores import wape
 from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage.metrics import TOTAL_CHARACTERS
 
@@ -97,10 +97,10 @@ def test_the_point_is_the_forecast_and_its_interval_the_ratios_known_at_its_orig
     """On the linear trend the seasonal naive runs low by a share that shrinks as the series
     grows. Each point is its forecast; its 80 % interval the forecast times the 10th and 90th
     percentiles of the served forecast's ratios of the months that had ended before its
-    origin, within the 24 origins before it (none before nine are known), widened to hold the
-    point: every ratio is above one, so the low bound is the forecast itself. The seasonal
-    naive serves from the seventh origin on (before six are scored the run rate would, which
-    this backtest does not run)."""
+    origin, within the 24 origins before it (none before nine are known), each read both ways
+    (r and 1 ÷ r), widened to hold the point: every ratio is above one, and still the interval
+    reaches below the forecast. The seasonal naive serves from the seventh origin on (before
+    six are scored the run rate would, which this backtest does not run)."""
     values = 1000.0 + 10.0 * np.arange(800)
     month = backtest(history(values), candidates=(SEASONAL_NAIVE,)).of(SEASONAL_NAIVE, "month")
     ratios = (month["actual"] / month["raw"]).tolist()
@@ -110,10 +110,12 @@ def test_the_point_is_the_forecast_and_its_interval_the_ratios_known_at_its_orig
         if len(known) < 9:
             assert np.isnan(row.low_80)
             continue
-        low, high = np.quantile(known, [0.1, 0.9], method="weibull")
-        assert low > 1.0
-        assert row.low_80 == pytest.approx(row.raw)
+        assert min(known) > 1.0
+        both = known + [1 / r for r in known]
+        low, high = np.quantile(both, [0.1, 0.9], method="weibull")
+        assert row.low_80 == pytest.approx(row.raw * low)
         assert row.high_80 == pytest.approx(row.raw * high)
+        assert low < 1.0 < high
 
 
 def test_a_weekly_rhythm_is_forecast_exactly_by_both_baselines():
@@ -373,3 +375,26 @@ def test_how_often_the_intervals_held_is_said_in_counts():
     assert Accuracy(0.1, (), {}, unmeasured).coverage_text == (
         "its intervals are not measured yet (too few past errors)"
     )
+
+
+def test_a_long_backtest_gives_each_origin_the_interval_the_product_serving_then_gives():
+    """Forty months: the seasonal naive exact for sixteen, then 20 % off (80 for 100); the run
+    rate 40 % off throughout (60). Serving on 2026-05-01 the product backtests from 2024-05
+    on: the run rate serves its first six months (fewer scored: ratios 100 ÷ 60), the naive
+    the other eighteen (100 ÷ 80). A long backtest states the same interval at that origin,
+    though its own naive had served every one of those months from its older record."""
+    starts = [date(2023 + m // 12, m % 12 + 1, 1) for m in range(41)]
+    found = []
+    for i, origin in enumerate(starts):
+        for candidate, forecast in ((RUN_RATE, 60.0), (SEASONAL_NAIVE, 100.0 if i < 16 else 80.0)):
+            found.append(
+                {"candidate": candidate, "horizon": "month", "origin": origin, "end": origin,
+                 "raw": forecast, "forecast": forecast, "actual": 100.0}
+            )  # fmt: skip
+    tested = Backtest(pd.DataFrame(found))
+    before = date(2026, 5, 1)
+    assert set(tested.served[tested.served["origin"] >= date(2024, 5, 1)]["candidate"]) == {
+        SEASONAL_NAIVE
+    }
+    expected = [1.25] * 18 + [100 / 60] * 6
+    assert sorted(tested.interval_ratios("month", before)) == pytest.approx(expected)

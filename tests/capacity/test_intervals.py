@@ -17,6 +17,7 @@ from analytics.capacity.forecasting.backtesting import (
     HORIZONS,
     MIN_ERRORS,
     backtest,
+    interval_shares,
     ratio_quantiles,
 )
 from analytics.capacity.forecasting.candidates import RUN_RATE, SEASONAL_NAIVE, History
@@ -34,6 +35,24 @@ def test_quantiles_are_read_at_rank_p_times_n_plus_one():
     assert ratio_quantiles(ratios, [0.025, 0.975]).tolist() == [1.0, 19.0]  # clamped
     assert ratio_quantiles(ratios, [0.125]).tolist() == [2.5]
     assert ratio_quantiles(ratios, [0.5]).tolist() == [10.0]  # the point's: the median
+
+
+@given(st.lists(st.floats(0.05, 20.0), min_size=MIN_ERRORS, max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_an_error_read_both_ways_makes_the_same_interval_as_its_inverse(ratios):
+    """Past totals 30 % under their forecasts give the interval that totals 30 % over would:
+    an error's size is read, not its direction; and a forecast's interval holds it."""
+    shares = interval_shares(ratios)
+    assert shares == pytest.approx(interval_shares([1 / r for r in ratios]))
+    assert shares[0] == 1.0
+    assert (shares[1::2] <= 1.0).all() and (shares[2::2] >= 1.0).all()
+
+
+def test_a_stop_is_read_once_and_never_makes_a_bound_below_zero():
+    """A total of zero (nothing used) has no inverse: it counts once, at the low end."""
+    shares = interval_shares([0.0] * 5 + [1.0] * 15)
+    low_80, high_80 = shares[1], shares[2]
+    assert low_80 == 0.0 and high_80 == 1.0
 
 
 def test_80_percent_intervals_cover_75_to_85_percent_at_every_horizon_of_simulated_series():
@@ -125,8 +144,8 @@ def test_every_point_forecast_lies_inside_its_own_80_percent_interval(
 
 def test_a_forecast_is_the_used_part_plus_the_rest_within_the_backtested_ratios():
     """The projection is the used part plus the serving model's forecast of the remaining
-    days; its bounds that forecast times the 10th and 90th percentiles of the ratios,
-    widened to hold the projection."""
+    days; its bounds that forecast times the 10th and 90th percentiles of the ratios, each
+    read both ways (r and 1 ÷ r), widened to hold the projection."""
     values = np.random.default_rng(3).gamma(4.0, 250.0, size=500)
     series = pd.Series(values, index=pd.date_range(FIRST, periods=500, freq="D"))
     as_of = date(2022, 5, 16)  # the history's last day is 2022-05-15
@@ -136,7 +155,8 @@ def test_a_forecast_is_the_used_part_plus_the_rest_within_the_backtested_ratios(
     model = found.models["month"]
     ahead = found.paths[model][:16].sum()  # 16 … 31 May
     ratios = found.backtest.interval_ratios("month")
-    low, high = np.quantile(ratios, [0.1, 0.9], method="weibull")
+    both = [*ratios, *(1 / r for r in ratios if r > 0)]
+    low, high = np.quantile(both, [0.1, 0.9], method="weibull")
     assert row["model"] == model
     assert row["used"] == pytest.approx(used)
     assert row["projected"] == pytest.approx(used + ahead)

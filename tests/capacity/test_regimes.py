@@ -8,8 +8,9 @@ from datetime import date
 
 import numpy as np
 
-from analytics.capacity.forecasting.backtesting import backtest, wape
+from analytics.capacity.forecasting.backtesting import backtest
 from analytics.capacity.forecasting.candidates import SEASONAL_NAIVE, History
+from analytics.capacity.forecasting.scores import wape
 
 FIRST = date(2022, 1, 3)  # a Monday
 WEEKDAYS = np.array([1.0, 1.0, 1.0, 1.0, 0.9, 0.4, 0.3])

@@ -11,11 +11,9 @@ from analytics.capacity.forecasting.backtesting import (
     MIN_FORECAST,
     Backtest,
     backtest,
-    coverage,
     interval_shares,
     months_later,
     ratio_quantiles,
-    wape,
 )
 from analytics.capacity.forecasting.candidates import SEASONAL_NAIVE, Floats, History
 from analytics.capacity.forecasting.outlook import (
@@ -40,6 +38,7 @@ from analytics.capacity.forecasting.run_rate_model import (
     forecast_start,
     required_start,
 )
+from analytics.capacity.forecasting.scores import coverage, wape
 from analytics.capacity.forecasting.whatif import (
     TODAY_DAYS,
     WhatIf,

@@ -8,13 +8,8 @@ import math
 from dataclasses import dataclass
 from datetime import date
 
-from analytics.capacity.forecasting.backtesting import (
-    HORIZONS,
-    Backtest,
-    coverage,
-    held,
-    wape,
-)
+from analytics.capacity.forecasting.backtesting import HORIZONS, Backtest
+from analytics.capacity.forecasting.scores import coverage, held, wape
 from analytics.usage import share_text
 
 

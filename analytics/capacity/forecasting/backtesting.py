@@ -13,21 +13,19 @@ window the product itself reads), so every figure below is out of sample:
 
 * **Intervals** come from the errors, not from a model's assumptions: the ratios actual ÷
   forecast of the served forecast's past totals at the same horizon, whichever candidate
-  served each (``Backtest.interval_ratios``). The candidate chosen is the one that erred
-  least lately, which says little of how far it will err next: on real series after a
-  change of regime its own 12-month errors held a 12-month interval about half the time
-  (56 %), the served forecast's about two times in three (68 %); on the benchmark's calm
-  organization the served forecast's held 78 to 83 % at every horizon, where every
-  candidate's errors pooled held 86 % over 12 months (`bench/real_series.py`,
-  `bench/forecasts.py`). The interval of a forecast is the forecast times their 10th and
-  90th percentiles (80 %) and 2.5th and 97.5th (95 %) (``interval_shares``), taken at rank
-  p·(n+1) of the n ratios, the rank at which an interval from n past errors covers a new
-  one with probability p when errors repeat, and widened to hold the forecast itself. A ratio is
-  never negative, so an interval never goes below zero. An interval needs at least
+  served each as the product serving at the origin chose it, from that window alone
+  (``Backtest.interval_ratios``). The candidate chosen is the one that erred least lately,
+  which says little of how far it will err next: on real series after a change of regime
+  its own 12-month errors held a 12-month interval about half the time (56 %), the served
+  forecast's two times in three (68 %), each read both ways, r and 1 ÷ r, 78 %
+  (`bench/real_series.py`). The interval is the forecast times their 10th and 90th
+  percentiles (80 %) and 2.5th and 97.5th (95 %) (``interval_shares``), at rank p·(n+1) of
+  the n ratios (the rank at which an interval from n past errors covers a new one with
+  probability p when errors repeat; beyond the extreme ratios, clamped to them), widened to
+  hold the forecast. A ratio is never negative, nor is an interval. It needs at least
   ``MIN_ERRORS`` errors of its own horizon; with fewer, the month-ahead ones stand in for a
   longer horizon (an error in the level persists over it); with fewer still, there is no
-  interval and it does not count in the coverage. Ranks beyond the ratios known are clamped
-  to the extreme ones.
+  interval and it does not count in the coverage.
 * **The point forecast** is the candidate's own forecast (the rows' ``raw`` and
   ``forecast``): correcting it by the median of its past ratios carried an old regime's
   bias into the next, and made the served forecast worse on every real series at every
@@ -47,10 +45,7 @@ window the product itself reads), so every figure below is out of sample:
 * **The served forecast** (``Backtest.served``): at each origin and horizon, the point and
   interval of the candidate chosen then. Its month-ahead WAPE over the last ``RECENT`` months
   is the forecast's one accuracy figure (``accuracy``), and the share of its totals inside
-  their 80 % and 95 % intervals, per horizon, is their measured coverage.
-
-**Scores.** WAPE, the weighted absolute percentage error: the sum of the absolute errors of a
-horizon's totals over the sum of their actuals (months of little usage weigh little).
+  their 80 % and 95 % intervals, per horizon, is their measured coverage (``scores``).
 """
 
 from __future__ import annotations
@@ -77,6 +72,7 @@ from analytics.capacity.forecasting.candidates import (
     predict_all,
 )
 from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS
+from analytics.capacity.forecasting.scores import coverage, wape
 
 ORIGINS: Final = 24
 HORIZONS: Final[dict[str, int]] = {"month": 1, "quarter": 3, "12 months": 12}  # months ahead
@@ -121,8 +117,13 @@ def ratio_quantiles(ratios: Sequence[float], shares: Iterable[float]) -> Floats:
 def interval_shares(ratios: Sequence[float]) -> Floats:
     """The point's share of a forecast (1: the forecast itself) then each level's low and
     high share (``LEVELS``), from the ratios actual ÷ forecast, each bound widened to hold
-    the point."""
-    bounds = ratio_quantiles(ratios, [share for pair in LEVELS.values() for share in pair])
+    the point. Each ratio is read both ways, r and 1 ÷ r (a zero once): the errors are the
+    served forecast's whichever model served each, over 12 months the run rate's at every
+    origin (none has ``MIN_SCORED`` 12-month totals scored before it), so their size says how
+    far a total strays, their direction only that other model's bias."""
+    found = np.asarray(ratios, dtype=float)
+    both = np.concatenate([found, 1.0 / found[found > 0]])
+    bounds = ratio_quantiles(both.tolist(), [share for pair in LEVELS.values() for share in pair])
     lows, highs = np.minimum(bounds[0::2], 1.0), np.maximum(bounds[1::2], 1.0)
     shares: Floats = np.concatenate([[1.0], np.column_stack([lows, highs]).ravel()])
     return shares
@@ -176,12 +177,17 @@ class _Columns:
             actual,
         )
 
-    def known(self, horizon: str, before: date | None) -> npt.NDArray[np.bool_]:
-        """The rows of ``horizon`` known at ``before`` (ended before it, within the window)."""
+    def known(
+        self, horizon: str, before: date | None, floor: date | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """The rows of ``horizon`` known at ``before`` (ended before it, within the window),
+        of origins from ``floor`` on (when given)."""
         chosen: npt.NDArray[np.bool_] = np.asarray(self.horizon == horizon, dtype=bool)
         if before is not None:
             chosen &= self.end < before.toordinal()
             chosen &= self.origin >= _window_start(before).toordinal()
+        if floor is not None:
+            chosen &= self.origin >= floor.toordinal()
         return chosen
 
 
@@ -213,9 +219,16 @@ class Backtest:
         chosen = columns.known(horizon, before) & (columns.candidate == candidate)
         return [float(r) for r in columns.ratio[chosen] if not math.isnan(r)]
 
+    def _served_known(self, horizon: str, before: date | None) -> pd.DataFrame:
+        """The served forecast's rows of ``horizon`` known at ``before`` (all when None) as
+        the product serving at ``before`` served them: each chosen from the rows of its window
+        alone (``_served_from``), however far back this backtest reaches."""
+        served, columns = self._served_from(None if before is None else _window_start(before))
+        return served[columns.known(horizon, before)]
+
     @cached_property
-    def _served_columns(self) -> _Columns:
-        return _Columns.of(self.served)
+    def _served_by_floor(self) -> dict[date | None, tuple[pd.DataFrame, _Columns]]:
+        return {}  # ``_served_from``'s, by floor
 
     def part_ratios(
         self, whole: History, part: Floats, horizon: str, before: date | None = None
@@ -235,11 +248,7 @@ class Backtest:
         ``LEVEL_DAYS`` days before it, times the served forecast. A part strays from its
         share further than the whole from its forecast: the benchmark's largest keys of a
         thousand held an interval scaled from the whole's in a third of the months."""
-        served = self.served
-        rows = served[served["horizon"] == horizon]
-        if before is not None:
-            known = self._served_columns.known(horizon, before)[served["horizon"] == horizon]
-            rows = rows[known]
+        rows = self._served_known(horizon, before)
         if rows.empty:
             return []
         parts = np.concatenate([[0.0], np.cumsum(part)])
@@ -259,26 +268,29 @@ class Backtest:
         (known at ``before``, when given), else its month-ahead ones, else none (see the
         module). The choice reads the candidates' own forecasts only, so the served rows
         are known before any interval is."""
-        columns = self._served_columns
         for read in (horizon, "month"):
-            known = columns.ratio[columns.known(read, before)]
+            known = _Columns.of(self._served_known(read, before)).ratio
             found = [float(r) for r in known if not math.isnan(r)]
             if len(found) >= MIN_ERRORS:
                 return found
         return []
 
     def chosen_for(
-        self, horizon: str, before: date | None = None, totals: Mapping[str, float] | None = None
+        self,
+        horizon: str,
+        before: date | None = None,
+        totals: Mapping[str, float] | None = None,
+        floor: date | None = None,
     ) -> str:
         """The candidate serving ``horizon``, chosen from the rows known at ``before`` (all
-        rows when None): the lowest WAPE over the last ``CHOICE_ORIGINS`` origins scored,
-        among those that scored each of them, seasonal naive unless beaten by its margin
-        (``NAIVE_MARGINS``); the run rate when fewer than ``MIN_SCORED`` were scored. Given
-        the ``totals`` each candidate forecasts from the origin served, a choice reading last
-        year's days out of line with them (``out_of_line``) gives way to the best of the
-        others."""
+        rows when None), of origins from ``floor`` on (when given): the lowest WAPE over the
+        last ``CHOICE_ORIGINS`` origins scored, among those that scored each of them, seasonal
+        naive unless beaten by its margin (``NAIVE_MARGINS``); the run rate when fewer than
+        ``MIN_SCORED`` were scored. Given the ``totals`` each candidate forecasts from the
+        origin served, a choice reading last year's days out of line with them
+        (``out_of_line``) gives way to the best of the others."""
         columns = self._columns
-        known = columns.known(horizon, before)
+        known = columns.known(horizon, before, floor)
         scored = np.unique(columns.origin[known])
         if len(scored) < MIN_SCORED:
             return RUN_RATE
@@ -307,14 +319,23 @@ class Backtest:
         """The candidate serving the month ahead."""
         return self.models["month"]
 
-    @cached_property
+    @property
     def served(self) -> pd.DataFrame:
         """What the product would have served at each origin and horizon: the row of the
         candidate chosen then (``chosen_for`` at the origin), the run rate's when that one did
         not forecast there. The rows' columns, ``candidate`` naming the model used."""
+        return self._served_from(None)[0]
+
+    def _served_from(self, floor: date | None) -> tuple[pd.DataFrame, _Columns]:
+        """``served`` of the origins from ``floor`` on, each chosen from the rows of those
+        origins alone, as a backtest starting at ``floor`` serves them: what the product
+        serving at ``floor`` + ``ORIGINS`` months read. A floor at or before the first origin
+        is the whole backtest; each is worked out once."""
         rows = self.rows
-        if rows.empty:
-            return rows.copy()
+        if floor is not None and (rows.empty or floor <= min(rows["origin"])):
+            floor = None
+        if floor in self._served_by_floor:
+            return self._served_by_floor[floor]
         index = {
             (c, h, o): i
             for i, (c, h, o) in enumerate(
@@ -323,18 +344,20 @@ class Backtest:
         }
         raw = rows["raw"].to_numpy(dtype=float)
         picked = []
-        for origin in sorted(set(rows["origin"])):
+        for origin in sorted(o for o in set(rows["origin"]) if floor is None or o >= floor):
             for horizon in HORIZONS:
                 totals = {
                     c: float(raw[index[c, horizon, origin]])
                     for c in (RUN_RATE, *LAST_YEARS)
                     if (c, horizon, origin) in index
                 }
-                model = self.chosen_for(horizon, origin, totals)
+                model = self.chosen_for(horizon, origin, totals, floor)
                 found = index.get((model, horizon, origin), index.get((RUN_RATE, horizon, origin)))
                 if found is not None:
                     picked.append(found)
-        return rows.iloc[picked].reset_index(drop=True)
+        served = rows.iloc[picked].reset_index(drop=True)
+        self._served_by_floor[floor] = served, _Columns.of(served)
+        return served, self._served_by_floor[floor][1]
 
     def recent(self, horizon: str = "month") -> pd.DataFrame:
         """The served forecast's rows of the last ``RECENT`` origins scored at ``horizon``:
@@ -381,28 +404,6 @@ def _best(scores: Mapping[str, float], horizon: str) -> str:
     if naive is not None and scores[best] > NAIVE_MARGINS[horizon] * naive:
         return SEASONAL_NAIVE
     return best
-
-
-def wape(rows: pd.DataFrame, column: str = "forecast") -> float:
-    """Σ|actual − forecast| ÷ Σ actual (NaN without usage); ``column`` names the forecast."""
-    actual = float(rows["actual"].sum())
-    error = float((rows["actual"] - rows[column]).abs().sum())
-    return error / actual if actual > 0 else float("nan")
-
-
-def held(rows: pd.DataFrame, level: str) -> tuple[int, int]:
-    """How many of the rows with an interval have their actual inside it, and how many rows
-    have one."""
-    low, high = rows[f"low_{level}"], rows[f"high_{level}"]
-    known = low.notna()
-    inside = rows.loc[known, "actual"].between(low[known], high[known])
-    return int(inside.sum()), int(known.sum())
-
-
-def coverage(rows: pd.DataFrame, level: str) -> float:
-    """The share of the rows with an interval whose actual lies inside it."""
-    inside, known = held(rows, level)
-    return inside / known if known else float("nan")
 
 
 def backtest(
