@@ -65,7 +65,9 @@ DEMO_MODULES = frozenset(
 )
 
 
-# Markers of tests that take many seconds each: processes, browsers and large data sets.
+# Markers of tests that take many seconds each: processes, browsers and large data sets. Such a
+# test is marked `long` too: its file runs first, and `make test-clocks` leaves it out of its
+# pinned-clock runs.
 LONG_RUNNING = frozenset({"smoke", "browser", "oidc", "slow", "load"})
 
 
@@ -82,14 +84,15 @@ SHARED_POSTGRES = pytest.StashKey[Path | None]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the `demo` marker; in the process that owns the run (the xdist controller, or
-    the only process: not a worker, which has `workerinput`), name the folder the run's one
-    PostgreSQL cluster will be shared through, before the workers start and inherit it. The
-    cluster itself is started by the first test that needs it, so a run without one pays
-    nothing."""
+    """Register the `demo` and `long` markers; in the process that owns the run (the xdist
+    controller, or the only process: not a worker, which has `workerinput`), name the folder
+    the run's one PostgreSQL cluster will be shared through, before the workers start and
+    inherit it. The cluster itself is started by the first test that needs it, so a run
+    without one pays nothing."""
     config.addinivalue_line(
         "markers", "demo: reads an organization generated relative to the run's clock"
     )
+    config.addinivalue_line("markers", "long: takes many seconds: processes, browsers, data")
     if not hasattr(config, "workerinput"):
         config.stash[SHARED_POSTGRES] = claim_shared()
 
@@ -103,8 +106,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that read an organization generated relative to the clock `demo`, and
-    put the files holding a long-running test first.
+    """Mark the tests that read an organization generated relative to the clock `demo` and the
+    long-running ones `long`, and put the files holding a long-running test first.
 
     `--dist loadfile` (with `--no-loadscope-reorder`, see the Makefile) hands files to the
     workers in this order: the long files start at once and the short ones fill in around
@@ -116,6 +119,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if DEMO_FIXTURES.intersection(fixtures) or item.module.__name__ in DEMO_MODULES:
             item.add_marker(pytest.mark.demo)
         if LONG_RUNNING.intersection(mark.name for mark in item.iter_markers()):
+            item.add_marker(pytest.mark.long)
             long_files.add(item.path)
     items.sort(key=lambda item: item.path not in long_files)
 

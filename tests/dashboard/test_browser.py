@@ -117,20 +117,22 @@ def choose(
     page, box: str, typed: str, option: str | re.Pattern[str], within: Locator | None = None
 ) -> None:
     """Choose in the choice box labelled `box` (the one `within` that part of the page, when
-    given) the one option `typed` narrows its list to, named `option`: Enter is pressed once
-    the narrowed list shows it (pressed before, it would choose nothing). It starts once the
-    app's run has ended and no other follows within a moment: a run that begins while the
-    name is typed draws the box again and loses it."""
+    given) the one option `typed` narrows its list to, named `option`, as a person does: type,
+    then click the option once the narrowed list shows it (Enter, pressed while the list still
+    had no option marked, once chose nothing). It starts once the app's run has ended and no
+    other follows within a moment: a run that begins while the name is typed draws the box
+    again and loses it."""
     settled(page)
     page.wait_for_timeout(300)  # a rerun asked for just before has started by now
     settled(page)
-    boxes = (within or page).get_by_test_id("stSelectbox")
-    boxes.filter(has_text=box).locator("input").click()
+    chosen = (within or page).get_by_test_id("stSelectbox").filter(has_text=box)
+    chosen.locator("input").click()
     page.keyboard.type(typed)
     listed = page.get_by_role("option")
     expect(listed).to_have_count(1, timeout=WAIT_MS)
     expect(listed).to_have_text(option)
-    page.keyboard.press("Enter")
+    listed.click()
+    expect(listed).to_have_count(0)  # the list closed on the choice
 
 
 def test_page_links_are_named_by_their_titles_alone(dashboard, page):

@@ -24,6 +24,7 @@ from support.s3 import s3_server
 
 from analytics.exports import dataset
 from analytics.usage import calendar
+from emulator import EmulatorConfig, create_app
 
 DEMO = {"SERVICE_DEMO_KEYS": "4", "SERVICE_DEMO_DAYS": "90"}
 USAGE_ORDER = ["usage_date", "api_key"]
@@ -38,6 +39,20 @@ def month_start_in_past() -> date:
     takes its new label (three fifths into the 90 days, about 36 days back), so every key
     keeps one label over them."""
     return (calendar.utc_today() - timedelta(days=45)).replace(day=1)
+
+
+@pytest.fixture(scope="module")
+def used_days() -> set[date]:
+    """The days on which the small demo's keys were used, by its emulator's ledger: a day
+    without use (a quiet weekend day) has no partition to write."""
+    today = calendar.utc_today()
+    days = int(DEMO["SERVICE_DEMO_DAYS"])
+    config = EmulatorConfig(keys=int(DEMO["SERVICE_DEMO_KEYS"]), days=days, today=today)
+    emulator = create_app(config).state.emulator
+    try:
+        return {row.usage_date for row in emulator.ledger(today - timedelta(days=days), today)}
+    finally:
+        emulator.store.close()
 
 
 @pytest.fixture
@@ -111,6 +126,19 @@ def written_count(stderr: str) -> int:
     return int(line.split()[1])
 
 
+def puts_counted(patch: pytest.MonkeyPatch) -> list[str]:
+    """Every file a run puts, by its path, in order."""
+    writes: list[str] = []
+    put = dataset.Destination.put
+
+    def counted(self, relative, content):
+        writes.append(relative)
+        put(self, relative, content)
+
+    patch.setattr(dataset.Destination, "put", counted)
+    return writes
+
+
 @pytest.mark.parametrize("where", ["folder", "s3"])
 def test_the_dataset_is_the_exports_rows_and_a_second_run_writes_nothing(
     where, tmp_path, demo_env, request
@@ -145,15 +173,8 @@ def test_new_days_write_only_their_partitions(tmp_path, demo_env):
     first = month - timedelta(days=6)
     assert run(to, first, month - timedelta(days=1))[0] == 0
     before = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
-    writes = []
-    put = dataset.Destination.put
-
-    def counted(self, relative, content):
-        writes.append(relative)
-        put(self, relative, content)
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dataset.Destination, "put", counted)
+        writes = puts_counted(patch)
         assert run(to, first, month + timedelta(days=2))[0] == 0
     new_days = {f"date={month + timedelta(days=n)}" for n in range(3)}
     assert writes[:-1] and {path.split("/")[1] for path in writes[:-1]} <= new_days
@@ -196,19 +217,6 @@ def test_a_run_stopped_half_way_keeps_the_manifest_and_the_next_completes_it(
     assert written_count(stderr) == len(manifest(to)["partitions"]) - len(listed)
 
 
-def puts_counted(patch: pytest.MonkeyPatch) -> list[str]:
-    """Every file a run puts, by its path, in order."""
-    writes: list[str] = []
-    put = dataset.Destination.put
-
-    def counted(self, relative, content):
-        writes.append(relative)
-        put(self, relative, content)
-
-    patch.setattr(dataset.Destination, "put", counted)
-    return writes
-
-
 def read_by_duckdb(to: str, table: str) -> pd.DataFrame:
     """One table of the dataset read whole as a warehouse reads it, the partition column
     dropped (amounts kept as decimals, through Arrow)."""
@@ -217,12 +225,15 @@ def read_by_duckdb(to: str, table: str) -> pd.DataFrame:
     return duckdb.sql(query).to_arrow_table().to_pandas()
 
 
-def test_one_new_day_writes_its_month_alone_and_the_dataset_is_a_fresh_export(tmp_path, demo_env):
-    """A closed day added to the range: its month is written again (the day moves its
+def test_one_new_day_writes_its_month_alone_and_the_dataset_is_a_fresh_export(
+    tmp_path, demo_env, used_days
+):
+    """A closed day of use added to the range: its month is written again (the day moves its
     month's base-fee shares), no earlier month is, and the dataset read back whole by DuckDB
     is a full export of the range made afresh."""
     month = month_start_in_past()
-    first, new_day = month - timedelta(days=20), month + timedelta(days=9)
+    first = month - timedelta(days=20)
+    new_day = min(day for day in used_days if day >= month + timedelta(days=9))
     to = str(tmp_path / "dataset")
     assert run(to, first, new_day - timedelta(days=1))[0] == 0
     before = {p["path"]: p["sha256"] for p in manifest(to)["partitions"]}
@@ -274,15 +285,8 @@ def test_the_open_days_are_written_on_every_run(tmp_path, demo_env):
     today = calendar.utc_today()
     first = today - timedelta(days=8)
     assert run(to, first, today)[0] == 0
-    writes = []
-    put = dataset.Destination.put
-
-    def counted(self, relative, content):
-        writes.append(relative)
-        put(self, relative, content)
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dataset.Destination, "put", counted)
+        writes = puts_counted(patch)
         assert run(to, first, today)[0] == 0
     open_days = {p for p in writes if p != "manifest.json"}
     first_open = today - timedelta(days=3)
