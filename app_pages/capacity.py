@@ -24,7 +24,7 @@ from analytics.capacity import (
     parse_growth,
     parse_workload,
 )
-from analytics.cost import PricingFileError, TeamFileError, unpriced_text
+from analytics.cost import PricingSettingsError, TeamSettingsError, unpriced_text
 from analytics.dashboard import (
     BUDGET_ORDER,
     NEEDS_PRICING,
@@ -143,7 +143,7 @@ priced = money  # the files the review and the budget status are priced with
 try:
     with service_errors(source):
         review, read = data.review(source, chosen, today, document, priced)
-except (PricingFileError, TeamFileError) as exc:
+except (PricingSettingsError, TeamSettingsError) as exc:
     st.error(f"{exc}. Costs are left out.", icon=":material/error:")
     priced = USAGE_BY_KEY
     with service_errors(source):

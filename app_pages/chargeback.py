@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analytics.cost import TOTAL, PricingFileError, TeamFileError
+from analytics.cost import TOTAL, PricingSettingsError, TeamSettingsError
 from analytics.dashboard import (
     CHARGEBACK_ORDER,
     NEEDS_PRICING,
@@ -51,7 +51,7 @@ try:
     assert money.pricing is not None
     currency = money.pricing.currency
     table = data.chargeback_table(source, chosen, money)
-except (PricingFileError, TeamFileError) as exc:
+except (PricingSettingsError, TeamSettingsError) as exc:
     st.error(str(exc), icon=":material/error:")
     st.stop()
 say_unpriced(money.pricing, chosen.start, chosen.end, "the months and the Total row")

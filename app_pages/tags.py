@@ -3,7 +3,7 @@ with each tag's cost and team), and one tag's days."""
 
 import streamlit as st
 
-from analytics.cost import PricingFileError, TeamFileError
+from analytics.cost import PricingSettingsError, TeamSettingsError
 from analytics.dashboard import (
     USAGE_BY_KEY,
     charts,
@@ -79,7 +79,7 @@ if money.cost:
     try:
         with service_errors(source):
             table = data.priced_tag_table(source, chosen, money)
-    except (PricingFileError, TeamFileError) as exc:
+    except (PricingSettingsError, TeamSettingsError) as exc:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
         money = USAGE_BY_KEY
 shown = page.searchable_table(table, "tags", money)

@@ -1,18 +1,18 @@
 """Alerts: what needs someone's attention, as `events` (`Event`), sent to the destinations of
-`alerts.toml` (`alerts_file`) in the forms of `message_forms`, each once per level
+`alerts.toml` (`alert_settings`) in the forms of `message_forms`, each once per level
 (`delivery`, which remembers what was sent in `delivery_state`). Budgets (`budget_events`),
 anomalies (`anomaly_events`) and key rotations (`rotation_events`) become events here, each by
 the function its module is named after."""
 
-from analytics.alerts.alerts_file import (
+from analytics.alerts.alert_settings import (
     AlertsConfig,
-    AlertsFile,
-    AlertsFileError,
+    AlertSettings,
+    AlertSettingsError,
     Email,
     Rotations,
     load_alerts,
+    parse_alert_settings,
     parse_alerts,
-    parse_alerts_file,
     rotation_settings,
     with_secrets,
 )
@@ -32,9 +32,9 @@ from analytics.alerts.rotation_events import key_age_events, rotation_events
 
 __all__ = [
     "LINK",
+    "AlertSettings",
+    "AlertSettingsError",
     "AlertsConfig",
-    "AlertsFile",
-    "AlertsFileError",
     "Attachment",
     "DeliveryError",
     "DeliveryState",
@@ -51,8 +51,8 @@ __all__ = [
     "key_age_events",
     "load_alerts",
     "mail",
+    "parse_alert_settings",
     "parse_alerts",
-    "parse_alerts_file",
     "rotation_events",
     "rotation_settings",
     "send_mail",

@@ -24,7 +24,7 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from analytics.alerts.alerts_file import AlertsConfig, Email, Webhook
+from analytics.alerts.alert_settings import AlertsConfig, Email, Webhook
 from analytics.alerts.delivery_state import DeliveryState
 from analytics.alerts.events import Event
 from analytics.alerts.message_forms import event_mail, webhook_payload

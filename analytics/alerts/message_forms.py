@@ -11,7 +11,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid, parseaddr
 
-from analytics.alerts.alerts_file import Email, WebhookKind
+from analytics.alerts.alert_settings import Email, WebhookKind
 from analytics.alerts.events import Event
 
 OPEN = "Open the dashboard"

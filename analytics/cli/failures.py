@@ -13,8 +13,8 @@ from contextlib import contextmanager
 import stamina
 import typer
 
-from analytics.alerts import AlertsFileError
-from analytics.cost import PricingFileError, TeamFileError
+from analytics.alerts import AlertSettingsError
+from analytics.cost import PricingSettingsError, TeamSettingsError
 from analytics.exit_codes import CLOSED_PIPE, FORBIDDEN, SERVICE, STORE, UNEXPECTED, USAGE
 from analytics.service import AuthorizationError, BadRequestError, ServiceError
 from analytics.settings import SettingsProblem
@@ -46,9 +46,9 @@ def reported(debug: bool) -> Iterator[None]:
             raise typer.Exit(closed_output()) from None
         except (
             UsageProblem,
-            PricingFileError,
-            TeamFileError,
-            AlertsFileError,
+            PricingSettingsError,
+            TeamSettingsError,
+            AlertSettingsError,
             SettingsProblem,
         ) as exc:
             fail(USAGE.code, str(exc))

@@ -47,8 +47,9 @@ UNITS_PER_PRICE: Final = 1_000_000
 MINUTE_DECIMALS: Final = 6
 
 
-class PricingFileError(ValueError):
-    """The pricing file cannot be read or breaks a rule; the message names file, entry, field."""
+class PricingSettingsError(ValueError):
+    """The pricing settings cannot be read or break a rule; the message names the document (a
+    file's path, or the state store's copy), the entry and the field."""
 
 
 @dataclass(frozen=True)
@@ -192,9 +193,9 @@ class CatalogueOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
         return None
 
 
-class PricingFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: the currency, the ``[[price]]`` periods and the ``[[option]]``
-    catalogue."""
+class PricingSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The whole pricing document (``pricing.toml``, a file or the state store's copy): the
+    currency, the ``[[price]]`` periods and the ``[[option]]`` catalogue."""
 
     currency: str
     periods: tuple[PricePeriod, ...] = msgspec.field(default=(), name="price")
@@ -295,12 +296,12 @@ def _explain(field: str, message: str) -> str:
 
 
 def parse_pricing(text: str, source: str = "pricing.toml") -> Pricing:
-    """Parse TOML text; every problem becomes a ``PricingFileError`` naming ``source``."""
-    parsed = parse_toml(text, source, PricingFile, PricingFileError, _explain)
+    """Parse TOML text; every problem becomes a ``PricingSettingsError`` naming ``source``."""
+    parsed = parse_toml(text, source, PricingSettings, PricingSettingsError, _explain)
     periods = tuple(sorted(parsed.periods, key=lambda period: period.start))
     return Pricing(parsed.currency, periods, source, parsed.catalogue)
 
 
 def load_pricing(path: Path | str) -> Pricing:
     """Read and parse a pricing file."""
-    return parse_pricing(read_text(path, PricingFileError), str(path))
+    return parse_pricing(read_text(path, PricingSettingsError), str(path))

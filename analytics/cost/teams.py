@@ -6,7 +6,7 @@ Patterns are globs (``fnmatch.fnmatchcase``: ``*``, ``?``, ``[abc]``, case-sensi
 keys are compared exactly, so their ``*`` is no wildcard.
 
 Each key (and tag) belongs to at most one team: one that rules of two teams match is a
-``TeamFileError`` naming both rules and the key, since either answer would be a guess (rules of
+``TeamSettingsError`` naming both rules and the key, since either answer would be a guess (rules of
 one team may overlap). Keys and tags no rule matches belong to ``Unassigned``: never silently
 dropped from a chargeback.
 
@@ -38,8 +38,8 @@ KEY_FIELDS: Final[tuple[RuleField, ...]] = ("keys", "labels", "label_patterns")
 TAG_FIELDS: Final[tuple[RuleField, ...]] = ("tags", "tag_patterns")
 
 
-class TeamFileError(ValueError):
-    """The teams file cannot be read, breaks a rule, or claims a key for two teams."""
+class TeamSettingsError(ValueError):
+    """The teams settings cannot be read, break a rule, or claim a key for two teams."""
 
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -105,8 +105,9 @@ class KeyOwner(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=
             raise ValueError(f"key {self.key!r} says nothing: give it an owner or a purpose")
 
 
-class TeamFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The whole file: the ``[[team]]`` entries and the ``[[key]]`` owners."""
+class TeamSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The whole teams document (``teams.toml``, a file or the state store's copy): the
+    ``[[team]]`` entries and the ``[[key]]`` owners."""
 
     teams: tuple[Team, ...] = msgspec.field(default=(), name="team")
     owners: tuple[KeyOwner, ...] = msgspec.field(default=(), name="key")
@@ -185,7 +186,7 @@ class _Claims:
         teams = {rule.team: rule for rule in sorted(hits, key=lambda rule: rule.entry)}
         if len(teams) > 1:
             first, second = list(teams.values())[:2]
-            raise TeamFileError(
+            raise TeamSettingsError(
                 f"{self.source}: {subject} matches {first} and {second}; a key or tag belongs "
                 "to at most one team"
             )
@@ -264,14 +265,14 @@ def team_day(key_day: pd.DataFrame, teams: Teams) -> pd.DataFrame:
 
 
 def parse_teams(text: str, source: str = "teams.toml") -> Teams:
-    """Parse TOML text; every problem becomes a ``TeamFileError`` naming ``source``."""
-    parsed = parse_toml(text, source, TeamFile, TeamFileError)
+    """Parse TOML text; every problem becomes a ``TeamSettingsError`` naming ``source``."""
+    parsed = parse_toml(text, source, TeamSettings, TeamSettingsError)
     return Teams(parsed.teams, source, parsed.owners)
 
 
 def load_teams(path: Path | str) -> Teams:
     """Read and parse a teams file."""
-    return parse_teams(read_text(path, TeamFileError), str(path))
+    return parse_teams(read_text(path, TeamSettingsError), str(path))
 
 
 def key_owners(teams: Teams | None, keys: Iterable[tuple[str, str]]) -> list[KeyOwner | None]:

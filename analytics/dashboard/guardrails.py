@@ -23,7 +23,7 @@ import msgspec
 import streamlit as st
 
 from analytics.capacity import BudgetSettingsError, Evaluation, budget_status
-from analytics.cost import PricesInForce, PricingFileError, TeamFileError, frame_key_teams
+from analytics.cost import PricesInForce, PricingSettingsError, TeamSettingsError, frame_key_teams
 from analytics.dashboard import data, key_list
 from analytics.dashboard.access import Permission
 from analytics.dashboard.source import Source, whole_of
@@ -45,7 +45,12 @@ def problem(settings: SettingsInForce) -> str | None:
     page), each document's error in its own words; None: they read."""
     try:
         _ = (settings.budgets, settings.given_teams, settings.pricing)  # each read and checked
-    except (BudgetSettingsError, TeamFileError, PricingFileError, UnicodeDecodeError) as exc:
+    except (
+        BudgetSettingsError,
+        TeamSettingsError,
+        PricingSettingsError,
+        UnicodeDecodeError,
+    ) as exc:
         return str(exc)
     return None
 

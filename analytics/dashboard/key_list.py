@@ -13,7 +13,7 @@ from datetime import date
 import streamlit as st
 
 from analytics.capacity import Evaluation
-from analytics.cost import TeamFileError, Teams
+from analytics.cost import Teams, TeamSettingsError
 from analytics.dashboard import data
 from analytics.dashboard.access import Permission
 from analytics.dashboard.messages import show_store_error
@@ -43,7 +43,7 @@ def teams_in_force(src: Source) -> Teams | None:
     none or they cannot be read (the Chargeback page names the problem)."""
     try:
         return page_settings(src).given_teams
-    except TeamFileError:
+    except TeamSettingsError:
         return None
 
 

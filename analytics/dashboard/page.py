@@ -13,7 +13,13 @@ import pyarrow as pa
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from analytics.cost import COST_LABELS, MINOR_UNITS, PricingFileError, TeamFileError, as_decimals
+from analytics.cost import (
+    COST_LABELS,
+    MINOR_UNITS,
+    PricingSettingsError,
+    TeamSettingsError,
+    as_decimals,
+)
 from analytics.dashboard import data, key_labels, session
 from analytics.dashboard.column_config import (
     in_percent,
@@ -104,7 +110,7 @@ def view_select(
         if view.cost or view.by_team:
             with service_errors(src):
                 data.viewed(src, chosen, view)  # the files against the range's keys and days
-    except (PricingFileError, TeamFileError) as exc:
+    except (PricingSettingsError, TeamSettingsError) as exc:
         st.warning(f"{exc}. Showing usage by key instead.", icon=":material/warning:")
         return USAGE_BY_KEY
     if view.pricing is not None:
@@ -141,7 +147,7 @@ def money_settings(src: Source) -> View:
         return view
     try:
         currency = settings.pricing.currency if settings.pricing is not None else ""
-    except PricingFileError as exc:
+    except PricingSettingsError as exc:
         st.warning(f"{exc}. Costs are left out.", icon=":material/warning:")
         return view
     return replace(view, cost=True, currency=currency)

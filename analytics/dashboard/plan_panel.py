@@ -10,7 +10,7 @@ import streamlit as st
 
 from analytics.access import Scope
 from analytics.capacity import Allowance, PlanSnapshot, current_plan
-from analytics.cost import MINOR_UNITS, PricesInForce, PricingFileError, amount_text
+from analytics.cost import MINOR_UNITS, PricesInForce, PricingSettingsError, amount_text
 from analytics.dashboard import data
 from analytics.dashboard.messages import show_error
 from analytics.dashboard.settings_in_force import settings_name, view_settings
@@ -72,7 +72,7 @@ def plan_panel(src: Source, today: date) -> PlanSnapshot | None:
                 settings = view_settings(src)
                 priced = View(settings, cost=settings.document("pricing") is not None)
                 snapshot = current_snapshot(src, today, priced)
-            except PricingFileError:  # a page that uses prices names the problem
+            except PricingSettingsError:  # a page that uses prices names the problem
                 snapshot = current_snapshot(src, today)
         except ServiceError as exc:
             st.markdown("**Plan**")

@@ -25,7 +25,7 @@ from typing import Any, Final
 import streamlit as st
 
 from analytics.access import WHOLE, Rights, Scope, Visible, rights, role_settings, session_rule
-from analytics.cost import NO_TEAMS, TeamFileError, Teams
+from analytics.cost import NO_TEAMS, Teams, TeamSettingsError
 from analytics.dashboard.access import KEYS, Permission, Right, change_refusal
 from analytics.dashboard.key_list import all_entries, teams_in_force
 from analytics.dashboard.settings_in_force import page_settings
@@ -120,7 +120,7 @@ def scoped(base: Source, held: Rights) -> Source:
     text = "" if found is None else found.text
     try:
         teams = settings.teams
-    except TeamFileError as exc:
+    except TeamSettingsError as exc:
         st.error(f"{exc}. Your scope ({scope.name}) cannot be read until they are fixed.")
         st.stop()
     digest = hashlib.sha256(f"{sorted(scope.teams or ())}\n{text}".encode()).hexdigest()[:16]

@@ -19,7 +19,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from analytics.alerts import AlertsFile, parse_alerts_file
+from analytics.alerts import AlertSettings, parse_alert_settings
 from analytics.cost import NO_TEAMS, UNASSIGNED, Pricing, Teams, as_decimal, chargeback, key_teams
 from analytics.guardrails import Plan, stopping
 from analytics.settings.parts import file_name
@@ -131,7 +131,7 @@ def plan_effect(before: Plan, after: Plan) -> list[str]:
     return lines
 
 
-def _destinations(routes: AlertsFile) -> str:
+def _destinations(routes: AlertSettings) -> str:
     names = (["e-mail"] if routes.email else []) + [
         f"{hook.title} ({hook.kind})" for hook in routes.webhooks
     ]
@@ -142,6 +142,6 @@ def route_effects(before: str | None, after: str) -> list[str]:
     """What a change of the alert routes does: where alerts go, before → after (whether this
     host can send to them is the warning beside it, ``parts.route_warning``)."""
     source = file_name("alerts")
-    went = "nowhere" if before is None else _destinations(parse_alerts_file(before, source))
-    going = _destinations(parse_alerts_file(after, source))
+    went = "nowhere" if before is None else _destinations(parse_alert_settings(before, source))
+    going = _destinations(parse_alert_settings(after, source))
     return [f"alerts go to: {going}" if went == going else f"alerts go to: {went} → {going}"]

@@ -31,7 +31,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from analytics.alerts import AlertsConfig, AlertsFile, Rotations, parse_alerts_file, with_secrets
+from analytics.alerts import (
+    AlertsConfig,
+    AlertSettings,
+    Rotations,
+    parse_alert_settings,
+    with_secrets,
+)
 from analytics.capacity import BudgetSettings, parse_budgets
 from analytics.cost import NO_TEAMS, Pricing, Teams, parse_pricing, parse_teams
 from analytics.settings.parts import (
@@ -190,13 +196,13 @@ class SettingsInForce:
 
     @cached_property
     def pricing(self) -> Pricing | None:
-        """The prices in force (``PricingFileError`` for a bad document); None: none."""
+        """The prices in force (``PricingSettingsError`` for a bad document); None: none."""
         found = self.document("pricing")
         return None if found is None else parse_pricing(found.text, self.source("pricing"))
 
     @cached_property
     def given_teams(self) -> Teams | None:
-        """The teams document parsed (``TeamFileError`` for a bad one); None: none, which a
+        """The teams document parsed (``TeamSettingsError`` for a bad one); None: none, which a
         money view tells apart from a document without teams."""
         found = self.document("teams")
         return None if found is None else parse_teams(found.text, self.source("teams"))
@@ -221,11 +227,11 @@ class SettingsInForce:
         return None if found is None else parse_budgets(found.text, self.source("budgets"))
 
     @cached_property
-    def alert_routes(self) -> AlertsFile | None:
+    def alert_routes(self) -> AlertSettings | None:
         """The alert routes and the rotations' settings as written, no secret read
-        (``AlertsFileError``); None: no alerts document."""
+        (``AlertSettingsError``); None: no alerts document."""
         found = self.document("alerts")
-        return None if found is None else parse_alerts_file(found.text, self.source("alerts"))
+        return None if found is None else parse_alert_settings(found.text, self.source("alerts"))
 
     @property
     def rotations(self) -> Rotations:

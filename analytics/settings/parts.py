@@ -3,7 +3,7 @@
 A document is its TOML text: the text is what is stored, versioned, exported and compared, so
 the same settings always give the same bytes. A document is valid exactly when the parser of
 its file accepts it (``parse_pricing``, ``parse_teams``, ``parse_budgets`` and
-``parse_alerts_file``), so the Settings page, ``settings import`` and every command reading a
+``parse_alert_settings``), so the Settings page, ``settings import`` and every command reading a
 file refuse the same things in the same words (the rotations' day counts of ``alerts.toml``
 among them). Beyond its file's rules, a budget marked
 ``enforce = true`` that the keys' limits can never hold (``guardrails.rules.never_enforceable``)
@@ -15,9 +15,10 @@ do not exist are refused with the nearest existing name (`organization_names.unk
 on the page as by ``settings import``.
 
 Alert routes name the environment variables holding their secrets, never the secrets: a route
-whose variable is not set is refused when the alerts are sent (``alerts.alerts_file.load_alerts``),
-not here, since the host that edits the settings need not hold the secrets; `route_warning`
-says so before the save, in the words the sending would use.
+whose variable is not set is refused when the alerts are sent
+(``alerts.alert_settings.load_alerts``), not here, since the host that edits the settings need
+not hold the secrets; `route_warning` says so before the save, in the words the sending would
+use.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
-from analytics.alerts import AlertsFileError, parse_alerts, parse_alerts_file
+from analytics.alerts import AlertSettingsError, parse_alert_settings, parse_alerts
 from analytics.capacity import BudgetSettings, BudgetSettingsError, parse_budgets
-from analytics.cost import PricingFileError, TeamFileError, parse_pricing, parse_teams
+from analytics.cost import PricingSettingsError, TeamSettingsError, parse_pricing, parse_teams
 from analytics.guardrails import never_enforceable
 from analytics.settings.organization_names import Organization, unknown_names
 
@@ -108,8 +109,13 @@ def check(
         elif part == "budgets":
             checked_budgets(text, where)
         else:
-            parse_alerts_file(text, where)
-    except (PricingFileError, TeamFileError, BudgetSettingsError, AlertsFileError) as exc:
+            parse_alert_settings(text, where)
+    except (
+        PricingSettingsError,
+        TeamSettingsError,
+        BudgetSettingsError,
+        AlertSettingsError,
+    ) as exc:
         raise SettingsProblem(str(exc)) from None
     unknown = [] if organization is None else unknown_names(part, text, organization, before)
     if unknown:
@@ -124,6 +130,6 @@ def route_warning(part: Part, text: str, environ: Mapping[str, str]) -> str | No
         return None
     try:
         parse_alerts(text, file_name(part), environ)
-    except AlertsFileError as exc:
+    except AlertSettingsError as exc:
         return f"{exc}: alerts to it are refused when they are sent, until it is set"
     return None

@@ -30,8 +30,8 @@ from analytics.cost import (
     UNASSIGNED,
     KeyOwner,
     RuleField,
-    TeamFileError,
     Teams,
+    TeamSettingsError,
     key_owners,
     key_teams,
     parse_teams,
@@ -130,7 +130,7 @@ def _words(teams: Teams, added: _Added) -> str:
 def succeeded(text: str, source: str, old: tuple[str, str], new: tuple[str, str]) -> Succession:
     """The teams document ``text`` giving ``new`` (masked key, label; the key "" when not
     known) the team, owner and purpose ``old`` has. A document that cannot be read is a
-    `TeamFileError`."""
+    `TeamSettingsError`."""
     teams = parse_teams(text, source)
     team = key_teams(teams, {old[0]: old[1]})[old[0]]
     added = _additions(teams, team, old, new)
@@ -147,7 +147,7 @@ def succeeded(text: str, source: str, old: tuple[str, str], new: tuple[str, str]
     try:
         after = None if edited is None else parse_teams(edited, source)
         held = after is not None and key_teams(after, {new[0]: new[1]})[new[0]] == team
-    except TeamFileError:  # the edit broke the document, or another team claims the label
+    except TeamSettingsError:  # the edit broke the document, or another team claims the label
         held = False
     if not held or after is None or (after.teams, after.owners) != (tuple(expected), owners):
         return Succession(hand, None)
@@ -166,7 +166,7 @@ def carry_over(place: Place, rotation: Rotation, who: str) -> str | None:
     by_hand = f"add to {file_name('teams')} by hand"
     try:
         succession = succeeded(found.text, found.where, old, new)
-    except TeamFileError as exc:
+    except TeamSettingsError as exc:
         return f"the teams settings cannot be read ({exc}): {rotation.new_label} has no team yet"
     if not succession.hand:
         return None

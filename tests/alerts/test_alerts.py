@@ -24,7 +24,7 @@ from support.receivers import self_signed, smtp_server, webhook_receiver
 from support.servers import file_app
 from typer.testing import CliRunner
 
-from analytics.alerts.alerts_file import Email, load_alerts, parse_alerts
+from analytics.alerts.alert_settings import Email, load_alerts, parse_alerts
 from analytics.alerts.budget_events import budget_amount, in_units
 from analytics.alerts.delivery_state import DeliveryState, read_file, take
 from analytics.alerts.events import Event

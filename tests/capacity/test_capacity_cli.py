@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from analytics.capacity.forecasting import Outlook
 from analytics.cli import app
 from analytics.cli import capacity as capacity_cli
-from analytics.cost.prices import PricingFileError, load_pricing, parse_pricing
+from analytics.cost.prices import PricingSettingsError, load_pricing, parse_pricing
 from analytics.exit_codes import USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def test_the_example_catalogue_is_labelled_as_examples_and_lists_alternatives_on
 def test_a_bad_catalogue_is_refused_naming_the_file_the_option_and_the_field(entry, message):
     first = '[[option]]\nname = "Monthly"\nprice_per_million_characters = 25\n'
     text = f"{PRICES}\n{first}\n[[option]]\n{entry}\n"
-    with pytest.raises(PricingFileError) as refused:
+    with pytest.raises(PricingSettingsError) as refused:
         parse_pricing(text, "pricing.toml")
     assert str(refused.value).startswith(message)
     assert "\n" not in str(refused.value)

@@ -17,7 +17,7 @@ from support.builders import DOCS, MINUTES, TEAMS, TEXT, key_day_rows, price_fro
 
 from analytics.cost.chargeback import CHARGEBACK_COLUMNS, chargeback
 from analytics.cost.prices import parse_pricing
-from analytics.cost.teams import UNASSIGNED, TeamFileError, parse_teams
+from analytics.cost.teams import UNASSIGNED, TeamSettingsError, parse_teams
 
 PRICES = parse_pricing(
     pricing(
@@ -111,7 +111,9 @@ def test_a_key_two_teams_claim_stops_the_chargeback(january):
         '[[team]]\nname = "Web"\nlabel_patterns = ["web-*"]\n'
         '[[team]]\nname = "Shop"\nkeys = ["aaaa****0001"]\n'
     )
-    with pytest.raises(TeamFileError, match=r"key aaaa\*\*\*\*0001 \(label 'web-shop'\) matches"):
+    with pytest.raises(
+        TeamSettingsError, match=r"key aaaa\*\*\*\*0001 \(label 'web-shop'\) matches"
+    ):
         chargeback(january, PRICES, overlapping, date(2025, 1, 1), date(2025, 1, 31))
 
 

@@ -14,7 +14,7 @@ from support.builders import UNIT_PRICES, assert_unreadable_files_refused, price
 from analytics.cost.currencies import MINOR_UNITS
 from analytics.cost.money import apportion, as_decimal, round_half_up
 from analytics.cost.prices import (
-    PricingFileError,
+    PricingSettingsError,
     load_pricing,
     parse_pricing,
 )
@@ -235,14 +235,14 @@ def _replace(prices: str, metric: str, value: str) -> str:
     ],
 )
 def test_bad_files_give_one_clear_error(text, message):
-    with pytest.raises(PricingFileError) as raised:
+    with pytest.raises(PricingSettingsError) as raised:
         parse_pricing(text)
     assert message in str(raised.value)
     assert str(raised.value).startswith("pricing.toml: ")
 
 
 def test_missing_and_unreadable_files(tmp_path):
-    assert_unreadable_files_refused(load_pricing, PricingFileError, tmp_path)
+    assert_unreadable_files_refused(load_pricing, PricingSettingsError, tmp_path)
 
 
 # --- rounding and sharing out ------------------------------------------------------------------

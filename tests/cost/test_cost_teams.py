@@ -13,7 +13,7 @@ from support.builders import DEMO_TODAY, assert_unreadable_files_refused, key_da
 
 from analytics.cost.teams import (
     UNASSIGNED,
-    TeamFileError,
+    TeamSettingsError,
     assign_keys,
     key_teams,
     load_teams,
@@ -172,7 +172,7 @@ def test_a_key_two_teams_claim_is_an_error_naming_both_rules():
         ),
         "config/teams.toml",
     )
-    with pytest.raises(TeamFileError) as raised:
+    with pytest.raises(TeamSettingsError) as raised:
         key_teams(parsed, {"aaaa****0001": "web-blog", "aaaa****0002": "web-shop"})
     assert str(raised.value) == (
         "config/teams.toml: key aaaa****0002 (label 'web-shop') matches [[team]] #1 'Web' "
@@ -185,7 +185,7 @@ def test_a_tag_two_teams_claim_is_an_error():
     parsed = parse_teams(
         teams('name = "Web"\ntag_patterns = ["web*"]', 'name = "Apps"\ntag_patterns = ["*app"]')
     )
-    with pytest.raises(TeamFileError, match=r"tag 'webapp' matches \[\[team\]\] #1 'Web'"):
+    with pytest.raises(TeamSettingsError, match=r"tag 'webapp' matches \[\[team\]\] #1 'Web'"):
         tag_teams(parsed, ["webapp"])
 
 
@@ -220,7 +220,9 @@ def test_assign_keys_reports_a_conflict():
     parsed = parse_teams(
         teams('name = "A"\nlabel_patterns = ["web*"]', 'name = "B"\nkeys = ["aaaa****0001"]')
     )
-    with pytest.raises(TeamFileError, match=r"key aaaa\*\*\*\*0001 \(label 'web-shop'\) matches"):
+    with pytest.raises(
+        TeamSettingsError, match=r"key aaaa\*\*\*\*0001 \(label 'web-shop'\) matches"
+    ):
         assign_keys(parsed, frame)
 
 
@@ -285,11 +287,11 @@ def test_assign_keys_wants_one_label_per_key():
     ],
 )
 def test_bad_files_give_one_clear_error(text, message):
-    with pytest.raises(TeamFileError) as raised:
+    with pytest.raises(TeamSettingsError) as raised:
         parse_teams(text)
     assert str(raised.value).startswith("teams.toml: ")
     assert message in str(raised.value)
 
 
 def test_missing_and_unreadable_files(tmp_path):
-    assert_unreadable_files_refused(load_teams, TeamFileError, tmp_path)
+    assert_unreadable_files_refused(load_teams, TeamSettingsError, tmp_path)

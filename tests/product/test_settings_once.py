@@ -20,7 +20,7 @@ def test_no_module_outside_the_settings_parses_a_settings_document() -> None:
 def test_the_scan_finds_each_way_of_parsing() -> None:
     planted = """
 import tomllib
-from analytics.alerts.alerts_file import rotation_settings as rotations
+from analytics.alerts.alert_settings import rotation_settings as rotations
 from analytics.cost import prices
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
+from analytics.cost.prices import PricingSettingsError
+from analytics.cost.teams import TeamSettingsError
 from analytics.settings.in_force import Document, SettingsInForce
 from analytics.settings.parts import Part
 
@@ -54,11 +54,11 @@ def test_a_preview_swaps_one_part_and_reads_the_others_once_through_the_original
 
 def test_a_copy_names_each_part_as_asked() -> None:
     held = _held([])
-    with pytest.raises(PricingFileError, match=r"^pricing\.example\.toml: no \[\[price\]\]"):
+    with pytest.raises(PricingSettingsError, match=r"^pricing\.example\.toml: no \[\[price\]\]"):
         _ = held.pricing
     named = held.named({"pricing": "part", "teams": "where", "budgets": "name", "alerts": "name"})
-    with pytest.raises(PricingFileError, match=r"^pricing\.toml: no \[\[price\]\]"):
+    with pytest.raises(PricingSettingsError, match=r"^pricing\.toml: no \[\[price\]\]"):
         _ = named.pricing
     assert named.source("teams") == "config/teams.example.toml"  # where it is
-    with pytest.raises(TeamFileError, match=r"^teams\.example\.toml: not valid TOML"):
+    with pytest.raises(TeamSettingsError, match=r"^teams\.example\.toml: not valid TOML"):
         _ = named.with_text("teams", "[[team]\n").given_teams  # a preview: named by name

@@ -22,11 +22,11 @@ from sqlalchemy import insert
 from support.builders import invoke
 from support.servers import ROOT
 
-from analytics.alerts.alerts_file import AlertsFileError
+from analytics.alerts.alert_settings import AlertSettingsError
 from analytics.cli import settings_in_force
 from analytics.cli.failures import UsageProblem
-from analytics.cost.prices import PricingFileError
-from analytics.cost.teams import TeamFileError
+from analytics.cost.prices import PricingSettingsError
+from analytics.cost.teams import TeamSettingsError
 from analytics.settings.in_force import Place, document
 from analytics.settings.parts import PARTS, SettingsProblem, check
 from analytics.settings.versions import SavedMeanwhile, history, latest, save
@@ -133,7 +133,7 @@ NOT_A_VALUE = (
 #   (the Settings page edits text); tests/capacity, tests/cost and tests/alerts refuse those.
 # - `_Claims.team_of`'s key or tag matched by two teams' patterns, and `assign_keys`' "a key has
 #   two labels": about the keys of the usage data, not the file.
-# - `alerts.alerts_file._email` and `_webhook` (credentials, an unset or wrong webhook
+# - `alerts.alert_settings._email` and `_webhook` (credentials, an unset or wrong webhook
 #   variable): the environment's, read when alerts are sent, since the host editing settings
 #   holds no secret.
 # - `Budget.kind` and `Budget.fixed_limit`: asked of a budget already parsed, by the code.
@@ -494,13 +494,16 @@ def _settings(**given):
 
 
 LOADERS = {
-    "teams": (lambda path: settings_in_force.costing(_settings(teams=path)), TeamFileError),
-    "pricing": (lambda path: settings_in_force.costing(_settings(pricing=path)), PricingFileError),
+    "teams": (lambda path: settings_in_force.costing(_settings(teams=path)), TeamSettingsError),
+    "pricing": (
+        lambda path: settings_in_force.costing(_settings(pricing=path)),
+        PricingSettingsError,
+    ),
     "budgets": (
         lambda path: settings_in_force.budget_settings(_settings(budgets=path)),
         UsageProblem,
     ),
-    "alerts": (lambda path: settings_in_force.alerts(path, "--notify"), AlertsFileError),
+    "alerts": (lambda path: settings_in_force.alerts(path, "--notify"), AlertSettingsError),
 }
 
 

@@ -28,7 +28,7 @@ PARSERS = frozenset(
         "parse_teams",
         "parse_budgets",
         "parse_alerts",
-        "parse_alerts_file",
+        "parse_alert_settings",
         "checked_budgets",
         "rotation_settings",
         "load_pricing",
@@ -42,7 +42,7 @@ TOML_LIBRARIES = frozenset({"tomllib", "tomlkit"})
 # are its body, not a read of the settings.
 DEFINITIONS = frozenset(
     {
-        "analytics/alerts/alerts_file.py",
+        "analytics/alerts/alert_settings.py",
         "analytics/capacity/budgets/definitions.py",
         "analytics/cost/priced.py",
         "analytics/cost/prices.py",

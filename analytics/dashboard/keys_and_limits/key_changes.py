@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from analytics.alerts import AlertsFileError, Rotations
+from analytics.alerts import AlertSettingsError, Rotations
 from analytics.dashboard import data, key_list
 from analytics.dashboard.access import Permission
 from analytics.dashboard.keys_and_limits import key_dialog
@@ -63,7 +63,7 @@ def rotations_in_force(src: Source) -> Rotations:
     hold."""
     try:
         return page_settings(src).rotations
-    except AlertsFileError as exc:
+    except AlertSettingsError as exc:
         st.warning(f"{exc}; the rotations' defaults hold.", icon=":material/settings_alert:")
         return Rotations()
 

@@ -6,6 +6,7 @@ every attempted change. Every widget of the page is here or in the panels it pla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
@@ -293,19 +294,16 @@ def rename_form(src: Source, row: KeyRow, for_key: Permission, this: str, change
     renamed = rename_preview(key, new_label)
     ok, shared = label_check(src, new_label, key.key_id, this) if renamed.changes else (True, False)
     st.caption(f"Preview: {renamed.text}.")
-    # Enabled by who may act on an active key, never by what is typed: a value typed is sent as
-    # its input loses focus, to the very click on the button, which a disabled one would lose.
-    if (
-        st.button(
-            "Rename",
-            key=f"rename_save:{this}",
-            disabled=not changeable,
-            icon=":material/edit:",
-        )
-        and key_changes.worth_sending(renamed, ok)
-        and key_changes.rename(src, for_key, row, renamed, shared)
-    ):
-        st.rerun()
+    change_button(
+        "Rename",
+        f"rename_save:{this}",
+        ":material/edit:",
+        changeable,
+        lambda: (
+            key_changes.worth_sending(renamed, ok)
+            and key_changes.rename(src, for_key, row, renamed, shared)
+        ),
+    )
 
 
 def limits_form(src: Source, row: KeyRow, for_key: Permission, this: str, changeable: bool) -> None:
@@ -344,16 +342,25 @@ def limits_form(src: Source, row: KeyRow, for_key: Permission, this: str, change
         None if no_speech else milliseconds(speech),
     )
     st.caption(f"Preview: {planned.text}. {limits_note(row)}")
-    if (
-        st.button(
-            "Save limits",
-            key=f"limits_save:{this}",
-            disabled=not changeable,
-            icon=":material/tune:",
-        )
-        and key_changes.worth_sending(planned)
-        and key_changes.limit(src, for_key, row, planned)
-    ):
+    change_button(
+        "Save limits",
+        f"limits_save:{this}",
+        ":material/tune:",
+        changeable,
+        lambda: (
+            key_changes.worth_sending(planned) and key_changes.limit(src, for_key, row, planned)
+        ),
+    )
+
+
+def change_button(
+    label: str, key: str, icon: str, changeable: bool, change: Callable[[], bool]
+) -> None:
+    """A form's button, which makes its `change` when clicked and runs the page again once the
+    change is made. It is enabled by who may act on an active key, never by what is typed: a
+    value typed is sent as its input loses focus, to the very click on the button, which a
+    disabled one would lose."""
+    if st.button(label, key=key, disabled=not changeable, icon=icon) and change():
         st.rerun()
 
 

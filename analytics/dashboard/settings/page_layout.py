@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from analytics.cost import TeamFileError
+from analytics.cost import TeamSettingsError
 from analytics.dashboard import settings_in_force
 from analytics.dashboard.access import SETTINGS, Permission
 from analytics.dashboard.messages import service_errors, store_errors
@@ -91,7 +91,7 @@ def key_owners(settings: SettingsInForce) -> None:
     """The teams document's key owners, as the Keys pages show them beside each key."""
     try:
         teams = settings.given_teams
-    except TeamFileError:
+    except TeamSettingsError:
         return
     if teams is not None and (owners := teams.owners):
         st.markdown("**Key owners**")

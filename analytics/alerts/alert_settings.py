@@ -2,7 +2,7 @@
 
 The file names the environment variables that hold them (a webhook address carries its
 channel's secret token), and the values are read once, when the file is loaded, into
-``SecretStr`` so no ``repr`` or error text shows them. Problems are one ``AlertsFileError``
+``SecretStr`` so no ``repr`` or error text shows them. Problems are one ``AlertSettingsError``
 naming the file, the entry and the field, never a value read from the environment.
 """
 
@@ -27,8 +27,8 @@ EMAIL = "email"  # the e-mail destination's name in messages and the delivery st
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class AlertsFileError(ValueError):
-    """The alerts file cannot be read, breaks a rule, or names an unset variable."""
+class AlertSettingsError(ValueError):
+    """The alert settings cannot be read, break a rule, or name an unset variable."""
 
 
 def _check_variable(field: str, name: str) -> None:
@@ -117,8 +117,9 @@ class Rotations(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
         _check_days("max_age_days", self.max_age_days, 1)
 
 
-class AlertsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The whole file: the dashboard's address, the destinations and the rotations' watch."""
+class AlertSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The whole alerts document (``alerts.toml``, a file or the state store's copy): the
+    dashboard's address, the destinations and the rotations' watch."""
 
     base_url: str
     email: EmailEntry | None = None
@@ -218,31 +219,31 @@ def _webhook(index: int, entry: WebhookEntry, environ: Mapping[str, str]) -> Web
 
 def parse_alerts(text: str, source: str, environ: Mapping[str, str]) -> AlertsConfig:
     """Parse an alerts file and read the secrets it names from ``environ``."""
-    return with_secrets(parse_alerts_file(text, source), source, environ)
+    return with_secrets(parse_alert_settings(text, source), source, environ)
 
 
-def with_secrets(entries: AlertsFile, source: str, environ: Mapping[str, str]) -> AlertsConfig:
+def with_secrets(entries: AlertSettings, source: str, environ: Mapping[str, str]) -> AlertsConfig:
     """The alert routes of a parsed alerts document, the secrets they name read from
     ``environ``: a route whose variable is unset is refused naming ``source``."""
     try:
         email = _email(entries.email, environ) if entries.email else None
         hooks = tuple(_webhook(i, hook, environ) for i, hook in enumerate(entries.webhooks))
     except ValueError as exc:
-        raise AlertsFileError(f"{source}: {exc}") from None
+        raise AlertSettingsError(f"{source}: {exc}") from None
     return AlertsConfig(source, entries.base_url, email, hooks)
 
 
-def parse_alerts_file(text: str, source: str) -> AlertsFile:
+def parse_alert_settings(text: str, source: str) -> AlertSettings:
     """The alerts document's structure, every rule of the file checked; no secret is read."""
-    return parse_toml(text, source, AlertsFile, AlertsFileError, _explain)
+    return parse_toml(text, source, AlertSettings, AlertSettingsError, _explain)
 
 
 def rotation_settings(text: str, source: str) -> Rotations:
     """The ``[rotations]`` settings of an alerts document, read without its secrets: watching
     a rotation needs no destination's credentials."""
-    return parse_alerts_file(text, source).rotations
+    return parse_alert_settings(text, source).rotations
 
 
 def load_alerts(path: Path | str, environ: Mapping[str, str]) -> AlertsConfig:
     """Read and parse an alerts file."""
-    return parse_alerts(read_text(path, AlertsFileError), str(path), environ)
+    return parse_alerts(read_text(path, AlertSettingsError), str(path), environ)
