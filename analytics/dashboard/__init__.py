@@ -1,42 +1,35 @@
 """The dashboard's Streamlit side, the only package of the library that imports Streamlit. The
 pages lay out widgets and read everything through its modules, each used by its name: this
 run's visitor and the source they read (`visitor`, over `source`), the cached reads (`data`,
-`deciding`, `charts`), what every page starts with (`page`, `session`), the key list
+`charts`), what every page starts with (`page`, `session`), the key list
 (`key_list`) and the guardrails' plan (`guardrails`) that several pages read.
 
 The face holds the names app.py and the pages take from those modules (who may see the
 dashboard, `access`; the settings read from Streamlit's secrets, `source`; failures shown as
 messages, `messages`; a page's cached reads and layout helpers); a page reads a module by its
 name through it (`from analytics.dashboard import data`), and a page that needs more than its
-file has a package of its own (`keys_and_limits`, `settings`), whose face the page calls."""
+file has a package of its own (`capacity`, `keys_and_limits`, `settings`), whose face the page
+calls."""
 
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable
-from analytics.dashboard.budget_settings import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
-    BUDGET_ORDER,
     CHARGEBACK_ORDER,
     anomaly_columns,
-    audit_columns,
     budget_columns,
-    change_columns,
     chargeback_columns,
     export_preview_columns,
     in_percent,
-    key_limit_columns,
-    key_name_columns,
     key_table_columns,
     key_table_order,
     language_columns,
-    metric_number,
     money_column,
     pair_table_columns,
     tag_table_columns,
-    with_changes_shown,
 )
 from analytics.dashboard.focus_file import focus_file
-from analytics.dashboard.messages import service_errors, store_errors
-from analytics.dashboard.plan_panel import allowance_bar, plan_panel
+from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.session import choice_to_address
 from analytics.dashboard.settings_in_force import (
     NEEDS_PRICING,
@@ -50,7 +43,6 @@ from analytics.dashboard.source import Source, secrets
 from analytics.dashboard.view import USAGE_BY_KEY, View
 
 __all__ = [
-    "BUDGET_ORDER",
     "CHARGEBACK_ORDER",
     "NEEDS_PRICING",
     "NEEDS_TEAMS",
@@ -59,27 +51,19 @@ __all__ = [
     "Source",
     "View",
     "access_decision",
-    "allowance_bar",
     "anomaly_columns",
-    "audit_columns",
     "budget_columns",
-    "budget_statuses",
-    "change_columns",
     "chargeback_columns",
     "choice_to_address",
-    "chosen_budgets",
     "export_preview_columns",
     "focus_file",
     "given_marks",
     "in_percent",
-    "key_limit_columns",
-    "key_name_columns",
     "key_table_columns",
     "key_table_order",
     "language_columns",
     "mark",
     "marks_of",
-    "metric_number",
     "money_column",
     "pair_table_columns",
     "plan_panel",
@@ -88,11 +72,9 @@ __all__ = [
     "service_errors",
     "settings_name",
     "sign_in_error",
-    "store_errors",
     "tag_table_columns",
     "undo",
     "undoable",
     "view_settings",
-    "with_changes_shown",
     "with_upload",
 ]

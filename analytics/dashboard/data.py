@@ -4,7 +4,7 @@ The client and fetched key-day frames are shared resources (never copied per rer
 mutated); derived tables are cached small data keyed by the source's fingerprint, the range
 and the table's arguments, so a widget that does not change the range recomputes nothing that
 is already known. The capacity review is a shared resource keyed by range, day and budgets
-(the capacity decision's, in `deciding`).
+(the capacity decision's, in `capacity.deciding`).
 The plan is asked at most every five minutes: the service's counts move during the day.
 `Cached` reads usage and the plan from these caches for the questions the library answers
 (anomalies, the plan snapshot, key limits), which their own modules cache in turn.

@@ -1,7 +1,7 @@
 """The Capacity page's decision laid out: each metric's forecasts with their measured
 accuracy and past forecasts against what happened, and the option recommended to buy with its
 cost curve and every option. Given the decision, as the Plan panel is given its source, so the
-page only places them; the decision itself is ``dashboard.deciding``'s."""
+page only places them; the decision itself is ``deciding``'s."""
 
 from __future__ import annotations
 
