@@ -259,7 +259,9 @@ def count_texts(value: float, minutes: bool = False) -> set[str]:
 def organization_figures(demo_org) -> dict[str, set[str]]:
     """The organization's own figures, each as it would be written: the plan's character limit,
     its key count, the base fee (a month's, and the range's), its cost and usage over the range
-    shown, over each period a forecast counts so far, and over the billing period so far."""
+    shown, over each period a forecast counts so far, and over the billing period so far. A
+    figure of nothing (a billing period begun today) is left out: a zero is written for many
+    things, none of them the organization's alone."""
     today = utc_today()
     start, end = shown_range()
     ledger = demo_org.ledger(today - dt.timedelta(days=400), today)
@@ -270,6 +272,11 @@ def organization_figures(demo_org) -> dict[str, set[str]]:
     year = dt.date(yesterday.year, month, day)
     year = year if year <= yesterday else year.replace(year=year.year - 1)
     figures: dict[str, set[str]] = {}
+
+    def put(name: str, amount: Decimal | float, texts: set[str]) -> None:
+        if amount:
+            figures[name] = texts
+
     for name, (first, last) in {
         "the range shown": (start, end),
         "this month so far": (yesterday.replace(day=1), yesterday),
@@ -277,21 +284,19 @@ def organization_figures(demo_org) -> dict[str, set[str]]:
         "this contract year so far": (year, yesterday),
     }.items():
         cost, fee = organization_money(ledger, first, last)
-        figures[f"the organization's cost of {name}"] = money_texts(cost)
-        figures[f"the organization's base fee of {name}"] = money_texts(fee)
+        put(f"the organization's cost of {name}", cost, money_texts(cost))
+        put(f"the organization's base fee of {name}", fee, money_texts(fee))
     monthly = Decimal(str(price_on(yesterday, price_list())["monthly_fee"]))
-    figures["the organization's base fee a month"] = {f"{monthly:,.2f}"}
+    put("the organization's base fee a month", monthly, {f"{monthly:,.2f}"})
     rows = [row for row in ledger if start <= row.usage_date <= end]
     for metric in CHARACTERS:
         total = sum(getattr(row, metric) for row in rows)
-        figures[f"the organization's {metric} of the range"] = count_texts(total)
-    figures["the organization's characters of the range"] = count_texts(
-        sum(getattr(row, m) for row in rows for m in CHARACTERS)
-    )
+        put(f"the organization's {metric} of the range", total, count_texts(total))
+    characters = sum(getattr(row, m) for row in rows for m in CHARACTERS)
+    put("the organization's characters of the range", characters, count_texts(characters))
     for metric in MINUTES:
         total = sum(getattr(row, metric) for row in rows)
-        if total:
-            figures[f"the organization's {metric} of the range"] = count_texts(total, True)
+        put(f"the organization's {metric} of the range", total, count_texts(total, True))
     period_start = demo_org.plan.period(today)[0]
     for last in (yesterday, today):
         used = sum(
@@ -300,12 +305,14 @@ def organization_figures(demo_org) -> dict[str, set[str]]:
             if period_start <= row.usage_date <= last
             for m in CHARACTERS
         )
-        figures[f"the organization's characters of the billing period to {last}"] = count_texts(
-            used
+        put(
+            f"the organization's characters of the billing period to {last}",
+            used,
+            count_texts(used),
         )
     limit = demo_org.plan.character_limit
     if limit is not None:
-        figures["the plan's character limit"] = count_texts(limit)
+        put("the plan's character limit", limit, count_texts(limit))
     figures["the organization's number of keys"] = {
         f" {n} keys" for n in {DEMO_KEYS, len(demo_org.keys)}
     }
