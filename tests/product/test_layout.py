@@ -282,6 +282,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
             "analytics/dashboard/capacity/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
+            "analytics/dashboard/tags/page_layout.py",
         },
     ),
     "pairs": (
@@ -310,7 +311,12 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
     "state": ("the state store", {"analytics/cli/state.py", "bench/state.py"}),
     "tags": (
         "the custom tags",
-        {"analytics/usage/tables/tags.py", "app_pages/tags.py", "bench/tags.py"},
+        {
+            "analytics/dashboard/tags",
+            "analytics/usage/tables/tags.py",
+            "app_pages/tags.py",
+            "bench/tags.py",
+        },
     ),
     "usage": ("the usage", {"analytics/usage", "analytics/figures/usage.py"}),
     "windows": ("the request windows", {"analytics/usage/windows.py", "bench/windows.py"}),
@@ -416,7 +422,6 @@ UNGROUPED_PAGES = {
     "languages",
     "overview",
     "pairs",
-    "tags",
     "trends",
 }
 
