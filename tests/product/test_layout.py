@@ -281,13 +281,19 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {
             "analytics/dashboard/capacity/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
+            "analytics/dashboard/pairs/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
             "analytics/dashboard/tags/page_layout.py",
         },
     ),
     "pairs": (
         "the language pairs",
-        {"analytics/usage/tables/pairs.py", "app_pages/pairs.py", "bench/pairs.py"},
+        {
+            "analytics/dashboard/pairs",
+            "analytics/usage/tables/pairs.py",
+            "app_pages/pairs.py",
+            "bench/pairs.py",
+        },
     ),
     "plan": (
         "the plan and its usage, `GET /v2/usage`",
@@ -421,7 +427,6 @@ UNGROUPED_PAGES = {
     "keys",
     "languages",
     "overview",
-    "pairs",
     "trends",
 }
 
