@@ -273,7 +273,12 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
     ),
     "languages": (
         "the languages and their detection",
-        {"analytics/languages.py", "app_pages/languages.py", "emulator/routers/languages.py"},
+        {
+            "analytics/dashboard/languages",
+            "analytics/languages.py",
+            "app_pages/languages.py",
+            "emulator/routers/languages.py",
+        },
     ),
     "limits": ("the keys' own limits", {"analytics/keys/limits.py", "app_pages/limits.py"}),
     "page_layout": (
@@ -281,6 +286,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {
             "analytics/dashboard/capacity/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
+            "analytics/dashboard/languages/page_layout.py",
             "analytics/dashboard/pairs/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
             "analytics/dashboard/tags/page_layout.py",
@@ -425,7 +431,6 @@ UNGROUPED_PAGES = {
     "chargeback",
     "export",
     "keys",
-    "languages",
     "overview",
     "trends",
 }
