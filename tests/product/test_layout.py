@@ -266,6 +266,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {
             "analytics/keys",
             "analytics/cli/keys.py",
+            "analytics/dashboard/keys",
             "analytics/usage/tables/keys.py",
             "app_pages/keys.py",
             "emulator/routers/keys.py",
@@ -280,6 +281,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         "a page's widgets, in its package of the dashboard",
         {
             "analytics/dashboard/capacity/page_layout.py",
+            "analytics/dashboard/keys/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
         },
@@ -412,7 +414,6 @@ UNGROUPED_PAGES = {
     "anomalies",
     "chargeback",
     "export",
-    "keys",
     "languages",
     "overview",
     "pairs",
