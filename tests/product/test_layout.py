@@ -284,6 +284,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
             "analytics/dashboard/keys/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
+            "analytics/dashboard/trends/page_layout.py",
         },
     ),
     "pairs": (
@@ -314,6 +315,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         "the custom tags",
         {"analytics/usage/tables/tags.py", "app_pages/tags.py", "bench/tags.py"},
     ),
+    "trends": ("the usage over time", {"analytics/dashboard/trends", "app_pages/trends.py"}),
     "usage": ("the usage", {"analytics/usage", "analytics/figures/usage.py"}),
     "windows": ("the request windows", {"analytics/usage/windows.py", "bench/windows.py"}),
 }
@@ -418,7 +420,6 @@ UNGROUPED_PAGES = {
     "overview",
     "pairs",
     "tags",
-    "trends",
 }
 
 
