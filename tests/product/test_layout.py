@@ -277,12 +277,17 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {"analytics/languages.py", "app_pages/languages.py", "emulator/routers/languages.py"},
     ),
     "limits": ("the keys' own limits", {"analytics/keys/limits.py", "app_pages/limits.py"}),
+    "overview": (
+        "the range at a glance",
+        {"analytics/dashboard/overview", "app_pages/overview.py"},
+    ),
     "page_layout": (
         "a page's widgets, in its package of the dashboard",
         {
             "analytics/dashboard/capacity/page_layout.py",
             "analytics/dashboard/keys/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
+            "analytics/dashboard/overview/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
             "analytics/dashboard/trends/page_layout.py",
         },
@@ -417,7 +422,6 @@ UNGROUPED_PAGES = {
     "chargeback",
     "export",
     "languages",
-    "overview",
     "pairs",
     "tags",
 }
