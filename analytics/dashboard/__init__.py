@@ -8,8 +8,8 @@ The face holds the names app.py and the pages take from those modules (who may s
 dashboard, `access`; the settings read from Streamlit's secrets, `source`; failures shown as
 messages, `messages`; a page's cached reads and layout helpers); a page reads a module by its
 name through it (`from analytics.dashboard import data`), and a page that needs more than its
-file has a package of its own (`capacity`, `keys_and_limits`, `settings`), whose face the page
-calls."""
+file has a package of its own (`capacity`, `keys`, `keys_and_limits`, `overview`, `settings`,
+`trends`), whose face the page calls."""
 
 from analytics.dashboard.access import Access, access_decision, sign_in_error
 from analytics.dashboard.anomaly_review import given_marks, mark, marks_of, undo, undoable

@@ -266,6 +266,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         {
             "analytics/keys",
             "analytics/cli/keys.py",
+            "analytics/dashboard/keys",
             "analytics/usage/tables/keys.py",
             "app_pages/keys.py",
             "emulator/routers/keys.py",
@@ -281,15 +282,22 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
         },
     ),
     "limits": ("the keys' own limits", {"analytics/keys/limits.py", "app_pages/limits.py"}),
+    "overview": (
+        "the range at a glance",
+        {"analytics/dashboard/overview", "app_pages/overview.py"},
+    ),
     "page_layout": (
         "a page's widgets, in its package of the dashboard",
         {
             "analytics/dashboard/capacity/page_layout.py",
+            "analytics/dashboard/keys/page_layout.py",
             "analytics/dashboard/keys_and_limits/page_layout.py",
             "analytics/dashboard/languages/page_layout.py",
+            "analytics/dashboard/overview/page_layout.py",
             "analytics/dashboard/pairs/page_layout.py",
             "analytics/dashboard/settings/page_layout.py",
             "analytics/dashboard/tags/page_layout.py",
+            "analytics/dashboard/trends/page_layout.py",
         },
     ),
     "pairs": (
@@ -330,6 +338,7 @@ SHARED_NAMES: dict[str, tuple[str, set[str]]] = {
             "bench/tags.py",
         },
     ),
+    "trends": ("the usage over time", {"analytics/dashboard/trends", "app_pages/trends.py"}),
     "usage": ("the usage", {"analytics/usage", "analytics/figures/usage.py"}),
     "windows": ("the request windows", {"analytics/usage/windows.py", "bench/windows.py"}),
 }
@@ -430,9 +439,6 @@ UNGROUPED_PAGES = {
     "anomalies",
     "chargeback",
     "export",
-    "keys",
-    "overview",
-    "trends",
 }
 
 
