@@ -27,7 +27,6 @@ from analytics.dashboard.column_config import (
     pair_table_columns,
     tag_table_columns,
 )
-from analytics.dashboard.focus_file import focus_file
 from analytics.dashboard.messages import service_errors
 from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.session import choice_to_address
@@ -56,7 +55,6 @@ __all__ = [
     "chargeback_columns",
     "choice_to_address",
     "export_preview_columns",
-    "focus_file",
     "given_marks",
     "in_percent",
     "key_table_columns",
