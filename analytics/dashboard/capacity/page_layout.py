@@ -34,7 +34,7 @@ from analytics.capacity import (
     parse_workload,
 )
 from analytics.cost import PricingSettingsError, TeamSettingsError, unpriced_text
-from analytics.dashboard import charts, data, downloads, key_list, page, plan_panel, session
+from analytics.dashboard import charts, data, downloads, key_list, page, session
 from analytics.dashboard.capacity import deciding, decision_panel
 from analytics.dashboard.capacity.budget_settings import budget_statuses, chosen_budgets
 from analytics.dashboard.column_config import (
@@ -47,6 +47,7 @@ from analytics.dashboard.column_config import (
     with_changes_shown,
 )
 from analytics.dashboard.messages import service_errors
+from analytics.dashboard.plan_panel import plan_panel
 from analytics.dashboard.session import ChosenRange
 from analytics.dashboard.settings_in_force import NEEDS_PRICING, settings_name
 from analytics.dashboard.source import Source
