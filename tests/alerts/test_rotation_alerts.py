@@ -22,6 +22,7 @@ from analytics.usage.records import records_of
 
 BEGUN = dt.date(2025, 3, 1)
 TODAY = BEGUN + dt.timedelta(days=20)
+MAX_AGE = "max_age_days = 365"  # the alert routes' maximum key age
 OLD, NEW = "old0key-0001-1111-2222-oldd", "new0key-0002-3333-4444-neww"
 ORG = admin_organization(
     org_key(OLD, "Web shop", 'created = "2024-01-01T00:00:00Z"'),
@@ -53,7 +54,7 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
     )
     with alert_receivers(monkeypatch, tmp_path) as (mailbox, hooks, routes):
         with routes.open("a", encoding="utf-8") as file:  # the maximum age is a setting
-            file.write("\n[rotations]\nmax_age_days = 365\n")
+            file.write(f"\n[rotations]\n{MAX_AGE}\n")
         first = invoke("check-rotations", "--notify")
         assert first.exit_code == 0, first.output
         subjects = [
@@ -79,8 +80,10 @@ def test_reminders_are_delivered_once(monkeypatch, tmp_path, instant_retries):
     # Reminded 16 days on, the old key's use 15 days on is no reminder; --after overrides it.
     later = tmp_path / "edits" / "alerts.toml"
     later.parent.mkdir()
-    later.write_text(routes.read_text().replace("365", "365\nremind_after_days = 16"))
-    assert invoke("settings", "import", str(later), "--yes").exit_code == 0
+    # The setting named whole: the receivers' ports are in the file too, and one may read 365.
+    later.write_text(routes.read_text().replace(MAX_AGE, f"{MAX_AGE}\nremind_after_days = 16"))
+    imported = invoke("settings", "import", str(later), "--yes")
+    assert imported.exit_code == 0, imported.output
     assert invoke("check-rotations").stdout == f"info: {subjects[1]}\n"
     overridden = invoke("check-rotations", "--after", "15")
     assert (
