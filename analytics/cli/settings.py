@@ -46,7 +46,7 @@ from analytics.settings import (
     version,
 )
 from analytics.storage import read_text, write_atomic
-from analytics.usage import Records, counted, utc_now, utc_today
+from analytics.usage import Records, calendar, counted, utc_now
 
 settings_app = program.command_group(
     app,
@@ -112,7 +112,7 @@ def _organization(demo: bool, place: Place, given: dict[Part, str]) -> Organizat
     held = document("teams", place)
     teams = given.get("teams", held.text if held else None)
     given_settings = connecting.service_connection()
-    first, last = used_range(utc_today())
+    first, last = used_range(calendar.utc_today())
     reader = fetching.Fetches(given_settings, demo)
     tags = fetching.fetched("tags", given_settings, demo, first, last, True).shown.frame
     return organization(reader.developer_keys(), reader.usage(first, last).frame, tags, teams)

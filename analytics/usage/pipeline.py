@@ -19,8 +19,7 @@ import httpx
 import pandas as pd
 
 from analytics.service import AsyncServiceClient, InvalidResponseError, blocking, invalid_response
-from analytics.usage import frames, windows
-from analytics.usage.calendar import utc_today
+from analytics.usage import calendar, frames, windows
 from analytics.usage.history import (
     KEY_DAYS,
     PAIR_DAYS,
@@ -79,7 +78,7 @@ class DailyReport:
         stored. `progress` hears of each window as it arrives."""
         if end < start:
             raise ValueError(f"the range ends ({end}) before it starts ({start})")
-        closed_through = last_closed_day(today or utc_today())
+        closed_through = last_closed_day(today or calendar.utc_today())
         stored = history.read(self.stored, start, min(end, closed_through)) if history else None
         stored_rows, covered = stored if stored else (frames.empty_rows(self.stored.dtypes), set())
         missing = [
