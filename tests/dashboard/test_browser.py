@@ -18,12 +18,12 @@ from playwright.sync_api import Locator, expect, sync_playwright
 from support import kept
 from support.browsers import (
     CHROMIUM,
-    SHOTS,
     WAIT_MS,
     fresh_browser,
     grid_texts,
     said,
     settled,
+    shoot,
     unavailable,
 )
 from support.servers import running_dashboard
@@ -308,27 +308,35 @@ def faint_marks(page, background: RGBA) -> list[str]:
     return sorted(set(found))
 
 
+BACKGROUND_JS = "getComputedStyle(document.querySelector('.stApp')).backgroundColor"
+
+
 # Each page in its default view, opened by its address, in each scheme: the site's screenshots.
 @pytest.mark.parametrize("name", list(PAGES))
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_in_each_scheme_at_1366(dashboard, page, name, scheme):
-    """Every page at 1366 × 768 in the viewer's light and dark preference: drawn, with no
-    decisive column of a table cut (`cut_columns`) and every chart's marks readable on the
-    page (`faint_marks`); its screenshot `<name>.png`, or `<name>-dark.png`."""
-    page.emulate_media(color_scheme=scheme)
+def test_every_page_in_each_scheme_at_1366(dashboard, page, name):
+    """Every page at 1366 × 768 in the viewer's light and dark preference: opened by its
+    address in one (light for every other page, dark for the rest, so both first loads are
+    seen), then in the other as the preference changes, which the page follows as it stands.
+    In each: drawn, with no decisive column of a table cut (`cut_columns`) and every chart's
+    marks readable on the page (`faint_marks`); its screenshot `<name>.png`, or
+    `<name>-dark.png`."""
+    schemes = ("light", "dark") if list(PAGES).index(name) % 2 == 0 else ("dark", "light")
+    page.emulate_media(color_scheme=schemes[0])
     shown = PAGES[name]
     open_page(page, dashboard, f"{shown.address}?period=Last+30+days", shown.title)
     assert_drawn(page, name, cost=False)
     if name == "overview":
         expect(page.locator(".st-key-plan_panel")).to_be_in_viewport()  # in the screenshot
-    background = rgba(
-        page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
-    )
-    assert (relative_luminance(background) < 0.05) == (scheme == "dark"), background
-    page.wait_for_timeout(1500)  # let the site's charts finish their entry animation
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / (f"{name}.png" if scheme == "light" else f"{name}-dark.png"))
-    assert (cut_columns(page), faint_marks(page, background)) == ([], [])
+    shown_in = None  # the background the page had before the preference changed
+    for scheme in schemes:
+        page.emulate_media(color_scheme=scheme)
+        if shown_in is not None:
+            page.wait_for_function(f"() => ({BACKGROUND_JS}) !== {json.dumps(shown_in)}")
+        shown_in = page.evaluate(BACKGROUND_JS)
+        background = rgba(shown_in)
+        assert (relative_luminance(background) < 0.05) == (scheme == "dark"), background
+        shoot(page, f"{name}.png" if scheme == "light" else f"{name}-dark.png")
+        assert (cut_columns(page), faint_marks(page, background)) == ([], []), scheme
 
 
 def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
@@ -338,7 +346,6 @@ def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
     as a visitor does; the pages' own addresses are opened in `test_every_page_renders`."""
     first = next(iter(PAGES.values()))
     open_page(page, dashboard, f"{first.address}?period=All+history&show=Cost", first.title)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     for name, shown in PAGES.items():
         if shown != first:
             page.get_by_test_id("stSidebarNav").get_by_text(shown.title, exact=True).click()
@@ -350,7 +357,7 @@ def test_both_switches_follow_the_visitor_through_every_page(dashboard, page):
         chosen = page.get_by_test_id("stSidebar").get_by_role("combobox").first
         expect(chosen).to_have_value("All history")
         assert_drawn(page, name, cost=True)
-        page.screenshot(path=SHOTS / f"{name}-all-history-cost.png")
+        shoot(page, f"{name}-all-history-cost.png")
 
 
 def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
@@ -361,7 +368,7 @@ def test_changing_the_preset_updates_the_url_and_range(dashboard, page):
     assert "period=Last+7+days" in page.url or "period=Last%207%20days" in page.url
     start, end = resolve("last-7-days", utc_today())
     expect(page.get_by_text(f"{start:%Y-%m-%d} – {end:%Y-%m-%d} (UTC)")).to_be_visible()
-    page.screenshot(path=SHOTS / "overview-last-7-days.png")
+    shoot(page, "overview-last-7-days.png")
     # The range follows the visitor to another page.
     page.get_by_test_id("stSidebarNav").get_by_text("Keys", exact=True).click()
     expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_visible(timeout=WAIT_MS)
@@ -409,7 +416,7 @@ def test_tags_drilldown_and_search_live_in_the_url(dashboard, page):
     expect(page.get_by_text("1 of ")).to_be_visible(timeout=WAIT_MS)
     assert "q=CHECK" in page.url and "tag=checkout" in page.url
     expect(page.get_by_text("checkout: ")).to_be_visible()
-    page.screenshot(path=SHOTS / "tags-checkout.png")
+    shoot(page, "tags-checkout.png")
 
 
 def test_chargeback_shows_the_demos_money(dashboard, page):
@@ -434,8 +441,7 @@ def test_chargeback_shows_the_demos_money(dashboard, page):
     assert "Total" in grid_texts(total, "gridcell")
     expect(page.get_by_text("The Total row below the teams is the organization's")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(800)
-    page.screenshot(path=SHOTS / "chargeback-money.png")
+    shoot(page, "chargeback-money.png")
 
 
 def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboard, page):
@@ -448,16 +454,14 @@ def test_the_cost_switch_turns_overview_into_money_and_lives_in_the_url(dashboar
     expect(page.get_by_role("heading", name="Cost by service")).to_be_visible(timeout=WAIT_MS)
     assert "show=Cost" in page.url
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.wait_for_timeout(1500)
-    page.screenshot(path=SHOTS / "overview-cost.png")
+    shoot(page, "overview-cost.png")
     # A shared link opens the same view: the Keys page by team, in money.
     open_page(page, dashboard, "keys?period=Last+30+days&show=Cost&group=Team", "Keys")
     expect(page.get_by_role("heading", name="Top teams")).to_be_visible(timeout=WAIT_MS)
     grid = page.get_by_test_id("stDataFrame").first
     assert "Usage cost (EUR)" in grid_texts(grid, "columnheader")  # a team's, without fee
     assert {"Web shop", "Documents"} <= set(grid_texts(grid, "gridcell"))
-    page.wait_for_timeout(1500)
-    page.screenshot(path=SHOTS / "keys-cost-by-team.png")
+    shoot(page, "keys-cost-by-team.png")
 
 
 def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
@@ -477,8 +481,7 @@ def test_a_pairs_keys_are_one_click_away_and_live_in_the_url(dashboard, page):
     expect(headers.nth(1)).to_have_text("Share of the pair's characters")
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.get_by_role("heading", name="One pair").scroll_into_view_if_needed()
-    page.wait_for_timeout(1500)
-    page.screenshot(path=SHOTS / "pair-keys.png")
+    shoot(page, "pair-keys.png")
 
 
 def test_every_key_action_in_the_browser(dashboard, page, server_files):
@@ -496,8 +499,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     secret = secret_block.inner_text().strip()
     assert len(secret) > 8
     expect(dialog).to_contain_text("shown this once")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / "limits-create-dialog.png")
+    shoot(page, "limits-create-dialog.png")
     dialog.get_by_role("button", name="Done").click()
     expect(page.get_by_role("dialog")).to_have_count(0, timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
@@ -529,7 +531,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.get_by_label("New label").press("Enter")
     preview = 'Production website: label "Production website" → "Production website (EU)"'
     expect(page.get_by_text(f"Preview: {preview}.")).to_be_visible(timeout=WAIT_MS)
-    page.screenshot(path=SHOTS / "limits-preview-rename.png")
+    shoot(page, "limits-preview-rename.png")
     settled(page)
     page.get_by_role("button", name="Rename").click()
     expect(said(page, f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
@@ -544,7 +546,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     page.get_by_label("Characters", exact=True).press("Enter")
     preview = f"Production website (EU): characters {limit} → 2,000,000"
     expect(page.get_by_text(f"Preview: {preview}.", exact=False)).to_be_visible(timeout=WAIT_MS)
-    page.screenshot(path=SHOTS / "limits-preview-limits.png")
+    shoot(page, "limits-preview-limits.png")
     settled(page)
     page.get_by_role("button", name="Save limits").click()
     expect(said(page, f"Saved: {preview}.")).to_be_visible(timeout=WAIT_MS)
@@ -557,7 +559,7 @@ def test_every_key_action_in_the_browser(dashboard, page, server_files):
     dialog = page.get_by_role("dialog")
     expect(dialog).to_contain_text("cannot be undone", timeout=WAIT_MS)
     dialog.get_by_label("Type the key's label to confirm").fill("Production website (EU)")
-    page.screenshot(path=SHOTS / "limits-deactivate.png")
+    shoot(page, "limits-deactivate.png")
     dialog.get_by_role("button", name="Deactivate for good").click()
     expect(said(page, "Deactivated Production website (EU)")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_role("button", name="Deactivate…")).to_be_disabled()
@@ -669,8 +671,7 @@ def test_a_rotation_shows_its_secret_once_and_its_panel(dashboard, page, server_
     expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
     settled(page)
     panel.evaluate("shown => shown.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(800)
-    page.screenshot(path=SHOTS / "limits-rotation.png")
+    shoot(page, "limits-rotation.png")
     assert secret not in page.content() and secret not in page.url
     assert secret not in log.read_text()
     for path in history.rglob("*"):
@@ -742,7 +743,7 @@ def test_the_guardrails_section_applies_the_example_budget(dashboard, page, serv
     page.get_by_test_id("stExpander").filter(has_text="Keys under a guardrail").evaluate(
         "section => section.scrollIntoView({block: 'start'})"
     )
-    page.screenshot(path=SHOTS / "limits-guardrails.png")
+    shoot(page, "limits-guardrails.png")
     before = stored(history)
     page.get_by_role("button", name=re.compile(r"^Apply now \(")).click()
     # The confirmation lists the changes; nothing is sent until it is confirmed.
@@ -768,8 +769,7 @@ def test_the_capacity_decision_opens_from_a_link_with_its_what_ifs(dashboard, pa
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert "risk=20" in page.url and "growth=10" in page.url  # the link keeps its what-ifs
     recommendation.evaluate("shown => shown.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(1500)  # let the curve finish its entry animation
-    page.screenshot(path=SHOTS / "capacity-decision.png")
+    shoot(page, "capacity-decision.png")
 
 
 def used_last_month(history: Path) -> list[str]:
@@ -868,7 +868,6 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
     screenshots of each step. The settings are given back (Restore) at the end, through the
     page, so the module's other tests read the example settings whatever the order."""
     _log, history = server_files
-    SHOTS.mkdir(parents=True, exist_ok=True)
     open_page(page, dashboard, "chargeback?period=Last+month", "Chargeback")
     total_before = chargeback_total(page)
     open_by_link(page, "Settings")
@@ -888,7 +887,7 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
         f'key = "{first}"\nowner = "ana@example.org"\npurpose = "Translations of the field app"\n',
     )
     assert re.search(rf"^{team} then holds 2 keys \(0 now\); its chargeback 0\.00 → ", effect, re.M)
-    page.screenshot(path=SHOTS / "settings-teams.png")
+    shoot(page, "settings-teams.png")
     saved(page, teams)
 
     budgets = settings_tab(page, "Budgets")
@@ -906,7 +905,7 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
     assert effect.startswith("The guardrails plan: ")
     for label in (first, second):
         assert re.search(rf"^  {re.escape(label)} \(.*\(new\)$", effect, re.M), effect
-    page.screenshot(path=SHOTS / "settings-budget.png")
+    shoot(page, "settings-budget.png")
     saved(page, budgets)
 
     open_by_link(page, "Keys & limits")
@@ -917,8 +916,7 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
     )
     assert budget in grid_texts(section.get_by_test_id("stDataFrame").first, "gridcell")
     section.evaluate("shown => shown.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(800)
-    page.screenshot(path=SHOTS / "limits-settings-guardrails.png")
+    shoot(page, "limits-settings-guardrails.png")
 
     open_by_link(page, "Settings")
     prices = settings_tab(page, "Prices")
@@ -930,15 +928,14 @@ def test_the_settings_walked_through_as_a_person(dashboard, page, server_files):
     said = re.search(r"^the organization's cost of last month \(.*\): (.*) → (.*) EUR$", effect)
     assert said, effect
     cost_before, cost_after = (Decimal(amount.replace(",", "")) for amount in said.groups())
-    page.screenshot(path=SHOTS / "settings-prices.png")
+    shoot(page, "settings-prices.png")
     saved(page, prices)
 
     open_by_link(page, "Chargeback")
     total_after = chargeback_total(page)
     assert (total_before, total_after) == (cost_before, cost_after)
     assert total_after - total_before == Decimal("60.00")  # a month's base fee, 60 dearer
-    page.wait_for_timeout(800)
-    page.screenshot(path=SHOTS / "chargeback-after-price.png")
+    shoot(page, "chargeback-after-price.png")
 
     open_by_link(page, "Settings")
     for title, version, original in reversed(started):

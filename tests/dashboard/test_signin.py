@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlparse, urlsplit
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from playwright.sync_api import BrowserContext, Page, expect
-from support.browsers import SHOTS, WAIT_MS, fresh_context, said, settled
+from support.browsers import WAIT_MS, fresh_context, said, settled, shoot
 from support.builders import invoke
 from support.faultserver import PASS, FaultServer, write_org_file
 from support.headless import DEMO
@@ -108,8 +108,7 @@ def test_a_visitor_not_signed_in_sees_only_the_sign_in_page(dashboard, browser):
     page.goto(f"{dashboard}/no-such-page")
     only_sign_in(page)
     expect(page.get_by_text("Page not found")).to_be_visible()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / "sign-in.png")
+    shoot(page, "sign-in.png")
 
 
 def test_an_allowed_address_signs_in_and_sees_data(dashboard, others, provider, browser):
@@ -123,7 +122,7 @@ def test_an_allowed_address_signs_in_and_sees_data(dashboard, others, provider, 
     # and range that were asked for.
     signed_in_with_data(page, "Trends", days=7)
     expect(page).to_have_url(f"{dashboard}/trends?period=Last+7+days", timeout=WAIT_MS)
-    page.screenshot(path=SHOTS / "signed-in.png")
+    shoot(page, "signed-in.png")
     cookie = user_cookie(context)
     assert cookie is not None
     assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Lax", "/")
@@ -194,7 +193,7 @@ def test_an_address_not_on_the_list_sees_only_not_allowed_and_reaches_no_service
     no_dashboard(page)
     expect(page.get_by_role("button", name="Sign in")).to_have_count(0)
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
-    page.screenshot(path=SHOTS / "not-allowed.png")
+    shoot(page, "not-allowed.png")
     for path in PAGE_PATHS:
         page.goto(f"{base}{path}?period=All+history")
         expect(page.get_by_text(f"{GUEST} is not allowed")).to_be_visible(timeout=WAIT_MS)

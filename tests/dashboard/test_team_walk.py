@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from support.browsers import SHOTS, WAIT_MS, fresh_context, grid_texts, settled
+from support.browsers import WAIT_MS, fresh_context, grid_texts, settled, shoot
 from support.builders import invoke, shown_arguments
 from support.headless import DEMO, DEMO_KEYS
 from support.signin import (
@@ -523,8 +523,7 @@ def test_a_team_lead_sees_the_scope_the_teams_commands_and_one_refusal(
     scope_line = page.get_by_test_id("stSidebar").get_by_text(line)
     expect(scope_line).to_be_visible()
     scope_line.scroll_into_view_if_needed()  # the sidebar scrolls on its own, below the range
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / "team-lead-overview.png")
+    shoot(page, "team-lead-overview.png")
 
     open_by_link(page, pages.page_at("export").title)
     history = demo_folder / "history"

@@ -32,6 +32,7 @@ def fresh_browser(playwright: Playwright, profile: Path, **options: Any) -> Brow
     `profile`, `options` to Playwright), every wait, a page's load among them, allowed WAIT_MS."""
     context: BrowserContext = browser.launch(playwright, profile, **options)
     context.set_default_timeout(WAIT_MS)  # a navigation's too: nothing sets one of its own
+    context.add_init_script(CHANGES_JS)
     return context
 
 
@@ -48,7 +49,18 @@ def fresh_context(chromium: Browser) -> BrowserContext:
     more than a context."""
     context = chromium.new_context(viewport=browser.VIEWPORT)
     context.set_default_timeout(WAIT_MS)
+    context.add_init_script(CHANGES_JS)
     return context
+
+
+# The app's run has ended and nothing an earlier run drew is left (see `settled`).
+IDLE_JS = """() => document.querySelector('[data-testid="stApp"]')
+  ?.getAttribute('data-test-script-state') === 'notRunning'
+  && document.querySelector('[data-stale="true"]') === null"""
+# How often `settled` looks: `expect` retries every half second once a wait passes a quarter
+# of one, which a page's run nearly always does, so each wait for a run outlasted it by a
+# quarter of a second on average, and the browser tests spent much of their time so.
+POLL_MS = 50
 
 
 def settled(page: Page) -> None:
@@ -57,9 +69,32 @@ def settled(page: Page) -> None:
     the rerun drew (two buttons of one name, one of them the old one). Streamlit sends a run's
     end after everything the run drew, so once it shows the run ended, what the run drew is on
     the page and nothing more of it arrives."""
-    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    expect(idle).to_have_count(1, timeout=WAIT_MS)
-    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
+    page.wait_for_function(IDLE_JS, polling=POLL_MS, timeout=WAIT_MS)
+
+
+# Kept in every page of a context (`fresh_browser`, `fresh_context`): when its document last
+# changed. A table draws its rows and a chart its marks a moment after the run that sent them
+# has ended, each changing the document as it does.
+CHANGES_JS = """window.__changed = performance.now();
+new MutationObserver(() => { window.__changed = performance.now(); })
+  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"""
+QUIET_MS = 400  # how long a still page has not changed: longer than a table takes to draw
+
+
+def still(page: Page) -> None:
+    """Waits until the app's run has ended (`settled`) and the page has not changed for
+    QUIET_MS: every table and chart of the run drawn, as a person sees the page once it
+    stops moving."""
+    quiet = f"() => ({IDLE_JS})() && performance.now() - window.__changed > {QUIET_MS}"
+    page.wait_for_function(quiet, polling=POLL_MS, timeout=WAIT_MS)
+
+
+def shoot(page: Page, name: str) -> None:
+    """The page's screenshot `name` in SHOTS once it is `still`, its CSS animations and
+    transitions run to their end (Playwright's `animations="disabled"`)."""
+    still(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / name, animations="disabled")
 
 
 def grid_texts(grid: Locator, role: str) -> list[str]:
