@@ -80,13 +80,12 @@ def test_seasonal_naive_on_a_linear_trend_misses_by_the_slope_times_its_lag():
     slope = 10.0
     values = 1000.0 + slope * np.arange(800)
     month = backtest(history(values), candidates=(SEASONAL_NAIVE,)).of(SEASONAL_NAIVE, "month")
+    # It forecasts once a year is known, each day read 52 weeks back: 364 days of growth short.
+    assert min(days_between(FIRST, origin) for origin in month["origin"]) >= 364
     for row in month.itertuples():
         start = days_between(FIRST, row.origin)
         days = days_between(row.origin, month_after(row.origin))
-        # With a year behind it, each day is read 52 weeks back: 364 days of growth short.
-        # Before, each day is read from the last week: j days ahead lag 7·(j // 7 + 1) days.
-        lags = [364] * days if start >= 364 else [7 * (j // 7 + 1) for j in range(days)]
-        assert row.actual - row.raw == pytest.approx(slope * sum(lags))
+        assert row.actual - row.raw == pytest.approx(slope * 364 * days)
         actual = sum(1000.0 + slope * (start + j) for j in range(days))
         assert row.actual == pytest.approx(actual)
     expected_wape = (month["actual"] - month["raw"]).sum() / month["actual"].sum()
@@ -263,6 +262,20 @@ def test_a_candidate_missing_a_recent_origin_is_not_chosen_and_short_backtests_k
     assert found.chosen == RUN_RATE
     few = Backtest(rows({RUN_RATE: [50.0] * 5, ETS_WEEKLY: [100.0] * 5}))
     assert few.chosen == RUN_RATE
+
+
+def test_the_yardstick_is_compared_on_the_origins_it_has_scored_from_six_on():
+    """A series a year and eight months old: the seasonal naive, reading last year, has scored
+    its last eight origins (exact), the run rate all 20 (exact long ago, 20 % off on the last
+    eight). The choice compares the two on the eight origins both scored, and the yardstick
+    serves; with five scored it is not compared yet, and the run rate's 20 origins choose.
+    The yearly model, which needs two years, is not compared on the eight: it has scored none
+    of the oldest."""
+    run_rate = [100.0] * 12 + [80.0] * 8
+    young = rows({RUN_RATE: run_rate, SEASONAL_NAIVE: [100.0] * 8, ETS_YEARLY: [100.0] * 4})
+    assert Backtest(young).chosen == SEASONAL_NAIVE
+    younger = rows({RUN_RATE: run_rate[:-3], SEASONAL_NAIVE: [100.0] * 5})
+    assert Backtest(younger).chosen == RUN_RATE
 
 
 def test_each_horizon_is_served_by_the_candidate_best_at_it():

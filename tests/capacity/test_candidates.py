@@ -76,12 +76,15 @@ def test_the_combination_is_each_days_median_of_the_other_candidates():
     assert set(found) == set(CANDIDATES)
     members = np.vstack([found[c] for c in MEMBERS])
     assert found[COMBINATION] == pytest.approx(np.median(members, axis=0))
-    # Four weeks in, only the candidates that can forecast from four weeks are combined.
+    # Four weeks in, only the candidates that can forecast from four weeks are combined: the
+    # seasonal naive waits for a year of days to read.
     early = predict_all(history, 28, 30)
-    assert set(early) == {"run rate", SEASONAL_NAIVE, ETS_WEEKLY, COMBINATION}
+    assert set(early) == {"run rate", ETS_WEEKLY, COMBINATION}
     assert early[COMBINATION] == pytest.approx(
-        np.median(np.vstack([early["run rate"], early[SEASONAL_NAIVE], early[ETS_WEEKLY]]), axis=0)
+        np.median(np.vstack([early["run rate"], early[ETS_WEEKLY]]), axis=0)
     )
+    assert SEASONAL_NAIVE not in predict_all(history, 363, 30)
+    assert SEASONAL_NAIVE in predict_all(history, 364, 30)
 
 
 def test_automatic_ets_follows_a_trend_and_stays_level_on_a_flat_series():

@@ -30,18 +30,8 @@ window the product itself reads), so every figure below is out of sample:
   ``forecast``): correcting it by the median of its past ratios carried an old regime's
   bias into the next, and made the served forecast worse on every real series at every
   horizon (`bench/real_series.py`).
-* **The choice, per horizon**: the month, the quarter and the 12 months each use the
-  candidate with the lowest WAPE at that horizon over the last ``CHOICE_ORIGINS`` origins
-  scored, among the candidates that scored each of them (the yearly model needs two years
-  before an origin); the run rate while fewer than ``MIN_SCORED`` were scored. Seasonal
-  naive, the yardstick, keeps serving unless the best candidate's WAPE is under
-  ``NAIVE_MARGINS`` of its own: a tenth lower for the month, more for the longer horizons,
-  whose few errors overlap and say less (on real calm series, choosing on a dozen origins
-  served a model no better than last year's same days and often worse). A candidate that
-  reads last year's days (seasonal naive, plain or grown) does not serve an origin where it
-  forecasts under a third of the run rate's total (``out_of_line``): last year's days held a
-  stop, or the weeks before a launch, and its record, made in other weeks, cannot vouch for
-  them; the best of the others serves.
+* **The choice, per horizon** (``choice``): the candidate with the lowest WAPE at that
+  horizon over the origins compared, seasonal naive, the yardstick, unless beaten by its margin.
 * **The served forecast** (``Backtest.served``): at each origin and horizon, the point and
   interval of the candidate chosen then. Its month-ahead WAPE over the last ``RECENT`` months
   is the forecast's one accuracy figure (``accuracy``), and the share of its totals inside
@@ -63,24 +53,25 @@ import pandas as pd
 
 from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
-    GROWN_NAIVE,
     RUN_RATE,
-    SEASONAL_NAIVE,
-    SPIKE_FACTOR,
     Floats,
     History,
     predict_all,
+)
+from analytics.capacity.forecasting.choice import (
+    CHOICE_ORIGINS,
+    LAST_YEARS,
+    MIN_SCORED,
+    best,
+    compared,
+    out_of_line,
 )
 from analytics.capacity.forecasting.run_rate_model import LEVEL_DAYS
 from analytics.capacity.forecasting.scores import coverage, wape
 
 ORIGINS: Final = 24
 HORIZONS: Final[dict[str, int]] = {"month": 1, "quarter": 3, "12 months": 12}  # months ahead
-MIN_SCORED: Final = 6
 RECENT: Final = 12  # the window the accuracy figure reads: the last 12 origins
-CHOICE_ORIGINS: Final = 24  # the window the choice reads: every origin backtested
-NAIVE_MARGINS: Final[dict[str, float]] = {"month": 0.9, "quarter": 0.8, "12 months": 0.7}
-LAST_YEARS: Final = (SEASONAL_NAIVE, GROWN_NAIVE)  # the candidates that read last year's days
 MIN_ERRORS: Final = 9  # the fewest whose 10th and 90th percentiles need no clamping
 LEVELS: Final[dict[str, tuple[float, float]]] = {"80": (0.10, 0.90), "95": (0.025, 0.975)}
 MIN_FORECAST: Final = 0.01  # a total forecast below this has no ratio: it is zero
@@ -127,17 +118,6 @@ def interval_shares(ratios: Sequence[float]) -> Floats:
     lows, highs = np.minimum(bounds[0::2], 1.0), np.maximum(bounds[1::2], 1.0)
     shares: Floats = np.concatenate([[1.0], np.column_stack([lows, highs]).ravel()])
     return shares
-
-
-def out_of_line(candidate: str, totals: Mapping[str, float]) -> bool:
-    """Whether ``candidate`` reads last year's days (``LAST_YEARS``) and forecasts less than
-    a ``SPIKE_FACTOR``-th of the run rate's total over the same days (``totals``: each
-    candidate's total from the origin): last year's days held a stop, or the weeks before a
-    launch (a year after Madrid's bicycles stopped, a 36th of the month that came)."""
-    total, run_rate = totals.get(candidate), totals.get(RUN_RATE)
-    if candidate not in LAST_YEARS or total is None or run_rate is None:
-        return False
-    return total * SPIKE_FACTOR < run_rate
 
 
 def _window_start(before: date) -> date:
@@ -282,32 +262,30 @@ class Backtest:
         totals: Mapping[str, float] | None = None,
         floor: date | None = None,
     ) -> str:
-        """The candidate serving ``horizon``, chosen from the rows known at ``before`` (all
-        rows when None), of origins from ``floor`` on (when given): the lowest WAPE over the
-        last ``CHOICE_ORIGINS`` origins scored, among those that scored each of them, seasonal
-        naive unless beaten by its margin (``NAIVE_MARGINS``); the run rate when fewer than
-        ``MIN_SCORED`` were scored. Given the ``totals`` each candidate forecasts from the
-        origin served, a choice reading last year's days out of line with them
-        (``out_of_line``) gives way to the best of the others."""
+        """The candidate serving ``horizon``, chosen (``choice``) from the rows known at
+        ``before`` (all rows when None), of origins from ``floor`` on (when given): the lowest
+        WAPE over the origins compared, seasonal naive unless beaten by its margin; the run
+        rate when fewer than ``MIN_SCORED`` were scored. Given the ``totals`` each candidate
+        forecasts from the origin served, a choice reading last year's days out of line with
+        them (``out_of_line``) gives way to the best of the others."""
         columns = self._columns
         known = columns.known(horizon, before, floor)
         scored = np.unique(columns.origin[known])
         if len(scored) < MIN_SCORED:
             return RUN_RATE
-        recent = known & np.isin(columns.origin, scored[-CHOICE_ORIGINS:])
-        wanted = min(CHOICE_ORIGINS, len(scored))
+        by_candidate = {c: columns.origin[known & (columns.candidate == c)] for c in CANDIDATES}
+        origins, candidates = compared(scored[-CHOICE_ORIGINS:], by_candidate)
+        common = known & np.isin(columns.origin, origins)
         scores: dict[str, float] = {}
-        for candidate in CANDIDATES:
-            rows = recent & (columns.candidate == candidate)
-            if len(np.unique(columns.origin[rows])) != wanted:
-                continue
+        for candidate in candidates:
+            rows = common & (columns.candidate == candidate)
             actual = float(columns.actual[rows].sum())
             error = float(np.abs(columns.actual[rows] - columns.forecast[rows]).sum())
             scores[candidate] = error / actual if actual > 0 else math.inf
-        best = _best(scores, horizon)
-        if totals is not None and out_of_line(best, totals):
-            return _best({c: s for c, s in scores.items() if c not in LAST_YEARS}, horizon)
-        return best
+        chosen = best(scores, horizon)
+        if totals is not None and out_of_line(chosen, totals):
+            return best({c: s for c, s in scores.items() if c not in LAST_YEARS}, horizon)
+        return chosen
 
     @cached_property
     def models(self) -> dict[str, str]:
@@ -392,18 +370,6 @@ class Backtest:
                 )
         columns = ["candidate", "horizon", "scored", "wape", "coverage_80", "coverage_95"]
         return pd.DataFrame(out, columns=columns)
-
-
-def _best(scores: Mapping[str, float], horizon: str) -> str:
-    """The candidate of the lowest WAPE (``scores``), seasonal naive unless beaten by its
-    margin at ``horizon``; the run rate when none scored."""
-    if not scores:
-        return RUN_RATE
-    best = min(scores, key=lambda c: (scores[c], CANDIDATES.index(c)))
-    naive = scores.get(SEASONAL_NAIVE)
-    if naive is not None and scores[best] > NAIVE_MARGINS[horizon] * naive:
-        return SEASONAL_NAIVE
-    return best
 
 
 def backtest(

@@ -3,9 +3,11 @@ from what was known before an origin day.
 
 * ``run rate`` — the explainable baseline, ``run_rate_model.run_rate`` as the Capacity page has
   always shown it: the last four weeks' mean day, shaped by the weekday rhythm; no growth.
-* ``seasonal naive`` — each day is the same weekday 52 weeks earlier (the same time of year)
-  when a year of history is known before the origin, else the same weekday of the last week.
-  It is the yardstick: a model worth its keep beats it.
+* ``seasonal naive`` — each day is the same weekday 52 weeks earlier (the same time of year),
+  once a year of history is known before the origin. It is the yardstick: a model worth its
+  keep beats it. Before a year it does not forecast: repeating last week instead, it was
+  another model, whose record the choice credited to last year's days (a year into Capital
+  Bikeshare's growth, its quarters then ran a third under what came).
 * ``seasonal naive, grown`` — the seasonal naive times the change of the last ``GROWTH_DAYS``
   days over the same days a year earlier: the time of year and its holidays as they fell,
   at this year's level. Once a year and 13 weeks are known.
@@ -166,11 +168,10 @@ def _run_rate(history: History, origin: int, days: int) -> Floats | None:
 
 
 def _seasonal_naive(history: History, origin: int, days: int) -> Floats | None:
+    if origin < YEAR_WEEKS_DAYS:
+        return None
     ahead = np.arange(days)
-    if origin >= YEAR_WEEKS_DAYS:
-        lag = YEAR_WEEKS_DAYS * (ahead // YEAR_WEEKS_DAYS + 1)
-    else:
-        lag = WEEK * (ahead // WEEK + 1)
+    lag = YEAR_WEEKS_DAYS * (ahead // YEAR_WEEKS_DAYS + 1)
     same_days: Floats = history.values[origin + ahead - lag]
     return same_days
 

@@ -43,7 +43,6 @@ from analytics.capacity.forecasting.backtesting import (
     backtest,
     interval_shares,
     months_later,
-    out_of_line,
 )
 from analytics.capacity.forecasting.candidates import (
     CANDIDATES,
@@ -53,6 +52,7 @@ from analytics.capacity.forecasting.candidates import (
     History,
     predict_all,
 )
+from analytics.capacity.forecasting.choice import out_of_line
 from analytics.capacity.forecasting.run_rate_model import daily_series, forecast_start
 from analytics.capacity.forecasting.whatif import WhatIf
 from analytics.usage import (
@@ -253,7 +253,7 @@ def _serving(
 ) -> tuple[dict[str, str], dict[str, Floats]]:
     """The candidate serving each horizon and the daily forecasts from ``as_of`` on: the
     backtest's choice, unless it reads last year's days out of line with the run rate's
-    forecast of the horizon from today (``backtesting.out_of_line``), as at every origin of
+    forecast of the horizon from today (``choice.out_of_line``), as at every origin of
     the backtest; the run rate where the one chosen cannot forecast from this history."""
     days = (months_later(as_of.replace(day=1), MAX_TERM_MONTHS + 1) - as_of).days
     origin = len(history.values)
