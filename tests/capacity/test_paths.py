@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from support.builders import FIRST, METRICS, pattern, usage_frame
 
 from analytics.capacity.forecasting.projections import (
+    KeyDays,
     expected_days,
     forecast_table,
     key_forecasts,
@@ -132,3 +133,48 @@ def test_a_services_characters_take_their_share_of_the_total_characters_forecast
     total = projection_path(kd, TOTAL, april, as_of, FIRST)["expected"].to_numpy()
     documents = projection_path(kd, "document_translation_characters", april, as_of, FIRST)
     assert documents["expected"].to_numpy() == pytest.approx(total / 4)
+
+
+KEYS = ("aaaa****0001", "bbbb****0002", "cccc****0003")
+DAYS = 70
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(KEYS),
+        st.tuples(
+            st.lists(st.integers(0, 10**9), min_size=DAYS, max_size=DAYS),
+            st.lists(st.floats(0, 1e4, allow_subnormal=False), min_size=DAYS, max_size=DAYS),
+        ),
+        min_size=1,
+    ),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_table_of_every_key_reads_each_key_as_its_own_rows_would(usage, shuffle):
+    """One reading of the frame serves a whole table (``KeyDays``): a key's daily series is
+    its own rows summed by day, in any order of the frame's rows, and each key's row of the
+    forecast table is the projection of that key made alone, to the unit."""
+    frame = usage_frame(
+        {key: chars for key, (chars, _) in usage.items()},
+        minutes={key: minutes for key, (_, minutes) in usage.items()},
+    )
+    order = list(frame.index)
+    shuffle.shuffle(order)
+    frame = frame.loc[order].reset_index(drop=True)
+    read = KeyDays(frame)
+    for metric in (TOTAL, "speech_to_text_minutes"):
+        for key in [*KEYS, "dddd****0004"]:
+            own = frame[frame["api_key"] == key].groupby("usage_date")[metric].sum()
+            found = read.series(metric, (key,))
+            assert found.to_dict() == own.astype(float).to_dict()
+        assert read.series(metric) is read.series(metric)  # summed once
+    as_of = FIRST + timedelta(days=DAYS)
+    table = forecast_table(frame, as_of, FIRST, by_key=True, metrics=[TOTAL])
+    for key in set(frame["api_key"]):  # a key that used nothing has no row, nor a table row
+        alone = projection_path(frame, TOTAL, (date(2025, 3, 1), date(2025, 3, 31)), as_of,
+                                FIRST, (key,))  # fmt: skip
+        row = table[(table["api_key"] == key) & (table["period"] == "month")].iloc[0]
+        assert (row["projected"], row["low"], row["high"]) == tuple(
+            alone.iloc[-1][["expected", "low", "high"]]
+        )
