@@ -162,7 +162,7 @@ def test_a_table_of_every_key_reads_each_key_as_its_own_rows_would(usage, shuffl
     order = list(frame.index)
     shuffle.shuffle(order)
     frame = frame.loc[order].reset_index(drop=True)
-    read = KeyDays(frame)
+    read = KeyDays(frame, per_key=True)
     for metric in (TOTAL, "speech_to_text_minutes"):
         for key in [*KEYS, "dddd****0004"]:
             own = frame[frame["api_key"] == key].groupby("usage_date")[metric].sum()
