@@ -213,6 +213,32 @@ def test_seasonal_naive_keeps_serving_unless_beaten_by_its_margin():
     assert Backtest(year).models["12 months"] == SEASONAL_NAIVE
 
 
+@pytest.mark.parametrize(
+    ("month_forecast", "month_model", "serves"),
+    [
+        (95.0, SEASONAL_NAIVE, SEASONAL_NAIVE),
+        (99.5, ETS_YEARLY, ETS_YEARLY),
+        (None, SEASONAL_NAIVE, ETS_YEARLY),
+    ],
+)
+def test_a_longer_horizon_is_served_by_a_model_that_beat_last_years_days_at_the_shorter_too(
+    month_forecast: float | None, month_model: str, serves: str
+) -> None:
+    """Over the quarters and 12 months compared the yearly model was 2 % off and seasonal
+    naive 5 %: a clear lead. A month ahead the yearly model was 5 % off like seasonal naive:
+    no lead, and seasonal naive keeps the quarter and the 12 months; with the yearly model
+    0.5 % off a month ahead it serves every horizon; a model never compared a month ahead is
+    judged on its own horizons."""
+    naive_month = rows({SEASONAL_NAIVE: [95.0] * 12})
+    longer = [
+        rows({SEASONAL_NAIVE: [95.0] * 12, ETS_YEARLY: [98.0] * 12}, horizon=horizon)
+        for horizon in ("quarter", "12 months")
+    ]
+    month = [] if month_forecast is None else [rows({ETS_YEARLY: [month_forecast] * 12})]
+    found = Backtest(pd.concat([naive_month, *month, *longer], ignore_index=True))
+    assert found.models == {"month": month_model, "quarter": serves, "12 months": serves}
+
+
 def test_last_years_days_far_below_the_run_rate_give_way_to_the_best_of_the_others():
     """Seasonal naive has been exact, and would serve: at the last origin its month reads 20
     where the run rate forecasts 90 (last year's days held a stop); under a third of the run

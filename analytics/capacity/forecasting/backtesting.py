@@ -264,28 +264,53 @@ class Backtest:
     ) -> str:
         """The candidate serving ``horizon``, chosen (``choice``) from the rows known at
         ``before`` (all rows when None), of origins from ``floor`` on (when given): the lowest
-        WAPE over the origins compared, seasonal naive unless beaten by its margin; the run
-        rate when fewer than ``MIN_SCORED`` were scored. Given the ``totals`` each candidate
-        forecasts from the origin served, a choice reading last year's days out of line with
-        them (``out_of_line``) gives way to the best of the others."""
+        WAPE over the origins compared, seasonal naive unless beaten by its margin there and
+        at the shorter horizons; the run rate when fewer than ``MIN_SCORED`` were scored.
+        Given the ``totals`` each candidate forecasts from the origin served, a choice reading
+        last year's days out of line with them (``out_of_line``) gives way to the best of the
+        others."""
+        scores = self._scores(horizon, before, floor)
+        if scores is None:
+            return RUN_RATE
+        shorter = {}
+        for earlier in list(HORIZONS)[: list(HORIZONS).index(horizon)]:
+            if (found := self._scores(earlier, before, floor)) is not None:
+                shorter[earlier] = found
+        chosen = best(scores, horizon, shorter)
+        if totals is not None and out_of_line(chosen, totals):
+            others = {c: s for c, s in scores.items() if c not in LAST_YEARS}
+            return best(others, horizon, shorter)
+        return chosen
+
+    def _scores(
+        self, horizon: str, before: date | None, floor: date | None
+    ) -> dict[str, float] | None:
+        """Each candidate compared's WAPE at ``horizon`` over the origins compared
+        (``compared``) among the rows known at ``before``, of origins from ``floor`` on; None
+        when fewer than ``MIN_SCORED`` origins were scored."""
+        key = horizon, before, floor
+        if key in self._scored:
+            return self._scored[key]
         columns = self._columns
         known = columns.known(horizon, before, floor)
         scored = np.unique(columns.origin[known])
-        if len(scored) < MIN_SCORED:
-            return RUN_RATE
-        by_candidate = {c: columns.origin[known & (columns.candidate == c)] for c in CANDIDATES}
-        origins, candidates = compared(scored[-CHOICE_ORIGINS:], by_candidate)
-        common = known & np.isin(columns.origin, origins)
-        scores: dict[str, float] = {}
-        for candidate in candidates:
-            rows = common & (columns.candidate == candidate)
-            actual = float(columns.actual[rows].sum())
-            error = float(np.abs(columns.actual[rows] - columns.forecast[rows]).sum())
-            scores[candidate] = error / actual if actual > 0 else math.inf
-        chosen = best(scores, horizon)
-        if totals is not None and out_of_line(chosen, totals):
-            return best({c: s for c, s in scores.items() if c not in LAST_YEARS}, horizon)
-        return chosen
+        found: dict[str, float] | None = None
+        if len(scored) >= MIN_SCORED:
+            by_candidate = {c: columns.origin[known & (columns.candidate == c)] for c in CANDIDATES}
+            origins, candidates = compared(scored[-CHOICE_ORIGINS:], by_candidate)
+            common = known & np.isin(columns.origin, origins)
+            found = {}
+            for candidate in candidates:
+                rows = common & (columns.candidate == candidate)
+                actual = float(columns.actual[rows].sum())
+                error = float(np.abs(columns.actual[rows] - columns.forecast[rows]).sum())
+                found[candidate] = error / actual if actual > 0 else math.inf
+        self._scored[key] = found
+        return found
+
+    @cached_property
+    def _scored(self) -> dict[tuple[str, date | None, date | None], dict[str, float] | None]:
+        return {}  # ``_scores``', by horizon, day and floor
 
     @cached_property
     def models(self) -> dict[str, str]:

@@ -13,6 +13,14 @@
   tenth lower for the month, more for the longer horizons, whose few errors overlap and say
   less (on real calm series, choosing on a dozen origins served a model no better than last
   year's same days and often worse) (``best``).
+* **Beaten at the shorter horizons too**: a candidate serves a quarter or 12 months only if it
+  also beat seasonal naive by the margin at each shorter horizon it was compared at (``best``'s
+  ``shorter``). A longer horizon's errors are fewer and overlap (each 12-month total shares
+  eleven months with the next), while the month's say the same thing more often: a model
+  whose lead shows at the quarter alone read a trend that held over a few totals. On US
+  births the yearly model's trend, learnt while births fell, beat last year's days over the
+  quarters it was compared on, not over the months, and once the decline stopped its quarters
+  were 1.12 times as far off as last year's days' (WAPE, 24 quarters).
 * **Last year's days out of line**: a candidate that reads last year's days (seasonal naive,
   plain or grown) does not serve where it forecasts under a third of the run rate's total
   (``out_of_line``): last year's days held a stop, or the weeks before a launch, and its
@@ -59,16 +67,26 @@ def _trailing_run(window: Origins, scored: Origins) -> int:
     return len(window) - 1 - int(missing[-1]) if missing.size else len(window)
 
 
-def best(scores: Mapping[str, float], horizon: str) -> str:
+def best(
+    scores: Mapping[str, float],
+    horizon: str,
+    shorter: Mapping[str, Mapping[str, float]] | None = None,
+) -> str:
     """The candidate of the lowest WAPE (``scores``), seasonal naive unless beaten by its
-    margin at ``horizon``; the run rate when none scored."""
+    margin at ``horizon`` and at each of the ``shorter`` horizons (their scores, by horizon)
+    where both were compared; the run rate when none scored."""
     if not scores:
         return RUN_RATE
     lowest = min(scores, key=lambda c: (scores[c], CANDIDATES.index(c)))
-    naive = scores.get(SEASONAL_NAIVE)
-    if naive is not None and scores[lowest] > NAIVE_MARGINS[horizon] * naive:
-        return SEASONAL_NAIVE
-    return lowest
+    if SEASONAL_NAIVE not in scores:
+        return lowest
+    every = {horizon: scores, **(shorter or {})}
+    beaten = all(
+        at[lowest] <= NAIVE_MARGINS[h] * at[SEASONAL_NAIVE]
+        for h, at in every.items()
+        if lowest in at and SEASONAL_NAIVE in at
+    )
+    return lowest if beaten else SEASONAL_NAIVE
 
 
 def out_of_line(candidate: str, totals: Mapping[str, float]) -> bool:
