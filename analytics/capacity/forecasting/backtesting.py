@@ -272,14 +272,12 @@ class Backtest:
         scores = self._scores(horizon, before, floor)
         if scores is None:
             return RUN_RATE
-        shorter = {}
-        for earlier in list(HORIZONS)[: list(HORIZONS).index(horizon)]:
-            if (found := self._scores(earlier, before, floor)) is not None:
-                shorter[earlier] = found
-        chosen = best(scores, horizon, shorter)
+        horizons = list(HORIZONS)
+        earlier = {h: self._scores(h, before, floor) for h in horizons[: horizons.index(horizon)]}
+        chosen = best(scores, horizon, {h: s for h, s in earlier.items() if s is not None})
         if totals is not None and out_of_line(chosen, totals):
-            others = {c: s for c, s in scores.items() if c not in LAST_YEARS}
-            return best(others, horizon, shorter)
+            # Seasonal naive is left out with them: the shorter horizons' margins are its own.
+            return best({c: s for c, s in scores.items() if c not in LAST_YEARS}, horizon)
         return chosen
 
     def _scores(
