@@ -67,7 +67,7 @@ DEMO_MODULES = frozenset(
 
 # Markers of tests that take many seconds each: processes, browsers and large data sets. Such a
 # test is marked `long` too: its file runs first, and `make test-clocks` leaves it out of its
-# pinned-clock runs.
+# pinned-clock run.
 LONG_RUNNING = frozenset({"smoke", "browser", "oidc", "slow", "load"})
 
 

@@ -2,7 +2,7 @@
 
 Every "today" of the product is read from `analytics.usage.calendar.utc_now`, which
 `USAGE_DASHBOARD_CLOCK` pins. Pinned here at the run's start (unless the caller pinned it, as
-`make test-clocks` does at 23:59:59.5 UTC and on a leap day), it holds in this process and in
+`make test-clocks` does at a leap February's last second), it holds in this process and in
 every process the tests start (dashboards, commands, emulators), so a run across UTC midnight
 sees one "today" and one "yesterday" everywhere.
 """
