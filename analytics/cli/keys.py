@@ -27,13 +27,11 @@ from analytics.cli.json_output import json_text, table_json
 from analytics.cli.options import DebugOption, DemoOption
 from analytics.cli.program import app
 from analytics.keys import (
-    MASK_STARS,
     AuditLog,
     KeyNotFound,
     KeyRow,
     audit_table,
     changes,
-    join,
     key_name,
     key_view_table,
     label_problem,
@@ -88,17 +86,14 @@ class KeySession:
         return listed.key_view(_Listed(self.connection, self.demo, keys), calendar.utc_today())
 
     def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
-        """The listed key `name` names, the analytics mask it is joined to (None: not known)
-        and every listed key; a masked key is looked up among the analytics masks too, which
-        needs the usage the key view reads."""
+        """The listed key `name` names (a key id, a masked key or a unique label), the
+        analytics mask it is joined to (None: not known) and every listed key. The mask is
+        the key view's, as a page's change records it, whatever the key was named by: a key
+        joined by its label and renamed without its mask recorded would lose its usage, which
+        still carries the old label, to an unattributed row."""
         keys = self.actor.client.developer_keys()
-        joined = (
-            [row.joined for row in self.rows(keys)]
-            if MASK_STARS in name
-            else join(keys, {}, self.recorded)
-        )
         try:
-            found = pick(joined, name)
+            found = pick([row.joined for row in self.rows(keys)], name)
         except KeyNotFound as exc:
             raise UsageProblem(str(exc)) from None
         assert found.key is not None

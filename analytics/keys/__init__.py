@@ -5,7 +5,7 @@ limits (`limits`, read for a front end through a `KeyReader` in `listed`), chang
 
 from analytics.keys.audit import AuditEntry, AuditLog, audit_table, recorded_masks
 from analytics.keys.changes import KeyRule, NotAllowed, every_key, no_key
-from analytics.keys.join import MASK_STARS, KeyNotFound, join, key_name, masked, named_keys, pick
+from analytics.keys.join import KeyNotFound, join, key_name, masked, named_keys, pick
 from analytics.keys.limits import (
     OWNER_COLUMNS,
     KeyRow,
@@ -43,7 +43,6 @@ from analytics.keys.rotation import (
 )
 
 __all__ = [
-    "MASK_STARS",
     "MAX_LABEL",
     "NO_LIMIT",
     "OWNER_COLUMNS",

@@ -114,6 +114,27 @@ def test_keys_are_named_by_id_mask_or_unique_label(served):
     assert "'Web shop'" not in audited
 
 
+def test_a_key_joined_by_its_label_keeps_its_usage_through_renames_by_any_name(served):
+    """Speech's key id does not start and end as its secret, so its usage (2.5 minutes,
+    under the mask spee****cccc and the label Speech) is joined by label. Renamed by its label,
+    then by its key id, then capped by its new label, it keeps that usage on its own row: no
+    row of usage nobody owns appears under the old label."""
+    speech = listed("--all")["Speech"]
+    assert (speech["api_key"], speech["joined by"]) == ("spee****cccc", "label")
+    assert keys("rename", "Speech", "Voice").exit_code == 0
+    assert keys("rename", speech["key_id"], "Voice notes").exit_code == 0
+    assert keys("limit", "Voice notes", "--speech-minutes", "20").exit_code == 0
+    rows = listed("--all")
+    assert "Speech" not in rows and "Voice" not in rows
+    voice = rows["Voice notes"]
+    assert (voice["key_id"], voice["api_key"], voice["joined by"]) == (
+        speech["key_id"],
+        "spee****cccc",
+        "recorded",
+    )
+    assert (voice["speech minutes"], voice["speech minute limit"]) == (2.5, 20)
+
+
 def test_an_unknown_or_ambiguous_key_exits_2_listing_the_candidates(served):
     unknown = keys("rename", "web shp", "x")
     assert unknown.exit_code == 2
