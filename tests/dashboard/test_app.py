@@ -21,7 +21,7 @@ from support.shown import change_as_written
 from analytics.pages import page_at
 from analytics.service.client import ServiceClient
 from analytics.service.errors import ServerError
-from analytics.usage.calendar import all_history_range, utc_today
+from analytics.usage.calendar import all_history_range, previous_range, utc_today
 from bench.processes import free_port
 from emulator.languages_data import language_entries, v2_languages
 
@@ -55,7 +55,7 @@ def test_overview_kpis_match_the_ledger(demo_env, demo_ledger):
     at = open_page("overview", period="Last 30 days")
     start, end = last_days(30)
     current = ledger_totals(demo_ledger.ledger(start, end))
-    before = ledger_totals(demo_ledger.ledger(start - 30 * DAY, start - DAY))
+    before = ledger_totals(demo_ledger.ledger(*previous_range(start, end)))
     assert current["total_characters"] > 0 and before["total_characters"] > 0
     tiles = {metric.label: metric for metric in at.metric}
     assert tiles["Total characters"].value == f"{current['total_characters']:,}"

@@ -21,11 +21,14 @@ from support.headless import DEMO_DAYS, TODAY, chart_specs, open_clean_page, ope
 
 from analytics.pages import page_at
 from analytics.storage import bundle
+from analytics.usage.calendar import previous_range
 
 DAY = timedelta(days=1)
 YESTERDAY = TODAY - DAY
 START = TODAY - 30 * DAY  # Last 30 days
-PREVIOUS = START - 30 * DAY
+# What the last 30 days are compared with: the 30 days before, or the calendar month before
+# when they are one (1-30 June, seen on 1 July).
+PREVIOUS, PREVIOUS_END = previous_range(START, YESTERDAY)
 FEE = Decimal("300.00")
 CENTS = {
     "text_translation_characters": 1,
@@ -121,10 +124,10 @@ def test_overview_tiles_show_the_cost_of_each_service_and_the_total(priced, demo
     at = open_page("overview", period="Last 30 days", show="Cost")
     assert not at.exception and not at.error and not at.warning
     now = cost_of(demo_ledger.ledger(START, YESTERDAY), lambda row: "all")["all"]
-    before = cost_of(demo_ledger.ledger(PREVIOUS, START - DAY), lambda row: "all")["all"]
+    before = cost_of(demo_ledger.ledger(PREVIOUS, PREVIOUS_END), lambda row: "all")["all"]
     total, previous = (
         now["total_characters"] + fee_of(START, YESTERDAY),
-        before["total_characters"] + fee_of(PREVIOUS, START - DAY),
+        before["total_characters"] + fee_of(PREVIOUS, PREVIOUS_END),
     )
     tiles = {tile.label: tile for tile in at.metric}
     assert list(tiles) == [

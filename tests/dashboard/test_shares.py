@@ -14,6 +14,7 @@ from support.builders import invoke, ledger_totals
 from support.headless import PAGES, TODAY, open_page
 from support.shown import change_as_written, worded_texts
 
+from analytics.usage.calendar import previous_range
 from analytics.usage.metrics import share_text
 
 PERCENTAGE = re.compile(r"\d[\d,]*(?:\.(\d+))?\s?%")
@@ -55,10 +56,11 @@ def test_every_percentage_a_page_shows_has_one_decimal(demo_env, page):
 def test_one_change_reads_the_same_on_overview_capacity_and_the_report(
     demo_env, demo_ledger, tmp_path
 ):
-    # The last 30 days' total characters against the 30 days before, from the ledger.
+    # The last 30 days' total characters against the range they are compared with (the 30 days
+    # before; the calendar month before when they are one: June, seen on 1 July), from the ledger.
     start, end = TODAY - 30 * DAY, TODAY - DAY
     now = ledger_totals(demo_ledger.ledger(start, end))["total_characters"]
-    before = ledger_totals(demo_ledger.ledger(start - 30 * DAY, start - DAY))["total_characters"]
+    before = ledger_totals(demo_ledger.ledger(*previous_range(start, end)))["total_characters"]
     change = change_as_written(now, before)
 
     overview = open_page("overview", period="Last 30 days")
