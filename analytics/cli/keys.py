@@ -85,19 +85,31 @@ class KeySession:
         command has already fetched."""
         return listed.key_view(_Listed(self.connection, self.demo, keys), calendar.utc_today())
 
-    def named(self, name: str) -> tuple[DeveloperKey, str | None, list[DeveloperKey]]:
-        """The listed key `name` names (a key id, a masked key or a unique label), the
-        analytics mask it is joined to (None: not known) and every listed key. The mask is
-        the key view's, as a page's change records it, whatever the key was named by: a key
-        joined by its label and renamed without its mask recorded would lose its usage, which
-        still carries the old label, to an unattributed row."""
+    def named(self, name: str) -> NamedKey:
+        """The listed key `name` names (a key id, a masked key or a unique label), picked from
+        the key view's rows. Its mask is the key view's, as a page's change records it,
+        whatever the key was named by: a key joined by its label and renamed without its mask
+        recorded would lose its usage, which still carries the old label, to an unattributed
+        row."""
         keys = self.actor.client.developer_keys()
+        rows = self.rows(keys)
         try:
-            found = pick([row.joined for row in self.rows(keys)], name)
+            found = pick([row.joined for row in rows], name)
         except KeyNotFound as exc:
             raise UsageProblem(str(exc)) from None
         assert found.key is not None
-        return found.key, found.api_key or self.recorded.get(found.key.key_id), keys
+        mask = found.api_key or self.recorded.get(found.key.key_id)
+        return NamedKey(found.key, mask, keys, rows)
+
+
+@dataclass(frozen=True)
+class NamedKey:
+    """A key a person named on the command line, and what it was picked from."""
+
+    key: DeveloperKey
+    api_key: str | None  # the analytics mask it is joined to; None: not known
+    keys: list[DeveloperKey]  # every listed key
+    rows: list[KeyRow]  # the key view's rows, the named key's among them
 
 
 @dataclass(frozen=True)
@@ -246,9 +258,10 @@ def rename(
     with key_session(demo, debug) as session, label_checked():
         if problem := label_problem((), label):  # before any request
             raise UsageProblem(f"{problem}; nothing was changed")
-        named, api_key, listed = session.named(key)
+        found = session.named(key)
+        named = found.key
         planned = rename_preview(named, label)
-        changes.rename(session.actor, planned, listed, allow_duplicate, api_key)
+        changes.rename(session.actor, planned, found.keys, allow_duplicate, found.api_key)
         said(f"{planned.text} ({key_name(named.label, named.key_id)})")
 
 
@@ -273,12 +286,12 @@ def limit(
         given = _limit(characters, "--characters"), _limit(speech_minutes, "--speech-minutes")
         if all(value is KEEP for value in given):
             raise UsageProblem("give --characters or --speech-minutes (a number or none)")
-        named, api_key, _ = session.named(key)
+        found = session.named(key)
         characters_given, minutes_given = given
         speech = minutes_given if isinstance(minutes_given, Keep) else milliseconds(minutes_given)
-        planned = limit_preview(named, characters_given, speech)
-        changes.limit(session.actor, planned, api_key)
-        said(f"{planned.text} ({key_name(named.label, named.key_id)})")
+        planned = limit_preview(found.key, characters_given, speech)
+        changes.limit(session.actor, planned, found.api_key)
+        said(f"{planned.text} ({key_name(found.key.label, found.key.key_id)})")
 
 
 @keys_app.command()
@@ -291,13 +304,14 @@ def deactivate(
     """Deactivate a key at once and for good: every request with it is refused from then on.
     On a terminal, type the key's label to confirm."""
     with key_session(demo, debug) as session:
-        named, api_key, _ = session.named(key)
+        found = session.named(key)
+        named = found.key
         if named.is_deactivated:
             said(f"{key_name(named.label, named.key_id)} is already deactivated")
             return
         if not yes:
             label_typed(named)
-        gone = changes.deactivate(session.actor, named, api_key).key
+        gone = changes.deactivate(session.actor, named, found.api_key).key
         said(f"deactivated {key_name(gone.label, gone.key_id)}: every request with it is refused")
 
 

@@ -102,7 +102,8 @@ def rotate_key(
     --leaked the old key is deactivated first."""
     with key_session(demo, debug) as session, label_checked(), _rotation_checked():
         log = _rotations(session)
-        named, _, keys = session.named(key)
+        found = session.named(key)
+        named = found.key
         today = calendar.utc_today()
         given = label or default_label(named.label, today)
         if not yes:
@@ -114,7 +115,7 @@ def rotate_key(
                 default=given,
                 err=True,
             )
-        rows = session.rows(keys)
+        rows = found.rows
         [row] = [r for r in rows if r.key is not None and r.key.key_id == named.key_id]
         inherit = partial(guardrail_state.inherit, log.records)
         if leak:

@@ -24,13 +24,13 @@ from support.servers import ROOT, emulator_of, run_cli
 from analytics.connection import demo_app, demo_client, reset_demo
 from analytics.dashboard import data
 from analytics.dashboard.source import Source
-from analytics.keys import masked
 from analytics.keys.audit import AuditLog, entry
 from analytics.service.service_connection import ServiceConnection
 from analytics.storage.state_store import embedded_store
 from analytics.usage.calendar import CLOCK_VARIABLE, utc_now
 from analytics.usage.records import Records
 from emulator import EmulatorConfig
+from emulator.ledger import mask_key
 from emulator.store import DeveloperKeyRow, Store
 
 RENAMED = "Renamed in the demo"
@@ -140,7 +140,7 @@ def test_a_change_on_the_dashboard_is_listed_by_a_command(
     # key's mask, so the key is one whose usage joins by its key id (its id starts and ends as
     # its secret): one joined by its old label would rightly be listed apart from its usage
     # (test_keys_cli renames one through the commands, which record its mask).
-    key_id = next(k.published_id for k in generated if k.masked == masked(k.published_id))
+    key_id = next(k.published_id for k in generated if k.masked == mask_key(k.published_id))
     client.rename_developer_key(key_id, RENAMED)
     client.deactivate_developer_key(key_id)
     assert stored(history) == {**original, key_id: RENAMED}
