@@ -80,12 +80,14 @@ bench-smoke: $(VENV)/.dev
 # Each run's host keeps another local time, as a cron host does (every day the product reads is
 # UTC's): the pinned run fourteen hours ahead of UTC (its local day is already 1 March), the
 # drawn one eleven hours behind, its browsers too.
+PINNED_TZ := Pacific/Kiritimati
+DRAWN_TZ := Pacific/Pago_Pago
 # `make test` itself runs at the real instant: .ci/run sees three. The benchmark pins its own day.
 test-clocks: $(VENV)/.dev focus-validator
-	TZ=Pacific/Kiritimati USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q -m "not long"
+	TZ=$(PINNED_TZ) USAGE_DASHBOARD_CLOCK=2028-02-29T23:59:59.5Z $(PYTEST) -q -m "not long"
 	clock=$$(date -u -d "@$$(( $$(date +%s) + $$(shuf -i 0-63072000 -n 1) ))" +%Y-%m-%dT%H:%M:%SZ); \
-	echo "demo tests at $$clock; replay: TZ=Pacific/Pago_Pago USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
-	TZ=Pacific/Pago_Pago USAGE_DASHBOARD_CLOCK=$$clock $(PYTEST) -q -m demo
+	echo "demo tests at $$clock; replay: TZ=$(DRAWN_TZ) USAGE_DASHBOARD_CLOCK=$$clock $(BIN)/python -m pytest -q -m demo"; \
+	TZ=$(DRAWN_TZ) USAGE_DASHBOARD_CLOCK=$$clock $(PYTEST) -q -m demo
 
 # The behaviour recording: the recorded set of commands run on the demo organization with the
 # clock pinned, each one's output, exit code and files kept in DIR (tests/support/recording.py).

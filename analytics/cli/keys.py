@@ -97,9 +97,10 @@ class KeySession:
             found = pick([row.joined for row in rows], name)
         except KeyNotFound as exc:
             raise UsageProblem(str(exc)) from None
+        [row] = [row for row in rows if row.joined is found]
         assert found.key is not None
         mask = found.api_key or self.recorded.get(found.key.key_id)
-        return NamedKey(found.key, mask, keys, rows)
+        return NamedKey(found.key, mask, keys, rows, row)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class NamedKey:
     api_key: str | None  # the analytics mask it is joined to; None: not known
     keys: list[DeveloperKey]  # every listed key
     rows: list[KeyRow]  # the key view's rows, the named key's among them
+    row: KeyRow  # the named key's
 
 
 @dataclass(frozen=True)

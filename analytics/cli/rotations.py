@@ -115,14 +115,12 @@ def rotate_key(
                 default=given,
                 err=True,
             )
-        rows = found.rows
-        [row] = [r for r in rows if r.key is not None and r.key.key_id == named.key_id]
         inherit = partial(guardrail_state.inherit, log.records)
         if leak:
-            made = leaked(session.actor, log, rows, row, given, inherit)
+            made = leaked(session.actor, log, found.rows, found.row, given, inherit)
             said(f"deactivated {key_name(named.label, named.key_id)}")
         else:
-            made = rotate(session.actor, log, rows, row, given, today, inherit)
+            made = rotate(session.actor, log, found.rows, found.row, given, today, inherit)
         new = made.rotation
         said(
             f"rotation {new.id}: made {key_name(new.new_label, new.new_key_id or '')} with the old "
