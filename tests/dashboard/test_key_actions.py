@@ -70,11 +70,11 @@ def audited() -> list[tuple[str, str | None, str]]:
     return [(e["action"], e["key_id"], e["outcome"]) for e in audit_entries()]
 
 
-def fresh_demo() -> None:
-    """A new demo organization: a new, empty history folder, where its store and audit log
-    live (each example of a walk starts afresh)."""
+def fresh_demo(under: Path) -> None:
+    """A new demo organization: a new, empty history folder in `under` (the test's own, which
+    pytest removes), where its store and audit log live (each example of a walk starts afresh)."""
     forget_demo()
-    os.environ["SERVICE_HISTORY_PATH"] = tempfile.mkdtemp(prefix="history-")
+    os.environ["SERVICE_HISTORY_PATH"] = tempfile.mkdtemp(prefix="history-", dir=under)
 
 
 def widget(widgets, label: str):
@@ -220,9 +220,11 @@ class KeyPageWalk(RuleBasedStateMachine):
     """One session of the page against the dashboard's demo emulator; the model is what the
     store must hold, the log what the audit log must hold."""
 
+    under: Path  # the test's folder, where each example's history folder is made
+
     @initialize()
     def start(self) -> None:
-        fresh_demo()
+        fresh_demo(self.under)
         self.at = open_page("limits")
         self.model = stored()
         self.log: list[tuple[str, str | None, str]] = []
@@ -336,7 +338,8 @@ class KeyPageWalk(RuleBasedStateMachine):
         assert self.at.query_params["key"] == self.chosen
 
 
-def test_any_walk_through_the_key_actions_changes_only_the_key_acted_on(changed_demo):
+def test_any_walk_through_the_key_actions_changes_only_the_key_acted_on(changed_demo, tmp_path):
+    KeyPageWalk.under = tmp_path
     run_state_machine_as_test(
         KeyPageWalk, settings=settings(max_examples=20, stateful_step_count=10)
     )

@@ -7,9 +7,9 @@ import asyncio
 import datetime as dt
 import os
 import shutil
-import site
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,7 +60,9 @@ def installed(tmp_path_factory) -> Iterator[Path]:
     # Without a pip of its own (bootstrapping one took about four processor-seconds): the
     # suite's pip installs into it (`--python`), the same files from the same index.
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    [suite_packages] = site.getsitepackages()
+    # The folder pip installed the suite's packages in (a distribution's Python may list
+    # others beside it for its own packages).
+    suite_packages = sysconfig.get_path("purelib")
     (site_packages(venv / "bin") / "suite-dependencies.pth").write_text(f"{suite_packages}\n")
     # Without byte-compiling the project at install: Python compiles what the command imports
     # on first use, and the install puts the same files in place.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import shutil
-import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,15 +92,20 @@ ENTRY = st.one_of(
     st.tuples(st.just("total_characters"), st.just("usage"), st.integers(0, 10**9), st.booleans()),
 )
 ACCOUNTS = itertools.count()
-STORE_FOLDER = Path(tempfile.mkdtemp(prefix="settings-store-"))
+
+
+@pytest.fixture(scope="module")
+def store_folder(tmp_path_factory) -> Path:
+    """One store for every generated example, each example an account of its own in it."""
+    return tmp_path_factory.mktemp("settings-store")
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.lists(ENTRY, min_size=1, max_size=4), st.integers(1, 9))
-def test_generated_budgets_come_back_byte_for_byte(entries, warning: int) -> None:
+def test_generated_budgets_come_back_byte_for_byte(store_folder, entries, warning: int) -> None:
     text = budgets_text(entries, warning)
-    records = Records(embedded_store(STORE_FOLDER), f"generated-{next(ACCOUNTS)}")
-    place = Place("store", records, STORE_FOLDER, demo=False)
+    records = Records(embedded_store(store_folder), f"generated-{next(ACCOUNTS)}")
+    place = Place("store", records, store_folder, demo=False)
     save(records, "budgets", text, 0, "ana@example.org", AT, "budgets.toml")
     exported = document("budgets", place)
     assert exported is not None and exported.text == text
