@@ -134,6 +134,7 @@ class _Columns:
     origin: npt.NDArray[np.int64]  # proleptic ordinals
     end: npt.NDArray[np.int64]
     ratio: Floats  # actual ÷ raw forecast (see ``of``)
+    raw: Floats
     forecast: Floats
     actual: Floats
 
@@ -153,6 +154,7 @@ class _Columns:
             np.array([d.toordinal() for d in rows["origin"]], dtype=np.int64),
             np.array([d.toordinal() for d in rows["end"]], dtype=np.int64),
             ratio,
+            raw,
             rows["forecast"].to_numpy(dtype=float) if "forecast" in rows else raw,
             actual,
         )
@@ -199,12 +201,15 @@ class Backtest:
         chosen = columns.known(horizon, before) & (columns.candidate == candidate)
         return [float(r) for r in columns.ratio[chosen] if not math.isnan(r)]
 
-    def _served_known(self, horizon: str, before: date | None) -> pd.DataFrame:
-        """The served forecast's rows of ``horizon`` known at ``before`` (all when None) as
-        the product serving at ``before`` served them: each chosen from the rows of its window
-        alone (``_served_from``), however far back this backtest reaches."""
-        served, columns = self._served_from(None if before is None else _window_start(before))
-        return served[columns.known(horizon, before)]
+    def _served_known(
+        self, horizon: str, before: date | None
+    ) -> tuple[_Columns, npt.NDArray[np.bool_]]:
+        """The served forecast's rows as the product serving at ``before`` served them (each
+        chosen from the rows of its window alone, ``_served_from``, however far back this
+        backtest reaches), and which of them are of ``horizon`` and known at ``before`` (all
+        when None)."""
+        columns = self._served_from(None if before is None else _window_start(before))[1]
+        return columns, columns.known(horizon, before)
 
     @cached_property
     def _served_by_floor(self) -> dict[date | None, tuple[pd.DataFrame, _Columns]]:
@@ -228,18 +233,19 @@ class Backtest:
         ``LEVEL_DAYS`` days before it, times the served forecast. A part strays from its
         share further than the whole from its forecast: the benchmark's largest keys of a
         thousand held an interval scaled from the whole's in a third of the months."""
-        rows = self._served_known(horizon, before)
-        if rows.empty:
+        columns, known = self._served_known(horizon, before)
+        if not known.any():
             return []
         parts = np.concatenate([[0.0], np.cumsum(part)])
         wholes = np.concatenate([[0.0], np.cumsum(whole.values)])
-        start = np.array([whole.index(day) for day in rows["origin"]])
-        stop = np.array([whole.index(day) + 1 for day in rows["end"]])
+        first = whole.first.toordinal()
+        start = columns.origin[known] - first
+        stop = columns.end[known] - first + 1
         level = np.maximum(start - LEVEL_DAYS, 0)
         recent = wholes[start] - wholes[level]
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(recent > 0, (parts[start] - parts[level]) / recent, 0.0)
-            forecast = share * rows["raw"].to_numpy(dtype=float)
+            forecast = share * columns.raw[known]
             ratio = (parts[stop] - parts[start]) / forecast
         return [float(r) for r in ratio[forecast >= MIN_FORECAST]]
 
@@ -249,8 +255,8 @@ class Backtest:
         module). The choice reads the candidates' own forecasts only, so the served rows
         are known before any interval is."""
         for read in (horizon, "month"):
-            known = _Columns.of(self._served_known(read, before)).ratio
-            found = [float(r) for r in known if not math.isnan(r)]
+            columns, known = self._served_known(read, before)
+            found = [float(r) for r in columns.ratio[known] if not math.isnan(r)]
             if len(found) >= MIN_ERRORS:
                 return found
         return []
@@ -286,6 +292,8 @@ class Backtest:
         """Each candidate compared's WAPE at ``horizon`` over the origins compared
         (``compared``) among the rows known at ``before``, of origins from ``floor`` on; None
         when fewer than ``MIN_SCORED`` origins were scored."""
+        if floor is not None and before is not None and floor <= _window_start(before):
+            floor = None  # the window at ``before`` begins after it: the same rows either way
         key = horizon, before, floor
         if key in self._scored:
             return self._scored[key]
