@@ -2,21 +2,21 @@
 and how long the recommendation takes against the budget check.
 
 **Quality.** Two organizations generated with the year's calendar (growth, a yearly season,
-holiday dips at the year's turn, a team onboarding on one day: `seasons=True`):
+holiday dips at the year's turn, a team onboarding on one day: `seasons=True`): the **smooth**
+one, and the **hard** one (`regimes=True`, `emulator.synthetic.regimes`): the same calendar,
+and its largest further keys each going through a regime change of their own (a crash and a
+recovery, a step up, a product launch with a slow ramp, a holiday freeze every year, a key
+whose usage stops), the one-off ones on days drawn across the whole history, so its past holds
+them as often as its future.
 
-* the **smooth** one, whose series are its total characters and those of its
-  `Scale.forecast_keys` largest keys (their last year's characters) among those used for a
-  year before the first origin, each backtested on its own;
-* the **hard** one (`regimes=True`, `emulator.synthetic.regimes`): the same calendar, and its
-  largest further keys each going through a regime change of their own (a crash and a
-  recovery, a step up, a product launch with a slow ramp, a holiday freeze every year, a key
-  whose usage stops), the one-off ones on days drawn across the whole history, so its past
-  holds them as often as its future. Its series are chosen by what is known at the first
-  scored origin: its total characters and its `Scale.forecast_keys` largest keys by their
-  characters in the year before it, whatever happens to them later. A key is scored as the
-  product serves it (`capacity.forecasting.projections`): at each origin, its share of the
-  organization's characters over the four weeks before it (`projections.recent_share`) times
-  the organization's served forecast and its intervals; its seasonal naive is its own.
+Both are scored one way (`scored_organization`). Their series are chosen by what is known at
+the first scored origin: the total characters and the `Scale.forecast_keys` largest keys by
+their characters in the year before it, whatever happens to them later. A key is scored as the
+product serves it (`capacity.forecasting.projections`): at each origin, its share of the
+organization's characters over the four weeks before it (`projections.recent_share`) times the
+organization's served forecast, with the interval the product gives a part; its seasonal naive
+is its own. Until 2026-12-08 the smooth organization's keys were chosen by their last year's
+characters and each backtested on its own, forecasts the product does not serve.
 
 Each series is backtested as the product backtests it (`capacity.forecasting.backtest`), from
 every month start of the five years (`ORIGINS`) instead of the last 24, so that every horizon
@@ -24,7 +24,7 @@ has its own errors: at each origin the served forecast is what the product would
 then (`Backtest.served`: the candidate chosen per horizon from the errors known then, its
 point and intervals from them, within the product's window of 24 origins, the served rows an
 interval reads chosen from that window alone, as the product serving then chose them); a key
-of the hard organization takes its share of the organization's. A horizon is scored from the
+takes its share of the organization's. A horizon is scored from the
 origins that had the product's whole window before them (`SCORED_FROM` origins on), every
 series pooled, per horizon (month, quarter, 12 months) and organization:
 
@@ -36,8 +36,9 @@ series pooled, per horizon (month, quarter, 12 months) and organization:
   at zero, a key's whose share is zero among them, or by a candidate that knew fewer than
   nine past errors then, has none and is not counted), target ≤ 0.05.
 
-The hard lines also say how many of their keys went through a one-off change before the first
-scored origin and how many from it on (`keys_changed_before`, `keys_changed_within`).
+The lines also say how many of their keys went through a one-off change before the first
+scored origin and how many from it on (`keys_changed_before`, `keys_changed_within`: none on
+the smooth organization).
 
 **Speed.** `recommend_time`: `capacity recommend` over `check-budgets`, both run as a cron job
 runs them (`python -m analytics …`, the example files) against an emulator of `Scale.keys`
@@ -121,36 +122,15 @@ def history(usage: pd.DataFrame, key: str | None = None) -> History:
     return History.of(used.groupby("usage_date")[TOTAL_CHARACTERS].sum(), FIRST, LAST)
 
 
-def scored_rows(series: History) -> pd.DataFrame:
-    """The served forecast's rows and the seasonal naive's (under its own name, its raw
-    forecast) at the scored origins of every horizon."""
-    return tested_rows(backtest(series, ORIGINS))
-
-
 def tested_rows(tested: Backtest) -> pd.DataFrame:
-    """``scored_rows`` of a backtest."""
+    """The served forecast's rows of a backtest and the seasonal naive's (under its own name,
+    its raw forecast) at the scored origins of every horizon."""
     rows = tested.rows
     start = months_later(min(rows["origin"]), SCORED_FROM)
     naive = rows[rows["candidate"] == SEASONAL_NAIVE].assign(forecast=lambda r: r["raw"])
     served = tested.served.assign(model=lambda r: r["candidate"], candidate="served")
     both = pd.concat([served, naive], ignore_index=True)
     return both[both["origin"] >= start]
-
-
-def smooth_rows(scale: synthetic_orgs.Scale) -> pd.DataFrame:
-    """The smooth organization's scored rows: its total's and its largest keys' (their last
-    year's characters) among those used for a year before the first origin, so every origin
-    has a history to read, each backtested on its own."""
-    usage, _ = key_days(scale, hard=False)
-    used = usage.groupby("api_key")["usage_date"]
-    seasoned = used.min() <= pd.Timestamp(synthetic_orgs.TODAY - 3 * YEAR)
-    last_year = usage[usage["usage_date"] >= pd.Timestamp(synthetic_orgs.TODAY - YEAR)]
-    by_key = last_year.groupby("api_key")[TOTAL_CHARACTERS].sum()
-    largest = by_key[seasoned.reindex(by_key.index)].nlargest(scale.forecast_keys).index
-    parts = [scored_rows(history(usage)).assign(series="organization")]
-    for key in largest:
-        parts.append(scored_rows(history(usage, key)).assign(series=f"key {key}"))
-    return pd.concat(parts, ignore_index=True)
 
 
 def shared_rows(
@@ -187,12 +167,14 @@ def shared_rows(
     return pd.concat([scaled, naive], ignore_index=True)
 
 
-def hard_rows(scale: synthetic_orgs.Scale) -> tuple[pd.DataFrame, dict[str, object]]:
-    """The hard organization's scored rows (see the module): its total's as served, and those
-    of its largest keys by their characters in the year before the first scored origin, each
+def scored_organization(
+    scale: synthetic_orgs.Scale, hard: bool
+) -> tuple[pd.DataFrame, dict[str, object]]:
+    """One organization's scored rows (see the module): its total's as served, and those of
+    its largest keys by their characters in the year before the first scored origin, each
     scored as its share of the organization's forecast; and how many of those keys went
     through a one-off change, before the first scored origin or from it on."""
-    usage, regimes = key_days(scale, hard=True)
+    usage, regimes = key_days(scale, hard)
     tested = backtest(history(usage), ORIGINS)
     organization = tested_rows(tested)
     start = min(organization["origin"])
@@ -215,7 +197,7 @@ def hard_rows(scale: synthetic_orgs.Scale) -> tuple[pd.DataFrame, dict[str, obje
 def forecast_lines(scale: synthetic_orgs.Scale, hard: bool) -> list[Result]:
     """Both quality lines per horizon over every series of one organization."""
     kind = "hard" if hard else "smooth"
-    rows, changes = hard_rows(scale) if hard else (smooth_rows(scale), {})
+    rows, changes = scored_organization(scale, hard)
     lines = []
     for horizon in HORIZONS:
         at = rows[rows["horizon"] == horizon]

@@ -1,4 +1,4 @@
-"""The hard organization's keys are scored as the product serves them (`bench.forecasts`):
+"""A generated organization's keys are scored as the product serves them (`bench.forecasts`):
 the organization's served forecast times the key's share of the four weeks before each
 origin, against the key's own totals, its seasonal naive its own, its interval the product's
 for a part (too few errors here: none). Checked on a hand-made organization whose shares and
