@@ -24,9 +24,9 @@ has its own errors: at each origin the served forecast is what the product would
 then (`Backtest.served`: the candidate chosen per horizon from the errors known then, its
 point and intervals from them, within the product's window of 24 origins, the served rows an
 interval reads chosen from that window alone, as the product serving then chose them); a key
-takes its share of the organization's. A horizon is scored from the
-origins that had the product's whole window before them (`SCORED_FROM` origins on), every
-series pooled, per horizon (month, quarter, 12 months) and organization:
+takes its share of the organization's. A horizon is scored from the origins that had the
+product's whole window before them (`SCORED_FROM` origins on), every series pooled, per horizon
+(month, quarter, 12 months) and organization:
 
 * `forecast_wape_vs_naive_<horizon>` (`_hard_<horizon>` on the hard organization) — the served
   forecast's WAPE (Σ|error| over Σ actual) over the seasonal naive baseline's at the same

@@ -249,9 +249,8 @@ SCORED = {"month": 33, "quarter": 31, "12_months": 22}
 def test_forecast_lines_score_each_horizon_of_each_series_as_the_product_serves_it(smoke, hard):
     """Each organization and its three largest keys by the year before the first scored
     origin (their one-off changes counted before it and from it on, none on the smooth
-    organization): each scored
-    at every horizon from the same origins as the seasonal naive, every point inside its own
-    80 % interval, each line's ratio what its figures say."""
+    organization): each scored at every horizon from the same origins as the seasonal naive,
+    every point inside its own 80 % interval, each line's ratio what its figures say."""
     lines = by_name(smoke.printed)
     series = 4
     for horizon, origins in SCORED.items():
